@@ -1,0 +1,147 @@
+/**
+ * Compiles the engine: libquickjs (once per QuickJS integrity + flags + compiler) and the glue
+ * linked against it (once per glue sources + flags). Every output is named by a hash of its
+ * inputs under the cache folder, written to a temporary name and renamed, so concurrent builds
+ * and later runs are safe and instant.
+ */
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { QUICKJS_INTEGRITY, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
+import { findToolchain, type Toolchain } from './toolchain.ts';
+import { appendCustomSection, preludeHeader } from './internal/artifacts.ts';
+
+const run = promisify(execFile);
+
+/** The import namespace the engine announces to Javy in its `import_namespace` custom section. */
+export const IMPORT_NAMESPACE = 'mep_quickjs_engine_v1';
+
+/** Linker stack in bytes; the JS stack limit in glue/engine.h stays well below it. */
+export const STACK_SIZE = 1024 * 1024;
+
+const COMMON_FLAGS = (tc: Toolchain): string[] => [
+  '--target=wasm32-wasi',
+  '-nostdlibinc', // without it clang-19 silently falls back to glibc headers
+  '-isystem', tc.wasiInclude,
+  '-Os',
+  '-mbulk-memory', // memcpy becomes memory.copy: the bulk data path
+  '-mno-reference-types', // wizer 10 rejects reference types
+  '-mno-multivalue',
+];
+
+/** Flags for libquickjs (part of its cache key). */
+export const QUICKJS_FLAGS = [
+  '-D_GNU_SOURCE',
+  '-DCONFIG_VERSION="2021-03-27"',
+  '-DCONFIG_BIGNUM',
+  '-DEMSCRIPTEN', // no computed goto, no Atomics, no malloc_usable_size
+  '-DCONFIG_STACK_CHECK', // EMSCRIPTEN disables it; recursion must raise InternalError
+  '-DFE_UPWARD=0', // no FP rounding modes on wasi: toFixed/toPrecision round to nearest
+  '-DFE_DOWNWARD=0',
+  '-w',
+];
+
+/** Flags for the glue (part of the engine's cache key). */
+export const GLUE_FLAGS = ['-Wall', '-Wno-unused-parameter', '-Werror=implicit-function-declaration'];
+
+/** Link flags (part of the engine's cache key). */
+export const LINK_FLAGS = [
+  '-nostartfiles',
+  '-Wl,--no-entry',
+  `-Wl,-z,stack-size=${STACK_SIZE}`,
+  '-Wl,--stack-first', // an overflow runs below address 0 and traps instead of corrupting data
+  '-Wl,--strip-debug',
+];
+
+/** Where the engine build put its outputs. */
+export interface EngineArtifacts {
+  /** The linked engine module (Javy plugin + Extism guest). */
+  wasmPath: string;
+  /** The hash of every input that names `wasmPath`. */
+  hash: string;
+  /** True when this call compiled something (false: everything came from the cache). */
+  built: boolean;
+}
+
+const sha = (...parts: (string | Buffer)[]): string => {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex').slice(0, 16);
+};
+
+function toolError(what: string, e: unknown): MepError {
+  const stderr = (e as { stderr?: string }).stderr?.trim();
+  return new MepError(LocalErrorCode.Build, `engine build: ${what} failed: ${stderr || String(e)}`, { cause: e });
+}
+
+async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: string; include: string; key: string; built: boolean }> {
+  const include = ensureQuickjsSource(cacheDir);
+  const key = sha(QUICKJS_INTEGRITY, tc.version, ...COMMON_FLAGS(tc), ...QUICKJS_FLAGS);
+  const dir = join(cacheDir, `lib-${key}`);
+  const lib = join(dir, 'libquickjs.a');
+  if (existsSync(lib)) return { lib, include, key, built: false };
+  const tmp = join(cacheDir, `lib-${key}.tmp-${process.pid}`);
+  rmSync(tmp, { recursive: true, force: true });
+  mkdirSync(tmp, { recursive: true });
+  // One file at a time: the build machine's cores are shared.
+  for (const file of QUICKJS_SOURCES) {
+    const out = join(tmp, file.replace(/\.c$/, '.o'));
+    try {
+      await run(tc.clang, [...COMMON_FLAGS(tc), ...QUICKJS_FLAGS, '-c', join(include, file), '-o', out], { maxBuffer: 16 << 20 });
+    } catch (e) {
+      throw toolError(`compiling ${file}`, e);
+    }
+  }
+  const objects = readdirSync(tmp).filter((f) => f.endsWith('.o')).map((f) => join(tmp, f));
+  try {
+    await run(tc.ar, ['rcs', join(tmp, 'libquickjs.a'), ...objects]);
+  } catch (e) {
+    throw toolError('archiving libquickjs', e);
+  }
+  for (const o of objects) rmSync(o);
+  try {
+    renameSync(tmp, dir);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // another process won the race; its copy is identical
+  }
+  return { lib, include, key, built: true };
+}
+
+/**
+ * Builds (or finds in `cacheDir`) the engine module.
+ *
+ * @param glueDir folder with the glue C sources and prelude.js
+ * @param cacheDir folder for every intermediate and output (e.g. `.cache/engine`)
+ */
+export async function compileEngine(glueDir: string, cacheDir: string): Promise<EngineArtifacts> {
+  const tc = findToolchain();
+  const lib = await buildLibquickjs(tc, cacheDir);
+  const glueFiles = readdirSync(glueDir).filter((f) => /\.(c|h|js)$/.test(f)).sort();
+  const glueParts = glueFiles.flatMap((f) => [f, readFileSync(join(glueDir, f))]);
+  const hash = sha(lib.key, IMPORT_NAMESPACE, ...GLUE_FLAGS, ...LINK_FLAGS, ...glueParts);
+  const wasmPath = join(cacheDir, `engine-${hash}.wasm`);
+  if (existsSync(wasmPath)) return { wasmPath, hash, built: lib.built };
+
+  const gen = join(cacheDir, `gen-${hash}-${process.pid}`);
+  mkdirSync(gen, { recursive: true });
+  try {
+    writeFileSync(join(gen, 'mep_prelude.h'), preludeHeader(readFileSync(join(glueDir, 'prelude.js'), 'utf8')));
+    const linked = join(gen, 'engine.wasm');
+    const sources = glueFiles.filter((f) => f.endsWith('.c')).map((f) => join(glueDir, f));
+    try {
+      await run(tc.clang, [...COMMON_FLAGS(tc), ...GLUE_FLAGS, '-I', lib.include, '-I', gen, ...sources, lib.lib, ...LINK_FLAGS, '-o', linked], { maxBuffer: 16 << 20 });
+    } catch (e) {
+      throw toolError('compiling and linking the glue', e);
+    }
+    const bytes = appendCustomSection(readFileSync(linked), 'import_namespace', Buffer.from(IMPORT_NAMESPACE, 'utf8'));
+    const tmp = `${wasmPath}.tmp-${process.pid}`;
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, wasmPath);
+  } finally {
+    rmSync(gen, { recursive: true, force: true });
+  }
+  return { wasmPath, hash, built: true };
+}

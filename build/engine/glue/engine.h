@@ -1,0 +1,54 @@
+/*
+ * Shared state and helpers of the mep engine glue (QuickJS 2021-03-27 on wasm32, no WASI).
+ * One runtime and one context live for the life of the instance.
+ */
+#ifndef MEP_ENGINE_H
+#define MEP_ENGINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "quickjs.h"
+
+#define MEP_EXPORT(name) __attribute__((export_name(name)))
+#define MEP_IMPORT(module, name) __attribute__((import_module(module), import_name(name)))
+
+/* The JS stack limit stays well below the 1 MiB linker stack (-z stack-size) so that deep
+ * recursion raises InternalError before C frames that QuickJS does not check overflow it. */
+#define MEP_JS_STACK_LIMIT (640 * 1024)
+
+extern JSRuntime *mep_rt;
+extern JSContext *mep_ctx;
+
+/* Non-zero while the runtime is being initialized (also inside a wizer snapshot): host
+ * imports must not be called then, because wizer traps on any import call. */
+extern int mep_initializing;
+
+/* Creates the runtime and context and installs every global (idempotent). */
+void mep_runtime_init(void);
+
+/* Installs the Extism-facing globals (Host, Memory, Config, console natives). */
+void mep_install_extism(JSContext *ctx, JSValue native);
+/* Installs the MEP host functions (__mep natives, crypto, Math.random) and the interrupt handler. */
+void mep_install_host(JSContext *ctx, JSValue native);
+/* Installs UTF-8 encode/decode natives used by TextEncoder/TextDecoder. */
+void mep_install_text(JSContext *ctx, JSValue native);
+
+/* Called at the start of every exported call (resets per-call state such as the RNG seed). */
+void mep_host_begin_call(void);
+
+/* Reports the pending exception through Extism error_set ("Name: message\nstack"). */
+void mep_report_exception(JSContext *ctx);
+/* Reports a plain C string through Extism error_set. */
+void mep_report_error(const char *message);
+
+/* Runs queued promise jobs; returns 0, or -1 with the job's exception pending. */
+int mep_drain_jobs(JSContext *ctx);
+
+/* If *value is a thenable, drains jobs and replaces it with the settled value; -1 with an
+ * exception pending when it rejected or never settled. */
+int mep_settle(JSContext *ctx, JSValue *value);
+
+/* Formats the pending exception into a malloc'd UTF-8 string ("Name: message\nstack"). */
+char *mep_exception_text(JSContext *ctx, size_t *len);
+
+#endif

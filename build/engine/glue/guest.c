@@ -1,0 +1,89 @@
+/*
+ * Entry points of a built guest (build/guest/link.ts generates the wasm around them):
+ * `mep_guest_init` runs once inside the wizer snapshot with the bundle's bytecode and export
+ * names; `mep_call_export(i)` backs each Extism export `() -> i32`.
+ *
+ * Blob layout: [u32 LE bytecode length][bytecode][export names, each followed by a NUL].
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+
+static JSValue *exports_fn;
+static uint32_t exports_count;
+
+static char *dup_text(const char *s) {
+  size_t n = strlen(s);
+  char *p = malloc(n + 1);
+  if (p) memcpy(p, s, n + 1);
+  return p;
+}
+
+static char *pending_exception(JSContext *ctx) {
+  size_t n;
+  return mep_exception_text(ctx, &n);
+}
+
+/* Evaluates the bundle and binds the exports. Returns 0, or a malloc'd NUL-terminated message. */
+MEP_EXPORT("mep_guest_init") char *mep_guest_init(uint8_t *blob, uint32_t blob_len) {
+  mep_runtime_init();
+  JSContext *ctx = mep_ctx;
+  char *err = NULL;
+  mep_initializing = 1;
+  uint32_t bc_len;
+  if (blob_len < 4) return dup_text("mep guest: the bytecode blob is truncated");
+  memcpy(&bc_len, blob, 4);
+  if (bc_len > blob_len - 4) return dup_text("mep guest: the bytecode blob is truncated");
+  JSValue obj = JS_ReadObject(ctx, blob + 4, bc_len, JS_READ_OBJ_BYTECODE);
+  if (JS_IsException(obj)) {
+    err = pending_exception(ctx);
+    goto done;
+  }
+  JSValue ret = JS_EvalFunction(ctx, obj);
+  if (JS_IsException(ret) || (JS_FreeValue(ctx, ret), mep_drain_jobs(ctx))) {
+    err = pending_exception(ctx);
+    goto done;
+  }
+  JSValue global = JS_GetGlobalObject(ctx);
+  JSValue holder = JS_GetPropertyStr(ctx, global, "__mep_exports");
+  JS_FreeValue(ctx, global);
+  const char *p = (const char *)blob + 4 + bc_len, *end = (const char *)blob + blob_len;
+  for (const char *q = p; q < end; q += strlen(q) + 1) exports_count++;
+  exports_fn = calloc(exports_count ? exports_count : 1, sizeof(JSValue));
+  for (uint32_t i = 0; p < end; p += strlen(p) + 1, i++) {
+    JSValue fn = JS_IsObject(holder) ? JS_GetPropertyStr(ctx, holder, p) : JS_UNDEFINED;
+    if (!JS_IsFunction(ctx, fn)) {
+      JS_FreeValue(ctx, fn);
+      JS_ThrowTypeError(ctx, "the entry module's export '%s' is not a function (Extism exports must be functions)", p);
+      err = pending_exception(ctx);
+      break;
+    }
+    exports_fn[i] = fn;
+  }
+  JS_FreeValue(ctx, holder);
+done:
+  free(blob);
+  mep_initializing = 0;
+  return err;
+}
+
+/* Calls export number `index`; 0 on success (or the function's numeric return value), 1 after
+ * reporting an exception through error_set. */
+MEP_EXPORT("mep_call_export") int32_t mep_call_export(uint32_t index) {
+  JSContext *ctx = mep_ctx;
+  if (!ctx || index >= exports_count) {
+    mep_report_error("mep guest: export called before initialization (the module was not snapshotted)");
+    return 1;
+  }
+  mep_host_begin_call();
+  JSValue ret = JS_Call(ctx, exports_fn[index], JS_UNDEFINED, 0, NULL);
+  if (JS_IsException(ret) || mep_drain_jobs(ctx) || mep_settle(ctx, &ret)) {
+    JS_FreeValue(ctx, ret);
+    mep_report_exception(ctx);
+    return 1;
+  }
+  int32_t rc = 0;
+  if (JS_IsNumber(ret)) JS_ToInt32(ctx, &rc, ret);
+  JS_FreeValue(ctx, ret);
+  return rc;
+}

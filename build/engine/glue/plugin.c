@@ -1,0 +1,109 @@
+/*
+ * The Javy plugin ABI: initialize-runtime, compile-src, invoke, cabi_realloc and the
+ * `import_namespace` custom section (appended by build/engine/compile.ts), so `javy build -C plugin=engine.wasm` can use this engine.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "engine.h"
+
+/* compile-src result: [discriminant (0 bytecode, 1 error), ptr, len]. */
+static uint32_t compile_result[3];
+
+MEP_EXPORT("initialize-runtime") void mep_initialize_runtime(void) { mep_runtime_init(); }
+
+MEP_EXPORT("cabi_realloc") void *mep_cabi_realloc(void *orig, size_t orig_size, size_t align, size_t new_size) {
+  if (new_size == 0) {
+    free(orig);
+    return (void *)align;
+  }
+  void *p = realloc(orig, new_size);
+  if (!p) __builtin_trap();
+  return p;
+}
+
+static void set_result(uint32_t discr, void *ptr, size_t len) {
+  compile_result[0] = discr;
+  compile_result[1] = (uint32_t)(uintptr_t)ptr;
+  compile_result[2] = (uint32_t)len;
+}
+
+/* Compiles UTF-8 source to QuickJS bytecode. The source is a module when it contains
+ * import/export statements (JS_DetectModule), else a global script. */
+MEP_EXPORT("compile-src") uint32_t *mep_compile_src(const char *src, size_t len) {
+  mep_runtime_init();
+  JSContext *ctx = mep_ctx;
+  char *copy = malloc(len + 1); /* QuickJS's parser needs a NUL-terminated buffer */
+  if (!copy) __builtin_trap();
+  memcpy(copy, src, len);
+  copy[len] = 0;
+  int flags = JS_EVAL_FLAG_COMPILE_ONLY | (JS_DetectModule(copy, len) ? JS_EVAL_TYPE_MODULE : JS_EVAL_TYPE_GLOBAL);
+  JSValue fn = JS_Eval(ctx, copy, len, "guest.js", flags);
+  free(copy);
+  if (JS_IsException(fn)) {
+    size_t n;
+    char *text = mep_exception_text(ctx, &n);
+    set_result(1, text, n);
+    return compile_result;
+  }
+  size_t n;
+  uint8_t *bc = JS_WriteObject(ctx, &n, fn, JS_WRITE_OBJ_BYTECODE);
+  JS_FreeValue(ctx, fn);
+  if (!bc) {
+    size_t m;
+    char *text = mep_exception_text(ctx, &m);
+    set_result(1, text, m);
+    return compile_result;
+  }
+  /* Hand the caller a libc block so it may release it with cabi_realloc(ptr, len, 1, 0). */
+  uint8_t *out = malloc(n ? n : 1);
+  if (!out) __builtin_trap();
+  memcpy(out, bc, n);
+  js_free(ctx, bc);
+  set_result(0, out, n);
+  return compile_result;
+}
+
+/* Evaluates bytecode; with fn_discr 1, then calls the function of that name, looked up on the
+ * build's export object (__mep_exports) or else on the global object. A JS exception is reported
+ * through Extism error_set; the instance stays usable. */
+MEP_EXPORT("invoke") void mep_invoke(const uint8_t *bc, size_t bc_len, uint32_t fn_discr, const char *fn_ptr, size_t fn_len) {
+  mep_runtime_init();
+  JSContext *ctx = mep_ctx;
+  mep_host_begin_call();
+  JSValue obj = JS_ReadObject(ctx, bc, bc_len, JS_READ_OBJ_BYTECODE);
+  if (JS_IsException(obj)) goto fail;
+  if (JS_VALUE_GET_TAG(obj) == JS_TAG_MODULE && JS_ResolveModule(ctx, obj) < 0) {
+    JS_FreeValue(ctx, obj);
+    goto fail;
+  }
+  JSValue ret = JS_EvalFunction(ctx, obj); /* consumes obj */
+  if (JS_IsException(ret)) goto fail;
+  JS_FreeValue(ctx, ret);
+  if (mep_drain_jobs(ctx)) goto fail;
+  if (fn_discr == 1) {
+    JSValue global = JS_GetGlobalObject(ctx);
+    JSValue holder = JS_GetPropertyStr(ctx, global, "__mep_exports");
+    if (!JS_IsObject(holder)) {
+      JS_FreeValue(ctx, holder);
+      holder = JS_DupValue(ctx, global);
+    }
+    JSAtom name = JS_NewAtomLen(ctx, fn_ptr, fn_len);
+    JSValue fn = JS_GetProperty(ctx, holder, name);
+    JS_FreeAtom(ctx, name);
+    JS_FreeValue(ctx, holder);
+    JS_FreeValue(ctx, global);
+    if (!JS_IsFunction(ctx, fn)) {
+      JS_FreeValue(ctx, fn);
+      JS_ThrowReferenceError(ctx, "invoke: no exported function named '%.*s'", (int)fn_len, fn_ptr);
+      goto fail;
+    }
+    ret = JS_Call(ctx, fn, JS_UNDEFINED, 0, NULL);
+    JS_FreeValue(ctx, fn);
+    if (JS_IsException(ret)) goto fail;
+    JS_FreeValue(ctx, ret);
+    if (mep_drain_jobs(ctx)) goto fail;
+  }
+  return;
+fail:
+  mep_report_exception(ctx);
+}

@@ -1,0 +1,111 @@
+/**
+ * Bundles a guest entry with esbuild: for wasm, one ES2020 script that assigns the entry's
+ * exports to `globalThis.__mep_exports` (what the engine binds); for process, one ESM file for
+ * Node. PDK extensions (an entry with a `default` export) get a generated wrapper that binds
+ * them through the guest PDK's runtime binding.
+ */
+import * as esbuild from 'esbuild';
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
+
+const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+/** The guest PDK's wasm binding (exports `bindWasm(extension)`). */
+export const PDK_WASM_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', 'wasm.ts');
+/** The guest PDK's process binding (exports `runProcess(extension)`). */
+export const PDK_PROCESS_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', 'process.ts');
+/** The global the wasm bundle assigns the exports object to. */
+export const EXPORTS_GLOBAL = '__mep_exports';
+/** The Extism exports of a PDK extension. */
+export const PDK_EXPORTS = ['handle', 'morphir_extension_info'] as const;
+
+/** A bundle ready for the next stage. */
+export interface Bundle {
+  /** The bundled JavaScript. */
+  code: string;
+  /** Its source map (JSON), sources relative to `cwd`. */
+  map: string;
+  /** Names the wasm guest exports (Extism exports), in a stable order. */
+  exports: string[];
+  /** True when the entry is a PDK extension (has a default export). */
+  pdk: boolean;
+}
+
+/** Options for {@link bundleGuest}. */
+export interface BundleOptions {
+  entry: string;
+  runtime: 'wasm' | 'process';
+  /** Folder that diagnostics and source map paths are relative to. */
+  cwd: string;
+}
+
+const aliases = (): Record<string, string> => ({ 'mep-runtime/guest-pdk': join(REPO_ROOT, 'guest-pdk', 'src', 'index.ts') });
+
+function toDiagnostics(e: unknown, cwd: string): Diagnostic[] | null {
+  const errors = (e as { errors?: esbuild.Message[] }).errors;
+  if (!Array.isArray(errors)) return null;
+  return errors.map((m) => ({
+    file: m.location ? relative(cwd, resolve(cwd, m.location.file)) : '<bundle>',
+    line: m.location?.line ?? 1,
+    column: (m.location?.column ?? 0) + 1,
+    message: m.text,
+  }));
+}
+
+async function run(options: esbuild.BuildOptions, entry: string, cwd: string): Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[]; metafile: esbuild.Metafile }> {
+  try {
+    return (await esbuild.build({ ...options, write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() })) as never;
+  } catch (e) {
+    const diagnostics = toDiagnostics(e, cwd);
+    if (diagnostics) throw buildFailure(entry, 'bundle', diagnostics);
+    throw toolFailure(`esbuild failed on ${entry}`, String(e), e);
+  }
+}
+
+/** Lists the export names of the entry module (esbuild's metafile). */
+async function exportsOf(entry: string, cwd: string): Promise<string[]> {
+  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'] }, entry, cwd);
+  const out = Object.values(r.metafile.outputs).find((o) => o.entryPoint !== undefined);
+  return out?.exports ?? [];
+}
+
+function pdkWrapper(entry: string, runtime: 'wasm' | 'process'): string {
+  const binding = runtime === 'wasm' ? PDK_WASM_BINDING : PDK_PROCESS_BINDING;
+  if (!existsSync(binding)) {
+    throw toolFailure(
+      `cannot build the PDK extension ${entry} for ${runtime}`,
+      `its default export needs the guest PDK binding ${relative(REPO_ROOT, binding)}, which does not exist yet; export plain functions (export function handle(): number) or add the binding`,
+    );
+  }
+  const e = JSON.stringify(resolve(entry));
+  const b = JSON.stringify(binding);
+  return runtime === 'wasm'
+    ? `import extension from ${e};\nimport { bindWasm } from ${b};\nconst bound = bindWasm(extension);\n` +
+        PDK_EXPORTS.map((n) => `export function ${n}() { return bound.${n}(); }`).join('\n') + '\n'
+    : `import extension from ${e};\nimport { runProcess } from ${b};\nrunProcess(extension);\n`;
+}
+
+/**
+ * Bundles the entry for a runtime. Throws `MepError` `ERR_BUILD` with diagnostics on errors.
+ *
+ * @example
+ * const b = await bundleGuest({ entry: 'ext/main.ts', runtime: 'wasm', cwd: process.cwd() });
+ */
+export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
+  const { entry, runtime, cwd } = options;
+  const names = await exportsOf(entry, cwd);
+  const pdk = names.includes('default');
+  const source: Pick<esbuild.BuildOptions, 'entryPoints' | 'stdin'> = pdk
+    ? { stdin: { contents: pdkWrapper(entry, runtime), resolveDir: cwd, sourcefile: `${relative(cwd, entry)}.wrapper.js`, loader: 'js' } }
+    : { entryPoints: [entry] };
+  const common: esbuild.BuildOptions = { ...source, bundle: true, sourcemap: 'external', sourcesContent: false, legalComments: 'none', charset: 'utf8' };
+  const r =
+    runtime === 'wasm'
+      ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'neutral', mainFields: ['module', 'main'], target: 'es2020', outfile: join(cwd, 'guest.js') }, entry, cwd)
+      : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(cwd, 'guest.mjs'), banner: { js: '#!/usr/bin/env node' } }, entry, cwd);
+  const code = r.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
+  const map = r.outputFiles.find((f) => f.path.endsWith('.map'))?.text ?? '{"version":3,"sources":[],"mappings":""}';
+  const exports = pdk ? [...PDK_EXPORTS] : names.filter((n) => n !== 'default').sort();
+  return { code, map, exports, pdk };
+}

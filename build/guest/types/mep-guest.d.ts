@@ -1,0 +1,117 @@
+/**
+ * Globals of a mep wasm guest (the engine in build/engine), compatible with @extism/js-pdk's
+ * declarations, plus the MEP host API `__mep`. The build type-checks entries against this file
+ * with the ES2020 library (no DOM, no Node).
+ */
+
+/** A block of Extism kernel memory. Offsets are BigInt (Extism addresses exceed 2^53). */
+declare class MemoryHandle {
+  constructor(offset: bigint | number, len: bigint | number);
+  readonly offset: bigint;
+  readonly len: number;
+  readString(): string;
+  readBytes(): ArrayBuffer;
+  readJsonObject<T = unknown>(): T;
+  free(): void;
+}
+
+/** Extism kernel memory. */
+declare const Memory: {
+  fromString(value: string): MemoryHandle;
+  fromBuffer(bytes: ArrayBufferLike | ArrayBufferView): MemoryHandle;
+  fromJsonObject(value: unknown): MemoryHandle;
+  find(offset: bigint | number): MemoryHandle;
+  readBytes(offset: bigint | number): ArrayBuffer;
+  readString(offset: bigint | number): string;
+};
+
+/** The MEP host functions (wit/mep-guest.wit), available during an exported call. */
+interface MepHostFunctions {
+  /** Sends one JSON-RPC notification (progress, log) to the host. */
+  notify(json: string): void;
+  /** Sends one JSON-RPC request; returns the host's JSON response, or null when it has none. */
+  request(json: string): string | null;
+  /** True when the host asks the guest to stop now (deadline or cancel). */
+  interrupted(): boolean;
+  /** Wall-clock ms since the epoch when the host granted time, else 0. */
+  clockMs(): number;
+  /** Fills an integer typed array with random bytes; false when randomness is not granted. */
+  randomFill(view: ArrayBufferView): boolean;
+}
+
+/** The MEP host API. */
+declare const __mep: MepHostFunctions;
+
+/** The call's input and output. Input and output move in one copy each way. */
+declare const Host: {
+  inputBytes(): ArrayBuffer;
+  inputString(): string;
+  /** Throws RangeError "output exceeds the host's limit" when the host refuses the size. */
+  outputBytes(output: ArrayBufferLike | ArrayBufferView): boolean;
+  outputString(output: string): boolean;
+  getFunctions(): MepHostFunctions;
+};
+
+/** Plugin configuration supplied by the host. */
+declare const Config: {
+  get(key: string): string | null;
+};
+
+interface Console {
+  log(...data: unknown[]): void;
+  info(...data: unknown[]): void;
+  debug(...data: unknown[]): void;
+  trace(...data: unknown[]): void;
+  warn(...data: unknown[]): void;
+  error(...data: unknown[]): void;
+}
+/** Maps to Extism log levels (log/info: info, debug/trace: debug, warn, error). */
+declare const console: Console;
+
+declare class TextEncoder {
+  readonly encoding: 'utf-8';
+  encode(input?: string): Uint8Array;
+  encodeInto(input: string, dest: Uint8Array): { read: number | undefined; written: number };
+}
+declare class TextDecoder {
+  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
+  readonly encoding: 'utf-8';
+  decode(input?: ArrayBuffer | ArrayBufferView): string;
+}
+
+/** Requires the host's randomness grant. */
+declare const crypto: {
+  getRandomValues<T extends ArrayBufferView>(view: T): T;
+  randomUUID(): string;
+};
+/** Returns 0 unless the host granted time. */
+declare const performance: { now(): number; readonly timeOrigin: number };
+
+declare function structuredClone<T>(value: T): T;
+declare function queueMicrotask(fn: () => void): void;
+declare function atob(data: string): string;
+declare function btoa(data: string): string;
+
+interface Array<T> {
+  at(index: number): T | undefined;
+  findLast(predicate: (value: T, index: number, array: T[]) => unknown, thisArg?: unknown): T | undefined;
+  findLastIndex(predicate: (value: T, index: number, array: T[]) => unknown, thisArg?: unknown): number;
+  toSorted(compareFn?: (a: T, b: T) => number): T[];
+  toReversed(): T[];
+  toSpliced(start: number, deleteCount?: number, ...items: T[]): T[];
+  with(index: number, value: T): T[];
+}
+interface ReadonlyArray<T> {
+  at(index: number): T | undefined;
+  findLast(predicate: (value: T, index: number, array: readonly T[]) => unknown, thisArg?: unknown): T | undefined;
+  findLastIndex(predicate: (value: T, index: number, array: readonly T[]) => unknown, thisArg?: unknown): number;
+  toSorted(compareFn?: (a: T, b: T) => number): T[];
+  toReversed(): T[];
+}
+interface String {
+  at(index: number): string | undefined;
+  replaceAll(searchValue: string | RegExp, replaceValue: string): string;
+}
+interface ObjectConstructor {
+  hasOwn(o: object, v: PropertyKey): boolean;
+}

@@ -1,0 +1,158 @@
+/**
+ * Projection of declarations into named schemas: public roots, record aliases (and wrapper
+ * records), enums, and payload custom types as `T { value: union { T.CtorA, … } }`.
+ */
+import { AvroError, nameCollision, unboundTypeParameter, unsupportedType, type AvroDiagnostic } from './diagnostics.ts';
+import type { AvroField, AvroType, Constructor, FullName, NamedType, ProjectionModule, TypeDeclaration, TypeExpr } from './model.ts';
+import { compareStrings, fullNameKey } from './model.ts';
+import { avroNamespace, lowerCamel, upperCamel } from './naming.ts';
+import type { Projector } from './projector.ts';
+import { checkedFullName, mappedType, projectType, union } from './type-mapping.ts';
+
+/** Replace type variables by their bound arguments. */
+export function substitute(tpe: TypeExpr, substitutions: ReadonlyMap<string, TypeExpr>): TypeExpr {
+  if (substitutions.size === 0) return tpe;
+  const fields = (list: readonly NamedType[]): NamedType[] => list.map((f) => ({ name: f.name, tpe: substitute(f.tpe, substitutions) }));
+  switch (tpe.kind) {
+    case 'variable':
+      return substitutions.get(tpe.name) ?? tpe;
+    case 'reference':
+      return { kind: 'reference', source: tpe.source, args: tpe.args.map((a) => substitute(a, substitutions)) };
+    case 'tuple':
+      return { kind: 'tuple', elements: tpe.elements.map((e) => substitute(e, substitutions)) };
+    case 'record':
+      return { kind: 'record', fields: fields(tpe.fields) };
+    case 'extensible':
+      return { kind: 'extensible', variable: tpe.variable, fields: fields(tpe.fields) };
+    case 'function':
+      return { kind: 'function', input: substitute(tpe.input, substitutions), output: substitute(tpe.output, substitutions) };
+    case 'unit':
+      return tpe;
+  }
+}
+
+function checkUniqueFields(fields: readonly AvroField[]): void {
+  const seen = new Set<string>();
+  for (const field of fields) {
+    if (seen.has(field.name)) throw nameCollision(field.name);
+    seen.add(field.name);
+  }
+}
+
+/** Project fields in source order (request parameters keep the signature's order). */
+export function projectFieldsInOrder(p: Projector, namespace: string, owner: string, fields: readonly NamedType[]): AvroField[] {
+  const projected = fields.map((f) => ({ name: lowerCamel(f.name), type: projectType(p, namespace, owner, f.tpe), props: {} }));
+  checkUniqueFields(projected);
+  return projected;
+}
+
+function projectFields(p: Projector, namespace: string, owner: string, fields: readonly NamedType[]): AvroField[] {
+  return projectFieldsInOrder(p, namespace, owner, fields).sort((a, b) => compareStrings(a.name, b.name));
+}
+
+/** Emit the record schema of a record alias, or the wrapper record `{ value }` of another alias. */
+export function projectAliasSchema(
+  p: Projector,
+  source: string,
+  fullName: FullName,
+  value: TypeExpr,
+  doc: string | undefined,
+  linked: boolean,
+): void {
+  const key = fullNameKey(fullName);
+  if (p.containsSchema(fullName) || p.building.has(key)) return;
+  p.building.add(key);
+  const fields =
+    value.kind === 'record'
+      ? projectFields(p, fullName.namespace, source, value.fields)
+      : [{ name: 'value', type: projectType(p, fullName.namespace, source, value), props: {} }];
+  p.insert({ kind: 'record', fullName, fields, ...(doc !== undefined ? { doc } : {}), props: { 'morphir.fqname': source } }, linked);
+  p.building.delete(key);
+}
+
+/** Emit an enum (all constructors nullary) or a payload record with one record per constructor. */
+export function projectCustom(
+  p: Projector,
+  source: string,
+  fullName: FullName,
+  constructors: readonly Constructor[],
+  substitutions: ReadonlyMap<string, TypeExpr>,
+  doc: string | undefined,
+  linked: boolean,
+): void {
+  const key = fullNameKey(fullName);
+  if (p.containsSchema(fullName) || p.building.has(key)) return;
+  p.building.add(key);
+  const docPart = doc !== undefined ? { doc } : {};
+  if (constructors.length > 0 && constructors.every((c) => c.args.length === 0)) {
+    const symbols = constructors.map((c) => upperCamel(c.name));
+    p.insert({ kind: 'enum', fullName, symbols, ...docPart, props: { 'morphir.fqname': source } }, linked);
+    p.building.delete(key);
+    return;
+  }
+  if (constructors.length === 0) throw unsupportedType(source);
+  const sorted = [...constructors].sort((a, b) => compareStrings(upperCamel(a.name), upperCamel(b.name)));
+  const branches: AvroType[] = [];
+  for (const constructor of sorted) {
+    const constructorName = checkedFullName(key, upperCamel(constructor.name));
+    p.claim(fullNameKey(constructorName), `${constructor.source}:${key}`);
+    const args = constructor.args.map((a) => ({ name: a.name, tpe: substitute(a.tpe, substitutions) }));
+    const fields = projectFields(p, constructorName.namespace, source, args);
+    p.insert({ kind: 'record', fullName: constructorName, fields, props: { 'morphir.fqname': constructor.source } }, linked);
+    branches.push({ kind: 'named', fullName: constructorName });
+  }
+  p.insert(
+    { kind: 'record', fullName, fields: [{ name: 'value', type: union(branches), props: {} }], ...docPart, props: { 'morphir.fqname': source } },
+    linked,
+  );
+  p.building.delete(key);
+}
+
+function projectRoot(p: Projector, packageName: string, module: ProjectionModule, declaration: TypeDeclaration): void {
+  const fullName = checkedFullName(avroNamespace(packageName, module.path), upperCamel(declaration.name));
+  const doc = declaration.doc;
+  const root = (type: AvroType): void => p.insertRoot({ source: declaration.source, fullName, type, ...(doc !== undefined ? { doc } : {}), references: [] });
+  const mapping = p.options.typeMappings.get(declaration.source);
+  if (mapping) return root(mappedType(p, declaration.source, mapping));
+  if (declaration.kind !== 'opaque' && declaration.params.length > 0) {
+    throw unboundTypeParameter(`${declaration.params[0]} at ${declaration.source}`);
+  }
+  switch (declaration.kind) {
+    case 'alias':
+      if (declaration.value.kind === 'record' || p.options.aliases === 'wrapper-record') {
+        projectAliasSchema(p, declaration.source, fullName, declaration.value, doc, false);
+        return root({ kind: 'named', fullName });
+      }
+      return root(projectType(p, fullName.namespace, declaration.source, declaration.value));
+    case 'custom':
+      projectCustom(p, declaration.source, fullName, declaration.constructors, new Map(), doc, false);
+      return root({ kind: 'named', fullName });
+    case 'opaque':
+      throw unsupportedType(declaration.source);
+  }
+}
+
+/**
+ * Project every public declaration of the package as a root, each in its own transaction; a
+ * failure becomes a diagnostic naming the declaration and leaves no partial schemas behind.
+ */
+export function projectModules(p: Projector, packageName: string, modules: readonly ProjectionModule[]): AvroDiagnostic[] {
+  const diagnostics: AvroDiagnostic[] = [];
+  for (const module of modules) {
+    for (const declaration of module.types) {
+      if (p.invalidDeclarations.has(declaration.source)) continue;
+      try {
+        p.transaction(() => projectRoot(p, packageName, module, declaration));
+      } catch (error) {
+        diagnostics.push(asDiagnostic(error, declaration.source));
+      }
+    }
+  }
+  return diagnostics;
+}
+
+/** Turn a projection throw into a diagnostic located at `source`; anything else is a bug and rethrows. */
+export function asDiagnostic(error: unknown, source: string): AvroDiagnostic {
+  if (error instanceof AvroError) return error.withSource(source).diagnostic;
+  throw error;
+}

@@ -1,0 +1,72 @@
+/**
+ * The backend entry point: options first, then the IR, projection and rendering. Every
+ * domain failure comes back as `success: false` with diagnostics; nothing here throws.
+ */
+import { AvroError, sortDiagnostics, toMepDiagnostic, type AvroDiagnostic, type Diagnostic } from './diagnostics.ts';
+import { projectModules } from './declarations.ts';
+import { readIr } from './ir-reader.ts';
+import { IrReadError } from './ir-version.ts';
+import type { Artifact } from './json-syntax.ts';
+import { parseOptions, type AvroOptions } from './options.ts';
+import { finishPackage } from './package-check.ts';
+import { Projector } from './projector.ts';
+import { projectProtocols } from './protocol-projection.ts';
+import { renderIdl } from './render-idl.ts';
+import { renderJson } from './render-json.ts';
+
+/** The result of a generate request (MEP 0.1 `backend/generate`). */
+export type GenerateResult = {
+  success: boolean;
+  artifacts: Artifact[];
+  diagnostics: Diagnostic[];
+};
+
+const failed = (diagnostics: Diagnostic[]): GenerateResult => ({ success: false, artifacts: [], diagnostics });
+
+function generateFromPackage(ir: unknown, options: AvroOptions): GenerateResult {
+  const pkg = readIr(ir);
+  const projector = new Projector(options);
+  const found: AvroDiagnostic[] = [
+    ...projector.register(pkg),
+    ...projectModules(projector, pkg.packageName, pkg.modules),
+    ...projectProtocols(projector, pkg.packageName, pkg.modules),
+  ];
+  const sorted = sortDiagnostics(found);
+  if (options.unsupported === 'error' && sorted.length > 0) return failed(sorted.map((d) => toMepDiagnostic(d, 'error')));
+  const checked = finishPackage(projector);
+  const artifacts = options.representation === 'idl' ? renderIdl(checked, options) : renderJson(checked, options);
+  return { success: true, artifacts, diagnostics: sorted.map((d) => toMepDiagnostic(d, 'warning')) };
+}
+
+/**
+ * Generate Avro artifacts from a Morphir IR v3 document.
+ *
+ * Options are validated before the IR is read, so an invalid option (AVRO004) wins over a bad
+ * document. With `unsupported: "error"` (the default) any unsupported construct fails the
+ * request with zero artifacts; with `"warn-and-skip"` the rest is generated and each skipped
+ * declaration or value is reported as a warning located at `morphir-fqname:<fqname>`.
+ *
+ * @example
+ * const result = generateAvro(JSON.parse(irText), { projection: 'protocol-public' });
+ * if (result.success) for (const a of result.artifacts) writeFile(a.path, a.content);
+ */
+export function generateAvro(ir: unknown, options: Record<string, unknown> = {}): GenerateResult {
+  let parsed: AvroOptions;
+  try {
+    parsed = parseOptions(options);
+  } catch (error) {
+    if (error instanceof AvroError) return failed([toMepDiagnostic(error.diagnostic, 'error')]);
+    throw error;
+  }
+  try {
+    return generateFromPackage(ir, parsed);
+  } catch (error) {
+    if (error instanceof IrReadError) return failed([{ severity: 'error', code: error.code, message: error.message }]);
+    if (error instanceof AvroError) return failed([toMepDiagnostic(error.diagnostic, 'error')]);
+    // Deeply nested or cyclic input can exhaust the stack; report it as bad input, not a crash.
+    if (error instanceof RangeError) {
+      return failed([{ severity: 'error', code: 'invalid_ir', message: `Morphir IR could not be read: ${error.message}` }]);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,8 @@
+/** Public surface of the Avro backend generator (pure TypeScript; runs in Node and QuickJS). */
+export { generateAvro, type GenerateResult } from './generate.ts';
+export { AVRO_CAPABILITY, AVRO_EXTENSION_INFO } from './extension-info.ts';
+export { AVRO_CODES, type AvroCode, type Diagnostic } from './diagnostics.ts';
+export type { Artifact } from './json-syntax.ts';
+export { parseOptions, DEFAULT_OPTIONS, type AvroOptions, type TypeMapping } from './options.ts';
+export { readIr } from './ir-reader.ts';
+export { canonicalName, upperCamel, lowerCamel, avroNamespace } from './naming.ts';

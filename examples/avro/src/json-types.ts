@@ -1,0 +1,125 @@
+/**
+ * Avro JSON for types and named schemas, either inline (a named schema is defined at its first
+ * use, then referenced by full name) or reference-only (every named type by full name).
+ */
+import type { AvroField, AvroType, FullName, JsonValue, NamedSchema, Properties } from './model.ts';
+import { fullNameKey } from './model.ts';
+
+type JsonObject = { [key: string]: JsonValue };
+
+/** Which named schemas an inline rendering may define. */
+export type DefinitionScope = { kind: 'all' } | { kind: 'owned' } | { kind: 'selected'; names: ReadonlySet<string> };
+
+/** Names being defined (cycle guard) and already defined in the current document. */
+export interface InlineState {
+  readonly active: Set<string>;
+  readonly defined: Set<string>;
+}
+
+/** A fresh inline state, optionally seeded with names defined elsewhere. */
+export function inlineState(defined: Iterable<string> = []): InlineState {
+  return { active: new Set(), defined: new Set(defined) };
+}
+
+/** Copy properties into a fresh object. */
+export function propertiesObject(props: Properties): JsonObject {
+  return { ...props } as JsonObject;
+}
+
+/** Put a type under `"type"` beside custom properties and an optional `logicalType`. */
+export function decorateType(value: JsonValue, props: Properties, logicalType?: string): JsonObject {
+  const object = propertiesObject(props);
+  if (logicalType !== undefined) object.logicalType = logicalType;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { ...object, ...value };
+  object.type = value;
+  return object;
+}
+
+function insertName(object: JsonObject, name: FullName): void {
+  object.name = name.name;
+  if (name.namespace !== '') object.namespace = name.namespace;
+}
+
+/** Renders types against one package's named schemas. */
+export class JsonTypeRenderer {
+  constructor(
+    private readonly schemas: ReadonlyMap<string, NamedSchema>,
+    private readonly linkedNames: ReadonlySet<string>,
+  ) {}
+
+  private allows(scope: DefinitionScope, key: string): boolean {
+    if (scope.kind === 'all') return true;
+    if (scope.kind === 'owned') return !this.linkedNames.has(key);
+    return scope.names.has(key);
+  }
+
+  /** Define the named schema here unless it is active, defined already, or out of scope. */
+  namedInline(name: FullName, state: InlineState, scope: DefinitionScope): JsonValue {
+    const key = fullNameKey(name);
+    const schema = this.schemas.get(key);
+    if (!schema || state.active.has(key) || state.defined.has(key) || !this.allows(scope, key)) return key;
+    state.active.add(key);
+    state.defined.add(key);
+    const value = this.named(schema, (tpe) => this.typeInline(tpe, state, scope));
+    state.active.delete(key);
+    return value;
+  }
+
+  /** A named schema whose fields reference every named type by full name. */
+  namedReferenceOnly(schema: NamedSchema): JsonValue {
+    return this.named(schema, (tpe) => this.typeReferenceOnly(tpe));
+  }
+
+  private named(schema: NamedSchema, renderType: (tpe: AvroType) => JsonValue): JsonObject {
+    const object = propertiesObject(schema.props);
+    if (schema.doc !== undefined) object.doc = schema.doc;
+    insertName(object, schema.fullName);
+    if (schema.kind === 'record') {
+      object.fields = schema.fields.map((field) => this.field(field, renderType));
+      object.type = 'record';
+    } else {
+      object.symbols = [...schema.symbols];
+      object.type = 'enum';
+    }
+    return object;
+  }
+
+  /** A record field or request parameter. */
+  field(field: AvroField, renderType: (tpe: AvroType) => JsonValue): JsonObject {
+    return { ...propertiesObject(field.props), name: field.name, type: renderType(field.type) };
+  }
+
+  /** A field with reference-only types. */
+  fieldReferenceOnly(field: AvroField): JsonObject {
+    return this.field(field, (tpe) => this.typeReferenceOnly(tpe));
+  }
+
+  /** A type, defining named schemas inline at first use. */
+  typeInline(tpe: AvroType, state: InlineState, scope: DefinitionScope): JsonValue {
+    return this.type(tpe, (name) => this.namedInline(name, state, scope));
+  }
+
+  /** A type whose named parts are full-name references. */
+  typeReferenceOnly(tpe: AvroType): JsonValue {
+    return this.type(tpe, (name) => fullNameKey(name));
+  }
+
+  private type(tpe: AvroType, named: (name: FullName) => JsonValue): JsonValue {
+    switch (tpe.kind) {
+      case 'primitive':
+        return tpe.name;
+      case 'named':
+        return named(tpe.fullName);
+      case 'array':
+        return { ...propertiesObject(tpe.props), items: this.type(tpe.items, named), type: 'array' };
+      case 'map':
+        return { ...propertiesObject(tpe.props), type: 'map', values: this.type(tpe.values, named) };
+      case 'union':
+        return tpe.branches.map((branch) => this.type(branch, named));
+      case 'logical':
+        return decorateType(this.type(tpe.physical, named), tpe.props, tpe.logicalType);
+      case 'annotated':
+        return decorateType(this.type(tpe.physical, named), tpe.props);
+    }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * Final checks of a projection before rendering: roots, schemas and protocols are unique, and
+ * every named type they reference is declared (AVRO006 otherwise, e.g. a missing linked type).
+ */
+import { missingLinkedDependency, nameCollision } from './diagnostics.ts';
+import type { AvroPackage, AvroProtocol, AvroRoot, AvroType, FullName, NamedSchema } from './model.ts';
+import { compareFullNames, fullNameKey } from './model.ts';
+import type { Projector } from './projector.ts';
+
+function collectReferences(tpe: AvroType, schemas: ReadonlyMap<string, NamedSchema>, out: Map<string, FullName>): void {
+  switch (tpe.kind) {
+    case 'array':
+      return collectReferences(tpe.items, schemas, out);
+    case 'map':
+      return collectReferences(tpe.values, schemas, out);
+    case 'logical':
+    case 'annotated':
+      return collectReferences(tpe.physical, schemas, out);
+    case 'union':
+      for (const branch of tpe.branches) collectReferences(branch, schemas, out);
+      return;
+    case 'named': {
+      const key = fullNameKey(tpe.fullName);
+      if (out.has(key)) return;
+      out.set(key, tpe.fullName);
+      const schema = schemas.get(key);
+      if (schema?.kind === 'record') for (const field of schema.fields) collectReferences(field.type, schemas, out);
+      return;
+    }
+    case 'primitive':
+      return;
+  }
+}
+
+function sortedNames(names: Map<string, FullName>): FullName[] {
+  return [...names.values()].sort(compareFullNames);
+}
+
+/**
+ * Freeze the projector's state into an {@link AvroPackage}, filling each root's and protocol's
+ * transitive references.
+ * @throws {AvroError} AVRO003 on a duplicate, AVRO006 on a reference to an undeclared type.
+ */
+export function finishPackage(p: Projector): AvroPackage {
+  const roots: AvroRoot[] = [...p.roots.values()].sort((a, b) => compareFullNames(a.fullName, b.fullName));
+  const sources = new Set<string>();
+  for (const root of roots) {
+    if (sources.has(root.source)) throw nameCollision(root.source);
+    sources.add(root.source);
+  }
+  for (const key of p.linkedSchemas.keys()) if (p.schemas.has(key)) throw nameCollision(key);
+  const available = new Map<string, NamedSchema>([...p.schemas, ...p.linkedSchemas]);
+  const all = new Map<string, FullName>();
+  for (const schema of available.values()) {
+    if (schema.kind === 'record') for (const field of schema.fields) collectReferences(field.type, available, all);
+  }
+  for (const root of roots) {
+    const refs = new Map<string, FullName>();
+    collectReferences(root.type, available, refs);
+    root.references = sortedNames(refs);
+    for (const [key, name] of refs) all.set(key, name);
+  }
+  const protocols: AvroProtocol[] = [...p.protocols.values()].sort((a, b) => compareFullNames(a.fullName, b.fullName));
+  for (const protocol of protocols) {
+    const refs = new Map<string, FullName>();
+    for (const type of protocol.typeRoots) collectReferences(type, available, refs);
+    for (const message of protocol.messages) {
+      for (const field of message.request) collectReferences(field.type, available, refs);
+      collectReferences(message.response, available, refs);
+    }
+    protocol.references = sortedNames(refs);
+    for (const [key, name] of refs) all.set(key, name);
+  }
+  for (const key of [...all.keys()].sort()) if (!available.has(key)) throw missingLinkedDependency(key);
+  return { roots, schemas: sortedMap(p.schemas), linkedSchemas: sortedMap(p.linkedSchemas), protocols };
+}
+
+function sortedMap<V>(map: ReadonlyMap<string, V>): Map<string, V> {
+  return new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * Full names of the named types carried by some protocol's `types`; a named root among them
+ * gets no schema artifact of its own.
+ */
+export function carriedByProtocols(pkg: AvroPackage): Set<string> {
+  const carried = new Set<string>();
+  for (const protocol of pkg.protocols) for (const name of protocol.references) carried.add(fullNameKey(name));
+  return carried;
+}
+
+/** Whether `root` is a named type some protocol already carries. */
+export function isCarried(carried: ReadonlySet<string>, root: AvroRoot): boolean {
+  return root.type.kind === 'named' && carried.has(fullNameKey(root.type.fullName));
+}

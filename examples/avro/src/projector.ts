@@ -1,0 +1,217 @@
+/**
+ * Projection state shared by the type, declaration and protocol projections: the name registry,
+ * the declarations index, emitted schemas and roots, and an undo journal so a failed root or
+ * message leaves no trace (warn-and-skip keeps only closed, valid artifacts).
+ */
+import { nameCollision } from './diagnostics.ts';
+import type { AvroDiagnostic } from './diagnostics.ts';
+import type { AvroProtocol, AvroRoot, FullName, NamedSchema, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr } from './model.ts';
+import { compareStrings, fullNameKey } from './model.ts';
+import { avroNamespace, isValidFullName, upperCamel } from './naming.ts';
+import type { AvroOptions } from './options.ts';
+
+/** A registered declaration and the Avro full name it owns. */
+export interface DeclarationInfo {
+  readonly declaration: TypeDeclaration;
+  readonly fullName: FullName;
+  /** Declared by a dependency package rather than the generated one. */
+  readonly dependency: boolean;
+}
+
+interface ActiveSpecialization {
+  readonly args: readonly TypeExpr[];
+  readonly identity: string;
+  readonly complexity: number;
+}
+
+type Undo = () => void;
+
+/** Mutable projection state for one generate request. */
+export class Projector {
+  readonly options: AvroOptions;
+  readonly registry = new Map<string, string>();
+  readonly roots = new Map<string, AvroRoot>();
+  readonly schemas = new Map<string, NamedSchema>();
+  readonly linkedSchemas = new Map<string, NamedSchema>();
+  readonly protocols = new Map<string, AvroProtocol>();
+  readonly declarations = new Map<string, DeclarationInfo>();
+  readonly invalidDeclarations = new Set<string>();
+  readonly active = new Map<string, ActiveSpecialization[]>();
+  readonly building = new Set<string>();
+  private journal: Undo[] | undefined;
+
+  constructor(options: AvroOptions) {
+    this.options = options;
+  }
+
+  /**
+   * Run `work` so that all its map writes are undone if it throws (the reference clones the
+   * whole projector per root; an undo journal gives the same semantics in linear time).
+   */
+  transaction<T>(work: () => T): T {
+    const outer = this.journal;
+    const journal: Undo[] = [];
+    this.journal = journal;
+    try {
+      const result = work();
+      if (outer) outer.push(...journal);
+      return result;
+    } catch (error) {
+      for (let i = journal.length - 1; i >= 0; i--) journal[i]();
+      if (!outer) {
+        // A throw skips the pops of every frame it unwinds; at the top level nothing is active.
+        this.active.clear();
+        this.building.clear();
+      }
+      throw error;
+    } finally {
+      this.journal = outer;
+    }
+  }
+
+  private write<V>(map: Map<string, V>, key: string, value: V): void {
+    if (this.journal) {
+      const had = map.has(key);
+      const previous = map.get(key);
+      this.journal.push(() => (had ? map.set(key, previous as V) : map.delete(key)));
+    }
+    map.set(key, value);
+  }
+
+  /** Claim `fullName` for `identity`; a different identity already holding it is AVRO003. */
+  claim(fullName: string, identity: string): void {
+    const existing = this.registry.get(fullName);
+    if (existing === undefined) this.write(this.registry, fullName, identity);
+    else if (existing !== identity) throw nameCollision(fullName);
+  }
+
+  /** Store a named schema as owned or linked. */
+  insert(schema: NamedSchema, linked: boolean): void {
+    this.write(linked ? this.linkedSchemas : this.schemas, fullNameKey(schema.fullName), schema);
+  }
+
+  /** Whether a schema with this full name was already emitted. */
+  containsSchema(name: FullName): boolean {
+    const key = fullNameKey(name);
+    return this.schemas.has(key) || this.linkedSchemas.has(key);
+  }
+
+  /** Record a public root. */
+  insertRoot(root: AvroRoot): void {
+    this.write(this.roots, fullNameKey(root.fullName), root);
+  }
+
+  /** Record a module protocol. */
+  insertProtocol(protocol: AvroProtocol): void {
+    this.write(this.protocols, fullNameKey(protocol.fullName), protocol);
+  }
+
+  /** Whether a declaration's schemas belong in separate linked artifacts. */
+  isLinked(info: DeclarationInfo): boolean {
+    return info.dependency && this.options.dependencies === 'linked';
+  }
+
+  /** Linkedness of whatever schema a Morphir source (owner of a tuple or Result) produces. */
+  isLinkedSource(source: string): boolean {
+    const info = this.declarations.get(source);
+    return info !== undefined && this.isLinked(info);
+  }
+
+  /** Push an active specialization for recursion checks; returns the pop. */
+  enter(source: string, args: readonly TypeExpr[], identity: string, complexity: number): () => void {
+    const stack = this.active.get(source) ?? [];
+    stack.push({ args, identity, complexity });
+    this.active.set(source, stack);
+    return () => {
+      stack.pop();
+      if (stack.length === 0) this.active.delete(source);
+    };
+  }
+
+  /** Active specializations of `source`, innermost last. */
+  activeFor(source: string): readonly ActiveSpecialization[] {
+    return this.active.get(source) ?? [];
+  }
+
+  /**
+   * Index every declaration of the package and its dependencies, reporting AVRO003 for
+   * duplicate sources, shared Avro full names and clashing constructor names. Conflicting
+   * declarations are quarantined: references to them fail instead of guessing.
+   */
+  register(pkg: ProjectionPackage): AvroDiagnostic[] {
+    const diagnostics: AvroDiagnostic[] = [];
+    const candidates: DeclarationInfo[] = [];
+    const collect = (packageName: string, modules: readonly ProjectionModule[], dependency: boolean): void => {
+      for (const module of modules) {
+        for (const declaration of module.types) {
+          const fullName = { namespace: avroNamespace(packageName, module.path), name: upperCamel(declaration.name) };
+          if (!isValidFullName(fullName)) {
+            diagnostics.push({ ...nameCollision(`invalid Avro full name ${fullNameKey(fullName)}`).diagnostic, source: declaration.source });
+            this.invalidDeclarations.add(declaration.source);
+            continue;
+          }
+          candidates.push({ declaration, fullName, dependency });
+        }
+      }
+    };
+    collect(pkg.packageName, pkg.modules, false);
+    for (const dependency of pkg.dependencies) collect(dependency.packageName, dependency.modules, true);
+    candidates.sort(
+      (a, b) =>
+        compareStrings(a.declaration.source, b.declaration.source) ||
+        compareStrings(fullNameKey(a.fullName), fullNameKey(b.fullName)) ||
+        Number(a.dependency) - Number(b.dependency),
+    );
+    const bySource = groupBy(candidates, (c) => c.declaration.source);
+    for (const [source, conflicts] of bySource) {
+      if (conflicts.length <= 1) continue;
+      this.invalidDeclarations.add(source);
+      for (const conflict of conflicts) {
+        diagnostics.push({ ...nameCollision(`duplicate Morphir source ${source} at ${fullNameKey(conflict.fullName)}`).diagnostic, source });
+      }
+    }
+    for (const [fullName, conflicts] of groupBy(candidates, (c) => fullNameKey(c.fullName))) {
+      const sources = [...new Set(conflicts.map((c) => c.declaration.source))].sort(compareStrings);
+      if (sources.length <= 1) continue;
+      for (const source of sources) {
+        this.invalidDeclarations.add(source);
+        diagnostics.push({ ...nameCollision(fullName).diagnostic, source });
+      }
+    }
+    for (const candidate of candidates) {
+      if (candidate.declaration.kind !== 'custom') continue;
+      for (const [name, conflicts] of groupBy(candidate.declaration.constructors, (c) => upperCamel(c.name))) {
+        if (conflicts.length <= 1) continue;
+        this.invalidDeclarations.add(candidate.declaration.source);
+        for (const constructor of conflicts) {
+          diagnostics.push({ ...nameCollision(`${fullNameKey(candidate.fullName)}.${name}`).diagnostic, source: constructor.source });
+        }
+      }
+    }
+    for (const candidate of candidates) {
+      const source = candidate.declaration.source;
+      if (this.invalidDeclarations.has(source)) continue;
+      const key = fullNameKey(candidate.fullName);
+      const existing = this.registry.get(key);
+      if (existing !== undefined && existing !== source) {
+        this.invalidDeclarations.add(source);
+        diagnostics.push({ ...nameCollision(key).diagnostic, source });
+        continue;
+      }
+      this.registry.set(key, source);
+      this.declarations.set(source, candidate);
+    }
+    return diagnostics;
+  }
+}
+
+function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const item of items) {
+    const k = key(item);
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  }
+  return groups;
+}

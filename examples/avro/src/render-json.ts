@@ -1,0 +1,126 @@
+/**
+ * Avro JSON artifacts: one `.avsc` per public root, one `.avpr` per module protocol, and in
+ * `linked` mode one `.avsc` per dependency declaration, emitted before the roots that use it.
+ */
+import { ArtifactList, artifactPath, canonicalJson, type Artifact } from './json-syntax.ts';
+import { inlineState, JsonTypeRenderer, type DefinitionScope } from './json-types.ts';
+import type { AvroPackage, AvroProtocol, AvroRoot, JsonValue, NamedSchema } from './model.ts';
+import { fullNameKey } from './model.ts';
+import type { AvroOptions } from './options.ts';
+import { carriedByProtocols, isCarried } from './package-check.ts';
+import { componentOrder, schemaGraph, stronglyConnectedComponents } from './schema-graph.ts';
+
+type JsonObject = { [key: string]: JsonValue };
+
+interface Context {
+  readonly pkg: AvroPackage;
+  readonly linked: boolean;
+  readonly schemas: ReadonlyMap<string, NamedSchema>;
+  readonly linkedNames: ReadonlySet<string>;
+  readonly types: JsonTypeRenderer;
+}
+
+/** Linked registry artifacts: linked schemas, cycles, and what they depend on, dependencies first. */
+function linkedDefinitions(ctx: Context): { leader: NamedSchema; value: JsonValue; members: string[] }[] {
+  const graph = schemaGraph(ctx.schemas);
+  const components = stronglyConnectedComponents(graph);
+  const componentOf = new Map<string, number>();
+  components.forEach((component, i) => component.forEach((name) => componentOf.set(name, i)));
+  const dependencies = components.map((component, i) => {
+    const deps = new Set<number>();
+    for (const name of component) for (const dep of graph.get(name) ?? []) if (componentOf.get(dep) !== i) deps.add(componentOf.get(dep) as number);
+    return deps;
+  });
+  const early = new Set<number>();
+  components.forEach((component, i) => {
+    if (component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);
+  });
+  const include = (i: number): void => {
+    for (const dep of dependencies[i]) if (!early.has(dep)) (early.add(dep), include(dep));
+  };
+  [...early].forEach(include);
+  const out: { leader: NamedSchema; value: JsonValue; members: string[] }[] = [];
+  for (const i of componentOrder(components, dependencies)) {
+    if (!early.has(i)) continue;
+    const members = components[i];
+    const leader = ctx.schemas.get(members[0]) as NamedSchema;
+    const value =
+      members.length > 1
+        ? ctx.types.namedInline(leader.fullName, inlineState(), { kind: 'selected', names: new Set(members) })
+        : ctx.types.namedReferenceOnly(leader);
+    out.push({ leader, value, members });
+  }
+  return out;
+}
+
+function renderRoot(ctx: Context, root: AvroRoot, predefined: ReadonlySet<string>): string {
+  const target = root.type.kind === 'named' ? fullNameKey(root.type.fullName) : undefined;
+  const external = target !== undefined && ctx.linked && predefined.has(target);
+  const nested = target !== undefined && target !== fullNameKey(root.fullName) && !predefined.has(target);
+  const scope: DefinitionScope = ctx.linked ? { kind: 'owned' } : { kind: 'all' };
+  const state = inlineState(ctx.linked ? predefined : []);
+  let value: JsonValue =
+    root.type.kind === 'named' && (ctx.linked || ctx.schemas.has(target as string))
+      ? ctx.types.namedInline(root.type.fullName, state, scope)
+      : ctx.types.typeInline(root.type, state, scope);
+  if (!external) {
+    // A root names its Morphir source; a nested named target stays whole under "type".
+    const base: JsonObject = !nested && value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value } : { type: value };
+    base['morphir.fqname'] = root.source;
+    if (root.doc !== undefined) base.doc = root.doc;
+    value = base;
+  }
+  return canonicalJson(value);
+}
+
+function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: ReadonlySet<string>): string {
+  const object: JsonObject = { ...protocol.props };
+  const messages: JsonObject = {};
+  for (const message of protocol.messages) {
+    messages[message.name] = {
+      ...message.props,
+      errors: [],
+      request: message.request.map((field) => ctx.types.fieldReferenceOnly(field)),
+      response: ctx.types.typeReferenceOnly(message.response),
+    };
+  }
+  object.messages = messages;
+  object.namespace = protocol.fullName.namespace;
+  object.protocol = protocol.fullName.name;
+  const scope: DefinitionScope = ctx.linked ? { kind: 'owned' } : { kind: 'all' };
+  const state = inlineState(predefined);
+  const types: JsonValue[] = [];
+  for (const name of protocol.references) {
+    const key = fullNameKey(name);
+    if (state.defined.has(key) || !ctx.schemas.has(key)) continue;
+    types.push(ctx.types.namedInline(name, state, scope));
+  }
+  object.types = types;
+  return canonicalJson(object);
+}
+
+/**
+ * Render a checked package as Avro JSON artifacts.
+ * @throws {AvroError} AVRO003 when two artifacts would share a path.
+ */
+export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
+  const schemas = new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
+  const linkedNames = new Set(pkg.linkedSchemas.keys());
+  const ctx: Context = { pkg, linked: options.dependencies === 'linked', schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
+  const list = new ArtifactList();
+  const predefined = new Set<string>();
+  if (ctx.linked) {
+    for (const { leader, value, members } of linkedDefinitions(ctx)) {
+      list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(value));
+      members.forEach((member) => predefined.add(member));
+    }
+  }
+  const carried = carriedByProtocols(pkg);
+  for (const root of pkg.roots) {
+    const path = artifactPath(root.fullName, 'avsc');
+    if (isCarried(carried, root) || list.has(path)) continue;
+    list.add(path, renderRoot(ctx, root, predefined));
+  }
+  for (const protocol of pkg.protocols) list.add(artifactPath(protocol.fullName, 'avpr'), renderProtocol(ctx, protocol, predefined));
+  return list.artifacts;
+}

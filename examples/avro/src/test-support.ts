@@ -1,0 +1,183 @@
+/**
+ * Test helpers (Node only, never imported by the generator): an IR v3 builder that mirrors the
+ * reference backend's in-memory test mothers, and avsc checks for every artifact kind.
+ */
+import avsc from 'avsc';
+import * as assert from 'uvu/assert';
+import type { Artifact } from './json-syntax.ts';
+
+type Json = unknown;
+
+/** Legacy words of a canonical name: `as-of` → ['as','of'], `API-response` → ['a','p','i','response']. */
+export function words(canonical: string): string[] {
+  return canonical.split('-').flatMap((segment) =>
+    segment !== segment.toLowerCase() ? segment.toLowerCase().split('') : [segment],
+  );
+}
+
+const path = (p: string): string[][] => p.split('/').map(words);
+
+/** v3 FQName JSON of a canonical `package:module#local`. */
+export function fq(source: string): Json {
+  const [pkg, rest] = source.split(':');
+  const [mod, local] = rest.split('#');
+  return [path(pkg), path(mod), words(local)];
+}
+
+/** v3 type expressions. */
+export const t = {
+  ref: (source: string, ...args: Json[]): Json => ['Reference', {}, fq(source), args],
+  var: (name: string): Json => ['Variable', {}, words(name)],
+  tuple: (...elements: Json[]): Json => ['Tuple', {}, elements],
+  unit: (): Json => ['Unit', {}],
+  fn: (input: Json, output: Json): Json => ['Function', {}, input, output],
+  record: (fields: [string, Json][], encoding: 'object' | 'pair' = 'object'): Json => [
+    'Record',
+    {},
+    fields.map(([name, tpe]) => (encoding === 'object' ? { name: words(name), tpe } : [words(name), tpe])),
+  ],
+  extensible: (variable: string, fields: [string, Json][]): Json => [
+    'ExtensibleRecord',
+    {},
+    words(variable),
+    fields.map(([name, tpe]) => ({ name: words(name), tpe })),
+  ],
+  string: (): Json => t.ref('morphir/SDK:string#string'),
+  int: (): Json => t.ref('morphir/SDK:basics#int'),
+  bool: (): Json => t.ref('morphir/SDK:basics#bool'),
+};
+
+/** A type entry of a module definition. */
+export interface TypeSpec {
+  name: string;
+  doc?: string;
+  access?: 'Public' | 'Private';
+  params?: string[];
+  alias?: Json;
+  /** Constructors: name → arguments `[name, type]`. */
+  custom?: [string, [string, Json][]][];
+  constructorsAccess?: 'Public' | 'Private';
+}
+
+/** A value entry of a module definition. */
+export interface ValueSpec {
+  name: string;
+  doc?: string;
+  access?: 'Public' | 'Private';
+  inputs?: [string, Json][];
+  output: Json;
+}
+
+/** A module of a package definition. */
+export interface ModuleSpec {
+  path: string;
+  access?: 'Public' | 'Private';
+  doc?: string;
+  types?: TypeSpec[];
+  values?: ValueSpec[];
+}
+
+function typeEntry(spec: TypeSpec): Json {
+  const params = (spec.params ?? []).map(words);
+  const definition =
+    spec.alias !== undefined
+      ? ['TypeAliasDefinition', params, spec.alias]
+      : [
+          'CustomTypeDefinition',
+          params,
+          {
+            access: spec.constructorsAccess ?? 'Public',
+            value: (spec.custom ?? []).map(([name, args]) => [words(name), args.map(([argName, tpe]) => [words(argName), tpe])]),
+          },
+        ];
+  return [words(spec.name), { access: spec.access ?? 'Public', value: { doc: spec.doc ?? '', value: definition } }];
+}
+
+function valueEntry(spec: ValueSpec): Json {
+  const inputTypes = (spec.inputs ?? []).map(([name, tpe]) => [words(name), tpe, tpe]);
+  return [
+    words(spec.name),
+    { access: spec.access ?? 'Public', value: { doc: spec.doc ?? '', value: { inputTypes, outputType: spec.output, body: ['Unit', spec.output] } } },
+  ];
+}
+
+/** The module definition list of a package. */
+export function moduleDefinitions(modules: ModuleSpec[]): Json {
+  return modules.map((m) => [
+    path(m.path),
+    {
+      access: m.access ?? 'Public',
+      value: { types: (m.types ?? []).map(typeEntry), values: (m.values ?? []).map(valueEntry), ...(m.doc ? { doc: m.doc } : {}) },
+    },
+  ]);
+}
+
+/** A dependency package specification: modules of `{types, values}` specs. */
+export function dependency(packageName: string, modules: { path: string; types: TypeSpec[] }[]): Json {
+  return [
+    path(packageName),
+    {
+      modules: modules.map((m) => [
+        path(m.path),
+        {
+          types: m.types.map((spec) => {
+            const params = (spec.params ?? []).map(words);
+            const value =
+              spec.alias !== undefined
+                ? ['TypeAliasSpecification', params, spec.alias]
+                : spec.custom !== undefined
+                  ? ['CustomTypeSpecification', params, spec.custom.map(([n, args]) => [words(n), args.map(([a, tp]) => [words(a), tp])])]
+                  : ['OpaqueTypeSpecification', params];
+            return [words(spec.name), { doc: spec.doc ?? '', value }];
+          }),
+          values: [],
+        },
+      ]),
+    },
+  ];
+}
+
+/** A v3 Library distribution. */
+export function library(packageName: string, modules: ModuleSpec[], dependencies: Json[] = []): Json {
+  return { formatVersion: 3, distribution: ['Library', path(packageName), dependencies, { modules: moduleDefinitions(modules) }] };
+}
+
+/**
+ * avsc 5.7.9's IDL reader predates the `decimal(p, s)` and `uuid` shorthands of Avro 1.12 IDL;
+ * spell them as the equivalent annotated types so avsc can check everything else.
+ */
+function forAvscIdl(text: string): string {
+  return text
+    .replace(/decimal\((\d+), (\d+)\)/g, '@logicalType("decimal") @precision($1) @scale($2) bytes')
+    .replace(/(^|[ <,{(])uuid (?=[A-Za-z_`])/gm, '$1@logicalType("uuid") string ');
+}
+
+/** Assert that every artifact parses with avsc (.avsc schemas, .avpr protocols, .avdl IDL with imports). */
+export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Promise<void> {
+  const byPath = new Map(artifacts.map((a) => [a.path, a.content]));
+  for (const artifact of artifacts) {
+    assert.ok(artifact.content.endsWith('\n') && !artifact.content.endsWith('\n\n'), `${artifact.path}: one trailing newline`);
+    if (artifact.path.endsWith('.avsc')) {
+      avsc.Type.forSchema(JSON.parse(artifact.content) as avsc.Schema);
+    } else if (artifact.path.endsWith('.avpr')) {
+      avsc.Service.forProtocol(JSON.parse(artifact.content));
+    } else if (artifact.path.endsWith('.avdl')) {
+      const protocol = await new Promise<unknown>((resolve, reject) => {
+        avsc.assembleProtocol(
+          `/${artifact.path}`,
+          {
+            importHook: (file: string, _kind: string, cb: (err: Error | null, text?: string) => void) => {
+              const text = byPath.get(file.replace(/^\//, ''));
+              if (text === undefined) cb(new Error(`${artifact.path}: import of ${file} has no artifact`));
+              else cb(null, forAvscIdl(text));
+            },
+          } as never,
+          (err: Error | null, result: unknown) => (err ? reject(err) : resolve(result)),
+        );
+      });
+      avsc.Service.forProtocol(protocol as never);
+    } else {
+      assert.unreachable(`unexpected artifact ${artifact.path}`);
+    }
+  }
+}

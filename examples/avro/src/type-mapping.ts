@@ -1,0 +1,245 @@
+/**
+ * The Morphir → Avro type mapping: SDK primitives, collections, logical types, `type_mappings`
+ * overrides, tuples and `Result`, and references to declared types (with generic
+ * specialization and recursion checks).
+ */
+import { missingLinkedDependency, nameCollision, unboundTypeParameter, unsafeRecursion, unsupportedType } from './diagnostics.ts';
+import { canonicalType, digest12, digest8, tupleIdentity, typeApplicationDigest, typeComplexity } from './digest.ts';
+import { projectAliasSchema, projectCustom, substitute } from './declarations.ts';
+import type { AvroPrimitive, AvroType, FullName, Properties, TypeExpr } from './model.ts';
+import { fullNameKey } from './model.ts';
+import { fullNameFromSource, isValidFullName, upperCamel } from './naming.ts';
+import type { TypeMapping } from './options.ts';
+import type { DeclarationInfo, Projector } from './projector.ts';
+import { SDK, SDK_PREFIX } from './sdk.ts';
+
+const primitive = (name: AvroPrimitive): AvroType => ({ kind: 'primitive', name });
+
+/** Build a full name, rejecting identifiers Avro cannot carry (AVRO003). */
+export function checkedFullName(namespace: string, name: string): FullName {
+  const fullName = { namespace, name };
+  if (!isValidFullName(fullName)) throw nameCollision(`invalid Avro full name ${namespace}.${name}`);
+  return fullName;
+}
+
+/** A union whose branches are non-empty, not nested and distinct by category (AVRO001 otherwise). */
+export function union(branches: readonly AvroType[]): AvroType {
+  if (branches.length === 0) throw unsupportedType('Avro unions cannot be empty');
+  const keys = new Set<string>();
+  for (const branch of branches) {
+    const key = unionBranchKey(branch);
+    if (keys.has(key)) throw unsupportedType(`duplicate Avro union branch: ${key}`);
+    keys.add(key);
+  }
+  return { kind: 'union', branches };
+}
+
+function unionBranchKey(branch: AvroType): string {
+  switch (branch.kind) {
+    case 'primitive':
+      return branch.name;
+    case 'array':
+    case 'map':
+      return branch.kind;
+    case 'union':
+      throw unsupportedType('Avro unions cannot directly contain another union');
+    case 'named':
+      return `named:${fullNameKey(branch.fullName)}`;
+    case 'logical':
+    case 'annotated':
+      return unionBranchKey(branch.physical);
+  }
+}
+
+/** Project a type expression in the context of a schema namespace and the Morphir source owning it. */
+export function projectType(p: Projector, namespace: string, owner: string, tpe: TypeExpr): AvroType {
+  switch (tpe.kind) {
+    case 'unit':
+      return primitive('null');
+    case 'tuple':
+      return projectTuple(p, namespace, owner, tpe.elements);
+    case 'record':
+      throw unsupportedType('anonymous record outside a named alias');
+    case 'reference':
+      return projectReference(p, namespace, owner, tpe.source, tpe.args);
+    case 'variable':
+      throw unboundTypeParameter(`${tpe.name} at ${owner}`);
+    case 'extensible':
+    case 'function':
+      throw unsupportedType(`${owner}: ${canonicalType(tpe)}`);
+  }
+}
+
+function logical(p: Projector, physical: AvroPrimitive, name: string, props: Properties = {}): AvroType {
+  return p.options.logicalTypes ? { kind: 'logical', physical: primitive(physical), logicalType: name, props } : primitive(physical);
+}
+
+/** The Avro type of a `type_mappings` override; carries the source FQName as `morphir.fqname`. */
+export function mappedType(p: Projector, source: string, mapping: TypeMapping): AvroType {
+  const props: Record<string, number | string> = { 'morphir.fqname': source };
+  if (mapping.logicalType === undefined) return { kind: 'annotated', physical: primitive(mapping.type), props };
+  if (mapping.logicalType === 'decimal') {
+    props.precision = mapping.precision ?? p.options.decimalPrecision;
+    props.scale = mapping.scale ?? p.options.decimalScale;
+  }
+  return { kind: 'logical', physical: primitive(mapping.type), logicalType: mapping.logicalType, props };
+}
+
+function projectReference(p: Projector, namespace: string, owner: string, source: string, args: readonly TypeExpr[]): AvroType {
+  if (p.invalidDeclarations.has(source)) throw nameCollision(`reference to conflicting Morphir declaration ${source}`);
+  const mapping = p.options.typeMappings.get(source);
+  if (mapping) return mappedType(p, source, mapping);
+  const arity = args.length;
+  const arg = (i: number): AvroType => projectType(p, namespace, owner, args[i]);
+  switch (source) {
+    case SDK.bool: if (arity === 0) return primitive('boolean'); break;
+    case SDK.int: if (arity === 0) return primitive('long'); break;
+    case SDK.float: if (arity === 0) return primitive('double'); break;
+    case SDK.string: if (arity === 0) return primitive('string'); break;
+    case SDK.char:
+      if (arity === 0) return { kind: 'annotated', physical: primitive('string'), props: { 'morphir.type': 'Char' } };
+      break;
+    case SDK.maybe: if (arity === 1) return union([primitive('null'), arg(0)]); break;
+    case SDK.list: if (arity === 1) return { kind: 'array', items: arg(0), props: {} }; break;
+    case SDK.set: if (arity === 1) return { kind: 'array', items: arg(0), props: { 'morphir.collection-kind': 'set' } }; break;
+    case SDK.dict:
+      if (arity === 2) {
+        if (!dictKeyIsString(p, args[0], new Set())) throw unsupportedType(`Dict key ${canonicalType(args[0])}`);
+        return { kind: 'map', values: arg(1), props: {} };
+      }
+      break;
+    case SDK.result: if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
+    case SDK.localDate: if (arity === 0) return logical(p, 'int', 'date'); break;
+    case SDK.localTime: if (arity === 0) return logical(p, 'long', 'time-micros'); break;
+    case SDK.instant:
+    case SDK.dateTime: if (arity === 0) return logical(p, 'long', 'timestamp-micros'); break;
+    case SDK.uuid: if (arity === 0) return logical(p, 'string', 'uuid'); break;
+    case SDK.decimal:
+      if (arity === 0) return logical(p, 'bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale });
+      break;
+  }
+  if (source.startsWith(SDK_PREFIX)) throw unsupportedType(source);
+  return projectDeclaredReference(p, namespace, source, args);
+}
+
+function dictKeyIsString(p: Projector, tpe: TypeExpr, resolving: Set<string>): boolean {
+  if (tpe.kind !== 'reference') return false;
+  const mapping = p.options.typeMappings.get(tpe.source);
+  if (mapping) return mapping.type === 'string';
+  if (tpe.source === SDK.string && tpe.args.length === 0) return true;
+  if (p.options.aliases !== 'inline') return false;
+  const identity = canonicalType(tpe);
+  if (resolving.has(identity)) return false;
+  const declaration = p.declarations.get(tpe.source)?.declaration;
+  if (!declaration || declaration.kind !== 'alias' || declaration.params.length !== tpe.args.length || declaration.value.kind === 'record') {
+    return false;
+  }
+  resolving.add(identity);
+  const compatible = dictKeyIsString(p, substitute(declaration.value, bindings(declaration.params, tpe.args)), resolving);
+  resolving.delete(identity);
+  return compatible;
+}
+
+/** Map type parameter names to the arguments of an application. */
+export function bindings(params: readonly string[], args: readonly TypeExpr[]): Map<string, TypeExpr> {
+  return new Map(params.map((param, i) => [param, args[i]]));
+}
+
+function sameArgs(left: readonly TypeExpr[], right: readonly TypeExpr[]): boolean {
+  return left.length === right.length && left.every((arg, i) => canonicalType(arg) === canonicalType(right[i]));
+}
+
+function projectDeclaredReference(p: Projector, namespace: string, source: string, args: readonly TypeExpr[]): AvroType {
+  const info = p.declarations.get(source);
+  if (!info) {
+    throw p.options.dependencies === 'linked' ? missingLinkedDependency(source) : unsupportedType(source);
+  }
+  const declaration = info.declaration;
+  if (declaration.params.length !== args.length) throw unsupportedType(source);
+  const substitutions = bindings(declaration.params, args);
+  const fullName = args.length === 0 ? info.fullName : specializedName(p, info, args);
+  const aliasValue = declaration.kind === 'alias' ? substitute(declaration.value, substitutions) : undefined;
+  const isNamed =
+    aliasValue?.kind === 'record' || (aliasValue !== undefined && p.options.aliases === 'wrapper-record') || declaration.kind === 'custom';
+  const linked = p.isLinked(info);
+  const complexity = args.reduce((sum, arg) => sum + typeComplexity(arg), 0);
+  const active = p.activeFor(source);
+  if (active.length > 0) {
+    if (isNamed && active.some((s) => sameArgs(s.args, args))) return { kind: 'named', fullName };
+    if (complexity >= active[active.length - 1].complexity) throw unsafeRecursion(source);
+  }
+  const leave = p.enter(source, args, args.map(canonicalType).join(','), complexity);
+  try {
+    if (declaration.kind === 'alias' && aliasValue !== undefined) {
+      if (isNamed) {
+        projectAliasSchema(p, source, fullName, aliasValue, declaration.doc, linked);
+        return { kind: 'named', fullName };
+      }
+      return projectType(p, namespace, source, aliasValue);
+    }
+    if (declaration.kind === 'custom') {
+      projectCustom(p, source, fullName, declaration.constructors, substitutions, declaration.doc, linked);
+      return { kind: 'named', fullName };
+    }
+    throw unsupportedType(source);
+  } finally {
+    leave();
+  }
+}
+
+function specializedName(p: Projector, info: DeclarationInfo, args: readonly TypeExpr[]): FullName {
+  const readable = info.fullName.name + args.map((arg) => typeSuffix(p, arg)).join('');
+  const fullName = checkedFullName(info.fullName.namespace, `${readable}_${typeApplicationDigest(info.declaration.source, args)}`);
+  p.claim(fullNameKey(fullName), `${info.declaration.source}<${args.map(canonicalType).join(',')}>`);
+  return fullName;
+}
+
+const SUFFIXES: Record<string, string> = {
+  [SDK.bool]: 'Bool', [SDK.int]: 'Int', [SDK.float]: 'Float', [SDK.string]: 'String', [SDK.char]: 'Char',
+};
+
+/** Readable part of a generated name for one type argument (`String`, `ListCustomer`, `Type<hex>`). */
+export function typeSuffix(p: Projector, tpe: TypeExpr): string {
+  if (tpe.kind === 'reference') {
+    const base =
+      SUFFIXES[tpe.source] ??
+      p.declarations.get(tpe.source)?.fullName.name ??
+      fullNameFromSource(tpe.source)?.name ??
+      upperCamel(tpe.source);
+    return base + tpe.args.map((arg) => typeSuffix(p, arg)).join('');
+  }
+  if (tpe.kind === 'variable') return upperCamel(tpe.name);
+  return `Type${digest8(canonicalType(tpe))}`;
+}
+
+function projectResult(p: Projector, namespace: string, owner: string, error: TypeExpr, value: TypeExpr): AvroType {
+  const name = `Result${typeSuffix(p, error)}${typeSuffix(p, value)}_${typeApplicationDigest(SDK.result, [error, value])}`;
+  const fullName = checkedFullName(namespace, name);
+  p.claim(fullNameKey(fullName), `${SDK.result}<${canonicalType(error)};${canonicalType(value)}>`);
+  const constructors = [
+    { source: 'morphir/SDK:result#err', name: 'err', args: [{ name: 'error', tpe: error }] },
+    { source: 'morphir/SDK:result#ok', name: 'ok', args: [{ name: 'value', tpe: value }] },
+  ];
+  projectCustom(p, SDK.result, fullName, constructors, new Map(), undefined, p.isLinkedSource(owner));
+  return { kind: 'named', fullName };
+}
+
+function projectTuple(p: Projector, namespace: string, owner: string, elements: readonly TypeExpr[]): AvroType {
+  const projected = elements.map((element) => projectType(p, namespace, owner, element));
+  const identity = tupleIdentity(projected);
+  const fullName = checkedFullName(namespace, `Tuple_${digest12(identity)}`);
+  // The registry compares identities as strings; hex keeps the byte identity exact.
+  p.claim(fullNameKey(fullName), `tuple:${Array.from(identity, (b) => (b < 16 ? '0' : '') + b.toString(16)).join('')}`);
+  if (!p.containsSchema(fullName)) {
+    p.insert(
+      {
+        kind: 'record',
+        fullName,
+        fields: projected.map((type, i) => ({ name: `item${i + 1}`, type, props: {} })),
+        props: { 'morphir.type': 'Tuple' },
+      },
+      p.isLinkedSource(owner),
+    );
+  }
+  return { kind: 'named', fullName };
+}

@@ -1,0 +1,67 @@
+/**
+ * The context each handler receives: progress, logs, secrets and cancellation for the request it
+ * is serving. Everything travels through the host; the guest has no ambient access.
+ */
+import { ErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { Method } from '../../host/src/protocol/index.ts';
+import type { LogLevel, ProgressKind } from '../../host/src/protocol/index.ts';
+import type { GuestHost } from './guest-host.ts';
+
+/** What a handler can do besides computing its result. */
+export interface HandlerContext {
+  /** The JSON-RPC id of the request being served. */
+  readonly requestId: string | number;
+  /** Report progress (`morphir.progress`); dropped when the host did not ask for progress. */
+  progress(kind: ProgressKind, message?: string, percentage?: number): void;
+  /** Send a log line to the host (`morphir.log`), never to stdout. */
+  log(level: LogLevel, message: string): void;
+  /**
+   * Resolve a secret reference such as `env("TOKEN")` through the host (`secret.resolve`). The host
+   * answers only for references the extension's manifest lists and the user approved; otherwise
+   * this rejects with -32012.
+   */
+  secret(reference: string): Promise<string>;
+  /** True once the host cancelled this request. */
+  readonly cancelled: boolean;
+  /** Throws the -32800 cancellation error when the host cancelled this request. */
+  throwIfCancelled(): void;
+}
+
+/** Per-request state the dispatcher keeps. */
+export interface RequestState {
+  cancelled: boolean;
+}
+
+let nextHostRequest = 0;
+
+/** Builds the context for one request. */
+export function createHandlerContext(host: GuestHost, requestId: string | number, state: RequestState, progressEnabled: boolean): HandlerContext {
+  const ctx: HandlerContext = {
+    requestId,
+    progress(kind, message, percentage) {
+      if (!progressEnabled) return;
+      const params: Record<string, unknown> = { requestId, kind };
+      if (message !== undefined) params.message = message;
+      if (percentage !== undefined) params.percentage = Math.max(0, Math.min(100, percentage));
+      host.notify({ jsonrpc: '2.0', method: Method.Progress, params });
+    },
+    log(level, message) {
+      host.notify({ jsonrpc: '2.0', method: Method.Log, params: { level, message } });
+    },
+    async secret(reference) {
+      const response = await host.request({ id: `guest-${++nextHostRequest}`, method: Method.SecretResolve, params: { reference } });
+      if (response.error) throw new MepError(response.error.code, response.error.message, { data: response.error.data });
+      if (typeof response.result !== 'string') {
+        throw new MepError(ErrorCode.InternalError, `The host answered secret.resolve for ${reference} with a non-string value.`);
+      }
+      return response.result;
+    },
+    get cancelled() {
+      return state.cancelled || host.interrupted();
+    },
+    throwIfCancelled() {
+      if (ctx.cancelled) throw new MepError(ErrorCode.RequestCancelled, `Request ${JSON.stringify(requestId)} was cancelled by the host.`);
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,256 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import lifecycle from '../../fixtures/mep/reference/lifecycle-cases.json' with { type: 'json' };
+import describeCases from '../../fixtures/mep/reference/describe-cases.json' with { type: 'json' };
+import malformed from '../../fixtures/mep/reference/malformed-envelopes.json' with { type: 'json' };
+import { checkAgreement, parseClaimSet } from '../../host/src/protocol/index.ts';
+import { createDispatcher } from './dispatcher.ts';
+import { defineExtension } from './define-extension.ts';
+import { MepError } from '../../host/src/protocol/errors.ts';
+import { textArtifact } from './results.ts';
+import type { GuestHost } from './guest-host.ts';
+
+const INIT = { protocolVersions: ['0.1'], host: { name: 'test', version: '1' } };
+
+function fakeHost() {
+  const sent: object[] = [];
+  const exits: number[] = [];
+  let secretAnswer: { result?: unknown; error?: { code: number; message: string } } = { result: 's3cret' };
+  const host: GuestHost = {
+    notify: (m) => void sent.push(m),
+    request: async (m) => {
+      sent.push(m);
+      return secretAnswer;
+    },
+    interrupted: () => false,
+    exit: (code) => void exits.push(code),
+  };
+  return { host, sent, exits, answerSecret: (a: typeof secretAnswer) => (secretAnswer = a) };
+}
+
+function echoExtension() {
+  return defineExtension({
+    info: { id: 'test.echo', name: 'Echo', version: '1.2.3' },
+    backend: {
+      targets: ['echo', 'shout'],
+      irVersions: ['3'],
+      async generate(params, ctx) {
+        ctx.progress('begin', 'starting', 0);
+        if ((params.options as { fail?: boolean } | undefined)?.fail) throw new Error('boom');
+        if ((params.options as { bad?: boolean } | undefined)?.bad) return { artifacts: [{ path: 'x', content: 1 as unknown as string, binary: false }] };
+        if ((params.options as { secret?: string } | undefined)?.secret) {
+          const value = await ctx.secret((params.options as { secret: string }).secret);
+          return { artifacts: [textArtifact('secret.txt', value)] };
+        }
+        ctx.progress('end');
+        return { artifacts: [textArtifact(`out/${params.target}.txt`, JSON.stringify(params.ir))] };
+      },
+    },
+  });
+}
+
+async function call(d: ReturnType<typeof createDispatcher>, method: string, params?: unknown, id: string | number | null = 1) {
+  const message: Record<string, unknown> = { jsonrpc: '2.0', id, method };
+  if (params !== undefined) message.params = params;
+  const reply = await d.dispatch(JSON.stringify(message));
+  return JSON.parse(reply as string) as { id: unknown; result?: any; error?: { code: number; message: string; data?: any } };
+}
+
+const Lifecycle = suite('dispatcher :: lifecycle (reference SDK cases)');
+
+for (const c of lifecycle.cases) {
+  Lifecycle(`should follow ${c.name}`, async () => {
+    const { host } = fakeHost();
+    const d = createDispatcher(echoExtension(), host);
+    for (const step of c.before) {
+      const reply = step === 'initialize' ? await call(d, 'morphir.initialize', INIT) : await call(d, step, {});
+      assert.ok(reply.result !== undefined, `before-step ${step} failed: ${JSON.stringify(reply.error)}`);
+    }
+    for (const r of c.requests) {
+      if (r.method === 'morphir.exit') {
+        assert.is(await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: r.method })), undefined);
+        continue;
+      }
+      const reply = await call(d, r.method, r.params, lifecycle.requestId);
+      assert.equal(reply.id, lifecycle.requestId);
+      const expect = r.expect as { errorCode?: number; error?: boolean; ok?: boolean };
+      if (expect.errorCode !== undefined) assert.is(reply.error?.code, expect.errorCode, `${r.method}: ${JSON.stringify(reply)}`);
+      if (expect.error) assert.ok(reply.error, `${r.method} should fail`);
+      if (expect.ok) assert.ok(reply.result !== undefined, `${r.method} should succeed: ${JSON.stringify(reply.error)}`);
+    }
+  });
+}
+Lifecycle.run();
+
+const Describe = suite('dispatcher :: describe');
+
+for (const c of describeCases.cases) {
+  if (!('request' in c)) continue;
+  Describe(`should answer ${c.name}`, async () => {
+    const d = createDispatcher(echoExtension(), fakeHost().host);
+    const reply = JSON.parse((await d.dispatch(JSON.stringify(c.request))) as string);
+    assert.is(reply.error?.code, (c.expect as { errorCode: number }).errorCode);
+  });
+}
+
+Describe('should return a claim set that agrees with initialize, without side effects', async () => {
+  const d = createDispatcher(echoExtension(), fakeHost().host);
+  const first = await call(d, 'morphir.extension.describe', { protocolVersions: ['0.1'] });
+  const second = await call(d, 'morphir.extension.describe', { protocolVersions: ['0.1'] });
+  assert.equal(first.result, second.result);
+  assert.is(d.state, 'loaded');
+  const claims = parseClaimSet(first.result);
+  const init = await call(d, 'morphir.initialize', INIT, 2);
+  assert.equal(checkAgreement(init.result, claims), { ok: true });
+  const caps = await call(d, 'morphir.extension.capabilities', {}, 3);
+  assert.equal(caps.result, init.result.capabilities);
+});
+
+Describe('should list requires.host as critical when the extension needs a newer host', async () => {
+  const ext = defineExtension({ info: { id: 'a', name: 'A', version: '1.0.0' }, requiresHost: ['>=0.1.0'], validator: { irVersions: ['3'], validate: () => ({}) } });
+  assert.equal(ext.claims.critical, ['requires.host']);
+  assert.equal(ext.claims.requires, { host: ['>=0.1.0'] });
+});
+Describe.run();
+
+const Envelopes = suite('dispatcher :: envelopes');
+
+for (const body of malformed.bodies) {
+  Envelopes(`should refuse ${body} with -32600`, async () => {
+    const d = createDispatcher(echoExtension(), fakeHost().host);
+    const reply = JSON.parse((await d.dispatch(body)) as string);
+    assert.is(reply.error.code, -32600);
+    const parsed = JSON.parse(body);
+    const validId = parsed && typeof parsed === 'object' && (typeof parsed.id === 'string' || Number.isInteger(parsed.id));
+    assert.equal(reply.id, validId ? parsed.id : null);
+  });
+}
+
+Envelopes('should answer unparsable JSON with -32700 and a null id', async () => {
+  const reply = JSON.parse((await createDispatcher(echoExtension(), fakeHost().host).dispatch('{"jsonrpc":')) as string);
+  assert.is(reply.error.code, -32700);
+  assert.is(reply.id, null);
+});
+
+Envelopes('should echo string and integer ids with their type', async () => {
+  const d = createDispatcher(echoExtension(), fakeHost().host);
+  assert.is((await call(d, 'morphir.ping', {}, 17)).id, 17);
+  assert.is((await call(d, 'morphir.ping', {}, 'ping-17')).id, 'ping-17');
+});
+
+Envelopes('should refuse explicit null params for ping and exit sent as a request', async () => {
+  const d = createDispatcher(echoExtension(), fakeHost().host);
+  assert.is((await call(d, 'morphir.ping', null)).error?.code, -32602);
+  assert.is((await call(d, 'morphir.exit', {})).error?.code, -32600);
+});
+Envelopes.run();
+
+const Operations = suite('dispatcher :: operations');
+
+async function ready() {
+  const fake = fakeHost();
+  const d = createDispatcher(echoExtension(), fake.host);
+  await call(d, 'morphir.initialize', INIT, 0);
+  return { d, ...fake };
+}
+
+Operations('should run generate and send progress before answering', async () => {
+  const { d, sent } = await ready();
+  const reply = await call(d, 'morphir.backend.generate', { ir: { formatVersion: 3 }, target: 'echo', options: {} }, 'gen-1');
+  assert.is(reply.result.success, true);
+  assert.equal(reply.result.diagnostics, []);
+  assert.is(reply.result.artifacts[0].path, 'out/echo.txt');
+  assert.equal(sent.map((m: any) => [m.method, m.params.requestId, m.params.kind]), [
+    ['morphir.progress', 'gen-1', 'begin'],
+    ['morphir.progress', 'gen-1', 'end'],
+  ]);
+});
+
+Operations('should refuse a generate without target with -32602 and the zod issues', async () => {
+  const { d } = await ready();
+  const reply = await call(d, 'morphir.backend.generate', { ir: { formatVersion: 3 } });
+  assert.is(reply.error?.code, -32602);
+  assert.ok(reply.error?.data.issues.some((i: { path: string[] }) => i.path[0] === 'target'));
+});
+
+Operations('should answer an unknown target of a multi-target backend with a diagnostic', async () => {
+  const { d } = await ready();
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 'nope' });
+  assert.is(reply.result.success, false);
+  assert.is(reply.result.diagnostics[0].code, 'MEP_UNKNOWN_TARGET');
+});
+
+Operations('should turn a handler throw into -32603 and keep serving', async () => {
+  const { d } = await ready();
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 'echo', options: { fail: true } });
+  assert.is(reply.error?.code, -32603);
+  assert.is((await call(d, 'morphir.ping', {}, 9)).result.ok, true);
+});
+
+Operations('should refuse an invalid handler result with -32603', async () => {
+  const { d } = await ready();
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 'echo', options: { bad: true } });
+  assert.is(reply.error?.code, -32603);
+});
+
+Operations('should answer methods of capabilities it lacks with -32601', async () => {
+  const { d } = await ready();
+  assert.is((await call(d, 'morphir.frontend.compile', { sources: { documents: [] } })).error?.code, -32601);
+  assert.is((await call(d, 'morphir.unknown', {})).error?.code, -32601);
+});
+
+Operations('should resolve secrets through the host and surface denials as -32012', async () => {
+  const { d, sent, answerSecret } = await ready();
+  const ok = await call(d, 'morphir.backend.generate', { ir: {}, target: 'echo', options: { secret: 'env("TOKEN")' } });
+  assert.is(ok.result.artifacts[0].content, 's3cret');
+  assert.equal((sent.at(-1) as any).params, { reference: 'env("TOKEN")' });
+  answerSecret({ error: { code: -32012, message: 'denied' } });
+  const denied = await call(d, 'morphir.backend.generate', { ir: {}, target: 'echo', options: { secret: 'env("OTHER")' } });
+  assert.is(denied.error?.code, -32012);
+});
+
+Operations('should report cancellation through the context', async () => {
+  let resolveStarted!: () => void;
+  const started = new Promise<void>((r) => (resolveStarted = r));
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const ext = defineExtension({
+    info: { id: 'slow', name: 'Slow', version: '1.0.0' },
+    backend: {
+      targets: ['t'],
+      irVersions: ['3'],
+      async generate(_p, ctx) {
+        resolveStarted();
+        await gate;
+        ctx.throwIfCancelled();
+        return { artifacts: [] };
+      },
+    },
+  });
+  const d = createDispatcher(ext, fakeHost().host);
+  await call(d, 'morphir.initialize', INIT, 0);
+  const pending = call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'slow-1');
+  await started;
+  await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'slow-1' } }));
+  release();
+  assert.is((await pending).error?.code, -32800);
+});
+
+Operations('should exit cleanly after shutdown and with 1 mid-session', async () => {
+  const a = await ready();
+  await a.d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: 'morphir.exit' }));
+  assert.equal(a.exits, [1]);
+  const b = await ready();
+  await call(b.d, 'morphir.shutdown', {});
+  await b.d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: 'morphir.exit' }));
+  assert.equal(b.exits, [0]);
+});
+
+Operations('should reject bad definitions and artifact paths early', () => {
+  assert.throws(() => defineExtension({ info: { id: '', name: 'x', version: '1' }, validator: { irVersions: ['3'], validate: () => ({}) } }), /info.id/);
+  assert.throws(() => defineExtension({ info: { id: 'x', name: 'x', version: '1' } }), /at least one/);
+  assert.throws(() => textArtifact('../escape.avsc', ''), /relative/);
+  assert.throws(() => textArtifact('/abs', ''), /relative/);
+  assert.ok(new MepError(-32012, 'x').isWire);
+});
+Operations.run();

@@ -1,0 +1,226 @@
+/**
+ * The guest-side dispatcher: one JSON-RPC message in, at most one response out. It owns the
+ * protocol so authors do not: envelope checks, the lifecycle (MEP 0.1, Lifecycle), version
+ * negotiation, describe, parameter validation and error mapping. It is the only place that turns
+ * an unknown throw into InternalError.
+ */
+import { ErrorCode, MepError, isMepError } from '../../host/src/protocol/errors.ts';
+import {
+  CompileResult,
+  DescribeParams,
+  EmptyParams,
+  GenerateParams,
+  GenerateResult,
+  InitializeParams,
+  Method,
+  PRE_INITIALIZE_METHODS,
+  PROTOCOL_VERSIONS,
+  TransformParams,
+  TransformResult,
+  ValidateParams,
+  ValidateResult,
+  decodeParams,
+  normalizeCompileParams,
+} from '../../host/src/protocol/index.ts';
+import { createHandlerContext } from './context.ts';
+import type { HandlerContext, RequestState } from './context.ts';
+import type { AuthorDiagnostic, Extension } from './define-extension.ts';
+import type { GuestHost } from './guest-host.ts';
+
+type Id = string | number | null;
+type Response = { jsonrpc: '2.0'; id: Id; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+
+/** Lifecycle of the guest: before initialize, initialized, after shutdown. */
+type GuestState = 'loaded' | 'ready' | 'stopped';
+
+const OPERATIONS = new Set<string>([Method.FrontendCompile, Method.BackendGenerate, Method.ValidatorValidate, Method.TransformTransform]);
+
+const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
+
+function errorResponse(id: Id, code: number, message: string, data?: unknown): Response {
+  const error: Response['error'] = { code, message };
+  if (data !== undefined) error.data = data;
+  return { jsonrpc: '2.0', id, error };
+}
+
+/** Fill `success` and `diagnostics` an author left out: success means "no error diagnostic". */
+function complete<T extends { success?: boolean; diagnostics?: AuthorDiagnostic[] }>(answer: T): T & { success: boolean; diagnostics: AuthorDiagnostic[] } {
+  const diagnostics = answer.diagnostics ?? [];
+  const success = answer.success ?? !diagnostics.some((d) => d.severity === 'error');
+  return { ...answer, success, diagnostics };
+}
+
+/** A dispatcher bound to one extension and one host. */
+export interface Dispatcher {
+  /** Handle one message (raw JSON text); resolves with the response text, or undefined for a notification. */
+  dispatch(text: string): Promise<string | undefined>;
+  /** The current lifecycle state (for tests and bindings). */
+  readonly state: GuestState;
+}
+
+/**
+ * Create the dispatcher for `extension`, talking to the host through `host`.
+ *
+ * @example
+ * const dispatcher = createDispatcher(extension, host);
+ * const reply = await dispatcher.dispatch('{"jsonrpc":"2.0","id":1,"method":"morphir.ping"}');
+ */
+export function createDispatcher(extension: Extension, host: GuestHost): Dispatcher {
+  const def = extension.definition;
+  let state: GuestState = 'loaded';
+  let progressEnabled = true;
+  const running = new Map<string | number, RequestState>();
+  // $/cancelRequest may overtake its request in a concurrent host: remember it (bounded).
+  const cancelledEarly = new Set<string | number>();
+
+  async function operation(method: string, params: unknown, ctx: HandlerContext): Promise<unknown> {
+    switch (method) {
+      case Method.BackendGenerate: {
+        if (!def.backend) break;
+        const p = decodeParams(GenerateParams, params, method);
+        // MEP 0.1, Backend generation: several targets → an unknown target is a diagnostic, never a default.
+        if (def.backend.targets.length > 1 && !def.backend.targets.includes(p.target)) {
+          return { success: false, artifacts: [], diagnostics: [{ severity: 'error', code: 'MEP_UNKNOWN_TARGET', message: `Target '${p.target}' is not one of this extension's targets (${def.backend.targets.join(', ')}).` }] };
+        }
+        return checked(GenerateResult, complete(await def.backend.generate(p, ctx)), method);
+      }
+      case Method.FrontendCompile: {
+        if (!def.frontend) break;
+        const p = normalizeCompileParams(params);
+        return checked(CompileResult, complete(await def.frontend.compile(p, ctx)), method);
+      }
+      case Method.ValidatorValidate: {
+        if (!def.validator) break;
+        return checked(ValidateResult, complete(await def.validator.validate(decodeParams(ValidateParams, params, method), ctx)), method);
+      }
+      case Method.TransformTransform: {
+        if (!def.transform) break;
+        return checked(TransformResult, complete(await def.transform.transform(decodeParams(TransformParams, params, method), ctx)), method);
+      }
+    }
+    throw new MepError(ErrorCode.MethodNotFound, `Method '${method}' is not supported by extension '${def.info.id}'.`);
+  }
+
+  async function request(id: string | number | null, method: string, params: unknown): Promise<unknown> {
+    if (method === Method.Initialize && state !== 'stopped') {
+      if (state !== 'loaded') throw new MepError(ErrorCode.InvalidRequest, `Extension '${def.info.id}' is already initialized.`);
+      const p = decodeParams(InitializeParams, params, method);
+      const version = PROTOCOL_VERSIONS.find((v) => p.protocolVersions.includes(v));
+      if (!version) {
+        throw new MepError(ErrorCode.ProtocolVersionMismatch, 'No compatible Morphir Extension Protocol version.', {
+          data: { hostVersions: p.protocolVersions, extensionVersions: [...PROTOCOL_VERSIONS] },
+        });
+      }
+      progressEnabled = p.capabilities?.progress !== false;
+      state = 'ready';
+      return { protocolVersion: version, extension: { ...def.info }, capabilities: extension.capabilities };
+    }
+    const allowedNow = state === 'ready' || (state === 'loaded' && (PRE_INITIALIZE_METHODS as readonly string[]).includes(method));
+    if (!allowedNow) {
+      const when = state === 'loaded' ? 'before morphir.initialize' : 'after morphir.shutdown';
+      throw new MepError(ErrorCode.NotInitialized, `Method '${method}' is not allowed ${when}.`);
+    }
+    if (method === Method.Exit) throw new MepError(ErrorCode.InvalidRequest, 'morphir.exit is a notification; send it without an id.');
+    if (method === Method.Ping || method === Method.Info || method === Method.Capabilities || method === Method.Shutdown) {
+      decodeParams(EmptyParams, params, method);
+    }
+    switch (method) {
+      case Method.Ping:
+        return { ok: true };
+      case Method.Describe: {
+        const p = decodeParams(DescribeParams, params, method);
+        if (!PROTOCOL_VERSIONS.some((v) => p.protocolVersions.includes(v))) {
+          throw new MepError(ErrorCode.ProtocolVersionMismatch, 'No compatible Morphir Extension Protocol version.', {
+            data: { hostVersions: p.protocolVersions, extensionVersions: [...PROTOCOL_VERSIONS] },
+          });
+        }
+        return extension.claims;
+      }
+      case Method.Info:
+        return { ...def.info, types: extension.claims.extension.types };
+      case Method.Capabilities:
+        return extension.capabilities;
+      case Method.Shutdown:
+        state = 'stopped';
+        return {};
+    }
+    const requestState: RequestState = { cancelled: id !== null && cancelledEarly.delete(id) };
+    if (id !== null) running.set(id, requestState);
+    try {
+      return await operation(method, params, createHandlerContext(host, id ?? 'null', requestState, progressEnabled));
+    } finally {
+      if (id !== null) running.delete(id);
+    }
+  }
+
+  function notification(method: string, params: unknown): void {
+    if (method === Method.Exit) {
+      // As in LSP: exiting in the middle of a session (no shutdown) is an error exit; a describe-only
+      // conversation (MEP 0.1, Capability claims) or a shut-down session ends cleanly.
+      const clean = state !== 'ready';
+      state = 'stopped';
+      host.exit(clean ? 0 : 1);
+    } else if (method === Method.CancelRequest) {
+      const id = (params as { id?: unknown } | undefined)?.id;
+      if (!isId(id)) return;
+      const target = running.get(id);
+      if (target) target.cancelled = true;
+      else if (cancelledEarly.size < 1024) cancelledEarly.add(id);
+    }
+    else if (state === 'ready' && OPERATIONS.has(method)) {
+      // An operation sent as a notification still runs (the reference SDKs do); it gets no reply.
+      void request(null, method, params).catch(() => undefined);
+    }
+    // morphir.initialized and unknown notifications need nothing (notifications get no reply).
+  }
+
+  async function dispatch(text: string): Promise<string | undefined> {
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return JSON.stringify(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
+    }
+    if (typeof message !== 'object' || message === null || Array.isArray(message)) {
+      return JSON.stringify(errorResponse(null, ErrorCode.InvalidRequest, 'Invalid request: a message must be a JSON object.'));
+    }
+    const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
+    const hasId = 'id' in m;
+    const id: Id = hasId && (isId(m.id) || m.id === null) ? (m.id as Id) : null;
+    if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (hasId && !isId(m.id) && m.id !== null)) {
+      // A response from the host to a guest request never arrives here (bindings route those).
+      return JSON.stringify(errorResponse(id, ErrorCode.InvalidRequest, 'Invalid request: expected {"jsonrpc":"2.0","method":string,"id"?:string|integer}.'));
+    }
+    if (!hasId) {
+      notification(m.method, m.params);
+      return undefined;
+    }
+    try {
+      const result = await request(id, m.method, m.params);
+      return JSON.stringify({ jsonrpc: '2.0', id, result });
+    } catch (error) {
+      return JSON.stringify(toErrorResponse(id, error, def.info.id, m.method));
+    }
+  }
+
+  return {
+    dispatch,
+    get state() {
+      return state;
+    },
+  };
+}
+
+function checked<S extends { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>(schema: S, value: unknown, method: string): unknown {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return value;
+  const issue = parsed.error?.issues[0];
+  throw new MepError(ErrorCode.InternalError, `The extension's ${method} handler returned an invalid result${issue ? ` (${issue.path.map(String).join('.')}: ${issue.message})` : ''}.`);
+}
+
+function toErrorResponse(id: Id, error: unknown, extensionId: string, method: string): Response {
+  if (isMepError(error) && typeof error.code === 'number') return errorResponse(id, error.code, error.message, error.data);
+  const message = error instanceof Error ? error.message : String(error);
+  const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
+  return errorResponse(id, ErrorCode.InternalError, `Extension '${extensionId}' failed in ${method}: ${message}`, stack ? { stack } : undefined);
+}

@@ -1,0 +1,16 @@
+/**
+ * What the guest needs from whatever runs it. The two bindings implement it: Extism host
+ * functions in wasm (binding/wasm.ts), stdio frames in a Node process (binding/process.ts).
+ */
+
+/** The runtime's side of the guest. */
+export interface GuestHost {
+  /** Send one JSON-RPC notification to the host (progress, log). */
+  notify(message: object): void;
+  /** Send one JSON-RPC request to the host and get its response envelope. */
+  request(message: { id: string | number; method: string; params: unknown }): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
+  /** True when the host asked the running call to stop (deadline or cancel), where it can say so. */
+  interrupted(): boolean;
+  /** The host sent morphir.exit: release everything (a process ends; wasm does nothing). */
+  exit(code: number): void;
+}

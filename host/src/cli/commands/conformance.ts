@@ -1,0 +1,31 @@
+/** `mep conformance <extension>`: run the MEP 0.1 conformance suite against a live extension. */
+import { formatResultLine, formatSummary, runConformance } from '../../conformance/index.ts';
+import { openTransport } from '../../registry/launch.ts';
+import { ExitCode } from '../exit-codes.ts';
+import { resolveExtensionArgument } from './extension-argument.ts';
+import type { Command } from './command.ts';
+import { onePositional, parseFlags } from './command.ts';
+
+export const conformanceCommand: Command = {
+  summary: 'run the MEP 0.1 conformance suite against an extension',
+  help: `Usage: mep conformance <extension> [--filter TEXT] [--json]
+
+Runs every conformance case against a fresh instance of the extension and prints one line per
+case, then 'N passed, N failed'. <extension> is a .wasm module, a .js/.mjs file (run with node),
+an executable, or the id of an installed extension. Exit 0 only when every case passes.
+
+  --filter TEXT   run only the cases whose name contains TEXT
+  --json          print the results as JSON`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' } }, 'conformance');
+    const spec = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io);
+    const results = await runConformance({
+      open: () => openTransport(spec),
+      filter: values.filter,
+      onResult: values.json ? undefined : (r) => io.out(formatResultLine(r)),
+    });
+    if (values.json) io.out(JSON.stringify({ extension: spec.path, results }, null, 2));
+    else io.out(formatSummary(results));
+    return results.some((r) => r.status === 'failed') ? ExitCode.Diagnostics : ExitCode.Ok;
+  },
+};

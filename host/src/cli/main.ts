@@ -1,0 +1,62 @@
+/**
+ * The `mep` command: parses the command line, calls the library, renders the outcome and maps it
+ * to a documented exit code. No protocol logic lives here.
+ */
+import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
+import { ExitCode, UsageError } from './exit-codes.ts';
+import { commands } from './commands/index.ts';
+import type { Io } from './io.ts';
+import { processIo } from './io.ts';
+
+const HELP = `mep — run Morphir Extension Protocol (MEP 0.1) extensions, sandboxed in wasm or as processes
+
+Usage: mep <command> [options]
+
+Commands:
+${Object.entries(commands)
+  .map(([name, c]) => `  ${name.padEnd(13)}${c.summary}`)
+  .join('\n')}
+
+Run 'mep <command> --help' for a command's options.
+Exit codes: 0 ok · 1 diagnostics with errors or failed checks · 2 usage · 3 extension or protocol failure`;
+
+/** Runs the CLI with `argv` (without node and script) and returns the exit code. */
+export async function main(argv: string[], io: Io = processIo()): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.out(HELP);
+    return name === undefined ? ExitCode.Usage : ExitCode.Ok;
+  }
+  if (name === '--version' || name === '-v') {
+    io.out('mep-runtime 0.1.0');
+    return ExitCode.Ok;
+  }
+  const command = commands[name];
+  if (!command) {
+    io.err(`mep: unknown command '${name}'. Run 'mep --help' for the list.`);
+    return ExitCode.Usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.out(command.help);
+    return ExitCode.Ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    return reportError(name, error, io);
+  }
+}
+
+function reportError(command: string, error: unknown, io: Io): number {
+  if (error instanceof UsageError) {
+    io.err(`mep ${command}: ${error.message}`);
+    return ExitCode.Usage;
+  }
+  if (isMepError(error)) {
+    io.err(`mep ${command}: ${error.message}`);
+    if (io.verbose && error.data !== undefined) io.err(JSON.stringify(error.data, null, 2));
+    return error.code === LocalErrorCode.Usage ? ExitCode.Usage : error.code === LocalErrorCode.Build ? ExitCode.Diagnostics : ExitCode.ExtensionFailure;
+  }
+  io.err(`mep ${command}: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return ExitCode.ExtensionFailure;
+}

@@ -1,0 +1,45 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createInProcessTransport, defineExtension, diagnostic, textArtifact } from '../../../guest-pdk/src/index.ts';
+import { runConformance } from './runner.ts';
+
+const backend = defineExtension({
+  info: { id: 'conformance.backend', name: 'Conformance backend', version: '1.0.0' },
+  backend: {
+    targets: ['echo'],
+    irVersions: ['3'],
+    generate(params, ctx) {
+      ctx.progress('begin', 'generating');
+      const ir = params.ir as { distribution?: unknown };
+      if (!Array.isArray(ir.distribution) || ir.distribution[0] !== 'Library') {
+        return { artifacts: [], diagnostics: [diagnostic('error', 'not a Library distribution', { code: 'invalid_ir' })] };
+      }
+      ctx.progress('end');
+      return { artifacts: [textArtifact('echo/ir.json', JSON.stringify(params.ir))] };
+    },
+  },
+});
+
+const InProcess = suite('conformance :: in-process PDK extension');
+
+InProcess('should pass every case against a PDK backend', async () => {
+  const results = await runConformance({ open: async () => createInProcessTransport(backend) });
+  const failed = results.filter((r) => r.status === 'failed');
+  assert.equal(failed, [], JSON.stringify(failed, null, 2));
+  const skipped = results.filter((r) => r.status === 'skipped').map((r) => r.name);
+  assert.ok(skipped.every((n) => /compile|source errors/.test(n)), `unexpected skips: ${skipped.join(', ')}`);
+  assert.ok(results.filter((r) => r.status === 'passed').length >= 15);
+});
+
+InProcess('should name the failing case for an extension that breaks one rule', async () => {
+  // A backend whose generate result omits `diagnostics` after the PDK filled it in would be
+  // invisible; instead break a rule the PDK cannot fix: answer an unknown target with success.
+  const sloppy = defineExtension({
+    info: { id: 'sloppy', name: 'Sloppy', version: '1.0.0' },
+    backend: { targets: ['echo'], irVersions: ['3'], generate: () => ({ artifacts: [textArtifact('x', '')], success: true }) },
+  });
+  const results = await runConformance({ open: async () => createInProcessTransport(sloppy) });
+  const failed = results.filter((r) => r.status === 'failed').map((r) => r.name);
+  assert.equal(failed, ['invalid IR is a result with diagnostics, not a protocol error']);
+});
+InProcess.run();

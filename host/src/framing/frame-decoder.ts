@@ -1,0 +1,92 @@
+/**
+ * The shape every framing decoder shares, and the one way framing errors are built.
+ *
+ * A decoder turns a byte stream (process stdout) into whole UTF-8 message bodies. It knows no
+ * JSON-RPC semantics; it only guarantees that each returned string is one complete body.
+ */
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+
+/** A stateful byte-stream decoder. After the first error it stays failed and rethrows it. */
+export interface FrameDecoder {
+  /**
+   * Feed the next chunk of bytes; returns the bodies it completed, in order (often none).
+   * Throws MepError(ERR_FRAMING) when the stream is not valid framing. With `onBody`, each body
+   * is handed over as soon as it is complete (and none are returned), so the bodies that precede
+   * a violation in the same chunk are delivered before the throw.
+   */
+  push(chunk: Uint8Array, onBody?: (body: string) => void): string[];
+  /**
+   * Call at end of stream. Throws MepError(ERR_FRAMING) when a partial frame is left over, so
+   * a truncated last message is never mistaken for a clean end.
+   */
+  end(): void;
+  /** Bytes held for a frame that is not complete yet. */
+  readonly bufferedBytes: number;
+}
+
+/** Options shared by the decoders. */
+export interface FrameDecoderOptions {
+  /** Who is on the other end (an extension id or path), named in every error message. */
+  name: string;
+}
+
+const QUOTE_LIMIT = 80;
+const lossy = new TextDecoder('utf-8', { fatal: false });
+
+/**
+ * Render bytes for an error message: decoded leniently, JSON-quoted (so control characters
+ * are visible) and truncated to a readable length.
+ */
+export function quoteBytes(bytes: Uint8Array, limit = QUOTE_LIMIT): string {
+  const text = lossy.decode(bytes.subarray(0, limit * 4));
+  const cut = text.length > limit ? `${text.slice(0, limit)}…` : text;
+  return JSON.stringify(cut) + (bytes.length > limit ? ` (${bytes.length} bytes)` : '');
+}
+
+/**
+ * Build the framing error: says which extension, what was wrong, quotes the offending bytes,
+ * and what the extension author should do.
+ */
+export function framingError(name: string, problem: string, offending?: Uint8Array, data: Record<string, unknown> = {}): MepError {
+  const quoted = offending === undefined ? '' : ` near ${quoteBytes(offending)}`;
+  const advice =
+    data.limit !== undefined
+      ? 'Raise the message size limit for this extension if such a message is legitimate.'
+      : 'Its standard output must carry protocol frames only; write logs to standard error.';
+  return new MepError(
+    LocalErrorCode.Framing,
+    `Extension ${name} broke the message framing on its output: ${problem}${quoted}. ${advice}`,
+    { data: { extension: name, ...data, ...(offending === undefined ? {} : { bytes: quoteBytes(offending) }) } },
+  );
+}
+
+/**
+ * Decode a body as strict UTF-8 (MEP 0.1: "the byte count covers the UTF-8 JSON body").
+ * Invalid UTF-8 is a framing error rather than silently replaced characters.
+ */
+export function decodeUtf8Body(name: string, body: Uint8Array): string {
+  try {
+    return strict.decode(body);
+  } catch {
+    throw framingError(name, 'a message body is not valid UTF-8', body);
+  }
+}
+const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Parse one decoded body as a JSON object. Anything else (invalid JSON, an array, a number) is
+ * a framing error, because the transport can only hand JSON-RPC objects to the peer.
+ */
+export function parseJsonBody(name: string, body: string): { [key: string]: unknown } {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    throw framingError(name, 'a message body is not valid JSON', encoder.encode(body.slice(0, QUOTE_LIMIT * 2)));
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw framingError(name, 'a message body is not a JSON object', encoder.encode(body.slice(0, QUOTE_LIMIT * 2)));
+  }
+  return value as { [key: string]: unknown };
+}
+const encoder = new TextEncoder();

@@ -1,0 +1,125 @@
+/**
+ * Newline-delimited JSON framing: one JSON object per line, for extensions and daemons that
+ * cannot do Content-Length (host-daemon protocol: "JSON-RPC 2.0 messages, one per line").
+ * Blank lines are ignored; a trailing CR is stripped; a line that does not start with `{` is a
+ * framing violation (typically a log line printed on stdout).
+ */
+import { decodeUtf8Body, framingError, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
+
+/** Options for {@link createNdjsonDecoder}. */
+export interface NdjsonDecoderOptions extends FrameDecoderOptions {
+  /** Longest accepted line in bytes, refused as soon as it is exceeded. Default 8 MiB. */
+  maxLineBytes?: number;
+}
+
+/** Default line limit for ndjson framing. */
+export const DEFAULT_MAX_LINE_BYTES = 8 * 1024 * 1024;
+const LF = 10;
+const CR = 13;
+const OPEN_BRACE = 123;
+const encoder = new TextEncoder();
+
+function isBlank(byte: number): boolean {
+  return byte === 32 || byte === 9 || byte === CR;
+}
+
+/**
+ * Create an ndjson decoder. A line's chunks are joined once, at its newline, so long lines cost
+ * linear time.
+ *
+ * @example
+ * const decoder = createNdjsonDecoder({ name: 'forma-daemon' });
+ * for (const body of decoder.push(chunk)) handle(JSON.parse(body));
+ */
+export function createNdjsonDecoder(options: NdjsonDecoderOptions): FrameDecoder {
+  const name = options.name;
+  const maxLine = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  let parts: Uint8Array[] = [];
+  let lineBytes = 0;
+  let firstByte = -1; // the first non-blank byte of the current line, -1 while none
+  let failure: unknown;
+
+  function fail(error: unknown): never {
+    failure = error;
+    throw error;
+  }
+
+  function takeLine(): Uint8Array {
+    let line: Uint8Array;
+    if (parts.length === 1) line = parts[0];
+    else {
+      line = new Uint8Array(lineBytes);
+      let at = 0;
+      for (const part of parts) {
+        line.set(part, at);
+        at += part.length;
+      }
+    }
+    parts = [];
+    lineBytes = 0;
+    firstByte = -1;
+    return line;
+  }
+
+  function append(piece: Uint8Array): void {
+    if (piece.length === 0) return;
+    if (firstByte < 0) {
+      for (const byte of piece) {
+        if (isBlank(byte)) continue;
+        firstByte = byte;
+        if (byte !== OPEN_BRACE) fail(framingError(name, 'a line is not a JSON object', piece));
+        break;
+      }
+    }
+    lineBytes += piece.length;
+    if (lineBytes > maxLine) {
+      fail(framingError(name, `a line is longer than the limit of ${maxLine} bytes`, parts[0] ?? piece, { limit: maxLine }));
+    }
+    parts.push(piece);
+  }
+
+  function push(chunk: Uint8Array, onBody?: (body: string) => void): string[] {
+    if (failure !== undefined) throw failure;
+    const out: string[] = [];
+    const emit = onBody ?? ((body: string) => void out.push(body));
+    let pos = 0;
+    while (pos < chunk.length) {
+      const newline = chunk.indexOf(LF, pos);
+      if (newline < 0) {
+        append(chunk.subarray(pos));
+        break;
+      }
+      append(chunk.subarray(pos, newline));
+      pos = newline + 1;
+      if (firstByte < 0) {
+        takeLine(); // a blank line
+        continue;
+      }
+      let line = takeLine();
+      let end = line.length;
+      while (end > 0 && isBlank(line[end - 1])) end--;
+      line = line.subarray(0, end);
+      emit(decodeUtf8Body(name, line));
+    }
+    return out;
+  }
+
+  return {
+    push,
+    end() {
+      if (failure !== undefined) throw failure;
+      if (firstByte >= 0) fail(framingError(name, 'the stream ended inside a line', parts[0]));
+    },
+    get bufferedBytes() {
+      return lineBytes;
+    },
+  };
+}
+
+/**
+ * Encode one JSON text as an ndjson line. Raw line breaks can only be insignificant whitespace
+ * in valid JSON (inside strings they are escaped), so they are replaced by spaces.
+ */
+export function encodeNdjson(json: string): Uint8Array {
+  return encoder.encode(`${json.replace(/[\r\n]/g, ' ')}\n`);
+}

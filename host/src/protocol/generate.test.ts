@@ -1,0 +1,45 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { Artifact } from './artifact.ts';
+import { GenerateParams, GenerateResult } from './generate.ts';
+
+const Params = suite('GenerateParams');
+
+Params('should require a non-empty target and an IR object', () => {
+  assert.ok(GenerateParams.safeParse({ ir: {}, target: 'avro', options: {} }).success);
+  assert.ok(GenerateParams.safeParse({ ir: {}, target: 'avro' }).success);
+  assert.not.ok(GenerateParams.safeParse({ ir: {}, options: {} }).success);
+  assert.not.ok(GenerateParams.safeParse({ ir: {}, target: '' }).success);
+  assert.not.ok(GenerateParams.safeParse({ target: 'avro' }).success);
+  assert.not.ok(GenerateParams.safeParse({ ir: '{}', target: 'avro' }).success);
+});
+
+Params('should keep unknown members and the IR unchanged', () => {
+  const ir = { formatVersion: 3, distribution: ['Library', [['morphir']], [], {}] };
+  const p = GenerateParams.parse({ ir, target: 'avro', trace: 'x' });
+  assert.equal(p.ir, ir);
+  assert.is((p as Record<string, unknown>).trace, 'x');
+});
+
+Params.run();
+
+const Artifacts = suite('Artifact');
+
+Artifacts('should have exactly path, content and binary', () => {
+  assert.ok(Artifact.safeParse({ path: 'a/b.avsc', content: '{}', binary: false }).success);
+  assert.not.ok(Artifact.safeParse({ path: 'a/b.avsc', content: '{}', binary: false, mode: '0644' }).success);
+  assert.not.ok(Artifact.safeParse({ path: 'a/b.avsc', content: '{}' }).success);
+  assert.not.ok(Artifact.safeParse({ path: '', content: '{}', binary: false }).success);
+});
+
+Artifacts.run();
+
+const Result = suite('GenerateResult');
+
+Result('should refuse a result whose artifact has an extra member', () => {
+  const result = { success: true, artifacts: [{ path: 'x', content: '', binary: false }], diagnostics: [] };
+  assert.ok(GenerateResult.safeParse(result).success);
+  assert.not.ok(GenerateResult.safeParse({ ...result, artifacts: [{ path: 'x', content: '', binary: false, encoding: 'utf8' }] }).success);
+});
+
+Result.run();

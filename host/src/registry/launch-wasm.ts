@@ -1,0 +1,22 @@
+/**
+ * Node's way to open a wasm extension: worker isolation by default (a guest that never yields
+ * can be killed), inline on request for trusted guests.
+ */
+import type { LogSink, Transport } from '../transport/types.ts';
+import type { WasmGrants, WasmLimits } from '../transport/wasm-limits.ts';
+import { createNodeWasmTransport } from '../transport/wasm-node-worker.ts';
+
+/** Sandbox options of one wasm extension. */
+export interface WasmLaunchOptions {
+  /** Overrides of the default limits (256 MiB memory, 64 MiB messages, 30 s per call). */
+  limits?: Partial<WasmLimits>;
+  /** What the guest may use beyond the sandbox; nothing by default. */
+  grants?: WasmGrants;
+  /** `worker` (default) for untrusted guests, `inline` for trusted ones (faster, not killable). */
+  isolation?: 'worker' | 'inline';
+}
+
+/** Opens a wasm transport for the module `bytes`. */
+export function openWasmTransport(name: string, bytes: Uint8Array, options: WasmLaunchOptions, log?: LogSink): Promise<Transport> {
+  return createNodeWasmTransport({ name, module: bytes, limits: options.limits, grants: options.grants, isolation: options.isolation, log });
+}

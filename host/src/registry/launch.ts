@@ -1,0 +1,63 @@
+/**
+ * From an extension artifact to a live transport (Node edge): `.wasm` runs in the sandbox, a
+ * `.js`/`.mjs`/`.cjs` file runs with this Node.js, anything else runs as an executable.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, extname, resolve } from 'node:path';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { createProcessTransport } from '../transport/process.ts';
+import type { LogSink, Transport } from '../transport/types.ts';
+import { openWasmTransport } from './launch-wasm.ts';
+import type { WasmLaunchOptions } from './launch-wasm.ts';
+
+/** The two public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). */
+export type RuntimeKind = 'process' | 'wasm';
+
+/** Everything needed to start one instance of an extension. */
+export interface LaunchSpec {
+  /** Name used in errors and logs: the extension id, or the artifact's file name. */
+  name: string;
+  runtime: RuntimeKind;
+  /** Absolute path of the artifact (the .wasm module, the script or the executable). */
+  path: string;
+  /** Extra arguments for a process extension. */
+  args?: string[];
+  /** The process environment: exactly these entries, nothing inherited. */
+  env?: Record<string, string>;
+  /** Working directory of a process extension. Default: the artifact's directory. */
+  cwd?: string;
+  /** Process framing. Default content-length (MEP 0.1). */
+  framing?: 'content-length' | 'ndjson';
+  /** Sandbox options for a wasm extension (limits, grants, isolation). */
+  wasm?: WasmLaunchOptions;
+}
+
+/** Builds a {@link LaunchSpec} for an artifact given by path (`mep describe ./x.wasm`). */
+export function specFromPath(path: string, overrides: Partial<LaunchSpec> = {}): LaunchSpec {
+  const absolute = resolve(path);
+  const runtime: RuntimeKind = extname(absolute) === '.wasm' ? 'wasm' : 'process';
+  return { name: basename(absolute), runtime, path: absolute, ...overrides };
+}
+
+/** Opens a fresh transport to the extension described by `spec`. */
+export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Transport> {
+  if (spec.runtime === 'wasm') {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await readFile(spec.path));
+    } catch (error) {
+      throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
+    }
+    return openWasmTransport(spec.name, bytes, spec.wasm ?? {}, log);
+  }
+  const script = /\.(m|c)?js$/.test(spec.path);
+  return createProcessTransport({
+    name: spec.name,
+    command: script ? process.execPath : spec.path,
+    args: script ? [spec.path, ...(spec.args ?? [])] : [...(spec.args ?? [])],
+    cwd: spec.cwd ?? dirname(spec.path),
+    env: spec.env ?? {},
+    framing: spec.framing ?? 'content-length',
+    log,
+  });
+}

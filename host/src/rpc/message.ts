@@ -1,0 +1,96 @@
+/**
+ * JSON-RPC 2.0 envelopes: validation of what arrives and construction of what leaves. The
+ * envelope is checked here once; method names and params are opaque to this layer.
+ */
+import { z } from 'zod';
+import type { JsonRpcMessage } from '../transport/types.ts';
+
+/** A JSON-RPC request id. MEP 0.1: "identifiers may be strings or integers". */
+export type JsonRpcId = string | number;
+
+/** The `error` member of a JSON-RPC error response. */
+export type JsonRpcErrorObject = { code: number; message: string; data?: unknown };
+
+const Id = z.union([z.string(), z.number().int()]);
+const Params = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional();
+const ErrorObject = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
+
+const RequestEnvelope = z.object({ jsonrpc: z.literal('2.0'), id: Id, method: z.string(), params: Params });
+const NotificationEnvelope = z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: Params });
+const ResultEnvelope = z.object({ jsonrpc: z.literal('2.0'), id: Id, result: z.unknown() });
+const ErrorEnvelope = z.object({ jsonrpc: z.literal('2.0'), id: Id.nullable(), error: ErrorObject });
+
+/** One classified incoming message. `invalid` carries the id when one could be recovered. */
+export type IncomingMessage =
+  | { kind: 'request'; id: JsonRpcId; method: string; params: unknown }
+  | { kind: 'notification'; method: string; params: unknown }
+  | { kind: 'result'; id: JsonRpcId; result: unknown }
+  | { kind: 'error'; id: JsonRpcId | null; error: JsonRpcErrorObject }
+  | { kind: 'invalid'; id: JsonRpcId | null; looksLike: 'request' | 'response' | 'unknown'; reason: string; issues?: unknown };
+
+function recoverId(message: JsonRpcMessage): JsonRpcId | null {
+  const parsed = Id.safeParse(message.id);
+  return parsed.success ? parsed.data : null;
+}
+
+/**
+ * Classify and validate one decoded message: jsonrpc "2.0"; id a string or an integer; a
+ * request has a string method; a response has exactly one of result and error.
+ */
+export function parseMessage(message: JsonRpcMessage): IncomingMessage {
+  const hasMethod = 'method' in message;
+  const hasResult = 'result' in message;
+  const hasError = 'error' in message;
+  const id = recoverId(message);
+  const invalid = (looksLike: 'request' | 'response' | 'unknown', reason: string, issues?: unknown): IncomingMessage => ({
+    kind: 'invalid',
+    id,
+    looksLike,
+    reason,
+    ...(issues === undefined ? {} : { issues }),
+  });
+
+  if (hasMethod) {
+    if (hasResult || hasError) return invalid('request', 'a message carries both a method and a result or error');
+    if ('id' in message) {
+      const parsed = RequestEnvelope.safeParse(message);
+      if (!parsed.success) return invalid('request', 'invalid request envelope', z.treeifyError(parsed.error));
+      return { kind: 'request', id: parsed.data.id, method: parsed.data.method, params: message.params };
+    }
+    const parsed = NotificationEnvelope.safeParse(message);
+    if (!parsed.success) return invalid('unknown', 'invalid notification envelope', z.treeifyError(parsed.error));
+    return { kind: 'notification', method: parsed.data.method, params: message.params };
+  }
+  if (hasResult && hasError) return invalid('response', 'a response carries both result and error');
+  if (hasResult) {
+    const parsed = ResultEnvelope.safeParse(message);
+    if (!parsed.success) return invalid('response', 'invalid response envelope', z.treeifyError(parsed.error));
+    return { kind: 'result', id: parsed.data.id, result: message.result };
+  }
+  if (hasError) {
+    const parsed = ErrorEnvelope.safeParse(message);
+    if (!parsed.success) return invalid('response', 'invalid error response envelope', z.treeifyError(parsed.error));
+    return { kind: 'error', id: parsed.data.id, error: parsed.data.error as JsonRpcErrorObject };
+  }
+  return invalid('unknown', 'a message has neither a method nor a result or error');
+}
+
+/** Build a request envelope; `params` is omitted when undefined. */
+export function requestMessage(id: JsonRpcId, method: string, params?: unknown): JsonRpcMessage {
+  return params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+}
+
+/** Build a notification envelope; `params` is omitted when undefined. */
+export function notificationMessage(method: string, params?: unknown): JsonRpcMessage {
+  return params === undefined ? { jsonrpc: '2.0', method } : { jsonrpc: '2.0', method, params };
+}
+
+/** Build a success response; an undefined result is sent as null, since `result` is required. */
+export function resultMessage(id: JsonRpcId | null, result: unknown): JsonRpcMessage {
+  return { jsonrpc: '2.0', id, result: result === undefined ? null : result };
+}
+
+/** Build an error response. */
+export function errorMessage(id: JsonRpcId | null, error: JsonRpcErrorObject): JsonRpcMessage {
+  return { jsonrpc: '2.0', id, error };
+}

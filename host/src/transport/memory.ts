@@ -1,0 +1,105 @@
+/**
+ * An in-memory pair of connected transports, for tests of rpc and sessions. Each message is
+ * copied through JSON (as on a real wire: undefined members vanish, nothing is shared) and
+ * delivered in a microtask, in order; messages sent before a close are delivered before it.
+ */
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { Disposer, JsonRpcMessage, Transport } from './types.ts';
+
+/** Options for {@link createMemoryTransportPair}. */
+export interface MemoryTransportPairOptions {
+  /** Names of the two ends. Default `['host', 'extension']`. */
+  names?: [string, string];
+  /** Deliver inline, inside `send`, instead of in a microtask (like the wasm transport). */
+  sync?: boolean;
+}
+
+/** One end of a memory pair. */
+export interface MemoryTransport extends Transport {
+  /** Ids passed to {@link Transport.cancel} on this end, in order (for tests). */
+  readonly cancelled: ReadonlyArray<string | number>;
+  /** True once this end is closed. */
+  readonly closed: boolean;
+  /**
+   * Simulate this end dying: it closes with `error` (e.g. ExtensionCrashed) and the other end
+   * closes with ERR_TRANSPORT_CLOSED.
+   */
+  fail(error: MepError): void;
+}
+
+interface End extends MemoryTransport {
+  deliver(message: JsonRpcMessage): void;
+  shut(error: MepError | undefined): void;
+}
+
+function createEnd(name: string, schedule: (task: () => void) => void, peer: () => End): End {
+  const messageListeners = new Set<(message: JsonRpcMessage) => void>();
+  const closeListeners = new Set<(error?: MepError) => void>();
+  const cancelled: Array<string | number> = [];
+  let closed = false;
+
+  const end: End = {
+    name,
+    cancelled,
+    get closed() {
+      return closed;
+    },
+    send(message) {
+      if (closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${peer().name}: the memory transport ${name} is closed.`);
+      const copy = JSON.parse(JSON.stringify(message)) as JsonRpcMessage;
+      const other = peer();
+      schedule(() => other.deliver(copy));
+    },
+    onMessage(listener) {
+      messageListeners.add(listener);
+      return (() => void messageListeners.delete(listener)) as Disposer;
+    },
+    onClose(listener) {
+      closeListeners.add(listener);
+      return (() => void closeListeners.delete(listener)) as Disposer;
+    },
+    cancel(id) {
+      cancelled.push(id);
+    },
+    deliver(message) {
+      if (closed) return;
+      for (const listener of [...messageListeners]) listener(message);
+    },
+    shut(error) {
+      if (closed) return;
+      closed = true;
+      for (const listener of [...closeListeners]) listener(error);
+      messageListeners.clear();
+      closeListeners.clear();
+    },
+    fail(error) {
+      if (closed) return;
+      const other = peer();
+      end.shut(error);
+      schedule(() => other.shut(new MepError(LocalErrorCode.TransportClosed, `The memory transport ${name} died.`, { cause: error })));
+    },
+    async close() {
+      if (closed) return;
+      const other = peer();
+      end.shut(undefined);
+      schedule(() => other.shut(new MepError(LocalErrorCode.TransportClosed, `The memory transport ${name} was closed by its owner.`)));
+    },
+  };
+  return end;
+}
+
+/**
+ * Create two connected transports: what one sends, the other receives.
+ *
+ * @example
+ * const [host, extension] = createMemoryTransportPair();
+ * try { extension.onMessage((m) => …); host.send({ jsonrpc: '2.0', method: 'x' }) }
+ * finally { await host.close(); await extension.close() }
+ */
+export function createMemoryTransportPair(options: MemoryTransportPairOptions = {}): [MemoryTransport, MemoryTransport] {
+  const [aName, bName] = options.names ?? ['host', 'extension'];
+  const schedule = options.sync ? (task: () => void) => task() : (task: () => void) => queueMicrotask(task);
+  const a: End = createEnd(aName, schedule, () => b);
+  const b: End = createEnd(bName, schedule, () => a);
+  return [a, b];
+}

@@ -1,0 +1,42 @@
+/**
+ * The Transport contract every way of reaching an extension implements (process, wasm, memory).
+ * A transport moves whole JSON-RPC messages; it never interprets a method name.
+ */
+import type { MepError } from '../protocol/errors.ts';
+
+/** A decoded JSON-RPC message: request, response or notification. Validated by `rpc/`. */
+export type JsonRpcMessage = { [key: string]: unknown };
+
+/** A listener disposer, returned by every `onX`. */
+export type Disposer = () => void;
+
+/** Receives human-readable log lines from an extension (process stderr, wasm guest logs). */
+export type LogSink = (entry: { level: 'debug' | 'info' | 'warn' | 'error'; message: string; source: string }) => void;
+
+/** A bidirectional message channel to one extension instance. */
+export interface Transport {
+  /** What the transport talks to, for error messages: an extension id or an artifact path. */
+  readonly name: string;
+  /** Queue one message to the extension. Throws MepError(ERR_TRANSPORT_CLOSED) once closed. */
+  send(message: JsonRpcMessage): void;
+  /** Called for every message from the extension, in arrival order. */
+  onMessage(listener: (message: JsonRpcMessage) => void): Disposer;
+  /**
+   * Called once when the transport can carry no more messages; `error` says why when it was not
+   * a requested close (crash, framing violation, limit). Pending requests must then be rejected.
+   */
+  onClose(listener: (error?: MepError) => void): Disposer;
+  /**
+   * Optional, for conformance testing only: deliver `body` to the extension exactly as given, even
+   * when it is not valid JSON or not a JSON-RPC envelope, to see how the extension refuses it.
+   */
+  sendRaw?(body: string): void;
+  /**
+   * Optional out-of-band cancellation of request `id` (a JSON-RPC id, never a method): drop it if
+   * still queued (answering -32800 for it) or interrupt it if running. The rpc peer calls this in
+   * addition to sending `$/cancelRequest`.
+   */
+  cancel?(id: string | number): void;
+  /** Stop the extension and release everything; resolves when nothing is left running. */
+  close(): Promise<void>;
+}

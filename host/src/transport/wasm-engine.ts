@@ -1,0 +1,292 @@
+/**
+ * The guest engine: one Extism plugin instance of an MEP guest, the host functions of
+ * wit/mep-guest.wit, and one `handle` call at a time with limits and a deadline. It runs on
+ * whatever thread creates it (inline, or inside the worker of worker isolation) and never
+ * rejects a call: every failure becomes a {@link RunOutcome}.
+ *
+ * The Extism SDK itself is injected ({@link CreateExtismPlugin}) so that `wasm.ts` stays the
+ * only file importing `@extism/extism`.
+ */
+import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../protocol/errors.ts';
+import { WASM_PAGE_BYTES, type WasmGrants, type WasmLimits } from './wasm-limits.ts';
+
+/** Values of the interrupt flag the guest reads through `mep_interrupt`. */
+export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
+
+/** The subset of an Extism plugin the engine uses. */
+export interface ExtismPluginLike {
+  call(funcName: [string, string], input?: Uint8Array): Promise<{ bytes(): Uint8Array } | null>;
+  reset(): Promise<boolean>;
+  getInstance(name?: string): Promise<WebAssembly.Instance>;
+  close(): Promise<void>;
+}
+
+/** The Extism kernel's call context as host functions receive it. */
+export interface ExtismCallContextLike {
+  alloc(size: bigint | number): bigint;
+}
+
+/** A host function in Extism's foreground form: the call context first, then wasm arguments. */
+export type ExtismHostFunction = (cx: ExtismCallContextLike, ...args: never[]) => unknown;
+
+/** Creates a foreground Extism plugin named `main` with no WASI, paths or hosts. */
+export type CreateExtismPlugin = (
+  module: WebAssembly.Module,
+  options: {
+    functions: Record<string, Record<string, ExtismHostFunction>>;
+    config: Record<string, string>;
+    log: (level: LogLevel, message: string) => void;
+  },
+) => Promise<ExtismPluginLike>;
+
+/** Log levels of Extism guests. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Where the guest's messages go during a call. All synchronous. */
+export interface GuestBridge {
+  /** A notification from the guest (bytes own their buffer). */
+  notify(bytes: Uint8Array): void;
+  /** A request from the guest: its response's bytes, or null when none is available. */
+  request(bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null;
+  /** A log line from the guest through the Extism kernel. */
+  log(level: LogLevel, message: string): void;
+}
+
+/** Options of {@link createWasmEngine}. */
+export interface WasmEngineOptions {
+  name: string;
+  limits: WasmLimits;
+  grants: WasmGrants;
+  /** Slot 0 is the interrupt flag ({@link Interrupt}); may be backed by a SharedArrayBuffer. */
+  interruptFlag: Int32Array;
+  bridge: GuestBridge;
+}
+
+/** A failure as plain data, so it can cross a thread boundary. */
+export interface SerializedError {
+  code: MepErrorCode;
+  message: string;
+  data?: unknown;
+}
+
+/** How one `handle` call ended. */
+export type RunOutcome =
+  | { ok: true; output: Uint8Array | null; interrupt: number; elapsedMs: number }
+  | {
+      ok: false;
+      error: SerializedError;
+      /** True for a failure the guest reported itself (`error_set`): the instance is still sound. */
+      guestError: boolean;
+      interrupt: number;
+      elapsedMs: number;
+    };
+
+/** One guest instance. */
+export interface WasmEngine {
+  /** Runs `handle` with `input` (which must own its buffer). Never rejects. */
+  call(input: Uint8Array, timeoutMs: number): Promise<RunOutcome>;
+  close(): Promise<void>;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Instantiates `module` (already checked by `checkGuestModule`) with the MEP host functions. */
+export async function createWasmEngine(
+  module: WebAssembly.Module,
+  options: WasmEngineOptions,
+  createPlugin: CreateExtismPlugin,
+): Promise<WasmEngine> {
+  const { name, limits, grants, interruptFlag, bridge } = options;
+  const capBytes = Math.floor(limits.maxMemoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
+  let memory: WebAssembly.Memory | undefined;
+  let input: Uint8Array = EMPTY;
+  let output: Uint8Array | null = null;
+  let refused: MepError | null = null;
+  let reply: Uint8Array | null = null;
+  let deadline = Infinity;
+  let interruptSeen = 0;
+  let allocated = 0;
+
+  const guestMemory = (): Uint8Array => {
+    if (memory === undefined) throw crash(name, 'the guest exports no memory "memory"');
+    return new Uint8Array(memory.buffer);
+  };
+  const region = (ptr: number, len: number, what: string): [Uint8Array, number, number] => {
+    const mem = guestMemory();
+    const start = ptr >>> 0;
+    const length = len >>> 0;
+    if (start + length > mem.byteLength) throw crash(name, `${what} points outside guest memory (${start}+${length} > ${mem.byteLength})`);
+    return [mem, start, length];
+  };
+  const tooBig = (what: string, len: number): MepError =>
+    new MepError(
+      LocalErrorCode.Limit,
+      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its limit of ${limits.maxResponseBytes}: raise maxResponseBytes for it or make the extension send less.`,
+      { data: { extension: name, limit: 'maxResponseBytes', size: len } },
+    );
+  const interrupted = (): number => {
+    const flag = Atomics.load(interruptFlag, 0);
+    if (flag !== Interrupt.None) return (interruptSeen ||= flag);
+    if (performance.now() > deadline) return (interruptSeen ||= Interrupt.Deadline);
+    return 0;
+  };
+  const shouldStop = (): boolean => interrupted() !== 0;
+
+  const user: Record<string, ExtismHostFunction> = {
+    mep_input_copy: (_cx, ptr: number, len: number) => {
+      const [mem, start, length] = region(ptr, len, 'mep_input_copy');
+      const n = Math.min(length, input.length);
+      mem.set(n === input.length ? input : input.subarray(0, n), start);
+      return n;
+    },
+    mep_output_copy: (_cx, ptr: number, len: number) => {
+      // Checked before copying: an oversized output is refused without touching it.
+      if (len >>> 0 > limits.maxResponseBytes) {
+        refused = tooBig('response', len >>> 0);
+        return 1;
+      }
+      const [mem, start, length] = region(ptr, len, 'mep_output_copy');
+      output = mem.slice(start, start + length);
+      return 0;
+    },
+    mep_notify: (_cx, ptr: number, len: number) => {
+      if (len >>> 0 > limits.maxResponseBytes) throw tooBig('notification', len >>> 0);
+      const [mem, start, length] = region(ptr, len, 'mep_notify');
+      bridge.notify(mem.slice(start, start + length));
+    },
+    mep_request: (_cx, ptr: number, len: number) => {
+      if (len >>> 0 > limits.maxResponseBytes) throw tooBig('request', len >>> 0);
+      const [mem, start, length] = region(ptr, len, 'mep_request');
+      reply = bridge.request(mem.slice(start, start + length), shouldStop);
+      return reply === null ? -1 : reply.length;
+    },
+    mep_reply_copy: (_cx, ptr: number, len: number) => {
+      if (reply === null) return 0;
+      const [mem, start, length] = region(ptr, len, 'mep_reply_copy');
+      const n = Math.min(length, reply.length);
+      mem.set(n === reply.length ? reply : reply.subarray(0, n), start);
+      return n;
+    },
+    mep_interrupt: () => interrupted(),
+    mep_clock_ms: () => (grants.clock ? Date.now() : 0),
+    mep_random_fill: (_cx, ptr: number, len: number) => {
+      if (!grants.random) return 0;
+      const [mem, start, length] = region(ptr, len, 'mep_random_fill');
+      // getRandomValues fills at most 65536 bytes per call.
+      for (let at = 0; at < length; at += 65_536) {
+        crypto.getRandomValues(mem.subarray(start + at, start + Math.min(length, at + 65_536)));
+      }
+      return length;
+    },
+  };
+  const kernel: Record<string, ExtismHostFunction> = {
+    // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
+    alloc: (cx, size: bigint) => {
+      allocated += Number(size);
+      if (allocated > limits.maxMemoryBytes) {
+        throw new MepError(
+          LocalErrorCode.Limit,
+          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call: raise maxMemoryBytes for it or make it use less.`,
+          { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
+        );
+      }
+      return cx.alloc(size);
+    },
+  };
+
+  const plugin = await createPlugin(module, {
+    functions: { 'extism:host/user': user, 'extism:host/env': kernel },
+    config: { ...(grants.config ?? {}) },
+    log: bridge.log,
+  });
+  memory = (await plugin.getInstance('main')).exports.memory as WebAssembly.Memory | undefined;
+
+  const memoryBytes = (): number => memory?.buffer.byteLength ?? 0;
+
+  const classify = (error: unknown): { error: MepError; guestError: boolean } => {
+    if (isMepError(error)) return { error, guestError: false };
+    const message = error instanceof Error ? error.message : String(error);
+    // The SDK reports `error_set` only through this message prefix (no error type or code).
+    const guestPrefix = 'Plugin-originated error: ';
+    if (error instanceof Error && !(error instanceof WebAssembly.RuntimeError) && message.startsWith(guestPrefix)) {
+      const guestMessage = message.slice(guestPrefix.length);
+      return {
+        guestError: true,
+        error: new MepError(ErrorCode.ExtensionFailure, `Wasm extension "${name}" failed: ${guestMessage}`, {
+          data: { extension: name, guestMessage },
+        }),
+      };
+    }
+    if (memoryBytes() >= capBytes) {
+      return {
+        guestError: false,
+        error: new MepError(
+          LocalErrorCode.Limit,
+          `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (${message}): raise maxMemoryBytes for it or give it smaller inputs.`,
+          { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() }, cause: error },
+        ),
+      };
+    }
+    return { guestError: false, error: crash(name, message, error) };
+  };
+
+  return {
+    async call(message: Uint8Array, timeoutMs: number): Promise<RunOutcome> {
+      input = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength ? message : message.slice();
+      output = null;
+      refused = null;
+      reply = null;
+      interruptSeen = 0;
+      allocated = 0;
+      const started = performance.now();
+      deadline = started + timeoutMs;
+      let outcome: RunOutcome;
+      try {
+        const extismOutput = await plugin.call(['main', 'handle'], input);
+        const bytes = output ?? extismOutput?.bytes() ?? null;
+        const elapsedMs = performance.now() - started;
+        if (refused !== null) {
+          outcome = { ok: false, error: serialize(refused), guestError: false, interrupt: interruptSeen, elapsedMs };
+        } else if (bytes !== null && bytes.length > limits.maxResponseBytes) {
+          outcome = { ok: false, error: serialize(tooBig('response', bytes.length)), guestError: false, interrupt: interruptSeen, elapsedMs };
+        } else if (memoryBytes() > capBytes) {
+          // Only possible for a module that did not go through compileExtensionModule.
+          const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced, or raise maxMemoryBytes.`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } });
+          outcome = { ok: false, error: serialize(error), guestError: false, interrupt: interruptSeen, elapsedMs };
+        } else {
+          outcome = { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt: interruptSeen, elapsedMs };
+        }
+      } catch (thrown) {
+        const { error, guestError } = classify(thrown);
+        outcome = { ok: false, error: serialize(error), guestError, interrupt: interruptSeen, elapsedMs: performance.now() - started };
+      } finally {
+        input = EMPTY;
+        reply = null;
+        output = null;
+        deadline = Infinity;
+      }
+      // Extism 1.0.3 fails on the 16,384th call of a plugin unless its blocks are reset.
+      await plugin.reset();
+      return outcome;
+    },
+    async close(): Promise<void> {
+      memory = undefined;
+      await plugin.close();
+    },
+  };
+}
+
+function crash(name: string, detail: string, cause?: unknown): MepError {
+  return new MepError(
+    LocalErrorCode.ExtensionCrashed,
+    `Wasm extension "${name}" crashed: ${detail}. Its instance was discarded; start a new session to retry, and report the bug to the extension's author if it persists.`,
+    { data: { extension: name, detail }, cause },
+  );
+}
+
+/** Plain-data form of an error for outcomes. */
+export function serialize(error: MepError): SerializedError {
+  const out: SerializedError = { code: error.code, message: error.message };
+  if (error.data !== undefined) out.data = error.data;
+  return out;
+}

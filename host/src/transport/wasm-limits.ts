@@ -1,0 +1,74 @@
+/**
+ * Resource limits and capability grants of one wasm extension, with the reference host's
+ * defaults (architecture.md, Decisions: memory 256 MiB, 30 s per call, 64 MiB per message).
+ */
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+
+/** Bytes in one wasm page. */
+export const WASM_PAGE_BYTES = 65_536;
+
+/** What one wasm extension may consume. Every field is a positive integer. */
+export interface WasmLimits {
+  /** Cap on the guest's linear memory and on Extism kernel allocations per call, in bytes. */
+  maxMemoryBytes: number;
+  /** Cap on one message sent to the guest (the encoded JSON), in bytes. */
+  maxRequestBytes: number;
+  /** Cap on one message from the guest (response, notification, guest request), in bytes. */
+  maxResponseBytes: number;
+  /** Deadline of one `handle` call, in milliseconds. */
+  callTimeoutMs: number;
+}
+
+/** The defaults: 256 MiB memory, 64 MiB each way, 30 s per call. */
+export const DEFAULT_WASM_LIMITS: Readonly<WasmLimits> = Object.freeze({
+  maxMemoryBytes: 256 * 1024 * 1024,
+  maxRequestBytes: 64 * 1024 * 1024,
+  maxResponseBytes: 64 * 1024 * 1024,
+  callTimeoutMs: 30_000,
+});
+
+/**
+ * What the host grants a guest beyond the sandbox. Nothing is granted by default: no config
+ * entries, `mep_clock_ms` returns 0 and `mep_random_fill` fills nothing.
+ */
+export interface WasmGrants {
+  /** Entries readable through the Extism kernel's `config_get`. */
+  config?: Record<string, string>;
+  /** Let `mep_clock_ms` return the wall clock. */
+  clock?: boolean;
+  /** Let `mep_random_fill` return cryptographically strong random bytes. */
+  random?: boolean;
+}
+
+/**
+ * Fills the defaults into `limits` once and validates them.
+ * Throws MepError(ERR_USAGE) naming the extension and the bad field.
+ */
+export function resolveWasmLimits(name: string, limits: Partial<WasmLimits> = {}): WasmLimits {
+  const resolved: WasmLimits = { ...DEFAULT_WASM_LIMITS };
+  for (const key of Object.keys(DEFAULT_WASM_LIMITS) as (keyof WasmLimits)[]) {
+    const value = limits[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new MepError(
+        LocalErrorCode.Usage,
+        `Invalid limit ${key}=${String(value)} for wasm extension "${name}": use a positive integer.`,
+        { data: { extension: name, limit: key, value } },
+      );
+    }
+    resolved[key] = value;
+  }
+  if (resolved.maxMemoryBytes < WASM_PAGE_BYTES) {
+    throw new MepError(
+      LocalErrorCode.Usage,
+      `Invalid limit maxMemoryBytes=${resolved.maxMemoryBytes} for wasm extension "${name}": it must be at least one wasm page (65536 bytes).`,
+      { data: { extension: name, limit: 'maxMemoryBytes', value: resolved.maxMemoryBytes } },
+    );
+  }
+  return resolved;
+}
+
+/** The memory cap in whole wasm pages (rounded down, at most 65536 = 4 GiB). */
+export function maxMemoryPages(limits: WasmLimits): number {
+  return Math.min(65_536, Math.floor(limits.maxMemoryBytes / WASM_PAGE_BYTES));
+}

@@ -1,0 +1,119 @@
+/**
+ * Lowers the declared maximum of a wasm module's memories to a page cap by rewriting its
+ * memory section (binary format 1.0, section id 5), so the engine itself refuses growth past
+ * the cap: `memory.grow` returns -1. Every other byte of the module is kept as is.
+ */
+
+/** What {@link capMemorySection} found and did. */
+export interface MemoryCapResult {
+  /** The module bytes with every defined memory's maximum at most the cap. */
+  bytes: Uint8Array;
+  /** The largest declared minimum among the module's defined memories, in pages (0 if none). */
+  minPages: number;
+  /** True when the memory section was rewritten. */
+  changed: boolean;
+}
+
+/** Why a module cannot be capped. */
+export class MemoryCapError extends Error {
+  override readonly name = 'MemoryCapError';
+  constructor(
+    message: string,
+    readonly reason: 'malformed' | 'min-above-cap' | 'memory64',
+    readonly minPages = 0,
+  ) {
+    super(message);
+  }
+}
+
+const MEMORY_SECTION = 5;
+
+/**
+ * Returns `bytes` with each defined memory's maximum set to `min(declared max, capPages)`.
+ * Throws {@link MemoryCapError} when the module is not a wasm binary, uses 64-bit memories, or
+ * declares a minimum above the cap. Imported memories are left alone (the host refuses them).
+ */
+export function capMemorySection(bytes: Uint8Array, capPages: number): MemoryCapResult {
+  if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    throw new MemoryCapError('not a WebAssembly binary (bad magic number)', 'malformed');
+  }
+  let pos = 8;
+  while (pos < bytes.length) {
+    const id = bytes[pos];
+    const size = readU32(bytes, pos + 1);
+    const contentStart = size.next;
+    const contentEnd = contentStart + size.value;
+    if (contentEnd > bytes.length) throw new MemoryCapError('a section runs past the end of the module', 'malformed');
+    if (id === MEMORY_SECTION) {
+      const { content, minPages, changed } = rewriteMemories(bytes.subarray(contentStart, contentEnd), capPages);
+      if (!changed) return { bytes, minPages, changed: false };
+      const header = [MEMORY_SECTION, ...writeU32(content.length)];
+      const out = new Uint8Array(pos + header.length + content.length + (bytes.length - contentEnd));
+      out.set(bytes.subarray(0, pos), 0);
+      out.set(header, pos);
+      out.set(content, pos + header.length);
+      out.set(bytes.subarray(contentEnd), pos + header.length + content.length);
+      return { bytes: out, minPages, changed: true };
+    }
+    pos = contentEnd;
+  }
+  return { bytes, minPages: 0, changed: false };
+}
+
+function rewriteMemories(section: Uint8Array, capPages: number): { content: Uint8Array; minPages: number; changed: boolean } {
+  const count = readU32(section, 0);
+  let pos = count.next;
+  const out: number[] = [...writeU32(count.value)];
+  let minPages = 0;
+  let changed = false;
+  for (let i = 0; i < count.value; i++) {
+    const flags = section[pos];
+    if (flags === undefined) throw new MemoryCapError('truncated memory section', 'malformed');
+    if (flags & 0x04) throw new MemoryCapError('64-bit memories are not supported', 'memory64');
+    const min = readU32(section, pos + 1);
+    pos = min.next;
+    let max: number | undefined;
+    if (flags & 0x01) {
+      const m = readU32(section, pos);
+      max = m.value;
+      pos = m.next;
+    }
+    minPages = Math.max(minPages, min.value);
+    if (min.value > capPages) {
+      throw new MemoryCapError(`declares ${min.value} initial pages, above the cap of ${capPages}`, 'min-above-cap', min.value);
+    }
+    const newMax = max === undefined ? capPages : Math.min(max, capPages);
+    if (newMax !== max) changed = true;
+    out.push(flags | 0x01, ...writeU32(min.value), ...writeU32(newMax));
+  }
+  if (pos !== section.length) throw new MemoryCapError('unexpected bytes after the memory entries', 'malformed');
+  return { content: Uint8Array.from(out), minPages, changed };
+}
+
+/** Reads an unsigned LEB128 u32 at `pos`. */
+export function readU32(bytes: Uint8Array, pos: number): { value: number; next: number } {
+  let value = 0;
+  for (let shift = 0; shift < 35; shift += 7) {
+    const byte = bytes[pos++];
+    if (byte === undefined) throw new MemoryCapError('truncated LEB128 number', 'malformed');
+    value += (byte & 0x7f) * 2 ** shift;
+    if ((byte & 0x80) === 0) {
+      if (value > 0xffff_ffff) break;
+      return { value, next: pos };
+    }
+  }
+  throw new MemoryCapError('LEB128 number too large for u32', 'malformed');
+}
+
+/** Encodes an unsigned LEB128 u32. */
+export function writeU32(value: number): number[] {
+  const out: number[] = [];
+  let v = value >>> 0;
+  do {
+    let byte = v & 0x7f;
+    v >>>= 7;
+    if (v !== 0) byte |= 0x80;
+    out.push(byte);
+  } while (v !== 0);
+  return out;
+}

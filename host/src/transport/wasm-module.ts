@@ -1,0 +1,153 @@
+/**
+ * Compiling wasm extensions once (keyed by sha256 of the bytes and the memory cap) and checking
+ * that a module is an MEP guest that asks for nothing the sandbox does not give.
+ */
+import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { capMemorySection, MemoryCapError } from './wasm-memory-cap.ts';
+import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './wasm-limits.ts';
+
+/** Options for {@link compileExtensionModule}. */
+export interface CompileExtensionOptions {
+  /** The extension id or artifact path, for error messages. */
+  name: string;
+  /** Only `maxMemoryBytes` matters here; defaults apply. */
+  limits?: Partial<WasmLimits>;
+}
+
+/** The host functions of `extism:host/user` (wit/mep-guest.wit), by core wasm name. */
+export const MEP_HOST_FUNCTIONS = [
+  'mep_input_copy',
+  'mep_output_copy',
+  'mep_notify',
+  'mep_request',
+  'mep_reply_copy',
+  'mep_interrupt',
+  'mep_clock_ms',
+  'mep_random_fill',
+] as const;
+
+/** Extism kernel functions a guest may import. `http_*` is left out on purpose: no network. */
+const EXTISM_KERNEL = new Set([
+  'alloc', 'free', 'length', 'length_unsafe', 'load_u8', 'load_u64', 'store_u8', 'store_u64',
+  'input_offset', 'input_length', 'input_load_u8', 'input_load_u64', 'output_set', 'error_set',
+  'config_get', 'var_get', 'var_set', 'log_info', 'log_debug', 'log_warn', 'log_error',
+]);
+const HOST_FUNCTIONS = new Set<string>(MEP_HOST_FUNCTIONS);
+const POINTER_FUNCTIONS = new Set(['mep_input_copy', 'mep_output_copy', 'mep_notify', 'mep_request', 'mep_reply_copy', 'mep_random_fill']);
+
+const CACHE_SIZE = 64;
+const cache = new Map<string, Promise<WebAssembly.Module>>();
+const capped = new WeakMap<WebAssembly.Module, number>();
+
+/**
+ * Compiles a wasm extension with its memory capped at `limits.maxMemoryBytes`, once per
+ * (sha256, cap): later calls return the cached module. A `WebAssembly.Module` is returned as is
+ * (its memory cannot be rewritten; the transport then checks memory after each call instead).
+ * Rejects with MepError(ERR_LIMIT) when the module declares more initial memory than the cap,
+ * MepError(ERR_USAGE) when the bytes are not a valid wasm module.
+ *
+ * @example
+ * const module = await compileExtensionModule(bytes, { name: 'avro' });
+ * const transport = await createWasmTransport({ name: 'avro', module, isolation: 'inline' });
+ * try { … } finally { await transport.close(); }
+ */
+export async function compileExtensionModule(
+  source: Uint8Array | ArrayBuffer | WebAssembly.Module,
+  options: CompileExtensionOptions,
+): Promise<WebAssembly.Module> {
+  if (source instanceof WebAssembly.Module) return source;
+  const { name } = options;
+  const bytes = source instanceof Uint8Array ? source : new Uint8Array(source);
+  const capPages = maxMemoryPages(resolveWasmLimits(name, options.limits));
+  const key = `${await sha256Hex(bytes)}:${capPages}`;
+  let entry = cache.get(key);
+  if (entry === undefined) {
+    entry = compileCapped(bytes, capPages, name);
+    cache.set(key, entry);
+    // A failed compile is not cached: the next attempt reports its own error.
+    entry.catch(() => cache.delete(key));
+    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  }
+  return entry;
+}
+
+/** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */
+export function memoryCapOf(module: WebAssembly.Module): number | undefined {
+  return capped.get(module);
+}
+
+async function compileCapped(bytes: Uint8Array, capPages: number, name: string): Promise<WebAssembly.Module> {
+  let rewritten: Uint8Array;
+  try {
+    rewritten = capMemorySection(bytes, capPages).bytes;
+  } catch (error) {
+    if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
+      throw new MepError(
+        LocalErrorCode.Limit,
+        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: raise maxMemoryBytes for it or rebuild it with a smaller initial memory.`,
+        { data: { extension: name, limit: 'maxMemoryBytes', minPages: error.minPages, capPages }, cause: error },
+      );
+    }
+    throw invalidModule(name, error);
+  }
+  let module: WebAssembly.Module;
+  try {
+    module = await WebAssembly.compile(rewritten as Uint8Array<ArrayBuffer>);
+  } catch (error) {
+    throw invalidModule(name, error);
+  }
+  capped.set(module, capPages);
+  return module;
+}
+
+function invalidModule(name: string, cause: unknown): MepError {
+  const detail = cause instanceof Error ? cause.message : String(cause);
+  return new MepError(
+    LocalErrorCode.Usage,
+    `Wasm extension "${name}" is not a valid WebAssembly module (${detail}): rebuild it or check the artifact path.`,
+    { data: { extension: name }, cause },
+  );
+}
+
+/**
+ * Refuses a module that is not an MEP guest (no `handle` export) or imports anything the
+ * sandbox does not provide: WASI, `env`, Extism's HTTP functions, unknown host functions.
+ * Throws MepError(-32012 PermissionDenied) listing the imports, or MepError(ERR_USAGE).
+ */
+export function checkGuestModule(module: WebAssembly.Module, name: string): void {
+  const refused: string[] = [];
+  let needsMemory = false;
+  for (const imp of WebAssembly.Module.imports(module)) {
+    const allowed =
+      imp.kind === 'function' &&
+      ((imp.module === 'extism:host/env' && EXTISM_KERNEL.has(imp.name)) ||
+        (imp.module === 'extism:host/user' && HOST_FUNCTIONS.has(imp.name)));
+    if (!allowed) refused.push(`${imp.module}.${imp.name} (${imp.kind})`);
+    if (imp.module === 'extism:host/user' && POINTER_FUNCTIONS.has(imp.name)) needsMemory = true;
+  }
+  if (refused.length > 0) {
+    throw new MepError(
+      ErrorCode.PermissionDenied,
+      `Wasm extension "${name}" imports what the sandbox does not provide (no WASI, no filesystem, no network): ${refused.join(', ')}. Rebuild it to import only extism:host/env and the MEP host functions of wit/mep-guest.wit.`,
+      { data: { extension: name, imports: refused } },
+    );
+  }
+  const exports = WebAssembly.Module.exports(module);
+  const missing: string[] = [];
+  if (!exports.some((e) => e.name === 'handle' && e.kind === 'function')) missing.push('function "handle"');
+  if (needsMemory && !exports.some((e) => e.name === 'memory' && e.kind === 'memory')) missing.push('memory "memory"');
+  if (missing.length > 0) {
+    throw new MepError(
+      LocalErrorCode.Usage,
+      `Wasm extension "${name}" is not an MEP guest: it does not export ${missing.join(' and ')} (see wit/mep-guest.wit).`,
+      { data: { extension: name, missing } },
+    );
+  }
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>));
+  let hex = '';
+  for (const b of digest) hex += b.toString(16).padStart(2, '0');
+  return hex;
+}

@@ -1,0 +1,107 @@
+/**
+ * The wasm transport: MEP extensions run as Extism plugins, sandboxed (no WASI, no paths, no
+ * hosts, granted config only) and limited (memory, message sizes, per-call deadline). This is
+ * the only file that imports `@extism/extism`, and it imports no `node:` module, so it also runs
+ * in browsers and edge runtimes. Node's worker binding is `wasm-node-worker.ts`.
+ */
+import createPlugin, { type ExtismPluginOptions } from '@extism/extism';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { LogSink } from './types.ts';
+import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './wasm-engine.ts';
+import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './wasm-limits.ts';
+import { checkGuestModule, compileExtensionModule } from './wasm-module.ts';
+import { createInlineRunner } from './wasm-runner.ts';
+import { createGuestTransport, type WasmTransport } from './wasm-transport.ts';
+import { createWorkerRunner, type SpawnWasmWorker } from './wasm-worker-runner.ts';
+
+export { compileExtensionModule, type CompileExtensionOptions } from './wasm-module.ts';
+export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './wasm-limits.ts';
+export type { WasmTransport } from './wasm-transport.ts';
+export type { SpawnWasmWorker, WasmWorkerHandle } from './wasm-worker-runner.ts';
+
+/** Where the guest runs: on the calling thread, or in a worker thread that can be killed. */
+export type WasmIsolation = 'inline' | 'worker';
+
+/** Options of {@link createWasmTransport}. */
+export interface WasmTransportOptions {
+  /** The extension id or artifact path, used in every error message. */
+  name: string;
+  /** The guest: wasm bytes (compiled once and cached) or a module from {@link compileExtensionModule}. */
+  module: Uint8Array | ArrayBuffer | WebAssembly.Module;
+  /** Overrides of {@link DEFAULT_WASM_LIMITS}. */
+  limits?: Partial<WasmLimits>;
+  /** What the guest may use beyond the sandbox; nothing by default. */
+  grants?: WasmGrants;
+  /**
+   * `worker` for untrusted guests: a guest that never polls `mep_interrupt` is killed at its
+   * deadline and the host thread stays responsive. `inline` is faster and needs no threads, but
+   * such a guest blocks the calling thread forever; use it only for trusted guests.
+   */
+  isolation: WasmIsolation;
+  /** Receives the guest's Extism log lines. */
+  log?: LogSink;
+  /** Starts a worker for `isolation: 'worker'` (Node: `createNodeWasmWorkerSpawner()`). */
+  spawnWorker?: SpawnWasmWorker;
+}
+
+/** Creates a foreground Extism plugin with nothing but the given functions and config. */
+const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log }) =>
+  createPlugin({ wasm: [{ module, name: 'main' }], config }, {
+    useWasi: false,
+    runInWorker: false,
+    enableWasiOutput: false,
+    allowedPaths: {},
+    allowedHosts: [],
+    config,
+    // Our host functions take a structural subset of Extism's CallContext.
+    functions: functions as unknown as ExtismPluginOptions['functions'],
+    logger: {
+      debug: (message: unknown) => log('debug', String(message)),
+      info: (message: unknown) => log('info', String(message)),
+      warn: (message: unknown) => log('warn', String(message)),
+      error: (message: unknown) => log('error', String(message)),
+    } as unknown as Console,
+  });
+
+/**
+ * Instantiates one guest engine on the calling thread. Used by inline transports and by the
+ * worker entry; most callers want {@link createWasmTransport}.
+ */
+export function createExtismEngine(module: WebAssembly.Module, options: WasmEngineOptions): Promise<WasmEngine> {
+  return createWasmEngine(module, options, extismPlugin);
+}
+
+/**
+ * Starts one instance of a wasm extension and returns a Transport to it. Rejects with
+ * MepError(-32012 PermissionDenied) when the guest imports WASI or anything else the sandbox does
+ * not provide, MepError(ERR_LIMIT) when its initial memory exceeds the cap, MepError(ERR_USAGE)
+ * for a module that is not an MEP guest. After a trap, limit, deadline or protocol violation the
+ * transport closes with that typed error; create a new transport to continue.
+ *
+ * @example
+ * const transport = await createWasmTransport({ name: 'avro', module: bytes, isolation: 'inline' });
+ * try {
+ *   transport.onMessage((message) => console.log(message));
+ *   transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' });
+ * } finally {
+ *   await transport.close();
+ * }
+ */
+export async function createWasmTransport(options: WasmTransportOptions): Promise<WasmTransport> {
+  const { name, isolation, spawnWorker } = options;
+  const limits = resolveWasmLimits(name, options.limits);
+  const grants: WasmGrants = { config: { ...(options.grants?.config ?? {}) }, clock: options.grants?.clock === true, random: options.grants?.random === true };
+  if (isolation === 'worker' && spawnWorker === undefined) {
+    throw new MepError(LocalErrorCode.Usage, `Worker isolation for wasm extension "${name}" needs spawnWorker: pass createNodeWasmWorkerSpawner() from transport/wasm-node-worker.ts in Node, or use isolation 'inline' for a trusted guest.`, {
+      data: { extension: name },
+    });
+  }
+  const module = await compileExtensionModule(options.module, { name, limits });
+  checkGuestModule(module, name);
+  const engineOptions = { name, limits, grants };
+  return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
+    isolation === 'worker'
+      ? createWorkerRunner(spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
+      : createInlineRunner(createExtismEngine, module, engineOptions, callbacks),
+  );
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Sets up a fresh Debian machine for mep-runtime and, unless --no-main-job is given, runs the
+# main job: build the example Avro extension to wasm and generate Avro from a sample Morphir IR.
+# Safe to run again: every step skips what is already in place.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+main_job=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-main-job) main_job=0 ;;
+    *) echo "setup: unknown argument '$arg' (expected --no-main-job)" >&2; exit 2 ;;
+  esac
+done
+
+# Debian packages: the wasm toolchain for the guest engine (clang/lld 19, wasi-libc and the
+# wasm32 compiler runtime), binaryen's native wasm-opt, wabt for hand-written test guests, and
+# Chromium for the browser embedding tests.
+debs=(clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium)
+missing=()
+for p in "${debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm packages, exactly as locked. Install scripts stay off: every binary we use ships inside
+# its registry package (esbuild, wizer, workerd), and qjsc's node-gyp script must never run.
+npm ci --no-audit --no-fund --ignore-scripts
+
+# The guest engine: QuickJS (fetched from the npm registry, integrity-pinned) compiled to wasm.
+# Cached under .cache/engine so only the first run pays for it.
+npm run --silent build:engine
+
+if [ "$main_job" = 1 ]; then
+  npm run --silent main-job
+fi
