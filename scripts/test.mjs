@@ -12,7 +12,7 @@ const pattern = filter ? `(${filter}).*\\.test\\.ts$` : '\\.test\\.ts$';
 const uvu = join(root, 'node_modules', 'uvu', 'bin.js');
 const child = spawn(
   process.execPath,
-  ['--import', 'tsx', uvu, '.', pattern, '-i', '\\.cache', '-i', 'dist', '-i', '^fixtures/', '--no-color'],
+  ['--disable-warning=ExperimentalWarning', '--import', 'tsx', uvu, '.', pattern, '-i', '\\.cache', '-i', 'dist', '-i', '^fixtures/', '--no-color'],
   { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
 );
 let tail = '';

@@ -1,7 +1,7 @@
 /**
- * Prepares the engine for its snapshot with binaryen.js: adds a passive data segment holding the
- * blob (bytecode + export names), a `wizer.initialize` function that copies it into memory and
- * calls `mep_guest_init`, and one exported `() -> i32` function per JS export that calls
+ * Prepares the engine for its snapshot with binaryen.js: adds a `wizer.initialize` function that
+ * writes the blob (bytecode + export names) into a fresh heap block and calls `mep_guest_init`,
+ * and one exported `() -> i32` function per JS export that calls
  * `mep_call_export(index)`. The engine's own ABI exports are removed so the guest exports only
  * `memory` and the user's functions.
  */
@@ -13,6 +13,29 @@ export const WIZER_INIT = 'wizer.initialize';
 /** Export names a guest may not use: they belong to the module itself. */
 export const RESERVED_EXPORTS = new Set(['memory', WIZER_INIT, '_start', '_initialize']);
 const ENGINE_EXPORTS = ['mep_guest_init', 'mep_call_export', 'initialize-runtime', 'cabi_realloc', 'compile-src', 'invoke'];
+
+/**
+ * The body of the init function. Wizer 10 rejects `memory.init`/`data.drop`, so the blob is
+ * written with 8-byte constant stores; the function runs once inside wizer and is dropped by
+ * wasm-opt afterwards (wizer removes its export), so it never reaches the final module.
+ */
+function initBody(mod: binaryen.Module, blob: Uint8Array, realloc: string, guestInit: string, memory: string): binaryen.ExpressionRef {
+  const ptr = (): binaryen.ExpressionRef => mod.local.get(0, binaryen.i32);
+  const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
+  const body: binaryen.ExpressionRef[] = [
+    mod.local.set(0, mod.call(realloc, [mod.i32.const(0), mod.i32.const(0), mod.i32.const(1), mod.i32.const(Math.max(blob.length, 1))], binaryen.i32)),
+  ];
+  // Zero stores are skipped, so start from zeroed bytes.
+  body.push(mod.memory.fill(ptr(), mod.i32.const(0), mod.i32.const(blob.length), memory));
+  let i = 0;
+  for (; i + 8 <= blob.length; i += 8) {
+    const v = view.getBigInt64(i, true);
+    if (v !== 0n) body.push(mod.i64.store(i, 1, ptr(), (mod.i64.const as unknown as (v: bigint) => binaryen.ExpressionRef)(v), memory));
+  }
+  for (; i < blob.length; i++) body.push(mod.i32.store8(i, 1, ptr(), mod.i32.const(blob[i]!), memory));
+  body.push(mod.if(mod.call(guestInit, [ptr(), mod.i32.const(blob.length)], binaryen.i32), mod.unreachable()));
+  return mod.block(null, body);
+}
 
 function internalName(mod: binaryen.Module, exportName: string): string {
   const ref = mod.getExport(exportName);
@@ -35,30 +58,7 @@ export function linkGuest(engine: Uint8Array, blob: Uint8Array, exportNames: rea
     const memory = internalName(mod, 'memory');
     for (const name of ENGINE_EXPORTS) mod.removeExport(name);
 
-    // Rebuild the memory's segment list with the blob appended as a passive segment.
-    const mem = mod.getMemoryInfo();
-    const segments: binaryen.MemorySegment[] & { name?: string }[] = [];
-    for (let i = 0; i < (mod as unknown as { getNumDataSegments(): number }).getNumDataSegments(); i++) {
-      const info = (mod as unknown as { getDataSegmentInfo(r: number): unknown }).getDataSegmentInfo(mod.getDataSegmentByIndex(i)) as unknown as { name: string; offset: number; data: ArrayBuffer; passive: boolean };
-      segments.push({ name: info.name, data: new Uint8Array(info.data), passive: info.passive, offset: mod.i32.const(info.offset ?? 0) } as never);
-    }
-    segments.push({ name: 'mep_blob', data: blob, passive: true, offset: 0 } as never);
-    mod.removeExport('memory');
-    mod.setMemory(mem.initial, mem.max ?? -1, 'memory', segments, false, false, memory);
-
-    const len = mod.i32.const(blob.length);
-    mod.addFunction(
-      WIZER_INIT,
-      binaryen.none,
-      binaryen.none,
-      [binaryen.i32],
-      mod.block(null, [
-        mod.local.set(0, mod.call(realloc, [mod.i32.const(0), mod.i32.const(0), mod.i32.const(1), len], binaryen.i32)),
-        mod.memory.init('mep_blob', mod.local.get(0, binaryen.i32), mod.i32.const(0), mod.i32.const(blob.length), memory),
-        mod.data.drop('mep_blob'),
-        mod.if(mod.call(guestInit, [mod.local.get(0, binaryen.i32), mod.i32.const(blob.length)], binaryen.i32), mod.unreachable()),
-      ]),
-    );
+    mod.addFunction(WIZER_INIT, binaryen.none, binaryen.none, [binaryen.i32], initBody(mod, blob, realloc, guestInit, memory));
     mod.addFunctionExport(WIZER_INIT, WIZER_INIT);
 
     exportNames.forEach((name, index) => {

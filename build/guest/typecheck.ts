@@ -1,14 +1,15 @@
 /**
  * Type-checks a guest entry (and what it imports) with the installed TypeScript compiler API,
- * against the ES2020 library and the guest globals in types/mep-guest.d.ts — before any wasm work.
+ * against the ES2020 library and the guest globals (types/guest-globals.ts) — before any wasm work.
  */
 import ts from 'typescript';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { dirname, join, relative } from 'node:path';
 import type { Diagnostic } from './diagnostics.ts';
+import { GUEST_TYPES_DTS, GUEST_TYPES_FILE } from './types/guest-globals.ts';
 
-/** The guest globals' declaration file shipped with the build. */
-export const GUEST_TYPES = join(dirname(fileURLToPath(import.meta.url)), 'types', 'mep-guest.d.ts');
+/** Virtual path of the guest globals' declarations inside the checker. */
+export const GUEST_TYPES = join(dirname(fileURLToPath(import.meta.url)), 'types', GUEST_TYPES_FILE);
 
 /** Options for {@link typecheckGuest}. */
 export interface TypecheckOptions {
@@ -39,7 +40,16 @@ export function typecheckGuest(entry: string, options: TypecheckOptions = {}): D
     skipLibCheck: true,
     esModuleInterop: true,
   };
-  const program = ts.createProgram([entry, GUEST_TYPES, ...(options.extraFiles ?? [])], compilerOptions);
+  const host = ts.createCompilerHost(compilerOptions);
+  const getSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  const readFile = host.readFile.bind(host);
+  const isGuestTypes = (f: string): boolean => resolve(f) === GUEST_TYPES;
+  host.fileExists = (f) => isGuestTypes(f) || fileExists(f);
+  host.readFile = (f) => (isGuestTypes(f) ? GUEST_TYPES_DTS : readFile(f));
+  host.getSourceFile = (f, lang, ...rest) =>
+    isGuestTypes(f) ? ts.createSourceFile(f, GUEST_TYPES_DTS, lang, true) : getSourceFile(f, lang, ...rest);
+  const program = ts.createProgram([entry, GUEST_TYPES, ...(options.extraFiles ?? [])], compilerOptions, host);
   const all = [...program.getSyntacticDiagnostics(), ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...program.getSemanticDiagnostics()];
   const cwd = options.cwd ?? process.cwd();
   return all.map((d) => {

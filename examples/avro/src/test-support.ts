@@ -158,7 +158,10 @@ export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Prom
   for (const artifact of artifacts) {
     assert.ok(artifact.content.endsWith('\n') && !artifact.content.endsWith('\n\n'), `${artifact.path}: one trailing newline`);
     if (artifact.path.endsWith('.avsc')) {
-      avsc.Type.forSchema(JSON.parse(artifact.content) as avsc.Schema);
+      const schema = JSON.parse(artifact.content) as { type: unknown };
+      // A root whose type is a nested schema or a union is `{"type": <schema>, "morphir.fqname": …}`;
+      // avsc only reads a string under `type`, so check the nested schema itself.
+      avsc.Type.forSchema((typeof schema.type === 'string' ? schema : schema.type) as avsc.Schema);
     } else if (artifact.path.endsWith('.avpr')) {
       avsc.Service.forProtocol(JSON.parse(artifact.content));
     } else if (artifact.path.endsWith('.avdl')) {
@@ -175,6 +178,15 @@ export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Prom
           (err: Error | null, result: unknown) => (err ? reject(err) : resolve(result)),
         );
       });
+      // avsc's IDL reader attaches message annotations to the response type (Avro Tools needs
+      // `--useJavaCC` for the same construct); move them off before building the service.
+      const messages = (protocol as { messages?: Record<string, { response: unknown }> }).messages ?? {};
+      for (const message of Object.values(messages)) {
+        const response = message.response as Record<string, unknown> | string;
+        if (typeof response !== 'object' || response === null || Array.isArray(response)) continue;
+        for (const key of Object.keys(response)) if (key.startsWith('morphir.')) delete response[key];
+        if (Object.keys(response).length === 1 && typeof response.type === 'string') message.response = response.type;
+      }
       avsc.Service.forProtocol(protocol as never);
     } else {
       assert.unreachable(`unexpected artifact ${artifact.path}`);

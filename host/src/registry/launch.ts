@@ -26,6 +26,8 @@ export interface LaunchSpec {
   env?: Record<string, string>;
   /** Working directory of a process extension. Default: the artifact's directory. */
   cwd?: string;
+  /** How long a process may take to exit by itself once its stdin closes, before SIGTERM. Default 2 s. */
+  killGraceMs?: number;
   /** Process framing. Default content-length (MEP 0.1). */
   framing?: 'content-length' | 'ndjson';
   /** Sandbox options for a wasm extension (limits, grants, isolation). */
@@ -58,6 +60,8 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
     cwd: spec.cwd ?? dirname(spec.path),
     env: spec.env ?? {},
     framing: spec.framing ?? 'content-length',
+    killGraceMs: spec.killGraceMs,
+    termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
     log,
   });
 }

@@ -1,6 +1,19 @@
 /**
+ * The declarations of a mep wasm guest's globals, as text. They are served to the TypeScript
+ * checker as a virtual file (typecheck.ts) rather than shipped as a .d.ts in this folder, because
+ * they redeclare `console`, `TextEncoder` and friends and would clash with the repository's own
+ * DOM/Node type check. {@link writeGuestTypes} writes them out for editors.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** File name of the declarations (virtual in the checker, real after {@link writeGuestTypes}). */
+export const GUEST_TYPES_FILE = 'mep-guest.d.ts';
+
+/** Text of the guest globals' declarations. */
+export const GUEST_TYPES_DTS = String.raw`/**
  * Globals of a mep wasm guest (the engine in build/engine), compatible with @extism/js-pdk's
- * declarations, plus the MEP host API `__mep`. The build type-checks entries against this file
+ * declarations, plus the MEP host API __mep. The build type-checks entries against this file
  * with the ES2020 library (no DOM, no Node).
  */
 
@@ -114,4 +127,16 @@ interface String {
 }
 interface ObjectConstructor {
   hasOwn(o: object, v: PropertyKey): boolean;
+}
+`;
+
+/**
+ * Writes the declarations to `dir/mep-guest.d.ts` (for an extension's editor setup: reference it
+ * from a tsconfig with `"lib": ["es2020"]`); returns the path.
+ */
+export function writeGuestTypes(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, GUEST_TYPES_FILE);
+  writeFileSync(file, GUEST_TYPES_DTS);
+  return file;
 }

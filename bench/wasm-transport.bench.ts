@@ -1,0 +1,127 @@
+/**
+ * Wasm transport benchmark: `node --import tsx bench/wasm-transport.bench.ts`.
+ *
+ * Prints, side by side: a ping-shaped round trip through the wasm transport (inline and worker)
+ * versus a raw Extism echo call of the same bytes through the SDK's own input/output (the
+ * goal is ≤ 3× for inline); 1 MB and 10 MB generate-shaped payloads through the transport
+ * (bulk ABI) versus the raw Extism path; and a fresh session's first answer from a cached module.
+ * No assertions. The raw baseline imports `@extism/extism` directly, on purpose.
+ */
+import createPlugin from '@extism/extism';
+import { compileExtensionModule, createWasmTransport, type WasmTransport } from '../host/src/transport/wasm.ts';
+import { createNodeWasmWorkerSpawner } from '../host/src/transport/wasm-node-worker.ts';
+import { createTestClient } from '../fixtures/wasm/test-client.ts';
+import { loadWatFixture } from '../fixtures/wasm/compile.ts';
+
+const spawnWorker = createNodeWasmWorkerSpawner();
+const encoder = new TextEncoder();
+
+/** Median of `rounds` runs of `batch` sequential calls, in µs per call. */
+async function perCall(batch: number, rounds: number, call: (i: number) => Promise<unknown>): Promise<number> {
+  const samples: number[] = [];
+  let i = 0;
+  for (let r = 0; r < rounds; r++) {
+    const started = performance.now();
+    for (let n = 0; n < batch; n++) await call(i++);
+    samples.push(((performance.now() - started) * 1000) / batch);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[Math.floor(samples.length / 2)] as number;
+}
+
+/** A generate-shaped params object of about `bytes` bytes of JSON. */
+function generateParams(bytes: number): unknown {
+  const decls: { name: string; kind: string; fields: { name: string; type: string }[] }[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const decl = { name: `Decl${i}`, kind: 'record', fields: Array.from({ length: 8 }, (_, f) => ({ name: `field_${f}_αβ`, type: f % 2 ? 'String' : 'Int' })) };
+    size += JSON.stringify(decl).length + 1;
+    decls.push(decl);
+  }
+  return { target: 'avro', ir: { modules: [{ name: 'Bench', decls }] }, options: {} };
+}
+
+async function openTransport(isolation: 'inline' | 'worker', module: WebAssembly.Module): Promise<WasmTransport> {
+  return createWasmTransport({ name: 'echo', module, isolation, spawnWorker });
+}
+
+const rows: [string, string, string][] = [];
+const row = (what: string, value: string, note = ''): void => void rows.push([what, value, note]);
+
+const echoModule = await compileExtensionModule(loadWatFixture('echo'), { name: 'echo' });
+const rawModule = await WebAssembly.compile(loadWatFixture('extism-echo') as Uint8Array<ArrayBuffer>);
+const raw = await createPlugin({ wasm: [{ module: rawModule, name: 'main' }] }, { useWasi: false });
+const rawCall = async (bytes: Uint8Array): Promise<void> => {
+  // A fresh owned copy per call, as the SDK requires; reset keeps the block table small.
+  const out = await raw.call(['main', 'handle'], bytes.slice());
+  if (out === null || out.byteLength !== bytes.length) throw new Error('raw echo failed');
+  await raw.reset();
+};
+
+// Ping-shaped round trip.
+const pingBytes = encoder.encode(JSON.stringify({ jsonrpc: '2.0', id: 12345, method: 'ping' }));
+const rawPing = await perCall(5_000, 7, () => rawCall(pingBytes));
+row('raw Extism echo, ping bytes (SDK input/output)', `${rawPing.toFixed(2)} µs`, 'baseline');
+for (const isolation of ['inline', 'worker'] as const) {
+  const transport = await openTransport(isolation, echoModule);
+  try {
+    const client = createTestClient(transport);
+    const us = await perCall(isolation === 'inline' ? 5_000 : 1_000, 7, async (i) => {
+      await client.request(i, 'ping');
+      client.seen.length = 0;
+    });
+    row(`transport ping round trip, ${isolation}`, `${us.toFixed(2)} µs`, `${(us / rawPing).toFixed(2)}× raw${isolation === 'inline' ? ' (goal ≤ 3×)' : ''}`);
+  } finally {
+    await transport.close();
+  }
+}
+
+// Large payloads.
+for (const mb of [1, 10]) {
+  const params = generateParams(mb * 1024 * 1024);
+  const message = { jsonrpc: '2.0', id: 1, method: 'generate', params };
+  const bytes = encoder.encode(JSON.stringify(message));
+  const megabytes = bytes.length / (1024 * 1024);
+  const rounds = mb === 1 ? 9 : 3;
+  const rawUs = await perCall(1, rounds, () => rawCall(bytes));
+  row(`raw Extism echo, ${mb} MB (8 bytes per host call)`, `${(rawUs / 1000).toFixed(1)} ms`, `${(megabytes / (rawUs / 1e6)).toFixed(0)} MB/s`);
+  const jsonUs = await perCall(1, rounds, async () => JSON.parse(new TextDecoder().decode(encoder.encode(JSON.stringify(message)))));
+  row(`JSON encode + decode only, ${mb} MB`, `${(jsonUs / 1000).toFixed(1)} ms`, `${(megabytes / (jsonUs / 1e6)).toFixed(0)} MB/s`);
+  for (const isolation of ['inline', 'worker'] as const) {
+    const transport = await openTransport(isolation, echoModule);
+    try {
+      const client = createTestClient(transport);
+      const us = await perCall(1, rounds, async (i) => {
+        await client.request(i, 'generate', params);
+        client.seen.length = 0;
+      });
+      row(`transport round trip, ${mb} MB, ${isolation}`, `${(us / 1000).toFixed(1)} ms`, `${(megabytes / (us / 1e6)).toFixed(0)} MB/s (${(rawUs / us).toFixed(1)}× raw)`);
+    } finally {
+      await transport.close();
+    }
+  }
+}
+
+// First answer of a fresh session from a cached module.
+for (const isolation of ['inline', 'worker'] as const) {
+  const samples: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    const started = performance.now();
+    const transport = await openTransport(isolation, echoModule);
+    try {
+      await createTestClient(transport).request(1, 'ping');
+      samples.push(performance.now() - started);
+    } finally {
+      await transport.close();
+    }
+  }
+  samples.sort((a, b) => a - b);
+  row(`new session to first answer, ${isolation}`, `${(samples[3] as number).toFixed(2)} ms`, 'cached module, median of 7');
+}
+await raw.close();
+
+const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c].length), ['case', 'time', 'note'][c]!.length));
+const line = (cells: string[]): string => cells.map((cell, c) => cell.padEnd(widths[c]!)).join('  ');
+console.log(line(['case', 'time', 'note']));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const r of rows) console.log(line(r));

@@ -1,0 +1,131 @@
+/**
+ * `buildGuest`: one TypeScript entry to a sandboxed wasm guest (type check → esbuild bundle →
+ * QuickJS bytecode through the engine's compile-src → wizer snapshot → wasm-opt -Oz), or to one
+ * executable Node file for the process runtime. Wasm outputs are cached by content hash.
+ */
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
+import { bundleGuest } from './bundle.ts';
+import { compileBundle } from './bytecode.ts';
+import { buildFailure } from './diagnostics.ts';
+import { compileWithExtismJs } from './extism-js.ts';
+import { linkGuest } from './link.ts';
+import { optimize, snapshot } from './tools.ts';
+import { typecheckGuest } from './typecheck.ts';
+
+/** Bumped when the pipeline changes what it produces for the same inputs. */
+const PIPELINE_VERSION = 'mep-guest-1';
+
+/** Default cache folder for built guests. */
+export const GUEST_CACHE_DIR = join(REPO_ROOT, '.cache', 'guest');
+
+/** Options for {@link buildGuest}. */
+export interface BuildGuestOptions {
+  /** The TypeScript (or JavaScript) entry module. */
+  entry: string;
+  /** Where to write the result (`.wasm` or, for process, `.mjs`). */
+  outFile: string;
+  /** `wasm` (default): sandboxed Extism guest; `process`: one Node ESM file. */
+  runtime?: 'wasm' | 'process';
+  /** `mep` (default): this project's engine; `extism-js`: the upstream compiler if on PATH. */
+  compiler?: 'mep' | 'extism-js';
+  /** Type-check before building (default true). */
+  typecheck?: boolean;
+  /** Run wasm-opt -Oz (default true). */
+  optimize?: boolean;
+  /** Cache folder (default `.cache/guest` at the repository root). */
+  cacheDir?: string;
+  /** Folder diagnostics are relative to (default process.cwd()). */
+  cwd?: string;
+}
+
+/** What {@link buildGuest} produced. */
+export interface BuildGuestResult {
+  outFile: string;
+  runtime: 'wasm' | 'process';
+  /** Size of the output in bytes. */
+  size: number;
+  /** Extism exports of a wasm guest (empty for process). */
+  exports: string[];
+  /** True when the wasm came from the cache. */
+  cached: boolean;
+  /** Milliseconds per stage. */
+  timings: Record<string, number>;
+}
+
+/**
+ * Builds a guest. Throws `MepError` with code `ERR_BUILD` (`data.diagnostics`: file, line,
+ * column, message) for type errors, syntax errors and top-level throws, and `ERR_USAGE` for a
+ * missing entry.
+ *
+ * @example
+ * await buildGuest({ entry: 'ext/main.ts', outFile: 'out/ext.wasm' });
+ * await buildGuest({ entry: 'ext/main.ts', outFile: 'out/ext.mjs', runtime: 'process' });
+ */
+export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuestResult> {
+  const runtime = options.runtime ?? 'wasm';
+  const cwd = options.cwd ?? process.cwd();
+  const entry = resolve(cwd, options.entry);
+  const outFile = resolve(cwd, options.outFile);
+  const cacheDir = options.cacheDir ?? GUEST_CACHE_DIR;
+  const timings: Record<string, number> = {};
+  let t = performance.now();
+  const lap = (name: string): void => {
+    const now = performance.now();
+    timings[name] = Math.round((now - t) * 10) / 10;
+    t = now;
+  };
+  if (!existsSync(entry)) throw new MepError(LocalErrorCode.Usage, `guest entry ${options.entry} does not exist; pass the path of the extension's TypeScript entry`);
+  mkdirSync(dirname(outFile), { recursive: true });
+  mkdirSync(join(cacheDir, 'tmp'), { recursive: true });
+
+  if (options.typecheck !== false) {
+    const problems = typecheckGuest(entry, { cwd });
+    if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
+    lap('typecheck');
+  }
+  const bundle = await bundleGuest({ entry, runtime, cwd });
+  lap('bundle');
+
+  if (runtime === 'process') {
+    writeFileSync(outFile, bundle.code);
+    chmodSync(outFile, 0o755);
+    return { outFile, runtime, size: Buffer.byteLength(bundle.code), exports: [], cached: false, timings };
+  }
+  if (options.compiler === 'extism-js') {
+    const wasm = await compileWithExtismJs(entry, bundle.exports, join(cacheDir, 'tmp'));
+    writeFileSync(outFile, wasm);
+    lap('extism-js');
+    return { outFile, runtime, size: wasm.length, exports: bundle.exports, cached: false, timings };
+  }
+
+  const engine = await ensureEngine();
+  lap('engine');
+  const key = createHash('sha256')
+    .update([PIPELINE_VERSION, engine.hash, String(options.optimize !== false), bundle.exports.join(','), bundle.code].join('\0'))
+    .digest('hex')
+    .slice(0, 24);
+  const cached = join(cacheDir, `${key}.wasm`);
+  if (existsSync(cached)) {
+    copyFileSync(cached, outFile);
+    return { outFile, runtime, size: readFileSync(cached).length, exports: bundle.exports, cached: true, timings };
+  }
+  const blob = await compileBundle(engine.wasmPath, bundle, options.entry);
+  lap('bytecode');
+  const linked = linkGuest(readFileSync(engine.wasmPath), blob, bundle.exports);
+  lap('link');
+  let wasm = await snapshot(linked, join(cacheDir, 'tmp'));
+  lap('snapshot');
+  if (options.optimize !== false) {
+    wasm = await optimize(wasm, join(cacheDir, 'tmp'));
+    lap('optimize');
+  }
+  const tmp = `${cached}.tmp-${process.pid}`;
+  writeFileSync(tmp, wasm);
+  renameSync(tmp, cached);
+  copyFileSync(cached, outFile);
+  return { outFile, runtime, size: wasm.length, exports: bundle.exports, cached: false, timings };
+}

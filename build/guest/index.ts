@@ -1,0 +1,12 @@
+/**
+ * The guest build pipeline: TypeScript extension → sandboxed wasm guest (or one Node file).
+ * The `mep build` command is a thin wrapper around {@link buildGuest}.
+ */
+export { buildGuest, GUEST_CACHE_DIR, type BuildGuestOptions, type BuildGuestResult } from './build-guest.ts';
+export { bundleGuest, EXPORTS_GLOBAL, PDK_EXPORTS, PDK_PROCESS_BINDING, PDK_WASM_BINDING, type Bundle, type BundleOptions } from './bundle.ts';
+export { compileBundle, packBlob } from './bytecode.ts';
+export { buildFailure, formatDiagnostic, type Diagnostic } from './diagnostics.ts';
+export { linkGuest, RESERVED_EXPORTS, WIZER_INIT } from './link.ts';
+export { GUEST_TYPES, typecheckGuest, type TypecheckOptions } from './typecheck.ts';
+export { GUEST_TYPES_DTS, writeGuestTypes } from './types/guest-globals.ts';
+export { findExtismJs, optimize, snapshot, wasmOptPath, wizerPath } from './tools.ts';

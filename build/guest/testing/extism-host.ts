@@ -1,0 +1,96 @@
+/**
+ * Test and bench support: runs a built guest under the real `@extism/extism` SDK (no WASI) with
+ * the MEP host functions of wit/mep-guest.wit implemented by copying straight into and out of
+ * the guest's memory. The wasm-transport engineer's host/src/transport/wasm.ts is the product
+ * version; this one is deliberately small.
+ */
+import createPlugin, { type Plugin } from '@extism/extism';
+
+/** Options for {@link createMepPlugin}. */
+export interface MepPluginOptions {
+  onNotify?: (json: string) => void;
+  onRequest?: (json: string) => string | null;
+  /** Polled by the guest's interrupt handler; true stops the call. */
+  interrupt?: () => boolean;
+  /** Largest output accepted by mep_output_copy (default 64 MiB). */
+  maxOutput?: number;
+  /** Grant wall-clock time. */
+  clock?: boolean;
+  /** Grant randomness. */
+  random?: boolean;
+  onLog?: (level: string, text: string) => void;
+}
+
+/** A guest under the Extism SDK. */
+export interface MepPlugin {
+  readonly plugin: Plugin;
+  /** Calls an export with one input; resolves to the output bytes (mep_output_copy). */
+  call(name: string, input?: Uint8Array | string): Promise<Uint8Array>;
+  close(): Promise<void>;
+}
+
+/**
+ * Instantiates a guest with the MEP host functions.
+ *
+ * @example
+ * const p = await createMepPlugin(bytes);
+ * try { await p.call('handle', '{"jsonrpc":"2.0","id":1,"method":"x"}') } finally { await p.close() }
+ */
+export async function createMepPlugin(wasm: Uint8Array | WebAssembly.Module, options: MepPluginOptions = {}): Promise<MepPlugin> {
+  let memory: WebAssembly.Memory | undefined;
+  let input = new Uint8Array(0);
+  let output = new Uint8Array(0);
+  let reply: Uint8Array | null = null;
+  const max = options.maxOutput ?? 64 * 1024 * 1024;
+  const bytes = (): Uint8Array => new Uint8Array(memory!.buffer);
+  const text = (ptr: number, len: number): string => new TextDecoder().decode(bytes().subarray(ptr >>> 0, (ptr >>> 0) + len));
+  const user = {
+    mep_input_copy: (_: unknown, dst: number, len: number) => {
+      const n = Math.min(len, input.length);
+      bytes().set(input.subarray(0, n), dst >>> 0);
+      return n;
+    },
+    mep_output_copy: (_: unknown, src: number, len: number) => {
+      if (len > max) return 1;
+      output = bytes().slice(src >>> 0, (src >>> 0) + len);
+      return 0;
+    },
+    mep_notify: (_: unknown, ptr: number, len: number) => void options.onNotify?.(text(ptr, len)),
+    mep_request: (_: unknown, ptr: number, len: number) => {
+      const answer = options.onRequest?.(text(ptr, len)) ?? null;
+      reply = answer === null ? null : new TextEncoder().encode(answer);
+      return reply ? reply.length : -1;
+    },
+    mep_reply_copy: (_: unknown, dst: number, len: number) => {
+      if (!reply) return 0;
+      const n = Math.min(len, reply.length);
+      bytes().set(reply.subarray(0, n), dst >>> 0);
+      reply = null;
+      return n;
+    },
+    mep_interrupt: () => (options.interrupt?.() ? 1 : 0),
+    mep_clock_ms: () => (options.clock ? Date.now() : 0),
+    mep_random_fill: (_: unknown, dst: number, len: number) => {
+      if (!options.random) return 0;
+      for (let off = 0; off < len; off += 65536) crypto.getRandomValues(bytes().subarray((dst >>> 0) + off, (dst >>> 0) + Math.min(len, off + 65536)));
+      return len;
+    },
+  };
+  const source = wasm instanceof WebAssembly.Module ? { wasm: [{ module: wasm }] } : { wasm: [{ data: wasm }] };
+  const logger = options.onLog
+    ? ({ info: (t: string) => options.onLog!('info', t), debug: (t: string) => options.onLog!('debug', t), warn: (t: string) => options.onLog!('warn', t), error: (t: string) => options.onLog!('error', t), trace: () => {}, log: (t: string) => options.onLog!('info', t) } as unknown as Console)
+    : undefined;
+  const plugin = await createPlugin(source as never, { useWasi: false, functions: { 'extism:host/user': user }, logger } as never);
+  memory = (await plugin.getInstance()).exports.memory as WebAssembly.Memory;
+  return {
+    plugin,
+    async call(name, data = new Uint8Array(0)) {
+      // A Uint8Array that owns its buffer (a Buffer from the pool would expose 8 KiB; extism-sdk.md).
+      input = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+      output = new Uint8Array(0);
+      await plugin.call(name, input);
+      return output;
+    },
+    close: () => plugin.close(),
+  };
+}

@@ -1,0 +1,95 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { generateAvro } from './generate.ts';
+import { readIr } from './ir-reader.ts';
+import { assertParsesWithAvsc, library, t } from './test-support.ts';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const referenceIr = join(here, '..', '..', '..', '..', 'shared', 'reference', 'morphir-ir');
+
+const bad = suite('IR reading :: bad input is a domain failure');
+
+for (const [name, ir, code] of [
+  ['no formatVersion', { distribution: [] }, 'missing_format_version'],
+  ['not an object', 'hello', 'missing_format_version'],
+  ['null', null, 'missing_format_version'],
+  ['formatVersion 2', { formatVersion: 2, distribution: [] }, 'unsupported_format_version_major'],
+  ['formatVersion 4', { formatVersion: 4, distribution: [] }, 'unsupported_format_version_major'],
+  ['formatVersion "5.0.0"', { formatVersion: '5.0.0' }, 'unsupported_format_version_major'],
+  ['formatVersion "3.1.0"', { formatVersion: '3.1.0' }, 'unsupported_format_version_revision'],
+  ['formatVersion "3.x"', { formatVersion: '3.x' }, 'invalid_format_version_syntax'],
+  ['formatVersion true', { formatVersion: true }, 'invalid_format_version_type'],
+  ['missing distribution', { formatVersion: 3 }, 'invalid_ir'],
+  ['not a Library', { formatVersion: 3, distribution: ['Application', [], [], {}] }, 'invalid_ir'],
+  ['broken type tag', library('a', [{ path: 'm', types: [{ name: 'x', alias: ['Nope', {}] }] }]), 'invalid_ir'],
+  ['broken module list', { formatVersion: 3, distribution: ['Library', [['a']], [], { modules: 7 }] }, 'invalid_ir'],
+] as const) {
+  bad(`should report ${name} as ${code}`, () => {
+    const result = generateAvro(ir, {});
+    assert.equal([result.success, result.artifacts.length, result.diagnostics.length], [false, 0, 1]);
+    assert.is(result.diagnostics[0].code, code);
+    assert.is(result.diagnostics[0].severity, 'error');
+  });
+}
+
+bad('should accept formatVersion "3.0.0"', () => {
+  assert.ok(generateAvro({ ...(library('a', []) as object), formatVersion: '3.0.0' }, {}).success);
+});
+
+bad.run();
+
+const reading = suite('IR reading :: normalization');
+
+reading('should read both record field encodings to the same artifacts', () => {
+  const fields: [string, unknown][] = [['b', t.int()], ['a', t.string()]];
+  const objects = generateAvro(library('a', [{ path: 'm', types: [{ name: 'r', alias: t.record(fields, 'object') }] }]), {});
+  const pairs = generateAvro(library('a', [{ path: 'm', types: [{ name: 'r', alias: t.record(fields, 'pair') }] }]), {});
+  assert.ok(objects.success);
+  assert.equal(objects, pairs);
+});
+
+reading('should project only public modules, types and values; private constructors make a type opaque', () => {
+  const pkg = readIr(
+    library('acme/app', [
+      { path: 'hidden', access: 'Private', types: [{ name: 'x', alias: t.string() }] },
+      {
+        path: 'shown',
+        types: [
+          { name: 'private-alias', access: 'Private', alias: t.string() },
+          { name: 'closed', custom: [['closed', [['v', t.int()]]]], constructorsAccess: 'Private' },
+        ],
+        values: [{ name: 'helper', access: 'Private', output: t.string() }],
+      },
+    ]),
+  );
+  assert.equal(pkg.modules.map((m) => m.path), [['shown']]);
+  assert.equal(pkg.modules[0].types.map((d) => [d.name, d.kind]), [['closed', 'opaque']]);
+  assert.equal(pkg.modules[0].values, []);
+});
+
+reading('should canonicalize names (initialisms) and trim morphir-elm docs', () => {
+  const pkg = readIr(library('acme/app', [{ path: 'm', types: [{ name: 'API-response', doc: ' Raw doc.\n', alias: t.string() }] }]));
+  assert.is(pkg.modules[0].types[0].source, 'acme/app:m#API-response');
+  assert.is(pkg.modules[0].types[0].doc, 'Raw doc.');
+});
+
+reading.run();
+
+const real = suite('IR reading :: real IR files');
+
+for (const file of readdirSync(referenceIr).filter((f) => f.startsWith('v3-') && f.endsWith('.json'))) {
+  real(`should generate from ${file} without crashing`, async () => {
+    const ir = JSON.parse(readFileSync(join(referenceIr, file), 'utf8'));
+    for (const options of [{ unsupported: 'warn-and-skip' }, { unsupported: 'warn-and-skip', projection: 'protocol-public', representation: 'idl' }]) {
+      const result = generateAvro(ir, options);
+      assert.type(result.success, 'boolean');
+      if (result.success) await assertParsesWithAvsc(result.artifacts);
+      else assert.ok(result.diagnostics.length > 0);
+    }
+  });
+}
+
+real.run();

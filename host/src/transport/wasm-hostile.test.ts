@@ -1,0 +1,125 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ErrorCode, LocalErrorCode, isMepError, type MepErrorCode } from '../protocol/errors.ts';
+import { createTestClient, openFixture, rejection } from '../../../fixtures/wasm/test-client.ts';
+import type { WasmTransportOptions } from './wasm.ts';
+
+const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
+
+/** The host is alive: a new session of the well-behaved guest answers. */
+async function assertHostAlive(isolation: WasmTransportOptions['isolation']): Promise<void> {
+  const transport = await openFixture('echo', isolation);
+  try {
+    assert.is((await createTestClient(transport).request('alive', 'ping', 'yes')).result, 'yes');
+  } finally {
+    await transport.close();
+  }
+}
+
+/**
+ * Sends one request to `fixture` and checks that it fails with `code`, that the transport
+ * closes with the same typed error, and that the same module still instantiates afterwards.
+ */
+async function assertFails(
+  fixture: string,
+  isolation: WasmTransportOptions['isolation'],
+  code: MepErrorCode,
+  options: Partial<WasmTransportOptions> = {},
+): Promise<void> {
+  const transport = await openFixture(fixture, isolation, options);
+  try {
+    const client = createTestClient(transport);
+    const error = await rejection(client.request(1, 'ping'));
+    assert.is(codeOf(error), code);
+    assert.is(codeOf(await client.closed), code);
+    assert.throws(() => transport.send({ jsonrpc: '2.0', id: 2, method: 'ping' }), (e: unknown) => codeOf(e) === LocalErrorCode.TransportClosed);
+  } finally {
+    await transport.close();
+  }
+  // A new session from the same (cached) module starts: the failure discarded only the instance.
+  const again = await openFixture(fixture, isolation, options);
+  await again.close();
+  await assertHostAlive(isolation);
+}
+
+for (const isolation of ['inline', 'worker'] as const) {
+  const hostile = suite(`hostile guests :: ${isolation}`);
+
+  hostile('should stop a guest polling mep_interrupt at its deadline :: ERR_TIMEOUT', async () => {
+    const started = performance.now();
+    await assertFails('loop-polling', isolation, LocalErrorCode.Timeout, { limits: { callTimeoutMs: 100 } });
+    assert.ok(performance.now() - started < 5_000);
+  });
+
+  hostile('should refuse memory growth beyond the cap :: ERR_LIMIT', async () => {
+    await assertFails('memory-bomb', isolation, LocalErrorCode.Limit, { limits: { maxMemoryBytes: 16 * 1024 * 1024 } });
+  });
+
+  hostile('should refuse an oversized output before copying :: ERR_LIMIT', async () => {
+    await assertFails('output-bomb', isolation, LocalErrorCode.Limit);
+  });
+
+  hostile('should fail on output that is not JSON :: ERR_PROTOCOL', async () => {
+    await assertFails('bad-json', isolation, LocalErrorCode.Protocol);
+  });
+
+  hostile('should fail on a response with another id :: ERR_PROTOCOL', async () => {
+    await assertFails('wrong-id', isolation, LocalErrorCode.Protocol);
+  });
+
+  hostile('should fail on a trap :: ERR_EXTENSION_CRASHED', async () => {
+    await assertFails('trap', isolation, LocalErrorCode.ExtensionCrashed);
+  });
+
+  hostile('should fail on a stack overflow :: ERR_EXTENSION_CRASHED', async () => {
+    await assertFails('stack-overflow', isolation, LocalErrorCode.ExtensionCrashed);
+  });
+
+  hostile('should refuse a guest importing WASI at instantiation :: -32012', async () => {
+    const error = await rejection(openFixture('wasi', isolation));
+    assert.is(codeOf(error), ErrorCode.PermissionDenied);
+    assert.ok(((error as { data: { imports: string[] } }).data.imports).some((name) => name.startsWith('wasi_snapshot_preview1.path_open')));
+    await assertHostAlive(isolation);
+  });
+
+  hostile('should refuse an initial memory above the cap :: ERR_LIMIT', async () => {
+    assert.is(codeOf(await rejection(openFixture('memory-min-too-big', isolation))), LocalErrorCode.Limit);
+    await assertHostAlive(isolation);
+  });
+
+  hostile.run();
+}
+
+const killed = suite('worker isolation');
+
+killed('should kill a guest that never polls within deadline + 100 ms while the host keeps ticking', async () => {
+  const deadline = 200;
+  const transport = await openFixture('loop', 'worker', { limits: { callTimeoutMs: deadline } });
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 10);
+  try {
+    const client = createTestClient(transport);
+    const started = performance.now();
+    const error = await rejection(client.request(1, 'ping'));
+    const elapsed = performance.now() - started;
+    assert.is(codeOf(error), LocalErrorCode.Timeout);
+    assert.is(codeOf(await client.closed), LocalErrorCode.Timeout);
+    assert.ok(elapsed < deadline + 100, `stopped after ${elapsed.toFixed(1)} ms`);
+    assert.ok(ticks >= 10, `the host thread ticked only ${ticks} times while the guest spun`);
+  } finally {
+    clearInterval(ticker);
+    await transport.close();
+  }
+  await assertHostAlive('worker');
+});
+
+killed('should stop a non-polling guest on close', async () => {
+  const transport = await openFixture('loop', 'worker');
+  const client = createTestClient(transport);
+  const pending = rejection(client.request(1, 'ping'));
+  await transport.close();
+  assert.is(await client.closed, undefined);
+  assert.is(codeOf(await pending), LocalErrorCode.TransportClosed);
+});
+
+killed.run();

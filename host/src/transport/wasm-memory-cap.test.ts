@@ -1,0 +1,62 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { capMemorySection, MemoryCapError, readU32, writeU32 } from './wasm-memory-cap.ts';
+
+const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
+/** A module with only a memory section holding the given limits bytes. */
+const withMemory = (limits: number[]): Uint8Array => Uint8Array.from([...header, 5, ...writeU32(limits.length + 1), 1, ...limits]);
+const valid = (bytes: Uint8Array): void => assert.ok(WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>));
+
+const leb = suite('leb128');
+leb('should round-trip u32 values :: edges', () => {
+  for (const value of [0, 1, 127, 128, 16_384, 65_536, 0xffff_ffff]) {
+    const bytes = Uint8Array.from(writeU32(value));
+    assert.equal(readU32(bytes, 0), { value, next: bytes.length });
+  }
+});
+leb('should refuse a truncated number', () => {
+  assert.throws(() => readU32(Uint8Array.from([0x80, 0x80]), 0), (e: unknown) => e instanceof MemoryCapError && e.reason === 'malformed');
+});
+leb.run();
+
+const cap = suite('capMemorySection');
+cap('should add a maximum when none is declared', () => {
+  const out = capMemorySection(withMemory([0x00, 2]), 16);
+  assert.ok(out.changed);
+  assert.equal(out.minPages, 2);
+  assert.equal([...out.bytes.subarray(8)], [5, 4, 1, 0x01, 2, 16]);
+  valid(out.bytes);
+});
+cap('should lower a declared maximum above the cap :: multi-byte LEB', () => {
+  const out = capMemorySection(withMemory([0x01, 1, ...writeU32(65_536)]), 4096);
+  assert.equal([...out.bytes.subarray(8)], [5, 5, 1, 0x01, 1, ...writeU32(4096)]);
+  valid(out.bytes);
+});
+cap('should keep a declared maximum below the cap untouched', () => {
+  const bytes = withMemory([0x01, 1, 3]);
+  const out = capMemorySection(bytes, 4096);
+  assert.not.ok(out.changed);
+  assert.is(out.bytes, bytes);
+});
+cap('should keep the sections around the memory section', () => {
+  // A custom section before and after the memory section.
+  const custom = [0, 3, 1, 0x61, 0x62];
+  const bytes = Uint8Array.from([...header, ...custom, 5, 3, 1, 0x00, 1, ...custom]);
+  const out = capMemorySection(bytes, 8);
+  assert.equal([...out.bytes], [...header, ...custom, 5, 4, 1, 0x01, 1, 8, ...custom]);
+  valid(out.bytes);
+});
+cap('should refuse a minimum above the cap', () => {
+  assert.throws(
+    () => capMemorySection(withMemory([0x00, ...writeU32(5000)]), 4096),
+    (e: unknown) => e instanceof MemoryCapError && e.reason === 'min-above-cap' && e.minPages === 5000,
+  );
+});
+cap('should refuse bytes that are not wasm', () => {
+  assert.throws(() => capMemorySection(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 1), (e: unknown) => e instanceof MemoryCapError && e.reason === 'malformed');
+});
+cap('should leave a module without memory alone', () => {
+  const bytes = Uint8Array.from(header);
+  assert.equal(capMemorySection(bytes, 1), { bytes, minPages: 0, changed: false });
+});
+cap.run();
