@@ -4,7 +4,7 @@
  * Prints, side by side: a ping-shaped round trip through the wasm transport (inline and worker)
  * versus a raw Extism echo call of the same bytes through the SDK's own input/output (the
  * goal is ≤ 3× for inline); 1 MB and 10 MB generate-shaped payloads through the transport
- * (bulk ABI) versus the raw Extism path; and a fresh session's first answer from a cached module.
+ * (bulk ABI) versus the raw Extism path and JSON alone; and a fresh session's first answer from a cached module.
  * No assertions. The raw baseline imports `@extism/extism` directly, on purpose.
  */
 import createPlugin from '@extism/extism';
@@ -76,17 +76,18 @@ for (const isolation of ['inline', 'worker'] as const) {
   }
 }
 
-// Large payloads.
-for (const mb of [1, 10]) {
-  const params = generateParams(mb * 1024 * 1024);
+// Large payloads: generate-shaped (many small objects, JSON-bound) and one big string
+// (cheap JSON, so the copy path shows).
+for (const [mb, shape] of [[1, 'generate-shaped'], [10, 'generate-shaped'], [1, 'one string'], [10, 'one string']] as const) {
+  const params = shape === 'one string' ? { content: 'x'.repeat(mb * 1024 * 1024) } : generateParams(mb * 1024 * 1024);
   const message = { jsonrpc: '2.0', id: 1, method: 'generate', params };
   const bytes = encoder.encode(JSON.stringify(message));
   const megabytes = bytes.length / (1024 * 1024);
   const rounds = mb === 1 ? 9 : 3;
   const rawUs = await perCall(1, rounds, () => rawCall(bytes));
-  row(`raw Extism echo, ${mb} MB (8 bytes per host call)`, `${(rawUs / 1000).toFixed(1)} ms`, `${(megabytes / (rawUs / 1e6)).toFixed(0)} MB/s`);
+  row(`raw Extism echo, ${mb} MB ${shape} (8 B per host call)`, `${(rawUs / 1000).toFixed(1)} ms`, `${(megabytes / (rawUs / 1e6)).toFixed(0)} MB/s`);
   const jsonUs = await perCall(1, rounds, async () => JSON.parse(new TextDecoder().decode(encoder.encode(JSON.stringify(message)))));
-  row(`JSON encode + decode only, ${mb} MB`, `${(jsonUs / 1000).toFixed(1)} ms`, `${(megabytes / (jsonUs / 1e6)).toFixed(0)} MB/s`);
+  row(`JSON encode + decode only, ${mb} MB ${shape}`, `${(jsonUs / 1000).toFixed(1)} ms`, `${(megabytes / (jsonUs / 1e6)).toFixed(0)} MB/s`);
   for (const isolation of ['inline', 'worker'] as const) {
     const transport = await openTransport(isolation, echoModule);
     try {
@@ -95,7 +96,7 @@ for (const mb of [1, 10]) {
         await client.request(i, 'generate', params);
         client.seen.length = 0;
       });
-      row(`transport round trip, ${mb} MB, ${isolation}`, `${(us / 1000).toFixed(1)} ms`, `${(megabytes / (us / 1e6)).toFixed(0)} MB/s (${(rawUs / us).toFixed(1)}× raw)`);
+      row(`transport round trip, ${mb} MB ${shape}, ${isolation}`, `${(us / 1000).toFixed(1)} ms`, `${(megabytes / (us / 1e6)).toFixed(0)} MB/s (${(rawUs / us).toFixed(1)}× raw)`);
     } finally {
       await transport.close();
     }

@@ -8,7 +8,9 @@ import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { transformSync } from 'esbuild';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { QUICKJS_INTEGRITY, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
 import { findToolchain, type Toolchain } from './toolchain.ts';
@@ -121,14 +123,23 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
   const lib = await buildLibquickjs(tc, cacheDir);
   const glueFiles = readdirSync(glueDir).filter((f) => /\.(c|h|js)$/.test(f)).sort();
   const glueParts = glueFiles.flatMap((f) => [f, readFileSync(join(glueDir, f))]);
-  const hash = sha(lib.key, IMPORT_NAMESPACE, ...GLUE_FLAGS, ...LINK_FLAGS, ...glueParts);
+  // The recipe itself (this file and its helpers) is an input too: changing how the glue is
+  // generated must not reuse an engine built the old way.
+  const recipe = [fileURLToPath(import.meta.url), fileURLToPath(new URL('./internal/artifacts.ts', import.meta.url))].map((f) => readFileSync(f));
+  const hash = sha(lib.key, IMPORT_NAMESPACE, ...GLUE_FLAGS, ...LINK_FLAGS, ...glueParts, ...recipe);
   const wasmPath = join(cacheDir, `engine-${hash}.wasm`);
   if (existsSync(wasmPath)) return { wasmPath, hash, built: lib.built };
 
   const gen = join(cacheDir, `gen-${hash}-${process.pid}`);
   mkdirSync(gen, { recursive: true });
   try {
-    writeFileSync(join(gen, 'mep_prelude.h'), preludeHeader(readFileSync(join(glueDir, 'prelude.js'), 'utf8')));
+    // Minified: the prelude's text and bytecode live in every guest's snapshot.
+    // The prelude is one function expression; assigning it keeps the minifier from dropping it.
+    const source = `globalThis.__mep_prelude = ${readFileSync(join(glueDir, 'prelude.js'), 'utf8').trim().replace(/;$/, '')};`;
+    const minified = transformSync(source, { minify: true, target: 'es2020', charset: 'ascii' }).code.trim();
+    const prelude = minified.replace(/^globalThis\.__mep_prelude\s*=\s*/, '').replace(/;$/, '');
+    if (prelude === minified) throw toolError('minifying prelude.js', new Error('unexpected minifier output'));
+    writeFileSync(join(gen, 'mep_prelude.h'), preludeHeader(prelude));
     const linked = join(gen, 'engine.wasm');
     const sources = glueFiles.filter((f) => f.endsWith('.c')).map((f) => join(glueDir, f));
     try {

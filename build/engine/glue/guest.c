@@ -62,7 +62,10 @@ MEP_EXPORT("mep_guest_init") char *mep_guest_init(uint8_t *blob, uint32_t blob_l
   }
   JS_FreeValue(ctx, holder);
 done:
+  /* Zero the blob and collect garbage so neither lingers in the snapshot's data. */
+  memset(blob, 0, blob_len);
   free(blob);
+  JS_RunGC(mep_rt);
   mep_initializing = 0;
   return err;
 }

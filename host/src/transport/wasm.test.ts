@@ -70,7 +70,7 @@ for (const isolation of isolations) {
       const first = client.request(1, 'ping');
       const second = client.request(2, 'notify');
       transport.cancel(2);
-      assert.equal((await second).error, { code: ErrorCode.RequestCancelled, message: (await second as { error: { message: string } }).error.message });
+      assert.is(((await second).error as { code: number }).code, ErrorCode.RequestCancelled);
       assert.equal((await first).result, null);
       assert.not.ok(client.seen.some((m) => m.method === '$/progress'), 'the cancelled request never ran');
       assert.equal((await client.request(3, 'ping', 'still open')).result, 'still open');

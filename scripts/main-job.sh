@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The main job: build the example Avro extension to a sandboxed wasm module, then generate Avro
+# schemas from a committed Morphir IR with it, and list what was written.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mkdir -p out
+node bin/mep.mjs build examples/avro/extension.ts -o out/avro.wasm
+node bin/mep.mjs generate --extension out/avro.wasm --target avro \
+  --input fixtures/ir/customer/morphir-ir.json --output out/avro
