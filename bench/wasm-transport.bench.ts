@@ -54,7 +54,7 @@ const raw = await createPlugin({ wasm: [{ module: rawModule, name: 'main' }] }, 
 const rawCall = async (bytes: Uint8Array): Promise<void> => {
   // A fresh owned copy per call, as the SDK requires; reset keeps the block table small.
   const out = await raw.call(['main', 'handle'], bytes.slice());
-  if (out === null || out.byteLength !== bytes.length) throw new Error('raw echo failed');
+  if (out === null || out.bytes().length !== bytes.length) throw new Error('raw echo failed');
   await raw.reset();
 };
 

@@ -47,7 +47,7 @@ type Fn = (...args: number[]) => number;
  */
 export async function createEngineRunner(engine: string | Uint8Array | WebAssembly.Module, options: StubHostOptions = {}): Promise<EngineRunner> {
   const host = createStubHost(options);
-  const module = engine instanceof WebAssembly.Module ? engine : await WebAssembly.compile(typeof engine === 'string' ? readFileSync(engine) : engine);
+  const module = engine instanceof WebAssembly.Module ? engine : await WebAssembly.compile(typeof engine === 'string' ? readFileSync(engine) : (engine as Uint8Array<ArrayBuffer>));
   const instance = await WebAssembly.instantiate(module, host.imports);
   host.bind(instance);
   const x = instance.exports as Record<string, Fn>;

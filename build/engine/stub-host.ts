@@ -44,7 +44,7 @@ const BLOCK_SHIFT = 32n;
 /** Creates a stub host; see {@link StubHostOptions}. */
 export function createStubHost(options: StubHostOptions = {}): StubHost {
   let memory: WebAssembly.Memory | undefined;
-  let input = new Uint8Array(0);
+  let input: Uint8Array = new Uint8Array(0);
   let output: Uint8Array | null = null;
   let error: string | null = null;
   let reply: Uint8Array | null = null;

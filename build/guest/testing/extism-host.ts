@@ -38,7 +38,7 @@ export interface MepPlugin {
  */
 export async function createMepPlugin(wasm: Uint8Array | WebAssembly.Module, options: MepPluginOptions = {}): Promise<MepPlugin> {
   let memory: WebAssembly.Memory | undefined;
-  let input = new Uint8Array(0);
+  let input: Uint8Array = new Uint8Array(0);
   let output = new Uint8Array(0);
   let reply: Uint8Array | null = null;
   const max = options.maxOutput ?? 64 * 1024 * 1024;

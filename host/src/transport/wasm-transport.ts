@@ -41,9 +41,10 @@ export async function createGuestTransport(
   let closeError: MepError | undefined;
   let closing: Promise<void> | undefined;
 
-  const protocolError = (detail: string, data: Record<string, unknown> = {}): MepError =>
+  const protocolError = (detail: string, data: Record<string, unknown> = {}, cause?: unknown): MepError =>
     new MepError(LocalErrorCode.Protocol, `Wasm extension "${name}" broke the protocol: ${detail}. Its instance was discarded; report this to the extension's author.`, {
       data: { extension: name, ...data },
+      cause,
     });
 
   const decode = (bytes: Uint8Array, what: string): JsonRpcMessage => {
@@ -51,7 +52,7 @@ export async function createGuestTransport(
     try {
       value = JSON.parse(decoder.decode(bytes));
     } catch (cause) {
-      throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length });
+      throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw protocolError(`its ${what} is not a JSON-RPC message object`);

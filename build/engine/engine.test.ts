@@ -1,0 +1,84 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { createEngineRunner, ensureEngine, IMPORT_NAMESPACE } from './index.ts';
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const dec = (b: Uint8Array | null): string => (b ? new TextDecoder().decode(b) : '');
+
+const abi = suite('engine :: Javy plugin ABI');
+
+abi('should export the plugin functions and carry import_namespace', async () => {
+  const { wasmPath } = await ensureEngine();
+  const module = await WebAssembly.compile(readFileSync(wasmPath));
+  const exports = WebAssembly.Module.exports(module).map((e) => e.name);
+  for (const name of ['initialize-runtime', 'compile-src', 'invoke', 'cabi_realloc', 'memory']) assert.ok(exports.includes(name), name);
+  const [section] = WebAssembly.Module.customSections(module, 'import_namespace');
+  assert.is(new TextDecoder().decode(section), IMPORT_NAMESPACE);
+});
+
+abi('should import only from extism:host/* (no WASI)', async () => {
+  const module = await WebAssembly.compile(readFileSync((await ensureEngine()).wasmPath));
+  const modules = new Set(WebAssembly.Module.imports(module).map((i) => i.module));
+  assert.equal([...modules].sort(), ['extism:host/env', 'extism:host/user']);
+});
+
+abi('should compile source to bytecode and run it through invoke', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = r.compile('globalThis.upper = () => Host.outputString(Host.inputString().toUpperCase() + [1, 2, 3].at(-1));');
+  assert.ok(c.ok);
+  if (!c.ok) return;
+  assert.ok(c.bytecode.length > 0);
+  const res = r.invoke(c.bytecode, 'upper', enc('abc'));
+  assert.is(res.error, null);
+  assert.is(dec(res.output), 'ABC3');
+});
+
+abi('should return discriminant 1 and a message for bad source', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = r.compile('let x = ;');
+  assert.not.ok(c.ok);
+  if (!c.ok) assert.match(c.message, /^SyntaxError: /);
+});
+
+abi('should report an exception through error_set with message and stack', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = r.compile('globalThis.t = () => {\n  throw new TypeError("boom");\n};');
+  if (!c.ok) throw new Error(c.message);
+  const res = r.invoke(c.bytecode, 't');
+  assert.match(res.error ?? '', /^TypeError: boom\n\s+at .*guest\.js:2/);
+});
+
+abi('should turn infinite recursion into InternalError and stay usable', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = r.compile('function down(n) { return down(n + 1) + 1 }\nglobalThis.deep = () => down(0);\nglobalThis.ok = () => Host.outputString("ok");');
+  if (!c.ok) throw new Error(c.message);
+  assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^InternalError: stack overflow/);
+  assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^InternalError: stack overflow/);
+  assert.is(dec(r.invoke(c.bytecode, 'ok').output), 'ok');
+});
+
+abi.run();
+
+const globals = suite('engine :: guest globals');
+
+globals('should give time and randomness only when granted', async () => {
+  const src = 'globalThis.f = () => Host.outputString(JSON.stringify([Date.now() > 0, __mep.randomFill(new Uint8Array(4))]));';
+  const denied = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = denied.compile(src);
+  if (!c.ok) throw new Error(c.message);
+  assert.is(dec(denied.invoke(c.bytecode, 'f').output), '[false,false]');
+  const granted = await createEngineRunner((await ensureEngine()).wasmPath, { clockMs: () => Date.now(), random: true });
+  assert.is(dec(granted.invoke(c.bytecode, 'f').output), '[true,true]');
+});
+
+globals('should map console and Config to the Extism kernel', async () => {
+  const logs: string[] = [];
+  const r = await createEngineRunner((await ensureEngine()).wasmPath, { onLog: (l, t) => logs.push(`${l} ${t}`), config: { name: 'avro' } });
+  const c = r.compile('globalThis.f = () => { console.warn("w", { a: 1 }); console.error(new Error("e").message); Host.outputString(String(Config.get("name")) + String(Config.get("none"))); };');
+  if (!c.ok) throw new Error(c.message);
+  assert.is(dec(r.invoke(c.bytecode, 'f').output), 'avronull');
+  assert.equal(logs, ['warn w {"a":1}', 'error e']);
+});
+
+globals.run();

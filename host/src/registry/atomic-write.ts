@@ -1,0 +1,23 @@
+/** Whole-file replacement that readers never see half-done: write a temp file, then rename. */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes `data` to `path` atomically: the bytes go to a temporary file beside it, which is then
+ * renamed over `path` (a rename within one directory is atomic on POSIX and NTFS).
+ *
+ * @example
+ * await writeFileAtomic('.mep/extensions.lock', JSON.stringify(lock, null, 2) + '\n');
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, data);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The artifact check that runs before every session: the file about to run must hash to the
+ * sha256 the lock pinned at install.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+
+/** The lowercase hex sha256 of a file, streamed. */
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** The lowercase hex sha256 of bytes in memory. */
+export function sha256Bytes(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** What {@link verifyArtifact} compares. */
+export interface ArtifactPin {
+  /** The extension id, for the message. */
+  extension: string;
+  /** Absolute path of the artifact about to run. */
+  file: string;
+  /** The sha256 the lock pins. */
+  expected: string;
+  /** The lock that pins it, for the message. */
+  lock: string;
+}
+
+/**
+ * Re-hashes the artifact and refuses (MepError ERR_REGISTRY, `data.reason: 'hash-mismatch'`) when
+ * it differs from the pinned hash, naming the file and both hashes.
+ */
+export async function verifyArtifact(pin: ArtifactPin): Promise<void> {
+  let actual: string;
+  try {
+    actual = await sha256File(pin.file);
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Registry, `Cannot read the artifact ${pin.file} of extension '${pin.extension}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Reinstall it with 'mep install'.`, {
+      cause: error,
+      data: { extension: pin.extension, file: pin.file, reason: 'missing-artifact' },
+    });
+  }
+  if (actual !== pin.expected) {
+    throw new MepError(
+      LocalErrorCode.Registry,
+      `Refusing to run extension '${pin.extension}': ${pin.file} has sha256 ${actual}, but ${pin.lock} pins ${pin.expected}. The artifact changed after install; reinstall it with 'mep install <source>' or restore the file.`,
+      { data: { extension: pin.extension, file: pin.file, expected: pin.expected, actual, lock: pin.lock, reason: 'hash-mismatch' } },
+    );
+  }
+}

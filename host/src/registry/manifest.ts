@@ -1,0 +1,94 @@
+/**
+ * `extension.json`, the package manifest: identity, runtime, the artifact's path and the
+ * permissions the package asks for. It never declares capabilities: the claim set is read from
+ * the artifact (MEP 0.1, Capability claims: "no manifest declares a capability by hand").
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as z from 'zod';
+import { toDecodeIssues } from '../protocol/decode.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { isSecretReference } from './secret-reference.ts';
+
+/** The manifest's file name inside a package directory. */
+export const MANIFEST_FILE = 'extension.json';
+
+/** An extension id: also a directory name, so letters, digits, `.`, `_` and `-` only. */
+export const ExtensionId = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an id uses letters, digits, ".", "_" and "-" and starts with a letter or digit');
+
+/** A relative path inside the package that cannot leave it. */
+const PackagePath = z
+  .string()
+  .min(1)
+  .refine((p) => !/^([/\\]|[A-Za-z]:)/.test(p) && !p.split(/[/\\]/).includes('..'), 'must be a relative path inside the package (no "..", not absolute)');
+
+/** What a package asks the host for; granted only when configuration approves too. */
+export const ManifestPermissions = z.looseObject({
+  /** Secret references the extension may resolve, compared exactly (`env("NAME")`, `file("path")`). */
+  secrets: z.array(z.string().refine(isSecretReference, 'a secret reference is env("NAME") or file("path")')).optional(),
+  /** Hosts a process extension declares it contacts (informational; process extensions are not sandboxed). */
+  network: z.array(z.string()).optional(),
+});
+/** What a package asks the host for. */
+export type ManifestPermissions = z.infer<typeof ManifestPermissions>;
+
+/** The `extension.json` document. */
+export const ExtensionManifest = z.looseObject({
+  id: ExtensionId,
+  name: z.string().min(1),
+  version: z.string().min(1),
+  runtime: z.enum(['wasm', 'process']),
+  /** The artifact's path in the package; for a process, the stem of per-platform executables. */
+  entry: PackagePath,
+  args: z.array(z.string()).optional(),
+  /** The process environment: exactly these entries, nothing inherited. */
+  env: z.record(z.string(), z.string()).optional(),
+  permissions: ManifestPermissions.optional(),
+});
+/** The `extension.json` document. */
+export type ExtensionManifest = z.infer<typeof ExtensionManifest>;
+
+/** Validates a manifest document; `where` names it in errors. */
+export function parseManifest(doc: unknown, where: string): ExtensionManifest {
+  if (typeof doc === 'object' && doc !== null) {
+    const handWritten = ['capabilities', 'claims'].find((key) => key in doc);
+    if (handWritten) {
+      throw new MepError(LocalErrorCode.Registry, `${where} declares "${handWritten}"; capability claims are read from the artifact with describe, never written by hand. Remove the member.`, {
+        data: { manifest: where, member: handWritten },
+      });
+    }
+  }
+  const parsed = ExtensionManifest.safeParse(doc);
+  if (!parsed.success) {
+    const issues = toDecodeIssues(parsed.error);
+    const first = issues[0];
+    const what = first ? `${first.path.join('.') || '(root)'}: ${first.message}` : 'invalid';
+    throw new MepError(LocalErrorCode.Registry, `${where} is not a valid extension manifest (${what}). Fix the package's ${MANIFEST_FILE}.`, {
+      data: { manifest: where, issues },
+    });
+  }
+  return parsed.data;
+}
+
+/** Reads and validates `<dir>/extension.json`. */
+export async function readManifest(dir: string): Promise<ExtensionManifest> {
+  const path = join(dir, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Registry, `No ${MANIFEST_FILE} in ${dir} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); a package is a directory with ${MANIFEST_FILE} and its artifact.`, {
+      cause: error,
+      data: { manifest: path },
+    });
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Registry, `${path} is not valid JSON (${(error as Error).message}).`, { data: { manifest: path } });
+  }
+  return parseManifest(doc, path);
+}
