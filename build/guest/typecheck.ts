@@ -32,7 +32,9 @@ export function typecheckGuest(entry: string, options: TypecheckOptions = {}): D
     target: ts.ScriptTarget.ES2020,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
-    lib: ['lib.es2020.d.ts'],
+    // ES2020 plus the later library pieces the engine provides: polyfills (at, findLast, toSorted,
+    // hasOwn, replaceAll, Promise.any) and Error's `cause` option (accepted, ignored by QuickJS).
+    lib: ['lib.es2020.d.ts', 'lib.es2021.string.d.ts', 'lib.es2021.promise.d.ts', 'lib.es2022.array.d.ts', 'lib.es2022.object.d.ts', 'lib.es2022.error.d.ts', 'lib.es2023.array.d.ts'],
     types: [],
     allowImportingTsExtensions: true,
     resolveJsonModule: true,

@@ -1,18 +1,44 @@
 /**
  * Runs one operation in a session for a CLI command: starts the extension, shows progress on a
- * terminal, turns Ctrl+C into `$/cancelRequest` first (a second Ctrl+C stops the extension), and
- * always ends the session, so no child process or instance outlives the command.
+ * terminal, turns Ctrl+C into `$/cancelRequest` first (a second Ctrl+C stops the extension),
+ * answers the extension's `secret.resolve`, and always ends the session, so no child process or
+ * instance outlives the command.
  */
-import type { ProgressParams } from '../protocol/index.ts';
+import { ErrorCode, MepError } from '../protocol/errors.ts';
+import { Method } from '../protocol/index.ts';
+import type { ClaimSet, ProgressParams } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
+import { createRedactor } from '../registry/redact.ts';
+import type { Redactor } from '../registry/redact.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
+import type { Transport } from '../transport/types.ts';
 import type { Io } from './io.ts';
+
+/** What a session of a CLI run may carry besides the launch spec. */
+export interface SessionRunOptions {
+  /** The pinned claim set: the initialize result must agree with it. */
+  claims?: ClaimSet;
+  /** Handler for `secret.resolve`; without one every request is denied with -32012. */
+  resolveSecret?: (params: unknown) => Promise<string>;
+  /** Wraps the transport (transcripts). */
+  wrapTransport?: (transport: Transport) => Transport;
+  /** Scrubs secret values from the extension's log lines. */
+  redactor?: Redactor;
+}
 
 function progressLine(p: ProgressParams): string {
   const pct = p.percentage === undefined ? '' : `${String(p.percentage).padStart(3)}% `;
   return `${pct}${p.message ?? p.kind}`;
+}
+
+/** The answer for an extension run by path: it has no manifest, so nothing may be granted. */
+async function denyAll(params: unknown): Promise<string> {
+  const reference = typeof params === 'object' && params !== null ? String((params as { reference?: unknown }).reference) : String(params);
+  throw new MepError(ErrorCode.PermissionDenied, `secret.resolve ${reference} denied: only installed extensions whose extension.json lists the reference may resolve secrets.`, {
+    data: { reference, reason: 'denied' },
+  });
 }
 
 /**
@@ -21,10 +47,14 @@ function progressLine(p: ProgressParams): string {
  * @example
  * const result = await withSession(spec, io, (session, signal) => session.generate(params, { signal }));
  */
-export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Session, signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Session, signal: AbortSignal) => Promise<T>, options: SessionRunOptions = {}): Promise<T> {
   const started = performance.now();
-  const transport = await openTransport(spec, io.verbose ? (e) => io.err(`[${e.source}] ${e.message}`) : undefined);
-  const session = createSession({ transport });
+  const redactor = options.redactor ?? createRedactor();
+  const opened = await openTransport(spec, io.verbose ? (e) => io.err(redactor.scrub(`[${e.source}] ${e.message}`)) : undefined);
+  const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
+  const session = createSession({ transport, ...(options.claims ? { claims: options.claims } : {}) });
+  session.peer.onRequest(Method.SecretResolve, options.resolveSecret ?? denyAll);
+  const stopLog = io.verbose ? session.onLog((l) => io.err(redactor.scrub(`[${session.extension} ${l.level}] ${l.message}`))) : () => undefined;
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {
@@ -38,12 +68,12 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   };
   process.on('SIGINT', onSigint);
   const stopProgress = io.isTty
-    ? session.onProgress((p) => process.stderr.write(`\r\x1b[2K${progressLine(p)}${p.kind === 'end' ? '\n' : ''}`))
+    ? session.onProgress((p) => process.stderr.write(`\r\x1b[2K${redactor.scrub(progressLine(p))}${p.kind === 'end' ? '\n' : ''}`))
     : () => undefined;
   try {
     const init = await session.start();
     if (io.verbose) {
-      io.err(`extension ${init.extension.id} ${init.extension.version} (${init.extension.name}), ${spec.runtime}, protocol ${init.protocolVersion}, started in ${(performance.now() - started).toFixed(1)} ms`);
+      io.err(`extension ${init.extension.id} ${init.extension.version} (${init.extension.name}), ${spec.runtime}, ${spec.path}, protocol ${init.protocolVersion}, started in ${(performance.now() - started).toFixed(1)} ms`);
     }
     const callStarted = performance.now();
     const result = await fn(session, controller.signal);
@@ -51,6 +81,7 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
     return result;
   } finally {
     stopProgress();
+    stopLog();
     process.off('SIGINT', onSigint);
     await session.close();
   }

@@ -18,7 +18,7 @@ an executable, or the id of an installed extension. Exit 0 only when every case 
   --json          print the results as JSON`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' } }, 'conformance');
-    const spec = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io);
+    const { spec } = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io);
     const results = await runConformance({
       open: () => openTransport(spec),
       filter: values.filter,

@@ -5,24 +5,36 @@ import { ExitCode } from '../exit-codes.ts';
 import { resolveExtensionArgument } from './extension-argument.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
+import { withJsonErrors } from './operation.ts';
 
 export const describeCommand: Command = {
   summary: "print an extension's capability claim set",
-  help: `Usage: mep describe <extension> [--timeout MS]
+  help: `Usage: mep describe <extension> [--timeout MS] [--json] [--verbose]
 
-Reads the claim set with morphir.extension.describe (or, for an extension without describe,
-through a short session) and prints it as JSON. <extension> is a .wasm module, a .js/.mjs file,
-an executable, or the id of an installed extension.
+Prints the claim set as JSON. For an installed extension id, the artifact is first checked
+against the lock and the pinned claim set is printed (read and pinned now if it was installed
+without a probe). For a .wasm module, a .js/.mjs file or an executable, the claims are read with
+morphir.extension.describe (or, for an extension without describe, through a short session).
 
-  --timeout MS   give up on an extension that does not answer (default 10000)`,
+  --timeout MS   give up on an extension that does not answer (default 10000)
+  --json         on failure, also print {"success": false, "error": …} on stdout`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { timeout: { type: 'string' } }, 'describe');
-    const spec = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io);
-    const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
-    const transport = await openTransport(spec);
-    const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
-    if (io.verbose) io.err(`claims read through ${source}`);
-    io.out(JSON.stringify(claims, null, 2));
-    return ExitCode.Ok;
+    const { values, positionals } = parseFlags(argv, { timeout: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' } }, 'describe');
+    // The output is JSON either way; --json adds the error object on stdout when it fails.
+    return withJsonErrors(io, values.json, async () => {
+      io.verbose = io.verbose || Boolean(values.verbose);
+      const resolved = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io);
+      if (resolved.claims) {
+        if (io.verbose) io.err(`claims of ${resolved.installed?.id} pinned in ${resolved.installed?.lock}`);
+        io.out(JSON.stringify(resolved.claims, null, 2));
+        return ExitCode.Ok;
+      }
+      const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
+      const transport = await openTransport(resolved.spec);
+      const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
+      if (io.verbose) io.err(`claims read through ${source}`);
+      io.out(JSON.stringify(claims, null, 2));
+      return ExitCode.Ok;
+    });
   },
 };

@@ -1,23 +1,91 @@
-/** Turns the `<extension>` argument of a command into a launch spec. */
+/**
+ * Turns the `<extension>` argument or `--extension` flag into something to launch, and finds a
+ * provider by capability when the flag is absent. A path to an artifact runs as given (no lock,
+ * no secrets); an installed id is verified against its lock first.
+ */
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import type { ClaimSet } from '../../protocol/index.ts';
+import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
+import type { InstalledExtension } from '../../registry/discover.ts';
 import { specFromPath } from '../../registry/launch.ts';
 import type { LaunchSpec } from '../../registry/launch.ts';
+import { registryPaths } from '../../registry/paths.ts';
+import type { RegistryPaths } from '../../registry/paths.ts';
+import { claimsOf, verifyInstalled } from '../../registry/prepare.ts';
+import type { ClaimReadOptions } from '../../registry/prepare.ts';
+import { matchNeed } from '../../registry/provider-need.ts';
+import type { ProviderNeed } from '../../registry/provider-need.ts';
+import { selectProvider } from '../../registry/select.ts';
+import type { Transport } from '../../transport/types.ts';
 import { UsageError } from '../exit-codes.ts';
 import type { Io } from '../io.ts';
 
+/** An extension ready to launch, with what the registry knows about it. */
+export interface ResolvedExtension {
+  spec: LaunchSpec;
+  /** Set for installed extensions (verified against the lock). */
+  installed?: InstalledExtension;
+  /** The pinned (or freshly read and pinned) claim set of an installed extension. */
+  claims?: ClaimSet;
+  /** For a frontend chosen by capability: the language id it claims for the input. */
+  language?: string;
+}
+
+/** Options shared by the resolvers. */
+export interface ResolveOptions {
+  /** Wraps transports opened to read unpinned claims (transcripts). */
+  wrapTransport?: (transport: Transport) => Transport;
+}
+
+/** The registry paths of a CLI run: the project is the working directory. */
+export function cliRegistryPaths(io: Io): RegistryPaths {
+  return registryPaths({ cwd: io.cwd, env: process.env });
+}
+
+function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
+  return {
+    wrapTransport: options.wrapTransport,
+    onPinned: (installed) => io.verbose && io.err(`read and pinned the claims of ${installed.id} in ${installed.lock}`),
+  };
+}
+
 /**
- * A path to an artifact (.wasm, .js/.mjs, executable). Installed ids are resolved by the
- * registry when it is present (see `mep install`).
+ * A path to an artifact (.wasm, .js/.mjs, executable) or the id of an installed extension.
+ * Throws UsageError when it is neither.
  */
-export async function resolveExtensionArgument(argument: string, io: Io): Promise<LaunchSpec> {
+export async function resolveExtensionArgument(argument: string, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
   const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
-  try {
-    const info = await stat(path);
-    if (!info.isFile()) throw new UsageError(`${argument} is not a file; pass a .wasm module, a .js/.mjs script or an executable.`);
-  } catch (error) {
-    if (error instanceof UsageError) throw error;
-    throw new UsageError(`no extension at ${argument}: pass a .wasm module, a .js/.mjs script or an executable (build one with 'mep build').`);
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isFile()) return { spec: specFromPath(path) };
+  const paths = cliRegistryPaths(io);
+  const installed = info ? undefined : await findInstalled(paths, argument);
+  if (installed) {
+    const spec = await verifyInstalled(installed);
+    const { claims } = await claimsOf(installed, claimOptions(io, options));
+    return { spec, installed, claims };
   }
-  return specFromPath(path);
+  if (info) throw new UsageError(`${argument} is not a file; pass a .wasm module, a .js/.mjs script, an executable or an installed extension id.`);
+  const ids = (await discoverExtensions(paths)).extensions.map((e) => e.id);
+  throw new UsageError(
+    `no extension at ${argument}: pass a .wasm module, a .js/.mjs script, an executable, or an installed id (${ids.length ? `installed: ${ids.join(', ')}` : "none installed; see 'mep install'"}).`,
+  );
+}
+
+/**
+ * The provider for `need`: the `--extension` argument when given (an installed one must meet
+ * the need), else the one installed extension whose claims meet it.
+ */
+export async function resolveProvider(argument: string | undefined, need: ProviderNeed, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
+  if (argument !== undefined) {
+    const resolved = await resolveExtensionArgument(argument, io, options);
+    if (resolved.claims) {
+      const match = matchNeed(resolved.claims, need);
+      if (match.ok && match.language) resolved.language = match.language;
+    }
+    return resolved;
+  }
+  const selected = await selectProvider(cliRegistryPaths(io), need, claimOptions(io, options));
+  if (io.verbose) io.err(`selected ${selected.installed.id} ${selected.installed.manifest.version} from ${selected.installed.dir}`);
+  return { spec: selected.spec, installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
 }

@@ -1,0 +1,50 @@
+/** `mep install <source>`: install and pin an extension package. */
+import { installExtension } from '../../registry/install.ts';
+import { ExitCode, UsageError } from '../exit-codes.ts';
+import type { Command } from './command.ts';
+import { onePositional, parseFlags } from './command.ts';
+import { cliRegistryPaths } from './extension-argument.ts';
+import { withJsonErrors } from './operation.ts';
+
+export const installCommand: Command = {
+  summary: 'install an extension package from a directory, git or an archive',
+  help: `Usage: mep install <source> [--user] [--probe | --no-probe] [--json]
+
+Copies the package into .mep/extensions/<id>/ (or $MEP_HOME/extensions/<id>/ with --user),
+hashes its artifact and pins it in the scope's extensions.lock. A failed install changes nothing.
+
+<source> is one of:
+  ./path/to/package                         a directory with extension.json and the artifact
+  https://host/repo.git#v1.2.0              git (also git@host:repo.git, file:///repo.git);
+  git@host:mono.git//ext/crm#main           #ref = branch, tag or commit; //dir = a subdirectory
+  ./dist/crm.tar.gz#sha256=<hex>            a .tar.gz, .tgz or .zip (path, file:// or https://);
+                                            #sha256 is checked before anything is extracted;
+                                            extension.json at the root or in its one top directory
+
+A process package may ship <entry>-<os>-<arch> executables (linux/darwin/windows, amd64/arm64);
+only this host's is installed. wasm modules are probed with morphir.extension.describe in the
+sandbox and their claims pinned; process executables never run at install (their claims are
+read and pinned at first use) unless --probe is given.
+
+  --user       install for this user ($MEP_HOME, default ~/.mep) instead of this project
+  --probe      read the claims now, also for a process extension
+  --no-probe   do not run the artifact at install, also for a wasm module
+  --json       print the installed entry as JSON`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { user: { type: 'boolean' }, probe: { type: 'boolean' }, 'no-probe': { type: 'boolean' }, json: { type: 'boolean' } }, 'install');
+    return withJsonErrors(io, values.json, async () => {
+      const source = onePositional(positionals, 'source', 'install');
+      if (values.probe && values['no-probe']) throw new UsageError(`--probe and --no-probe exclude each other. Run 'mep install --help'.`);
+      const probe = values.probe ? true : values['no-probe'] ? false : undefined;
+      const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', ...(probe === undefined ? {} : { probe }) });
+      if (values.json) {
+        io.out(JSON.stringify({ success: true, id: result.id, version: result.version, runtime: result.runtime, scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry }, null, 2));
+      } else {
+        const pinned = result.entry.claims ? 'claims pinned' : 'claims will be read at first use';
+        io.out(`${result.replaced ? 'Replaced' : 'Installed'} ${result.id} ${result.version} (${result.runtime}${result.entry.platform ? `, ${result.entry.platform}` : ''}) in ${result.dir}`);
+        io.out(`  sha256 ${result.entry.sha256}, ${pinned}; locked in ${result.lock}`);
+      }
+      return ExitCode.Ok;
+    });
+  },
+};

@@ -1,0 +1,166 @@
+/**
+ * What the operation commands (generate, compile, validate, transform) share: their common
+ * flags, reading the IR input, choosing the provider, running one session with secrets and an
+ * optional transcript, and reporting failures the same way in human and `--json` form.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Diagnostic } from '../../protocol/index.ts';
+import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
+import { writeFileAtomic } from '../../registry/atomic-write.ts';
+import { approvedSecrets } from '../../registry/config.ts';
+import type { ProviderNeed } from '../../registry/provider-need.ts';
+import { createRedactor } from '../../registry/redact.ts';
+import type { Redactor } from '../../registry/redact.ts';
+import { createSecretResolver } from '../../registry/secrets.ts';
+import type { Session } from '../../session/session.ts';
+import type { Io } from '../io.ts';
+import { renderDiagnostics } from '../render-diagnostics.ts';
+import { withSession } from '../with-session.ts';
+import { cliRegistryPaths, resolveProvider } from './extension-argument.ts';
+import type { ResolvedExtension } from './extension-argument.ts';
+import { openTranscript } from './transcript.ts';
+
+/** parseArgs options every operation command accepts. */
+export const OPERATION_FLAGS = {
+  extension: { type: 'string' },
+  option: { type: 'string', multiple: true },
+  json: { type: 'boolean' },
+  verbose: { type: 'boolean' },
+  transcript: { type: 'string' },
+  'transcript-unredacted': { type: 'boolean' },
+} as const;
+
+/** The help lines for {@link OPERATION_FLAGS}. */
+export const OPERATION_HELP = `  --extension EXT   use this provider: an installed id, a .wasm module, a .js/.mjs file or an
+                    executable (default: the installed extension whose claims fit)
+  --option k=v      an option for the extension; the value is parsed as JSON when valid (repeatable)
+  --json            print the machine-readable result on stdout instead of the human report
+  --verbose         extension identity, timings and the extension's log on stderr
+  --transcript F    write every JSON-RPC message to F (JSON lines); source text and secret
+                    values are redacted
+  --transcript-unredacted  keep source text in the transcript (secret values stay redacted)`;
+
+/** The parsed common flags. */
+export interface OperationFlags {
+  extension?: string;
+  json?: boolean;
+  verbose?: boolean;
+  transcript?: string;
+  'transcript-unredacted'?: boolean;
+}
+
+/** Reads a JSON input file, or throws a usage error naming it. */
+export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR file (morphir-ir.json)'): Promise<{ path: string; value: unknown }> {
+  const path = resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}. Pass ${what} with --input.`);
+  }
+  try {
+    return { path, value: JSON.parse(text) };
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Usage, `The input ${path} is not valid JSON (${(error as Error).message}); pass ${what}.`);
+  }
+}
+
+/** Writes a JSON result file atomically, so a failed run never leaves half a file. */
+export async function writeJsonOutput(io: Io, file: string, value: unknown): Promise<string> {
+  const path = resolve(io.cwd, file);
+  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+  return path;
+}
+
+/** What {@link runOperation} hands back. */
+export interface OperationOutcome<T> {
+  result: T;
+  provider: ResolvedExtension;
+  /** The extension's id as the session reported it. */
+  extension: string;
+  redactor: Redactor;
+}
+
+/**
+ * Resolves the provider for `need`, runs `fn` in one session with secrets answered per the
+ * manifest and configuration, records the transcript when asked, and scrubs secret values from
+ * any error that escapes.
+ */
+export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
+  const redactor = createRedactor();
+  const transcript = flags.transcript ? openTranscript({ path: resolve(io.cwd, flags.transcript), redactor, unredacted: flags['transcript-unredacted'] }) : undefined;
+  if (flags['transcript-unredacted'] && transcript) io.err(`mep: the transcript ${flags.transcript} keeps source text (secret values are still redacted).`);
+  try {
+    const provider = await resolveProvider(flags.extension, need, io, { wrapTransport: transcript?.wrap });
+    const installed = provider.installed;
+    const resolveSecret = installed
+      ? createSecretResolver({
+          extension: installed.id,
+          requested: installed.manifest.permissions?.secrets ?? [],
+          approved: await approvedSecrets(cliRegistryPaths(io), installed.id),
+          baseDir: io.cwd,
+          redactor,
+          onEvent: (e) => {
+            if (e.outcome !== 'granted') io.err(`mep: ${e.outcome} secret.resolve ${e.reference} for ${e.extension}: ${e.reason}`);
+            else if (io.verbose) io.err(`mep: granted secret.resolve ${e.reference} to ${e.extension}`);
+          },
+        })
+      : undefined;
+    let extension = provider.spec.name;
+    const result = await withSession(
+      provider.spec,
+      io,
+      async (session, signal) => {
+        const value = await fn(session, signal, provider);
+        extension = session.extension;
+        return value;
+      },
+      { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor },
+    );
+    return { result, provider, extension, redactor };
+  } catch (error) {
+    throw scrubError(error, redactor);
+  } finally {
+    transcript?.close();
+  }
+}
+
+function scrubError(error: unknown, redactor: Redactor): unknown {
+  if (!redactor.active || !isMepError(error)) return error;
+  return new MepError(error.code, redactor.scrub(error.message), { data: redactor.scrubValue(error.data) });
+}
+
+/** Diagnostics with secret values scrubbed, for both renderings. */
+export function scrubDiagnostics(diagnostics: readonly Diagnostic[], redactor: Redactor): Diagnostic[] {
+  return diagnostics.map((d) => redactor.scrubValue(d));
+}
+
+/** Renders diagnostics to stderr the compiler way. */
+export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): void {
+  for (const line of renderDiagnostics(diagnostics)) io.err(line);
+}
+
+/** True when the operation failed or reported an error diagnostic (exit code 1). */
+export function hasErrors(result: { success: boolean; diagnostics: readonly Diagnostic[] }): boolean {
+  return !result.success || result.diagnostics.some((d) => d.severity === 'error');
+}
+
+/**
+ * Runs a command body; with `--json`, a failure is also printed on stdout as
+ * `{"success": false, "error": {code, message, data}}` before it propagates to the exit-code
+ * mapping, so both renderings report the same outcome.
+ */
+export async function withJsonErrors(io: Io, json: boolean | undefined, body: () => Promise<number>): Promise<number> {
+  try {
+    return await body();
+  } catch (error) {
+    if (json) {
+      const detail = isMepError(error)
+        ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
+        : { code: error instanceof Error && error.name === 'UsageError' ? LocalErrorCode.Usage : 'ERR_UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
+      io.out(JSON.stringify({ success: false, error: detail }, null, 2));
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,50 @@
+/** `mep transform`: Morphir IR → Morphir IR through a transform extension, written atomically. */
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { detectIrVersion } from '../../session/ir-version.ts';
+import { ExitCode, UsageError } from '../exit-codes.ts';
+import type { Command } from './command.ts';
+import { parseFlags } from './command.ts';
+import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readJsonInput, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
+import { parseOptionFlags } from './options.ts';
+
+export const transformCommand: Command = {
+  summary: 'transform Morphir IR with a transform extension',
+  help: `Usage: mep transform --input IR.json --output OUT.json [--extension EXT] [--option k=v]… [--json] [--verbose]
+
+Sends the IR to a transform with morphir.transform.transform and writes the returned IR to
+OUT.json (replaced atomically; untouched when the transform fails). Without --extension the
+transform is the installed extension that claims transforms for the input's IR version.
+
+  --input FILE      Morphir IR JSON (morphir-ir.json)
+  --output FILE     where the transformed IR is written
+${OPERATION_HELP}`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'transform');
+    return withJsonErrors(io, values.json, async () => {
+      if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep transform --help'.`);
+      for (const flag of ['input', 'output'] as const) {
+        if (!values[flag]) throw new UsageError(`--${flag} is required. Run 'mep transform --help'.`);
+      }
+      io.verbose = Boolean(values.verbose);
+      const options = parseOptionFlags(values.option ?? []);
+      const input = await readJsonInput(io, values.input as string);
+      const ir = input.value;
+      if (typeof ir !== 'object' || ir === null || Array.isArray(ir)) {
+        throw new MepError(LocalErrorCode.Usage, `The input ${input.path} is not a JSON object; pass a Morphir IR distribution (morphir-ir.json).`);
+      }
+      const irVersion = detectIrVersion(ir, `the input ${input.path}`);
+      const { result, extension, redactor } = await runOperation(io, values, { kind: 'transform', irVersion }, (session, signal) =>
+        session.transform({ ir: ir as Record<string, unknown>, irVersion, options }, { signal }),
+      );
+      const output = result.success && result.ir ? await writeJsonOutput(io, values.output as string, result.ir) : null;
+      const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
+      if (values.json) {
+        io.out(JSON.stringify({ success: result.success, extension, irVersion: result.irVersion ?? null, output, diagnostics }, null, 2));
+      } else {
+        printDiagnostics(io, diagnostics);
+        io.out(output ? `Transformed ${input.path} with ${extension}; wrote IR ${result.irVersion} to ${output}.` : `Transform failed; ${values.output} was not written.`);
+      }
+      return hasErrors(result) ? ExitCode.Diagnostics : ExitCode.Ok;
+    });
+  },
+};

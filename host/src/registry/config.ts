@@ -1,0 +1,49 @@
+/**
+ * User configuration that approves secrets per extension: `$MEP_HOME/config.json` and the
+ * project's `.mep/config.json`, both `{"secrets": {"<extension id>": ["env(\"NAME\")", …]}}`.
+ * An approval in either file counts; the manifest must list the same reference too.
+ */
+import { readFile } from 'node:fs/promises';
+import * as z from 'zod';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { RegistryPaths } from './paths.ts';
+
+/** The `config.json` document. */
+export const MepConfig = z.looseObject({
+  /** Approved secret references per extension id. */
+  secrets: z.record(z.string(), z.array(z.string())).optional(),
+});
+/** The `config.json` document. */
+export type MepConfig = z.infer<typeof MepConfig>;
+
+async function readConfig(path: string): Promise<MepConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new MepError(LocalErrorCode.Usage, `Cannot read the configuration ${path}: ${(error as Error).message}.`, { data: { config: path } });
+  }
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Usage, `The configuration ${path} is not valid JSON (${(error as Error).message}).`, { data: { config: path } });
+  }
+  const parsed = MepConfig.safeParse(doc);
+  if (!parsed.success) {
+    throw new MepError(LocalErrorCode.Usage, `The configuration ${path} is malformed: "secrets" maps extension ids to lists of references such as ["env(\\"TOKEN\\")"].`, {
+      data: { config: path },
+    });
+  }
+  return parsed.data;
+}
+
+/** The secret references the user approved for `extension`, from both configuration files. */
+export async function approvedSecrets(paths: RegistryPaths, extension: string): Promise<string[]> {
+  const approved = new Set<string>();
+  for (const path of [paths.user.config, paths.project.config]) {
+    for (const reference of (await readConfig(path)).secrets?.[extension] ?? []) approved.add(reference);
+  }
+  return [...approved];
+}

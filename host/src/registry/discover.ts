@@ -1,0 +1,95 @@
+/**
+ * Discovery of installed extensions: `extensions/<id>/` directories of the project scope and
+ * then the user scope, each paired with its lock entry. A project-local id shadows the same id
+ * installed user-wide.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isMepError } from '../protocol/errors.ts';
+import { readLock } from './lock.ts';
+import type { LockEntry } from './lock.ts';
+import { readManifest } from './manifest.ts';
+import type { ExtensionManifest } from './manifest.ts';
+import { scopesOf } from './paths.ts';
+import type { RegistryPaths, Scope, ScopePaths } from './paths.ts';
+
+/** One installed package. */
+export interface InstalledExtension {
+  id: string;
+  scope: Scope;
+  /** The package directory. */
+  dir: string;
+  manifest: ExtensionManifest;
+  /** Absolute path of the artifact that runs. */
+  artifact: string;
+  /** The lock of its scope. */
+  lock: string;
+  /** Its lock entry; undefined when the lock does not pin it (it will not run). */
+  lockEntry?: LockEntry;
+}
+
+/** A package directory that could not be read, with the reason. */
+export interface DiscoveryProblem {
+  scope: Scope;
+  dir: string;
+  message: string;
+}
+
+/** Everything installed, in precedence order, without shadowed ids. */
+export interface Discovery {
+  extensions: InstalledExtension[];
+  /** User-scope packages hidden by a project-local one with the same id. */
+  shadowed: InstalledExtension[];
+  problems: DiscoveryProblem[];
+}
+
+async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): Promise<InstalledExtension[]> {
+  let names: string[];
+  try {
+    names = (await readdir(scope.extensions, { withFileTypes: true })).filter((d) => d.isDirectory() && !d.name.startsWith('.')).map((d) => d.name);
+  } catch {
+    return [];
+  }
+  const lock = await readLock(scope.lock);
+  const found: InstalledExtension[] = [];
+  for (const name of names.sort()) {
+    const dir = join(scope.extensions, name);
+    try {
+      const manifest = await readManifest(dir);
+      if (manifest.id !== name) {
+        problems.push({ scope: scope.scope, dir, message: `extension.json says id '${manifest.id}' but the directory is '${name}'; reinstall it with 'mep install'.` });
+        continue;
+      }
+      const lockEntry = lock.extensions[name];
+      found.push({ id: name, scope: scope.scope, dir, manifest, artifact: join(dir, manifest.entry), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
+    } catch (error) {
+      if (!isMepError(error)) throw error;
+      problems.push({ scope: scope.scope, dir, message: error.message });
+    }
+  }
+  return found;
+}
+
+/**
+ * Lists installed extensions, project scope first.
+ *
+ * @example
+ * const { extensions } = await discoverExtensions(registryPaths({ cwd }));
+ */
+export async function discoverExtensions(paths: RegistryPaths): Promise<Discovery> {
+  const problems: DiscoveryProblem[] = [];
+  const extensions: InstalledExtension[] = [];
+  const shadowed: InstalledExtension[] = [];
+  for (const scope of scopesOf(paths)) {
+    for (const found of await discoverScope(scope, problems)) {
+      if (extensions.some((e) => e.id === found.id)) shadowed.push(found);
+      else extensions.push(found);
+    }
+  }
+  return { extensions, shadowed, problems };
+}
+
+/** The installed extension with `id` (project scope wins), or undefined. */
+export async function findInstalled(paths: RegistryPaths, id: string): Promise<InstalledExtension | undefined> {
+  return (await discoverExtensions(paths)).extensions.find((e) => e.id === id);
+}

@@ -1,0 +1,64 @@
+/**
+ * Fetching a package from git: clone, check out `#ref` (branch, tag or commit), record the
+ * commit. Runs the `git` on PATH with prompts disabled; nothing from the repository is executed.
+ */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+
+const run = promisify(execFile);
+
+async function git(args: string[], spec: string): Promise<string> {
+  try {
+    const { stdout } = await run('git', args, {
+      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    return stdout.trim();
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failure.code === 'ENOENT') {
+      throw new MepError(LocalErrorCode.Registry, `Installing ${spec} needs git, which is not on PATH. Install git, or install from an archive or a local directory.`, {
+        data: { source: spec, reason: 'git-missing' },
+      });
+    }
+    const detail = (failure.stderr ?? failure.message).trim().split('\n').slice(-3).join(' ');
+    throw new MepError(LocalErrorCode.Registry, `git ${args[0]} failed for ${spec}: ${detail}. Check the URL and the #ref.`, {
+      cause: error,
+      data: { source: spec, reason: 'git', command: args[0] },
+    });
+  }
+}
+
+/**
+ * Clones `url` into `dir` (which must not exist), checks out `ref` when given and returns the
+ * commit now checked out.
+ *
+ * @example
+ * const commit = await cloneAt('file:///srv/crm.git', 'v1.2.0', tmp, spec);
+ */
+export async function cloneAt(url: string, ref: string | undefined, dir: string, spec: string): Promise<string> {
+  if (ref !== undefined && ref.startsWith('-')) {
+    throw new MepError(LocalErrorCode.Usage, `The ref #${ref} in ${spec} starts with '-'; name a branch, tag or commit.`, { data: { source: spec } });
+  }
+  await git(['clone', '--quiet', '--no-checkout', '--', url, dir], spec);
+  let commit = await resolveRef(dir, ref ?? 'HEAD', spec);
+  // Branches other than the default exist only as remote-tracking refs after a clone.
+  if (commit === undefined && ref !== undefined) commit = await resolveRef(dir, `origin/${ref}`, spec);
+  if (commit === undefined) {
+    throw new MepError(LocalErrorCode.Registry, `The ref #${ref} does not exist in ${url}. Name an existing branch, tag or commit.`, {
+      data: { source: spec, ref, reason: 'git-ref' },
+    });
+  }
+  await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec);
+  return commit;
+}
+
+async function resolveRef(dir: string, ref: string, spec: string): Promise<string | undefined> {
+  try {
+    return await git(['-C', dir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], spec);
+  } catch (error) {
+    if ((error as MepError).data && ((error as MepError).data as { reason?: string }).reason === 'git-missing') throw error;
+    return undefined;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * `mep install`: fetch a source, stage the package, hash the artifact, optionally probe its
+ * claims, then swap it into `extensions/<id>/` and pin it in `extensions.lock`. Everything up to
+ * the swap happens in scratch directories, so a failure leaves the previous install untouched.
+ */
+import { randomBytes } from 'node:crypto';
+import { cp, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClaimSet } from '../protocol/index.ts';
+import { readClaimSet } from '../session/read-claims.ts';
+import type { Transport } from '../transport/types.ts';
+import { fetchPackage } from './fetch-source.ts';
+import { sha256File } from './integrity.ts';
+import { parseInstallSource } from './install-source.ts';
+import { openTransport } from './launch.ts';
+import { updateLock } from './lock.ts';
+import type { LockEntry } from './lock.ts';
+import { readManifest } from './manifest.ts';
+import type { ExtensionManifest } from './manifest.ts';
+import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
+import type { RegistryPaths, Scope } from './paths.ts';
+import type { Platform } from './platform.ts';
+import { stagePackage } from './stage-package.ts';
+
+/** Options of {@link installExtension}. */
+export interface InstallOptions {
+  /** What to install: a directory, a git URL (`//subdir`, `#ref`) or an archive (`#sha256=`). */
+  source: string;
+  paths: RegistryPaths;
+  /** `project` (default: `.mep/`) or `user` (`$MEP_HOME`). */
+  scope?: Scope;
+  /**
+   * Read the claim set now with describe. Default: yes for wasm (sandboxed), no for process
+   * (never run at install unless asked; claims are read and pinned at the first session).
+   */
+  probe?: boolean;
+  /** Probe deadline per request. Default 10 s. */
+  timeoutMs?: number;
+  /** Override of the host platform (tests). */
+  platform?: Platform;
+  /** Wraps the probe's transport (transcripts). */
+  wrapTransport?: (transport: Transport) => Transport;
+}
+
+/** What was installed. */
+export interface InstallResult {
+  id: string;
+  version: string;
+  runtime: ExtensionManifest['runtime'];
+  scope: Scope;
+  /** The installed package directory. */
+  dir: string;
+  /** The lock that pins it. */
+  lock: string;
+  entry: LockEntry;
+  /** True when an earlier install of the same id was replaced. */
+  replaced: boolean;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * Installs one extension.
+ *
+ * @example
+ * const result = await installExtension({ source: './my-ext', paths: registryPaths({ cwd }) });
+ */
+export async function installExtension(options: InstallOptions): Promise<InstallResult> {
+  const scope = options.scope ?? 'project';
+  const target = options.paths[scope];
+  const source = parseInstallSource(options.source, options.paths.projectRoot);
+  const scratch = await mkdtemp(join(tmpdir(), 'mep-install-'));
+  try {
+    const fetched = await fetchPackage(source, scratch);
+    const manifest = await readManifest(fetched.dir);
+    const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.platform);
+    const sha256 = await sha256File(staged.artifact);
+    const probe = options.probe ?? manifest.runtime === 'wasm';
+    let claims: ClaimSet | undefined;
+    if (probe) {
+      const timeoutMs = options.timeoutMs ?? 10_000;
+      const opened = await openTransport(launchSpecOf(manifest, staged.dir));
+      const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
+      claims = (await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs })).claims;
+      checkClaimsIdentity(manifest, claims, `the package from ${options.source}`);
+    }
+    const entry: LockEntry = {
+      version: manifest.version,
+      sha256,
+      runtime: manifest.runtime,
+      ...(source.kind === 'directory' ? {} : { source: source.spec }),
+      ...(fetched.commit ? { commit: fetched.commit } : {}),
+      ...(staged.platform ? { platform: staged.platform } : {}),
+      ...(claims ? { claims } : {}),
+    };
+    const dir = join(target.extensions, manifest.id);
+    const replaced = await swapIn(staged.dir, dir, target.extensions, async () => {
+      await updateLock(target.lock, (lock) => {
+        lock.extensions[manifest.id] = entry;
+      });
+    });
+    return { id: manifest.id, version: manifest.version, runtime: manifest.runtime, scope, dir, lock: target.lock, entry, replaced };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Moves `staged` to `dir` with renames inside `extensionsDir` (one filesystem), runs `commit`
+ * (the lock write), and only then drops the previous copy; if anything fails, the previous copy
+ * is put back.
+ */
+async function swapIn(staged: string, dir: string, extensionsDir: string, commit: () => Promise<void>): Promise<boolean> {
+  await mkdir(extensionsDir, { recursive: true });
+  const suffix = randomBytes(4).toString('hex');
+  const incoming = join(extensionsDir, `.incoming-${suffix}`);
+  const previous = join(extensionsDir, `.previous-${suffix}`);
+  // The scratch directory may be on another filesystem: copy next to the target first.
+  await rename(staged, incoming).catch(() => cp(staged, incoming, { recursive: true, verbatimSymlinks: true }));
+  const replaced = await exists(dir);
+  try {
+    if (replaced) await rename(dir, previous);
+    await rename(incoming, dir);
+    try {
+      await commit();
+    } catch (error) {
+      await rm(dir, { recursive: true, force: true });
+      if (replaced) await rename(previous, dir);
+      throw error;
+    }
+  } catch (error) {
+    if (replaced && !(await exists(dir)) && (await exists(previous))) await rename(previous, dir);
+    await rm(incoming, { recursive: true, force: true });
+    throw error;
+  }
+  await rm(previous, { recursive: true, force: true });
+  return replaced;
+}

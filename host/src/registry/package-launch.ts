@@ -1,0 +1,35 @@
+/** From an installed (or staged) package to the launch spec that runs it. */
+import { join } from 'node:path';
+import type { ClaimSet } from '../protocol/index.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { LaunchSpec } from './launch.ts';
+import type { ExtensionManifest } from './manifest.ts';
+
+/**
+ * The launch spec of the package in `dir`: the manifest's runtime, args and explicit env (a
+ * process gets nothing else), working directory the package directory.
+ */
+export function launchSpecOf(manifest: ExtensionManifest, dir: string): LaunchSpec {
+  return {
+    name: manifest.id,
+    runtime: manifest.runtime,
+    path: join(dir, manifest.entry),
+    args: [...(manifest.args ?? [])],
+    env: { ...(manifest.env ?? {}) },
+    cwd: dir,
+  };
+}
+
+/**
+ * Refuses claims whose extension id differs from the manifest's: the package would be pinned
+ * and selected under an identity the artifact does not report.
+ */
+export function checkClaimsIdentity(manifest: ExtensionManifest, claims: ClaimSet, where: string): void {
+  if (claims.extension.id !== manifest.id) {
+    throw new MepError(
+      LocalErrorCode.Registry,
+      `The artifact of ${where} reports extension id '${claims.extension.id}', but its extension.json says '${manifest.id}'. Fix the manifest's "id" (the artifact is the authority) and reinstall.`,
+      { data: { extension: manifest.id, claimed: claims.extension.id, reason: 'identity' } },
+    );
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * Readying an installed extension for a session: the lock must pin it, the manifest must agree
+ * with the pin, and the artifact must hash to the pinned sha256 (checked before every session).
+ * Claims come from the lock; an extension installed without a probe has them read now and
+ * pinned (MEP 0.1, Capability claims: read at the first session).
+ */
+import type { ClaimSet } from '../protocol/index.ts';
+import { parseClaimSet } from '../protocol/index.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { readClaimSet } from '../session/read-claims.ts';
+import type { Transport } from '../transport/types.ts';
+import type { InstalledExtension } from './discover.ts';
+import { verifyArtifact } from './integrity.ts';
+import { openTransport } from './launch.ts';
+import type { LaunchSpec } from './launch.ts';
+import { updateLock } from './lock.ts';
+import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
+
+/** Options for reading claims that are not pinned yet. */
+export interface ClaimReadOptions {
+  /** Deadline per request. Default 10 s. */
+  timeoutMs?: number;
+  /** Wraps the transport (transcripts). */
+  wrapTransport?: (transport: Transport) => Transport;
+  /** Told when claims had to be read from the artifact and were pinned. */
+  onPinned?: (extension: InstalledExtension, claims: ClaimSet) => void;
+}
+
+function refuse(installed: InstalledExtension, message: string, reason: string): MepError {
+  return new MepError(LocalErrorCode.Registry, `Refusing to run extension '${installed.id}' (${installed.dir}): ${message}`, {
+    data: { extension: installed.id, dir: installed.dir, lock: installed.lock, reason },
+  });
+}
+
+/**
+ * Verifies `installed` against its lock and returns its launch spec. Throws MepError(ERR_REGISTRY)
+ * when it is not pinned, disagrees with its pin, or its artifact's hash changed.
+ */
+export async function verifyInstalled(installed: InstalledExtension): Promise<LaunchSpec> {
+  const pin = installed.lockEntry;
+  if (!pin) throw refuse(installed, `${installed.lock} does not pin it. Install it with 'mep install <source>' instead of copying it in.`, 'not-locked');
+  if (pin.runtime !== undefined && pin.runtime !== installed.manifest.runtime) {
+    throw refuse(installed, `its extension.json says runtime '${installed.manifest.runtime}', the lock pins '${pin.runtime}'. Reinstall it.`, 'manifest-changed');
+  }
+  if (pin.version !== installed.manifest.version) {
+    throw refuse(installed, `its extension.json says version ${installed.manifest.version}, the lock pins ${pin.version}. Reinstall it.`, 'manifest-changed');
+  }
+  await verifyArtifact({ extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock });
+  return launchSpecOf(installed.manifest, installed.dir);
+}
+
+/**
+ * The claim set of a verified extension: the pinned one, or (first session of a process
+ * extension installed without `--probe`) read from the artifact and pinned in its lock.
+ */
+export async function claimsOf(installed: InstalledExtension, options: ClaimReadOptions = {}): Promise<{ claims: ClaimSet; source: 'lock' | 'describe' | 'session' }> {
+  const pinned = installed.lockEntry?.claims;
+  if (pinned !== undefined) {
+    try {
+      return { claims: parseClaimSet(pinned), source: 'lock' };
+    } catch (error) {
+      throw refuse(installed, `the claim set pinned in ${installed.lock} is unreadable (${(error as Error).message}). Reinstall it.`, 'bad-claims');
+    }
+  }
+  const spec = await verifyInstalled(installed);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const opened = await openTransport(spec);
+  const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
+  const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
+  checkClaimsIdentity(installed.manifest, claims, `'${installed.id}' in ${installed.dir}`);
+  await updateLock(installed.lock, (lock) => {
+    const entry = lock.extensions[installed.id];
+    if (entry && entry.sha256 === installed.lockEntry?.sha256) entry.claims = claims;
+  });
+  installed.lockEntry = { ...(installed.lockEntry as NonNullable<InstalledExtension['lockEntry']>), claims };
+  options.onPinned?.(installed, claims);
+  return { claims, source };
+}

@@ -1,0 +1,57 @@
+/**
+ * Keeps resolved secret values out of everything a user or a file sees: logs, diagnostics,
+ * errors and transcripts (MEP 0.1, Security and permissions). Values are registered when they
+ * are resolved and replaced wherever they occur in text.
+ */
+
+/** The replacement written where a secret value was. */
+export const REDACTED = '[redacted secret]';
+
+/** Collects secret values and scrubs them from text and JSON values. */
+export interface Redactor {
+  /** Remember a resolved value (empty strings are ignored). */
+  add(value: string): void;
+  /** `text` with every remembered value replaced by {@link REDACTED}. */
+  scrub(text: string): string;
+  /** A deep copy of a JSON value with every string scrubbed (keys too). */
+  scrubValue<T>(value: T): T;
+  /** True when at least one value is remembered. */
+  readonly active: boolean;
+}
+
+/**
+ * Creates an empty redactor.
+ *
+ * @example
+ * const redactor = createRedactor();
+ * redactor.add(token);
+ * io.err(redactor.scrub(line));
+ */
+export function createRedactor(): Redactor {
+  const values = new Set<string>();
+  function scrub(text: string): string {
+    let out = text;
+    // Longest first, so a value containing another is replaced whole.
+    for (const value of [...values].sort((a, b) => b.length - a.length)) out = out.split(value).join(REDACTED);
+    return out;
+  }
+  function scrubValue(value: unknown): unknown {
+    if (values.size === 0) return value;
+    if (typeof value === 'string') return scrub(value);
+    if (Array.isArray(value)) return value.map(scrubValue);
+    if (typeof value === 'object' && value !== null) {
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k), scrubValue(v)]));
+    }
+    return value;
+  }
+  return {
+    add(value) {
+      if (value !== '') values.add(value);
+    },
+    scrub,
+    scrubValue: scrubValue as <T>(value: T) => T,
+    get active() {
+      return values.size > 0;
+    },
+  };
+}
