@@ -1,0 +1,64 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runConformance } from '../../host/src/conformance/index.ts';
+import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
+import { createSession } from '../../host/src/session/session.ts';
+import { createInProcessTransport } from '../../guest-pdk/src/index.ts';
+import extension from './extension.ts';
+import { REPO_ROOT, builtAvro } from './testing/built.ts';
+
+const irFixtures = ['customer', 'customer-edges', 'customer-partial', 'customer-logical', 'customer-custom-types', 'showcase'];
+const optionSets: Record<string, unknown>[] = [
+  {},
+  { projection: 'protocol-public' },
+  { representation: 'idl' },
+  { aliases: 'wrapper-record', unsupported: 'warn-and-skip' },
+  { dependencies: 'linked', unsupported: 'warn-and-skip' },
+  { logical_types: false, unsupported: 'warn-and-skip' },
+  { not_an_option: true },
+];
+
+const Parity = suite('avro :: one source, two runtimes');
+
+Parity('should pass the conformance suite as wasm and as a process with identical outcomes', async () => {
+  const outcomes: string[][] = [];
+  for (const runtime of ['wasm', 'process'] as const) {
+    const spec = specFromPath(await builtAvro(runtime));
+    const results = await runConformance({ open: () => openTransport(spec) });
+    assert.equal(results.filter((r) => r.status === 'failed'), [], runtime);
+    outcomes.push(results.map((r) => `${r.name}: ${r.status}`));
+  }
+  assert.equal(outcomes[0], outcomes[1]);
+});
+
+Parity('should generate byte-identical results in wasm, in a process and in V8 for every IR fixture and option set', async () => {
+  const transports = [
+    await openTransport(specFromPath(await builtAvro('wasm'))),
+    await openTransport(specFromPath(await builtAvro('process'))),
+    createInProcessTransport(extension),
+  ];
+  const sessions = transports.map((transport) => createSession({ transport }));
+  try {
+    for (const s of sessions) await s.start();
+    let compared = 0;
+    let produced = 0;
+    for (const name of irFixtures) {
+      const ir = JSON.parse(readFileSync(join(REPO_ROOT, 'fixtures/ir', name, 'morphir-ir.json'), 'utf8'));
+      for (const options of optionSets) {
+        const [wasm, proc, v8] = await Promise.all(sessions.map((s) => s.generate({ ir, target: 'avro', options })));
+        assert.equal(wasm, v8, `${name} ${JSON.stringify(options)}: wasm differs from V8`);
+        assert.equal(proc, v8, `${name} ${JSON.stringify(options)}: process differs from V8`);
+        compared++;
+        if (v8.success && v8.artifacts.length > 0) produced++;
+      }
+    }
+    assert.is(compared, irFixtures.length * optionSets.length);
+    // Most combinations produce artifacts; the invalid option and strict failures do not.
+    assert.ok(produced >= irFixtures.length * 3, `only ${produced} runs produced artifacts`);
+  } finally {
+    await Promise.all(sessions.map((s) => s.close()));
+  }
+});
+Parity.run();

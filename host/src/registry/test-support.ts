@@ -1,0 +1,168 @@
+/**
+ * Test helpers for the registry and the CLI: temporary projects with their own MEP_HOME,
+ * packages built around the configurable process fixture, and tiny tar.gz / zip writers that
+ * can produce the hostile archives real tools refuse to make.
+ */
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deflateRawSync, gzipSync } from 'node:zlib';
+import { crc32 } from './archive/crc32.ts';
+
+/** The repository root. */
+export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** The configurable process fixture (capabilities from its first argument). */
+export const configurableFixture = join(repoRoot, 'fixtures/extensions/configurable.mjs');
+
+/** A temporary project directory and MEP_HOME; `cleanup()` removes both and restores MEP_HOME. */
+export interface TempProject {
+  root: string;
+  project: string;
+  home: string;
+  cleanup(): Promise<void>;
+}
+
+/** Creates a project dir and a MEP_HOME dir under one temp root and points `MEP_HOME` at it. */
+export async function tempProject(): Promise<TempProject> {
+  const root = await mkdtemp(join(tmpdir(), 'mep-registry-'));
+  const project = join(root, 'project');
+  const home = join(root, 'home');
+  await mkdir(project);
+  await mkdir(home);
+  const previous = process.env.MEP_HOME;
+  process.env.MEP_HOME = home;
+  return {
+    root,
+    project,
+    home,
+    async cleanup() {
+      if (previous === undefined) delete process.env.MEP_HOME;
+      else process.env.MEP_HOME = previous;
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/** What {@link writePackage} puts in extension.json and in the fixture's argument. */
+export interface FixturePackage {
+  id: string;
+  version?: string;
+  capabilities: Record<string, unknown>;
+  /** Secret references for `permissions.secrets`. */
+  secrets?: string[];
+  /** Extra manifest members. */
+  manifest?: Record<string, unknown>;
+  /** Passed to the fixture (e.g. `describe: false`). */
+  fixture?: Record<string, unknown>;
+  /** Entry path; default `bin/ext.mjs`. */
+  entry?: string;
+}
+
+/** Writes a package directory for the configurable fixture and returns it. */
+export async function writePackage(dir: string, pkg: FixturePackage): Promise<string> {
+  const entry = pkg.entry ?? 'bin/ext.mjs';
+  await mkdir(join(dir, dirname(entry)), { recursive: true });
+  await writeFile(join(dir, entry), await readFile(configurableFixture));
+  const version = pkg.version ?? '1.0.0';
+  const manifest = {
+    id: pkg.id,
+    name: `Fixture ${pkg.id}`,
+    version,
+    runtime: 'process',
+    entry,
+    args: [JSON.stringify({ id: pkg.id, version, name: `Fixture ${pkg.id}`, capabilities: pkg.capabilities, ...pkg.fixture })],
+    ...(pkg.secrets ? { permissions: { secrets: pkg.secrets } } : {}),
+    ...pkg.manifest,
+  };
+  await writeFile(join(dir, 'extension.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
+/** A backend claiming `targets` for IR 3. */
+export function backend(...targets: string[]): Record<string, unknown> {
+  return { backend: { targets, irVersions: ['3'], generate: true } };
+}
+
+/** One member for the archive writers. */
+export interface TestEntry {
+  path: string;
+  data?: string | Uint8Array;
+  /** A symlink target instead of data. */
+  link?: string;
+  mode?: number;
+}
+
+function octal(value: number, length: number): string {
+  return `${value.toString(8).padStart(length - 1, '0')}\0`;
+}
+
+/** A .tar.gz with exactly these members (paths unchecked, so hostile ones can be made). */
+export function makeTarGz(entries: readonly TestEntry[]): Uint8Array {
+  const blocks: Buffer[] = [];
+  for (const e of entries) {
+    const data = e.link !== undefined ? Buffer.alloc(0) : Buffer.from(e.data ?? '');
+    const header = Buffer.alloc(512);
+    header.write(e.path, 0, 100, 'utf8');
+    header.write(octal(e.mode ?? 0o644, 8), 100, 'ascii');
+    header.write(octal(0, 8), 108, 'ascii');
+    header.write(octal(0, 8), 116, 'ascii');
+    header.write(octal(data.length, 12), 124, 'ascii');
+    header.write(octal(0, 12), 136, 'ascii');
+    header.write('        ', 148, 'ascii');
+    header.write(e.link !== undefined ? '2' : e.path.endsWith('/') ? '5' : '0', 156, 'ascii');
+    if (e.link !== undefined) header.write(e.link, 157, 100, 'utf8');
+    header.write('ustar\x0000', 257, 'binary');
+    let sum = 0;
+    for (const b of header) sum += b;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+    blocks.push(header, data, Buffer.alloc((512 - (data.length % 512)) % 512));
+  }
+  blocks.push(Buffer.alloc(1024));
+  return new Uint8Array(gzipSync(Buffer.concat(blocks)));
+}
+
+/** A .zip with exactly these members, deflated, Unix modes (symlinks as mode 0o120777). */
+export function makeZip(entries: readonly TestEntry[]): Uint8Array {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.path, 'utf8');
+    const data = Buffer.from(e.link ?? e.data ?? '');
+    const packed = deflateRawSync(data);
+    const crc = crc32(data);
+    const mode = e.link !== undefined ? 0o120777 : e.path.endsWith('/') ? 0o040755 : 0o100000 | (e.mode ?? 0o644);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(8, 8);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(packed.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(8, 10);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(packed.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE((mode << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, packed);
+    centrals.push(central, name);
+    offset += local.length + name.length + packed.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return new Uint8Array(Buffer.concat([...locals, directory, end]));
+}

@@ -1,0 +1,105 @@
+/**
+ * A {@link Transport} over a {@link ByteChannel} speaking newline-delimited JSON-RPC (one
+ * message per line, host-daemon protocol), used by the served host for its clients.
+ *
+ * JSON-RPC 2.0, Error object: a line that is not JSON is answered with a Parse error (id null)
+ * and the connection goes on; a line that is not one JSON object (a batch, a log line) cannot be
+ * framed safely, so it is answered the same way and the connection is closed.
+ */
+import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
+import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
+import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts';
+import type { ByteChannel } from './byte-channel.ts';
+
+/** Options of {@link createLineTransport}. */
+export interface LineTransportOptions {
+  /** Longest accepted line in bytes. Default 64 MiB (the wasm message limit). */
+  maxLineBytes?: number;
+}
+
+/** Default line limit of a served connection: large enough for a 64 MiB Morphir IR. */
+export const DEFAULT_SERVE_MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Wraps `channel` as a Transport of JSON-RPC messages. The transport owns the channel: closing
+ * one closes the other.
+ *
+ * @example
+ * const peer = createPeer(createLineTransport(channel));
+ * try { peer.onRequest('server/info', () => ({ ok: true })); } finally { await peer.close(); }
+ */
+export function createLineTransport(channel: ByteChannel, options: LineTransportOptions = {}): Transport {
+  const name = channel.name;
+  const decoder = createNdjsonDecoder({ name, maxLineBytes: options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES });
+  const messageListeners = new Set<(message: JsonRpcMessage) => void>();
+  const closeListeners = new Set<(error?: MepError) => void>();
+  let closed = false;
+  let closeError: MepError | undefined;
+
+  const write = (message: JsonRpcMessage): void => channel.write(encodeNdjson(JSON.stringify(message)));
+  const refuse = (code: number, message: string): void => write({ jsonrpc: '2.0', id: null, error: { code, message } });
+
+  const finish = (error: MepError | undefined): void => {
+    if (closed) return;
+    closed = true;
+    closeError = error;
+    disposeData();
+    disposeEnd();
+    channel.close();
+    for (const listener of [...closeListeners]) listener(error);
+  };
+
+  const receive = (body: string): void => {
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch (error) {
+      refuse(ErrorCode.ParseError, `Parse error: a line from ${name} is not valid JSON (${(error as Error).message}); send one JSON-RPC 2.0 object per line.`);
+      return;
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      refuse(ErrorCode.InvalidRequest, `Invalid request: a line from ${name} is not a JSON-RPC 2.0 object.`);
+      return;
+    }
+    for (const listener of [...messageListeners]) listener(value as JsonRpcMessage);
+  };
+
+  const disposeData = channel.onData((chunk) => {
+    if (closed) return;
+    try {
+      decoder.push(chunk, receive);
+    } catch (error) {
+      if (!isMepError(error)) throw error;
+      refuse(ErrorCode.ParseError, `Parse error: ${error.message} Send one JSON-RPC 2.0 object per line (batches are not supported); the connection is closed.`);
+      finish(error);
+    }
+  });
+  const disposeEnd = channel.onEnd((error) => {
+    finish(error === undefined ? undefined : new MepError(LocalErrorCode.TransportClosed, `The connection to ${name} failed: ${error.message}.`, { cause: error }));
+  });
+
+  return {
+    name,
+    send(message) {
+      if (closed) {
+        throw new MepError(LocalErrorCode.TransportClosed, `The connection to ${name} is closed; the client has gone.`, { cause: closeError });
+      }
+      write(message);
+    },
+    onMessage(listener): Disposer {
+      messageListeners.add(listener);
+      return () => void messageListeners.delete(listener);
+    },
+    onClose(listener): Disposer {
+      if (closed) {
+        queueMicrotask(() => listener(closeError));
+        return () => {};
+      }
+      closeListeners.add(listener);
+      return () => void closeListeners.delete(listener);
+    },
+    async close() {
+      finish(undefined);
+    },
+  };
+}

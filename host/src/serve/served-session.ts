@@ -1,0 +1,94 @@
+/**
+ * One extension session held by the served host for one client: runs `session/call` operations
+ * through the {@link Session} (so lifecycle and capability checks apply before dispatch), tags
+ * progress and log notifications with the session id and the client's request id, and closes
+ * the extension for good, within a grace period, when asked or when the client goes away.
+ */
+import {
+  CompileParams,
+  GenerateParams,
+  Method,
+  TransformParams,
+  ValidateParams,
+  decodeParams,
+} from '../protocol/index.ts';
+import type { LogParams, ProgressParams } from '../protocol/index.ts';
+import type { JsonRpcId } from '../rpc/index.ts';
+import type { CallOptions, Session } from '../session/session.ts';
+import type { Transport } from '../transport/types.ts';
+import { ServeMethod, type CallableMethod } from './methods.ts';
+
+/** Sends one notification to the session's client. */
+export type Notify = (method: string, params: Record<string, unknown>) => void;
+
+/** A session as the served host holds it; see {@link createServedSession}. */
+export interface ServedSession {
+  readonly id: string;
+  readonly session: Session;
+  /** Run one MEP operation; `clientId` is the client's request id, used to tag progress. */
+  call(method: CallableMethod, params: unknown, options: { clientId: JsonRpcId; signal: AbortSignal; timeoutMs?: number }): Promise<unknown>;
+  /**
+   * End the session: graceful shutdown for at most `graceMs`, then the transport is closed
+   * (the process killed, the worker terminated). Idempotent.
+   */
+  close(graceMs: number): Promise<void>;
+}
+
+type Operation = (session: Session, params: unknown, options: CallOptions) => Promise<unknown>;
+
+const OPERATIONS: Record<CallableMethod, Operation> = {
+  [Method.BackendGenerate]: (s, p, o) => s.generate(decodeParams(GenerateParams, p, Method.BackendGenerate), o),
+  [Method.FrontendCompile]: (s, p, o) => s.compile(decodeParams(CompileParams, p, Method.FrontendCompile), o),
+  [Method.ValidatorValidate]: (s, p, o) => s.validate(decodeParams(ValidateParams, p, Method.ValidatorValidate), o),
+  [Method.TransformTransform]: (s, p, o) => s.transform(decodeParams(TransformParams, p, Method.TransformTransform), o),
+  [Method.Describe]: (s, _p, o) => s.describe(o),
+  [Method.Ping]: (s, _p, o) => s.ping(o),
+  [Method.Info]: (s, _p, o) => s.info(o),
+  [Method.Capabilities]: (s, _p, o) => s.capabilities(o),
+};
+
+/** Wires `session` (over `transport`) to its client under the id `id`. */
+export function createServedSession(id: string, session: Session, transport: Transport, notify: Notify): ServedSession {
+  /** Our request id towards the extension → the client's request id, for progress. */
+  const clientIds = new Map<JsonRpcId, JsonRpcId>();
+  let nextCall = 1;
+  let closing: Promise<void> | undefined;
+
+  const disposers = [
+    session.onProgress((progress: ProgressParams) => {
+      const clientId = clientIds.get(progress.requestId);
+      notify(ServeMethod.Progress, { ...progress, sessionId: id, requestId: clientId ?? progress.requestId });
+    }),
+    session.onLog((log: LogParams) => notify(ServeMethod.Log, { ...log, sessionId: id, source: 'extension' })),
+  ];
+
+  return {
+    id,
+    session,
+    async call(method, params, { clientId, signal, timeoutMs }) {
+      // A string id of our own, so it can never collide with the numeric ids the session assigns.
+      const callId = `${id}.${nextCall++}`;
+      clientIds.set(callId, clientId);
+      try {
+        return await OPERATIONS[method](session, params, { id: callId, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+      } finally {
+        clientIds.delete(callId);
+      }
+    },
+    close(graceMs) {
+      closing ??= (async () => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+        try {
+          await Promise.race([session.close(), grace]);
+        } finally {
+          clearTimeout(timer);
+          // Whatever the extension did, nothing of it may outlive the session.
+          await transport.close();
+          for (const dispose of disposers) dispose();
+        }
+      })();
+      return closing;
+    },
+  };
+}
