@@ -1,10 +1,12 @@
 /**
  * `buildGuest`: one TypeScript entry to a sandboxed wasm guest (type check → esbuild bundle →
- * QuickJS bytecode through the engine's compile-src → wizer snapshot → wasm-opt -Oz), or to one
- * executable Node file for the process runtime. Wasm outputs are cached by content hash.
+ * QuickJS bytecode through the engine's compile-src → snapshot of the initialized engine, taken in
+ * this process → byte-level link), or to one executable Node file for the process runtime. The
+ * engine is optimized with `wasm-opt -Oz` once and cached, so a guest build runs no external tool.
+ * Wasm outputs are cached by content hash.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
@@ -12,12 +14,13 @@ import { bundleGuest } from './bundle.ts';
 import { compileBundle } from './bytecode.ts';
 import { buildFailure } from './diagnostics.ts';
 import { compileWithExtismJs } from './extism-js.ts';
-import { linkGuest } from './link.ts';
-import { optimize, snapshot } from './tools.ts';
+import { engineLayout, linkGuest } from './link.ts';
+import { optimizedEngine } from './optimized-engine.ts';
+import { removeUnused } from './tools.ts';
 import { typecheckGuest } from './typecheck.ts';
 
 /** Bumped when the pipeline changes what it produces for the same inputs. */
-const PIPELINE_VERSION = 'mep-guest-1';
+const PIPELINE_VERSION = 'mep-guest-4';
 
 /** Default cache folder for built guests. */
 export const GUEST_CACHE_DIR = join(REPO_ROOT, '.cache', 'guest');
@@ -34,7 +37,7 @@ export interface BuildGuestOptions {
   compiler?: 'mep' | 'extism-js';
   /** Type-check before building (default true). */
   typecheck?: boolean;
-  /** Run wasm-opt -Oz (default true). */
+  /** Build on the `wasm-opt -Oz` engine (default true; optimized once per engine and cached). */
   optimize?: boolean;
   /** Cache folder (default `.cache/guest` at the repository root). */
   cacheDir?: string;
@@ -79,7 +82,6 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     t = now;
   };
   if (!existsSync(entry)) throw new MepError(LocalErrorCode.Usage, `guest entry ${options.entry} does not exist; pass the path of the extension's TypeScript entry`);
-  mkdirSync(dirname(outFile), { recursive: true });
   mkdirSync(join(cacheDir, 'tmp'), { recursive: true });
 
   if (options.typecheck !== false) {
@@ -91,13 +93,12 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   lap('bundle');
 
   if (runtime === 'process') {
-    writeFileSync(outFile, bundle.code);
-    chmodSync(outFile, 0o755);
+    place(outFile, bundle.code, 0o755);
     return { outFile, runtime, size: Buffer.byteLength(bundle.code), exports: [], cached: false, timings };
   }
   if (options.compiler === 'extism-js') {
     const wasm = await compileWithExtismJs(entry, bundle.exports, join(cacheDir, 'tmp'));
-    writeFileSync(outFile, wasm);
+    place(outFile, wasm);
     lap('extism-js');
     return { outFile, runtime, size: wasm.length, exports: bundle.exports, cached: false, timings };
   }
@@ -110,22 +111,31 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     .slice(0, 24);
   const cached = join(cacheDir, `${key}.wasm`);
   if (existsSync(cached)) {
-    copyFileSync(cached, outFile);
+    place(outFile, readFileSync(cached));
     return { outFile, runtime, size: readFileSync(cached).length, exports: bundle.exports, cached: true, timings };
   }
-  const blob = await compileBundle(engine.wasmPath, bundle, options.entry);
-  lap('bytecode');
-  const linked = linkGuest(readFileSync(engine.wasmPath), blob, bundle.exports);
-  lap('link');
-  let wasm = await snapshot(linked, join(cacheDir, 'tmp'));
+  const base = options.optimize !== false ? await optimizedEngine(engine) : engine.wasmPath;
+  lap('optimize');
+  const engineBytes = readFileSync(base);
+  const image = await compileBundle({ compiler: engine.wasmPath, snapshot: base, layout: engineLayout(engineBytes) }, bundle, options.entry);
   lap('snapshot');
-  if (options.optimize !== false) {
-    wasm = await optimize(wasm, join(cacheDir, 'tmp'));
-    lap('optimize');
-  }
+  const wasm = linkGuest(engineBytes, image, bundle.exports);
+  lap('link');
   const tmp = `${cached}.tmp-${process.pid}`;
   writeFileSync(tmp, wasm);
   renameSync(tmp, cached);
-  copyFileSync(cached, outFile);
+  place(outFile, wasm);
   return { outFile, runtime, size: wasm.length, exports: bundle.exports, cached: false, timings };
+}
+
+/**
+ * Writes a build output only once it exists in full: the parent directory is created here (a
+ * failed build leaves no empty folder behind) and the file appears by rename, never half-written.
+ */
+function place(outFile: string, data: string | Uint8Array, mode = 0o644): void {
+  mkdirSync(dirname(outFile), { recursive: true });
+  const tmp = `${outFile}.tmp-${process.pid}`;
+  writeFileSync(tmp, data);
+  chmodSync(tmp, mode);
+  renameSync(tmp, outFile);
 }

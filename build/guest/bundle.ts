@@ -15,6 +15,13 @@ const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const PDK_WASM_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', 'wasm.ts');
 /** The guest PDK's process binding (exports `runProcess(extension)`). */
 export const PDK_PROCESS_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', 'process.ts');
+/** The guest PDK entry that `import … from 'mep-runtime/guest-pdk'` resolves to in every build. */
+export const PDK_INDEX = join(REPO_ROOT, 'guest-pdk', 'src', 'index.ts');
+/**
+ * An extension is always built against the PDK of the `mep` that builds it, so a scaffolded
+ * project needs no installed copy of mep-runtime and can never mix two PDK versions.
+ */
+export const PDK_ALIAS = { 'mep-runtime/guest-pdk': PDK_INDEX } as const;
 /** The global the wasm bundle assigns the exports object to. */
 export const EXPORTS_GLOBAL = '__mep_exports';
 /** The Extism exports of a PDK extension. */
@@ -65,7 +72,7 @@ async function run(options: esbuild.BuildOptions, entry: string, cwd: string): P
 
 /** Lists the export names of the entry module (esbuild's metafile). */
 async function exportsOf(entry: string, cwd: string): Promise<string[]> {
-  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'] }, entry, cwd);
+  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'], alias: PDK_ALIAS }, entry, cwd);
   const out = Object.values(r.metafile.outputs).find((o) => o.entryPoint !== undefined);
   return out?.exports ?? [];
 }
@@ -99,7 +106,7 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const source: Pick<esbuild.BuildOptions, 'entryPoints' | 'stdin'> = pdk
     ? { stdin: { contents: pdkWrapper(entry, runtime), resolveDir: cwd, sourcefile: `${relative(cwd, entry)}.wrapper.js`, loader: 'js' } }
     : { entryPoints: [entry] };
-  const common: esbuild.BuildOptions = { ...source, bundle: true, sourcemap: 'external', sourcesContent: false, legalComments: 'none', charset: 'utf8' };
+  const common: esbuild.BuildOptions = { ...source, alias: PDK_ALIAS, bundle: true, sourcemap: 'external', sourcesContent: false, legalComments: 'none', charset: 'utf8' };
   const r =
     runtime === 'wasm'
       ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'neutral', mainFields: ['module', 'main'], target: 'es2020', outfile: join(cwd, 'guest.js') }, entry, cwd)

@@ -1,19 +1,21 @@
 /**
- * Turns a wasm bundle into the blob a guest snapshot evaluates: QuickJS bytecode from the
- * engine's own `compile-src` (run in this process), checked by evaluating it once through the
- * same entry point the snapshot uses. Compile errors and top-level throws come back as
- * diagnostics located in the user's files through the bundle's source map.
+ * Turns a wasm bundle into the initialized memory of a guest: QuickJS bytecode from the engine's
+ * own `compile-src` (run in this process), packed into a blob and evaluated once in a fresh
+ * engine instance, whose memory is the snapshot (snapshot.ts). Compile errors and top-level
+ * throws come back as diagnostics located in the user's files through the bundle's source map.
  */
 import { readFileSync } from 'node:fs';
 import { createEngineRunner } from '../engine/index.ts';
 import { buildFailure, type Diagnostic } from './diagnostics.ts';
 import { createSourceMapLookup } from './internal/sourcemap.ts';
 import type { Bundle } from './bundle.ts';
+import type { EngineLayout, MemoryImage } from './link.ts';
+import { snapshotGuest } from './snapshot.ts';
 
 const modules = new Map<string, Promise<WebAssembly.Module>>();
 
 /** Compiles the engine once per process. */
-function engineModule(wasmPath: string): Promise<WebAssembly.Module> {
+export function engineModule(wasmPath: string): Promise<WebAssembly.Module> {
   let m = modules.get(wasmPath);
   if (!m) {
     m = WebAssembly.compile(readFileSync(wasmPath));
@@ -44,17 +46,20 @@ function locate(message: string, map: string, fallbackFile: string, prefix: stri
 }
 
 /**
- * Compiles and pre-evaluates a bundle; returns the blob for the snapshot or throws `ERR_BUILD`
- * with diagnostics.
+ * Compiles a bundle and evaluates it in a fresh engine instance; returns that instance's memory
+ * for the guest module, or throws `ERR_BUILD` with diagnostics.
+ *
+ * @param layout the stack layout of `engineWasm` (link.ts `engineLayout`)
  */
-export async function compileBundle(engineWasm: string, bundle: Bundle, entry: string): Promise<Uint8Array> {
-  const runner = await createEngineRunner(await engineModule(engineWasm));
+export async function compileBundle(engineWasm: string, layout: EngineLayout, bundle: Bundle, entry: string): Promise<MemoryImage> {
+  const module = await engineModule(engineWasm);
+  const runner = await createEngineRunner(module);
   const compiled = runner.compile(bundle.code);
   if (!compiled.ok) throw buildFailure(entry, 'compile to QuickJS bytecode', [locate(compiled.message, bundle.map, entry, '')]);
   const blob = packBlob(compiled.bytecode, bundle.exports);
-  const failure = runner.guestInit(blob.slice());
-  if (failure !== null) {
-    throw buildFailure(entry, 'module initialization', [locate(failure, bundle.map, entry, 'the module threw while initializing (top level): ')]);
+  const result = await snapshotGuest(module, layout, blob);
+  if (!result.ok) {
+    throw buildFailure(entry, 'module initialization', [locate(result.message, bundle.map, entry, 'the module threw while initializing (top level): ')]);
   }
-  return blob;
+  return result.image;
 }

@@ -6,7 +6,9 @@ export { buildGuest, GUEST_CACHE_DIR, type BuildGuestOptions, type BuildGuestRes
 export { bundleGuest, EXPORTS_GLOBAL, PDK_EXPORTS, PDK_PROCESS_BINDING, PDK_WASM_BINDING, type Bundle, type BundleOptions } from './bundle.ts';
 export { compileBundle, packBlob } from './bytecode.ts';
 export { buildFailure, formatDiagnostic, type Diagnostic } from './diagnostics.ts';
-export { linkGuest, RESERVED_EXPORTS, WIZER_INIT } from './link.ts';
+export { engineLayout, linkGuest, RESERVED_EXPORTS, type EngineLayout, type MemoryImage } from './link.ts';
+export { optimizedEngine } from './optimized-engine.ts';
+export { snapshotGuest, type SnapshotResult } from './snapshot.ts';
 export { GUEST_TYPES, typecheckGuest, type TypecheckOptions } from './typecheck.ts';
 export { GUEST_TYPES_DTS, writeGuestTypes } from './types/guest-globals.ts';
-export { findExtismJs, optimize, snapshot, wasmOptPath, wizerPath } from './tools.ts';
+export { findExtismJs, optimize, removeUnused, wasmOptPath } from './tools.ts';

@@ -1,6 +1,7 @@
 /**
- * The two external binaries of the guest build: wizer (snapshot, from the npm package
- * @bytecodealliance/wizer) and wasm-opt (Debian's native binaryen when present, else npm's).
+ * The external binary of the guest build: wasm-opt (Debian's native binaryen when present, else
+ * npm's): `-Oz` once per engine (optimized-engine.ts), a quick dead-code pass per guest. The
+ * snapshot needs no tool (snapshot.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,16 +19,6 @@ function packageDir(name: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** Path of the wizer binary shipped in the npm package for this platform. */
-export function wizerPath(): string {
-  const dir = packageDir(`@bytecodealliance/wizer-${process.platform}-${process.arch}`);
-  const bin = dir && join(dir, process.platform === 'win32' ? 'wizer.exe' : 'wizer');
-  if (!bin || !existsSync(bin)) {
-    throw toolFailure('guest snapshot', `no wizer binary for ${process.platform}-${process.arch}; run npm ci (the lock pins @bytecodealliance/wizer 10.0.0)`);
-  }
-  return bin;
 }
 
 /** Path of wasm-opt: /usr/bin/wasm-opt (Debian binaryen, ~4x faster) or the npm binaryen one. */
@@ -54,27 +45,29 @@ async function throughFiles(tmpRoot: string, input: Uint8Array, step: (inFile: s
 
 const stderrOf = (e: unknown): string => ((e as { stderr?: string }).stderr ?? String(e)).trim().split('\n').slice(0, 5).join('\n');
 
-/** Runs the module's `wizer.initialize` and returns the snapshot (bulk memory enabled). */
-export function snapshot(wasm: Uint8Array, tmpRoot: string): Promise<Uint8Array> {
+const FEATURES = ['--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals'];
+
+function wasmOpt(wasm: Uint8Array, tmpRoot: string, passes: readonly string[]): Promise<Uint8Array> {
   return throughFiles(tmpRoot, wasm, async (i, o) => {
     try {
-      await run(wizerPath(), [i, '-o', o, '--wasm-bulk-memory', 'true'], { maxBuffer: 16 << 20 });
+      await run(wasmOptPath(), [i, '-o', o, ...FEATURES, ...passes], { maxBuffer: 16 << 20 });
     } catch (e) {
-      throw toolFailure('guest snapshot (wizer) failed', stderrOf(e), e);
+      throw toolFailure('guest optimize (wasm-opt) failed', stderrOf(e), e);
     }
   });
 }
 
 /** `wasm-opt -Oz` with the engine's features; strips names and producers. */
 export function optimize(wasm: Uint8Array, tmpRoot: string): Promise<Uint8Array> {
-  return throughFiles(tmpRoot, wasm, async (i, o) => {
-    const args = [i, '-o', o, '-Oz', '--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals', '--strip-debug', '--strip-producers'];
-    try {
-      await run(wasmOptPath(), args, { maxBuffer: 16 << 20 });
-    } catch (e) {
-      throw toolFailure('guest optimize (wasm-opt) failed', stderrOf(e), e);
-    }
-  });
+  return wasmOpt(wasm, tmpRoot, ['-Oz', '--strip-debug', '--strip-producers']);
+}
+
+/**
+ * Removes functions, globals and types no export reaches (about 0.2 s with Debian's binaryen):
+ * in a linked guest, the bytecode reader and compiler that only the snapshot used.
+ */
+export function removeUnused(wasm: Uint8Array, tmpRoot: string): Promise<Uint8Array> {
+  return wasmOpt(wasm, tmpRoot, ['--remove-unused-module-elements', '--strip-debug', '--strip-producers']);
 }
 
 /** Path of `extism-js` on PATH, or null. */

@@ -7,6 +7,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from './diagnostics.ts';
 import { GUEST_TYPES_DTS, GUEST_TYPES_FILE } from './types/guest-globals.ts';
+import { PDK_ALIAS } from './bundle.ts';
 
 /** Virtual path of the guest globals' declarations inside the checker. */
 export const GUEST_TYPES = join(dirname(fileURLToPath(import.meta.url)), 'types', GUEST_TYPES_FILE);
@@ -41,6 +42,7 @@ export function typecheckGuest(entry: string, options: TypecheckOptions = {}): D
     isolatedModules: true,
     skipLibCheck: true,
     esModuleInterop: true,
+    paths: Object.fromEntries(Object.entries(PDK_ALIAS).map(([k, v]) => [k, [v]])),
   };
   const host = ts.createCompilerHost(compilerOptions);
   const getSourceFile = host.getSourceFile.bind(host);

@@ -36,6 +36,7 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
   const { extensions, problems } = await discoverExtensions(paths);
   const nearMisses: string[] = [];
   const unreadable: string[] = problems.map((p) => `${p.dir}: ${p.message}`);
+  const failures: MepError[] = [];
   for (const scope of scopesOf(paths)) {
     const matches: { installed: InstalledExtension; claims: ClaimSet; language?: string }[] = [];
     for (const installed of extensions.filter((e) => e.scope === scope.scope)) {
@@ -45,6 +46,7 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
       } catch (error) {
         if (!isMepError(error)) throw error;
         unreadable.push(`${installed.id}: ${error.message}`);
+        failures.push(error);
         continue;
       }
       const match = matchNeed(claims, need);
@@ -62,6 +64,9 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
     const [chosen] = matches;
     if (chosen) return { ...chosen, spec: await verifyInstalled(chosen.installed) };
   }
+  // One extension that could not even be read (tampered, broken) is the likelier intended
+  // provider: its own refusal says more than "no provider".
+  if (failures.length === 1) throw failures[0];
   const searched = scopesOf(paths).map((s) => `${s.extensions} (${extensions.filter((e) => e.scope === s.scope).length} installed)`);
   const hints = [...nearMisses, ...unreadable.map((u) => `could not read ${u}`)];
   throw new MepError(

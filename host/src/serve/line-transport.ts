@@ -70,7 +70,10 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
       decoder.push(chunk, receive);
     } catch (error) {
       if (!isMepError(error)) throw error;
-      refuse(ErrorCode.ParseError, `Parse error: ${error.message} Send one JSON-RPC 2.0 object per line (batches are not supported); the connection is closed.`);
+      // The decoder's message is written for extensions; the client gets one written for it.
+      const limit = (error.data as { limit?: number } | undefined)?.limit;
+      const problem = limit === undefined ? 'a line that is not one UTF-8 JSON object' : `a line longer than ${limit} bytes`;
+      refuse(ErrorCode.ParseError, `Parse error: ${name} sent ${problem}. Send one JSON-RPC 2.0 object per line (batches are not supported); the connection is closed.`);
       finish(error);
     }
   });

@@ -57,9 +57,9 @@ export function createServedSession(id: string, session: Session, transport: Tra
   const disposers = [
     session.onProgress((progress: ProgressParams) => {
       const clientId = clientIds.get(progress.requestId);
-      notify(ServeMethod.Progress, { ...progress, sessionId: id, requestId: clientId ?? progress.requestId });
+      notify(ServeMethod.Progress, { sessionId: id, ...progress, requestId: clientId ?? progress.requestId });
     }),
-    session.onLog((log: LogParams) => notify(ServeMethod.Log, { ...log, sessionId: id, source: 'extension' })),
+    session.onLog((log: LogParams) => notify(ServeMethod.Log, { sessionId: id, ...log, source: 'extension' })),
   ];
 
   return {

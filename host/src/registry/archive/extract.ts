@@ -19,9 +19,10 @@ function refuse(archive: string, entry: string, why: string): MepError {
 function safeRelative(path: string, archive: string): string {
   const slashed = path.replace(/\\/g, '/');
   if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed)) throw refuse(archive, path, 'has an absolute path');
-  const normalized = posix.normalize(slashed).replace(/\/+$/, '');
-  if (normalized === '..' || normalized.startsWith('../')) throw refuse(archive, path, 'climbs out of the extraction directory with ".."');
-  return normalized;
+  // Any ".." is refused, even one that would stay inside: the extractor writes the lexical path,
+  // and a reader following links on disk could resolve it elsewhere.
+  if (slashed.split('/').includes('..')) throw refuse(archive, path, 'contains ".." (it could climb out of the extraction directory)');
+  return posix.normalize(slashed).replace(/\/+$/, '');
 }
 
 function inside(root: string, path: string): boolean {

@@ -1,0 +1,71 @@
+/**
+ * The browser's one-call way to a running MEP session with a wasm extension: compile (or take)
+ * the module, start it in a Web Worker (or inline), and run the handshake.
+ */
+import { createSession, type Session, type SessionOptions } from '../../../host/src/session/session.ts';
+import { createWasmTransport, type WasmGrants, type WasmIsolation, type WasmLimits } from '../../../host/src/transport/wasm.ts';
+import type { LogSink } from '../../../host/src/transport/types.ts';
+import type { InitializeResult } from '../../../host/src/protocol/index.ts';
+import { createWebWorkerSpawner, type WebWorkerSpawnerOptions } from './web-worker-spawner.ts';
+
+/** Host identity sent by browser embeddings. */
+export const BROWSER_HOST_INFO = { kind: 'browser', name: 'mep-runtime', version: '0.1.0' } as const;
+
+/** Options of {@link openWasmSession}. */
+export interface OpenWasmSessionOptions {
+  /** Name for messages: the extension id or file name. */
+  name: string;
+  /** The guest: wasm bytes, or a module compiled beforehand (e.g. `WebAssembly.compileStreaming`). */
+  module: Uint8Array | ArrayBuffer | WebAssembly.Module;
+  /** `worker` (default): killable at its deadline, page stays responsive. `inline`: trusted guests only. */
+  isolation?: WasmIsolation;
+  /** Overrides of the default limits (256 MiB memory, 64 MiB messages, 30 s per call). */
+  limits?: Partial<WasmLimits>;
+  /** What the guest may use beyond the sandbox; nothing by default. */
+  grants?: WasmGrants;
+  /** Where the worker script is, and the reply mailbox size. */
+  worker?: WebWorkerSpawnerOptions;
+  /** Receives the guest's log lines. */
+  log?: LogSink;
+  /** Session options other than the transport. */
+  session?: Omit<SessionOptions, 'transport'>;
+}
+
+/** What {@link openWasmSession} resolves with. */
+export interface OpenedWasmSession {
+  /** The ready session; `close()` shuts it down gracefully and terminates its worker. */
+  session: Session;
+  /** The extension's validated initialize result. */
+  initialize: InitializeResult;
+  /** Stops the guest now (terminates its worker); pending calls reject. For a Stop button. */
+  terminate(): Promise<void>;
+}
+
+/**
+ * Starts a wasm extension and runs `initialize`; resolves with the ready session. The caller
+ * must `close()` it (which also terminates its worker).
+ *
+ * @example
+ * const { session } = await openWasmSession({ name: 'avro', module: await WebAssembly.compileStreaming(fetch('avro.wasm')) });
+ * try { const result = await session.generate({ ir, target: 'avro', options: {} }); }
+ * finally { await session.close(); }
+ */
+export async function openWasmSession(options: OpenWasmSessionOptions): Promise<OpenedWasmSession> {
+  const isolation = options.isolation ?? 'worker';
+  const transport = await createWasmTransport({
+    name: options.name,
+    module: options.module,
+    isolation,
+    limits: options.limits,
+    grants: options.grants,
+    log: options.log,
+    ...(isolation === 'worker' ? { spawnWorker: createWebWorkerSpawner(options.worker) } : {}),
+  });
+  const session = createSession({ host: BROWSER_HOST_INFO, ...options.session, transport });
+  try {
+    return { session, initialize: await session.start(), terminate: () => transport.close() };
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+/** `mep init <dir>`: scaffold a new extension that builds and passes `mep conformance` as generated. */
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ExitCode, UsageError } from '../exit-codes.ts';
+import type { Command } from './command.ts';
+import { onePositional, parseFlags } from './command.ts';
+
+const RUNTIME_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+/** The files of a new extension, keyed by relative path. */
+export function scaffoldFiles(id: string): Record<string, string> {
+  const pkg = {
+    name: id,
+    version: '0.1.0',
+    private: true,
+    type: 'module',
+    scripts: {
+      build: 'mep build src/extension.ts -o dist/extension.wasm',
+      'build:process': 'mep build src/extension.ts --runtime process -o dist/extension.mjs',
+      test: 'node --test test/',
+    },
+    devDependencies: { 'mep-runtime': `file:${RUNTIME_ROOT.replace(/\/$/, '')}` },
+  };
+  return {
+    'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
+    'tsconfig.json': `${JSON.stringify({ compilerOptions: { target: 'ES2020', module: 'ESNext', moduleResolution: 'Bundler', strict: true, noEmit: true, allowImportingTsExtensions: true }, include: ['src'] }, null, 2)}\n`,
+    '.gitignore': 'node_modules/\ndist/\n',
+    'src/extension.ts': `/**
+ * ${id}: an MEP 0.1 backend. Build it with \`npm run build\` (sandboxed wasm) or
+ * \`npm run build:process\` (a Node process); the source is the same.
+ */
+import { defineExtension, diagnostic, textArtifact } from 'mep-runtime/guest-pdk';
+
+export default defineExtension({
+  info: { id: '${id}', name: '${id}', version: '0.1.0' },
+  backend: {
+    targets: ['${id}'],
+    irVersions: ['3'],
+    generate({ ir }, ctx) {
+      ctx.progress('begin', 'Listing modules');
+      const distribution = (ir as { distribution?: unknown }).distribution;
+      if (!Array.isArray(distribution) || distribution[0] !== 'Library') {
+        // Domain failures are results with diagnostics, never protocol errors.
+        return { artifacts: [], diagnostics: [diagnostic('error', 'Expected a Morphir IR Library distribution.', { code: 'EXT001' })] };
+      }
+      const modules = ((distribution[3] as { modules?: [unknown, unknown][] })?.modules ?? []).map(([name]) => JSON.stringify(name));
+      ctx.progress('end');
+      return { artifacts: [textArtifact('modules.txt', modules.join('\\n') + '\\n')] };
+    },
+  },
+});
+`,
+    'test/extension.test.mjs': `// Builds the extension to wasm and runs the MEP 0.1 conformance suite against it.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+
+const mep = (...args) => execFileSync(process.execPath, [${JSON.stringify(join(RUNTIME_ROOT, 'bin/mep.mjs'))}, ...args], { encoding: 'utf8' });
+
+test('builds to wasm and passes mep conformance', () => {
+  mep('build', 'src/extension.ts', '-o', 'dist/extension.wasm');
+  const out = mep('conformance', 'dist/extension.wasm');
+  assert.match(out, / 0 failed/);
+});
+`,
+    'README.md': `# ${id}
+
+An MEP 0.1 extension written with the mep-runtime guest PDK.
+
+\`\`\`sh
+npm run build          # dist/extension.wasm, sandboxed
+npm run build:process  # dist/extension.mjs, a child process speaking MEP on stdio
+npm test               # builds and runs the conformance suite
+\`\`\`
+`,
+  };
+}
+
+export const initCommand: Command = {
+  summary: 'scaffold a new TypeScript extension',
+  help: `Usage: mep init <dir> [--id ID]
+
+Creates <dir> with package.json, tsconfig.json, src/extension.ts (a small backend written with
+the guest PDK) and a test that builds it and runs 'mep conformance'. <dir> must be empty or
+absent; nothing is overwritten.
+
+  --id ID   the extension id and target (default: the directory name)`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { id: { type: 'string' } }, 'init');
+    const dir = resolve(io.cwd, onePositional(positionals, 'directory', 'init'));
+    const id = values.id ?? basename(dir).toLowerCase().replace(/[^a-z0-9.-]+/g, '-');
+    if (!/^[a-z0-9][a-z0-9.-]*$/.test(id)) throw new UsageError(`'${id}' is not a usable extension id; pass --id with lowercase letters, digits, '.' and '-'.`);
+    const existing = await readdir(dir).catch(() => [] as string[]);
+    if (existing.length > 0) throw new UsageError(`${dir} is not empty; choose a new directory (nothing was written).`);
+    for (const [path, content] of Object.entries(scaffoldFiles(id))) {
+      await mkdir(join(dir, path, '..'), { recursive: true });
+      await writeFile(join(dir, path), content, { flag: 'wx' });
+    }
+    io.out(`Created ${id} in ${dir}. Next: cd ${dir} && npm run build && npx mep conformance dist/extension.wasm`);
+    return ExitCode.Ok;
+  },
+};

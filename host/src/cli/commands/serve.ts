@@ -1,0 +1,48 @@
+/** `mep serve`: serve MEP sessions to another process over stdio or a Unix domain socket. */
+import { resolve } from 'node:path';
+import { createHostServer } from '../../serve/index.ts';
+import { createNodeOpener, listenUnixSocket, serveStdio } from '../../serve/node.ts';
+import { ExitCode, UsageError } from '../exit-codes.ts';
+import type { Command } from './command.ts';
+import { parseFlags } from './command.ts';
+import { resolveExtensionArgument } from './extension-argument.ts';
+
+export const serveCommand: Command = {
+  summary: 'serve extension sessions to another process (JSON-RPC, one message per line)',
+  help: `Usage: mep serve [--socket PATH] [--verbose]
+
+Serves MEP sessions over stdin/stdout, or with --socket on a Unix domain socket created with
+mode 0600 (only your user may connect). JSON-RPC 2.0, one message per line; requests may run
+concurrently and are answered out of order; \`$/cancelRequest\` cancels a running request.
+
+Methods: server/info, session/open {extension, runtime?}, session/call {sessionId, method,
+params, timeoutMs?}, session/close {sessionId}, server/shutdown. Notifications to the client:
+session/progress, session/log, session/closed (each with its sessionId).
+
+  --socket PATH   listen on a Unix socket instead of stdio (a stale socket file is replaced)
+  --verbose       report clients and shutdown on stderr`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' } }, 'serve');
+    if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep serve --help'.`);
+    io.verbose = Boolean(values.verbose);
+    const server = createHostServer({ open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io) }) });
+    const stop = (): void => void server.close();
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    try {
+      if (values.socket === undefined) {
+        await serveStdio(server);
+      } else {
+        const listener = await listenUnixSocket(server, resolve(io.cwd, values.socket));
+        if (io.verbose) io.err(`mep serve: listening on ${listener.path}`);
+        await listener.closed;
+      }
+      if (io.verbose) io.err('mep serve: stopped; every session is closed');
+      return ExitCode.Ok;
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      await server.close();
+    }
+  },
+};

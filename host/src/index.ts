@@ -1,0 +1,34 @@
+/**
+ * mep-runtime's public host API: sessions over process, wasm and in-memory transports, the MEP
+ * 0.1 protocol model, artifact validation and writing, and the conformance suite.
+ *
+ * @example
+ * const session = createSession({ transport: await openTransport(specFromPath('ext.wasm')) });
+ * try { await session.start(); await session.generate({ ir, target: 'avro' }); }
+ * finally { await session.close(); }
+ */
+export * from './protocol/index.ts';
+export { createPeer } from './rpc/index.ts';
+export type { Peer, PeerOptions, RequestOptions } from './rpc/index.ts';
+export { createSession } from './session/session.ts';
+export type { CallOptions, Session, SessionOptions } from './session/session.ts';
+export { SessionState } from './session/state.ts';
+export type { SessionStateValue } from './session/state.ts';
+export { readClaimSet } from './session/read-claims.ts';
+export type { ClaimReading, ClaimSource } from './session/read-claims.ts';
+export { detectIrVersion } from './session/ir-version.ts';
+export { HOST_INFO, HOST_VERSION } from './session/host-info.ts';
+export type { Disposer, JsonRpcMessage, LogSink, Transport } from './transport/types.ts';
+export { createMemoryTransportPair } from './transport/memory.ts';
+export { createProcessTransport } from './transport/process.ts';
+export { createWasmTransport, compileExtensionModule, DEFAULT_WASM_LIMITS } from './transport/wasm.ts';
+export type { WasmTransportOptions } from './transport/wasm.ts';
+export type { WasmGrants, WasmLimits } from './transport/wasm-limits.ts';
+export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transport/wasm-node-worker.ts';
+export { openTransport, specFromPath } from './registry/launch.ts';
+export type { LaunchSpec, RuntimeKind } from './registry/launch.ts';
+export { checkArtifactPath, validateArtifacts } from './artifacts/validate.ts';
+export { writeArtifacts } from './artifacts/write.ts';
+export type { WriteReport } from './artifacts/write.ts';
+export { runConformance, conformanceCases, formatResultLine, formatSummary } from './conformance/index.ts';
+export type { CaseResult, ConformanceOptions } from './conformance/index.ts';

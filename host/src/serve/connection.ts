@@ -1,0 +1,177 @@
+/**
+ * One client of the served host: a JSON-RPC peer over the client's line stream, the handlers of
+ * the served-host methods, and the sessions this client opened. When the client goes away, its
+ * running calls are cancelled and every session it opened is closed, so no extension process or
+ * wasm worker outlives it.
+ */
+import { decodeParams } from '../protocol/index.ts';
+import type { ClaimSet } from '../protocol/index.ts';
+import { ErrorCode, MepError } from '../protocol/errors.ts';
+import { createPeer } from '../rpc/index.ts';
+import type { RequestContext } from '../rpc/index.ts';
+import { createSession } from '../session/session.ts';
+import type { LogSink, Transport } from '../transport/types.ts';
+import type { ByteChannel } from './byte-channel.ts';
+import { createLineTransport } from './line-transport.ts';
+import { CallParams, OpenParams, ServeMethod, SessionParams, type ServerInfo } from './methods.ts';
+import { createServedSession, type ServedSession } from './served-session.ts';
+import { toWireError } from './wire-error.ts';
+
+/** What {@link OpenExtension} started. */
+export interface OpenedExtension {
+  /** The channel to the new extension instance; the session owns and closes it. */
+  transport: Transport;
+  /** A pinned claim set (installed extensions): the initialize result must agree with it. */
+  claims?: ClaimSet;
+}
+
+/** Starts the extension a client asked for; the served host's only platform dependency. */
+export type OpenExtension = (request: OpenParams, context: { log: LogSink; signal: AbortSignal }) => Promise<OpenedExtension>;
+
+/** What a connection needs from its server. */
+export interface ConnectionContext {
+  open: OpenExtension;
+  closeGraceMs: number;
+  maxLineBytes?: number;
+  nextSessionId(): string;
+  info(): ServerInfo;
+  /** `server/shutdown` was requested (after its response was sent). */
+  shutdown(): void;
+}
+
+/** One connected client; see {@link createConnection}. */
+export interface ServerConnection {
+  /** The channel's name. */
+  readonly name: string;
+  /** Sessions currently open for this client. */
+  readonly sessionCount: number;
+  /** Resolves once the client is gone and all its sessions are closed. */
+  readonly closed: Promise<void>;
+  /** Disconnect the client and close its sessions. */
+  close(): Promise<void>;
+}
+
+/** Serves the served-host protocol to the client on `channel`. */
+export function createConnection(channel: ByteChannel, context: ConnectionContext): ServerConnection {
+  const peer = createPeer(createLineTransport(channel, { maxLineBytes: context.maxLineBytes }), { timeoutMs: 0 });
+  const sessions = new Map<string, ServedSession>();
+  const closingIds = new Set<string>();
+  let gone = false;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+
+  const notify = (method: string, params: Record<string, unknown>): void => {
+    if (gone) return;
+    try {
+      peer.notify(method, params);
+    } catch {
+      // The client disconnected in between: nobody is left to tell, and its sessions are closing.
+    }
+  };
+
+  const closeSession = async (served: ServedSession): Promise<void> => {
+    closingIds.add(served.id);
+    try {
+      await served.close(context.closeGraceMs);
+    } finally {
+      sessions.delete(served.id);
+      closingIds.delete(served.id);
+    }
+  };
+
+  const sessionFor = (sessionId: string): ServedSession => {
+    const served = sessions.get(sessionId);
+    if (served === undefined) {
+      throw new MepError(ErrorCode.InvalidParams, `No open session '${sessionId}' on this connection: open one with session/open (sessions end when their client disconnects).`, {
+        data: { sessionId },
+      });
+    }
+    return served;
+  };
+
+  const guarded = (handler: (params: unknown, ctx: RequestContext) => Promise<unknown>) => async (params: unknown, ctx: RequestContext) => {
+    try {
+      return await handler(params, ctx);
+    } catch (error) {
+      // A client's own cancellation is reported as -32800 whatever the session made of it.
+      if (ctx.signal.aborted && (ctx.signal.reason as MepError | undefined)?.code === ErrorCode.RequestCancelled) throw ctx.signal.reason;
+      throw toWireError(error);
+    }
+  };
+
+  peer.onRequest(ServeMethod.Info, () => context.info());
+
+  peer.onRequest(
+    ServeMethod.Open,
+    guarded(async (raw, { signal }) => {
+      const params = decodeParams(OpenParams, raw, ServeMethod.Open);
+      const sessionId = context.nextSessionId();
+      const log: LogSink = (entry) => notify(ServeMethod.Log, { sessionId, level: entry.level, message: entry.message, source: 'runtime' });
+      const { transport, claims } = await context.open(params, { log, signal });
+      const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs });
+      const served = createServedSession(sessionId, session, transport, notify);
+      sessions.set(sessionId, served);
+      transport.onClose((error) => {
+        if (closingIds.has(sessionId) || !sessions.has(sessionId)) return;
+        // The extension ended on its own (crash, limit, deadline kill): tell the client, then clean up.
+        notify(ServeMethod.Closed, { sessionId, ...(error ? { error: (toWireError(error) as MepError).toJSON() } : {}) });
+        void closeSession(served);
+      });
+      const onAbort = (): void => void closeSession(served);
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        if (gone) throw new MepError(ErrorCode.RequestCancelled, `The client disconnected while session '${sessionId}' was opening.`);
+        const initialize = await session.start();
+        return { sessionId, initialize };
+      } catch (error) {
+        await closeSession(served);
+        throw error;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    }),
+  );
+
+  peer.onRequest(
+    ServeMethod.Call,
+    guarded(async (raw, { id, signal }) => {
+      const params = decodeParams(CallParams, raw, ServeMethod.Call);
+      return sessionFor(params.sessionId).call(params.method, params.params, { clientId: id, signal, timeoutMs: params.timeoutMs });
+    }),
+  );
+
+  peer.onRequest(
+    ServeMethod.Close,
+    guarded(async (raw) => {
+      const { sessionId } = decodeParams(SessionParams, raw, ServeMethod.Close);
+      await closeSession(sessionFor(sessionId));
+      return { closed: true };
+    }),
+  );
+
+  peer.onRequest(ServeMethod.Shutdown, () => {
+    // The response is sent as this handler returns; stopping starts right after it.
+    queueMicrotask(() => context.shutdown());
+    return {};
+  });
+
+  const end = async (): Promise<void> => {
+    if (gone) return closed;
+    gone = true;
+    await peer.close();
+    await Promise.allSettled([...sessions.values()].map(closeSession));
+    resolveClosed();
+    return closed;
+  };
+  // Client gone (end of input, disconnect): the peer already aborted the running handlers' signals.
+  peer.onClose(() => void end());
+
+  return {
+    name: channel.name,
+    get sessionCount() {
+      return sessions.size;
+    },
+    closed,
+    close: end,
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * The served host's protocol engine: `createHostServer({ open })` serves MEP sessions to any
+ * number of clients, each over its own {@link ByteChannel}. It knows no socket, no process and
+ * no file: the Node binding (`serve-node.ts`) supplies channels and the `open` function.
+ */
+import type { Disposer } from '../transport/types.ts';
+import { HOST_VERSION } from '../session/host-info.ts';
+import type { ByteChannel } from './byte-channel.ts';
+import { createConnection, type OpenExtension, type ServerConnection } from './connection.ts';
+import { CALLABLE_METHODS, SERVE_PROTOCOL, ServeMethod, type ServerInfo } from './methods.ts';
+
+export type { OpenedExtension, OpenExtension, ServerConnection } from './connection.ts';
+
+/** Options of {@link createHostServer}; defaults are applied once, here. */
+export interface HostServerOptions {
+  /** Starts the extension named in `session/open` and returns a transport to it. */
+  open: OpenExtension;
+  /** How long a closing session may take to shut down gracefully before it is killed. Default 2 000 ms. */
+  closeGraceMs?: number;
+  /** Longest accepted request line in bytes. Default 64 MiB. */
+  maxLineBytes?: number;
+}
+
+/** A running served host; see {@link createHostServer}. */
+export interface HostServer {
+  /** Serve one client over `channel` until it ends. */
+  connect(channel: ByteChannel): ServerConnection;
+  /** Clients currently connected. */
+  readonly connectionCount: number;
+  /** Sessions currently open, over all clients. */
+  readonly sessionCount: number;
+  /** Called once when the server closes (by `close()` or a client's `server/shutdown`). */
+  onClose(listener: () => void): Disposer;
+  /** Disconnect every client and close every session; resolves when nothing is left running. */
+  close(): Promise<void>;
+}
+
+/**
+ * Create a served host. Nothing runs until a channel is connected.
+ *
+ * @example
+ * const server = createHostServer({ open: (request, { log }) => openMyTransport(request.extension, log) });
+ * const connection = server.connect(channel);
+ * try { await connection.closed; } finally { await server.close(); }
+ */
+export function createHostServer(options: HostServerOptions): HostServer {
+  const closeGraceMs = options.closeGraceMs ?? 2_000;
+  const connections = new Set<ServerConnection>();
+  const closeListeners = new Set<() => void>();
+  let nextSession = 1;
+  let closing: Promise<void> | undefined;
+
+  const info = (): ServerInfo => ({
+    name: 'mep-runtime',
+    version: HOST_VERSION,
+    protocol: SERVE_PROTOCOL,
+    methods: [ServeMethod.Info, ServeMethod.Open, ServeMethod.Call, ServeMethod.Close, ServeMethod.Shutdown],
+    callable: CALLABLE_METHODS,
+  });
+
+  const server: HostServer = {
+    connect(channel) {
+      const connection = createConnection(channel, {
+        open: options.open,
+        closeGraceMs,
+        maxLineBytes: options.maxLineBytes,
+        nextSessionId: () => `s${nextSession++}`,
+        info,
+        shutdown: () => void server.close(),
+      });
+      if (closing) {
+        void connection.close();
+        return connection;
+      }
+      connections.add(connection);
+      void connection.closed.then(() => connections.delete(connection));
+      return connection;
+    },
+    get connectionCount() {
+      return connections.size;
+    },
+    get sessionCount() {
+      let count = 0;
+      for (const connection of connections) count += connection.sessionCount;
+      return count;
+    },
+    onClose(listener) {
+      closeListeners.add(listener);
+      return () => void closeListeners.delete(listener);
+    },
+    close() {
+      closing ??= (async () => {
+        await Promise.allSettled([...connections].map((connection) => connection.close()));
+        for (const listener of [...closeListeners]) listener();
+      })();
+      return closing;
+    },
+  };
+  return server;
+}

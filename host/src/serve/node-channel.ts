@@ -1,0 +1,83 @@
+/**
+ * Node binding of {@link ByteChannel}: a pair of streams (stdin/stdout) or a socket.
+ */
+import type { Socket } from 'node:net';
+import type { Readable, Writable } from 'node:stream';
+import type { ByteChannel } from './byte-channel.ts';
+
+/**
+ * A channel reading `input` and writing `output` (for `mep serve` over stdio). Closing it stops
+ * reading and ends `output` unless it is the process's stdout or stderr.
+ *
+ * @example
+ * const connection = server.connect(channelFromStreams(process.stdin, process.stdout, 'stdio'));
+ * await connection.closed;
+ */
+export function channelFromStreams(input: Readable, output: Writable, name: string): ByteChannel {
+  const endListeners = new Set<(error?: Error) => void>();
+  let ended = false;
+  const end = (error?: Error): void => {
+    if (ended) return;
+    ended = true;
+    for (const listener of [...endListeners]) listener(error);
+  };
+  input.on('end', () => end());
+  input.on('close', () => end());
+  input.on('error', (error) => end(error));
+  output.on('error', (error) => end(error));
+  return {
+    name,
+    write(bytes) {
+      if (!ended && output.writable) output.write(bytes);
+    },
+    onData(listener) {
+      const handler = (chunk: Buffer): void => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      input.on('data', handler);
+      return () => void input.off('data', handler);
+    },
+    onEnd(listener) {
+      endListeners.add(listener);
+      return () => void endListeners.delete(listener);
+    },
+    close() {
+      input.pause();
+      if (output !== process.stdout && output !== process.stderr) output.end();
+      end();
+    },
+  };
+}
+
+/** A channel over one socket connection; closing it ends the socket. */
+export function channelFromSocket(socket: Socket, name: string): ByteChannel {
+  const endListeners = new Set<(error?: Error) => void>();
+  let ended = false;
+  let failure: Error | undefined;
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    for (const listener of [...endListeners]) listener(failure);
+  };
+  socket.on('error', (error) => (failure = error));
+  socket.on('close', end);
+  // A client that half-closes has sent everything it will send: treat it as gone.
+  socket.on('end', () => socket.end());
+  return {
+    name,
+    write(bytes) {
+      if (!ended && socket.writable) socket.write(bytes);
+    },
+    onData(listener) {
+      const handler = (chunk: Buffer): void => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+      socket.on('data', handler);
+      return () => void socket.off('data', handler);
+    },
+    onEnd(listener) {
+      endListeners.add(listener);
+      return () => void endListeners.delete(listener);
+    },
+    close() {
+      socket.end();
+      socket.destroySoon();
+    },
+  };
+}

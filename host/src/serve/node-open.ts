@@ -1,0 +1,35 @@
+/**
+ * Node's way to open what a client names in `session/open`: resolve it to a launch spec (and,
+ * for an installed extension, its pinned claims), then start it with the registry's launcher.
+ * Wasm guests always run in a worker (killable at their deadline), so one client's runaway
+ * guest cannot stall the server's other clients.
+ */
+import type { ClaimSet } from '../protocol/index.ts';
+import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
+import type { OpenExtension } from './connection.ts';
+
+/** Options of {@link createNodeOpener}. */
+export interface NodeOpenerOptions {
+  /**
+   * Turns the `extension` of `session/open` (a path or an installed id) into a launch spec and
+   * its pinned claims; the CLI passes its own resolver (which verifies installed extensions
+   * against their lock). Default: a path relative to the server's working directory.
+   */
+  resolve?: (reference: string) => Promise<{ spec: LaunchSpec; claims?: ClaimSet }>;
+}
+
+/**
+ * An {@link OpenExtension} for Node: process extensions as child processes (empty environment),
+ * wasm extensions sandboxed in a worker with the client's limits.
+ *
+ * @example
+ * const server = createHostServer({ open: createNodeOpener() });
+ */
+export function createNodeOpener(options: NodeOpenerOptions = {}): OpenExtension {
+  const resolve = options.resolve ?? (async (reference: string): Promise<{ spec: LaunchSpec; claims?: ClaimSet }> => ({ spec: specFromPath(reference) }));
+  return async (request, { log }) => {
+    const { spec, claims } = await resolve(request.extension);
+    const wasm = { ...spec.wasm, isolation: 'worker' as const, limits: { ...spec.wasm?.limits, ...request.runtime?.limits } };
+    return { transport: await openTransport({ ...spec, wasm }, log), ...(claims ? { claims } : {}) };
+  };
+}

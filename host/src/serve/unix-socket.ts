@@ -1,0 +1,104 @@
+/**
+ * Serving a host on a Unix domain socket: created with mode 0600 (only the owner may connect;
+ * there is no other authentication), refusing to replace anything but a stale socket, and
+ * removed again when serving stops.
+ */
+import { chmod, lstat, unlink } from 'node:fs/promises';
+import { createConnection as connectSocket, createServer, type Server } from 'node:net';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { HostServer } from './host-server.ts';
+import { channelFromSocket } from './node-channel.ts';
+
+/** A listening socket; see {@link listenUnixSocket}. */
+export interface UnixSocketListener {
+  /** The socket's path. */
+  readonly path: string;
+  /** Stop accepting clients, close the host server and remove the socket file. Idempotent. */
+  close(): Promise<void>;
+  /** Resolves once the listener is closed (by `close()` or the host server closing). */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Listen on `path` and serve every client that connects with `server`. Rejects with
+ * MepError(ERR_USAGE) when `path` exists and is not a stale socket (a file, or a socket another
+ * server is listening on). Closing the host server (e.g. `server/shutdown`) closes the listener.
+ *
+ * @example
+ * const listener = await listenUnixSocket(createHostServer({ open }), '/run/user/1000/mep.sock');
+ * try { await listener.closed; } finally { await listener.close(); }
+ */
+export async function listenUnixSocket(server: HostServer, path: string): Promise<UnixSocketListener> {
+  await removeStaleSocket(path);
+  let clients = 0;
+  const net: Server = createServer((socket) => {
+    clients += 1;
+    server.connect(channelFromSocket(socket, `${path}#${clients}`));
+  });
+  await listenPrivately(net, path);
+
+  let closing: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => net.close(() => resolve()));
+      await server.close();
+      await stopped;
+      await unlink(path).catch(() => undefined); // already gone is fine: nothing to clean up
+      resolveClosed();
+    })();
+    return closing;
+  };
+  server.onClose(() => void close());
+  return { path, close, closed };
+}
+
+/** Binds with a umask that leaves mode 0600, so the socket is never reachable by others. */
+async function listenPrivately(net: Server, path: string): Promise<void> {
+  const previous = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      net.once('error', reject);
+      // For a path, bind happens synchronously inside listen(), under the umask set above.
+      net.listen(path, () => {
+        net.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Usage, `Cannot listen on the socket ${path}: ${(error as Error).message}. Choose a path in a directory you own.`, { cause: error });
+  } finally {
+    process.umask(previous);
+  }
+  await chmod(path, 0o600);
+}
+
+async function removeStaleSocket(path: string): Promise<void> {
+  let isSocket: boolean;
+  try {
+    isSocket = (await lstat(path)).isSocket();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw new MepError(LocalErrorCode.Usage, `Cannot check the socket path ${path}: ${(error as Error).message}.`, { cause: error });
+  }
+  if (!isSocket) {
+    throw new MepError(LocalErrorCode.Usage, `${path} exists and is not a socket: refusing to replace it. Remove it or choose another --socket path.`, { data: { path } });
+  }
+  if (await isListening(path)) {
+    throw new MepError(LocalErrorCode.Usage, `Another server is listening on ${path}: stop it (send server/shutdown) or choose another --socket path.`, { data: { path } });
+  }
+  await unlink(path);
+}
+
+function isListening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connectSocket(path);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    // ECONNREFUSED: a socket file nobody listens on any more, left by a server that died.
+    probe.once('error', () => resolve(false));
+  });
+}
