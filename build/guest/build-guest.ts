@@ -1,9 +1,9 @@
 /**
  * `buildGuest`: one TypeScript entry to a sandboxed wasm guest (type check → esbuild bundle →
  * QuickJS bytecode through the engine's compile-src → snapshot of the initialized engine, taken in
- * this process → byte-level link), or to one executable Node file for the process runtime. The
- * engine is optimized with `wasm-opt -Oz` once and cached, so a guest build runs no external tool.
- * Wasm outputs are cached by content hash.
+ * this process → byte-level link → wasm-opt dead-code pass), or to one executable Node file for
+ * the process runtime. The engine is optimized with `wasm-opt -Oz` once and cached, so a guest
+ * build runs no full optimizer. Wasm outputs are cached by content hash.
  */
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { removeUnused } from './tools.ts';
 import { typecheckGuest } from './typecheck.ts';
 
 /** Bumped when the pipeline changes what it produces for the same inputs. */
-const PIPELINE_VERSION = 'mep-guest-4';
+const PIPELINE_VERSION = 'mep-guest-5';
 
 /** Default cache folder for built guests. */
 export const GUEST_CACHE_DIR = join(REPO_ROOT, '.cache', 'guest');
@@ -37,7 +37,10 @@ export interface BuildGuestOptions {
   compiler?: 'mep' | 'extism-js';
   /** Type-check before building (default true). */
   typecheck?: boolean;
-  /** Build on the `wasm-opt -Oz` engine (default true; optimized once per engine and cached). */
+  /**
+   * Optimize (default true): build on the `wasm-opt -Oz` engine (optimized once per engine and
+   * cached) and drop the code only the snapshot used.
+   */
   optimize?: boolean;
   /** Cache folder (default `.cache/guest` at the repository root). */
   cacheDir?: string;
@@ -114,13 +117,18 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     place(outFile, readFileSync(cached));
     return { outFile, runtime, size: readFileSync(cached).length, exports: bundle.exports, cached: true, timings };
   }
-  const base = options.optimize !== false ? await optimizedEngine(engine) : engine.wasmPath;
-  lap('optimize');
+  const optimizing = options.optimize !== false;
+  const base = optimizing ? await optimizedEngine(engine) : engine.wasmPath;
+  lap('optimize engine');
   const engineBytes = readFileSync(base);
-  const image = await compileBundle({ compiler: engine.wasmPath, snapshot: base, layout: engineLayout(engineBytes) }, bundle, options.entry);
+  const image = await compileBundle(base, engineLayout(engineBytes), bundle, options.entry);
   lap('snapshot');
-  const wasm = linkGuest(engineBytes, image, bundle.exports);
+  let wasm = linkGuest(engineBytes, image, bundle.exports);
   lap('link');
+  if (optimizing) {
+    wasm = await removeUnused(wasm, join(cacheDir, 'tmp'));
+    lap('optimize');
+  }
   const tmp = `${cached}.tmp-${process.pid}`;
   writeFileSync(tmp, wasm);
   renameSync(tmp, cached);

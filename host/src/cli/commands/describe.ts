@@ -1,7 +1,7 @@
 /** `mep describe <extension>`: print the extension's capability claim set. */
 import { readClaimSet } from '../../session/read-claims.ts';
 import { openTransport } from '../../registry/launch.ts';
-import { ExitCode } from '../exit-codes.ts';
+import { ExitCode, UsageError } from '../exit-codes.ts';
 import { resolveExtensionArgument } from './extension-argument.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
@@ -30,6 +30,7 @@ morphir.extension.describe (or, for an extension without describe, through a sho
         return ExitCode.Ok;
       }
       const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
+      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout expects a positive number of milliseconds, got '${values.timeout}'.`);
       const transport = await openTransport(resolved.spec);
       const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
       if (io.verbose) io.err(`claims read through ${source}`);

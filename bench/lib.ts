@@ -1,0 +1,189 @@
+/**
+ * Shared bench helpers: medians over repeated runs after warm-up, one table per bench (measured
+ * figure, baseline beside it, ratio, goal), and goal records that `bench/run.ts` collects for its
+ * summary. Nothing here asserts on time: a goal is reported as met or missed, never thrown.
+ */
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** Where benches keep their builds and inputs (gitignored). */
+export const BENCH_CACHE = join(ROOT, '.cache', 'bench');
+/** Environment variable naming the JSON-lines file `bench/run.ts` reads goals from. */
+export const GOALS_FILE_ENV = 'MEP_BENCH_GOALS';
+
+/** Median of `xs` (the upper one for an even count). */
+export function median(xs: readonly number[]): number {
+  if (xs.length === 0) throw new Error('median of nothing');
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] as number;
+}
+
+/** Runs `fn` `warmup` times unmeasured, then `runs` times; returns the milliseconds of each run. */
+export async function sample(runs: number, warmup: number, fn: (i: number) => Promise<unknown>): Promise<number[]> {
+  let i = 0;
+  for (let w = 0; w < warmup; w++) await fn(i++);
+  const out: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    const started = performance.now();
+    await fn(i++);
+    out.push(performance.now() - started);
+  }
+  return out;
+}
+
+/**
+ * Median over `rounds` rounds of `batch` sequential calls, in µs per call, after one unmeasured
+ * round (warm-up).
+ */
+export async function perCallUs(batch: number, rounds: number, call: (i: number) => Promise<unknown>): Promise<number> {
+  let i = 0;
+  const round = async (): Promise<number> => {
+    const started = performance.now();
+    for (let n = 0; n < batch; n++) await call(i++);
+    return ((performance.now() - started) * 1000) / batch;
+  };
+  await round();
+  const samples: number[] = [];
+  for (let r = 0; r < rounds; r++) samples.push(await round());
+  return median(samples);
+}
+
+/** Formats milliseconds with a sensible unit. */
+export function ms(value: number): string {
+  if (value < 1) return `${(value * 1000).toFixed(1)} µs`;
+  if (value < 100) return `${value.toFixed(2)} ms`;
+  if (value < 10_000) return `${value.toFixed(0)} ms`;
+  return `${(value / 1000).toFixed(1)} s`;
+}
+
+/** Formats a ratio. */
+export function x(ratio: number): string {
+  return `${ratio >= 100 ? ratio.toFixed(0) : ratio >= 10 ? ratio.toFixed(1) : ratio.toFixed(2)}×`;
+}
+
+/** One goal: `ratio` must be `≥ target` (`atLeast`) or `≤ target` (`atMost`). */
+export interface Goal {
+  bench: string;
+  /** What is compared, e.g. "session ping, wasm inline vs raw Extism echo". */
+  what: string;
+  measured: string;
+  baseline: string;
+  ratio: number;
+  /** How the ratio is defined, e.g. "ping / raw" or "process ms / wasm ms". */
+  ratioMeaning: string;
+  direction: 'atLeast' | 'atMost';
+  target: number;
+  met: boolean;
+  /** A short note (e.g. why a figure is missing). */
+  note?: string;
+}
+
+/** Renders the goal text of a ratio goal, e.g. "≤ 3×". */
+export function goalText(direction: Goal['direction'], target: number): string {
+  return `${direction === 'atLeast' ? '≥' : '≤'} ${target}×`;
+}
+
+interface Row {
+  what: string;
+  measured: string;
+  baseline: string;
+  ratio: string;
+  goal: string;
+}
+
+/** A bench's report: rows printed as one table, goals recorded for the summary. */
+export class Report {
+  private readonly rows: Row[] = [];
+  readonly goals: Goal[] = [];
+  private readonly notes: string[] = [];
+
+  constructor(readonly bench: string) {}
+
+  /** A row without a goal (context, decomposition or a baseline itself). */
+  row(what: string, measured: string, baseline = '', ratio = '', goal = ''): void {
+    this.rows.push({ what, measured, baseline, ratio, goal });
+  }
+
+  /** A row with a goal on `ratio`; recorded for `bench/run.ts`. */
+  goal(g: Omit<Goal, 'bench' | 'met'>): Goal {
+    const met = Number.isFinite(g.ratio) && (g.direction === 'atLeast' ? g.ratio >= g.target : g.ratio <= g.target);
+    const goal: Goal = { ...g, bench: this.bench, met };
+    this.goals.push(goal);
+    this.rows.push({
+      what: g.what,
+      measured: g.measured,
+      baseline: g.baseline,
+      ratio: Number.isFinite(g.ratio) ? `${x(g.ratio)} (${g.ratioMeaning})` : 'n/a',
+      goal: `${goalText(g.direction, g.target)} ${met ? 'MET' : 'MISSED'}`,
+    });
+    const file = process.env[GOALS_FILE_ENV];
+    if (file) appendFileSync(file, `${JSON.stringify(goal)}\n`);
+    return goal;
+  }
+
+  /** A line printed under the table. */
+  note(text: string): void {
+    this.notes.push(text);
+  }
+
+  /** Prints the table (and notes). */
+  print(): void {
+    const header: Row = { what: 'case', measured: 'measured', baseline: 'baseline', ratio: 'ratio', goal: 'goal' };
+    const keys: (keyof Row)[] = ['what', 'measured', 'baseline', 'ratio', 'goal'];
+    const all = [header, ...this.rows];
+    const widths = keys.map((k) => Math.max(...all.map((r) => r[k].length)));
+    const line = (r: Row): string => keys.map((k, i) => r[k].padEnd(widths[i] as number)).join('  ').trimEnd();
+    console.log(`\n== ${this.bench} (Node ${process.version}, ${new Date().toISOString()}) ==`);
+    console.log(line(header));
+    console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+    for (const r of this.rows) console.log(line(r));
+    for (const n of this.notes) console.log(`  * ${n}`);
+  }
+}
+
+/** Prints a progress line on stderr (kept out of the tables). */
+export function progress(text: string): void {
+  process.stderr.write(`  … ${text}\n`);
+}
+
+/**
+ * A valid Morphir IR v3 distribution of about `bytes` bytes of JSON: one module of record
+ * aliases with 8 fields each (object-dense, like real IR). Deterministic.
+ */
+export function irOfSize(bytes: number): Record<string, unknown> {
+  const sdkInt = ['Reference', {}, [[['morphir'], ['s', 'd', 'k']], [['basics']], ['int']], []];
+  const sdkString = ['Reference', {}, [[['morphir'], ['s', 'd', 'k']], [['string']], ['string']], []];
+  const types: unknown[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const fields = Array.from({ length: 8 }, (_, f) => ({ name: ['field', String(f), 'αβ'], tpe: f % 2 ? sdkString : sdkInt }));
+    const type = [['entity', String(i)], { access: 'Public', value: { doc: `Entity ${i}.`, value: ['TypeAliasDefinition', [], ['Record', {}, fields]] } }];
+    size += JSON.stringify(type).length + 1;
+    types.push(type);
+  }
+  return { formatVersion: 3, distribution: ['Library', [['bench'], ['payload']], [], { modules: [[[['payload']], { access: 'Public', value: { types, values: [], doc: 'Bench payload.' } }]] }] };
+}
+
+/** Reads a JSON file written earlier, or builds and writes it. */
+export function cachedJson<T>(file: string, build: () => T): T {
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
+  const value = build();
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(value));
+  return value;
+}
+
+/**
+ * Builds a guest entry to both runtimes under .cache/bench/ (wasm through the engine pipeline,
+ * cached by content hash; process as one Node file). The type check is skipped: the repository's
+ * own `tsc` covers bench sources, and it costs seconds per build.
+ */
+export async function buildBoth(entry: string, name: string): Promise<{ wasm: string; process: string }> {
+  const { buildGuest } = await import('../build/guest/index.ts');
+  const wasm = await buildGuest({ entry, outFile: join(BENCH_CACHE, `${name}.wasm`), runtime: 'wasm', typecheck: false });
+  const proc = await buildGuest({ entry, outFile: join(BENCH_CACHE, `${name}.mjs`), runtime: 'process', typecheck: false });
+  return { wasm: wasm.outFile, process: proc.outFile };
+}

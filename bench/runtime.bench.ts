@@ -1,0 +1,187 @@
+/**
+ * Runtime bench (issue 4): `node --import tsx bench/runtime.bench.ts`.
+ *
+ * Through the public path (launch spec → transport → Session) with a PDK guest
+ * (bench/guests/echo-artifact.ts) built to both runtimes, against baselines measured in this run:
+ *   1. session `ping` round trip, wasm inline and worker, vs a raw Extism echo call of the same
+ *      request bytes (SDK input/output, WAT guest): goal ≤ 3×.
+ *   2. 1 MB and 10 MB generate-shaped payloads (IR-like JSON in, the same JSON out as an
+ *      artifact) through wasm vs through the process transport: goal wasm ≥ 2× process throughput.
+ *   3. first `initialize` answered, from a cached module (wasm, inline and worker) vs a process
+ *      spawn to `initialize`: goal ≥ 30× faster.
+ * Medians after warm-up; prints a table; asserts nothing. The raw baseline imports
+ * `@extism/extism` directly, on purpose.
+ */
+import createPlugin from '@extism/extism';
+import { join } from 'node:path';
+import { loadWatFixture } from '../fixtures/wasm/compile.ts';
+import { createInProcessTransport } from '../guest-pdk/src/index.ts';
+import { openTransport, specFromPath, type LaunchSpec } from '../host/src/registry/launch.ts';
+import { createSession, type Session } from '../host/src/session/session.ts';
+import { compileExtensionModule } from '../host/src/transport/wasm-module.ts';
+import { createNodeWasmTransport } from '../host/src/transport/wasm-node-worker.ts';
+import type { JsonRpcMessage, Transport } from '../host/src/transport/types.ts';
+import echoExtension from './guests/echo-artifact.ts';
+import { Report, ROOT, buildBoth, irOfSize, median, ms, perCallUs, progress, sample, x } from './lib.ts';
+
+const report = new Report('runtime (issue 4)');
+const encoder = new TextEncoder();
+
+progress('building bench/guests/echo-artifact.ts to wasm and process');
+const built = await buildBoth(join(ROOT, 'bench/guests/echo-artifact.ts'), 'echo-artifact');
+/** 10 MB of object-dense JSON needs more than the default 256 MiB inside QuickJS (parse + re-serialize). */
+const PAYLOAD_LIMITS = { maxMemoryBytes: 1024 * 1024 * 1024, callTimeoutMs: 120_000 };
+
+const wasmSpec = (isolation: 'inline' | 'worker', limits?: typeof PAYLOAD_LIMITS): LaunchSpec =>
+  specFromPath(built.wasm, { wasm: { isolation, ...(limits ? { limits } : {}) } });
+const processSpec = specFromPath(built.process);
+
+async function started(transport: Transport): Promise<Session> {
+  const session = createSession({ transport, requestTimeoutMs: 120_000 });
+  await session.start();
+  return session;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Ping round trip vs a raw Extism echo of the same bytes.
+progress('ping round trips');
+let pingBytes: Uint8Array | undefined;
+{
+  // Capture the exact request the session writes for `ping`.
+  const transport = createInProcessTransport(echoExtension);
+  const send = transport.send.bind(transport);
+  transport.send = (message: JsonRpcMessage) => {
+    if (message.method === 'morphir.ping') pingBytes = encoder.encode(JSON.stringify(message));
+    send(message);
+  };
+  const session = createSession({ transport });
+  await session.start();
+  await session.ping();
+  await session.close();
+}
+if (!pingBytes) throw new Error('the session sent no morphir.ping');
+
+const rawModule = await WebAssembly.compile(loadWatFixture('extism-echo') as Uint8Array<ArrayBuffer>);
+const raw = await createPlugin({ wasm: [{ module: rawModule, name: 'main' }] }, { useWasi: false });
+let rawCalls = 0;
+const rawEcho = async (bytes: Uint8Array): Promise<void> => {
+  // A fresh owned copy per call, as the SDK requires. reset() (needed before call 16,384) every
+  // 1,000 calls, so the baseline is the SDK's floor rather than reset-bound.
+  const out = await raw.call(['main', 'handle'], bytes.slice());
+  if (out === null || out.bytes().length !== bytes.length) throw new Error('raw echo failed');
+  if (++rawCalls % 1000 === 0) await raw.reset();
+};
+const rawPingUs = await perCallUs(3000, 7, () => rawEcho(pingBytes as Uint8Array));
+report.row(`raw Extism echo of the ping request (${pingBytes.length} B), WAT guest`, `${rawPingUs.toFixed(1)} µs`, '(baseline)');
+{
+  const session = await started(createInProcessTransport(echoExtension));
+  const us = await perCallUs(3000, 7, () => session.ping());
+  report.row('  context: session ping, same PDK code in V8 (no wasm, no sandbox)', `${us.toFixed(1)} µs`, `${rawPingUs.toFixed(1)} µs raw`, x(us / rawPingUs));
+  await session.close();
+}
+for (const isolation of ['inline', 'worker'] as const) {
+  const session = await started(await openTransport(wasmSpec(isolation)));
+  const us = await perCallUs(isolation === 'inline' ? 2000 : 500, 7, () => session.ping());
+  await session.close();
+  report.goal({
+    what: `session ping round trip, wasm ${isolation} (PDK guest)`,
+    measured: `${us.toFixed(1)} µs`,
+    baseline: `${rawPingUs.toFixed(1)} µs raw echo`,
+    ratio: us / rawPingUs,
+    ratioMeaning: 'ping / raw',
+    direction: 'atMost',
+    target: 3,
+  });
+}
+{
+  const session = await started(await openTransport(processSpec));
+  const us = await perCallUs(500, 7, () => session.ping());
+  report.row('  context: session ping, process transport', `${us.toFixed(1)} µs`, `${rawPingUs.toFixed(1)} µs raw`, x(us / rawPingUs));
+  await session.close();
+}
+await raw.close();
+
+// ---------------------------------------------------------------------------------------------
+// 2. Generate-shaped payloads: IR-like JSON in, the same JSON out as a text artifact.
+for (const mb of [1, 10]) {
+  progress(`${mb} MB generate round trips`);
+  const ir = irOfSize(mb * 1024 * 1024);
+  const params = { ir, target: 'echo', options: {} };
+  const inMb = encoder.encode(JSON.stringify(ir)).length / (1024 * 1024);
+  const runs = mb === 1 ? 5 : 3;
+  const warmup = mb === 1 ? 1 : 0; // the 10 MB rounds run after the 1 MB ones warmed every path
+  const measure = async (spec: LaunchSpec): Promise<number> => {
+    const session = await started(await openTransport(spec));
+    try {
+      const times = await sample(runs, warmup, async () => {
+        const result = await session.generate(params);
+        if (!result.success || result.artifacts[0]?.content.length !== JSON.stringify(ir).length) throw new Error('echo artifact lost bytes');
+      });
+      return median(times);
+    } finally {
+      await session.close();
+    }
+  };
+  const mbps = (t: number): string => `${(inMb / (t / 1000)).toFixed(1)} MB/s`;
+  const processMs = await measure(processSpec);
+  report.row(`${mb} MB generate, process transport (${inMb.toFixed(1)} MB IR in, artifact out)`, `${ms(processMs)}, ${mbps(processMs)}`, '(baseline)');
+  {
+    const session = await started(createInProcessTransport(echoExtension));
+    const v8 = median(await sample(runs, warmup, () => session.generate(params)));
+    await session.close();
+    report.row(`  context: ${mb} MB generate, same PDK code in V8 (no transport cost)`, `${ms(v8)}, ${mbps(v8)}`, `${ms(processMs)} process`, x(processMs / v8));
+  }
+  for (const isolation of ['inline', 'worker'] as const) {
+    let wasmMs = Number.NaN;
+    let note: string | undefined;
+    try {
+      wasmMs = await measure(wasmSpec(isolation, PAYLOAD_LIMITS));
+    } catch (error) {
+      note = (error as Error).message;
+    }
+    report.goal({
+      what: `${mb} MB generate, wasm ${isolation} (memory cap 1 GiB)`,
+      measured: Number.isNaN(wasmMs) ? `failed: ${note}` : `${ms(wasmMs)}, ${mbps(wasmMs)}`,
+      baseline: `${mbps(processMs)} process`,
+      ratio: processMs / wasmMs,
+      ratioMeaning: 'wasm MB/s / process MB/s',
+      direction: 'atLeast',
+      target: 2,
+      ...(note ? { note } : {}),
+    });
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. First initialize: a fresh session from a cached module vs a process spawn.
+progress('first initialize');
+const firstInit = async (open: () => Promise<Transport>): Promise<number> => {
+  const started = performance.now();
+  const session = createSession({ transport: await open() });
+  await session.start();
+  const elapsed = performance.now() - started;
+  await session.close();
+  return elapsed;
+};
+const spawnMs = median(await sample(9, 1, () => firstInit(() => openTransport(processSpec))));
+report.row('process spawn → initialize answered (PDK guest as one .mjs)', ms(spawnMs), '(baseline)');
+const module = await compileExtensionModule(new Uint8Array(await (await import('node:fs/promises')).readFile(built.wasm)), { name: 'echo-artifact' });
+for (const isolation of ['inline', 'worker'] as const) {
+  const runs = isolation === 'inline' ? 21 : 9;
+  // The launch path `mep` uses: read the file, sha256 it, hit the compiled-module cache.
+  const viaLaunch = median(await sample(runs, 2, () => firstInit(() => openTransport(wasmSpec(isolation)))));
+  report.goal({
+    what: `wasm ${isolation}: open from .wasm path (cache hit) → initialize answered`,
+    measured: ms(viaLaunch),
+    baseline: `${ms(spawnMs)} process spawn`,
+    ratio: spawnMs / viaLaunch,
+    ratioMeaning: 'spawn / wasm',
+    direction: 'atLeast',
+    target: 30,
+  });
+  // The same with the compiled WebAssembly.Module in hand (no file read, no hashing).
+  const viaModule = median(await sample(runs, 2, () => firstInit(() => createNodeWasmTransport({ name: 'echo-artifact', module, isolation }))));
+  report.row(`  context: wasm ${isolation} from a WebAssembly.Module in hand → initialize`, ms(viaModule), `${ms(spawnMs)} spawn`, `${x(spawnMs / viaModule)} faster`);
+}
+
+report.print();

@@ -1,0 +1,114 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { builtAvro } from '../../examples/avro/testing/built.ts';
+import { loadWatFixture } from '../../fixtures/wasm/compile.ts';
+import { serveStatic, type StaticServer } from '../testing/static-server.ts';
+import { checkNoNodeImports } from '../bundle-check.ts';
+import { buildBrowserEmbed } from './build.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const CHROMIUM = '/usr/bin/chromium';
+const hasChromium = existsSync(CHROMIUM);
+const customerIr = readFileSync(join(root, 'fixtures/ir/customer/morphir-ir.json'), 'utf8');
+
+const Build = suite('embed/browser :: build');
+
+Build('should refuse a bundle that imports a node: module, naming the importer', () => {
+  const metafile = { inputs: { 'host/src/x.ts': { bytes: 1, imports: [{ path: 'node:fs', kind: 'import-statement' as const, external: true }] } }, outputs: {} };
+  try {
+    checkNoNodeImports(metafile);
+    assert.unreachable('a node: import must fail the build');
+  } catch (error) {
+    assert.is((error as { code: unknown }).code, 'ERR_BUILD');
+    assert.equal((error as { data: { offenders: string[] } }).data.offenders, ['host/src/x.ts imports node:fs']);
+  }
+});
+
+Build.run();
+
+const Browser = suite('embed/browser :: in Chromium');
+let context: BrowserContext | undefined;
+let server: StaticServer | undefined;
+let profile: string | undefined;
+let page: Page;
+const pageErrors: string[] = [];
+
+Browser.before(async () => {
+  if (!hasChromium) return;
+  const outDir = await mkdtemp(join(tmpdir(), 'mep-embed-browser-'));
+  await buildBrowserEmbed({ outDir, avroWasm: await builtAvro('wasm') });
+  server = await serveStatic(outDir);
+  profile = await mkdtemp(join(tmpdir(), 'mep-chromium-profile-'));
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = context.pages()[0] ?? (await context.newPage());
+  page.on('pageerror', (error) => pageErrors.push(error.message));
+  await page.goto(server.url);
+  await page.waitForSelector('#status[data-state="idle"]');
+});
+
+Browser.after(async () => {
+  await context?.close();
+  await server?.close();
+  if (profile) await rm(profile, { recursive: true, force: true });
+});
+
+const status = () => page.locator('#status').textContent();
+
+if (!hasChromium) console.log(`embed/browser: ${CHROMIUM} is absent, so the Chromium tests are skipped (install Debian's chromium: scripts/setup.sh does).`);
+const test = hasChromium ? Browser : Browser.skip;
+
+test('should generate Avro from a pasted Morphir IR and show the .avsc artifact', async () => {
+  assert.is(await page.evaluate(() => crossOriginIsolated), true);
+  await page.fill('#ir', customerIr);
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
+  const paths = await page.locator('.artifact h3').allTextContents();
+  assert.equal(paths, ['acme/customer/customer/Customer.avsc'], (await status()) ?? '');
+  const schema = JSON.parse((await page.locator('.artifact pre').first().textContent()) ?? '');
+  assert.is(schema.type, 'record');
+  assert.is(schema.name, 'Customer');
+  assert.equal(await page.locator('.diagnostic').count(), 0);
+});
+
+test('should apply the chosen options (IDL representation)', async () => {
+  await page.selectOption('#representation', 'idl');
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
+  const paths = await page.locator('.artifact h3').allTextContents();
+  assert.ok(paths.length > 0 && paths.every((p) => p.endsWith('.avdl')), paths.join(', '));
+  await page.selectOption('#representation', 'json');
+});
+
+test('should kill a runaway guest at its deadline while the page stays responsive', async () => {
+  await page.fill('#time-limit', '1500');
+  await page.setInputFiles('#extension-file', { name: 'loop.wasm', mimeType: 'application/wasm', buffer: Buffer.from(loadWatFixture('loop')) });
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="running"]');
+  const ticksAtStart = Number(await page.locator('#ticks').textContent());
+  // The page's own timer keeps ticking and the page answers at once while the guest spins.
+  await page.waitForFunction((start) => Number(document.querySelector('#ticks')?.textContent) >= start + 10, ticksAtStart, { timeout: 1_400 });
+  const asked = performance.now();
+  assert.is(await page.evaluate(() => document.querySelector('#status')?.getAttribute('data-state')), 'running');
+  assert.ok(performance.now() - asked < 500, 'the page answered while the guest was spinning');
+  await page.waitForSelector('#status[data-state="failed"]', { timeout: 10_000 });
+  assert.match((await status()) ?? '', /ERR_TIMEOUT|deadline/);
+
+  await page.setInputFiles('#extension-file', []);
+  await page.fill('#time-limit', '30000');
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
+  assert.equal(await page.locator('.artifact h3').allTextContents(), ['acme/customer/customer/Customer.avsc']);
+  assert.equal(pageErrors, []);
+});
+
+Browser.run();

@@ -1,0 +1,99 @@
+/**
+ * An HTTP handler for edge runtimes (workerd, Cloudflare Workers, Deno Deploy, any `fetch`-style
+ * server): POST a Morphir IR, get the backend's artifacts and diagnostics as JSON. Each request
+ * runs in its own session on a fresh instance of the precompiled module, inline: edge runtimes
+ * forbid compiling wasm bytes at run time and have no threads to kill a guest with, so the
+ * platform's own CPU limit is what stops a runaway request.
+ */
+import { isMepError, MepError, LocalErrorCode } from '../../../host/src/protocol/errors.ts';
+import type { GenerateResult } from '../../../host/src/protocol/index.ts';
+import { createSession } from '../../../host/src/session/session.ts';
+import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm.ts';
+
+/** Host identity sent by edge embeddings. */
+export const EDGE_HOST_INFO = { kind: 'edge', name: 'mep-runtime', version: '0.1.0' } as const;
+
+/** Options of {@link createGenerateHandler}. */
+export interface GenerateHandlerOptions {
+  /** The backend extension, compiled ahead of time (a wasm module binding). */
+  module: WebAssembly.Module;
+  /** Its name in messages. */
+  name: string;
+  /** Overrides of the default wasm limits. */
+  limits?: Partial<WasmLimits>;
+}
+
+/** The JSON body of a successful answer. */
+export interface GenerateResponseBody {
+  extension: { id: string; version: string };
+  target: string;
+  success: boolean;
+  artifacts: GenerateResult['artifacts'];
+  diagnostics: GenerateResult['diagnostics'];
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Response =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers } });
+
+const failure = (status: number, code: string | number, message: string): Response => json(status, { error: { code, message } });
+
+/**
+ * `POST /?target=avro&representation=idl` with a Morphir IR body answers 200 with
+ * {@link GenerateResponseBody} (422 when the backend reports `success: false`). Query
+ * parameters other than `target` are backend options, parsed as JSON when valid (`logical_types=false`).
+ * 400: the body is not a JSON object; 405: not a POST; 502: the extension failed.
+ *
+ * @example
+ * import avro from './avro.wasm';
+ * const handle = createGenerateHandler({ module: avro, name: 'avro' });
+ * export default { fetch: (request) => handle(request) };
+ */
+export function createGenerateHandler(options: GenerateHandlerOptions): (request: Request) => Promise<Response> {
+  return async (request) => {
+    if (request.method !== 'POST') return failure(405, LocalErrorCode.Usage, 'POST a Morphir IR (morphir-ir.json) as the request body.');
+    let ir: unknown;
+    try {
+      ir = await request.json();
+    } catch (error) {
+      return failure(400, LocalErrorCode.Usage, `The body is not valid JSON (${(error as Error).message}); POST a Morphir IR (morphir-ir.json).`);
+    }
+    if (typeof ir !== 'object' || ir === null || Array.isArray(ir)) return failure(400, LocalErrorCode.Usage, 'The body is not a JSON object; POST a Morphir IR distribution (morphir-ir.json).');
+
+    const query = new URL(request.url).searchParams;
+    const backendOptions: Record<string, unknown> = {};
+    for (const [key, value] of query) if (key !== 'target') backendOptions[key] = parseOption(value);
+
+    const transport = await createWasmTransport({ name: options.name, module: options.module, isolation: 'inline', limits: options.limits });
+    const session = createSession({ transport, host: EDGE_HOST_INFO });
+    try {
+      const init = await session.start();
+      const target = query.get('target') ?? init.capabilities.backend?.targets[0];
+      if (target === undefined) throw new MepError(LocalErrorCode.Usage, `${init.extension.id} is not a backend extension: it advertises no target.`);
+      const result = await session.generate({ ir: ir as Record<string, unknown>, target, options: backendOptions });
+      const body: GenerateResponseBody = {
+        extension: { id: init.extension.id, version: init.extension.version },
+        target,
+        success: result.success,
+        artifacts: result.artifacts,
+        diagnostics: result.diagnostics,
+      };
+      return json(result.success ? 200 : 422, body);
+    } catch (error) {
+      if (!isMepError(error)) throw error;
+      // Refusals before dispatch (an unadvertised target or IR version) are the caller's to fix.
+      const status = typeof error.code === 'number' && error.code === -32013 ? 400 : 502;
+      return failure(status, error.code, error.message);
+    } finally {
+      await session.close();
+    }
+  };
+}
+
+/** A query value: JSON when it parses (numbers, booleans, objects), else the plain string. */
+function parseOption(value: string): unknown {
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * The workerd entry: the Avro backend, bound by the config as the wasm module `avro.wasm`,
+ * answering `POST` of a Morphir IR with the generated artifacts (see generate-handler.ts).
+ */
+import avro from './avro.wasm';
+import { createGenerateHandler } from './generate-handler.ts';
+
+const handle = createGenerateHandler({ module: avro, name: 'avro.wasm' });
+
+export default {
+  fetch(request: Request): Promise<Response> {
+    return handle(request);
+  },
+};

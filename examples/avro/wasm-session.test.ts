@@ -1,0 +1,57 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadWatFixture } from '../../fixtures/wasm/compile.ts';
+import { captureIo } from '../../host/src/cli/io.ts';
+import { main } from '../../host/src/cli/main.ts';
+import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
+import { createSession } from '../../host/src/session/session.ts';
+import { REPO_ROOT, builtAvro } from './testing/built.ts';
+
+const customerIr = async () => JSON.parse(await readFile(join(REPO_ROOT, 'fixtures/ir/customer/morphir-ir.json'), 'utf8'));
+
+const Wasm = suite('avro :: sandboxed session');
+
+Wasm('should deliver progress notifications to the host before the response', async () => {
+  const session = createSession({ transport: await openTransport(specFromPath(await builtAvro('wasm'))) });
+  const events: string[] = [];
+  session.onProgress((p) => events.push(`progress:${p.kind}`));
+  try {
+    await session.start();
+    const result = await session.generate({ ir: await customerIr(), target: 'avro' }, { id: 'gen-1' });
+    events.push('response');
+    assert.is(result.success, true);
+    assert.equal(events, ['progress:begin', 'progress:end', 'response']);
+  } finally {
+    await session.close();
+  }
+});
+
+Wasm('should print the claim set of a wasm extension with mep describe', async () => {
+  const io = captureIo(REPO_ROOT);
+  assert.is(await main(['describe', await builtAvro('wasm')], io), 0, io.stderr.join('\n'));
+  const claims = JSON.parse(io.stdout.join('\n'));
+  assert.is(claims.extension.id, 'morphir-avro-ts');
+  assert.equal(claims.capabilities.backend.targets, ['avro']);
+});
+
+Wasm('should fail mep describe with a typed timeout, on its own, for a guest that never answers', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-loop-'));
+  try {
+    // A hand-written guest that spins forever and never polls mep_interrupt: only the worker
+    // isolation can stop it.
+    const loop = join(dir, 'loop.wasm');
+    await writeFile(loop, loadWatFixture('loop'));
+    const io = captureIo(dir);
+    const guard = new Promise<number>((resolve) => setTimeout(() => resolve(-1), 20_000));
+    const code = await Promise.race([main(['describe', loop, '--timeout', '300', '--json'], io), guard]);
+    assert.is(code, 3, `exit ${code}: ${io.stderr.join('\n')}`);
+    assert.is(JSON.parse(io.stdout.join('\n')).error.code, 'ERR_TIMEOUT');
+    assert.is(await main(['describe', loop, '--timeout', 'soon'], captureIo(dir)), 2);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+Wasm.run();
