@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { builtAvro } from '../../examples/avro/testing/built.ts';
+import { builtAvro } from '../../examples/testing/built.ts';
 import { loadWatFixture } from '../../fixtures/wasm/compile.ts';
 import { serveStatic, type StaticServer } from '../testing/static-server.ts';
 import { checkNoNodeImports } from '../bundle-check.ts';

@@ -7,7 +7,7 @@ import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
 import { createSession } from '../../host/src/session/session.ts';
 import { createInProcessTransport } from '../../guest-pdk/src/index.ts';
 import extension from './extension.ts';
-import { REPO_ROOT, builtAvro } from './testing/built.ts';
+import { REPO_ROOT, builtAvro } from '../testing/built.ts';
 
 const irFixtures = ['customer', 'customer-edges', 'customer-partial', 'customer-logical', 'customer-custom-types', 'showcase'];
 const optionSets: Record<string, unknown>[] = [

@@ -8,7 +8,7 @@ import { captureIo } from '../../host/src/cli/io.ts';
 import { main } from '../../host/src/cli/main.ts';
 import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
 import { createSession } from '../../host/src/session/session.ts';
-import { REPO_ROOT, builtAvro } from './testing/built.ts';
+import { REPO_ROOT, builtAvro } from '../testing/built.ts';
 
 const customerIr = async () => JSON.parse(await readFile(join(REPO_ROOT, 'fixtures/ir/customer/morphir-ir.json'), 'utf8'));
 

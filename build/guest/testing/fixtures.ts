@@ -121,9 +121,14 @@ if (!config.ready) {
 export {};
 `;
 
-/** Writes a fixture to FIXTURE_DIR/<name> and returns its path. */
+/**
+ * Writes a fixture to FIXTURE_DIR/<name> and returns its path. The folder gets a package.json of
+ * its own, as a user's project has: otherwise the repository's `"sideEffects": false` would let
+ * the bundler drop a fixture's side-effect-only imports (`import './throws.ts'`).
+ */
 export function writeFixture(name: string, source: string): string {
   mkdirSync(FIXTURE_DIR, { recursive: true });
+  writeFileSync(join(FIXTURE_DIR, 'package.json'), '{ "private": true, "type": "module" }\n');
   const file = join(FIXTURE_DIR, name);
   writeFileSync(file, source);
   return file;

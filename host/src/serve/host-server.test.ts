@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { builtAvro } from '../../../examples/avro/testing/built.ts';
+import { builtAvro } from '../../../examples/testing/built.ts';
 import { ErrorCode, LocalErrorCode } from '../protocol/errors.ts';
 import { createByteChannelPair } from './byte-channel.ts';
 import { createHostServer, type HostServer } from './host-server.ts';

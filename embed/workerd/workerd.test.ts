@@ -1,0 +1,90 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { connect, createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { builtAvro } from '../../examples/testing/built.ts';
+import { isAlive } from '../../host/src/serve/testing/processes.ts';
+import { buildWorkerdEmbed } from './build.ts';
+import type { GenerateResponseBody } from './src/generate-handler.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const workerdBinary = (createRequire(import.meta.url)('workerd') as { default: string }).default;
+const customerIr = readFileSync(join(root, 'fixtures/ir/customer/morphir-ir.json'), 'utf8');
+
+/** A port that was free a moment ago (workerd takes its port from the config). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once something accepts connections on `port`; workerd prints nothing when it is ready. */
+async function accepting(port: number, child: ChildProcess, log: () => string): Promise<void> {
+  const deadline = performance.now() + 15_000;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`workerd exited with ${child.exitCode}: ${log()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`workerd did not listen on 127.0.0.1:${port} within 15 s: ${log()}`);
+}
+
+const Workerd = suite('embed/workerd :: the Avro backend in workerd');
+
+Workerd('should answer a POST of a Morphir IR with the generated artifacts, and stop without an orphan', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-workerd-'));
+  const port = await freePort();
+  const { config } = await buildWorkerdEmbed({ avroWasm: await builtAvro('wasm'), port, outDir: dir });
+  const child = spawn(workerdBinary, ['serve', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr?.on('data', (c: Buffer) => (output += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await accepting(port, child, () => output);
+    const base = `http://127.0.0.1:${port}/`;
+
+    const response = await fetch(base, { method: 'POST', body: customerIr, headers: { 'content-type': 'application/json' } });
+    assert.is(response.status, 200, output);
+    const body = (await response.json()) as GenerateResponseBody;
+    assert.is(body.success, true);
+    assert.is(body.target, 'avro');
+    assert.is(body.extension.id, 'morphir-avro-ts');
+    assert.equal(body.artifacts.map((a) => a.path), ['acme/customer/customer/Customer.avsc']);
+    const schema = JSON.parse(body.artifacts[0].content);
+    assert.is(schema.type, 'record');
+    assert.is(schema.name, 'Customer');
+
+    const idl = (await (await fetch(`${base}?representation=idl`, { method: 'POST', body: customerIr })).json()) as GenerateResponseBody;
+    assert.ok(idl.artifacts.every((a) => a.path.endsWith('.avdl')), JSON.stringify(idl.artifacts.map((a) => a.path)));
+
+    assert.is((await fetch(base, { method: 'POST', body: '{"not json' })).status, 400);
+    const refused = await fetch(`${base}?target=protobuf`, { method: 'POST', body: customerIr });
+    assert.is(refused.status, 400);
+    assert.is(((await refused.json()) as { error: { code: number } }).error.code, -32013);
+    assert.is((await fetch(base)).status, 405);
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+    assert.not.ok(isAlive(child.pid as number), 'workerd is gone');
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Workerd.run();

@@ -1,0 +1,31 @@
+/**
+ * The example extensions built once per test process (wasm builds are also cached by content
+ * hash under .cache/guest, so later runs only re-bundle).
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { buildGuest } from '../../build/guest/index.ts';
+
+/** The repository root. */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const outDir = join(REPO_ROOT, '.cache', 'examples');
+const builds = new Map<string, Promise<string>>();
+
+/** Path of `examples/<example>/extension.ts` built for `runtime`. */
+export function builtExample(example: string, runtime: 'wasm' | 'process'): Promise<string> {
+  const id = `${example}.${runtime}`;
+  let build = builds.get(id);
+  if (!build) {
+    mkdirSync(outDir, { recursive: true });
+    const outFile = join(outDir, `${example}.${runtime === 'wasm' ? 'wasm' : 'mjs'}`);
+    build = buildGuest({ entry: join(REPO_ROOT, 'examples', example, 'extension.ts'), outFile, runtime }).then((r) => r.outFile);
+    builds.set(id, build);
+  }
+  return build;
+}
+
+/** The Avro example built for `runtime`. */
+export function builtAvro(runtime: 'wasm' | 'process'): Promise<string> {
+  return builtExample('avro', runtime);
+}
