@@ -14,6 +14,8 @@ export default defineExtension({
     generate(params, ctx) {
       ctx.progress('begin', 'Projecting Morphir IR to Avro', 0);
       const result = generateAvro(params.ir, (params.options ?? {}) as Record<string, unknown>);
+      const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
+      ctx.log('info', `avro: ${result.artifacts.length} artifact(s), ${errors} error(s), ${result.diagnostics.length - errors} other diagnostic(s)`);
       ctx.progress('end', `${result.artifacts.length} artifact(s)`, 100);
       return result;
     },

@@ -14,16 +14,17 @@ const customerIr = async () => JSON.parse(await readFile(join(REPO_ROOT, 'fixtur
 
 const Wasm = suite('avro :: sandboxed session');
 
-Wasm('should deliver progress notifications to the host before the response', async () => {
+Wasm('should deliver progress and log notifications to the host before the response', async () => {
   const session = createSession({ transport: await openTransport(specFromPath(await builtAvro('wasm'))) });
   const events: string[] = [];
   session.onProgress((p) => events.push(`progress:${p.kind}`));
+  session.onLog((l) => events.push(`log:${l.level}:${l.message}`));
   try {
     await session.start();
     const result = await session.generate({ ir: await customerIr(), target: 'avro' }, { id: 'gen-1' });
     events.push('response');
     assert.is(result.success, true);
-    assert.equal(events, ['progress:begin', 'progress:end', 'response']);
+    assert.equal(events, ['progress:begin', `log:info:avro: ${result.artifacts.length} artifact(s), 0 error(s), 0 other diagnostic(s)`, 'progress:end', 'response']);
   } finally {
     await session.close();
   }

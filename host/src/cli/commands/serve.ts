@@ -7,6 +7,7 @@ import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { resolveExtensionArgument } from './extension-argument.ts';
 
+/** `mep serve [--socket PATH]`: the served host over stdio or a Unix domain socket. */
 export const serveCommand: Command = {
   summary: 'serve extension sessions to another process (JSON-RPC, one message per line)',
   help: `Usage: mep serve [--socket PATH] [--verbose]
