@@ -3,7 +3,7 @@
  * figure, baseline beside it, ratio, goal), and goal records that `bench/run.ts` collects for its
  * summary. Nothing here asserts on time: a goal is reported as met or missed, never thrown.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -86,6 +86,18 @@ export function goalText(direction: Goal['direction'], target: number): string {
   return `${direction === 'atLeast' ? '≥' : '≤'} ${target}×`;
 }
 
+/**
+ * Judges a goal and records it for `bench/run.ts` (when run from there); prints nothing. For
+ * benches with their own table; {@link Report.goal} calls it too.
+ */
+export function recordGoal(bench: string, g: Omit<Goal, 'bench' | 'met'>): Goal {
+  const met = Number.isFinite(g.ratio) && (g.direction === 'atLeast' ? g.ratio >= g.target : g.ratio <= g.target);
+  const goal: Goal = { ...g, bench, met };
+  const file = process.env[GOALS_FILE_ENV];
+  if (file) appendFileSync(file, `${JSON.stringify(goal)}\n`);
+  return goal;
+}
+
 interface Row {
   what: string;
   measured: string;
@@ -109,8 +121,8 @@ export class Report {
 
   /** A row with a goal on `ratio`; recorded for `bench/run.ts`. */
   goal(g: Omit<Goal, 'bench' | 'met'>): Goal {
-    const met = Number.isFinite(g.ratio) && (g.direction === 'atLeast' ? g.ratio >= g.target : g.ratio <= g.target);
-    const goal: Goal = { ...g, bench: this.bench, met };
+    const goal = recordGoal(this.bench, g);
+    const met = goal.met;
     this.goals.push(goal);
     this.rows.push({
       what: g.what,
@@ -119,8 +131,6 @@ export class Report {
       ratio: Number.isFinite(g.ratio) ? `${x(g.ratio)} (${g.ratioMeaning})` : 'n/a',
       goal: `${goalText(g.direction, g.target)} ${met ? 'MET' : 'MISSED'}`,
     });
-    const file = process.env[GOALS_FILE_ENV];
-    if (file) appendFileSync(file, `${JSON.stringify(goal)}\n`);
     return goal;
   }
 
@@ -165,15 +175,6 @@ export function irOfSize(bytes: number): Record<string, unknown> {
     types.push(type);
   }
   return { formatVersion: 3, distribution: ['Library', [['bench'], ['payload']], [], { modules: [[[['payload']], { access: 'Public', value: { types, values: [], doc: 'Bench payload.' } }]] }] };
-}
-
-/** Reads a JSON file written earlier, or builds and writes it. */
-export function cachedJson<T>(file: string, build: () => T): T {
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8')) as T;
-  const value = build();
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, JSON.stringify(value));
-  return value;
 }
 
 /**

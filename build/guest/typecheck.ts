@@ -1,11 +1,17 @@
 /**
  * Type-checks a guest entry (and what it imports) with the installed TypeScript compiler API,
  * against the ES2020 library and the guest globals (types/guest-globals.ts) — before any wasm work.
+ * Parsed files are kept for the process (internal/source-file-cache.ts) and, given a cache
+ * folder, the checker's results per file are kept on disk (TypeScript's incremental build info),
+ * so that a rebuild checks only the files that changed and those that depend on them.
  */
 import ts from 'typescript';
+import { createHash } from 'node:crypto';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from './diagnostics.ts';
+import { cachedSourceFile } from './internal/source-file-cache.ts';
 import { GUEST_TYPES_DTS, GUEST_TYPES_FILE } from './types/guest-globals.ts';
 import { PDK_ALIAS } from './bundle.ts';
 
@@ -18,7 +24,11 @@ export interface TypecheckOptions {
   extraFiles?: string[];
   /** Paths in diagnostics are made relative to this folder (default: process.cwd()). */
   cwd?: string;
+  /** Folder for the incremental build info (one file per entry); none: no results kept on disk. */
+  cacheDir?: string;
 }
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
 /**
  * Returns the type and syntax errors of `entry` (empty when it checks), with file, line, column.
@@ -44,17 +54,34 @@ export function typecheckGuest(entry: string, options: TypecheckOptions = {}): D
     esModuleInterop: true,
     paths: Object.fromEntries(Object.entries(PDK_ALIAS).map(([k, v]) => [k, [v]])),
   };
-  const host = ts.createCompilerHost(compilerOptions);
+  const rootNames = [entry, GUEST_TYPES, ...(options.extraFiles ?? [])];
+  if (options.cacheDir) {
+    mkdirSync(options.cacheDir, { recursive: true });
+    Object.assign(compilerOptions, { incremental: true, tsBuildInfoFile: join(options.cacheDir, `${sha(rootNames.join('\0'))}.tsbuildinfo`) });
+  }
+  const host = ts.createIncrementalCompilerHost(compilerOptions);
   const getSourceFile = host.getSourceFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   const readFile = host.readFile.bind(host);
   const isGuestTypes = (f: string): boolean => resolve(f) === GUEST_TYPES;
+  const guestTypes = (lang: ts.ScriptTarget | ts.CreateSourceFileOptions): ts.SourceFile => {
+    const file = ts.createSourceFile(GUEST_TYPES, GUEST_TYPES_DTS, lang, true);
+    (file as ts.SourceFile & { version: string }).version = sha(GUEST_TYPES_DTS); // what the builder compares
+    return file;
+  };
+  // The build info appears by rename, so a concurrent build never reads half of it.
+  host.writeFile = (f, text) => {
+    const tmp = `${f}.tmp-${process.pid}`;
+    writeFileSync(tmp, text);
+    renameSync(tmp, f);
+  };
   host.fileExists = (f) => isGuestTypes(f) || fileExists(f);
   host.readFile = (f) => (isGuestTypes(f) ? GUEST_TYPES_DTS : readFile(f));
   host.getSourceFile = (f, lang, ...rest) =>
-    isGuestTypes(f) ? ts.createSourceFile(f, GUEST_TYPES_DTS, lang, true) : getSourceFile(f, lang, ...rest);
-  const program = ts.createProgram([entry, GUEST_TYPES, ...(options.extraFiles ?? [])], compilerOptions, host);
+    isGuestTypes(f) ? cachedSourceFile(f, lang, () => guestTypes(lang), 'guest-globals') : cachedSourceFile(f, lang, () => getSourceFile(f, lang, ...rest));
+  const program = ts.createIncrementalProgram({ rootNames, options: compilerOptions, host });
   const all = [...program.getSyntacticDiagnostics(), ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...program.getSemanticDiagnostics()];
+  if (options.cacheDir) program.emit(); // noEmit: writes the build info only
   const cwd = options.cwd ?? process.cwd();
   return all.map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');

@@ -4,7 +4,8 @@
  * the "same code in V8" baseline in benchmarks.
  */
 import { LocalErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
-import type { Disposer, JsonRpcMessage, Transport } from '../../../host/src/transport/types.ts';
+import { createTransportEvents } from '../../../host/src/transport/events.ts';
+import type { JsonRpcMessage, Transport } from '../../../host/src/transport/types.ts';
 import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
@@ -19,20 +20,9 @@ type HostResponse = { result?: unknown; error?: { code: number; message: string;
  * const session = createSession({ transport: createInProcessTransport(extension) });
  */
 export function createInProcessTransport(extension: Extension, name = extension.definition.info.id): Transport {
-  const messageListeners = new Set<(m: JsonRpcMessage) => void>();
-  const closeListeners = new Set<(e?: MepError) => void>();
+  const events = createTransportEvents();
   const waiting = new Map<string | number, (r: HostResponse) => void>();
-  let closed = false;
-  const emit = (message: object) => {
-    if (closed) return;
-    const copy = JSON.parse(JSON.stringify(message)) as JsonRpcMessage;
-    for (const l of [...messageListeners]) l(copy);
-  };
-  const shut = (error?: MepError) => {
-    if (closed) return;
-    closed = true;
-    for (const l of [...closeListeners]) l(error);
-  };
+  const emit = (message: object) => events.emitMessage(JSON.parse(JSON.stringify(message)) as JsonRpcMessage);
   const host: GuestHost = {
     notify: (m) => queueMicrotask(() => emit(m)),
     request: (m) =>
@@ -41,7 +31,7 @@ export function createInProcessTransport(extension: Extension, name = extension.
         queueMicrotask(() => emit({ jsonrpc: '2.0', ...m }));
       }),
     interrupted: () => false,
-    exit: () => queueMicrotask(() => shut()),
+    exit: () => queueMicrotask(() => events.emitClose()),
   };
   const dispatcher = createDispatcher(extension, host);
   const deliver = (body: string) => {
@@ -52,7 +42,7 @@ export function createInProcessTransport(extension: Extension, name = extension.
   return {
     name,
     send(message) {
-      if (closed) throw new MepError(LocalErrorCode.TransportClosed, `The in-process extension '${name}' is closed.`);
+      if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `The in-process extension '${name}' is closed.`);
       const id = message.id as string | number | undefined;
       if (message.method === undefined && id !== undefined && waiting.has(id)) {
         const resolve = waiting.get(id) as (r: HostResponse) => void;
@@ -63,19 +53,13 @@ export function createInProcessTransport(extension: Extension, name = extension.
       deliver(JSON.stringify(message));
     },
     sendRaw(body) {
-      if (closed) throw new MepError(LocalErrorCode.TransportClosed, `The in-process extension '${name}' is closed.`);
+      if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `The in-process extension '${name}' is closed.`);
       deliver(body);
     },
-    onMessage(listener): Disposer {
-      messageListeners.add(listener);
-      return () => void messageListeners.delete(listener);
-    },
-    onClose(listener): Disposer {
-      closeListeners.add(listener);
-      return () => void closeListeners.delete(listener);
-    },
+    onMessage: events.onMessage,
+    onClose: events.onClose,
     async close() {
-      shut();
+      events.emitClose();
     },
   };
 }

@@ -8,6 +8,7 @@
  */
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
+import { createTransportEvents } from '../transport/events.ts';
 import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 
@@ -31,8 +32,7 @@ export const DEFAULT_SERVE_MAX_LINE_BYTES = 64 * 1024 * 1024;
 export function createLineTransport(channel: ByteChannel, options: LineTransportOptions = {}): Transport {
   const name = channel.name;
   const decoder = createNdjsonDecoder({ name, maxLineBytes: options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES });
-  const messageListeners = new Set<(message: JsonRpcMessage) => void>();
-  const closeListeners = new Set<(error?: MepError) => void>();
+  const events = createTransportEvents();
   let closed = false;
   let closeError: MepError | undefined;
 
@@ -46,7 +46,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     disposeData();
     disposeEnd();
     channel.close();
-    for (const listener of [...closeListeners]) listener(error);
+    events.emitClose(error);
   };
 
   const receive = (body: string): void => {
@@ -61,7 +61,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
       refuse(ErrorCode.InvalidRequest, `Invalid request: a line from ${name} is not a JSON-RPC 2.0 object.`);
       return;
     }
-    for (const listener of [...messageListeners]) listener(value as JsonRpcMessage);
+    events.emitMessage(value as JsonRpcMessage);
   };
 
   const disposeData = channel.onData((chunk) => {
@@ -89,18 +89,8 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
       }
       write(message);
     },
-    onMessage(listener): Disposer {
-      messageListeners.add(listener);
-      return () => void messageListeners.delete(listener);
-    },
-    onClose(listener): Disposer {
-      if (closed) {
-        queueMicrotask(() => listener(closeError));
-        return () => {};
-      }
-      closeListeners.add(listener);
-      return () => void closeListeners.delete(listener);
-    },
+    onMessage: events.onMessage,
+    onClose: events.onClose,
     async close() {
       finish(undefined);
     },

@@ -4,7 +4,8 @@
  * delivered in a microtask, in order; messages sent before a close are delivered before it.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import type { Disposer, JsonRpcMessage, Transport } from './types.ts';
+import { createTransportEvents } from './events.ts';
+import type { JsonRpcMessage, Transport } from './types.ts';
 
 /** Options for {@link createMemoryTransportPair}. */
 export interface MemoryTransportPairOptions {
@@ -33,53 +34,38 @@ interface End extends MemoryTransport {
 }
 
 function createEnd(name: string, schedule: (task: () => void) => void, peer: () => End): End {
-  const messageListeners = new Set<(message: JsonRpcMessage) => void>();
-  const closeListeners = new Set<(error?: MepError) => void>();
+  const events = createTransportEvents();
   const cancelled: Array<string | number> = [];
-  let closed = false;
 
   const end: End = {
     name,
     cancelled,
     get closed() {
-      return closed;
+      return events.closed;
     },
     send(message) {
-      if (closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${peer().name}: the memory transport ${name} is closed.`);
+      if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${peer().name}: the memory transport ${name} is closed.`);
       const copy = JSON.parse(JSON.stringify(message)) as JsonRpcMessage;
       const other = peer();
       schedule(() => other.deliver(copy));
     },
-    onMessage(listener) {
-      messageListeners.add(listener);
-      return (() => void messageListeners.delete(listener)) as Disposer;
-    },
-    onClose(listener) {
-      closeListeners.add(listener);
-      return (() => void closeListeners.delete(listener)) as Disposer;
-    },
+    onMessage: events.onMessage,
+    onClose: events.onClose,
     cancel(id) {
       cancelled.push(id);
     },
-    deliver(message) {
-      if (closed) return;
-      for (const listener of [...messageListeners]) listener(message);
-    },
+    deliver: events.emitMessage,
     shut(error) {
-      if (closed) return;
-      closed = true;
-      for (const listener of [...closeListeners]) listener(error);
-      messageListeners.clear();
-      closeListeners.clear();
+      events.emitClose(error);
     },
     fail(error) {
-      if (closed) return;
+      if (events.closed) return;
       const other = peer();
       end.shut(error);
       schedule(() => other.shut(new MepError(LocalErrorCode.TransportClosed, `The memory transport ${name} died.`, { cause: error })));
     },
     async close() {
-      if (closed) return;
+      if (events.closed) return;
       const other = peer();
       end.shut(undefined);
       schedule(() => other.shut(new MepError(LocalErrorCode.TransportClosed, `The memory transport ${name} was closed by its owner.`)));

@@ -19,7 +19,8 @@ import { parseJsonBody } from '../framing/frame-decoder.ts';
 import { createLineSplitter } from '../framing/line-splitter.ts';
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
-import type { Disposer, JsonRpcMessage, LogSink, Transport } from './types.ts';
+import { createTransportEvents } from './events.ts';
+import type { LogSink, Transport } from './types.ts';
 
 /** Options for {@link createProcessTransport}. */
 export interface ProcessTransportOptions {
@@ -103,11 +104,9 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     : createContentLengthDecoder({ name, maxBodyBytes: options.maxMessageBytes });
   const encode = ndjson ? encodeNdjson : encodeContentLength;
 
-  const messageListeners = new Set<(message: JsonRpcMessage) => void>();
-  const closeListeners = new Set<(error?: MepError) => void>();
+  const events = createTransportEvents((error) => logLine(`host listener failed on a message from ${name}: ${String(error)}`, 'error'));
   const stderrLines = createLineSplitter();
   const tail: string[] = [];
-  let closed = false;
   let exited = false;
   let stopping: Promise<void> | undefined;
   let markExited!: () => void;
@@ -127,11 +126,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   }
 
   function emitClose(error: MepError | undefined): void {
-    if (closed) return;
-    closed = true;
-    for (const listener of [...closeListeners]) listener(error);
-    closeListeners.clear();
-    messageListeners.clear();
+    events.emitClose(error);
   }
 
   function waitExit(ms: number): Promise<boolean> {
@@ -156,7 +151,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   }
 
   function fail(error: MepError): void {
-    if (closed) return;
+    if (events.closed) return;
     emitClose(error);
     void stop(false);
   }
@@ -165,18 +160,12 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   // reports the death with its exit code.
   child.stdin.on('error', () => undefined);
   child.stdout.on('data', (chunk: Buffer) => {
-    if (closed) return;
+    if (events.closed) return;
     try {
       decoder.push(chunk, (body) => {
         const message = parseJsonBody(name, body);
-        if (closed) return;
-        for (const listener of [...messageListeners]) {
-          try {
-            listener(message);
-          } catch (error) {
-            logLine(`host listener failed on a message from ${name}: ${String(error)}`, 'error');
-          }
-        }
+        if (events.closed) return;
+        events.emitMessage(message);
       });
     } catch (error) {
       fail(isMepError(error) ? error : new MepError(LocalErrorCode.Framing, `Extension ${name} sent unreadable output.`, { cause: error }));
@@ -190,7 +179,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   function finalize(code: number | null, signal: NodeJS.Signals | null): void {
     clearTimeout(finalizeTimer);
     for (const line of stderrLines.flush()) logLine(line);
-    if (closed) return;
+    if (events.closed) return;
     if (code === 0 && signal === null) {
       try {
         decoder.end();
@@ -228,7 +217,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   });
 
   function write(bytes: Uint8Array): void {
-    if (closed || stopping) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to extension ${name}: its transport is closed.`, { data: { extension: name } });
+    if (events.closed || stopping) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to extension ${name}: its transport is closed.`, { data: { extension: name } });
     child.stdin.write(bytes);
   }
 
@@ -243,14 +232,8 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     sendRaw(body) {
       write(encode(body));
     },
-    onMessage(listener) {
-      messageListeners.add(listener);
-      return (() => void messageListeners.delete(listener)) as Disposer;
-    },
-    onClose(listener) {
-      closeListeners.add(listener);
-      return (() => void closeListeners.delete(listener)) as Disposer;
-    },
+    onMessage: events.onMessage,
+    onClose: events.onClose,
     async close() {
       emitClose(undefined);
       await stop(true);

@@ -5,6 +5,7 @@
  * the JSON-RPC envelope (`id`, `method`, `result`/`error`).
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { createTransportEvents } from './events.ts';
 import type { Disposer, JsonRpcMessage, LogSink, Transport } from './types.ts';
 import { Interrupt, type RunOutcome } from './wasm-engine.ts';
 import type { WasmLimits } from './wasm-limits.ts';
@@ -31,8 +32,10 @@ export async function createGuestTransport(
 ): Promise<WasmTransport> {
   const { name, limits, log } = options;
   const decoder = new TextDecoder('utf-8', { fatal: true });
-  const messageListeners = new Set<(message: JsonRpcMessage) => void>();
-  const closeListeners = new Set<(error?: MepError) => void>();
+  // A failing listener must not crash the guest or the other listeners; report it instead.
+  const events = createTransportEvents((error) =>
+    log?.({ level: 'error', message: `a listener of wasm extension "${name}" threw: ${String(error)}`, source: name }),
+  );
   let queue: Queued[] = [];
   let running: { id?: Id; cancelled: boolean } | null = null;
   let guestRequest: { id: Id; sync: boolean; reply: Uint8Array | null } | null = null;
@@ -60,16 +63,7 @@ export async function createGuestTransport(
     return value as JsonRpcMessage;
   };
 
-  const emit = (message: JsonRpcMessage): void => {
-    for (const listener of [...messageListeners]) {
-      try {
-        listener(message);
-      } catch (error) {
-        // A failing listener must not crash the guest or the other listeners; report it instead.
-        log?.({ level: 'error', message: `a message listener of wasm extension "${name}" threw: ${String(error)}`, source: name });
-      }
-    }
-  };
+  const emit = (message: JsonRpcMessage): void => events.emitMessage(message);
 
   const emitCancelled = (id: Id): void =>
     emit({ jsonrpc: '2.0', id, error: { code: ErrorCode.RequestCancelled, message: `Request ${JSON.stringify(id)} to wasm extension "${name}" was cancelled.` } });
@@ -84,7 +78,7 @@ export async function createGuestTransport(
       // The instance is being discarded; a failure to release it leaves nothing to recover.
       log?.({ level: 'warn', message: `closing wasm extension "${name}" failed: ${String(cause)}`, source: name });
     });
-    for (const listener of [...closeListeners]) listener(error);
+    events.emitClose(error);
     return closing;
   };
   const fail = (error: MepError): void => void shutdown(error);
@@ -220,18 +214,8 @@ export async function createGuestTransport(
         queueMicrotask(() => void pump());
       }
     },
-    onMessage(listener) {
-      messageListeners.add(listener);
-      return () => void messageListeners.delete(listener);
-    },
-    onClose(listener): Disposer {
-      if (closed) {
-        queueMicrotask(() => listener(closeError));
-        return () => {};
-      }
-      closeListeners.add(listener);
-      return () => void closeListeners.delete(listener);
-    },
+    onMessage: events.onMessage,
+    onClose: events.onClose,
     cancel(id) {
       if (closed) return;
       const index = queue.findIndex((item) => item.id === id);
