@@ -46,7 +46,8 @@ function section(sections: readonly Section[], id: number): Section {
 
 /** Reads the stack layout of an engine binary. Throws `ERR_BUILD` if it is not the expected shape. */
 export function engineLayout(engine: Uint8Array): EngineLayout {
-  const { count, reader } = readVector(section(readSections(engine), SectionId.Global).body);
+  const sections = readSections(engine);
+  const { count, reader } = readVector(section(sections, SectionId.Global).body);
   const mutable: { type: number; init: ByteReader }[] = [];
   for (let i = 0; i < count; i++) {
     const type = reader.byte();
@@ -59,7 +60,30 @@ export function engineLayout(engine: Uint8Array): EngineLayout {
   if (mutable.length !== 1 || sp?.type !== 0x7f || sp.init.byte() !== 0x41) {
     throw linkError('the engine must have exactly one mutable global, an i32 stack pointer, for the snapshot to be complete');
   }
-  return { stackTop: Number(sp.init.s64()) };
+  const stackTop = Number(sp.init.s64());
+  if (lowestDataOffset(sections) < stackTop) throw linkError('the engine has data below its stack pointer; link it with --stack-first');
+  return { stackTop };
+}
+
+/** The lowest address an active data segment of memory 0 writes to (Infinity: none). */
+function lowestDataOffset(sections: readonly Section[]): number {
+  const data = sections.find((s) => s.id === SectionId.Data);
+  if (!data) return Infinity;
+  const { count, reader } = readVector(data.body);
+  let lowest = Infinity;
+  for (let i = 0; i < count; i++) {
+    const flags = reader.u32();
+    if (flags === 1) {
+      reader.take(reader.u32()); // passive
+      continue;
+    }
+    if (flags === 2) reader.u32(); // memory index
+    if (reader.byte() !== 0x41) throw linkError('a data segment of the engine has a non-constant offset');
+    lowest = Math.min(lowest, Number(reader.s64()));
+    skipConstExpr(reader); // the rest of the offset expression: its `end`
+    reader.take(reader.u32());
+  }
+  return lowest;
 }
 
 function countFunctionImports(sections: readonly Section[]): number {

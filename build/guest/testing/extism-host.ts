@@ -76,11 +76,14 @@ export async function createMepPlugin(wasm: Uint8Array | WebAssembly.Module, opt
       return len;
     },
   };
-  const source = wasm instanceof WebAssembly.Module ? { wasm: [{ module: wasm }] } : { wasm: [{ data: wasm }] };
+  // A bare Module and a `fetch` of our own: a manifest object or the SDK's default `fetch` make
+  // the SDK touch Node's global Response/fetch, which loads undici (tens of ms in a new process).
+  const module = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm as Uint8Array<ArrayBuffer>);
+  const noFetch = (): Promise<never> => Promise.reject(new Error('a MEP guest has no network'));
   const logger = options.onLog
     ? ({ info: (t: string) => options.onLog!('info', t), debug: (t: string) => options.onLog!('debug', t), warn: (t: string) => options.onLog!('warn', t), error: (t: string) => options.onLog!('error', t), trace: () => {}, log: (t: string) => options.onLog!('info', t) } as unknown as Console)
     : undefined;
-  const plugin = await createPlugin(source as never, { useWasi: false, functions: { 'extism:host/user': user }, logger } as never);
+  const plugin = await createPlugin(module, { useWasi: false, fetch: noFetch, functions: { 'extism:host/user': user }, logger } as never);
   memory = (await plugin.getInstance()).exports.memory as WebAssembly.Memory;
   return {
     plugin,

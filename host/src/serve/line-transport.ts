@@ -9,7 +9,7 @@
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { createTransportEvents } from '../transport/events.ts';
-import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts';
+import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 
 /** Options of {@link createLineTransport}. */

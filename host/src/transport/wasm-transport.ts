@@ -6,7 +6,7 @@
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createTransportEvents } from './events.ts';
-import type { Disposer, JsonRpcMessage, LogSink, Transport } from './types.ts';
+import type { JsonRpcMessage, LogSink, Transport } from './types.ts';
 import { Interrupt, type RunOutcome } from './wasm-engine.ts';
 import type { WasmLimits } from './wasm-limits.ts';
 import type { GuestRunner, RunnerCallbacks } from './wasm-runner.ts';

@@ -2,12 +2,10 @@
 import { resolve } from 'node:path';
 import { validateArtifacts } from '../../artifacts/validate.ts';
 import { writeArtifacts } from '../../artifacts/write.ts';
-import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import { detectIrVersion } from '../../session/ir-version.ts';
-import { ExitCode, UsageError } from '../exit-codes.ts';
+import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readJsonInput, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
+import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
 export const generateCommand: Command = {
@@ -26,22 +24,14 @@ ${OPERATION_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { target: { type: 'string' }, input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'generate');
     return withJsonErrors(io, values.json, async () => {
-      if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep generate --help'.`);
-      for (const flag of ['target', 'input', 'output'] as const) {
-        if (!values[flag]) throw new UsageError(`--${flag} is required. Run 'mep generate --help'.`);
-      }
+      requireFlags('generate', positionals, values, ['target', 'input', 'output']);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? []);
-      const input = await readJsonInput(io, values.input as string);
-      const ir = input.value;
-      if (typeof ir !== 'object' || ir === null || Array.isArray(ir)) {
-        throw new MepError(LocalErrorCode.Usage, `The input ${input.path} is not a JSON object; pass a Morphir IR distribution (morphir-ir.json).`);
-      }
+      const { ir, irVersion } = await readIrInput(io, values.input as string);
       const target = values.target as string;
-      const irVersion = detectIrVersion(ir, `the input ${input.path}`);
 
       const { result, extension, redactor } = await runOperation(io, values, { kind: 'backend', target, irVersion }, (session, signal) =>
-        session.generate({ ir: ir as Record<string, unknown>, target, options }, { signal }),
+        session.generate({ ir, target, options }, { signal }),
       );
       // MEP 0.1: validate every artifact before writing any of them.
       const files = result.success ? validateArtifacts(extension, result.artifacts) : new Map<string, Uint8Array>();

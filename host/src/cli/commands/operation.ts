@@ -14,6 +14,8 @@ import { createRedactor } from '../../registry/redact.ts';
 import type { Redactor } from '../../registry/redact.ts';
 import { createSecretResolver } from '../../registry/secrets.ts';
 import type { Session } from '../../session/session.ts';
+import { detectIrVersion } from '../../session/ir-version.ts';
+import { UsageError } from '../exit-codes.ts';
 import type { Io } from '../io.ts';
 import { renderDiagnostics } from '../render-diagnostics.ts';
 import { withSession } from '../with-session.ts';
@@ -63,6 +65,23 @@ export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR f
     return { path, value: JSON.parse(text) };
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `The input ${path} is not valid JSON (${(error as Error).message}); pass ${what}.`);
+  }
+}
+
+/** Reads a Morphir IR input file: a JSON object with a usable `formatVersion`, or a usage error. */
+export async function readIrInput(io: Io, file: string): Promise<{ path: string; ir: Record<string, unknown>; irVersion: string }> {
+  const { path, value } = await readJsonInput(io, file);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new MepError(LocalErrorCode.Usage, `The input ${path} is not a JSON object; pass a Morphir IR distribution (morphir-ir.json).`);
+  }
+  return { path, ir: value as Record<string, unknown>, irVersion: detectIrVersion(value, `the input ${path}`) };
+}
+
+/** Usage errors for stray positional arguments and missing required flags of `command`. */
+export function requireFlags(command: string, positionals: readonly string[], values: Record<string, unknown>, required: readonly string[]): void {
+  if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep ${command} --help'.`);
+  for (const flag of required) {
+    if (!values[flag]) throw new UsageError(`--${flag} is required. Run 'mep ${command} --help'.`);
   }
 }
 

@@ -1,10 +1,8 @@
 /** `mep transform`: Morphir IR → Morphir IR through a transform extension, written atomically. */
-import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import { detectIrVersion } from '../../session/ir-version.ts';
-import { ExitCode, UsageError } from '../exit-codes.ts';
+import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readJsonInput, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
+import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
 export const transformCommand: Command = {
@@ -21,20 +19,12 @@ ${OPERATION_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'transform');
     return withJsonErrors(io, values.json, async () => {
-      if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep transform --help'.`);
-      for (const flag of ['input', 'output'] as const) {
-        if (!values[flag]) throw new UsageError(`--${flag} is required. Run 'mep transform --help'.`);
-      }
+      requireFlags('transform', positionals, values, ['input', 'output']);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? []);
-      const input = await readJsonInput(io, values.input as string);
-      const ir = input.value;
-      if (typeof ir !== 'object' || ir === null || Array.isArray(ir)) {
-        throw new MepError(LocalErrorCode.Usage, `The input ${input.path} is not a JSON object; pass a Morphir IR distribution (morphir-ir.json).`);
-      }
-      const irVersion = detectIrVersion(ir, `the input ${input.path}`);
+      const { path: inputPath, ir, irVersion } = await readIrInput(io, values.input as string);
       const { result, extension, redactor } = await runOperation(io, values, { kind: 'transform', irVersion }, (session, signal) =>
-        session.transform({ ir: ir as Record<string, unknown>, irVersion, options }, { signal }),
+        session.transform({ ir, irVersion, options }, { signal }),
       );
       const output = result.success && result.ir ? await writeJsonOutput(io, values.output as string, result.ir) : null;
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
@@ -42,7 +32,7 @@ ${OPERATION_HELP}`,
         io.out(JSON.stringify({ success: result.success, extension, irVersion: result.irVersion ?? null, output, diagnostics }, null, 2));
       } else {
         printDiagnostics(io, diagnostics);
-        io.out(output ? `Transformed ${input.path} with ${extension}; wrote IR ${result.irVersion} to ${output}.` : `Transform failed; ${values.output} was not written.`);
+        io.out(output ? `Transformed ${inputPath} with ${extension}; wrote IR ${result.irVersion} to ${output}.` : `Transform failed; ${values.output} was not written.`);
       }
       return hasErrors(result) ? ExitCode.Diagnostics : ExitCode.Ok;
     });

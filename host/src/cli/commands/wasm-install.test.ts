@@ -1,25 +1,23 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { builtAvro } from '../../../../examples/testing/built.ts';
 import { repoRoot, tempProject } from '../../registry/test-support.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
 
-// The real Avro backend built to wasm by `bash scripts/setup.sh`; skipped until it exists.
-const avro = join(repoRoot, 'out/avro.wasm');
+// The real Avro backend, built to wasm (cached under .cache/examples).
 const ir = join(repoRoot, 'fixtures/ir/customer/morphir-ir.json');
-const ready = existsSync(avro) && existsSync(ir);
 
 const Wasm = suite('cli :: wasm extension install and run');
 
-(ready ? Wasm : Wasm.skip)('should probe a wasm package at install, pin its claims, and generate through selection', async () => {
+Wasm('should probe a wasm package at install, pin its claims, and generate through selection', async () => {
   const t = await tempProject();
   try {
     const pkg = join(t.root, 'avro-pkg');
     await mkdir(pkg);
-    await copyFile(avro, join(pkg, 'avro.wasm'));
+    await copyFile(await builtAvro('wasm'), join(pkg, 'avro.wasm'));
     await writeFile(join(pkg, 'extension.json'), JSON.stringify({ id: 'morphir-avro-ts', name: 'Avro', version: '0.1.0', runtime: 'wasm', entry: 'avro.wasm' }));
     const io = captureIo(t.project);
     assert.is(await main(['install', pkg, '--json'], io), 0, io.stderr.join('\n'));
