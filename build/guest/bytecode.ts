@@ -15,7 +15,7 @@ import { snapshotGuest } from './snapshot.ts';
 const modules = new Map<string, Promise<WebAssembly.Module>>();
 
 /** Compiles the engine once per process. */
-export function engineModule(wasmPath: string): Promise<WebAssembly.Module> {
+function engineModule(wasmPath: string): Promise<WebAssembly.Module> {
   let m = modules.get(wasmPath);
   if (!m) {
     m = WebAssembly.compile(readFileSync(wasmPath));

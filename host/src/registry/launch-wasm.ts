@@ -16,7 +16,7 @@ export interface WasmLaunchOptions {
   isolation?: 'worker' | 'inline';
 }
 
-/** Opens a wasm transport for the module `bytes`. */
-export function openWasmTransport(name: string, bytes: Uint8Array, options: WasmLaunchOptions, log?: LogSink): Promise<Transport> {
-  return createNodeWasmTransport({ name, module: bytes, limits: options.limits, grants: options.grants, isolation: options.isolation, log });
+/** Opens a wasm transport for `module` (bytes, or a module from `compileExtensionModule`). */
+export function openWasmTransport(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions, log?: LogSink): Promise<Transport> {
+  return createNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation, log });
 }

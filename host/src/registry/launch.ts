@@ -2,11 +2,12 @@
  * From an extension artifact to a live transport (Node edge): `.wasm` runs in the sandbox, a
  * `.js`/`.mjs`/`.cjs` file runs with this Node.js, anything else runs as an executable.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createProcessTransport } from '../transport/process.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
+import { compileExtensionModule } from '../transport/wasm.ts';
 import { openWasmTransport } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
@@ -41,17 +42,36 @@ export function specFromPath(path: string, overrides: Partial<LaunchSpec> = {}):
   return { name: basename(absolute), runtime, path: absolute, ...overrides };
 }
 
+const compiled = new Map<string, Promise<WebAssembly.Module>>();
+const COMPILED_CACHE_SIZE = 16;
+
+/**
+ * The compiled (and memory-capped) module of a wasm artifact, compiled once per process for as
+ * long as the file is unchanged: the key includes its inode, size, mtime and ctime, so any write
+ * to the file (which always moves ctime) compiles it afresh.
+ */
+async function wasmModule(spec: LaunchSpec): Promise<WebAssembly.Module> {
+  let key: string;
+  try {
+    const s = await stat(spec.path);
+    key = [spec.path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, spec.wasm?.limits?.maxMemoryBytes ?? ''].join(':');
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
+  }
+  let module = compiled.get(key);
+  if (module === undefined) {
+    module = readFile(spec.path).then((bytes) => compileExtensionModule(new Uint8Array(bytes), { name: spec.name, limits: spec.wasm?.limits }));
+    compiled.set(key, module);
+    // A failed compile is not kept: the next attempt reports its own error.
+    module.catch(() => compiled.delete(key));
+    if (compiled.size > COMPILED_CACHE_SIZE) compiled.delete(compiled.keys().next().value as string);
+  }
+  return module;
+}
+
 /** Opens a fresh transport to the extension described by `spec`. */
 export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Transport> {
-  if (spec.runtime === 'wasm') {
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await readFile(spec.path));
-    } catch (error) {
-      throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
-    }
-    return openWasmTransport(spec.name, bytes, spec.wasm ?? {}, log);
-  }
+  if (spec.runtime === 'wasm') return openWasmTransport(spec.name, await wasmModule(spec), spec.wasm ?? {}, log);
   const script = /\.(m|c)?js$/.test(spec.path);
   return createProcessTransport({
     name: spec.name,

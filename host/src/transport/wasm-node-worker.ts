@@ -49,17 +49,52 @@ async function workerUrl(): Promise<URL> {
   return bundled;
 }
 
+/** Options of {@link createNodeWasmWorkerSpawner}. */
+export interface NodeWorkerSpawnerOptions {
+  /**
+   * Keep this many started workers ready once the process has asked for a second one (a worker
+   * start costs tens of milliseconds, as much as a process spawn). Spares are unref'd: they never
+   * keep the process alive. Default 1.
+   */
+  spares?: number;
+}
+
 /**
- * A {@link SpawnWasmWorker} for Node: each call starts a `node:worker_threads` worker.
+ * A {@link SpawnWasmWorker} for Node: each call hands out a `node:worker_threads` worker, from
+ * the spares when one is ready.
  *
  * @example
  * const transport = await createWasmTransport({ name, module, isolation: 'worker', spawnWorker: createNodeWasmWorkerSpawner() });
  * try { … } finally { await transport.close(); }
  */
-export function createNodeWasmWorkerSpawner(): SpawnWasmWorker {
+export function createNodeWasmWorkerSpawner(options: NodeWorkerSpawnerOptions = {}): SpawnWasmWorker {
+  const want = options.spares ?? 1;
+  const spares: Promise<Worker>[] = [];
+  let spawned = 0;
+  // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
+  const start = async (): Promise<Worker> => new Worker(await workerUrl(), { execArgv: [] });
+  const drop = (spare: Promise<Worker>): void => {
+    const at = spares.indexOf(spare);
+    if (at >= 0) spares.splice(at, 1);
+  };
+  const startSpare = (): void => {
+    const spare: Promise<Worker> = start().then((worker) => {
+      worker.unref();
+      // A spare that dies unused is dropped; the next spawn starts a fresh worker.
+      worker.once('exit', () => drop(spare));
+      return worker;
+    });
+    // A spare that cannot start is dropped too: the next spawn reports the failure itself.
+    spare.catch(() => drop(spare));
+    spares.push(spare);
+  };
   return async (): Promise<WasmWorkerHandle> => {
-    // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
-    const worker = new Worker(await workerUrl(), { execArgv: [] });
+    spawned++;
+    const taken = spares.shift();
+    if (spawned >= 2) while (spares.length < want) startSpare();
+    const worker = taken ? await taken.catch(start) : await start();
+    worker.removeAllListeners('exit');
+    worker.ref();
     let exitListener: ((error: Error | undefined) => void) | undefined;
     let stopping = false;
     let reported = false;
@@ -82,6 +117,9 @@ export function createNodeWasmWorkerSpawner(): SpawnWasmWorker {
   };
 }
 
+/** The spawner shared by every Node wasm transport of this process, so spares are reused. */
+let sharedSpawner: SpawnWasmWorker | undefined;
+
 /**
  * {@link createWasmTransport} with Node's default: worker isolation with a Node spawner.
  *
@@ -92,5 +130,5 @@ export function createNodeWasmWorkerSpawner(): SpawnWasmWorker {
 export function createNodeWasmTransport(
   options: Omit<WasmTransportOptions, 'isolation' | 'spawnWorker'> & { isolation?: WasmTransportOptions['isolation'] },
 ): Promise<WasmTransport> {
-  return createWasmTransport({ ...options, isolation: options.isolation ?? 'worker', spawnWorker: createNodeWasmWorkerSpawner() });
+  return createWasmTransport({ ...options, isolation: options.isolation ?? 'worker', spawnWorker: (sharedSpawner ??= createNodeWasmWorkerSpawner()) });
 }
