@@ -122,7 +122,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     }
     if (method === Method.Exit) throw new MepError(ErrorCode.InvalidRequest, 'morphir.exit is a notification; send it without an id.');
     if (method === Method.Ping || method === Method.Info || method === Method.Capabilities || method === Method.Shutdown) {
-      decodeParams(EmptyParams, params, method);
+      // Fast path: the common shapes need no schema run (absent params or an object).
+      if (params !== undefined && (typeof params !== 'object' || params === null || Array.isArray(params))) decodeParams(EmptyParams, params, method);
     }
     switch (method) {
       case Method.Ping:
