@@ -1,8 +1,9 @@
 /**
  * Turns a wasm bundle into the initialized memory of a guest: QuickJS bytecode from the engine's
  * own `compile-src` (run in this process), packed into a blob and evaluated once in a fresh
- * engine instance, whose memory is the snapshot (snapshot.ts). Compile errors and top-level
- * throws come back as diagnostics located in the user's files through the bundle's source map.
+ * engine instance, whose memory is the snapshot (snapshot.ts in this process by default, or
+ * wizer-snapshot.ts under wizer). Compile errors and top-level throws come back as diagnostics
+ * located in the user's files through the bundle's source map.
  */
 import { readFileSync } from 'node:fs';
 import { createEngineRunner } from '../engine/index.ts';
@@ -10,7 +11,18 @@ import { buildFailure, type Diagnostic } from './diagnostics.ts';
 import { createSourceMapLookup } from './internal/sourcemap.ts';
 import type { Bundle } from './bundle.ts';
 import type { EngineLayout, MemoryImage } from './link.ts';
-import { snapshotGuest } from './snapshot.ts';
+import { snapshotGuest, type SnapshotResult } from './snapshot.ts';
+
+/** Which tool takes the snapshot: this Node process (default) or wizer. */
+export type Snapshotter = 'node' | 'wizer';
+
+/** Options of {@link compileBundle}. */
+export interface CompileBundleOptions {
+  /** `node` (default): snapshot.ts; `wizer`: wizer-snapshot.ts. */
+  snapshot?: Snapshotter;
+  /** Folder for wizer's temporary files (required with `snapshot: 'wizer'`). */
+  tmpRoot?: string;
+}
 
 const modules = new Map<string, Promise<WebAssembly.Module>>();
 
@@ -50,14 +62,22 @@ function locate(message: string, map: string, fallbackFile: string, prefix: stri
  * for the guest module, or throws `ERR_BUILD` with diagnostics.
  *
  * @param layout the stack layout of `engineWasm` (link.ts `engineLayout`)
+ * @param options which snapshotter runs the initialization (default: this process)
  */
-export async function compileBundle(engineWasm: string, layout: EngineLayout, bundle: Bundle, entry: string): Promise<MemoryImage> {
+export async function compileBundle(engineWasm: string, layout: EngineLayout, bundle: Bundle, entry: string, options: CompileBundleOptions = {}): Promise<MemoryImage> {
   const module = await engineModule(engineWasm);
   const runner = await createEngineRunner(module);
   const compiled = runner.compile(bundle.code);
   if (!compiled.ok) throw buildFailure(entry, 'compile to QuickJS bytecode', [locate(compiled.message, bundle.map, entry, '')]);
   const blob = packBlob(compiled.bytecode, bundle.exports);
-  const result = await snapshotGuest(module, layout, blob);
+  let result: SnapshotResult;
+  if (options.snapshot === 'wizer') {
+    const { snapshotWithWizer } = await import('./wizer-snapshot.ts');
+    if (!options.tmpRoot) throw new TypeError('compileBundle: tmpRoot is required with snapshot: wizer');
+    result = await snapshotWithWizer(readFileSync(engineWasm), layout, blob, options.tmpRoot);
+  } else {
+    result = await snapshotGuest(module, layout, blob);
+  }
   if (!result.ok) {
     throw buildFailure(entry, 'module initialization', [locate(result.message, bundle.map, entry, 'the module threw while initializing (top level): ')]);
   }

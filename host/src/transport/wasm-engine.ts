@@ -199,7 +199,7 @@ export async function createWasmEngine(
     config: { ...(grants.config ?? {}) },
     log: bridge.log,
   });
-  memory = (await plugin.getInstance('main')).exports.memory as WebAssembly.Memory | undefined;
+  memory = (await plugin.getInstance()).exports.memory as WebAssembly.Memory | undefined;
 
   const memoryBytes = (): number => memory?.buffer.byteLength ?? 0;
 
@@ -242,7 +242,8 @@ export async function createWasmEngine(
       deadline = started + timeoutMs;
       let outcome: RunOutcome;
       try {
-        const extismOutput = await plugin.call(['main', 'handle'], input);
+        // A plugin created from a bare Module names it "0" (transport/wasm.ts).
+        const extismOutput = await plugin.call(['0', 'handle'], input);
         const bytes = output ?? extismOutput?.bytes() ?? null;
         const elapsedMs = performance.now() - started;
         if (refused !== null) {

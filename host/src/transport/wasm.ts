@@ -44,10 +44,16 @@ export interface WasmTransportOptions {
   spawnWorker?: SpawnWasmWorker;
 }
 
+const refuseFetch = (): Promise<never> => Promise.reject(new Error('a MEP wasm guest has no network access'));
+
 /** Creates a foreground Extism plugin with nothing but the given functions and config. */
 const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log }) =>
-  createPlugin({ wasm: [{ module, name: 'main' }], config }, {
+  // A bare Module (config goes in the options) and a fetch of our own: a manifest object or the
+  // SDK's default fetch make it touch the global Response/fetch, which loads Node's HTTP client
+  // (tens of milliseconds in a new process) for a guest that has no network anyway.
+  createPlugin(module, {
     useWasi: false,
+    fetch: refuseFetch,
     runInWorker: false,
     enableWasiOutput: false,
     allowedPaths: {},
