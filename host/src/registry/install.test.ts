@@ -13,19 +13,11 @@ import { readLock } from './lock.ts';
 import { registryPaths } from './paths.ts';
 import { claimsOf, verifyInstalled } from './prepare.ts';
 import { removeExtension } from './remove.ts';
-import { backend, makeTarGz, makeZip, tempProject, writePackage } from './test-support.ts';
+import { backend, makeTarGz, makeZip, tempProject, writePackage, withProject } from './test-support.ts';
 import type { TempProject } from './test-support.ts';
 
 const git = promisify(execFile);
 
-async function withProject(fn: (t: TempProject) => Promise<void>): Promise<void> {
-  const t = await tempProject();
-  try {
-    await fn(t);
-  } finally {
-    await t.cleanup();
-  }
-}
 
 /** A package's files as archive entries under `prefix`. */
 async function entriesOf(dir: string, prefix: string): Promise<{ path: string; data: Uint8Array }[]> {

@@ -45,6 +45,16 @@ export async function tempProject(): Promise<TempProject> {
   };
 }
 
+/** Runs `fn` in a fresh temporary project and always removes it afterwards. */
+export async function withProject(fn: (t: TempProject) => Promise<void>): Promise<void> {
+  const t = await tempProject();
+  try {
+    await fn(t);
+  } finally {
+    await t.cleanup();
+  }
+}
+
 /** What {@link writePackage} puts in extension.json and in the fixture's argument. */
 export interface FixturePackage {
   id: string;

@@ -6,18 +6,20 @@ import { onePositional, parseFlags } from './command.ts';
 
 export const buildCommand: Command = {
   summary: 'compile a TypeScript extension to wasm (default) or a Node process file',
-  help: `Usage: mep build <entry.ts> -o <out> [--runtime wasm|process] [--compiler mep|extism-js] [--no-typecheck] [--no-optimize]
+  help: `Usage: mep build <entry.ts> -o <out> [--runtime wasm|process] [--compiler mep|extism-js] [--snapshot node|wizer] [--no-typecheck] [--no-optimize]
 
 Bundles the entry with esbuild and, for --runtime wasm (the default), compiles it to QuickJS
-bytecode, snapshots the initialized engine with wizer and shrinks it with wasm-opt. An entry
-whose default export is defineExtension(...) becomes an MEP extension (exports handle and
-morphir_extension_info); otherwise every exported function becomes a wasm export, as with
-extism-js. --runtime process writes one executable .mjs file that speaks Content-Length framed
-JSON-RPC on stdio. Type errors, syntax errors and top-level throws are reported with file:line.
+bytecode, snapshots the initialized engine (in process, or with wizer) and shrinks it with
+wasm-opt. An entry whose default export is defineExtension(...) becomes an MEP extension
+(exports handle and morphir_extension_info); otherwise every exported function becomes a wasm
+export, as with extism-js. --runtime process writes one executable .mjs file that speaks
+Content-Length framed JSON-RPC on stdio. Type errors, syntax errors and top-level throws are reported with file:line.
 
   -o, --out FILE       the module (.wasm) or script (.mjs) to write
   --runtime R          wasm (default) or process
   --compiler C         mep (default) or extism-js (when extism-js is on PATH)
+  --snapshot S         node (default, fastest) or wizer: who snapshots the initialized engine;
+                       both give the same module
   --no-typecheck       skip the TypeScript check
   --no-optimize        skip wasm-opt (faster builds while developing)`,
   async run(argv, io) {
@@ -27,6 +29,7 @@ JSON-RPC on stdio. Type errors, syntax errors and top-level throws are reported 
         out: { type: 'string', short: 'o' },
         runtime: { type: 'string' },
         compiler: { type: 'string' },
+        snapshot: { type: 'string' },
         'no-typecheck': { type: 'boolean' },
         'no-optimize': { type: 'boolean' },
       },
@@ -38,6 +41,8 @@ JSON-RPC on stdio. Type errors, syntax errors and top-level throws are reported 
     if (runtime !== 'wasm' && runtime !== 'process') throw new UsageError(`--runtime must be wasm or process, got '${runtime}'.`);
     const compiler = values.compiler ?? 'mep';
     if (compiler !== 'mep' && compiler !== 'extism-js') throw new UsageError(`--compiler must be mep or extism-js, got '${compiler}'.`);
+    const snapshot = values.snapshot ?? 'node';
+    if (snapshot !== 'node' && snapshot !== 'wizer') throw new UsageError(`--snapshot must be node or wizer, got '${snapshot}'.`);
     // Loaded on demand: the build toolchain (binaryen.js) takes seconds to load.
     const { buildGuest } = await import('../../../../build/guest/index.ts');
     const result = await buildGuest({
@@ -45,6 +50,7 @@ JSON-RPC on stdio. Type errors, syntax errors and top-level throws are reported 
       outFile: resolve(io.cwd, values.out),
       runtime,
       compiler,
+      snapshot,
       typecheck: !values['no-typecheck'],
       optimize: !values['no-optimize'],
     });

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { backend, repoRoot, tempProject, writePackage } from '../../registry/test-support.ts';
+import { backend, repoRoot, tempProject, writePackage, withProject } from '../../registry/test-support.ts';
 import type { TempProject } from '../../registry/test-support.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
@@ -11,14 +11,6 @@ const ir = join(repoRoot, 'fixtures/mep/ir/business-terms.json');
 const SECRET = 'tok-9f8e7d6c5b4a';
 const frontend = { frontend: { languages: [{ id: 'elm', fileExtensions: ['.elm'] }], irVersions: ['3'], compile: true, incremental: false } };
 
-async function withProject(fn: (t: TempProject) => Promise<void>): Promise<void> {
-  const t = await tempProject();
-  try {
-    await fn(t);
-  } finally {
-    await t.cleanup();
-  }
-}
 
 async function install(t: TempProject, id: string, capabilities: Record<string, unknown>, extra: { secrets?: string[] } = {}): Promise<void> {
   const io = captureIo(t.project);

@@ -2,19 +2,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { backend, tempProject, writePackage } from '../../registry/test-support.ts';
+import { backend, tempProject, writePackage, withProject } from '../../registry/test-support.ts';
 import type { TempProject } from '../../registry/test-support.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
 
-async function withProject(fn: (t: TempProject) => Promise<void>): Promise<void> {
-  const t = await tempProject();
-  try {
-    await fn(t);
-  } finally {
-    await t.cleanup();
-  }
-}
 
 const Cli = suite('cli :: install, list, describe, remove');
 
