@@ -1,8 +1,8 @@
 /**
  * `buildGuest`: one TypeScript entry to a sandboxed wasm guest (type check → esbuild bundle →
  * QuickJS bytecode through the engine's compile-src → snapshot of the initialized engine, taken in
- * this process → byte-level link → wasm-opt dead-code pass), or to one executable Node file for
- * the process runtime. The engine is optimized with `wasm-opt -Oz` once and cached, so a guest
+ * this process or, with `snapshot: 'wizer'`, by wizer → byte-level link → wasm-opt dead-code
+ * pass), or to one executable Node file for the process runtime. The engine is optimized with `wasm-opt -Oz` once and cached, so a guest
  * build runs no full optimizer. Wasm outputs are cached by content hash.
  */
 import { createHash } from 'node:crypto';
@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
 import { bundleGuest } from './bundle.ts';
-import { compileBundle } from './bytecode.ts';
+import { compileBundle, type Snapshotter } from './bytecode.ts';
 import { buildFailure } from './diagnostics.ts';
 import { compileWithExtismJs } from './extism-js.ts';
 import { engineLayout, linkGuest } from './link.ts';
@@ -42,6 +42,12 @@ export interface BuildGuestOptions {
    * cached) and drop the code only the snapshot used.
    */
   optimize?: boolean;
+  /**
+   * Who takes the snapshot of the initialized engine: `node` (default, in this process, fastest)
+   * or `wizer` (npm `@bytecodealliance/wizer`). Both give a module with the same imports,
+   * exports and behaviour.
+   */
+  snapshot?: Snapshotter;
   /** Cache folder (default `.cache/guest` at the repository root). */
   cacheDir?: string;
   /** Folder diagnostics are relative to (default process.cwd()). */
@@ -73,6 +79,8 @@ export interface BuildGuestResult {
  */
 export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuestResult> {
   const runtime = options.runtime ?? 'wasm';
+  const snapshot = options.snapshot ?? 'node';
+  if (snapshot !== 'node' && snapshot !== 'wizer') throw new MepError(LocalErrorCode.Usage, `snapshot must be node or wizer, got '${String(snapshot)}'`);
   const cwd = options.cwd ?? process.cwd();
   const entry = resolve(cwd, options.entry);
   const outFile = resolve(cwd, options.outFile);
@@ -108,8 +116,11 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
 
   const engine = await ensureEngine();
   lap('engine');
+  // The node snapshot keeps the keys it always had; any other snapshotter adds its name.
+  const keyParts = [PIPELINE_VERSION, engine.hash, String(options.optimize !== false), bundle.exports.join(','), bundle.code];
+  if (snapshot !== 'node') keyParts.push(`snapshot=${snapshot}`);
   const key = createHash('sha256')
-    .update([PIPELINE_VERSION, engine.hash, String(options.optimize !== false), bundle.exports.join(','), bundle.code].join('\0'))
+    .update(keyParts.join('\0'))
     .digest('hex')
     .slice(0, 24);
   const cached = join(cacheDir, `${key}.wasm`);
@@ -121,7 +132,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   const base = optimizing ? await optimizedEngine(engine) : engine.wasmPath;
   lap('optimize engine');
   const engineBytes = readFileSync(base);
-  const image = await compileBundle(base, engineLayout(engineBytes), bundle, options.entry);
+  const image = await compileBundle(base, engineLayout(engineBytes), bundle, options.entry, { snapshot, tmpRoot: join(cacheDir, 'tmp') });
   lap('snapshot');
   let wasm = linkGuest(engineBytes, image, bundle.exports);
   lap('link');

@@ -36,7 +36,10 @@ export function renderDiagnostic(d: Diagnostic, cache: Map<string, string[] | nu
   if (!location) return [head];
   const { start, end } = location.range;
   const path = localPath(location.uri);
-  const where = `${path ?? location.uri}:${start.line + 1}:${start.character + 1}`;
+  // A location that is not a text file (e.g. `morphir-fqname:…`) with an empty range names a
+  // thing, not a position: show the URI alone.
+  const isPoint = start.line === 0 && start.character === 0 && end.line === 0 && end.character === 0;
+  const where = !path && isPoint ? location.uri : `${path ?? location.uri}:${start.line + 1}:${start.character + 1}`;
   const lines = [head, `  --> ${where}`];
   const text = path ? sourceLine(path, start.line, cache) : undefined;
   if (text !== undefined) {

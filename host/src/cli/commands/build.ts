@@ -13,7 +13,8 @@ bytecode, snapshots the initialized engine (in process, or with wizer) and shrin
 wasm-opt. An entry whose default export is defineExtension(...) becomes an MEP extension
 (exports handle and morphir_extension_info); otherwise every exported function becomes a wasm
 export, as with extism-js. --runtime process writes one executable .mjs file that speaks
-Content-Length framed JSON-RPC on stdio. Type errors, syntax errors and top-level throws are reported with file:line.
+Content-Length framed JSON-RPC on stdio. Type errors, syntax errors and top-level throws are
+reported with file:line.
 
   -o, --out FILE       the module (.wasm) or script (.mjs) to write
   --runtime R          wasm (default) or process
