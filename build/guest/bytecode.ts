@@ -12,6 +12,7 @@ import { createSourceMapLookup } from './internal/sourcemap.ts';
 import type { Bundle } from './bundle.ts';
 import type { EngineLayout, MemoryImage } from './link.ts';
 import { snapshotGuest, type SnapshotResult } from './snapshot.ts';
+import { snapshotWithWizer } from './wizer-snapshot.ts';
 
 /** Which tool takes the snapshot: this Node process (default) or wizer. */
 export type Snapshotter = 'node' | 'wizer';
@@ -72,7 +73,6 @@ export async function compileBundle(engineWasm: string, layout: EngineLayout, bu
   const blob = packBlob(compiled.bytecode, bundle.exports);
   let result: SnapshotResult;
   if (options.snapshot === 'wizer') {
-    const { snapshotWithWizer } = await import('./wizer-snapshot.ts');
     if (!options.tmpRoot) throw new TypeError('compileBundle: tmpRoot is required with snapshot: wizer');
     result = await snapshotWithWizer(readFileSync(engineWasm), layout, blob, options.tmpRoot);
   } else {

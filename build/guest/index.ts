@@ -4,7 +4,7 @@
  */
 export { buildGuest, GUEST_CACHE_DIR, type BuildGuestOptions, type BuildGuestResult } from './build-guest.ts';
 export { bundleGuest, EXPORTS_GLOBAL, PDK_EXPORTS, PDK_PROCESS_BINDING, PDK_WASM_BINDING, type Bundle, type BundleOptions } from './bundle.ts';
-export { compileBundle, packBlob } from './bytecode.ts';
+export { compileBundle, packBlob, type CompileBundleOptions, type Snapshotter } from './bytecode.ts';
 export { buildFailure, formatDiagnostic, type Diagnostic } from './diagnostics.ts';
 export { engineLayout, linkGuest, RESERVED_EXPORTS, type EngineLayout, type MemoryImage } from './link.ts';
 export { optimizedEngine } from './optimized-engine.ts';
@@ -12,3 +12,4 @@ export { snapshotGuest, type SnapshotResult } from './snapshot.ts';
 export { GUEST_TYPES, typecheckGuest, type TypecheckOptions } from './typecheck.ts';
 export { GUEST_TYPES_DTS, writeGuestTypes } from './types/guest-globals.ts';
 export { findExtismJs, optimize, removeUnused, wasmOptPath } from './tools.ts';
+export { runWizer, snapshotWithWizer, WIZER_INIT, wizerInput, wizerPath, type WizerResult } from './wizer-snapshot.ts';

@@ -4,6 +4,7 @@
  * and its linear memory becomes the guest module's initial memory (see link.ts). The engine's
  * only mutable global, the stack pointer, is back at its initial value when the call returns, so
  * memory is the whole state. The dead stack below it is zeroed so that it costs nothing.
+ * `snapshot: 'wizer'` takes the same snapshot with wizer itself (wizer-snapshot.ts).
  */
 import { isMepError } from '../../host/src/protocol/errors.ts';
 import { toolFailure } from './diagnostics.ts';

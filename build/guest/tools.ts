@@ -1,7 +1,8 @@
 /**
  * The external binary of the guest build: wasm-opt (Debian's native binaryen when present, else
  * npm's): `-Oz` once per engine (optimized-engine.ts), a quick dead-code pass per guest. The
- * snapshot needs no tool (snapshot.ts).
+ * default snapshot needs no tool (snapshot.ts); the optional wizer one runs npm's wizer
+ * (wizer-snapshot.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -36,7 +36,8 @@ const BLOB_OFFSET = 8;
 /** Path of the wizer binary of npm `@bytecodealliance/wizer` (its default export). */
 export async function wizerPath(): Promise<string> {
   try {
-    return ((await import('@bytecodealliance/wizer')) as { default: string }).default;
+    const pkg: string = '@bytecodealliance/wizer'; // untyped; its default export is the binary's path
+    return ((await import(pkg)) as { default: string }).default;
   } catch (e) {
     throw toolFailure('guest snapshot (wizer)', 'wizer not found: run npm ci (it installs @bytecodealliance/wizer and its platform binary)', e);
   }
@@ -173,15 +174,18 @@ function stackPointer(wasm: Uint8Array): number | undefined {
   return undefined;
 }
 
-/** Wizer's error output without its Rust backtrace, on one line: "Error: … trapped: … wasm trap: …". */
+/**
+ * Wizer's error output on one line, without its Rust and wasm backtraces:
+ * "Error: the `init` function trapped; wasm trap: wasm `unreachable` instruction executed".
+ */
 function wizerError(e: unknown): string {
   const text = (e as { stderr?: string }).stderr || String(e);
   return text
     .split(/\n\s*Stack backtrace:/)[0]!
     .split('\n')
-    .map((l) => l.trim())
-    .filter((l) => l && l !== 'Caused by:' && !/^\d+:\s+0x[0-9a-f]+ - /.test(l))
-    .join(' ')
+    .map((l) => l.trim().replace(/^\d+:\s+/, ''))
+    .filter((l) => l && l !== 'Caused by:' && !/^0x[0-9a-f]+ - /.test(l) && !/^error while executing at wasm backtrace:$/.test(l))
+    .join('; ')
     .slice(0, 1000);
 }
 
