@@ -253,4 +253,22 @@ Operations('should reject bad definitions and artifact paths early', () => {
   assert.throws(() => textArtifact('/abs', ''), /relative/);
   assert.ok(new MepError(-32012, 'x').isWire);
 });
+Operations('should answer synchronously when the handler is synchronous, and with a promise when it is not', async () => {
+  const ext = defineExtension({
+    info: { id: 'sync', name: 'Sync', version: '1.0.0' },
+    backend: { targets: ['now', 'later'], irVersions: ['3'], generate: (p) => (p.target === 'now' ? { artifacts: [] } : Promise.resolve({ artifacts: [] })) },
+  });
+  const d = createDispatcher(ext, fakeHost().host);
+  const message = (id: number, method: string, params: unknown) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
+  assert.type(d.dispatch(message(1, 'morphir.initialize', INIT)), 'string');
+  assert.type(d.dispatch(message(2, 'morphir.ping', {})), 'string');
+  const now = d.dispatch(message(3, 'morphir.backend.generate', { ir: {}, target: 'now' }));
+  assert.type(now, 'string');
+  assert.is(JSON.parse(now as string).result.success, true);
+  const later = d.dispatch(message(4, 'morphir.backend.generate', { ir: {}, target: 'later' }));
+  assert.instance(later, Promise);
+  assert.is(JSON.parse((await later) as string).result.success, true);
+  assert.type(d.dispatch(message(5, 'morphir.backend.generate', { ir: {} })), 'string');
+});
+
 Operations.run();

@@ -52,8 +52,12 @@ function complete<T extends { success?: boolean; diagnostics?: AuthorDiagnostic[
 
 /** A dispatcher bound to one extension and one host. */
 export interface Dispatcher {
-  /** Handle one message (raw JSON text); resolves with the response text, or undefined for a notification. */
-  dispatch(text: string): Promise<string | undefined>;
+  /**
+   * Handle one message (raw JSON text): the response text, or undefined for a notification. It
+   * is returned directly when every handler involved answered synchronously, and as a promise
+   * otherwise — in the wasm engine each promise costs scheduled jobs, so the sync path matters.
+   */
+  dispatch(text: string): string | undefined | Promise<string | undefined>;
   /** The current lifecycle state (for tests and bindings). */
   readonly state: GuestState;
 }
@@ -73,7 +77,7 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
   // $/cancelRequest may overtake its request in a concurrent host: remember it (bounded).
   const cancelledEarly = new Set<string | number>();
 
-  async function operation(method: string, params: unknown, ctx: HandlerContext): Promise<unknown> {
+  function operation(method: string, params: unknown, ctx: HandlerContext): unknown {
     switch (method) {
       case Method.BackendGenerate: {
         if (!def.backend) break;
@@ -82,26 +86,27 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         if (def.backend.targets.length > 1 && !def.backend.targets.includes(p.target)) {
           return { success: false, artifacts: [], diagnostics: [{ severity: 'error', code: 'MEP_UNKNOWN_TARGET', message: `Target '${p.target}' is not one of this extension's targets (${def.backend.targets.join(', ')}).` }] };
         }
-        return checked(GenerateResult, complete(await def.backend.generate(p, ctx)), method);
+        return settle(def.backend.generate(p, ctx), (a) => checked(GenerateResult, complete(a), method));
       }
       case Method.FrontendCompile: {
         if (!def.frontend) break;
         const p = normalizeCompileParams(params);
-        return checked(CompileResult, complete(await def.frontend.compile(p, ctx)), method);
+        return settle(def.frontend.compile(p, ctx), (a) => checked(CompileResult, complete(a), method));
       }
       case Method.ValidatorValidate: {
         if (!def.validator) break;
-        return checked(ValidateResult, complete(await def.validator.validate(decodeParams(ValidateParams, params, method), ctx)), method);
+        return settle(def.validator.validate(decodeParams(ValidateParams, params, method), ctx), (a) => checked(ValidateResult, complete(a), method));
       }
       case Method.TransformTransform: {
         if (!def.transform) break;
-        return checked(TransformResult, complete(await def.transform.transform(decodeParams(TransformParams, params, method), ctx)), method);
+        return settle(def.transform.transform(decodeParams(TransformParams, params, method), ctx), (a) => checked(TransformResult, complete(a), method));
       }
     }
     throw new MepError(ErrorCode.MethodNotFound, `Method '${method}' is not supported by extension '${def.info.id}'.`);
   }
 
-  async function request(id: string | number | null, method: string, params: unknown): Promise<unknown> {
+  /** The result of one request: a value, or a promise when the handler is asynchronous. */
+  function request(id: string | number | null, method: string, params: unknown): unknown {
     if (method === Method.Initialize && state !== 'stopped') {
       if (state !== 'loaded') throw new MepError(ErrorCode.InvalidRequest, `Extension '${def.info.id}' is already initialized.`);
       const p = decodeParams(InitializeParams, params, method);
@@ -146,12 +151,19 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         return {};
     }
     const requestState: RequestState = { cancelled: id !== null && cancelledEarly.delete(id) };
-    if (id !== null) running.set(id, requestState);
+    if (id === null) return operation(method, params, createHandlerContext(host, 'null', requestState, progressEnabled));
+    running.set(id, requestState);
+    const done = () => void running.delete(id);
+    let out: unknown;
     try {
-      return await operation(method, params, createHandlerContext(host, id ?? 'null', requestState, progressEnabled));
-    } finally {
-      if (id !== null) running.delete(id);
+      out = operation(method, params, createHandlerContext(host, id, requestState, progressEnabled));
+    } catch (error) {
+      done();
+      throw error;
     }
+    if (isThenable(out)) return Promise.resolve(out).finally(done);
+    done();
+    return out;
   }
 
   function notification(method: string, params: unknown): void {
@@ -170,12 +182,17 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     }
     else if (state === 'ready' && OPERATIONS.has(method)) {
       // An operation sent as a notification still runs (the reference SDKs do); it gets no reply.
-      void request(null, method, params).catch(() => undefined);
+      try {
+        const out = request(null, method, params);
+        if (isThenable(out)) Promise.resolve(out).catch(() => undefined);
+      } catch {
+        // A notification gets no reply, not even an error one (JSON-RPC 2.0).
+      }
     }
     // morphir.initialized and unknown notifications need nothing (notifications get no reply).
   }
 
-  async function dispatch(text: string): Promise<string | undefined> {
+  function dispatch(text: string): string | undefined | Promise<string | undefined> {
     let message: unknown;
     try {
       message = JSON.parse(text);
@@ -196,12 +213,16 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       notification(m.method, m.params);
       return undefined;
     }
+    const method = m.method;
+    const answer = (result: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result });
+    const refuse = (error: unknown) => JSON.stringify(toErrorResponse(id, error, def.info.id, method));
+    let result: unknown;
     try {
-      const result = await request(id, m.method, m.params);
-      return JSON.stringify({ jsonrpc: '2.0', id, result });
+      result = request(id, method, m.params);
     } catch (error) {
-      return JSON.stringify(toErrorResponse(id, error, def.info.id, m.method));
+      return refuse(error);
     }
+    return isThenable(result) ? Promise.resolve(result).then(answer, refuse) : answer(result);
   }
 
   return {
@@ -210,6 +231,15 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       return state;
     },
   };
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/** Applies `next` to `value` now, or once it resolves when it is a promise. */
+function settle<T, U>(value: T | PromiseLike<T>, next: (v: T) => U): U | Promise<U> {
+  return isThenable(value) ? Promise.resolve(value).then(next) : next(value as T);
 }
 
 function checked<S extends { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>(schema: S, value: unknown, method: string): unknown {

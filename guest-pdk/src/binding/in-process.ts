@@ -35,7 +35,7 @@ export function createInProcessTransport(extension: Extension, name = extension.
   };
   const dispatcher = createDispatcher(extension, host);
   const deliver = (body: string) => {
-    void dispatcher.dispatch(body).then((reply) => {
+    void Promise.resolve(dispatcher.dispatch(body)).then((reply) => {
       if (reply !== undefined) emit(JSON.parse(reply));
     });
   };

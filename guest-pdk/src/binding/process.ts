@@ -83,7 +83,7 @@ export function runProcess(extension: Extension): void {
       return;
     }
     // Requests run concurrently; each answers when its handler settles.
-    void dispatcher.dispatch(body).then((reply) => {
+    void Promise.resolve(dispatcher.dispatch(body)).then((reply) => {
       if (reply !== undefined && !exiting) process.stdout.write(encodeContentLength(reply));
     });
   }

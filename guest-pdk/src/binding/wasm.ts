@@ -19,7 +19,7 @@ declare const __mep: MepBridge;
 declare const Host: { inputString(): string; outputString(s: string): void };
 
 /** The exports of a PDK guest, bound to `extension`. */
-export function bindWasm(extension: Extension): { handle(): Promise<number>; morphir_extension_info(): number } {
+export function bindWasm(extension: Extension): { handle(): number | Promise<number>; morphir_extension_info(): number } {
   const host: GuestHost = {
     notify: (message) => __mep.notify(JSON.stringify(message)),
     async request(message) {
@@ -33,10 +33,14 @@ export function bindWasm(extension: Extension): { handle(): Promise<number>; mor
   };
   const dispatcher = createDispatcher(extension, host);
   return {
-    async handle() {
-      const reply = await dispatcher.dispatch(Host.inputString());
-      if (reply !== undefined) Host.outputString(reply);
-      return 0;
+    handle() {
+      const write = (reply: string | undefined): number => {
+        if (reply !== undefined) Host.outputString(reply);
+        return 0;
+      };
+      // Synchronous handlers answer without a promise: the engine then needs no job queue run.
+      const reply = dispatcher.dispatch(Host.inputString());
+      return typeof reply === 'object' ? reply.then(write) : write(reply);
     },
     morphir_extension_info() {
       const { info } = extension.definition;
