@@ -2,7 +2,8 @@
  * JSON-RPC 2.0 envelopes: validation of what arrives and construction of what leaves. The
  * envelope is checked here once; method names and params are opaque to this layer.
  */
-import { z } from 'zod';
+import * as z from 'zod';
+import { JsonRpcFailure, JsonRpcNotification, JsonRpcRequest, JsonRpcSuccess, RequestId } from '../protocol/envelope.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
 
 /** A JSON-RPC request id. MEP 0.1: "identifiers may be strings or integers". */
@@ -10,15 +11,6 @@ export type JsonRpcId = string | number;
 
 /** The `error` member of a JSON-RPC error response. */
 export type JsonRpcErrorObject = { code: number; message: string; data?: unknown };
-
-const Id = z.union([z.string(), z.number().int()]);
-const Params = z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional();
-const ErrorObject = z.object({ code: z.number().int(), message: z.string(), data: z.unknown().optional() });
-
-const RequestEnvelope = z.object({ jsonrpc: z.literal('2.0'), id: Id, method: z.string(), params: Params });
-const NotificationEnvelope = z.object({ jsonrpc: z.literal('2.0'), method: z.string(), params: Params });
-const ResultEnvelope = z.object({ jsonrpc: z.literal('2.0'), id: Id, result: z.unknown() });
-const ErrorEnvelope = z.object({ jsonrpc: z.literal('2.0'), id: Id.nullable(), error: ErrorObject });
 
 /** One classified incoming message. `invalid` carries the id when one could be recovered. */
 export type IncomingMessage =
@@ -29,7 +21,7 @@ export type IncomingMessage =
   | { kind: 'invalid'; id: JsonRpcId | null; looksLike: 'request' | 'response' | 'unknown'; reason: string; issues?: unknown };
 
 function recoverId(message: JsonRpcMessage): JsonRpcId | null {
-  const parsed = Id.safeParse(message.id);
+  const parsed = RequestId.safeParse(message.id);
   return parsed.success ? parsed.data : null;
 }
 
@@ -53,22 +45,24 @@ export function parseMessage(message: JsonRpcMessage): IncomingMessage {
   if (hasMethod) {
     if (hasResult || hasError) return invalid('request', 'a message carries both a method and a result or error');
     if ('id' in message) {
-      const parsed = RequestEnvelope.safeParse(message);
+      const parsed = JsonRpcRequest.safeParse(message);
       if (!parsed.success) return invalid('request', 'invalid request envelope', z.treeifyError(parsed.error));
       return { kind: 'request', id: parsed.data.id, method: parsed.data.method, params: message.params };
     }
-    const parsed = NotificationEnvelope.safeParse(message);
+    const parsed = JsonRpcNotification.safeParse(message);
     if (!parsed.success) return invalid('unknown', 'invalid notification envelope', z.treeifyError(parsed.error));
     return { kind: 'notification', method: parsed.data.method, params: message.params };
   }
   if (hasResult && hasError) return invalid('response', 'a response carries both result and error');
   if (hasResult) {
-    const parsed = ResultEnvelope.safeParse(message);
+    const parsed = JsonRpcSuccess.safeParse(message);
     if (!parsed.success) return invalid('response', 'invalid response envelope', z.treeifyError(parsed.error));
+    // A result can only answer a request, and every request had a string or integer id.
+    if (parsed.data.id === null) return invalid('response', 'a result response has a null id');
     return { kind: 'result', id: parsed.data.id, result: message.result };
   }
   if (hasError) {
-    const parsed = ErrorEnvelope.safeParse(message);
+    const parsed = JsonRpcFailure.safeParse(message);
     if (!parsed.success) return invalid('response', 'invalid error response envelope', z.treeifyError(parsed.error));
     return { kind: 'error', id: parsed.data.id, error: parsed.data.error as JsonRpcErrorObject };
   }

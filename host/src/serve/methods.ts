@@ -11,7 +11,7 @@
  * Notifications (client → server): `$/cancelRequest` `{ id }`.
  * Notifications (server → client): `session/progress`, `session/log`, `session/closed`.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { Method } from '../protocol/methods.ts';
 
 /** Request and notification names of the served-host protocol. */
