@@ -6,7 +6,7 @@
  * Content-Length." Everything else on stdout (a log line, a bare JSON object) is a framing
  * violation, reported as soon as the first byte that cannot start or continue a header arrives.
  */
-import { decodeUtf8Body, framingError, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
+import { decodeUtf8Body, framingError, joinChunks, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
 
 /** Options for {@link createContentLengthDecoder}. */
 export interface ContentLengthDecoderOptions extends FrameDecoderOptions {
@@ -97,16 +97,7 @@ export function createContentLengthDecoder(options: ContentLengthDecoderOptions)
   }
 
   function finishBody(): string {
-    let body: Uint8Array;
-    if (bodyParts.length === 1) body = bodyParts[0];
-    else {
-      body = new Uint8Array(bodyFilled);
-      let at = 0;
-      for (const part of bodyParts) {
-        body.set(part, at);
-        at += part.length;
-      }
-    }
+    const body = joinChunks(bodyParts, bodyFilled);
     const text = decodeUtf8Body(name, body);
     bodyParts = [];
     bodyFilled = 0;

@@ -90,3 +90,18 @@ export function parseJsonBody(name: string, body: string): { [key: string]: unkn
   return value as { [key: string]: unknown };
 }
 const encoder = new TextEncoder();
+
+/**
+ * Joins the chunks of one frame into a single array, copying once (`total` is their summed
+ * length). A frame that arrived in one chunk is returned as is.
+ */
+export function joinChunks(parts: readonly Uint8Array[], total: number): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

@@ -4,7 +4,7 @@
  * Blank lines are ignored; a trailing CR is stripped; a line that does not start with `{` is a
  * framing violation (typically a log line printed on stdout).
  */
-import { decodeUtf8Body, framingError, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
+import { decodeUtf8Body, framingError, joinChunks, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
 
 /** Options for {@link createNdjsonDecoder}. */
 export interface NdjsonDecoderOptions extends FrameDecoderOptions {
@@ -45,16 +45,7 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions): FrameDecoder
   }
 
   function takeLine(): Uint8Array {
-    let line: Uint8Array;
-    if (parts.length === 1) line = parts[0];
-    else {
-      line = new Uint8Array(lineBytes);
-      let at = 0;
-      for (const part of parts) {
-        line.set(part, at);
-        at += part.length;
-      }
-    }
+    const line = joinChunks(parts, lineBytes);
     parts = [];
     lineBytes = 0;
     firstByte = -1;
