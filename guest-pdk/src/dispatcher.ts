@@ -91,7 +91,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       case Method.FrontendCompile: {
         if (!def.frontend) break;
         const p = normalizeCompileParams(params);
-        return settle(def.frontend.compile(p, ctx), (a) => checked(CompileResult, complete(a), method));
+        // `modules` defaults to none, like `diagnostics`: a failed compile often has neither.
+        return settle(def.frontend.compile(p, ctx), (a) => checked(CompileResult, complete({ modules: [], ...a }), method));
       }
       case Method.ValidatorValidate: {
         if (!def.validator) break;

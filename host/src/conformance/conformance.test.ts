@@ -42,4 +42,28 @@ InProcess('should name the failing case for an extension that breaks one rule', 
   const failed = results.filter((r) => r.status === 'failed').map((r) => r.name);
   assert.equal(failed, ['invalid IR is a result with diagnostics, not a protocol error']);
 });
+const frontend = (strict: boolean) =>
+  defineExtension({
+    info: { id: 'conformance.frontend', name: 'Conformance frontend', version: '1.0.0' },
+    frontend: {
+      languages: [{ id: 'elm', fileExtensions: ['.elm'] }],
+      irVersions: ['3'],
+      compile(params) {
+        const broken = params.sources.documents.filter((d) => d.text.includes('((('));
+        if (strict && broken.length > 0) {
+          return { irVersion: '3', ir: null, diagnostics: broken.map((d) => diagnostic('error', 'unbalanced parentheses', { code: 'ELM001', at: { uri: d.uri, line: 2, character: 12, endCharacter: 15 } })) };
+        }
+        return { irVersion: '3', ir: { formatVersion: 3, distribution: ['Library', [['local'], ['example']], [], { modules: [] }] }, modules: [] };
+      },
+    },
+  });
+
+InProcess('should run the compile and diagnostics cases against a PDK frontend, and name the one a lax frontend breaks', async () => {
+  const strict = await runConformance({ open: async () => createInProcessTransport(frontend(true)) });
+  assert.equal(strict.filter((r) => r.status === 'failed'), []);
+  assert.ok(strict.some((r) => r.name === 'source errors are diagnostics with zero-based ranges' && r.status === 'passed'));
+  const lax = await runConformance({ open: async () => createInProcessTransport(frontend(false)) });
+  assert.equal(lax.filter((r) => r.status === 'failed').map((r) => r.name), ['source errors are diagnostics with zero-based ranges']);
+});
+
 InProcess.run();
