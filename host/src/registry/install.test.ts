@@ -34,7 +34,7 @@ Install('should install a local directory, pin version/runtime/sha256 without so
     const result = await installExtension({ source: pkg, paths });
     assert.is(result.dir, join(t.project, '.mep/extensions/acme.echo'));
     const entry = (await readLock(paths.project.lock)).extensions['acme.echo'];
-    assert.equal(Object.keys(entry ?? {}).sort(), ['runtime', 'sha256', 'version']);
+    assert.equal(Object.keys(entry ?? {}).sort(), ['manifestSha256', 'runtime', 'sha256', 'version']);
     assert.is(entry?.sha256, sha256Bytes(new Uint8Array(await readFile(join(pkg, 'bin/ext.mjs')))));
   }),
 );
@@ -166,6 +166,21 @@ Install('should refuse to run an artifact tampered with after install, naming th
     assert.equal([error.data.reason, error.data.file, error.data.expected], ['hash-mismatch', artifact, result.entry.sha256]);
     assert.is(error.data.actual, sha256Bytes(new Uint8Array(await readFile(artifact))));
     assert.ok(error.message.includes(artifact) && error.message.includes(result.entry.sha256));
+  }),
+);
+
+Install('should refuse to run a package whose extension.json was edited after install', () =>
+  withProject(async (t) => {
+    const paths = registryPaths({ cwd: t.project });
+    const result = await installExtension({ source: await writePackage(join(t.root, 'p'), { id: 'acme.m', capabilities: backend('m') }), paths });
+    assert.match(result.entry.manifestSha256 ?? '', /^[0-9a-f]{64}$/);
+    assert.ok(await verifyInstalled((await findInstalled(paths, 'acme.m'))!));
+    const manifest = join(result.dir, 'extension.json');
+    const edited = { ...JSON.parse(await readFile(manifest, 'utf8')), env: { LEAK: 'yes' } };
+    await writeFile(manifest, JSON.stringify(edited));
+    const error = await verifyInstalled((await findInstalled(paths, 'acme.m'))!).catch((e) => e);
+    assert.is(error.code, LocalErrorCode.Registry);
+    assert.equal([error.data.reason, error.data.file, error.data.expected], ['hash-mismatch', manifest, result.entry.manifestSha256]);
   }),
 );
 

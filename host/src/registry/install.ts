@@ -16,7 +16,7 @@ import { parseInstallSource } from './install-source.ts';
 import { openTransport } from './launch.ts';
 import { updateLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
-import { readManifest } from './manifest.ts';
+import { MANIFEST_FILE, readManifest } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
@@ -78,6 +78,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
     const manifest = await readManifest(fetched.dir);
     const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.platform);
     const sha256 = await sha256File(staged.artifact);
+    const manifestSha256 = await sha256File(join(staged.dir, MANIFEST_FILE));
     const probe = options.probe ?? manifest.runtime === 'wasm';
     let claims: ClaimSet | undefined;
     if (probe) {
@@ -90,6 +91,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
     const entry: LockEntry = {
       version: manifest.version,
       sha256,
+      manifestSha256,
       runtime: manifest.runtime,
       ...(source.kind === 'directory' ? {} : { source: source.spec }),
       ...(fetched.commit ? { commit: fetched.commit } : {}),

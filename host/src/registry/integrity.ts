@@ -28,6 +28,8 @@ export interface ArtifactPin {
   expected: string;
   /** The lock that pins it, for the message. */
   lock: string;
+  /** What the file is, for the message. Default `artifact`. */
+  what?: 'artifact' | 'manifest';
 }
 
 /**
@@ -47,7 +49,7 @@ export async function verifyArtifact(pin: ArtifactPin): Promise<void> {
   if (actual !== pin.expected) {
     throw new MepError(
       LocalErrorCode.Registry,
-      `Refusing to run extension '${pin.extension}': ${pin.file} has sha256 ${actual}, but ${pin.lock} pins ${pin.expected}. The artifact changed after install; reinstall it with 'mep install <source>' or restore the file.`,
+      `Refusing to run extension '${pin.extension}': ${pin.file} has sha256 ${actual}, but ${pin.lock} pins ${pin.expected}. The ${pin.what ?? 'artifact'} changed after install; reinstall it with 'mep install <source>' or restore the file.`,
       { data: { extension: pin.extension, file: pin.file, expected: pin.expected, actual, lock: pin.lock, reason: 'hash-mismatch' } },
     );
   }

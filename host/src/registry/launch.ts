@@ -2,6 +2,7 @@
  * From an extension artifact to a live transport (Node edge): `.wasm` runs in the sandbox, a
  * `.js`/`.mjs`/`.cjs` file runs with this Node.js, anything else runs as an executable.
  */
+import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
@@ -31,6 +32,11 @@ export interface LaunchSpec {
   killGraceMs?: number;
   /** Process framing. Default content-length (MEP 0.1). */
   framing?: 'content-length' | 'ndjson';
+  /**
+   * The sha256 the lock pins for a wasm artifact: the bytes are checked against it as they are
+   * compiled, so what runs is exactly what was verified (no window between check and load).
+   */
+  sha256?: string;
   /** Sandbox options for a wasm extension (limits, grants, isolation). */
   wasm?: WasmLaunchOptions;
 }
@@ -54,13 +60,21 @@ async function wasmModule(spec: LaunchSpec): Promise<WebAssembly.Module> {
   let key: string;
   try {
     const s = await stat(spec.path);
-    key = [spec.path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, spec.wasm?.limits?.maxMemoryBytes ?? ''].join(':');
+    key = [spec.path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, spec.wasm?.limits?.maxMemoryBytes ?? '', spec.sha256 ?? ''].join(':');
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
   }
   let module = compiled.get(key);
   if (module === undefined) {
-    module = readFile(spec.path).then((bytes) => compileExtensionModule(new Uint8Array(bytes), { name: spec.name, limits: spec.wasm?.limits }));
+    module = readFile(spec.path).then((bytes) => {
+      const actual = createHash('sha256').update(bytes).digest('hex');
+      if (spec.sha256 !== undefined && actual !== spec.sha256) {
+        throw new MepError(LocalErrorCode.Registry, `Refusing to run extension '${spec.name}': ${spec.path} has sha256 ${actual}, but its lock pins ${spec.sha256}. Reinstall it with 'mep install <source>'.`, {
+          data: { extension: spec.name, file: spec.path, expected: spec.sha256, actual, reason: 'hash-mismatch' },
+        });
+      }
+      return compileExtensionModule(new Uint8Array(bytes), { name: spec.name, limits: spec.wasm?.limits });
+    });
     compiled.set(key, module);
     // A failed compile is not kept: the next attempt reports its own error.
     module.catch(() => compiled.delete(key));

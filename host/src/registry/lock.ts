@@ -14,6 +14,11 @@ export const LockEntry = z.looseObject({
   version: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex sha256'),
   runtime: z.enum(['wasm', 'process']).optional(),
+  /**
+   * sha256 of the installed `extension.json`: its args, env and permissions decide how the
+   * artifact runs, so an edit after install refuses to run it just like a changed artifact.
+   */
+  manifestSha256: z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex sha256').optional(),
   /** A remote install's source: the git spec, or the archive URL including `#sha256=`. */
   source: z.string().optional(),
   /** The git commit that was installed (git sources only). */

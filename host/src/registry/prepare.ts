@@ -10,7 +10,9 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { readClaimSet } from '../session/read-claims.ts';
 import type { Transport } from '../transport/types.ts';
 import type { InstalledExtension } from './discover.ts';
+import { join } from 'node:path';
 import { verifyArtifact } from './integrity.ts';
+import { MANIFEST_FILE } from './manifest.ts';
 import { openTransport } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
 import { updateLock } from './lock.ts';
@@ -45,8 +47,12 @@ export async function verifyInstalled(installed: InstalledExtension): Promise<La
   if (pin.version !== installed.manifest.version) {
     throw refuse(installed, `its extension.json says version ${installed.manifest.version}, the lock pins ${pin.version}. Reinstall it.`, 'manifest-changed');
   }
+  if (pin.manifestSha256 !== undefined) {
+    // Older locks have no manifest hash; they still load and verify the artifact alone.
+    await verifyArtifact({ extension: installed.id, file: join(installed.dir, MANIFEST_FILE), expected: pin.manifestSha256, lock: installed.lock, what: 'manifest' });
+  }
   await verifyArtifact({ extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock });
-  return launchSpecOf(installed.manifest, installed.dir);
+  return { ...launchSpecOf(installed.manifest, installed.dir), sha256: pin.sha256 };
 }
 
 /**
