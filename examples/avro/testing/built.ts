@@ -1,2 +1,0 @@
-/** Moved: the example builds live in examples/testing/built.ts. */
-export { REPO_ROOT, builtAvro, builtExample } from '../../testing/built.ts';
