@@ -7,7 +7,8 @@ import { generateAvro } from './generate.ts';
 import { library, t, assertParsesWithAvsc } from './test-support.ts';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const goldenDir = join(repo, '..', 'shared', 'reference', 'avro-golden');
+// Outputs of the reference Avro backend, copied from shared/reference/avro-golden (see its README).
+const goldenDir = join(repo, 'fixtures', 'avro-golden');
 const fixture = (name: string): unknown => JSON.parse(readFileSync(join(repo, 'fixtures', 'ir', name, 'morphir-ir.json'), 'utf8'));
 const golden = (file: string): string => readFileSync(join(goldenDir, file), 'utf8');
 

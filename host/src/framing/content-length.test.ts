@@ -7,7 +7,8 @@ import { createContentLengthDecoder, encodeContentLength } from './content-lengt
 const enc = new TextEncoder();
 const bytes = (s: string) => enc.encode(s);
 const PING_BODY = '{"jsonrpc":"2.0","id":1,"method":"morphir.ping","params":{}}';
-const fixture = new URL('../../../../shared/reference/mep-fixtures/protocol-doc/18-ping.framed.bin', import.meta.url);
+// The exact framing example of the MEP 0.1 draft (copied from shared/reference/mep-fixtures).
+const fixture = new URL('../../../fixtures/mep/reference/18-ping.framed.bin', import.meta.url);
 
 function codeOf(fn: () => unknown): unknown {
   try {
@@ -22,13 +23,9 @@ function codeOf(fn: () => unknown): unknown {
 const decode = suite('createContentLengthDecoder');
 
 decode('should decode the spec ping frame :: 60-byte fixture', () => {
-  let frame: Uint8Array;
-  try {
-    frame = new Uint8Array(readFileSync(fixture));
-  } catch {
-    frame = bytes(`Content-Length: 60\r\n\r\n${PING_BODY}`); // the fixture lives outside the repo
-  }
+  const frame = new Uint8Array(readFileSync(fixture));
   assert.equal(frame.length, 82);
+  assert.equal(frame, bytes(`Content-Length: 60\r\n\r\n${PING_BODY}`));
   const d = createContentLengthDecoder({ name: 'ext' });
   assert.equal(d.push(frame), [PING_BODY]);
   assert.is(d.bufferedBytes, 0);
