@@ -8,7 +8,8 @@ import { readIr } from './ir-reader.ts';
 import { assertParsesWithAvsc, library, t } from './test-support.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const referenceIr = join(here, '..', '..', '..', '..', 'shared', 'reference', 'morphir-ir');
+// Real v3 IR from the Morphir repositories, copied from shared/reference/morphir-ir (see PROVENANCE.md).
+const referenceIr = join(here, '..', '..', '..', 'fixtures', 'ir', 'reference');
 
 const bad = suite('IR reading :: bad input is a domain failure');
 

@@ -5,6 +5,8 @@
  * functions (see wit/mep-guest.wit), exposed by the engine as the `__mep` global.
  */
 import * as z from 'zod';
+import { Method, MethodSchemas } from '../../../host/src/protocol/index.ts';
+import type { MethodName } from '../../../host/src/protocol/index.ts';
 import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
@@ -71,4 +73,22 @@ function warmUp(extension: Extension): void {
   send(3, 'morphir.ping', {});
   send(4, 'morphir.extension.capabilities', {});
   send(5, 'morphir.shutdown', {});
+  // The schemas of the operations it implements too, on samples that reach every nested
+  // schema; the handlers themselves never run here.
+  const range = { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } };
+  const diagnostics = [{ severity: 'info', code: 'W', message: 'm', location: { uri: 'u:x', range } }];
+  const ir = { formatVersion: 3, distribution: [] };
+  const def = extension.definition;
+  const samples: [MethodName, unknown, unknown][] = [];
+  if (def.backend) samples.push([Method.BackendGenerate, { ir, target: 't', options: {} }, { success: true, artifacts: [{ path: 'a', content: '', binary: false }], diagnostics }]);
+  if (def.validator) samples.push([Method.ValidatorValidate, { ir, options: {} }, { success: true, diagnostics }]);
+  if (def.transform) samples.push([Method.TransformTransform, { ir, options: {} }, { success: true, irVersion: '3', ir, diagnostics }]);
+  if (def.frontend) {
+    const documents = [{ uri: 'file:///w/a', languageId: 'x', version: 1, text: '' }];
+    samples.push([Method.FrontendCompile, { languageId: 'x', sources: { root: 'file:///w', documents }, package: { name: 'p' } }, { success: true, irVersion: '3', ir, modules: [], diagnostics }]);
+  }
+  for (const [method, params, result] of samples) {
+    MethodSchemas[method].params.safeParse(params);
+    MethodSchemas[method].result?.safeParse(result);
+  }
 }
