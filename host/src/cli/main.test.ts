@@ -44,6 +44,13 @@ Cli('should exit 1 and name the failing case for a hostile extension', async () 
   assert.match(io.stdout.at(-1) as string, /^1 passed, 1 failed$/);
 });
 
+Cli('should say once, with exit 2, that an extension cannot be started', async () => {
+  const io = captureIo(root);
+  assert.is(await main(['conformance', join(root, 'package.json')], io), 2);
+  assert.equal(io.stdout, []);
+  assert.match(io.stderr.join('\n'), /not executable/);
+});
+
 Cli('should describe a process extension as a draft.2 claim set', async () => {
   const io = captureIo(root);
   assert.is(await main(['describe', fixture('well-behaved')], io), 0);

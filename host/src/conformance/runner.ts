@@ -4,7 +4,7 @@
  * provide a transport-independent conformance suite. It will run the same request fixtures
  * against native and WASM adapters."
  */
-import { isMepError } from '../protocol/errors.ts';
+import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { InitializeResult, Method, decodeResult } from '../protocol/index.ts';
 import type { Capabilities } from '../protocol/index.ts';
 import { createPeer } from '../rpc/index.ts';
@@ -49,8 +49,11 @@ async function probeCapabilities(open: () => Promise<Transport>, timeoutMs: numb
   try {
     const raw = await peer.request(Method.Initialize, conformanceFixtures.initialize, { timeoutMs });
     return (decodeResult(InitializeResult, raw, 'the initialize result') as InitializeResult).capabilities;
-  } catch {
-    // The initialization cases report this failure by name; here it only means "skip nothing".
+  } catch (error) {
+    // An extension that cannot even be started (missing, not executable) fails every case the
+    // same way: say it once instead.
+    if (isMepError(error) && error.code === LocalErrorCode.Usage) throw error;
+    // Anything else is reported by name by the initialization cases; here it means "skip nothing".
     return undefined;
   } finally {
     peer.close();
