@@ -86,7 +86,8 @@ function lowestDataOffset(sections: readonly Section[]): number {
   return lowest;
 }
 
-function countFunctionImports(sections: readonly Section[]): number {
+/** How many functions `sections` import (their indices come before the module's own). */
+export function countFunctionImports(sections: readonly Section[]): number {
   const imports = sections.find((s) => s.id === SectionId.Import);
   if (!imports) return 0;
   const { count, reader } = readVector(imports.body);

@@ -23,6 +23,7 @@ import {
   ByteReader, ByteWriter, ExternalKind, SectionId, appendToVector, readLimits, readSections, readVector, skipConstExpr, writeModule,
   type Section,
 } from './internal/wasm-binary.ts';
+import { countFunctionImports } from './link.ts';
 import type { EngineLayout } from './link.ts';
 import type { SnapshotResult } from './snapshot.ts';
 
@@ -61,18 +62,10 @@ function exportedFunction(sections: readonly Section[], name: string): number {
 }
 
 function functionImports(sections: readonly Section[]): number {
+  const n = countFunctionImports(sections);
   const imports = sections.find((s) => s.id === SectionId.Import);
-  if (!imports) return 0;
-  const { count, reader } = readVector(imports.body);
-  let n = 0;
-  for (let i = 0; i < count; i++) {
-    reader.name();
-    reader.name();
-    const kind = reader.byte();
-    if (kind !== ExternalKind.Function) throw toolFailure('guest snapshot (wizer)', 'the engine imports something other than functions');
-    reader.u32();
-    n++;
-  }
+  // The second memory this snapshot adds is memory 1 only while the engine imports no memory.
+  if (imports && readVector(imports.body).count !== n) throw toolFailure('guest snapshot (wizer)', 'the engine imports something other than functions');
   return n;
 }
 

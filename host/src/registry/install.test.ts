@@ -13,8 +13,7 @@ import { readLock } from './lock.ts';
 import { registryPaths } from './paths.ts';
 import { claimsOf, verifyInstalled } from './prepare.ts';
 import { removeExtension } from './remove.ts';
-import { backend, makeTarGz, makeZip, tempProject, writePackage, withProject } from './test-support.ts';
-import type { TempProject } from './test-support.ts';
+import { backend, makeTarGz, makeZip, writePackage, withProject } from './test-support.ts';
 
 const git = promisify(execFile);
 

@@ -4,7 +4,7 @@
  * the swap happens in scratch directories, so a failure leaves the previous install untouched.
  */
 import { randomBytes } from 'node:crypto';
-import { cp, mkdir, mkdtemp, rename, rm, stat } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
@@ -19,6 +19,7 @@ import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, readManifest } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
+import { pathExists } from './paths.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 import type { Platform } from './platform.ts';
 import { stagePackage } from './stage-package.ts';
@@ -58,9 +59,6 @@ export interface InstallResult {
   replaced: boolean;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined)) !== undefined;
-}
 
 /**
  * Installs one extension.
@@ -122,7 +120,7 @@ async function swapIn(staged: string, dir: string, extensionsDir: string, commit
   const previous = join(extensionsDir, `.previous-${suffix}`);
   // The scratch directory may be on another filesystem: copy next to the target first.
   await rename(staged, incoming).catch(() => cp(staged, incoming, { recursive: true, verbatimSymlinks: true }));
-  const replaced = await exists(dir);
+  const replaced = await pathExists(dir);
   try {
     if (replaced) await rename(dir, previous);
     await rename(incoming, dir);
@@ -134,7 +132,7 @@ async function swapIn(staged: string, dir: string, extensionsDir: string, commit
       throw error;
     }
   } catch (error) {
-    if (replaced && !(await exists(dir)) && (await exists(previous))) await rename(previous, dir);
+    if (replaced && !(await pathExists(dir)) && (await pathExists(previous))) await rename(previous, dir);
     await rm(incoming, { recursive: true, force: true });
     throw error;
   }

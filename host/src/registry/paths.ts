@@ -3,6 +3,7 @@
  * `~/.mep`). Each scope has its own `extensions/<id>/` directories, `extensions.lock` and
  * `config.json`.
  */
+import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -57,4 +58,9 @@ export function registryPaths(location: RegistryLocation): RegistryPaths {
 /** The scopes in precedence order. */
 export function scopesOf(paths: RegistryPaths): [ScopePaths, ScopePaths] {
   return [paths.project, paths.user];
+}
+
+/** True when something exists at `path` (a missing file or an unreadable parent: false). */
+export async function pathExists(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined)) !== undefined;
 }

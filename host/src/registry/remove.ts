@@ -1,10 +1,10 @@
 /** `mep remove <id>`: drop an installed package and its lock entry together. */
 import { randomBytes } from 'node:crypto';
-import { rename, rm, stat } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { readLock, updateLock } from './lock.ts';
-import { scopesOf } from './paths.ts';
+import { pathExists, scopesOf } from './paths.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 
 /** What {@link removeExtension} removed. */
@@ -16,9 +16,6 @@ export interface RemoveResult {
   lock: string;
 }
 
-async function exists(path: string): Promise<boolean> {
-  return (await stat(path).catch(() => undefined)) !== undefined;
-}
 
 /**
  * Removes `id` from `scope`, or from the first scope that has it (project, then user). Throws
@@ -32,10 +29,10 @@ export async function removeExtension(paths: RegistryPaths, id: string, scope?: 
     if (scope && candidate.scope !== scope) continue;
     const dir = join(candidate.extensions, id);
     const locked = (await readLock(candidate.lock)).extensions[id] !== undefined;
-    if (!locked && !(await exists(dir))) continue;
+    if (!locked && !(await pathExists(dir))) continue;
     // Move the directory aside first so a failed lock write can put it back.
     const aside = join(candidate.extensions, `.removing-${randomBytes(4).toString('hex')}`);
-    const moved = await exists(dir);
+    const moved = await pathExists(dir);
     if (moved) await rename(dir, aside);
     try {
       await updateLock(candidate.lock, (lock) => {

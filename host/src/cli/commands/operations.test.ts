@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { backend, repoRoot, tempProject, writePackage, withProject } from '../../registry/test-support.ts';
+import { backend, repoRoot, writePackage, withProject } from '../../registry/test-support.ts';
 import type { TempProject } from '../../registry/test-support.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';

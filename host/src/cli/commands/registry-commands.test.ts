@@ -2,8 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { backend, tempProject, writePackage, withProject } from '../../registry/test-support.ts';
-import type { TempProject } from '../../registry/test-support.ts';
+import { backend, writePackage, withProject } from '../../registry/test-support.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
 
