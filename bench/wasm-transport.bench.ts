@@ -8,8 +8,8 @@
  * No assertions. The raw baseline imports `@extism/extism` directly, on purpose.
  */
 import createPlugin from '@extism/extism';
-import { compileExtensionModule, createWasmTransport, type WasmTransport } from '../host/src/transport/wasm.ts';
-import { createNodeWasmWorkerSpawner } from '../host/src/transport/wasm-node-worker.ts';
+import { compileExtensionModule, createWasmTransport, type WasmTransport } from '../host/src/transport/wasm/index.ts';
+import { createNodeWasmWorkerSpawner } from '../host/src/transport/wasm/node/worker.ts';
 import { createTestClient } from '../fixtures/wasm/test-client.ts';
 import { loadWatFixture } from '../fixtures/wasm/compile.ts';
 import { recordGoal } from './lib.ts';

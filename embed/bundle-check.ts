@@ -27,7 +27,7 @@ export function checkNoNodeImports(metafile: Metafile): void {
   if (offenders.length > 0) {
     throw new MepError(
       LocalErrorCode.Build,
-      `The bundle would pull Node built-ins, which browsers and edge runtimes do not have:\n  ${offenders.join('\n  ')}\nKeep node: imports out of the host core (protocol/, rpc/, session/, framing/, transport/wasm*).`,
+      `The bundle would pull Node built-ins, which browsers and edge runtimes do not have:\n  ${offenders.join('\n  ')}\nKeep node: imports out of the host core (protocol/, rpc/, session/, framing/, transport/wasm/ outside its node/ folder).`,
       { data: { offenders } },
     );
   }

@@ -1,7 +1,7 @@
 /**
  * Test and bench support: runs a built guest under the real `@extism/extism` SDK (no WASI) with
  * the MEP host functions of wit/mep-guest.wit implemented by copying straight into and out of
- * the guest's memory. The wasm-transport engineer's host/src/transport/wasm.ts is the product
+ * the guest's memory. The wasm-transport engineer's host/src/transport/wasm/index.ts is the product
  * version; this one is deliberately small.
  */
 import createPlugin, { type Plugin } from '@extism/extism';

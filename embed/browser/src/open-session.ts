@@ -3,7 +3,7 @@
  * the module, start it in a Web Worker (or inline), and run the handshake.
  */
 import { createSession, type Session, type SessionOptions } from '../../../host/src/session/session.ts';
-import { createWasmTransport, type WasmGrants, type WasmIsolation, type WasmLimits } from '../../../host/src/transport/wasm.ts';
+import { createWasmTransport, type WasmGrants, type WasmIsolation, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 import type { LogSink } from '../../../host/src/transport/types.ts';
 import type { InitializeResult } from '../../../host/src/protocol/index.ts';
 import { createWebWorkerSpawner, type WebWorkerSpawnerOptions } from './web-worker-spawner.ts';

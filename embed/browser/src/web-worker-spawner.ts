@@ -7,8 +7,8 @@
  * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`.
  */
 import { LocalErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
-import type { SpawnWasmWorker, WasmWorkerHandle } from '../../../host/src/transport/wasm.ts';
-import type { FromWorker } from '../../../host/src/transport/wasm-worker-protocol.ts';
+import type { SpawnWasmWorker, WasmWorkerHandle } from '../../../host/src/transport/wasm/index.ts';
+import type { FromWorker } from '../../../host/src/transport/wasm/worker-protocol.ts';
 import { createReplyMailbox, putReply } from './reply-mailbox.ts';
 import type { MailboxMessage } from './worker-entry.ts';
 

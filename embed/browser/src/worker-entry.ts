@@ -3,8 +3,8 @@
  * transport (see `serveWasmWorker`). Built to `mep-wasm-worker.js` by embed/browser/build.ts.
  * The first message carries the reply mailbox ({@link createReplyMailbox}).
  */
-import { createExtismEngine } from '../../../host/src/transport/wasm.ts';
-import { serveWasmWorker, type FromWorker, type ToWorker } from '../../../host/src/transport/wasm-worker-protocol.ts';
+import { createExtismEngine } from '../../../host/src/transport/wasm/index.ts';
+import { serveWasmWorker, type FromWorker, type ToWorker } from '../../../host/src/transport/wasm/worker-protocol.ts';
 import { takeReply } from './reply-mailbox.ts';
 
 /** The first message a browser worker receives, before `init`. */

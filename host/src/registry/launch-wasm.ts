@@ -3,8 +3,8 @@
  * can be killed), inline on request for trusted guests.
  */
 import type { LogSink, Transport } from '../transport/types.ts';
-import type { WasmGrants, WasmLimits } from '../transport/wasm-limits.ts';
-import { createNodeWasmTransport } from '../transport/wasm-node-worker.ts';
+import type { WasmGrants, WasmLimits } from '../transport/wasm/limits.ts';
+import { createNodeWasmTransport } from '../transport/wasm/node/worker.ts';
 
 /** Sandbox options of one wasm extension. */
 export interface WasmLaunchOptions {

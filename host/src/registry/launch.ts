@@ -8,7 +8,7 @@ import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createProcessTransport } from '../transport/process.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
-import { compileExtensionModule } from '../transport/wasm.ts';
+import { compileExtensionModule } from '../transport/wasm/index.ts';
 import { openWasmTransport } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 

@@ -2,7 +2,7 @@
  * Resource limits and capability grants of one wasm extension, with the reference host's
  * defaults (architecture.md, Decisions: memory 256 MiB, 30 s per call, 64 MiB per message).
  */
-import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 
 /** Bytes in one wasm page. */
 export const WASM_PAGE_BYTES = 65_536;

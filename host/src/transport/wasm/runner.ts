@@ -2,8 +2,8 @@
  * A guest runner: one guest instance behind a wasm transport, either on the calling thread
  * (inline) or in a worker. The transport serializes calls; a runner runs one at a time.
  */
-import type { MepError } from '../protocol/errors.ts';
-import { Interrupt, type LogLevel, type RunOutcome, type WasmEngine, type WasmEngineOptions } from './wasm-engine.ts';
+import type { MepError } from '../../protocol/errors.ts';
+import { Interrupt, type LogLevel, type RunOutcome, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 
 /** What a runner reports to its transport. */
 export interface RunnerCallbacks {

@@ -7,9 +7,9 @@
  * polls through `mep_interrupt`; slot 1 is a sequence the host bumps (and notifies) whenever the
  * worker should look for a reply or stop waiting.
  */
-import { LocalErrorCode, type MepErrorCode } from '../protocol/errors.ts';
-import type { LogLevel, RunOutcome, SerializedError, WasmEngine, WasmEngineOptions } from './wasm-engine.ts';
-import type { WasmGrants, WasmLimits } from './wasm-limits.ts';
+import { LocalErrorCode, type MepErrorCode } from '../../protocol/errors.ts';
+import type { LogLevel, RunOutcome, SerializedError, WasmEngine, WasmEngineOptions } from './engine.ts';
+import type { WasmGrants, WasmLimits } from './limits.ts';
 
 /** Slot of the interrupt flag. */
 export const FLAG_INTERRUPT = 0;

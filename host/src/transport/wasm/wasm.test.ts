@@ -2,10 +2,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
-import { ErrorCode, LocalErrorCode, isMepError } from '../protocol/errors.ts';
-import { compileExtensionModule, createWasmTransport } from './wasm.ts';
-import { createTestClient, openFixture, rejection } from '../../../fixtures/wasm/test-client.ts';
-import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
+import { ErrorCode, LocalErrorCode, isMepError } from '../../protocol/errors.ts';
+import { compileExtensionModule, createWasmTransport } from './index.ts';
+import { createTestClient, openFixture, rejection } from '../../../../fixtures/wasm/test-client.ts';
+import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 
 const isolations = ['inline', 'worker'] as const;
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);

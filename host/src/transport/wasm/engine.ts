@@ -7,8 +7,8 @@
  * The Extism SDK itself is injected ({@link CreateExtismPlugin}) so that `wasm.ts` stays the
  * only file importing `@extism/extism`.
  */
-import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../protocol/errors.ts';
-import { WASM_PAGE_BYTES, type WasmGrants, type WasmLimits } from './wasm-limits.ts';
+import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
+import { WASM_PAGE_BYTES, type WasmGrants, type WasmLimits } from './limits.ts';
 
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
 export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;

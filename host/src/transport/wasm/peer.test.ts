@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ErrorCode, LocalErrorCode, isMepError } from '../protocol/errors.ts';
-import { createPeer } from '../rpc/index.ts';
-import { openFixture, rejection } from '../../../fixtures/wasm/test-client.ts';
+import { ErrorCode, LocalErrorCode, isMepError } from '../../protocol/errors.ts';
+import { createPeer } from '../../rpc/index.ts';
+import { openFixture, rejection } from '../../../../fixtures/wasm/test-client.ts';
 
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
 

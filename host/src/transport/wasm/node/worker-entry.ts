@@ -1,13 +1,13 @@
 /**
  * Worker-thread entry of Node worker isolation: serves one wasm guest engine to the transport
- * that spawned this thread (see `serveWasmWorker`). Bundled on first use by wasm-node-worker.ts.
+ * that spawned this thread (see `serveWasmWorker`). Bundled on first use by node/worker.ts.
  */
 import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
-import { createExtismEngine } from './wasm.ts';
-import { serveWasmWorker, type ToWorker } from './wasm-worker-protocol.ts';
+import { createExtismEngine } from '../index.ts';
+import { serveWasmWorker, type ToWorker } from '../worker-protocol.ts';
 
 const port = parentPort;
-if (port === null) throw new Error('wasm-node-worker-entry must run in a worker thread');
+if (port === null) throw new Error('the wasm worker entry must run in a worker thread');
 
 serveWasmWorker(
   {

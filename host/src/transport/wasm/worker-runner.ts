@@ -2,13 +2,13 @@
  * A guest runner whose engine lives in a worker thread, so a guest that never polls
  * `mep_interrupt` can still be killed at its deadline and the host thread stays responsive.
  * The thread itself comes from an injected {@link SpawnWasmWorker} (Node binding:
- * `wasm-node-worker.ts`), keeping this file free of platform imports.
+ * `node/worker.ts`), keeping this file free of platform imports.
  */
-import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { Interrupt, serialize, type RunOutcome } from './wasm-engine.ts';
-import type { WasmGrants, WasmLimits } from './wasm-limits.ts';
-import type { GuestRunner, RunnerCallbacks } from './wasm-runner.ts';
-import { FLAG_INTERRUPT, FLAG_WAKE, type FromWorker, type ToWorker } from './wasm-worker-protocol.ts';
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { Interrupt, serialize, type RunOutcome } from './engine.ts';
+import type { WasmGrants, WasmLimits } from './limits.ts';
+import type { GuestRunner, RunnerCallbacks } from './runner.ts';
+import { FLAG_INTERRUPT, FLAG_WAKE, type FromWorker, type ToWorker } from './worker-protocol.ts';
 
 /** The host's handle on one worker thread running `serveWasmWorker`. */
 export interface WasmWorkerHandle {

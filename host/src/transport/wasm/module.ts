@@ -2,9 +2,9 @@
  * Compiling wasm extensions once (keyed by sha256 of the bytes and the memory cap) and checking
  * that a module is an MEP guest that asks for nothing the sandbox does not give.
  */
-import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { capMemorySection, MemoryCapError } from './wasm-memory-cap.ts';
-import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './wasm-limits.ts';
+import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { capMemorySection, MemoryCapError } from './memory-cap.ts';
+import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
 /** Options for {@link compileExtensionModule}. */
 export interface CompileExtensionOptions {

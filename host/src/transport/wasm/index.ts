@@ -2,22 +2,22 @@
  * The wasm transport: MEP extensions run as Extism plugins, sandboxed (no WASI, no paths, no
  * hosts, granted config only) and limited (memory, message sizes, per-call deadline). This is
  * the only file that imports `@extism/extism`, and it imports no `node:` module, so it also runs
- * in browsers and edge runtimes. Node's worker binding is `wasm-node-worker.ts`.
+ * in browsers and edge runtimes. Node's worker binding is `node/worker.ts`.
  */
 import createPlugin, { type ExtismPluginOptions } from '@extism/extism';
-import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import type { LogSink } from './types.ts';
-import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './wasm-engine.ts';
-import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './wasm-limits.ts';
-import { checkGuestModule, compileExtensionModule } from './wasm-module.ts';
-import { createInlineRunner } from './wasm-runner.ts';
-import { createGuestTransport, type WasmTransport } from './wasm-transport.ts';
-import { createWorkerRunner, type SpawnWasmWorker } from './wasm-worker-runner.ts';
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import type { LogSink } from '../types.ts';
+import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
+import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
+import { checkGuestModule, compileExtensionModule } from './module.ts';
+import { createInlineRunner } from './runner.ts';
+import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
+import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
 
-export { compileExtensionModule, type CompileExtensionOptions } from './wasm-module.ts';
-export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './wasm-limits.ts';
-export type { WasmTransport } from './wasm-transport.ts';
-export type { SpawnWasmWorker, WasmWorkerHandle } from './wasm-worker-runner.ts';
+export { compileExtensionModule, type CompileExtensionOptions } from './module.ts';
+export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
+export type { WasmTransport } from './guest-transport.ts';
+export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-runner.ts';
 
 /** Where the guest runs: on the calling thread, or in a worker thread that can be killed. */
 export type WasmIsolation = 'inline' | 'worker';
@@ -98,7 +98,7 @@ export async function createWasmTransport(options: WasmTransportOptions): Promis
   const limits = resolveWasmLimits(name, options.limits);
   const grants: WasmGrants = { config: { ...(options.grants?.config ?? {}) }, clock: options.grants?.clock === true, random: options.grants?.random === true };
   if (isolation === 'worker' && spawnWorker === undefined) {
-    throw new MepError(LocalErrorCode.Usage, `Worker isolation for wasm extension "${name}" needs spawnWorker: pass createNodeWasmWorkerSpawner() from transport/wasm-node-worker.ts in Node, or use isolation 'inline' for a trusted guest.`, {
+    throw new MepError(LocalErrorCode.Usage, `Worker isolation for wasm extension "${name}" needs spawnWorker: pass createNodeWasmWorkerSpawner() from transport/wasm/node/worker.ts in Node, or use isolation 'inline' for a trusted guest.`, {
       data: { extension: name },
     });
   }

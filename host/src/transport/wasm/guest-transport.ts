@@ -4,12 +4,12 @@
  * and cancels queued or running requests. It never interprets a method name; it only looks at
  * the JSON-RPC envelope (`id`, `method`, `result`/`error`).
  */
-import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { createTransportEvents } from './events.ts';
-import type { JsonRpcMessage, LogSink, Transport } from './types.ts';
-import { Interrupt, type RunOutcome } from './wasm-engine.ts';
-import type { WasmLimits } from './wasm-limits.ts';
-import type { GuestRunner, RunnerCallbacks } from './wasm-runner.ts';
+import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { createTransportEvents } from '../events.ts';
+import type { JsonRpcMessage, LogSink, Transport } from '../types.ts';
+import { Interrupt, type RunOutcome } from './engine.ts';
+import type { WasmLimits } from './limits.ts';
+import type { GuestRunner, RunnerCallbacks } from './runner.ts';
 
 /** A {@link Transport} to a wasm guest; cancellation is always supported. */
 export interface WasmTransport extends Transport {

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { capMemorySection, MemoryCapError, readU32, writeU32 } from './wasm-memory-cap.ts';
+import { capMemorySection, MemoryCapError, readU32, writeU32 } from './memory-cap.ts';
 
 const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 /** A module with only a memory section holding the given limits bytes. */

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ErrorCode, LocalErrorCode, isMepError, type MepErrorCode } from '../protocol/errors.ts';
-import { createTestClient, openFixture, rejection } from '../../../fixtures/wasm/test-client.ts';
-import type { WasmTransportOptions } from './wasm.ts';
+import { ErrorCode, LocalErrorCode, isMepError, type MepErrorCode } from '../../protocol/errors.ts';
+import { createTestClient, openFixture, rejection } from '../../../../fixtures/wasm/test-client.ts';
+import type { WasmTransportOptions } from './index.ts';
 
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
 

@@ -1,6 +1,6 @@
 /**
  * Node binding of worker isolation for wasm transports: spawns `node:worker_threads` workers
- * running wasm-node-worker-entry.ts, and {@link createNodeWasmTransport}, the Node default
+ * running worker-entry.ts, and {@link createNodeWasmTransport}, the Node default
  * (isolation `worker`).
  *
  * The entry is bundled once per process with esbuild (about 40 ms) into a self-contained ES
@@ -9,16 +9,16 @@
  */
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { createWasmTransport, type WasmTransport, type WasmTransportOptions } from './wasm.ts';
-import type { SpawnWasmWorker, WasmWorkerHandle } from './wasm-worker-runner.ts';
+import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
+import { createWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
+import type { SpawnWasmWorker, WasmWorkerHandle } from '../worker-runner.ts';
 
 let bundled: Promise<URL> | undefined;
 
 async function workerUrl(): Promise<URL> {
   bundled ??= (async () => {
     const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
-    const entry = fileURLToPath(new URL(`./wasm-node-worker-entry${extension}`, import.meta.url));
+    const entry = fileURLToPath(new URL(`./worker-entry${extension}`, import.meta.url));
     const { build } = await import('esbuild');
     const result = await build({
       entryPoints: [entry],
