@@ -56,6 +56,10 @@ export const LINK_FLAGS = [
   `-Wl,-z,stack-size=${STACK_SIZE}`,
   '-Wl,--stack-first', // an overflow runs below address 0 and traps instead of corrupting data
   '-Wl,--strip-debug',
+  // The MEP host channel is attached through the table at run time (glue/mep-host.c): the host
+  // grows it by eight slots and fills them, so it must be exported and have no maximum.
+  '-Wl,--export-table',
+  '-Wl,--growable-table',
 ];
 
 /** Where the engine build put its outputs. */

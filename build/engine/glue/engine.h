@@ -33,6 +33,29 @@ void mep_install_host(JSContext *ctx, JSValue native);
 /* Installs UTF-8 encode/decode natives used by TextEncoder/TextDecoder. */
 void mep_install_text(JSContext *ctx, JSValue native);
 
+/*
+ * The MEP host channel (wit/mep-guest.wit, "attach"): eight host functions the engine calls
+ * through the indirect function table, never as imports, so a module imports only the Extism
+ * kernel and runs in any Extism host. All NULL (a foreign host: degraded mode) until a host that
+ * has them calls the `mep_host_attach` export; NULL in the snapshot, set per instance.
+ * The C types are the ABI: call_indirect checks them against what the host put in the table.
+ */
+typedef struct {
+  int32_t (*input_copy)(uint8_t *dst, int32_t len);
+  int32_t (*output_copy)(const uint8_t *src, int32_t len);
+  void (*notify)(const uint8_t *ptr, int32_t len);
+  int32_t (*request)(const uint8_t *ptr, int32_t len);
+  int32_t (*reply_copy)(uint8_t *dst, int32_t len);
+  int32_t (*interrupt)(void);
+  double (*clock_ms)(void);
+  int32_t (*random_fill)(uint8_t *dst, int32_t len);
+} MepHostChannel;
+
+extern MepHostChannel mep_host;
+
+/* True when the host attached the channel (never while initializing). */
+static inline int mep_host_attached(void) { return !mep_initializing && mep_host.input_copy != NULL; }
+
 /* Called at the start of every exported call (resets per-call state such as the RNG seed). */
 void mep_host_begin_call(void);
 

@@ -1,8 +1,9 @@
 /*
  * The Extism guest side: imports from `extism:host/env` (all handles i64) and the natives behind
  * the @extism/js-pdk compatible globals Host, Memory, Config and console (wrapped in prelude.js).
- * Call input and output travel through the MEP bulk-copy host functions (see mep-host.c and
- * wit/mep-guest.wit), never 8 bytes per host call.
+ * Call input and output travel through the MEP channel's bulk copies when the host attached it
+ * (mep-host.c, wit/mep-guest.wit); in any other Extism host through the kernel alone
+ * (`input_load_u64` and `alloc` + `store_u64` + `output_set`, 8 bytes per host call).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,9 @@
 
 #define ENV(name) MEP_IMPORT("extism:host/env", name)
 ENV("input_length") uint64_t extism_input_length(void);
+ENV("input_load_u8") uint32_t extism_input_load_u8(uint64_t off);
+ENV("input_load_u64") uint64_t extism_input_load_u64(uint64_t off);
+ENV("output_set") void extism_output_set(uint64_t off, uint64_t len);
 ENV("alloc") uint64_t extism_alloc(uint64_t len);
 ENV("free") void extism_free(uint64_t off);
 ENV("length") uint64_t extism_length(uint64_t off);
@@ -24,9 +28,6 @@ ENV("log_debug") void extism_log_debug(uint64_t off);
 ENV("log_warn") void extism_log_warn(uint64_t off);
 ENV("log_error") void extism_log_error(uint64_t off);
 
-#define USER(name) MEP_IMPORT("extism:host/user", name)
-USER("mep_input_copy") int32_t mep_input_copy(uint8_t *dst, int32_t len);
-USER("mep_output_copy") int32_t mep_output_copy(const uint8_t *src, int32_t len);
 
 /* Copies bytes into a fresh Extism memory block, 8 bytes per store (the kernel's widest). */
 static uint64_t extism_put(const uint8_t *p, size_t n) {
@@ -55,6 +56,19 @@ static uint8_t *extism_get(uint64_t off, size_t *pn) {
   for (; i < n; i++) p[i] = (uint8_t)extism_load_u8(off + i);
   *pn = n;
   return p;
+}
+
+/* Copies the call input into dst (n = input_length): one bulk copy through the channel, else
+ * 8 bytes per kernel call. Returns the number of bytes copied. */
+static size_t input_copy(uint8_t *dst, size_t n) {
+  if (mep_host_attached()) return (size_t)mep_host.input_copy(dst, (int32_t)n);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t v = extism_input_load_u64(i);
+    memcpy(dst + i, &v, 8);
+  }
+  for (; i < n; i++) dst[i] = (uint8_t)extism_input_load_u8(i);
+  return n;
 }
 
 void mep_report_error(const char *message) {
@@ -116,7 +130,7 @@ static JSValue js_input_bytes(JSContext *ctx, JSValueConst this, int argc, JSVal
   if (JS_IsException(ab)) return ab;
   size_t size;
   uint8_t *p = JS_GetArrayBuffer(ctx, &size, ab);
-  if (n > 0 && (size_t)mep_input_copy(p, (int32_t)n) != n) {
+  if (n > 0 && input_copy(p, n) != n) {
     JS_FreeValue(ctx, ab);
     return JS_ThrowInternalError(ctx, "the host copied fewer input bytes than input_length announced");
   }
@@ -128,7 +142,7 @@ static JSValue js_input_string(JSContext *ctx, JSValueConst this, int argc, JSVa
   size_t n = (size_t)extism_input_length();
   char *p = malloc(n + 1);
   if (!p) return JS_ThrowOutOfMemory(ctx);
-  if (n > 0 && (size_t)mep_input_copy((uint8_t *)p, (int32_t)n) != n) {
+  if (n > 0 && input_copy((uint8_t *)p, n) != n) {
     free(p);
     return JS_ThrowInternalError(ctx, "the host copied fewer input bytes than input_length announced");
   }
@@ -139,8 +153,14 @@ static JSValue js_input_string(JSContext *ctx, JSValueConst this, int argc, JSVa
 }
 
 static JSValue output(JSContext *ctx, const uint8_t *p, size_t n) {
-  if (mep_output_copy(p, (int32_t)n) != 0)
-    return JS_ThrowRangeError(ctx, "output exceeds the host's limit (%zu bytes refused)", n);
+  if (mep_host_attached()) {
+    if (mep_host.output_copy(p, (int32_t)n) != 0)
+      return JS_ThrowRangeError(ctx, "output exceeds the host's limit (%zu bytes refused)", n);
+    return JS_TRUE;
+  }
+  uint64_t off = extism_put(p, n);
+  if (off == 0 && n > 0) return JS_ThrowRangeError(ctx, "the host refused to allocate %zu bytes of output", n);
+  extism_output_set(off, n);
   return JS_TRUE;
 }
 

@@ -1,54 +1,94 @@
 /*
- * The MEP host functions (module `extism:host/user`, contract in wit/mep-guest.wit): messages to
- * and from the host, the interrupt poll, granted time and randomness. Plain i32/f64 parameters so
- * a message moves with one memcpy on the host side.
+ * The MEP host channel (contract in wit/mep-guest.wit): messages to and from the host, the
+ * interrupt poll, granted time and randomness. The host functions are not imports: a host that
+ * has them puts them in the engine's exported table and calls `mep_host_attach`, so the module
+ * imports only the Extism kernel. Without them (a foreign Extism host) every function here
+ * degrades instead of trapping: no interrupt, no clock, no randomness, and notify/request answer
+ * "no channel" so the PDK can log through Extism and answer requests with a clear error.
+ * Plain i32/f64 parameters so a message moves with one memcpy on the host side.
  */
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
 
-#define USER(name) MEP_IMPORT("extism:host/user", name)
-USER("mep_notify") void mep_notify(const uint8_t *ptr, int32_t len);
-USER("mep_request") int32_t mep_request(const uint8_t *ptr, int32_t len);
-USER("mep_reply_copy") int32_t mep_reply_copy(uint8_t *dst, int32_t len);
-USER("mep_interrupt") int32_t mep_interrupt(void);
-USER("mep_clock_ms") double mep_clock_ms(void);
-USER("mep_random_fill") int32_t mep_random_fill(uint8_t *dst, int32_t len);
+/* Version of the attach protocol and number of slots it fills (wit/mep-guest.wit). */
+#define MEP_HOST_ABI_VERSION 1
+#define MEP_HOST_SLOTS 8
 
-/* xorshift128+ state for Math.random; seeded from mep_random_fill once per call when granted. */
+MepHostChannel mep_host;
+
+/*
+ * Points the channel at table slots first..first+7, in this order: input_copy, output_copy,
+ * notify, request, reply_copy, interrupt, clock_ms, random_fill (in wasm32 C a function pointer
+ * is a table index). count 0 detaches. Returns 0, or 1 for an unsupported version, 2 for a
+ * count other than 8 or 0, 3 for a slot range that cannot be a table index.
+ */
+MEP_EXPORT("mep_host_attach") int32_t mep_host_attach(int32_t first_slot, int32_t count, int32_t version) {
+  if (version != MEP_HOST_ABI_VERSION) return 1;
+  if (count == 0) {
+    memset(&mep_host, 0, sizeof mep_host);
+    return 0;
+  }
+  if (count != MEP_HOST_SLOTS) return 2;
+  if (first_slot <= 0 || first_slot > 0x7fffffff - MEP_HOST_SLOTS) return 3;
+  uintptr_t s = (uintptr_t)first_slot;
+  mep_host.input_copy = (int32_t (*)(uint8_t *, int32_t))(s + 0);
+  mep_host.output_copy = (int32_t (*)(const uint8_t *, int32_t))(s + 1);
+  mep_host.notify = (void (*)(const uint8_t *, int32_t))(s + 2);
+  mep_host.request = (int32_t (*)(const uint8_t *, int32_t))(s + 3);
+  mep_host.reply_copy = (int32_t (*)(uint8_t *, int32_t))(s + 4);
+  mep_host.interrupt = (int32_t (*)(void))(s + 5);
+  mep_host.clock_ms = (double (*)(void))(s + 6);
+  mep_host.random_fill = (int32_t (*)(uint8_t *, int32_t))(s + 7);
+  return 0;
+}
+
+/* xorshift128+ state for Math.random; seeded from random_fill once per call when granted. */
 static uint64_t rng_s0 = 0x9E3779B97F4A7C15ull, rng_s1 = 0xBF58476D1CE4E5B9ull;
 static int rng_seeded_this_call;
 
 void mep_host_begin_call(void) { rng_seeded_this_call = 0; }
 
-/* Used by the WASI clock stub (wasi-stubs.c): 0 while initializing or when time is not granted. */
-double mep_host_clock_ms(void) { return mep_initializing ? 0 : mep_clock_ms(); }
+/* Used by the WASI clock stub (wasi-stubs.c): 0 while initializing, without a channel, or when
+ * time is not granted. */
+double mep_host_clock_ms(void) { return mep_host_attached() ? mep_host.clock_ms() : 0; }
 
-static int interrupt_handler(JSRuntime *rt, void *opaque) {
-  return mep_initializing ? 0 : mep_interrupt() != 0;
+static int host_interrupt(void) { return mep_host_attached() && mep_host.interrupt() != 0; }
+
+static int host_random_fill(uint8_t *p, int32_t len) { return mep_host_attached() ? mep_host.random_fill(p, len) : 0; }
+
+static int interrupt_handler(JSRuntime *rt, void *opaque) { return host_interrupt(); }
+
+/* hostChannel(): true when the host attached the MEP channel (decided per call, at call time). */
+static JSValue js_host_channel(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
+  return JS_NewBool(ctx, mep_host_attached());
 }
 
+/* notify(json): true when sent, false without a channel (the caller decides what degrades). */
 static JSValue js_notify(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
   if (mep_initializing) return JS_ThrowTypeError(ctx, "__mep.notify is not available at module top level");
+  if (!mep_host_attached()) return JS_FALSE;
   size_t n;
   const char *s = JS_ToCStringLen(ctx, &n, argv[0]);
   if (!s) return JS_EXCEPTION;
-  mep_notify((const uint8_t *)s, (int32_t)n);
+  mep_host.notify((const uint8_t *)s, (int32_t)n);
   JS_FreeCString(ctx, s);
-  return JS_UNDEFINED;
+  return JS_TRUE;
 }
 
+/* request(json): the host's JSON response, or null when it has none or there is no channel. */
 static JSValue js_request(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
   if (mep_initializing) return JS_ThrowTypeError(ctx, "__mep.request is not available at module top level");
+  if (!mep_host_attached()) return JS_NULL;
   size_t n;
   const char *s = JS_ToCStringLen(ctx, &n, argv[0]);
   if (!s) return JS_EXCEPTION;
-  int32_t rlen = mep_request((const uint8_t *)s, (int32_t)n);
+  int32_t rlen = mep_host.request((const uint8_t *)s, (int32_t)n);
   JS_FreeCString(ctx, s);
   if (rlen < 0) return JS_NULL;
   char *buf = malloc((size_t)rlen + 1);
   if (!buf) return JS_ThrowOutOfMemory(ctx);
-  int32_t got = rlen > 0 ? mep_reply_copy((uint8_t *)buf, rlen) : 0;
+  int32_t got = rlen > 0 ? mep_host.reply_copy((uint8_t *)buf, rlen) : 0;
   if (got < 0 || got > rlen) got = 0;
   JSValue r = JS_NewStringLen(ctx, buf, (size_t)got);
   free(buf);
@@ -56,7 +96,7 @@ static JSValue js_request(JSContext *ctx, JSValueConst this, int argc, JSValueCo
 }
 
 static JSValue js_interrupted(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
-  return JS_NewBool(ctx, !mep_initializing && mep_interrupt() != 0);
+  return JS_NewBool(ctx, host_interrupt());
 }
 
 static JSValue js_clock(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
@@ -73,14 +113,14 @@ static JSValue js_random_fill(JSContext *ctx, JSValueConst this, int argc, JSVal
   JS_FreeValue(ctx, buf);
   if (!p) return JS_EXCEPTION;
   if (len == 0) return JS_TRUE;
-  return JS_NewBool(ctx, mep_random_fill(p + off, (int32_t)len) == (int32_t)len);
+  return JS_NewBool(ctx, host_random_fill(p + off, (int32_t)len) == (int32_t)len);
 }
 
 static JSValue js_math_random(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
   if (!rng_seeded_this_call && !mep_initializing) {
     uint64_t seed[2];
     rng_seeded_this_call = 1;
-    if (mep_random_fill((uint8_t *)seed, sizeof seed) == (int32_t)sizeof seed && (seed[0] | seed[1])) {
+    if (host_random_fill((uint8_t *)seed, sizeof seed) == (int32_t)sizeof seed && (seed[0] | seed[1])) {
       rng_s0 = seed[0];
       rng_s1 = seed[1];
     }
@@ -95,6 +135,7 @@ static JSValue js_math_random(JSContext *ctx, JSValueConst this, int argc, JSVal
 }
 
 static const JSCFunctionListEntry natives[] = {
+  JS_CFUNC_DEF("hostChannel", 0, js_host_channel),
   JS_CFUNC_DEF("notify", 1, js_notify),
   JS_CFUNC_DEF("request", 1, js_request),
   JS_CFUNC_DEF("interrupted", 0, js_interrupted),

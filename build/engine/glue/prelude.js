@@ -158,8 +158,12 @@
   polyfill(G, 'TextDecoder', TextDecoder);
 
   // ---- MEP host API ------------------------------------------------------------------------
+  // Without the host channel (a foreign Extism host) nothing here traps: notify returns false,
+  // request null, interrupted false, clockMs 0, randomFill false.
   const mep = Object.freeze({
-    /** Sends one JSON-RPC notification (a string) to the host. */
+    /** True when the host attached the MEP channel for this instance (ask at call time). */
+    hostChannel: () => native.hostChannel(),
+    /** Sends one JSON-RPC notification (a string) to the host; false when there is no channel. */
     notify: (json) => native.notify(String(json)),
     /** Sends one JSON-RPC request (a string); returns the host's JSON response or null. */
     request: (json) => native.request(String(json)),

@@ -8,6 +8,7 @@
  * only file importing `@extism/extism`.
  */
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
+import { attachHostChannel, defaultHostTrampoline, guestAbi, type HostChannelFunctions } from './host-channel.ts';
 import { WASM_PAGE_BYTES, type WasmGrants, type WasmLimits } from './limits.ts';
 
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
@@ -60,6 +61,12 @@ export interface WasmEngineOptions {
   /** Slot 0 is the interrupt flag ({@link Interrupt}); may be backed by a SharedArrayBuffer. */
   interruptFlag: Int32Array;
   bridge: GuestBridge;
+  /**
+   * The compiled host-channel trampoline (host-channel.ts), for platforms that forbid compiling
+   * wasm at run time (workerd). Default: compiled here once per thread. Without one a portable
+   * guest runs degraded (no progress, secrets, interrupts, clock or randomness) and a warning is logged.
+   */
+  hostTrampoline?: WebAssembly.Module;
 }
 
 /** A failure as plain data, so it can cross a thread boundary. */
@@ -132,14 +139,14 @@ export async function createWasmEngine(
   };
   const shouldStop = (): boolean => interrupted() !== 0;
 
-  const user: Record<string, ExtismHostFunction> = {
-    mep_input_copy: (_cx, ptr: number, len: number) => {
+  const channel: HostChannelFunctions = {
+    mep_input_copy: (ptr: number, len: number) => {
       const [mem, start, length] = region(ptr, len, 'mep_input_copy');
       const n = Math.min(length, input.length);
       mem.set(n === input.length ? input : input.subarray(0, n), start);
       return n;
     },
-    mep_output_copy: (_cx, ptr: number, len: number) => {
+    mep_output_copy: (ptr: number, len: number) => {
       // Checked before copying: an oversized output is refused without touching it.
       if (len >>> 0 > limits.maxResponseBytes) {
         refused = tooBig('response', len >>> 0);
@@ -149,18 +156,18 @@ export async function createWasmEngine(
       output = mem.slice(start, start + length);
       return 0;
     },
-    mep_notify: (_cx, ptr: number, len: number) => {
+    mep_notify: (ptr: number, len: number) => {
       if (len >>> 0 > limits.maxResponseBytes) throw tooBig('notification', len >>> 0);
       const [mem, start, length] = region(ptr, len, 'mep_notify');
       bridge.notify(mem.slice(start, start + length));
     },
-    mep_request: (_cx, ptr: number, len: number) => {
+    mep_request: (ptr: number, len: number) => {
       if (len >>> 0 > limits.maxResponseBytes) throw tooBig('request', len >>> 0);
       const [mem, start, length] = region(ptr, len, 'mep_request');
       reply = bridge.request(mem.slice(start, start + length), shouldStop);
       return reply === null ? -1 : reply.length;
     },
-    mep_reply_copy: (_cx, ptr: number, len: number) => {
+    mep_reply_copy: (ptr: number, len: number) => {
       if (reply === null) return 0;
       const [mem, start, length] = region(ptr, len, 'mep_reply_copy');
       const n = Math.min(length, reply.length);
@@ -169,7 +176,7 @@ export async function createWasmEngine(
     },
     mep_interrupt: () => interrupted(),
     mep_clock_ms: () => (grants.clock ? Date.now() : 0),
-    mep_random_fill: (_cx, ptr: number, len: number) => {
+    mep_random_fill: (ptr: number, len: number) => {
       if (!grants.random) return 0;
       const [mem, start, length] = region(ptr, len, 'mep_random_fill');
       // getRandomValues fills at most 65536 bytes per call.
@@ -194,12 +201,27 @@ export async function createWasmEngine(
     },
   };
 
-  const plugin = await createPlugin(module, {
-    functions: { 'extism:host/user': user, 'extism:host/env': kernel },
-    config: { ...(grants.config ?? {}) },
-    log: bridge.log,
-  });
-  memory = (await plugin.getInstance()).exports.memory as WebAssembly.Memory | undefined;
+  // A legacy module imports the channel from extism:host/user; a portable one gets it attached.
+  const legacy = guestAbi(module) === 'mep-imports';
+  const functions: Record<string, Record<string, ExtismHostFunction>> = { 'extism:host/env': kernel };
+  if (legacy) {
+    functions['extism:host/user'] = Object.fromEntries(
+      Object.entries(channel).map(([fn, impl]) => [fn, (_cx: ExtismCallContextLike, ...args: number[]) => impl(...args)]),
+    ) as Record<string, ExtismHostFunction>;
+  }
+  const plugin = await createPlugin(module, { functions, config: { ...(grants.config ?? {}) }, log: bridge.log });
+  const instance = await plugin.getInstance();
+  memory = instance.exports.memory as WebAssembly.Memory | undefined;
+  if (!legacy && instance.exports.mep_host_attach !== undefined) {
+    const trampoline = options.hostTrampoline ?? defaultHostTrampoline();
+    try {
+      if (trampoline === null) throw new Error('this platform forbids compiling the host-channel trampoline at run time; pass hostTrampoline');
+      attachHostChannel(instance, channel, trampoline);
+    } catch (error) {
+      // The guest still runs, through the Extism kernel alone: say what it loses.
+      bridge.log('warn', `wasm extension "${name}" runs without the MEP host channel (${error instanceof Error ? error.message : String(error)}): no progress, secret.resolve, interrupts, clock or randomness, and input and output move 8 bytes per host call.`);
+    }
+  }
 
   const memoryBytes = (): number => memory?.buffer.byteLength ?? 0;
 

@@ -3,6 +3,7 @@
  * that a module is an MEP guest that asks for nothing the sandbox does not give.
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel.ts';
 import { capMemorySection, MemoryCapError } from './memory-cap.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
@@ -14,17 +15,11 @@ export interface CompileExtensionOptions {
   limits?: Partial<WasmLimits>;
 }
 
-/** The host functions of `extism:host/user` (wit/mep-guest.wit), by core wasm name. */
-export const MEP_HOST_FUNCTIONS = [
-  'mep_input_copy',
-  'mep_output_copy',
-  'mep_notify',
-  'mep_request',
-  'mep_reply_copy',
-  'mep_interrupt',
-  'mep_clock_ms',
-  'mep_random_fill',
-] as const;
+/**
+ * The MEP host functions (wit/mep-guest.wit), by core wasm name, in attach-slot order: attached
+ * through the table for a portable guest, imported from `extism:host/user` by a legacy one.
+ */
+export const MEP_HOST_FUNCTIONS = HOST_CHANNEL_SIGNATURES.map(([fn]) => fn);
 
 /** Extism kernel functions a guest may import. `http_*` is left out on purpose: no network. */
 const EXTISM_KERNEL = new Set([
@@ -112,9 +107,12 @@ function invalidModule(name: string, cause: unknown): MepError {
 /**
  * Refuses a module that is not an MEP guest (no `handle` export) or imports anything the
  * sandbox does not provide: WASI, `env`, Extism's HTTP functions, unknown host functions.
- * Throws MepError(-32012 PermissionDenied) listing the imports, or MepError(ERR_USAGE).
+ * Accepts both ABIs: `extism` (kernel imports only, host channel attached) and the legacy
+ * `mep-imports`. Returns the ABI (`extism` for a plain Extism plugin that has no channel at all:
+ * it runs on the kernel alone). Throws MepError(-32012 PermissionDenied) listing the imports, or
+ * MepError(ERR_USAGE).
  */
-export function checkGuestModule(module: WebAssembly.Module, name: string): void {
+export function checkGuestModule(module: WebAssembly.Module, name: string): GuestAbi {
   const refused: string[] = [];
   let needsMemory = false;
   for (const imp of WebAssembly.Module.imports(module)) {
@@ -132,6 +130,8 @@ export function checkGuestModule(module: WebAssembly.Module, name: string): void
       { data: { extension: name, imports: refused } },
     );
   }
+  const abi = guestAbi(module) ?? 'extism';
+  if (guestAbi(module) === 'extism') needsMemory = true;
   const exports = WebAssembly.Module.exports(module);
   const missing: string[] = [];
   if (!exports.some((e) => e.name === 'handle' && e.kind === 'function')) missing.push('function "handle"');
@@ -143,6 +143,7 @@ export function checkGuestModule(module: WebAssembly.Module, name: string): void
       { data: { extension: name, missing } },
     );
   }
+  return abi;
 }
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {

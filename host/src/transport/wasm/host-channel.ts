@@ -1,0 +1,126 @@
+/**
+ * The MEP host channel of wit/mep-guest.wit, attached at run time: a default guest imports only
+ * the Extism kernel and exports its indirect function table and `mep_host_attach`. The host
+ * instantiates a tiny "trampoline" module that imports the eight host functions (with their exact
+ * wasm types) and re-exports them, grows the guest's table by eight, puts the trampoline's
+ * exports there and tells the guest which slots they are. `call_indirect` checks function types
+ * structurally, so the types here must match the C declarations in build/engine/glue/engine.h.
+ *
+ * A module built by an earlier release imports the same functions from `extism:host/user`
+ * instead ({@link guestAbi} tells the two apart); the host then provides them as imports.
+ */
+
+/** The host functions, in slot order, with their wasm types (params, results). */
+export const HOST_CHANNEL_SIGNATURES = [
+  ['mep_input_copy', 'ii', 'i'],
+  ['mep_output_copy', 'ii', 'i'],
+  ['mep_notify', 'ii', ''],
+  ['mep_request', 'ii', 'i'],
+  ['mep_reply_copy', 'ii', 'i'],
+  ['mep_interrupt', '', 'i'],
+  ['mep_clock_ms', '', 'd'],
+  ['mep_random_fill', 'ii', 'i'],
+] as const;
+
+/** Names of the host functions, in slot order. */
+export type HostChannelName = (typeof HOST_CHANNEL_SIGNATURES)[number][0];
+
+/** The eight host functions as plain wasm functions (i32 as number, f64 as number). */
+export type HostChannelFunctions = Record<HostChannelName, (...args: number[]) => number | void>;
+
+/** Version of the attach protocol (`mep_host_attach(first_slot, count, version)`). */
+export const HOST_CHANNEL_VERSION = 1;
+
+/** The guest ABI of a module: `extism` (portable, channel attached) or `mep-imports` (legacy). */
+export type GuestAbi = 'extism' | 'mep-imports';
+
+/** The module namespace the trampoline imports from. */
+const TRAMPOLINE_NAMESPACE = 'mep';
+const VALTYPE: Record<string, number> = { i: 0x7f, d: 0x7c };
+
+function leb(n: number): number[] {
+  const out: number[] = [];
+  do {
+    let b = n & 0x7f;
+    n >>>= 7;
+    if (n !== 0) b |= 0x80;
+    out.push(b);
+  } while (n !== 0);
+  return out;
+}
+
+const name = (s: string): number[] => {
+  const bytes = Array.from(new TextEncoder().encode(s));
+  return [...leb(bytes.length), ...bytes];
+};
+const section = (id: number, entries: number[][]): number[] => {
+  const body = [...leb(entries.length), ...entries.flat()];
+  return [id, ...leb(body.length), ...body];
+};
+
+/**
+ * The bytes of the trampoline module: one type per signature, eight function imports from
+ * `mep`, the same eight re-exported under the same names. 300-odd bytes, built once.
+ */
+export function hostTrampolineBytes(): Uint8Array {
+  const types: string[] = [];
+  const typeOf = HOST_CHANNEL_SIGNATURES.map(([, params, results]) => {
+    const key = `${params}:${results}`;
+    if (!types.includes(key)) types.push(key);
+    return types.indexOf(key);
+  });
+  const typeEntries = types.map((key) => {
+    const [params = '', results = ''] = key.split(':');
+    return [0x60, ...leb(params.length), ...[...params].map((c) => VALTYPE[c]!), ...leb(results.length), ...[...results].map((c) => VALTYPE[c]!)];
+  });
+  const imports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(TRAMPOLINE_NAMESPACE), ...name(fn), 0x00, ...leb(typeOf[i]!)]);
+  const exports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(fn), 0x00, ...leb(i)]);
+  return Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...section(1, typeEntries), ...section(2, imports), ...section(7, exports)]);
+}
+
+let compiled: WebAssembly.Module | null | undefined;
+
+/**
+ * The trampoline compiled once per thread, or null where compiling wasm at run time is forbidden
+ * (workerd, Cloudflare Workers): pass a precompiled one there (`hostTrampolineBytes()` written to
+ * a `.wasm` the platform binds as a module).
+ */
+export function defaultHostTrampoline(): WebAssembly.Module | null {
+  if (compiled === undefined) {
+    try {
+      compiled = new WebAssembly.Module(hostTrampolineBytes() as Uint8Array<ArrayBuffer>);
+    } catch {
+      // Forbidden by the embedder (workerd): the caller degrades and says so.
+      compiled = null;
+    }
+  }
+  return compiled;
+}
+
+/** Which ABI `module` was built for, from its imports and exports; null when it has neither. */
+export function guestAbi(module: WebAssembly.Module): GuestAbi | null {
+  const names = new Set<string>(HOST_CHANNEL_SIGNATURES.map(([fn]) => fn));
+  if (WebAssembly.Module.imports(module).some((i) => i.module === 'extism:host/user' && names.has(i.name))) return 'mep-imports';
+  const exports = WebAssembly.Module.exports(module);
+  const has = (n: string, kind: string): boolean => exports.some((e) => e.name === n && e.kind === kind);
+  if (has('mep_host_attach', 'function') && has('__indirect_function_table', 'table')) return 'extism';
+  return null;
+}
+
+/**
+ * Attaches `functions` to a guest instance of the `extism` ABI through `trampoline`. Throws an
+ * Error saying what went wrong when the guest refuses (it then runs degraded).
+ */
+export function attachHostChannel(instance: WebAssembly.Instance, functions: HostChannelFunctions, trampoline: WebAssembly.Module): void {
+  const table = instance.exports.__indirect_function_table;
+  const attach = instance.exports.mep_host_attach;
+  if (!(table instanceof WebAssembly.Table) || typeof attach !== 'function') {
+    throw new Error('the guest exports no __indirect_function_table or mep_host_attach');
+  }
+  const exports = new WebAssembly.Instance(trampoline, { [TRAMPOLINE_NAMESPACE]: functions }).exports;
+  const slots = HOST_CHANNEL_SIGNATURES.length;
+  const first = table.grow(slots);
+  HOST_CHANNEL_SIGNATURES.forEach(([fn], i) => table.set(first + i, exports[fn] as WebAssembly.ExportValue as never));
+  const rc = (attach as (first: number, count: number, version: number) => number)(first, slots, HOST_CHANNEL_VERSION);
+  if (rc !== 0) throw new Error(`the guest refused the host channel (mep_host_attach returned ${rc}: ${rc === 1 ? 'unsupported version' : 'unsupported slots'})`);
+}
