@@ -17,10 +17,15 @@ abi('should export the plugin functions and carry import_namespace', async () =>
   assert.is(new TextDecoder().decode(section), IMPORT_NAMESPACE);
 });
 
-abi('should import only from extism:host/* (no WASI)', async () => {
+abi('should import only the Extism kernel functions wit/mep-guest.wit lists (no WASI, no user functions)', async () => {
   const module = await WebAssembly.compile(readFileSync((await ensureEngine()).wasmPath));
-  const modules = new Set(WebAssembly.Module.imports(module).map((i) => i.module));
-  assert.equal([...modules].sort(), ['extism:host/env', 'extism:host/user']);
+  const imports = WebAssembly.Module.imports(module);
+  assert.equal([...new Set(imports.map((i) => i.module))], ['extism:host/env']);
+  const kernel = ['alloc', 'config_get', 'error_set', 'free', 'input_length', 'input_load_u64', 'input_load_u8', 'length', 'load_u64', 'load_u8', 'log_debug', 'log_error', 'log_info', 'log_warn', 'output_set', 'store_u64', 'store_u8'];
+  assert.equal(imports.map((i) => i.name).sort(), kernel);
+  const exports = WebAssembly.Module.exports(module);
+  assert.ok(exports.some((e) => e.name === '__indirect_function_table' && e.kind === 'table'));
+  assert.ok(exports.some((e) => e.name === 'mep_host_attach' && e.kind === 'function'));
 });
 
 abi('should compile source to bytecode and run it through invoke', async () => {

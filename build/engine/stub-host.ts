@@ -5,6 +5,8 @@
  * Javy plugin ABI directly.
  */
 
+import { attachHostChannel, defaultHostTrampoline } from '../../host/src/transport/wasm/host-channel.ts';
+
 /** Options for {@link createStubHost}. */
 export interface StubHostOptions {
   /** Receives console output and Extism logs (level: debug, info, warn, error). */
@@ -27,7 +29,10 @@ export interface StubHostOptions {
 export interface StubHost {
   /** The import object to instantiate the engine with. */
   readonly imports: WebAssembly.Imports;
-  /** Binds the host to the instance's exported memory (call once after instantiation). */
+  /**
+   * Binds the host to the instance's exported memory and attaches the MEP host channel to an
+   * engine that exports `mep_host_attach` (call once after instantiation).
+   */
   bind(instance: WebAssembly.Instance): void;
   /** Sets the input of the next call. */
   setInput(bytes: Uint8Array): void;
@@ -133,6 +138,7 @@ export function createStubHost(options: StubHostOptions = {}): StubHost {
     imports: { 'extism:host/env': env, 'extism:host/user': user },
     bind(instance) {
       memory = instance.exports.memory as WebAssembly.Memory;
+      if (instance.exports.mep_host_attach !== undefined) attachHostChannel(instance, user, defaultHostTrampoline() as WebAssembly.Module);
     },
     setInput(bytes) {
       input = bytes;

@@ -48,7 +48,7 @@ segments('should read an unaligned view byte by byte', () => {
 
 const link = suite('linkGuest :: byte-level link of engine and snapshot');
 
-link('should export memory and one () -> i32 function per JS export, and carry the image as data', async () => {
+link('should export memory, the host-channel attach points and one () -> i32 function per JS export, and carry the image as data', async () => {
   const engine = readFileSync((await ensureEngine()).wasmPath);
   const { stackTop } = engineLayout(engine);
   assert.ok(stackTop >= 64 * 1024, 'the stack lies below the data (--stack-first)');
@@ -56,7 +56,7 @@ link('should export memory and one () -> i32 function per JS export, and carry t
   memory.set([7, 7, 7], 2 * 65536 + 5);
   const wasm = linkGuest(engine, { memory }, ['handle', 'other']);
   const module = new WebAssembly.Module(wasm as Uint8Array<ArrayBuffer>);
-  assert.equal(WebAssembly.Module.exports(module).map((e) => `${e.kind}:${e.name}`).sort(), ['function:handle', 'function:other', 'memory:memory']);
+  assert.equal(WebAssembly.Module.exports(module).map((e) => `${e.kind}:${e.name}`).sort(), ['function:handle', 'function:mep_host_attach', 'function:other', 'memory:memory', 'table:__indirect_function_table']);
   const data = readSections(wasm).find((s) => s.id === SectionId.Data)!;
   assert.is(readVector(data.body).count, 1);
   assert.ok(readSections(wasm).every((s) => s.id !== SectionId.Custom || new ByteReader(s.body).name() !== 'producers'));

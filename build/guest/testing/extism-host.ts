@@ -1,10 +1,11 @@
 /**
  * Test and bench support: runs a built guest under the real `@extism/extism` SDK (no WASI) with
  * the MEP host functions of wit/mep-guest.wit implemented by copying straight into and out of
- * the guest's memory. The wasm-transport engineer's host/src/transport/wasm/index.ts is the product
+ * the guest's memory (attached through the table, or imported by a legacy guest). The wasm-transport engineer's host/src/transport/wasm/index.ts is the product
  * version; this one is deliberately small.
  */
 import createPlugin, { type Plugin } from '@extism/extism';
+import { attachHostChannel, defaultHostTrampoline, guestAbi, type HostChannelFunctions } from '../../../host/src/transport/wasm/host-channel.ts';
 
 /** Options for {@link createMepPlugin}. */
 export interface MepPluginOptions {
@@ -83,8 +84,15 @@ export async function createMepPlugin(wasm: Uint8Array | WebAssembly.Module, opt
   const logger = options.onLog
     ? ({ info: (t: string) => options.onLog!('info', t), debug: (t: string) => options.onLog!('debug', t), warn: (t: string) => options.onLog!('warn', t), error: (t: string) => options.onLog!('error', t), trace: () => {}, log: (t: string) => options.onLog!('info', t) } as unknown as Console)
     : undefined;
-  const plugin = await createPlugin(module, { useWasi: false, fetch: noFetch, functions: { 'extism:host/user': user }, logger } as never);
-  memory = (await plugin.getInstance()).exports.memory as WebAssembly.Memory;
+  // A legacy guest imports the host functions; a portable one gets them attached (host-channel.ts).
+  const legacy = guestAbi(module) === 'mep-imports';
+  const plugin = await createPlugin(module, { useWasi: false, fetch: noFetch, functions: legacy ? { 'extism:host/user': user } : {}, logger } as never);
+  const instance = await plugin.getInstance();
+  memory = instance.exports.memory as WebAssembly.Memory;
+  if (!legacy) {
+    const plain = Object.fromEntries(Object.entries(user).map(([fn, impl]) => [fn, (...args: number[]) => (impl as (...a: unknown[]) => number | void)(undefined, ...args)]));
+    attachHostChannel(instance, plain as HostChannelFunctions, defaultHostTrampoline() as WebAssembly.Module);
+  }
   return {
     plugin,
     async call(name, data = new Uint8Array(0)) {

@@ -38,10 +38,16 @@ declare const Memory: {
   readString(offset: bigint | number): string;
 };
 
-/** The MEP host functions (wit/mep-guest.wit), available during an exported call. */
+/**
+ * The MEP host channel (wit/mep-guest.wit), available during an exported call. A host that is not
+ * a MEP host (any other Extism host) attaches no channel: then notify returns false, request
+ * null, interrupted false, clockMs 0 and randomFill false; nothing traps.
+ */
 interface MepHostFunctions {
-  /** Sends one JSON-RPC notification (progress, log) to the host. */
-  notify(json: string): void;
+  /** True when the host attached the MEP channel (ask at call time, not at top level). */
+  hostChannel(): boolean;
+  /** Sends one JSON-RPC notification (progress, log) to the host; false without a channel. */
+  notify(json: string): boolean;
   /** Sends one JSON-RPC request; returns the host's JSON response, or null when it has none. */
   request(json: string): string | null;
   /** True when the host asks the guest to stop now (deadline or cancel). */

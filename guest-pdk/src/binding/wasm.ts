@@ -2,9 +2,12 @@
  * The wasm binding: the extension runs inside the QuickJS engine as an Extism guest. One call of
  * the `handle` export carries one JSON-RPC message in and at most one response out; what the
  * guest sends during the call (progress, logs, secret requests) goes through the MEP host
- * functions (see wit/mep-guest.wit), exposed by the engine as the `__mep` global.
+ * channel (see wit/mep-guest.wit), exposed by the engine as the `__mep` global. In an Extism host
+ * without that channel (decided per call): logs go to Extism's log, progress is dropped, and a
+ * request is answered with a CapabilityUnavailable error naming what the host lacks.
  */
 import * as z from 'zod';
+import { ErrorCode } from '../../../host/src/protocol/errors.ts';
 import { Method, MethodSchemas } from '../../../host/src/protocol/index.ts';
 import type { MethodName } from '../../../host/src/protocol/index.ts';
 import { createDispatcher } from '../dispatcher.ts';
@@ -18,19 +21,42 @@ z.config({ jitless: true });
 
 /** The engine's bridge to the MEP host functions. */
 interface MepBridge {
-  notify(json: string): void;
+  hostChannel(): boolean;
+  notify(json: string): boolean;
   request(json: string): string | null;
   interrupted(): boolean;
 }
 
 declare const __mep: MepBridge;
 declare const Host: { inputString(): string; outputString(s: string): void };
+declare const console: { debug(s: string): void; info(s: string): void; warn(s: string): void; error(s: string): void };
+
+const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+
+/** Without the host channel: a `morphir.log` goes to Extism's log at its level; anything else (progress) is dropped. */
+function degradedNotify(message: object): void {
+  const { method, params } = message as { method?: string; params?: { level?: string; message?: unknown } };
+  if (method !== Method.Log || params === undefined) return;
+  const level = LOG_LEVELS.has(String(params.level)) ? (params.level as 'debug' | 'info' | 'warn' | 'error') : 'info';
+  console[level](String(params.message));
+}
 
 /** The exports of a PDK guest, bound to `extension`. */
 export function bindWasm(extension: Extension): { handle(): number | Promise<number>; morphir_extension_info(): number } {
   const host: GuestHost = {
-    notify: (message) => __mep.notify(JSON.stringify(message)),
+    notify: (message) => {
+      if (!__mep.hostChannel() || !__mep.notify(JSON.stringify(message))) degradedNotify(message);
+    },
     async request(message) {
+      if (!__mep.hostChannel()) {
+        return {
+          error: {
+            code: ErrorCode.CapabilityUnavailable,
+            message: `The host runs this extension as a plain Extism plugin, without the MEP host channel (wit/mep-guest.wit), so it cannot answer ${message.method}: run the extension with a MEP host (mep-runtime) to use ${message.method}.`,
+            data: { method: message.method, missing: 'mep-host-channel' },
+          },
+        };
+      }
       const reply = __mep.request(JSON.stringify({ jsonrpc: '2.0', ...message }));
       if (reply === null) return { error: { code: -32603, message: 'The host did not answer the request.' } };
       return JSON.parse(reply);
