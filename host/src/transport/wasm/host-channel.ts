@@ -118,6 +118,8 @@ export function attachHostChannel(instance: WebAssembly.Instance, functions: Hos
     throw new Error('the guest exports no __indirect_function_table or mep_host_attach');
   }
   const exports = new WebAssembly.Instance(trampoline, { [TRAMPOLINE_NAMESPACE]: functions }).exports;
+  const missing = HOST_CHANNEL_SIGNATURES.filter(([fn]) => typeof exports[fn] !== 'function').map(([fn]) => fn);
+  if (missing.length > 0) throw new Error(`the host-channel trampoline does not export ${missing.join(', ')}; build it with hostTrampolineBytes()`);
   const slots = HOST_CHANNEL_SIGNATURES.length;
   const first = table.grow(slots);
   HOST_CHANNEL_SIGNATURES.forEach(([fn], i) => table.set(first + i, exports[fn] as WebAssembly.ExportValue as never));

@@ -14,7 +14,8 @@ import { createInlineRunner } from './runner.ts';
 import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
 import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
 
-export { compileExtensionModule, type CompileExtensionOptions } from './module.ts';
+export { checkGuestModule, compileExtensionModule, type CompileExtensionOptions } from './module.ts';
+export { guestAbi, hostTrampolineBytes, type GuestAbi } from './host-channel.ts';
 export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
 export type { WasmTransport } from './guest-transport.ts';
 export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-runner.ts';
@@ -42,6 +43,12 @@ export interface WasmTransportOptions {
   log?: LogSink;
   /** Starts a worker for `isolation: 'worker'` (Node: `createNodeWasmWorkerSpawner()`). */
   spawnWorker?: SpawnWasmWorker;
+  /**
+   * The compiled host-channel trampoline, only where compiling wasm at run time is forbidden
+   * (workerd: bind `hostTrampolineBytes()` as a `.wasm` module). Elsewhere it is compiled once
+   * per thread. Without either, a guest runs degraded and a warning is logged.
+   */
+  hostTrampoline?: WebAssembly.Module;
 }
 
 const refuseFetch = (): Promise<never> => Promise.reject(new Error('a MEP wasm guest has no network access'));
@@ -108,6 +115,6 @@ export async function createWasmTransport(options: WasmTransportOptions): Promis
   return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
     isolation === 'worker'
       ? createWorkerRunner(spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
-      : createInlineRunner(createExtismEngine, module, engineOptions, callbacks),
+      : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
   );
 }
