@@ -6,12 +6,13 @@ import { resolveExtensionArgument } from './extension-argument.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { withJsonErrors } from './operation.ts';
+import { formatWasmAbi, wasmAbiOf } from './wasm-abi.ts';
 
 export const describeCommand: Command = {
   summary: "print an extension's capability claim set",
   help: `Usage: mep describe <extension> [--timeout MS] [--json] [--verbose]
 
-Prints the claim set as JSON. For an installed extension id, the artifact is first checked
+Prints the claim set as JSON, and for a wasm module which guest ABI it needs on stderr. For an installed extension id, the artifact is first checked
 against the lock and the pinned claim set is printed (read and pinned now if it was installed
 without a probe). For a .wasm module, a .js/.mjs file or an executable, the claims are read with
 morphir.extension.describe (or, for an extension without describe, through a short session).
@@ -24,6 +25,8 @@ morphir.extension.describe (or, for an extension without describe, through a sho
     return withJsonErrors(io, values.json, async () => {
       io.verbose = io.verbose || Boolean(values.verbose);
       const resolved = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io);
+      // stdout stays the claim set alone, so it can be piped into other tools.
+      if (resolved.spec.runtime === 'wasm') io.err(formatWasmAbi(await wasmAbiOf(resolved.spec.path)));
       if (resolved.claims) {
         if (io.verbose) io.err(`claims of ${resolved.installed?.id} pinned in ${resolved.installed?.lock}`);
         io.out(JSON.stringify(resolved.claims, null, 2));

@@ -1,10 +1,18 @@
 /** `mep install <source>`: install and pin an extension package. */
 import { installExtension } from '../../registry/install.ts';
+import { readManifest } from '../../registry/manifest.ts';
+import { launchSpecOf } from '../../registry/package-launch.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { cliRegistryPaths } from './extension-argument.ts';
 import { withJsonErrors } from './operation.ts';
+import { formatWasmAbi, wasmAbiOf } from './wasm-abi.ts';
+
+/** Path of the artifact of the package installed in `dir`. */
+async function installedArtifact(dir: string): Promise<string> {
+  return launchSpecOf(await readManifest(dir), dir).path;
+}
 
 export const installCommand: Command = {
   summary: 'install an extension package from a directory, git or an archive',
@@ -37,12 +45,14 @@ read and pinned at first use) unless --probe is given.
       if (values.probe && values['no-probe']) throw new UsageError(`--probe and --no-probe exclude each other. Run 'mep install --help'.`);
       const probe = values.probe ? true : values['no-probe'] ? false : undefined;
       const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', ...(probe === undefined ? {} : { probe }) });
+      const abi = result.runtime === 'wasm' ? await wasmAbiOf(await installedArtifact(result.dir)) : undefined;
       if (values.json) {
-        io.out(JSON.stringify({ success: true, id: result.id, version: result.version, runtime: result.runtime, scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry }, null, 2));
+        io.out(JSON.stringify({ success: true, id: result.id, version: result.version, runtime: result.runtime, ...(abi ? { abi } : {}), scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry }, null, 2));
       } else {
         const pinned = result.entry.claims ? 'claims pinned' : 'claims will be read at first use';
         io.out(`${result.replaced ? 'Replaced' : 'Installed'} ${result.id} ${result.version} (${result.runtime}${result.entry.platform ? `, ${result.entry.platform}` : ''}) in ${result.dir}`);
         io.out(`  sha256 ${result.entry.sha256}, ${pinned}; locked in ${result.lock}`);
+        if (abi) io.out(`  ${formatWasmAbi(abi)}`);
       }
       return ExitCode.Ok;
     });
