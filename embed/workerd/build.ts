@@ -1,6 +1,7 @@
 /**
  * Builds the workerd embedding: bundles the worker (ES module, no `node:` import), copies the
- * Avro extension beside it as the wasm module binding, and writes a workerd config.
+ * Avro extension and the host-channel trampoline beside it as wasm module bindings, and writes
+ * a workerd config.
  *
  * Run: `node --import tsx embed/workerd/build.ts --avro path/to/avro.wasm [--port 8787] [outDir]`,
  * then `npx workerd serve <outDir>/config.capnp`.
@@ -10,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { hostTrampolineBytes } from '../../host/src/transport/wasm/index.ts';
 import { checkNoNodeImports, flagNodeImports } from '../bundle-check.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -32,8 +34,9 @@ export interface WorkerdEmbedBuild {
 }
 
 /**
- * The workerd config: one worker (`worker.js` plus the wasm module `avro.wasm`) behind an HTTP
- * socket on 127.0.0.1:`port`.
+ * The workerd config: one worker (`worker.js` plus the wasm modules `avro.wasm` and
+ * `mep-host-trampoline.wasm`, the host channel's trampoline that workerd will not compile at run
+ * time) behind an HTTP socket on 127.0.0.1:`port`.
  */
 export function workerdConfig(port: number): string {
   return `using Workerd = import "/workerd/workerd.capnp";
@@ -47,6 +50,7 @@ const avroWorker :Workerd.Worker = (
   modules = [
     (name = "worker.js", esModule = embed "worker.js"),
     (name = "avro.wasm", wasm = embed "avro.wasm"),
+    (name = "mep-host-trampoline.wasm", wasm = embed "mep-host-trampoline.wasm"),
   ],
   compatibilityDate = "2025-01-01",
 );
@@ -79,7 +83,7 @@ export async function buildWorkerdEmbed(options: BuildWorkerdEmbedOptions): Prom
       metafile: true,
       logLevel: 'silent',
       // The wasm module is bound by the runtime, not bundled: edge runtimes refuse to compile bytes.
-      external: ['./avro.wasm'],
+      external: ['./avro.wasm', './mep-host-trampoline.wasm'],
       plugins: [flagNodeImports],
     });
   } catch (error) {
@@ -87,6 +91,7 @@ export async function buildWorkerdEmbed(options: BuildWorkerdEmbedOptions): Prom
   }
   checkNoNodeImports(result.metafile);
   await copyFile(resolve(options.avroWasm), join(outDir, 'avro.wasm'));
+  await writeFile(join(outDir, 'mep-host-trampoline.wasm'), hostTrampolineBytes());
   const config = join(outDir, 'config.capnp');
   await writeFile(config, workerdConfig(options.port));
   return { outDir, config };

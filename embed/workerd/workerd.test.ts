@@ -62,6 +62,7 @@ Workerd('should answer a POST of a Morphir IR with the generated artifacts, and 
 
     const response = await fetch(base, { method: 'POST', body: customerIr, headers: { 'content-type': 'application/json' } });
     assert.is(response.status, 200, output);
+    assert.not.match(output, /without the MEP host channel/, 'the precompiled trampoline attached the host channel');
     const body = (await response.json()) as GenerateResponseBody;
     assert.is(body.success, true);
     assert.is(body.target, 'avro');

@@ -21,6 +21,11 @@ export interface GenerateHandlerOptions {
   name: string;
   /** Overrides of the default wasm limits. */
   limits?: Partial<WasmLimits>;
+  /**
+   * The host-channel trampoline, precompiled (`hostTrampolineBytes()` bound as a wasm module):
+   * edge runtimes refuse to compile it at run time. Without it the guest runs degraded.
+   */
+  hostTrampoline?: WebAssembly.Module;
 }
 
 /** The JSON body of a successful answer. */
@@ -63,7 +68,7 @@ export function createGenerateHandler(options: GenerateHandlerOptions): (request
     const backendOptions: Record<string, unknown> = {};
     for (const [key, value] of query) if (key !== 'target') backendOptions[key] = parseOption(value);
 
-    const transport = await createWasmTransport({ name: options.name, module: options.module, isolation: 'inline', limits: options.limits });
+    const transport = await createWasmTransport({ name: options.name, module: options.module, isolation: 'inline', limits: options.limits, hostTrampoline: options.hostTrampoline, log: surfaceWarnings });
     const session = createSession({ transport, host: EDGE_HOST_INFO });
     try {
       const init = await session.start();
@@ -87,6 +92,12 @@ export function createGenerateHandler(options: GenerateHandlerOptions): (request
       await session.close();
     }
   };
+}
+
+/** Guest and host warnings and errors go to the platform's console (its log); the rest is dropped. */
+function surfaceWarnings(entry: { level: string; message: string; source: string }): void {
+  if (entry.level === 'warn') console.warn(`${entry.source}: ${entry.message}`);
+  else if (entry.level === 'error') console.error(`${entry.source}: ${entry.message}`);
 }
 
 /** A query value: JSON when it parses (numbers, booleans, objects), else the plain string. */
