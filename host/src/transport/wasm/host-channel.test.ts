@@ -113,4 +113,21 @@ Degraded('should log a warning and run a built guest on the kernel alone, withou
   assert.match(warning.message, /does not export mep_input_copy/);
 });
 
+const hostile: [string, (wat: string) => string, RegExp][] = [
+  ['a table that cannot grow', (wat) => wat.replace('__indirect_function_table") 1 funcref', '__indirect_function_table") 1 1 funcref'), /table|grow|maximum/i],
+  ['an attach that refuses', (wat) => wat.replace('(global.set $mep_slot (local.get $first))', '(return (i32.const 7))'), /returned 7/],
+  ['an attach that traps', (wat) => wat.replace('(global.set $mep_slot (local.get $first))', 'unreachable'), /unreachable/],
+];
+for (const [what, edit, reason] of hostile) {
+  Degraded(`should instantiate a guest with ${what}, log why it runs without the channel, and not crash the host`, async () => {
+    const logs: { level: string; message: string }[] = [];
+    const transport = await openFixture('echo', 'inline', { module: loadPortableWatFixture('echo', edit), log: (l) => logs.push(l) });
+    await transport.close();
+    const warning = logs.find((l) => l.level === 'warn');
+    assert.ok(warning, JSON.stringify(logs));
+    assert.match(warning.message, /without the MEP host channel/);
+    assert.match(warning.message, reason);
+  });
+}
+
 Degraded.run();
