@@ -61,7 +61,10 @@ interface MepHostFunctions {
 /** The MEP host API. */
 declare const __mep: MepHostFunctions;
 
-/** The call's input and output. Input and output move in one copy each way. */
+/**
+ * The call's input and output: one copy each way in a MEP host, through the Extism kernel
+ * (8 bytes per host call) in any other Extism host.
+ */
 declare const Host: {
   inputBytes(): ArrayBuffer;
   inputString(): string;

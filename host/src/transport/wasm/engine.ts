@@ -1,6 +1,7 @@
 /**
  * The guest engine: one Extism plugin instance of an MEP guest, the host functions of
- * wit/mep-guest.wit, and one `handle` call at a time with limits and a deadline. It runs on
+ * wit/mep-guest.wit (attached through the guest's table, host-channel.ts, or imported by a legacy
+ * module), and one `handle` call at a time with limits and a deadline. It runs on
  * whatever thread creates it (inline, or inside the worker of worker isolation) and never
  * rejects a call: every failure becomes a {@link RunOutcome}.
  *

@@ -15,11 +15,6 @@ export interface CompileExtensionOptions {
   limits?: Partial<WasmLimits>;
 }
 
-/**
- * The MEP host functions (wit/mep-guest.wit), by core wasm name, in attach-slot order: attached
- * through the table for a portable guest, imported from `extism:host/user` by a legacy one.
- */
-export const MEP_HOST_FUNCTIONS = HOST_CHANNEL_SIGNATURES.map(([fn]) => fn);
 
 /** Extism kernel functions a guest may import. `http_*` is left out on purpose: no network. */
 const EXTISM_KERNEL = new Set([
@@ -27,7 +22,8 @@ const EXTISM_KERNEL = new Set([
   'input_offset', 'input_length', 'input_load_u8', 'input_load_u64', 'output_set', 'error_set',
   'config_get', 'var_get', 'var_set', 'log_info', 'log_debug', 'log_warn', 'log_error',
 ]);
-const HOST_FUNCTIONS = new Set<string>(MEP_HOST_FUNCTIONS);
+/** The MEP host functions a legacy (`mep-imports`) guest may import from `extism:host/user`. */
+const HOST_FUNCTIONS = new Set<string>(HOST_CHANNEL_SIGNATURES.map(([fn]) => fn));
 const POINTER_FUNCTIONS = new Set(['mep_input_copy', 'mep_output_copy', 'mep_notify', 'mep_request', 'mep_reply_copy', 'mep_random_fill']);
 
 const CACHE_SIZE = 64;
