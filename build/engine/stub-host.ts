@@ -1,6 +1,7 @@
 /**
  * A small in-process host for running the engine without the Extism SDK: a minimal
- * `extism:host/env` kernel (blocks in a Map) and the MEP host functions of wit/mep-guest.wit.
+ * `extism:host/env` kernel (blocks in a Map) and the MEP host functions of wit/mep-guest.wit,
+ * attached through the engine's table.
  * The build pipeline uses it to compile and pre-evaluate guests; tests use it to reach the
  * Javy plugin ABI directly.
  */
@@ -135,7 +136,8 @@ export function createStubHost(options: StubHostOptions = {}): StubHost {
     },
   };
   return {
-    imports: { 'extism:host/env': env, 'extism:host/user': user },
+    // The MEP host functions are attached in bind(), not imported (wit/mep-guest.wit).
+    imports: { 'extism:host/env': env },
     bind(instance) {
       memory = instance.exports.memory as WebAssembly.Memory;
       if (instance.exports.mep_host_attach !== undefined) attachHostChannel(instance, user, defaultHostTrampoline() as WebAssembly.Module);
