@@ -23,7 +23,7 @@ Trampoline('should be a small module importing and re-exporting the eight functi
   assert.is(defaultHostTrampoline(), defaultHostTrampoline(), 'compiled once');
 });
 
-Trampoline('should refuse to instantiate with a function missing, naming nothing half-attached', () => {
+Trampoline('should refuse a host function set with one missing, before growing the guest table', () => {
   const instance = new WebAssembly.Instance(new WebAssembly.Module(loadPortableWatFixture('echo') as Uint8Array<ArrayBuffer>), { 'extism:host/env': { input_length: () => 0n } });
   const table = instance.exports.__indirect_function_table as WebAssembly.Table;
   const before = table.length;
