@@ -17,6 +17,7 @@ import { REPO_ROOT } from '../build/engine/index.ts';
 import { buildGuest } from '../build/guest/index.ts';
 import { createMepPlugin } from '../build/guest/testing/extism-host.ts';
 import { FIXTURE_DIR, writeFixture, writeTestExtension } from '../build/guest/testing/fixtures.ts';
+import { hostTrampolineBytes } from '../host/src/transport/wasm/host-channel.ts';
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (n: number, digits = 2): string => n.toFixed(digits);
@@ -103,11 +104,18 @@ const user = {
   mep_notify: () => {}, mep_request: () => -1, mep_reply_copy: () => 0, mep_interrupt: () => 0,
   mep_clock_ms: () => 0, mep_random_fill: () => 0,
 };
-const options = { useWasi: false, functions: { 'extism:host/user': user } };
+const options = { useWasi: false };
 const plugin = process.argv[3] === 'module'
   ? await createPlugin(module, { ...options, fetch: () => Promise.reject(new Error('no network')) })
   : await createPlugin({ wasm: [{ module }] }, options);
-mem = (await plugin.getInstance()).exports.memory;
+const instance = await plugin.getInstance();
+mem = instance.exports.memory;
+// Attach the MEP host channel the way our host does (host/src/transport/wasm/host-channel.ts).
+const trampoline = new WebAssembly.Instance(new WebAssembly.Module(readFileSync(process.argv[4])), { mep: Object.fromEntries(Object.entries(user).map(([k, f]) => [k, (...a) => f(undefined, ...a)])) }).exports;
+const table = instance.exports.__indirect_function_table;
+const first = table.grow(8);
+Object.keys(user).forEach((k, i) => table.set(first + i, trampoline[k]));
+if (instance.exports.mep_host_attach(first, 8, 1) !== 0) throw new Error('attach refused');
 const t3 = performance.now();
 await plugin.call('handle', input);
 const t4 = performance.now();
@@ -115,13 +123,16 @@ if (!new TextDecoder().decode(output).includes('"result":1')) throw new Error('b
 console.log(JSON.stringify({ sinceProcessStart: t4, importAndRead: t1 - t0, compile: t2 - t1, create: t3 - t2, firstCall: t4 - t3, createAndCall: t4 - t1 }));
 `;
 
+/** The host-channel trampoline the child attaches with. */
+const trampolineFile = join(REPO_ROOT, '.cache', 'guest-fixtures', 'bench-trampoline.wasm');
+
 type Fresh = { sinceProcessStart: number; importAndRead: number; compile: number; create: number; firstCall: number; createAndCall: number };
 
 /** Median of each field over `runs` fresh Node processes. */
 function freshRuns(childFile: string, wasmFile: string, mode: 'manifest' | 'module', runs: number): Fresh {
   const all: Fresh[] = [];
   for (let i = 0; i < runs; i++) {
-    all.push(JSON.parse(execFileSync(process.execPath, ['--disable-warning=ExperimentalWarning', childFile, wasmFile, mode], { cwd: REPO_ROOT, encoding: 'utf8' })));
+    all.push(JSON.parse(execFileSync(process.execPath, ['--disable-warning=ExperimentalWarning', childFile, wasmFile, mode, trampolineFile], { cwd: REPO_ROOT, encoding: 'utf8' })));
   }
   return Object.fromEntries(Object.keys(all[0]!).map((k) => [k, median(all.map((f) => f[k as keyof Fresh]))])) as Fresh;
 }
@@ -182,6 +193,7 @@ async function main(): Promise<void> {
 
   const childFile = join(REPO_ROOT, '.cache', 'guest-fixtures', 'bench-child.mjs');
   writeFileSync(childFile, CHILD);
+  writeFileSync(trampolineFile, hostTrampolineBytes());
   for (const mode of ['manifest', 'module'] as const) {
     const f = freshRuns(childFile, out, mode, 5);
     const how = mode === 'manifest' ? 'SDK manifest' : 'bare Module + fetch stub';
