@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import createPlugin from '@extism/extism';
 import { builtExample } from '../../examples/testing/built.ts';
 import { scaffoldFiles } from '../../host/src/cli/commands/init.ts';
 import { runConformance } from '../../host/src/conformance/index.ts';
@@ -49,6 +50,17 @@ for (const [label, build] of guests) {
     assert.ok(results.filter((r) => r.status === 'passed').length >= 10, `${label}: too few cases ran`);
   });
 }
+
+Bare('should answer morphir_extension_info, the export the Morphir reference host calls at load', async () => {
+  const plugin = await createPlugin(compile(await builtExample('naming-validator', 'wasm')), { useWasi: false });
+  try {
+    const info = (await plugin.call('morphir_extension_info'))?.json() as { id: string; capabilities: unknown };
+    assert.is(info.id, 'morphir-naming-validator');
+    assert.ok(info.capabilities);
+  } finally {
+    await plugin.close();
+  }
+});
 
 Bare.run();
 
