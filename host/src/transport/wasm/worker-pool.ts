@@ -198,15 +198,26 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     return preparing;
   };
 
-  /** Prepares a spare for `guest` in the background (idle while it prepares). */
+  /** Spares whose thread is still starting; they count against the bound. */
+  let starting = 0;
+  const room = (): boolean => idle.length + starting < spares;
+
+  /** Parks `entry` (or a new thread) as a spare at once and prepares it for `guest` in the background. */
   const prepareSpare = (entry: Entry | undefined, guest: PooledGuest): void => {
-    const making = entry ? Promise.resolve(entry) : start();
-    void making
-      .then(async (spare) => {
+    // A spare that cannot be prepared was terminated; the next acquire starts afresh.
+    const ready = (spare: Entry): Promise<void> => prepare(spare, guest).catch(() => undefined);
+    if (entry !== undefined) {
+      park(entry);
+      void ready(entry);
+      return;
+    }
+    starting++;
+    void start()
+      .finally(() => starting--)
+      .then((spare) => {
         if (closed) return terminate(spare);
         park(spare);
-        // A spare that cannot be prepared was terminated; the next acquire starts afresh.
-        await prepare(spare, guest).catch(() => undefined);
+        return ready(spare);
       })
       // A spare that cannot start is simply missing; the next acquire reports the failure itself.
       .catch(() => undefined);
@@ -228,7 +239,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
         entry.holder = undefined;
         held.delete(entry);
         const guest = entry.guest;
-        if (!reusable || closed || entry.dead || guest === undefined || idle.length >= spares) return terminate(entry);
+        if (!reusable || closed || entry.dead || guest === undefined || !room()) return terminate(entry);
         prepareSpare(entry, guest);
       },
     };
@@ -246,7 +257,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       }
       // Sessions overlap: prepare the next one's worker ahead (a lone or sequential session
       // reuses its released worker instead).
-      if (held.size >= 1 && idle.length < spares) prepareSpare(undefined, guest);
+      if (held.size >= 1 && room()) prepareSpare(undefined, guest);
       if (entry === undefined) entry = await start();
       await entry.preparing?.catch(() => undefined);
       if (entry.dead) entry = await start();

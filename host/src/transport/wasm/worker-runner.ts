@@ -82,12 +82,15 @@ export async function createWorkerRunner(
   const finishWhenDelivered = (): void => {
     if (current?.pending !== undefined && current.received >= current.posted) finish(current.pending);
   };
+  let releasing: Promise<void> | undefined;
   const release = (reusable: boolean): Promise<void> => {
-    if (released) return Promise.resolve();
-    released = true;
-    // Wakes a result watcher that would otherwise wait for a worker that is gone.
-    Atomics.notify(channel, RESULT_SEQ);
-    return worker.release(reusable);
+    if (releasing === undefined) {
+      released = true;
+      // Wakes a result watcher that would otherwise wait for a worker that is gone.
+      Atomics.notify(channel, RESULT_SEQ);
+      releasing = worker.release(reusable);
+    }
+    return releasing;
   };
   const crashed = (detail: string, cause?: unknown): MepError =>
     new MepError(LocalErrorCode.ExtensionCrashed, `The worker running wasm extension "${name}" stopped: ${detail}. Start a new session to retry.`, {
