@@ -73,10 +73,20 @@ export function sendCommand(channel: Channel, command: number, input?: Uint8Arra
   Atomics.notify(channel, CMD_SEQ);
 }
 
-/** Worker: blocks until the command after `handled`; spins briefly first, as the next call of a busy session is usually microseconds away. */
-export function awaitCommand(channel: Channel, handled: number, spins: number): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
+/**
+ * Worker: blocks until the command after `handled`. It spins for up to `spinMs` first, as the
+ * next call of a busy session is often microseconds away and waking from `Atomics.wait` costs
+ * tens of microseconds; the spin is short because on a crowded machine it takes CPU from the host.
+ */
+export function awaitCommand(channel: Channel, handled: number, spinMs: number): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
   let seq = Atomics.load(channel, CMD_SEQ);
-  for (let i = 0; seq === handled && i < spins; i++) seq = Atomics.load(channel, CMD_SEQ);
+  if (seq === handled && spinMs > 0) {
+    const until = performance.now() + spinMs;
+    for (let i = 1; seq === handled; i++) {
+      seq = Atomics.load(channel, CMD_SEQ);
+      if ((i & 63) === 0 && performance.now() > until) break;
+    }
+  }
   while (seq === handled) {
     Atomics.wait(channel, CMD_SEQ, handled);
     seq = Atomics.load(channel, CMD_SEQ);
