@@ -48,6 +48,8 @@ export interface PooledWorker {
   readonly channel: Channel;
   /** True when the worker listens on the channel (the host can await results there). */
   readonly listens: boolean;
+  /** Guest requests this thread has posted so far, across its engines (a reply names its request by this count). */
+  requests(): number;
   post(message: ToWorker, transfer?: Transferable[]): void;
   /** Routes the worker's messages and its exit to the holder. */
   attach(listener: WorkerListener): void;
@@ -87,6 +89,8 @@ interface Entry {
   /** Internal waiter for `ready`/`init-error`/`released`. */
   waiter?: (message: FromWorker) => void;
   holder?: WorkerListener;
+  /** Guest requests posted by the thread, counted as the worker counts them. */
+  requests: number;
   idleTimer?: ReturnType<typeof setTimeout>;
   dead: boolean;
 }
@@ -122,6 +126,8 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     held.delete(entry);
     if (entry.dead) return Promise.resolve();
     entry.dead = true;
+    // A preparation in flight ends here rather than waiting for an answer that never comes.
+    entry.waiter?.({ type: 'init-error', error: { code: LocalErrorCode.ExtensionCrashed, message: 'the worker thread was terminated' } });
     return entry.handle.terminate();
   };
   const park = (entry: Entry): void => {
@@ -144,9 +150,10 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
   const start = async (): Promise<Entry> => {
     const handle = await spawn();
     started++;
-    const entry: Entry = { handle, channel: createChannel(), dead: false, fresh: false };
+    const entry: Entry = { handle, channel: createChannel(), dead: false, fresh: false, requests: 0 };
     all.add(entry);
     handle.onMessage((message) => {
+      if (message.type === 'request') entry.requests++;
       if (entry.waiter !== undefined && (message.type === 'ready' || message.type === 'init-error' || message.type === 'released')) entry.waiter(message);
       else entry.holder?.message(message);
     });
@@ -231,6 +238,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     return {
       channel: entry.channel,
       listens,
+      requests: () => entry.requests,
       post: (message, transfer) => entry.handle.postMessage(message, transfer),
       attach: (listener) => void (entry.holder = listener),
       async release(reusable) {

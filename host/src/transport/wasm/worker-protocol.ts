@@ -36,7 +36,7 @@ export interface InitMessage {
 export type ToWorker =
   | InitMessage
   | { type: 'call'; input: ArrayBuffer; timeoutMs: number }
-  /** `request` numbers the guest request it answers (1 for the first of the engine), when known. */
+  /** `request` numbers the guest request it answers (1 for the thread's first), when known. */
   | { type: 'reply'; bytes: ArrayBuffer; request?: number };
 
 /** Worker to host. */
@@ -69,6 +69,7 @@ export function serveWasmWorker(
   let handled = 0;
   /** Messages posted during the current call, so the host can deliver them before the result. */
   let posted = 0;
+  /** Guest requests posted by this thread, across engines, so a stale reply never answers a later one. */
   let requests = 0;
 
   const post = (message: FromWorker, transfer?: Transferable[]): void => {
@@ -133,7 +134,6 @@ export function serveWasmWorker(
 
   /** Creates the engine of `message`; answers `ready` or `init-error`. */
   const start = async (message: InitMessage): Promise<boolean> => {
-    requests = 0;
     try {
       engine = await createEngine(message.module, {
         name: message.name,

@@ -65,8 +65,6 @@ export async function createWorkerRunner(
   let released = false;
   let current: Call | null = null;
   let resultSeen = Atomics.load(channel, RESULT_SEQ);
-  /** Guest requests seen from this engine, so a reply names the one it answers. */
-  let requests = 0;
 
   const wake = (): void => {
     Atomics.add(channel, FLAG_WAKE, 1);
@@ -129,7 +127,6 @@ export async function createWorkerRunner(
           delivered();
           break;
         case 'request': {
-          requests++;
           const reply = callbacks.onRequest(new Uint8Array(message.bytes));
           if (reply !== null) runner.reply(reply);
           delivered();
@@ -201,7 +198,7 @@ export async function createWorkerRunner(
     reply(bytes) {
       if (released) return;
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-      worker.post({ type: 'reply', bytes: owned.buffer as ArrayBuffer, request: requests }, [owned.buffer as ArrayBuffer]);
+      worker.post({ type: 'reply', bytes: owned.buffer as ArrayBuffer, request: worker.requests() }, [owned.buffer as ArrayBuffer]);
       wake();
     },
     async close() {
