@@ -1,7 +1,7 @@
 /**
  * Node binding of worker isolation for wasm transports: spawns `node:worker_threads` workers
- * running worker-entry.ts, and {@link createNodeWasmTransport}, the Node default
- * (isolation `worker`).
+ * running worker-entry.ts (pooled: worker-pool.ts), and {@link createNodeWasmTransport}, the
+ * Node default (isolation `worker`).
  *
  * The entry is bundled once per process with esbuild (about 40 ms) into a self-contained ES
  * module, so a worker starts in tens of milliseconds without a TypeScript loader; the bundle
