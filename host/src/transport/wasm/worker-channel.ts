@@ -31,6 +31,8 @@ const RESULT_KIND = 7;
 const RESULT_LENGTH = 8;
 const RESULT_INTERRUPT = 9;
 const RESULT_POSTED = 10;
+/** Slot naming the command (its CMD_SEQ) the published result answers. */
+export const RESULT_FOR = 11;
 const ELAPSED_BYTE = 48;
 const DATA_BYTE = 64;
 
@@ -63,14 +65,15 @@ export function createChannel(): Channel {
 const data = (channel: Channel): Uint8Array => new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES);
 const elapsed = (channel: Channel): Float64Array => new Float64Array(channel.buffer, ELAPSED_BYTE, 1);
 
-/** Host: sends a command (with `input` in the data area for a call); the worker wakes at once. */
-export function sendCommand(channel: Channel, command: number, input?: Uint8Array, timeoutMs = 0): void {
+/** Host: sends a command (with `input` in the data area for a call); the worker wakes at once. Returns its sequence. */
+export function sendCommand(channel: Channel, command: number, input?: Uint8Array, timeoutMs = 0): number {
   if (input !== undefined) data(channel).set(input);
   channel[CMD] = command;
   channel[CMD_LENGTH] = input?.length ?? 0;
   channel[CMD_TIMEOUT] = Math.min(timeoutMs, 0x7fffffff);
-  Atomics.add(channel, CMD_SEQ, 1);
+  const seq = Atomics.add(channel, CMD_SEQ, 1) + 1;
   Atomics.notify(channel, CMD_SEQ);
+  return seq;
 }
 
 /**
@@ -101,8 +104,8 @@ export function fitsChannel(outcome: RunOutcome): boolean {
   return outcome.ok && (outcome.output === null || outcome.output.length <= CHANNEL_DATA_BYTES);
 }
 
-/** Worker: publishes a result — the outcome itself when {@link fitsChannel}, else "posted". */
-export function writeResult(channel: Channel, outcome: RunOutcome | 'posted', posted: number): void {
+/** Worker: publishes the result of command `seq` — the outcome itself when {@link fitsChannel}, else "posted". */
+export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number): void {
   if (outcome === 'posted' || !outcome.ok) channel[RESULT_KIND] = ResultKind.Posted;
   else {
     channel[RESULT_INTERRUPT] = outcome.interrupt;
@@ -115,6 +118,7 @@ export function writeResult(channel: Channel, outcome: RunOutcome | 'posted', po
     }
   }
   channel[RESULT_POSTED] = posted;
+  channel[RESULT_FOR] = seq;
   Atomics.add(channel, RESULT_SEQ, 1);
   Atomics.notify(channel, RESULT_SEQ);
 }

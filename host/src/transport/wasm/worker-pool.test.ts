@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
+import { ErrorCode, isMepError, LocalErrorCode } from '../../protocol/errors.ts';
 import { compileExtensionModule, createWasmTransport, type SpawnWasmWorker, type WasmTransport } from './index.ts';
 import { createNodeWasmWorkerSpawner } from './node/worker.ts';
 import { CHANNEL_DATA_BYTES } from './worker-channel.ts';
@@ -11,6 +11,7 @@ import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
 const echo = await compileExtensionModule(loadWatFixture('echo'), { name: 'echo' });
 const loop = await compileExtensionModule(loadWatFixture('loop'), { name: 'loop' });
+const guestError = await compileExtensionModule(loadWatFixture('guest-error'), { name: 'guest-error' });
 
 /** A Node spawner with its own pool, counting the threads that are really alive. */
 function countingSpawner(options: WasmWorkerPoolOptions): { spawn: SpawnWasmWorker; alive(): number } {
@@ -44,7 +45,7 @@ async function until(condition: () => boolean, ms: number, what: () => string): 
 }
 
 const open = (spawnWorker: SpawnWasmWorker, module = echo, limits = {}): Promise<WasmTransport> =>
-  createWasmTransport({ name: module === echo ? 'echo' : 'loop', module, isolation: 'worker', spawnWorker, limits });
+  createWasmTransport({ name: 'pooled', module, isolation: 'worker', spawnWorker, limits });
 
 const pool = suite('worker pool');
 
@@ -134,6 +135,20 @@ pool('should carry calls and answers larger than the shared channel, in order wi
       assert.ok(client.seen.indexOf(await progress) < index, `the notification of call ${size} came before its response`);
       client.seen.length = 0;
     }
+  } finally {
+    await transport.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
+pool('should answer every one of many failed calls (their results posted, not shared), in order', async () => {
+  const { spawn } = countingSpawner({ spares: 1 });
+  const transport = await open(spawn, guestError);
+  try {
+    const client = createTestClient(transport);
+    const answers = await Promise.all(Array.from({ length: 200 }, (_, id) => client.request(id, 'ping')));
+    assert.equal(client.seen.map((m) => m.id), Array.from({ length: 200 }, (_, id) => id), 'answered once each, in order');
+    assert.ok(answers.every((m) => (m.error as { code?: number } | undefined)?.code === ErrorCode.ExtensionFailure));
   } finally {
     await transport.close();
   }

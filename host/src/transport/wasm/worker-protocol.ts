@@ -124,10 +124,10 @@ export function serveWasmWorker(
       }
       if (command === Command.CallPosted) return;
       const outcome = await run(input, timeoutMs);
-      if (fitsChannel(outcome)) writeResult(ch, outcome, posted);
+      if (fitsChannel(outcome)) writeResult(ch, seq, outcome, posted);
       else {
         postResult(outcome);
-        writeResult(ch, 'posted', posted);
+        writeResult(ch, seq, 'posted', posted);
       }
     }
   };

@@ -12,7 +12,7 @@ import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { Interrupt, serialize, type RunOutcome } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 import type { GuestRunner, RunnerCallbacks } from './runner.ts';
-import { CHANNEL_DATA_BYTES, Command, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_SEQ, sendCommand } from './worker-channel.ts';
+import { CHANNEL_DATA_BYTES, Command, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
 import { workerPoolOf } from './worker-pool.ts';
 import type { FromWorker, ToWorker } from './worker-protocol.ts';
 
@@ -64,7 +64,6 @@ export async function createWorkerRunner(
   const channel = worker.channel;
   let released = false;
   let current: Call | null = null;
-  let resultSeen = Atomics.load(channel, RESULT_SEQ);
 
   const wake = (): void => {
     Atomics.add(channel, FLAG_WAKE, 1);
@@ -96,22 +95,22 @@ export async function createWorkerRunner(
       cause,
     });
 
-  const onResult = (): void => {
-    if (released) return;
-    const seq = Atomics.load(channel, RESULT_SEQ);
-    if (seq === resultSeen) return watch();
-    resultSeen = seq;
+  /** Takes the published result of `call`: held until its messages are delivered, or left to the 'result' message. */
+  const take = (call: Call): void => {
     const { outcome, posted } = readResult(channel);
-    // A null outcome comes as a 'result' message, after the call's other messages.
-    if (outcome === null || current === null) return;
-    current.pending = outcome;
-    current.posted = posted;
+    if (outcome === null) return;
+    call.pending = outcome;
+    call.posted = posted;
     finishWhenDelivered();
   };
-  const watch = (): void => {
-    const waiting = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(channel, RESULT_SEQ, resultSeen);
-    if (waiting.async) void waiting.value.then(onResult);
-    else onResult();
+  /** Awaits the result of `call`, sent as command `seq`; a watcher whose call is over just ends. */
+  const watch = (call: Call, seq: number): void => {
+    const bumps = Atomics.load(channel, RESULT_SEQ);
+    if (released || current !== call) return;
+    if (Atomics.load(channel, RESULT_FOR) === seq) return take(call);
+    const waiting = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(channel, RESULT_SEQ, bumps);
+    if (waiting.async) void waiting.value.then(() => watch(call, seq));
+    else watch(call, seq);
   };
   const delivered = (): void => {
     if (current === null) return;
@@ -182,8 +181,7 @@ export async function createWorkerRunner(
         const call: Call = { resolve, started, timers: [deadline], received: 0, posted: 0 };
         current = call;
         if (worker.listens && input.length <= CHANNEL_DATA_BYTES) {
-          sendCommand(channel, Command.Call, input, timeoutMs);
-          watch();
+          watch(call, sendCommand(channel, Command.Call, input, timeoutMs));
           return;
         }
         const owned = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength ? input : input.slice();
