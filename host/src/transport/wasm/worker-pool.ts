@@ -102,6 +102,7 @@ const keyOf = (guest: PooledGuest): string => {
   if (id === undefined) moduleIds.set(guest.module, (id = nextModuleId++));
   return JSON.stringify([id, guest.name, guest.limits, guest.grants]);
 };
+/** Workers listen on the channel only where the host can await it without blocking. */
 const listens = typeof (Atomics as { waitAsync?: unknown }).waitAsync === 'function';
 
 /** Creates a pool over `spawn`, which starts one thread running `serveWasmWorker`. */
@@ -176,11 +177,13 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       let answer: Promise<FromWorker>;
       if (entry.key === key) {
         answer = awaitReply(entry, ['ready', 'init-error']);
-        sendCommand(entry.channel, Command.Renew);
+        if (listens) sendCommand(entry.channel, Command.Renew);
+        else entry.handle.postMessage({ type: 'renew' });
       } else {
         if (entry.key !== undefined) {
           const released = awaitReply(entry, ['released', 'init-error']);
-          sendCommand(entry.channel, Command.Leave);
+          if (listens) sendCommand(entry.channel, Command.Leave);
+          else entry.handle.postMessage({ type: 'leave' });
           await released;
         }
         entry.key = undefined;

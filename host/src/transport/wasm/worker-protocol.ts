@@ -37,7 +37,10 @@ export type ToWorker =
   | InitMessage
   | { type: 'call'; input: ArrayBuffer; timeoutMs: number }
   /** `request` numbers the guest request it answers (1 for the thread's first), when known. */
-  | { type: 'reply'; bytes: ArrayBuffer; request?: number };
+  | { type: 'reply'; bytes: ArrayBuffer; request?: number }
+  /** {@link Command.Renew} and {@link Command.Leave} for a worker that does not listen. */
+  | { type: 'renew' }
+  | { type: 'leave' };
 
 /** Worker to host. */
 export type FromWorker =
@@ -103,6 +106,20 @@ export function serveWasmWorker(
     port.postMessage({ type: 'result', outcome }, transfer);
   };
 
+  /** Drops the engine; with `renew`, starts a fresh one of the same guest. False when it stops serving. */
+  const replace = async (renew: boolean): Promise<boolean> => {
+    const closing = engine;
+    engine = undefined;
+    // The engine is discarded either way; a failing close leaves nothing to recover.
+    await closing?.close().catch(() => undefined);
+    if (!renew) {
+      listening = false;
+      port.postMessage({ type: 'released' });
+      return false;
+    }
+    return start(init as InitMessage);
+  };
+
   /** Serves channel commands until one needs the event loop (a posted call, leave, a failed renewal). */
   const listen = async (): Promise<void> => {
     const ch = channel as Channel;
@@ -110,16 +127,7 @@ export function serveWasmWorker(
       const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, LISTEN_SPIN_MS);
       handled = seq;
       if (command === Command.Leave || command === Command.Renew) {
-        const closing = engine;
-        engine = undefined;
-        // The engine is discarded either way; a failing close leaves nothing to recover.
-        await closing?.close().catch(() => undefined);
-        if (command === Command.Leave) {
-          listening = false;
-          port.postMessage({ type: 'released' });
-          return;
-        }
-        if (!(await start(init as InitMessage))) return;
+        if (!(await replace(command === Command.Renew))) return;
         continue;
       }
       if (command === Command.CallPosted) return;
@@ -170,6 +178,9 @@ export function serveWasmWorker(
     } else if (message.type === 'call' && engine !== undefined) {
       postResult(await run(new Uint8Array(message.input), message.timeoutMs));
       if (listening) await listen();
+    } else if (message.type === 'renew' || message.type === 'leave') {
+      // The same commands for a worker that does not listen (no Atomics.waitAsync on the host).
+      await replace(message.type === 'renew');
     }
     // A 'reply' arriving here came after its request stopped waiting: nobody wants it.
   });
