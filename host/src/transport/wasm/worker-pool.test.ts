@@ -155,4 +155,26 @@ pool('should answer every one of many failed calls (their results posted, not sh
   await workerPoolOf(spawn).close();
 });
 
+pool('should serve, reuse and answer guest requests by messages alone when the pool does not listen', async () => {
+  const { spawn, alive } = countingSpawner({ spares: 1, listen: false });
+  for (let round = 0; round < 2; round++) {
+    const transport = await open(spawn);
+    try {
+      const client = createTestClient(transport);
+      transport.onMessage((m) => {
+        if (m.method === 'secret.resolve') transport.send({ jsonrpc: '2.0', id: m.id, result: round });
+      });
+      assert.equal((await client.request(1, 'ask')).result, { jsonrpc: '2.0', id: 'g1', result: round });
+      const progress = client.next((m) => m.method === '$/progress');
+      assert.is((await client.request(2, 'notify', 'x')).result, 'x');
+      assert.ok(client.seen.indexOf(await progress) < client.seen.findIndex((m) => m.id === 2));
+    } finally {
+      await transport.close();
+    }
+  }
+  assert.is(workerPoolOf(spawn).stats().started, 1);
+  await workerPoolOf(spawn).close();
+  assert.is(alive(), 0);
+});
+
 pool.run();

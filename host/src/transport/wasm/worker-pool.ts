@@ -35,6 +35,11 @@ export interface WasmWorkerPoolOptions {
   spares?: number;
   /** An idle worker unused for this long is terminated, in ms. Default 30,000. */
   idleMs?: number;
+  /**
+   * Calls through shared memory (workers listen on the channel). Default: wherever the host has
+   * `Atomics.waitAsync`; false posts every call and answer as a message.
+   */
+  listen?: boolean;
 }
 
 /** What a worker's current holder hears. */
@@ -103,12 +108,13 @@ const keyOf = (guest: PooledGuest): string => {
   return JSON.stringify([id, guest.name, guest.limits, guest.grants]);
 };
 /** Workers listen on the channel only where the host can await it without blocking. */
-const listens = typeof (Atomics as { waitAsync?: unknown }).waitAsync === 'function';
+const canListen = typeof (Atomics as { waitAsync?: unknown }).waitAsync === 'function';
 
 /** Creates a pool over `spawn`, which starts one thread running `serveWasmWorker`. */
 export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorkerPoolOptions = {}): WasmWorkerPool {
   const spares = options.spares ?? 1;
   const idleMs = options.idleMs ?? 30_000;
+  const listens = canListen && options.listen !== false;
   const all = new Set<Entry>();
   const idle: Entry[] = [];
   const held = new Set<Entry>();

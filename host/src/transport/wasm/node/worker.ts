@@ -11,7 +11,7 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
 import { createWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
-import { workerPoolOf } from '../worker-pool.ts';
+import { workerPoolOf, type WasmWorkerPoolOptions } from '../worker-pool.ts';
 import type { SpawnWasmWorker } from '../worker-runner.ts';
 
 let bundled: Promise<URL> | undefined;
@@ -51,12 +51,7 @@ async function workerUrl(): Promise<URL> {
 }
 
 /** Options of {@link createNodeWasmWorkerSpawner}: the policy of its pool (worker-pool.ts). */
-export interface NodeWorkerSpawnerOptions {
-  /** Most idle workers kept prepared for the next session. Default 1; 0 disables reuse. */
-  spares?: number;
-  /** An idle worker unused for this long is terminated, in ms. Default 30,000. */
-  idleMs?: number;
-}
+export type NodeWorkerSpawnerOptions = WasmWorkerPoolOptions;
 
 /**
  * A {@link SpawnWasmWorker} for Node: starts `node:worker_threads` workers, pooled (every
