@@ -17,7 +17,7 @@
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
-import { Command, createChannel, sendCommand, type Channel } from './worker-channel.ts';
+import { Command, createChannel, FLAG_INTERRUPT, sendCommand, type Channel } from './worker-channel.ts';
 import type { FromWorker, ToWorker } from './worker-protocol.ts';
 import type { SpawnWasmWorker, WasmWorkerHandle } from './worker-runner.ts';
 
@@ -180,6 +180,8 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     const key = keyOf(guest);
     const run = async (): Promise<void> => {
       entry.fresh = false;
+      // The last session may have left its close signal set; the next engine starts clear.
+      Atomics.store(entry.channel, FLAG_INTERRUPT, 0);
       let answer: Promise<FromWorker>;
       if (entry.key === key) {
         answer = awaitReply(entry, ['ready', 'init-error']);
