@@ -9,7 +9,7 @@ channel('should carry a call and its answer through shared memory, naming the co
   const ch = createChannel();
   const input = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}');
   const seq = sendCommand(ch, Command.Call, input, 1234);
-  const command = awaitCommand(ch, seq - 1, 0);
+  const command = awaitCommand(ch, seq - 1);
   assert.equal({ seq: command.seq, command: command.command, timeoutMs: command.timeoutMs }, { seq, command: Command.Call, timeoutMs: 1234 });
   assert.equal(command.input, input);
   const output = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":{}}');
@@ -20,7 +20,7 @@ channel('should carry a call and its answer through shared memory, naming the co
 
 channel('should hand out inputs that own their buffer and survive the next command', () => {
   const ch = createChannel();
-  const first = awaitCommand(ch, sendCommand(ch, Command.Call, new Uint8Array([1, 2, 3])) - 1, 0);
+  const first = awaitCommand(ch, sendCommand(ch, Command.Call, new Uint8Array([1, 2, 3])) - 1);
   sendCommand(ch, Command.Call, new Uint8Array([9, 9, 9, 9]));
   assert.equal([...first.input], [1, 2, 3]);
   assert.is(first.input.byteLength, first.input.buffer.byteLength);
@@ -55,7 +55,7 @@ channel('should number commands in order, so a worker never runs one twice', () 
   const b = sendCommand(ch, Command.Leave);
   assert.is(b, a + 1);
   assert.is(Atomics.load(ch, CMD_SEQ), b);
-  assert.is(awaitCommand(ch, a, 0).command, Command.Leave);
+  assert.is(awaitCommand(ch, a).command, Command.Leave);
 });
 
 channel.run();

@@ -18,8 +18,6 @@ export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
 
 /** Longest single Atomics.wait of a waiting guest request (ms); guards against lost wake-ups. */
 const WAIT_SLICE_MS = 50;
-/** How long a listening worker spins for the next command before it sleeps, in ms. */
-const LISTEN_SPIN_MS = 0.02;
 
 /** The message that prepares a worker's engine; `listen` asks it to serve calls from the channel. */
 export interface InitMessage {
@@ -124,7 +122,7 @@ export function serveWasmWorker(
   const listen = async (): Promise<void> => {
     const ch = channel as Channel;
     for (;;) {
-      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, LISTEN_SPIN_MS);
+      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled);
       handled = seq;
       if (command === Command.Leave || command === Command.Renew) {
         if (!(await replace(command === Command.Renew))) return;
