@@ -134,7 +134,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     if (entry.dead) return Promise.resolve();
     entry.dead = true;
     // A preparation in flight ends here rather than waiting for an answer that never comes.
-    entry.waiter?.({ type: 'init-error', error: { code: LocalErrorCode.ExtensionCrashed, message: 'the worker thread was terminated' } });
+    entry.waiter?.({ type: 'init-error', error: { code: LocalErrorCode.ExtensionCrashed, message: 'it was terminated', data: { threadStopped: true } } });
     return entry.handle.terminate();
   };
   const park = (entry: Entry): void => {
@@ -169,7 +169,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       unpark(entry);
       all.delete(entry);
       held.delete(entry);
-      entry.waiter?.({ type: 'init-error', error: { code: LocalErrorCode.ExtensionCrashed, message: `the worker thread stopped: ${error?.message ?? 'it exited'}` } });
+      entry.waiter?.({ type: 'init-error', error: { code: LocalErrorCode.ExtensionCrashed, message: error?.message ?? 'it exited', data: { threadStopped: true } } });
       entry.holder?.exit(error);
     });
     return entry;
@@ -203,7 +203,13 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       const message = await answer;
       if (message.type === 'init-error') {
         await terminate(entry);
-        throw new MepError(message.error.code, message.error.message, { data: message.error.data });
+        const { code, message: text, data } = message.error;
+        if ((data as { threadStopped?: boolean } | undefined)?.threadStopped) {
+          throw new MepError(code, `The worker thread for wasm extension "${guest.name}" stopped before its engine was ready (${text}). Start a new session to retry.`, {
+            data: { extension: guest.name, detail: text },
+          });
+        }
+        throw new MepError(code, text, { data });
       }
       entry.key = key;
       entry.guest = guest;
