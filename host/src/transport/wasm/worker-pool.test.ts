@@ -14,25 +14,36 @@ const loop = await compileExtensionModule(loadWatFixture('loop'), { name: 'loop'
 const guestError = await compileExtensionModule(loadWatFixture('guest-error'), { name: 'guest-error' });
 
 /** A Node spawner with its own pool, counting the threads that are really alive. */
-function countingSpawner(options: WasmWorkerPoolOptions): { spawn: SpawnWasmWorker; alive(): number } {
+function countingSpawner(options: WasmWorkerPoolOptions): { spawn: SpawnWasmWorker; alive(): number; crashAll(): Promise<void> } {
   const base = createNodeWasmWorkerSpawner();
   let alive = 0;
+  const crashers = new Set<() => Promise<void>>();
   const spawn: SpawnWasmWorker = async () => {
     const handle = await base();
     alive++;
     let gone = false;
+    let exitListener: ((error: Error | undefined) => void) | undefined;
     const down = (): void => {
       if (!gone) alive--;
       gone = true;
+      crashers.delete(crash);
     };
+    // A thread dying on its own, as the pool sees it: gone, then reported.
+    const crash = async (): Promise<void> => {
+      await handle.terminate();
+      down();
+      exitListener?.(new Error('worker exited with code 1'));
+    };
+    crashers.add(crash);
+    handle.onExit((error) => (down(), exitListener?.(error)));
     return {
       ...handle,
-      onExit: (listener) => handle.onExit((error) => (down(), listener(error))),
+      onExit: (listener) => void (exitListener = listener),
       terminate: () => handle.terminate().then(down),
     };
   };
   workerPoolOf(spawn, options);
-  return { spawn, alive: () => alive };
+  return { spawn, alive: () => alive, crashAll: () => Promise.all([...crashers].map((c) => c())).then(() => undefined) };
 }
 
 /** Resolves once `condition` holds; fails after `ms`. */
@@ -175,6 +186,41 @@ pool('should serve, reuse and answer guest requests by messages alone when the p
   assert.is(workerPoolOf(spawn).stats().started, 1);
   await workerPoolOf(spawn).close();
   assert.is(alive(), 0);
+});
+
+pool('should drop an idle worker that dies and start the next session on a new thread', async () => {
+  const { spawn, alive, crashAll } = countingSpawner({ spares: 1 });
+  const stats = workerPoolOf(spawn).stats;
+  const first = await open(spawn);
+  assert.is((await createTestClient(first).request(1, 'ping', 1)).result, 1);
+  await first.close();
+  await crashAll();
+  assert.equal({ threads: stats().threads, idle: stats().idle, alive: alive() }, { threads: 0, idle: 0, alive: 0 });
+  const next = await open(spawn);
+  try {
+    assert.is((await createTestClient(next).request(1, 'ping', 2)).result, 2);
+    assert.is(stats().started, 2);
+  } finally {
+    await next.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
+pool('should fail a session whose worker dies mid-call with ERR_EXTENSION_CRASHED, and go on', async () => {
+  const { spawn, crashAll } = countingSpawner({ spares: 1 });
+  const busy = await open(spawn, loop);
+  const client = createTestClient(busy);
+  const pending = rejection(client.request(1, 'ping'));
+  await crashAll();
+  assert.is(codeOf(await pending), LocalErrorCode.ExtensionCrashed);
+  await busy.close();
+  const next = await open(spawn);
+  try {
+    assert.is((await createTestClient(next).request(1, 'ping', 'ok')).result, 'ok');
+  } finally {
+    await next.close();
+  }
+  await workerPoolOf(spawn).close();
 });
 
 pool.run();
