@@ -14,6 +14,8 @@
  * - At most `spares` workers sit idle (default 1); more are terminated on release. An idle
  *   worker is terminated after `idleMs` (default 30 s) unused. Idle workers are unref'd: they
  *   never keep the process alive.
+ * - Workers take calls through shared memory where the host has `Atomics.waitAsync` (`listen`),
+ *   else by messages; preparing, renewing and reuse work the same either way.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
