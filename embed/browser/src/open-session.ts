@@ -3,13 +3,16 @@
  * the module, start it in a Web Worker (or inline), and run the handshake.
  */
 import { createSession, type Session, type SessionOptions } from '../../../host/src/session/session.ts';
-import { createWasmTransport, type WasmGrants, type WasmIsolation, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
+import { createWasmTransport, type SpawnWasmWorker, type WasmGrants, type WasmIsolation, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 import type { LogSink } from '../../../host/src/transport/types.ts';
 import type { InitializeResult } from '../../../host/src/protocol/index.ts';
 import { createWebWorkerSpawner, type WebWorkerSpawnerOptions } from './web-worker-spawner.ts';
 
 /** Host identity sent by browser embeddings. */
 export const BROWSER_HOST_INFO = { kind: 'browser', name: 'mep-runtime', version: '0.1.0' } as const;
+
+/** The spawner of sessions without worker options, so they share one worker pool (worker-pool.ts). */
+let defaultSpawner: SpawnWasmWorker | undefined;
 
 /** Options of {@link openWasmSession}. */
 export interface OpenWasmSessionOptions {
@@ -23,7 +26,7 @@ export interface OpenWasmSessionOptions {
   limits?: Partial<WasmLimits>;
   /** What the guest may use beyond the sandbox; nothing by default. */
   grants?: WasmGrants;
-  /** Where the worker script is, and the reply mailbox size. */
+  /** Where the worker script is, and the reply mailbox size. Sessions without it share one pool of workers. */
   worker?: WebWorkerSpawnerOptions;
   /** Receives the guest's log lines. */
   log?: LogSink;
@@ -59,7 +62,7 @@ export async function openWasmSession(options: OpenWasmSessionOptions): Promise<
     limits: options.limits,
     grants: options.grants,
     log: options.log,
-    ...(isolation === 'worker' ? { spawnWorker: createWebWorkerSpawner(options.worker) } : {}),
+    ...(isolation === 'worker' ? { spawnWorker: options.worker === undefined ? (defaultSpawner ??= createWebWorkerSpawner()) : createWebWorkerSpawner(options.worker) } : {}),
   });
   const session = createSession({ host: BROWSER_HOST_INFO, ...options.session, transport });
   try {

@@ -1,7 +1,8 @@
 /**
  * Browser binding of worker isolation: a {@link SpawnWasmWorker} that starts Web Workers running
  * `mep-wasm-worker.js`. A guest that never yields is killed with `worker.terminate()` at its
- * deadline, and the page's thread stays responsive the whole time.
+ * deadline, and the page's thread stays responsive the whole time. Every transport given the
+ * same spawner shares its pool (worker-pool.ts): a closed session's worker is renewed for the next.
  *
  * Needs `SharedArrayBuffer`, so the page must be cross-origin isolated: serve it with
  * `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy: require-corp`.

@@ -1,33 +1,50 @@
 /**
- * The messages between a wasm transport and its worker, the shared flag layout, and the
- * worker-side loop ({@link serveWasmWorker}). Platform-neutral: the thread primitives come in
- * through {@link WorkerSidePort}, so a browser or Deno binding can reuse it.
+ * The messages between a wasm transport and its worker, and the worker-side loop
+ * ({@link serveWasmWorker}). Platform-neutral: the thread primitives come in through
+ * {@link WorkerSidePort}, so a browser or Deno binding can reuse it.
  *
- * Shared flags (an Int32Array over a SharedArrayBuffer): slot 0 is the interrupt flag the guest
- * polls through `mep_interrupt`; slot 1 is a sequence the host bumps (and notifies) whenever the
- * worker should look for a reply or stop waiting.
+ * A worker serves one engine at a time. After `init` it answers `ready` and, when the host asked
+ * for it (`listen`), listens on the shared channel (worker-channel.ts) for calls; a call that
+ * does not fit the channel is posted and taken from the event loop. `Leave` drops the engine
+ * (answer `released`) so a pool can prepare the thread for another guest; `Renew` replaces it with
+ * a fresh instance of the same guest (answer `ready`) for the next session.
  */
 import { LocalErrorCode, type MepErrorCode } from '../../protocol/errors.ts';
 import type { LogLevel, RunOutcome, SerializedError, WasmEngine, WasmEngineOptions } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
+import { awaitCommand, CMD_SEQ, Command, FLAG_WAKE, fitsChannel, writeResult, type Channel } from './worker-channel.ts';
 
-/** Slot of the interrupt flag. */
-export const FLAG_INTERRUPT = 0;
-/** Slot of the wake-up sequence. */
-export const FLAG_WAKE = 1;
+export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
+
 /** Longest single Atomics.wait of a waiting guest request (ms); guards against lost wake-ups. */
 const WAIT_SLICE_MS = 50;
 
+/** The message that prepares a worker's engine; `listen` asks it to serve calls from the channel. */
+export interface InitMessage {
+  type: 'init';
+  module: WebAssembly.Module;
+  name: string;
+  limits: WasmLimits;
+  grants: WasmGrants;
+  flags: SharedArrayBuffer;
+  listen: boolean;
+}
+
 /** Host to worker. */
 export type ToWorker =
-  | { type: 'init'; module: WebAssembly.Module; name: string; limits: WasmLimits; grants: WasmGrants; flags: SharedArrayBuffer }
+  | InitMessage
   | { type: 'call'; input: ArrayBuffer; timeoutMs: number }
-  | { type: 'reply'; bytes: ArrayBuffer };
+  /** `request` numbers the guest request it answers (1 for the thread's first), when known. */
+  | { type: 'reply'; bytes: ArrayBuffer; request?: number }
+  /** {@link Command.Renew} and {@link Command.Leave} for a worker that does not listen. */
+  | { type: 'renew' }
+  | { type: 'leave' };
 
 /** Worker to host. */
 export type FromWorker =
   | { type: 'ready' }
   | { type: 'init-error'; error: SerializedError }
+  | { type: 'released' }
   | { type: 'notify'; bytes: ArrayBuffer }
   | { type: 'request'; bytes: ArrayBuffer }
   | { type: 'log'; level: LogLevel; message: string }
@@ -41,55 +58,127 @@ export interface WorkerSidePort {
   receiveSync(): ToWorker | undefined;
 }
 
-/** Runs the worker side: one engine, created on `init`, serving `call`s one at a time. */
+/** Runs the worker side: one engine at a time, created on `init`, serving calls one at a time. */
 export function serveWasmWorker(
   port: WorkerSidePort,
   createEngine: (module: WebAssembly.Module, options: WasmEngineOptions) => Promise<WasmEngine>,
 ): void {
   let engine: WasmEngine | undefined;
-  let flags: Int32Array | undefined;
+  let init: InitMessage | undefined;
+  let channel: Channel | undefined;
+  let listening = false;
+  let handled = 0;
+  /** Messages posted during the current call, so the host can deliver them before the result. */
+  let posted = 0;
+  /** Guest requests posted by this thread, across engines, so a stale reply never answers a later one. */
+  let requests = 0;
+
+  const post = (message: FromWorker, transfer?: Transferable[]): void => {
+    posted++;
+    port.postMessage(message, transfer);
+  };
 
   const request = (bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null => {
-    const wake = flags as Int32Array;
+    const wake = channel as Channel;
+    const number = ++requests;
     let seen = Atomics.load(wake, FLAG_WAKE);
-    port.postMessage({ type: 'request', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]);
+    post({ type: 'request', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]);
     for (;;) {
       const message = port.receiveSync();
-      if (message?.type === 'reply') return new Uint8Array(message.bytes);
+      // A late answer to an earlier request that stopped waiting is dropped.
+      if (message?.type === 'reply' && (message.request === undefined || message.request === number)) return new Uint8Array(message.bytes);
       if (shouldStop()) return null;
       // The sequence is read before looking at the port, so a reply posted meanwhile ends the wait.
-      Atomics.wait(wake, FLAG_WAKE, seen, WAIT_SLICE_MS);
+      if (message === undefined) Atomics.wait(wake, FLAG_WAKE, seen, WAIT_SLICE_MS);
       seen = Atomics.load(wake, FLAG_WAKE);
     }
   };
 
+  const run = (input: Uint8Array, timeoutMs: number): Promise<RunOutcome> => {
+    posted = 0;
+    return (engine as WasmEngine).call(input, timeoutMs);
+  };
+
+  const postResult = (outcome: RunOutcome): void => {
+    const transfer = outcome.ok && outcome.output !== null ? [outcome.output.buffer as ArrayBuffer] : [];
+    port.postMessage({ type: 'result', outcome }, transfer);
+  };
+
+  /** Drops the engine; with `renew`, starts a fresh one of the same guest. False when it stops serving. */
+  const replace = async (renew: boolean): Promise<boolean> => {
+    const closing = engine;
+    engine = undefined;
+    // The engine is discarded either way; a failing close leaves nothing to recover.
+    await closing?.close().catch(() => undefined);
+    if (!renew) {
+      listening = false;
+      port.postMessage({ type: 'released' });
+      return false;
+    }
+    return start(init as InitMessage);
+  };
+
+  /** Serves channel commands until one needs the event loop (a posted call, leave, a failed renewal). */
+  const listen = async (): Promise<void> => {
+    const ch = channel as Channel;
+    for (;;) {
+      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled);
+      handled = seq;
+      if (command === Command.Leave || command === Command.Renew) {
+        if (!(await replace(command === Command.Renew))) return;
+        continue;
+      }
+      if (command === Command.CallPosted) return;
+      const outcome = await run(input, timeoutMs);
+      if (fitsChannel(outcome)) writeResult(ch, seq, outcome, posted);
+      else {
+        postResult(outcome);
+        writeResult(ch, seq, 'posted', posted);
+      }
+    }
+  };
+
+  /** Creates the engine of `message`; answers `ready` or `init-error`. */
+  const start = async (message: InitMessage): Promise<boolean> => {
+    try {
+      engine = await createEngine(message.module, {
+        name: message.name,
+        limits: message.limits,
+        grants: message.grants,
+        interruptFlag: channel as Channel,
+        bridge: {
+          notify: (bytes) => post({ type: 'notify', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]),
+          request,
+          log: (level, text) => post({ type: 'log', level, message: text }),
+        },
+      });
+    } catch (error) {
+      const e = error as { code?: unknown; message?: unknown; data?: unknown };
+      listening = false;
+      port.postMessage({
+        type: 'init-error',
+        error: { code: typeof e.code === 'string' || typeof e.code === 'number' ? (e.code as MepErrorCode) : LocalErrorCode.ExtensionCrashed, message: String(e.message ?? error), data: e.data },
+      });
+      return false;
+    }
+    port.postMessage({ type: 'ready' });
+    return true;
+  };
+
   port.onMessage(async (message) => {
     if (message.type === 'init') {
-      flags = new Int32Array(message.flags);
-      try {
-        engine = await createEngine(message.module, {
-          name: message.name,
-          limits: message.limits,
-          grants: message.grants,
-          interruptFlag: flags,
-          bridge: {
-            notify: (bytes) => port.postMessage({ type: 'notify', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]),
-            request,
-            log: (level, text) => port.postMessage({ type: 'log', level, message: text }),
-          },
-        });
-        port.postMessage({ type: 'ready' });
-      } catch (error) {
-        const e = error as { code?: unknown; message?: unknown; data?: unknown };
-        port.postMessage({
-          type: 'init-error',
-          error: { code: typeof e.code === 'string' || typeof e.code === 'number' ? (e.code as MepErrorCode) : LocalErrorCode.ExtensionCrashed, message: String(e.message ?? error), data: e.data },
-        });
-      }
+      init = message;
+      channel = new Int32Array(message.flags);
+      handled = Atomics.load(channel, CMD_SEQ);
+      if (!(await start(message))) return;
+      listening = message.listen;
+      if (listening) await listen();
     } else if (message.type === 'call' && engine !== undefined) {
-      const outcome = await engine.call(new Uint8Array(message.input), message.timeoutMs);
-      const transfer = outcome.ok && outcome.output !== null ? [outcome.output.buffer as ArrayBuffer] : [];
-      port.postMessage({ type: 'result', outcome }, transfer);
+      postResult(await run(new Uint8Array(message.input), message.timeoutMs));
+      if (listening) await listen();
+    } else if (message.type === 'renew' || message.type === 'leave') {
+      // The same commands for a worker that does not listen (no Atomics.waitAsync on the host).
+      await replace(message.type === 'renew');
     }
     // A 'reply' arriving here came after its request stopped waiting: nobody wants it.
   });

@@ -1,14 +1,20 @@
 /**
  * A guest runner whose engine lives in a worker thread, so a guest that never polls
  * `mep_interrupt` can still be killed at its deadline and the host thread stays responsive.
- * The thread itself comes from an injected {@link SpawnWasmWorker} (Node binding:
- * `node/worker.ts`), keeping this file free of platform imports.
+ * The thread comes from the pool of an injected {@link SpawnWasmWorker} (worker-pool.ts; Node
+ * binding: `node/worker.ts`), keeping this file free of platform imports.
+ *
+ * A call that fits the shared channel goes through it (worker-channel.ts) and its result is
+ * awaited with `Atomics.waitAsync`; anything else is posted with its buffer transferred. Either
+ * way the notifications, logs and guest requests of a call are delivered before its response.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { Interrupt, serialize, type RunOutcome } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 import type { GuestRunner, RunnerCallbacks } from './runner.ts';
-import { FLAG_INTERRUPT, FLAG_WAKE, type FromWorker, type ToWorker } from './worker-protocol.ts';
+import { CHANNEL_DATA_BYTES, Command, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
+import { workerPoolOf } from './worker-pool.ts';
+import type { FromWorker, ToWorker } from './worker-protocol.ts';
 
 /** The host's handle on one worker thread running `serveWasmWorker`. */
 export interface WasmWorkerHandle {
@@ -18,15 +24,35 @@ export interface WasmWorkerHandle {
   onExit(listener: (error: Error | undefined) => void): void;
   /** Kills the thread, even in the middle of wasm code. */
   terminate(): Promise<void>;
+  /** Lets the process exit while this (idle) worker runs; optional. */
+  unref?(): void;
+  /** Undoes {@link unref} while a session holds the worker; optional. */
+  ref?(): void;
 }
 
 /** Starts a worker thread running `serveWasmWorker` (see `createNodeWasmWorkerSpawner`). */
 export type SpawnWasmWorker = () => Promise<WasmWorkerHandle>;
 
+/** `Atomics.waitAsync` (ES2024; Node 16+, Chromium, Safari 16.4); the pool only listens where it exists. */
+interface AtomicsWithWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}
+
 /** How long a guest may keep running after its deadline was signalled before it is killed. */
 const KILL_GRACE_MS = 50;
 
-/** Starts a worker, instantiates the guest there and returns its runner. */
+interface Call {
+  resolve(outcome: RunOutcome): void;
+  started: number;
+  timers: ReturnType<typeof setTimeout>[];
+  /** Messages of this call delivered so far, and how many the worker posted (once known). */
+  received: number;
+  posted: number;
+  /** An outcome read from the channel, held until every message of the call was delivered. */
+  pending?: RunOutcome;
+}
+
+/** Takes a worker prepared for the guest from the pool of `spawn` and returns its runner. */
 export async function createWorkerRunner(
   spawn: SpawnWasmWorker,
   module: WebAssembly.Module,
@@ -34,15 +60,14 @@ export async function createWorkerRunner(
   callbacks: RunnerCallbacks,
 ): Promise<GuestRunner> {
   const { name } = options;
-  const worker = await spawn();
-  const flags = new Int32Array(new SharedArrayBuffer(8));
-  let terminated = false;
-  let current: { resolve: (outcome: RunOutcome) => void; started: number; timers: ReturnType<typeof setTimeout>[] } | null = null;
-  let ready: { resolve: () => void; reject: (error: MepError) => void } | null = null;
+  const worker = await workerPoolOf(spawn).acquire({ module, name, limits: options.limits, grants: options.grants });
+  const channel = worker.channel;
+  let released = false;
+  let current: Call | null = null;
 
   const wake = (): void => {
-    Atomics.add(flags, FLAG_WAKE, 1);
-    Atomics.notify(flags, FLAG_WAKE);
+    Atomics.add(channel, FLAG_WAKE, 1);
+    Atomics.notify(channel, FLAG_WAKE);
   };
   const finish = (outcome: RunOutcome): void => {
     const call = current;
@@ -51,10 +76,18 @@ export async function createWorkerRunner(
     for (const timer of call.timers) clearTimeout(timer);
     call.resolve(outcome);
   };
-  const kill = (): Promise<void> => {
-    if (terminated) return Promise.resolve();
-    terminated = true;
-    return worker.terminate().then(() => undefined);
+  const finishWhenDelivered = (): void => {
+    if (current?.pending !== undefined && current.received >= current.posted) finish(current.pending);
+  };
+  let releasing: Promise<void> | undefined;
+  const release = (reusable: boolean): Promise<void> => {
+    if (releasing === undefined) {
+      released = true;
+      // Wakes a result watcher that would otherwise wait for a worker that is gone.
+      Atomics.notify(channel, RESULT_SEQ);
+      releasing = worker.release(reusable);
+    }
+    return releasing;
   };
   const crashed = (detail: string, cause?: unknown): MepError =>
     new MepError(LocalErrorCode.ExtensionCrashed, `The worker running wasm extension "${name}" stopped: ${detail}. Start a new session to retry.`, {
@@ -62,68 +95,79 @@ export async function createWorkerRunner(
       cause,
     });
 
-  worker.onMessage((message) => {
-    switch (message.type) {
-      case 'ready':
-        ready?.resolve();
-        break;
-      case 'init-error':
-        ready?.reject(new MepError(message.error.code, message.error.message, { data: message.error.data }));
-        break;
-      case 'notify':
-        callbacks.onNotify(new Uint8Array(message.bytes));
-        break;
-      case 'request': {
-        const reply = callbacks.onRequest(new Uint8Array(message.bytes));
-        if (reply !== null) runner.reply(reply);
-        break;
-      }
-      case 'log':
-        callbacks.onLog(message.level, message.message);
-        break;
-      case 'result':
-        finish(message.outcome);
-        break;
-    }
-  });
-  worker.onExit((error) => {
-    if (terminated) return;
-    terminated = true;
-    const failure = crashed(error ? error.message : 'the thread exited', error);
-    ready?.reject(failure);
-    if (current !== null) {
-      finish({ ok: false, error: serialize(failure), guestError: false, interrupt: 0, elapsedMs: performance.now() - current.started });
-    } else {
-      callbacks.onDead(failure);
-    }
-  });
+  /** Takes the published result of `call`: held until its messages are delivered, or left to the 'result' message. */
+  const take = (call: Call): void => {
+    const { outcome, posted } = readResult(channel);
+    if (outcome === null) return;
+    call.pending = outcome;
+    call.posted = posted;
+    finishWhenDelivered();
+  };
+  /** Awaits the result of `call`, sent as command `seq`; a watcher whose call is over just ends. */
+  const watch = (call: Call, seq: number): void => {
+    const bumps = Atomics.load(channel, RESULT_SEQ);
+    if (released || current !== call) return;
+    if (Atomics.load(channel, RESULT_FOR) === seq) return take(call);
+    const waiting = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(channel, RESULT_SEQ, bumps);
+    if (waiting.async) void waiting.value.then(() => watch(call, seq));
+    else watch(call, seq);
+  };
+  const delivered = (): void => {
+    if (current === null) return;
+    current.received++;
+    finishWhenDelivered();
+  };
 
-  await new Promise<void>((resolve, reject) => {
-    ready = { resolve, reject };
-    worker.postMessage({ type: 'init', module, name, limits: options.limits, grants: options.grants, flags: flags.buffer as SharedArrayBuffer });
-  }).catch(async (error) => {
-    await kill();
-    throw error;
+  worker.attach({
+    message(message) {
+      switch (message.type) {
+        case 'notify':
+          callbacks.onNotify(new Uint8Array(message.bytes));
+          delivered();
+          break;
+        case 'request': {
+          const reply = callbacks.onRequest(new Uint8Array(message.bytes));
+          if (reply !== null) runner.reply(reply);
+          delivered();
+          break;
+        }
+        case 'log':
+          callbacks.onLog(message.level, message.message);
+          delivered();
+          break;
+        case 'result':
+          finish(message.outcome);
+          break;
+      }
+    },
+    exit(error) {
+      if (released) return;
+      released = true;
+      const failure = crashed(error ? error.message : 'the thread exited', error);
+      if (current !== null) {
+        finish({ ok: false, error: serialize(failure), guestError: false, interrupt: 0, elapsedMs: performance.now() - current.started });
+      } else {
+        callbacks.onDead(failure);
+      }
+    },
   });
-  ready = null;
 
   const runner: GuestRunner = {
     canWaitForReply: true,
     run(input, timeoutMs) {
-      if (terminated) {
+      if (released) {
         return Promise.resolve({ ok: false, error: serialize(crashed('it was already stopped')), guestError: false, interrupt: 0, elapsedMs: 0 });
       }
-      Atomics.store(flags, FLAG_INTERRUPT, Interrupt.None);
-      const owned = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength ? input : input.slice();
+      Atomics.store(channel, FLAG_INTERRUPT, Interrupt.None);
       return new Promise<RunOutcome>((resolve) => {
         const started = performance.now();
         const deadline = setTimeout(() => {
           // Cooperative guests see the flag; the rest are killed after a short grace period.
-          Atomics.store(flags, FLAG_INTERRUPT, Interrupt.Deadline);
+          Atomics.store(channel, FLAG_INTERRUPT, Interrupt.Deadline);
           wake();
           call.timers.push(
             setTimeout(() => {
-              void kill();
+              void release(false);
               finish({
                 ok: false,
                 error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms.`, data: { extension: name } },
@@ -134,23 +178,31 @@ export async function createWorkerRunner(
             }, KILL_GRACE_MS),
           );
         }, timeoutMs);
-        const call = { resolve, started, timers: [deadline] };
+        const call: Call = { resolve, started, timers: [deadline], received: 0, posted: 0 };
         current = call;
-        worker.postMessage({ type: 'call', input: owned.buffer as ArrayBuffer, timeoutMs }, [owned.buffer as ArrayBuffer]);
+        if (worker.listens && input.length <= CHANNEL_DATA_BYTES) {
+          watch(call, sendCommand(channel, Command.Call, input, timeoutMs));
+          return;
+        }
+        const owned = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength ? input : input.slice();
+        worker.post({ type: 'call', input: owned.buffer as ArrayBuffer, timeoutMs }, [owned.buffer as ArrayBuffer]);
+        if (worker.listens) sendCommand(channel, Command.CallPosted);
       });
     },
     interrupt(reason) {
-      Atomics.store(flags, FLAG_INTERRUPT, reason);
+      Atomics.store(channel, FLAG_INTERRUPT, reason);
       wake();
     },
     reply(bytes) {
-      if (terminated) return;
+      if (released) return;
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-      worker.postMessage({ type: 'reply', bytes: owned.buffer as ArrayBuffer }, [owned.buffer as ArrayBuffer]);
+      worker.post({ type: 'reply', bytes: owned.buffer as ArrayBuffer, request: worker.requests() }, [owned.buffer as ArrayBuffer]);
       wake();
     },
     async close() {
-      await kill();
+      // An idle guest's thread goes back to the pool (with a fresh engine); a running one is killed.
+      const idle = current === null;
+      await release(idle);
       finish({ ok: false, error: serialize(crashed('the transport was closed')), guestError: false, interrupt: Interrupt.Close, elapsedMs: 0 });
     },
   };

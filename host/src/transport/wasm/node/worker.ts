@@ -1,7 +1,7 @@
 /**
  * Node binding of worker isolation for wasm transports: spawns `node:worker_threads` workers
- * running worker-entry.ts, and {@link createNodeWasmTransport}, the Node default
- * (isolation `worker`).
+ * running worker-entry.ts (pooled: worker-pool.ts), and {@link createNodeWasmTransport}, the
+ * Node default (isolation `worker`).
  *
  * The entry is bundled once per process with esbuild (about 40 ms) into a self-contained ES
  * module, so a worker starts in tens of milliseconds without a TypeScript loader; the bundle
@@ -11,7 +11,8 @@ import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
 import { createWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
-import type { SpawnWasmWorker, WasmWorkerHandle } from '../worker-runner.ts';
+import { workerPoolOf, type WasmWorkerPoolOptions } from '../worker-pool.ts';
+import type { SpawnWasmWorker } from '../worker-runner.ts';
 
 let bundled: Promise<URL> | undefined;
 
@@ -49,52 +50,22 @@ async function workerUrl(): Promise<URL> {
   return bundled;
 }
 
-/** Options of {@link createNodeWasmWorkerSpawner}. */
-export interface NodeWorkerSpawnerOptions {
-  /**
-   * Keep this many started workers ready once the process has asked for a second one (a worker
-   * start costs tens of milliseconds, as much as a process spawn). Spares are unref'd: they never
-   * keep the process alive. Default 1.
-   */
-  spares?: number;
-}
+/** Options of {@link createNodeWasmWorkerSpawner}: the policy of its pool (worker-pool.ts). */
+export type NodeWorkerSpawnerOptions = WasmWorkerPoolOptions;
 
 /**
- * A {@link SpawnWasmWorker} for Node: each call hands out a `node:worker_threads` worker, from
- * the spares when one is ready.
+ * A {@link SpawnWasmWorker} for Node: starts `node:worker_threads` workers, pooled (every
+ * transport given this spawner shares one pool): sessions take workers prepared ahead, idle
+ * workers are unref'd and released after `idleMs`.
  *
  * @example
  * const transport = await createWasmTransport({ name, module, isolation: 'worker', spawnWorker: createNodeWasmWorkerSpawner() });
  * try { … } finally { await transport.close(); }
  */
 export function createNodeWasmWorkerSpawner(options: NodeWorkerSpawnerOptions = {}): SpawnWasmWorker {
-  const want = options.spares ?? 1;
-  const spares: Promise<Worker>[] = [];
-  let spawned = 0;
-  // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
-  const start = async (): Promise<Worker> => new Worker(await workerUrl(), { execArgv: [] });
-  const drop = (spare: Promise<Worker>): void => {
-    const at = spares.indexOf(spare);
-    if (at >= 0) spares.splice(at, 1);
-  };
-  const startSpare = (): void => {
-    const spare: Promise<Worker> = start().then((worker) => {
-      worker.unref();
-      // A spare that dies unused is dropped; the next spawn starts a fresh worker.
-      worker.once('exit', () => drop(spare));
-      return worker;
-    });
-    // A spare that cannot start is dropped too: the next spawn reports the failure itself.
-    spare.catch(() => drop(spare));
-    spares.push(spare);
-  };
-  return async (): Promise<WasmWorkerHandle> => {
-    spawned++;
-    const taken = spares.shift();
-    if (spawned >= 2) while (spares.length < want) startSpare();
-    const worker = taken ? await taken.catch(start) : await start();
-    worker.removeAllListeners('exit');
-    worker.ref();
+  const spawn: SpawnWasmWorker = async () => {
+    // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
+    const worker = new Worker(await workerUrl(), { execArgv: [] });
     let exitListener: ((error: Error | undefined) => void) | undefined;
     let stopping = false;
     let reported = false;
@@ -113,11 +84,15 @@ export function createNodeWasmWorkerSpawner(options: NodeWorkerSpawnerOptions = 
         stopping = true;
         await worker.terminate();
       },
+      unref: () => worker.unref(),
+      ref: () => worker.ref(),
     };
   };
+  workerPoolOf(spawn, options);
+  return spawn;
 }
 
-/** The spawner shared by every Node wasm transport of this process, so spares are reused. */
+/** The spawner shared by every Node wasm transport of this process, so its pool is too. */
 let sharedSpawner: SpawnWasmWorker | undefined;
 
 /**

@@ -1,0 +1,81 @@
+/**
+ * The guest transport's message queue and pump: messages run one at a time in arrival order,
+ * starting on a microtask so no guest code runs inside `send()`; a queued request can be
+ * cancelled before it runs, a running one is interrupted and settled as cancelled.
+ */
+import { Interrupt, type RunOutcome } from './engine.ts';
+import type { Id } from './guest-messages.ts';
+import type { GuestRunner } from './runner.ts';
+
+/** What the queue needs from its transport. */
+export interface CallQueueContext {
+  callTimeoutMs: number;
+  runner(): GuestRunner;
+  isClosed(): boolean;
+  /** Settles a finished call (not called once the transport closed). */
+  settle(id: Id | undefined, outcome: RunOutcome, cancelled: boolean): void;
+  /** Called after each call, before it is settled. */
+  ended(): void;
+  /** Tells a request's sender that it was cancelled before it ran (on a microtask). */
+  cancelledQueued(id: Id): void;
+}
+
+/** The queue of one transport. */
+export interface CallQueue {
+  /** Queues encoded message `bytes`; `id` is set for a request (it expects one response). */
+  push(bytes: Uint8Array, id?: Id): void;
+  /** Cancels request `id`, queued or running; unknown ids are ignored. */
+  cancel(id: Id): void;
+  /** Drops everything not yet started. */
+  clear(): void;
+}
+
+interface Queued {
+  bytes: Uint8Array;
+  id?: Id;
+}
+
+/** Creates the queue of one transport. */
+export function createCallQueue(context: CallQueueContext): CallQueue {
+  let queue: Queued[] = [];
+  let running: { id?: Id; cancelled: boolean } | null = null;
+  let pumping = false;
+
+  const pump = async (): Promise<void> => {
+    while (!context.isClosed() && queue.length > 0) {
+      const item = queue.shift() as Queued;
+      const current = { id: item.id, cancelled: false };
+      running = current;
+      const outcome = await context.runner().run(item.bytes, context.callTimeoutMs);
+      running = null;
+      context.ended();
+      if (!context.isClosed()) context.settle(item.id, outcome, current.cancelled);
+    }
+    pumping = false;
+  };
+
+  return {
+    push(bytes, id) {
+      queue.push(id === undefined ? { bytes } : { bytes, id });
+      if (!pumping) {
+        pumping = true;
+        queueMicrotask(() => void pump());
+      }
+    },
+    cancel(id) {
+      const index = queue.findIndex((item) => item.id === id);
+      if (index >= 0) {
+        queue.splice(index, 1);
+        queueMicrotask(() => {
+          if (!context.isClosed()) context.cancelledQueued(id);
+        });
+      } else if (running !== null && running.id === id) {
+        running.cancelled = true;
+        context.runner().interrupt(Interrupt.Cancel);
+      }
+    },
+    clear() {
+      queue = [];
+    },
+  };
+}

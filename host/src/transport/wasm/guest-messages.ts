@@ -1,0 +1,50 @@
+/**
+ * Reading what a wasm guest wrote: its bytes as one JSON-RPC message object, or the typed
+ * protocol error that discards its instance. Also the host's own cancellation answer. Shared by
+ * the phases of the guest transport (guest-transport.ts).
+ */
+import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import type { JsonRpcMessage } from '../types.ts';
+
+/** A JSON-RPC id as the transport sees it. */
+export type Id = string | number;
+
+/** Decoding and error helpers bound to one extension name. */
+export interface GuestMessages {
+  /** Parses `bytes` as a JSON-RPC message object; throws the protocol error naming `what`. */
+  decode(bytes: Uint8Array, what: string): JsonRpcMessage;
+  /** The ERR_PROTOCOL error of a guest that broke the protocol. */
+  protocolError(detail: string, data?: Record<string, unknown>, cause?: unknown): MepError;
+  /** The RequestCancelled response the host sends for a cancelled request. */
+  cancelled(id: Id): JsonRpcMessage;
+}
+
+/** Creates the helpers for extension `name`. */
+export function createGuestMessages(name: string): GuestMessages {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const protocolError = (detail: string, data: Record<string, unknown> = {}, cause?: unknown): MepError =>
+    new MepError(LocalErrorCode.Protocol, `Wasm extension "${name}" broke the protocol: ${detail}. Its instance was discarded; report this to the extension's author.`, {
+      data: { extension: name, ...data },
+      cause,
+    });
+  return {
+    protocolError,
+    decode(bytes, what) {
+      let value: unknown;
+      try {
+        value = JSON.parse(decoder.decode(bytes));
+      } catch (cause) {
+        throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
+      }
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        throw protocolError(`its ${what} is not a JSON-RPC message object`);
+      }
+      return value as JsonRpcMessage;
+    },
+    cancelled: (id) => ({
+      jsonrpc: '2.0',
+      id,
+      error: { code: ErrorCode.RequestCancelled, message: `Request ${JSON.stringify(id)} to wasm extension "${name}" was cancelled.` },
+    }),
+  };
+}

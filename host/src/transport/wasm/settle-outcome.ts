@@ -1,0 +1,72 @@
+/**
+ * Settling one finished guest call: its {@link RunOutcome} becomes the response to emit, an
+ * answer the host gives for the guest (cancelled, guest-reported error), a logged failure of a
+ * notification, or a typed failure that closes the transport (deadline, trap, protocol breach).
+ */
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import type { JsonRpcMessage, LogSink } from '../types.ts';
+import { Interrupt, type RunOutcome } from './engine.ts';
+import type { GuestMessages, Id } from './guest-messages.ts';
+import type { WasmLimits } from './limits.ts';
+
+/** What the settler needs from its transport. */
+export interface SettleContext {
+  name: string;
+  limits: WasmLimits;
+  log?: LogSink;
+  messages: GuestMessages;
+  emit(message: JsonRpcMessage): void;
+  /** Closes the transport with `error`. */
+  fail(error: MepError): void;
+}
+
+/** Settles the outcome of the call for message `id` (undefined for a notification). */
+export type SettleOutcome = (id: Id | undefined, outcome: RunOutcome, cancelled: boolean) => void;
+
+/** Creates the settler of one transport. */
+export function createOutcomeSettler(context: SettleContext): SettleOutcome {
+  const { name, limits, log, messages, emit, fail } = context;
+  return (id, outcome, cancelled) => {
+    const timedOut = outcome.interrupt === Interrupt.Deadline || outcome.elapsedMs > limits.callTimeoutMs;
+    if (timedOut && !(cancelled && outcome.ok)) {
+      fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${id === undefined ? 'a notification' : `request ${JSON.stringify(id)}`} within ${limits.callTimeoutMs} ms and was stopped: raise callTimeoutMs for it or give it less work.`, {
+        data: { extension: name, id, timeoutMs: limits.callTimeoutMs },
+      }));
+      return;
+    }
+    if (!outcome.ok) {
+      const error = new MepError(outcome.error.code, outcome.error.message, { data: outcome.error.data });
+      if (outcome.guestError) {
+        // The guest reported the failure itself (error_set): its instance is sound, answer and go on.
+        if (id === undefined) log?.({ level: 'error', message: error.message, source: name });
+        else if (cancelled) emit(messages.cancelled(id));
+        else emit({ jsonrpc: '2.0', id, error: error.toJSON() });
+        return;
+      }
+      if (cancelled && id !== undefined) emit(messages.cancelled(id));
+      fail(error);
+      return;
+    }
+    if (id === undefined) {
+      if (outcome.output !== null) fail(messages.protocolError('it answered a message that was not a request', { size: outcome.output.length }));
+      return;
+    }
+    let response: JsonRpcMessage;
+    try {
+      if (outcome.output === null) throw messages.protocolError(`it returned no response to request ${JSON.stringify(id)}`, { id });
+      response = messages.decode(outcome.output, 'response');
+      if ('method' in response || !('result' in response || 'error' in response)) {
+        throw messages.protocolError(`its answer to request ${JSON.stringify(id)} is not a response`, { id });
+      }
+      if (response.id !== id) {
+        throw messages.protocolError(`it answered request ${JSON.stringify(id)} with id ${JSON.stringify(response.id)}`, { id, responseId: response.id });
+      }
+    } catch (error) {
+      // A cancelled guest may stop without a proper answer; the host answers for it.
+      if (cancelled) emit(messages.cancelled(id));
+      else fail(error as MepError);
+      return;
+    }
+    emit(response);
+  };
+}

@@ -1,0 +1,61 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LocalErrorCode } from '../../protocol/errors.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, fitsChannel, readResult, RESULT_FOR, sendCommand, writeResult } from './worker-channel.ts';
+
+const channel = suite('worker channel');
+
+channel('should carry a call and its answer through shared memory, naming the command answered', () => {
+  const ch = createChannel();
+  const input = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  const seq = sendCommand(ch, Command.Call, input, 1234);
+  const command = awaitCommand(ch, seq - 1);
+  assert.equal({ seq: command.seq, command: command.command, timeoutMs: command.timeoutMs }, { seq, command: Command.Call, timeoutMs: 1234 });
+  assert.equal(command.input, input);
+  const output = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"result":{}}');
+  writeResult(ch, seq, { ok: true, output, interrupt: 0, elapsedMs: 0.25 }, 3);
+  assert.is(Atomics.load(ch, RESULT_FOR), seq);
+  assert.equal(readResult(ch), { outcome: { ok: true, output, interrupt: 0, elapsedMs: 0.25 }, posted: 3 });
+});
+
+channel('should hand out inputs that own their buffer and survive the next command', () => {
+  const ch = createChannel();
+  const first = awaitCommand(ch, sendCommand(ch, Command.Call, new Uint8Array([1, 2, 3])) - 1);
+  sendCommand(ch, Command.Call, new Uint8Array([9, 9, 9, 9]));
+  assert.equal([...first.input], [1, 2, 3]);
+  assert.is(first.input.byteLength, first.input.buffer.byteLength);
+});
+
+channel('should keep an answer without output apart from an empty one', () => {
+  const ch = createChannel();
+  writeResult(ch, 1, { ok: true, output: null, interrupt: 1, elapsedMs: 2 }, 0);
+  assert.equal(readResult(ch).outcome, { ok: true, output: null, interrupt: 1, elapsedMs: 2 });
+});
+
+channel('should say "posted" for failures and for outputs over the data area :: hostile sizes', () => {
+  const ch = createChannel();
+  const exactly = new Uint8Array(CHANNEL_DATA_BYTES).fill(7);
+  assert.ok(fitsChannel({ ok: true, output: exactly, interrupt: 0, elapsedMs: 0 }));
+  writeResult(ch, 5, { ok: true, output: exactly, interrupt: 0, elapsedMs: 0 }, 0);
+  const read = readResult(ch).outcome;
+  assert.equal(read?.ok ? read.output : undefined, exactly);
+  const over = { ok: true, output: new Uint8Array(CHANNEL_DATA_BYTES + 1), interrupt: 0, elapsedMs: 0 } as const;
+  assert.not.ok(fitsChannel(over));
+  const failed = { ok: false, error: { code: LocalErrorCode.ExtensionCrashed, message: 'trap' }, guestError: false, interrupt: 0, elapsedMs: 0 } as const;
+  assert.not.ok(fitsChannel(failed));
+  writeResult(ch, 6, failed, 2);
+  assert.equal(readResult(ch), { outcome: null, posted: 2 });
+  writeResult(ch, 7, 'posted', 0);
+  assert.equal(readResult(ch), { outcome: null, posted: 0 });
+});
+
+channel('should number commands in order, so a worker never runs one twice', () => {
+  const ch = createChannel();
+  const a = sendCommand(ch, Command.Renew);
+  const b = sendCommand(ch, Command.Leave);
+  assert.is(b, a + 1);
+  assert.is(Atomics.load(ch, CMD_SEQ), b);
+  assert.is(awaitCommand(ch, a).command, Command.Leave);
+});
+
+channel.run();

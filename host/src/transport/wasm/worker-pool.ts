@@ -1,0 +1,312 @@
+/**
+ * The pool of worker threads behind worker isolation, so opening a worker session costs a
+ * message rather than a thread start and an instantiation.
+ *
+ * Policy:
+ * - A worker is prepared for one guest (module, name, limits, grants): its thread runs and its
+ *   engine is instantiated, never called. A session takes a prepared worker for its guest when
+ *   there is one; else an idle worker, prepared on the spot; else a new thread.
+ * - When sessions overlap (another one holds a worker), a spare is prepared ahead for the guest
+ *   just taken, so the next one starts at once.
+ * - A session that closes while its guest is idle gives the thread back: its engine is dropped
+ *   and a fresh one instantiated for the same guest (no state crosses sessions). A guest killed at
+ *   its deadline, crashed or closed mid-call is terminated; the pool replaces it lazily.
+ * - At most `spares` workers sit idle (default 1); more are terminated on release. An idle
+ *   worker is terminated after `idleMs` (default 30 s) unused. Idle workers are unref'd: they
+ *   never keep the process alive.
+ * - Workers take calls through shared memory where the host has `Atomics.waitAsync` (`listen`),
+ *   else by messages; preparing, renewing and reuse work the same either way.
+ */
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import type { WasmGrants, WasmLimits } from './limits.ts';
+import { Command, createChannel, FLAG_INTERRUPT, sendCommand, type Channel } from './worker-channel.ts';
+import type { FromWorker, ToWorker } from './worker-protocol.ts';
+import type { SpawnWasmWorker, WasmWorkerHandle } from './worker-runner.ts';
+
+/** The guest a worker is prepared for. */
+export interface PooledGuest {
+  module: WebAssembly.Module;
+  name: string;
+  limits: WasmLimits;
+  grants: WasmGrants;
+}
+
+/** Options of {@link createWasmWorkerPool}. */
+export interface WasmWorkerPoolOptions {
+  /** Most workers kept idle (prepared) at once. Default 1; 0 disables reuse. */
+  spares?: number;
+  /** An idle worker unused for this long is terminated, in ms. Default 30,000. */
+  idleMs?: number;
+  /**
+   * Calls through shared memory (workers listen on the channel). Default: wherever the host has
+   * `Atomics.waitAsync`; false posts every call and answer as a message.
+   */
+  listen?: boolean;
+}
+
+/** What a worker's current holder hears. */
+export interface WorkerListener {
+  message(message: FromWorker): void;
+  exit(error: Error | undefined): void;
+}
+
+/** A worker with an engine prepared for one guest, held by one session. */
+export interface PooledWorker {
+  readonly channel: Channel;
+  /** True when the worker listens on the channel (the host can await results there). */
+  readonly listens: boolean;
+  /** Guest requests this thread has posted so far, across its engines (a reply names its request by this count). */
+  requests(): number;
+  post(message: ToWorker, transfer?: Transferable[]): void;
+  /** Routes the worker's messages and its exit to the holder. */
+  attach(listener: WorkerListener): void;
+  /** Gives the worker back: kept for a later session when `reusable` and there is room, else terminated. */
+  release(reusable: boolean): Promise<void>;
+}
+
+/** Counts for tests and diagnostics. */
+export interface WasmWorkerPoolStats {
+  /** Threads alive (held, idle or being prepared). */
+  threads: number;
+  /** Idle threads, prepared or being prepared. */
+  idle: number;
+  /** Threads started so far. */
+  started: number;
+}
+
+/** A pool of wasm worker threads. */
+export interface WasmWorkerPool {
+  /** A worker whose fresh engine runs `guest`. Rejects with the engine's error when it cannot start. */
+  acquire(guest: PooledGuest): Promise<PooledWorker>;
+  stats(): WasmWorkerPoolStats;
+  /** Terminates the idle workers; held ones stop when released. */
+  close(): Promise<void>;
+}
+
+interface Entry {
+  handle: WasmWorkerHandle;
+  channel: Channel;
+  /** The guest its engine is prepared for (undefined: none), and its key. */
+  guest?: PooledGuest;
+  key?: string;
+  /** True when its engine was never handed to a session. */
+  fresh: boolean;
+  /** Settles when the current preparation ends. */
+  preparing?: Promise<void>;
+  /** Internal waiter for `ready`/`init-error`/`released`. */
+  waiter?: (message: FromWorker) => void;
+  holder?: WorkerListener;
+  /** Guest requests posted by the thread, counted as the worker counts them. */
+  requests: number;
+  idleTimer?: ReturnType<typeof setTimeout>;
+  dead: boolean;
+}
+
+const moduleIds = new WeakMap<WebAssembly.Module, number>();
+let nextModuleId = 1;
+const keyOf = (guest: PooledGuest): string => {
+  let id = moduleIds.get(guest.module);
+  if (id === undefined) moduleIds.set(guest.module, (id = nextModuleId++));
+  return JSON.stringify([id, guest.name, guest.limits, guest.grants]);
+};
+/** Workers listen on the channel only where the host can await it without blocking. */
+const canListen = typeof (Atomics as { waitAsync?: unknown }).waitAsync === 'function';
+
+/** Creates a pool over `spawn`, which starts one thread running `serveWasmWorker`. */
+export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorkerPoolOptions = {}): WasmWorkerPool {
+  const spares = options.spares ?? 1;
+  const idleMs = options.idleMs ?? 30_000;
+  const listens = canListen && options.listen !== false;
+  const all = new Set<Entry>();
+  const idle: Entry[] = [];
+  const held = new Set<Entry>();
+  let started = 0;
+  let closed = false;
+
+  const unpark = (entry: Entry): void => {
+    const at = idle.indexOf(entry);
+    if (at >= 0) idle.splice(at, 1);
+    if (entry.idleTimer !== undefined) clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+  };
+  const terminate = (entry: Entry): Promise<void> => {
+    unpark(entry);
+    all.delete(entry);
+    held.delete(entry);
+    if (entry.dead) return Promise.resolve();
+    entry.dead = true;
+    // A preparation in flight ends here rather than waiting for an answer that never comes.
+    entry.waiter?.({ type: 'init-error', error: { code: LocalErrorCode.ExtensionCrashed, message: 'it was terminated', data: { threadStopped: true } } });
+    return entry.handle.terminate();
+  };
+  const park = (entry: Entry): void => {
+    entry.holder = undefined;
+    entry.handle.unref?.();
+    idle.push(entry);
+    const timer = setTimeout(() => void terminate(entry), idleMs);
+    (timer as { unref?: () => void }).unref?.();
+    entry.idleTimer = timer;
+  };
+  const awaitReply = (entry: Entry, types: FromWorker['type'][]): Promise<FromWorker> =>
+    new Promise((resolve) => {
+      entry.waiter = (message) => {
+        if (!types.includes(message.type)) return;
+        entry.waiter = undefined;
+        resolve(message);
+      };
+    });
+
+  const start = async (): Promise<Entry> => {
+    const handle = await spawn();
+    started++;
+    const entry: Entry = { handle, channel: createChannel(), dead: false, fresh: false, requests: 0 };
+    all.add(entry);
+    handle.onMessage((message) => {
+      if (message.type === 'request') entry.requests++;
+      if (entry.waiter !== undefined && (message.type === 'ready' || message.type === 'init-error' || message.type === 'released')) entry.waiter(message);
+      else entry.holder?.message(message);
+    });
+    handle.onExit((error) => {
+      entry.dead = true;
+      unpark(entry);
+      all.delete(entry);
+      held.delete(entry);
+      entry.waiter?.({ type: 'init-error', error: { code: LocalErrorCode.ExtensionCrashed, message: error?.message ?? 'it exited', data: { threadStopped: true } } });
+      entry.holder?.exit(error);
+    });
+    return entry;
+  };
+
+  /** Gives the entry a fresh engine for `guest`: renews the same guest's, or replaces another's. */
+  const prepare = (entry: Entry, guest: PooledGuest): Promise<void> => {
+    const key = keyOf(guest);
+    const run = async (): Promise<void> => {
+      entry.fresh = false;
+      // The last session may have left its close signal set; the next engine starts clear.
+      Atomics.store(entry.channel, FLAG_INTERRUPT, 0);
+      let answer: Promise<FromWorker>;
+      if (entry.key === key) {
+        answer = awaitReply(entry, ['ready', 'init-error']);
+        if (listens) sendCommand(entry.channel, Command.Renew);
+        else entry.handle.postMessage({ type: 'renew' });
+      } else {
+        if (entry.key !== undefined) {
+          const released = awaitReply(entry, ['released', 'init-error']);
+          if (listens) sendCommand(entry.channel, Command.Leave);
+          else entry.handle.postMessage({ type: 'leave' });
+          await released;
+        }
+        entry.key = undefined;
+        entry.guest = undefined;
+        answer = awaitReply(entry, ['ready', 'init-error']);
+        const { module, name, limits, grants } = guest;
+        entry.handle.postMessage({ type: 'init', module, name, limits, grants, flags: entry.channel.buffer as SharedArrayBuffer, listen: listens });
+      }
+      const message = await answer;
+      if (message.type === 'init-error') {
+        await terminate(entry);
+        const { code, message: text, data } = message.error;
+        if ((data as { threadStopped?: boolean } | undefined)?.threadStopped) {
+          throw new MepError(code, `The worker thread for wasm extension "${guest.name}" stopped before its engine was ready (${text}). Start a new session to retry.`, {
+            data: { extension: guest.name, detail: text },
+          });
+        }
+        throw new MepError(code, text, { data });
+      }
+      entry.key = key;
+      entry.guest = guest;
+      entry.fresh = true;
+    };
+    const preparing = run().finally(() => {
+      if (entry.preparing === preparing) entry.preparing = undefined;
+    });
+    entry.preparing = preparing;
+    return preparing;
+  };
+
+  /** Spares whose thread is still starting; they count against the bound. */
+  let starting = 0;
+  const room = (): boolean => idle.length + starting < spares;
+
+  /** Parks `entry` (or a new thread) as a spare at once and prepares it for `guest` in the background. */
+  const prepareSpare = (entry: Entry | undefined, guest: PooledGuest): void => {
+    // A spare that cannot be prepared was terminated; the next acquire starts afresh.
+    const ready = (spare: Entry): Promise<void> => prepare(spare, guest).catch(() => undefined);
+    if (entry !== undefined) {
+      park(entry);
+      void ready(entry);
+      return;
+    }
+    starting++;
+    void start()
+      .finally(() => starting--)
+      .then((spare) => {
+        if (closed) return terminate(spare);
+        park(spare);
+        return ready(spare);
+      })
+      // A spare that cannot start is simply missing; the next acquire reports the failure itself.
+      .catch(() => undefined);
+  };
+
+  const hold = (entry: Entry): PooledWorker => {
+    entry.handle.ref?.();
+    entry.fresh = false;
+    held.add(entry);
+    let released = false;
+    return {
+      channel: entry.channel,
+      listens,
+      requests: () => entry.requests,
+      post: (message, transfer) => entry.handle.postMessage(message, transfer),
+      attach: (listener) => void (entry.holder = listener),
+      async release(reusable) {
+        if (released) return;
+        released = true;
+        entry.holder = undefined;
+        held.delete(entry);
+        const guest = entry.guest;
+        if (!reusable || closed || entry.dead || guest === undefined || !room()) return terminate(entry);
+        prepareSpare(entry, guest);
+      },
+    };
+  };
+
+  return {
+    async acquire(guest) {
+      if (closed) throw new MepError(LocalErrorCode.Usage, `The wasm worker pool was closed; extension "${guest.name}" cannot start in it. Create a new pool.`);
+      const key = keyOf(guest);
+      let entry = idle.find((e) => e.key === key && e.fresh) ?? idle.find((e) => e.key === key) ?? idle[0];
+      if (entry !== undefined) {
+        unpark(entry);
+        // Held from now on: its preparation must keep the process alive for this session.
+        entry.handle.ref?.();
+      }
+      // Sessions overlap: prepare the next one's worker ahead (a lone or sequential session
+      // reuses its released worker instead).
+      if (held.size >= 1 && room()) prepareSpare(undefined, guest);
+      if (entry === undefined) entry = await start();
+      await entry.preparing?.catch(() => undefined);
+      if (entry.dead) entry = await start();
+      if (!entry.fresh || entry.key !== key) await prepare(entry, guest);
+      return hold(entry);
+    },
+    stats: () => ({ threads: all.size, idle: idle.length, started }),
+    async close() {
+      closed = true;
+      await Promise.all([...idle].map(terminate));
+    },
+  };
+}
+
+const pools = new WeakMap<SpawnWasmWorker, WasmWorkerPool>();
+
+/**
+ * The pool of `spawn`, created on first use (with `options`, if given then): every transport
+ * using the same spawner shares one pool.
+ */
+export function workerPoolOf(spawn: SpawnWasmWorker, options?: WasmWorkerPoolOptions): WasmWorkerPool {
+  let pool = pools.get(spawn);
+  if (pool === undefined) pools.set(spawn, (pool = createWasmWorkerPool(spawn, options)));
+  return pool;
+}
