@@ -143,8 +143,11 @@ decode('should refuse an over-limit body from the header, before any body byte',
     assert.unreachable('refused from the header line');
   } catch (error) {
     assert.ok(isMepError(error));
-    assert.is(error.code, LocalErrorCode.Framing);
-    assert.equal((error.data as { declared: number; limit: number }).declared, 1025);
+    assert.is(error.code, LocalErrorCode.Limit);
+    assert.equal((error.data as { declared: number; limit: string }).declared, 1025);
+    assert.is((error.data as { limit: string }).limit, 'maxMessageBytes');
+    assert.match(error.message, /--max-message/);
+    assert.match(error.message, /"limits": \{"maxMessageBytes"/);
   }
   assert.equal(createContentLengthDecoder({ name: 'ext', maxBodyBytes: 2 }).push(bytes('Content-Length: 2\r\n\r\n{}')), ['{}']);
 });

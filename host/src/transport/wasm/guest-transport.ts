@@ -5,6 +5,7 @@
  * the JSON-RPC envelope (`id`, `method`, `result`/`error`).
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import { createTransportEvents } from '../events.ts';
 import type { JsonRpcMessage, LogSink, Transport } from '../types.ts';
 import { Interrupt, type RunOutcome } from './engine.ts';
@@ -125,8 +126,8 @@ export async function createGuestTransport(
   const settle = (item: Queued, outcome: RunOutcome, cancelled: boolean): void => {
     const timedOut = outcome.interrupt === Interrupt.Deadline || outcome.elapsedMs > limits.callTimeoutMs;
     if (timedOut && !(cancelled && outcome.ok)) {
-      fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${item.id === undefined ? 'a notification' : `request ${JSON.stringify(item.id)}`} within ${limits.callTimeoutMs} ms and was stopped: raise callTimeoutMs for it or give it less work.`, {
-        data: { extension: name, id: item.id, timeoutMs: limits.callTimeoutMs },
+      fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${item.id === undefined ? 'a notification' : `request ${JSON.stringify(item.id)}`} within ${limits.callTimeoutMs} ms and was stopped. ${raiseAdvice('callTimeoutMs')}`, {
+        data: { extension: name, id: item.id, timeoutMs: limits.callTimeoutMs, limit: 'callTimeoutMs' },
       }));
       return;
     }
@@ -192,7 +193,7 @@ export async function createGuestTransport(
       }
       const bytes = encoder.encode(JSON.stringify(message));
       if (bytes.length > limits.maxRequestBytes) {
-        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its limit of ${limits.maxRequestBytes}: raise maxRequestBytes for it or send less.`, {
+        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes')}`, {
           data: { extension: name, limit: 'maxRequestBytes', size: bytes.length },
         });
       }

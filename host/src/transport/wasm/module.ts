@@ -3,6 +3,7 @@
  * that a module is an MEP guest that asks for nothing the sandbox does not give.
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import { capMemorySection, MemoryCapError } from './memory-cap.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
@@ -84,7 +85,7 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string):
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(
         LocalErrorCode.Limit,
-        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: raise maxMemoryBytes for it or rebuild it with a smaller initial memory.`,
+        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: rebuild it with a smaller initial memory, or raise the limit. ${raiseAdvice('maxMemoryBytes')}`,
         { data: { extension: name, limit: 'maxMemoryBytes', minPages: error.minPages, capPages }, cause: error },
       );
     }

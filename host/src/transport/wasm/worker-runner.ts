@@ -5,6 +5,7 @@
  * `node/worker.ts`), keeping this file free of platform imports.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import { Interrupt, serialize, type RunOutcome } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 import type { GuestRunner, RunnerCallbacks } from './runner.ts';
@@ -126,7 +127,7 @@ export async function createWorkerRunner(
               void kill();
               finish({
                 ok: false,
-                error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms.`, data: { extension: name } },
+                error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms. ${raiseAdvice('callTimeoutMs')}`, data: { extension: name, limit: 'callTimeoutMs', timeoutMs } },
                 guestError: false,
                 interrupt: Interrupt.Deadline,
                 elapsedMs: performance.now() - started,
