@@ -61,19 +61,27 @@ export function userLimitOf(name: string): LimitName | undefined {
 
 /**
  * The sentence every limit error ends with: which `mep` option and which `extension.json`
- * field raise `limit`, e.g. `Raise it with --max-memory 512MiB, or "limits": {"maxMemoryBytes":
- * 536870912} in the extension's extension.json.`
+ * field raise `limit` (an internal name such as `maxResponseBytes` is mapped to the user's), with
+ * twice `current` as the example value, e.g. `Raise it with --max-memory 512MiB on the mep
+ * command line, or "limits": {"maxMemoryBytes": 536870912} in the extension's extension.json`.
  *
  * @example
- * throw new MepError(LocalErrorCode.Limit, `… over its limit of ${n} bytes. ${raiseAdvice('maxMemoryBytes')}`, { data: { limit: 'maxMemoryBytes' } });
+ * throw new MepError(LocalErrorCode.Limit, `… over its limit of ${n} bytes. ${raiseAdvice('maxMemoryBytes', n)}`, { data: { limit: 'maxMemoryBytes' } });
  */
-export function raiseAdvice(limit: LimitName | string): string {
+export function raiseAdvice(limit: LimitName | string, current?: number): string {
   const name = userLimitOf(limit);
   if (name === undefined) return '';
   const knob = LIMIT_KNOBS[name];
-  return `Raise it with ${knob.option} ${knob.example} on the mep command line, or "limits": {"${knob.field}": ${exampleValue(name)}} in the extension's extension.json (the option wins).`;
+  const ceiling = name === 'callTimeoutMs' ? MAX_CALL_TIMEOUT_MS_CEILING : name === 'maxMemoryBytes' ? MAX_MEMORY_BYTES_CEILING : MAX_MESSAGE_BYTES_CEILING;
+  const value = Math.min(ceiling, 2 * (current !== undefined && current > 0 ? current : DEFAULT_LIMITS[name]));
+  return `Raise it with ${knob.option} ${formatLimit(name, value)} on the mep command line, or "limits": {"${knob.field}": ${value}} in the extension's extension.json (the option wins).`;
 }
 
-function exampleValue(name: LimitName): number {
-  return name === 'callTimeoutMs' ? 120_000 : name === 'maxMemoryBytes' ? 512 * 1024 * 1024 : 256 * 1024 * 1024;
+/** A limit's value as the `mep` option writes it: `512MiB`, `1.5GiB`, `60s`, `250ms`. */
+export function formatLimit(name: LimitName, value: number): string {
+  if (name === 'callTimeoutMs') return value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`;
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (value >= size && value % (size / 4) === 0) return `${value / size}${unit}`;
+  }
+  return String(value);
 }

@@ -117,7 +117,7 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
               requestId,
               new MepError(
                 LocalErrorCode.Timeout,
-                `${method} to ${name} did not complete within ${timeoutMs} ms; the extension may be stuck, or needs more time. ${raiseAdvice('callTimeoutMs')}`,
+                `${method} to ${name} did not complete within ${timeoutMs} ms; the extension may be stuck, or needs more time. ${raiseAdvice('callTimeoutMs', timeoutMs)}`,
                 { data: { method, id: requestId, timeoutMs, extension: name, limit: 'callTimeoutMs' } },
               ),
             );

@@ -122,7 +122,7 @@ export async function createWasmEngine(
   const tooBig = (what: string, len: number): MepError =>
     new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes')}`,
+      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes)}`,
       { data: { extension: name, limit: 'maxResponseBytes', size: len } },
     );
   const interrupted = (): number => {
@@ -187,7 +187,7 @@ export async function createWasmEngine(
       if (allocated > limits.maxMemoryBytes) {
         throw new MepError(
           LocalErrorCode.Limit,
-          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call. ${raiseAdvice('maxMemoryBytes')}`,
+          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
           { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
         );
       }
@@ -210,7 +210,7 @@ export async function createWasmEngine(
   const exhausted = (guestMessage: string): MepError =>
     new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes')}`,
+      `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
       { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), guestMessage } },
     );
 
@@ -234,7 +234,7 @@ export async function createWasmEngine(
         guestError: false,
         error: new MepError(
           LocalErrorCode.Limit,
-          `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (${message}). ${raiseAdvice('maxMemoryBytes')}`,
+          `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (${message}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
           { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() }, cause: error },
         ),
       };
@@ -264,7 +264,7 @@ export async function createWasmEngine(
           outcome = { ok: false, error: serialize(tooBig('response', bytes.length)), guestError: false, interrupt: interruptSeen, elapsedMs };
         } else if (memoryBytes() > capBytes) {
           // Only possible for a module that did not go through compileExtensionModule.
-          const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes')}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } });
+          const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } });
           outcome = { ok: false, error: serialize(error), guestError: false, interrupt: interruptSeen, elapsedMs };
         } else if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) {
           // The guest's allocator failed at the cap and the guest answered with an internal error.

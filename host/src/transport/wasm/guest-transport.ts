@@ -126,7 +126,7 @@ export async function createGuestTransport(
   const settle = (item: Queued, outcome: RunOutcome, cancelled: boolean): void => {
     const timedOut = outcome.interrupt === Interrupt.Deadline || outcome.elapsedMs > limits.callTimeoutMs;
     if (timedOut && !(cancelled && outcome.ok)) {
-      fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${item.id === undefined ? 'a notification' : `request ${JSON.stringify(item.id)}`} within ${limits.callTimeoutMs} ms and was stopped. ${raiseAdvice('callTimeoutMs')}`, {
+      fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${item.id === undefined ? 'a notification' : `request ${JSON.stringify(item.id)}`} within ${limits.callTimeoutMs} ms and was stopped. ${raiseAdvice('callTimeoutMs', limits.callTimeoutMs)}`, {
         data: { extension: name, id: item.id, timeoutMs: limits.callTimeoutMs, limit: 'callTimeoutMs' },
       }));
       return;
@@ -193,7 +193,7 @@ export async function createGuestTransport(
       }
       const bytes = encoder.encode(JSON.stringify(message));
       if (bytes.length > limits.maxRequestBytes) {
-        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes')}`, {
+        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes)}`, {
           data: { extension: name, limit: 'maxRequestBytes', size: bytes.length },
         });
       }

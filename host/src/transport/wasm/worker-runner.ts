@@ -127,7 +127,7 @@ export async function createWorkerRunner(
               void kill();
               finish({
                 ok: false,
-                error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms. ${raiseAdvice('callTimeoutMs')}`, data: { extension: name, limit: 'callTimeoutMs', timeoutMs } },
+                error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms. ${raiseAdvice('callTimeoutMs', timeoutMs)}`, data: { extension: name, limit: 'callTimeoutMs', timeoutMs } },
                 guestError: false,
                 interrupt: Interrupt.Deadline,
                 elapsedMs: performance.now() - started,
