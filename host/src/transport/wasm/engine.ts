@@ -273,7 +273,8 @@ export async function createWasmEngine(
           outcome = { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt: interruptSeen, elapsedMs };
         }
       } catch (thrown) {
-        const { error, guestError } = classify(thrown);
+        // A guest told its output was refused may fail the call itself: the refusal is the cause.
+        const { error, guestError } = refused !== null ? { error: refused as MepError, guestError: false } : classify(thrown);
         outcome = { ok: false, error: serialize(error), guestError, interrupt: interruptSeen, elapsedMs: performance.now() - started };
       } finally {
         input = EMPTY;
