@@ -28,6 +28,7 @@ export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transpor
 export { openTransport, specFromPath } from './registry/launch.ts';
 export type { LaunchSpec, RuntimeKind } from './registry/launch.ts';
 export { checkArtifactPath, validateArtifacts } from './artifacts/validate.ts';
+export type { ArtifactLimits, ValidatedArtifacts, ValidatedFile } from './artifacts/validate.ts';
 export { writeArtifacts } from './artifacts/write.ts';
 export type { WriteReport } from './artifacts/write.ts';
 export { runConformance, conformanceCases, formatResultLine, formatSummary } from './conformance/index.ts';
