@@ -14,7 +14,7 @@ export interface ArtifactLimits {
    * message (an artifact arrives inside a message, already held to the user's message limit).
    */
   maxArtifactBytes?: number;
-  /** Most artifacts in one result. Default 10,000. */
+  /** Most artifacts in one result. Default 100,000 (one file per type of a very large model). */
   maxArtifacts?: number;
 }
 
@@ -110,7 +110,7 @@ export interface ValidatedArtifacts {
  */
 export function validateArtifacts(extension: string, artifacts: readonly Artifact[], limits: ArtifactLimits = {}): ValidatedArtifacts {
   const maxBytes = limits.maxArtifactBytes ?? MAX_MESSAGE_BYTES_CEILING;
-  const maxCount = limits.maxArtifacts ?? 10_000;
+  const maxCount = limits.maxArtifacts ?? 100_000;
   if (artifacts.length > maxCount) {
     throw new MepError(LocalErrorCode.Limit, `Extension '${extension}' returned ${artifacts.length} artifacts, more than the limit of ${maxCount}.`, {
       data: { extension, count: artifacts.length, limit: maxCount },

@@ -1,12 +1,15 @@
 /** `mep serve`: serve MEP sessions to another process over stdio or a Unix domain socket. */
 import { resolve } from 'node:path';
-import { createHostServer } from '../../serve/index.ts';
+import { DEFAULT_SERVE_MAX_LINE_BYTES, createHostServer } from '../../serve/index.ts';
 import { createNodeOpener, listenUnixSocket, serveStdio } from '../../serve/node.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { resolveExtensionArgument } from './extension-argument.ts';
 import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
+
+/** Room for the `session/call` envelope around a message of the extension's size limit. */
+const SERVE_ENVELOPE_BYTES = 1024 * 1024;
 
 /** `mep serve [--socket PATH]`: the served host over stdio or a Unix domain socket. */
 export const serveCommand: Command = {
@@ -31,7 +34,11 @@ ${LIMIT_HELP}
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep serve --help'.`);
     io.verbose = Boolean(values.verbose);
     const limits = parseLimitFlags(values);
-    const server = createHostServer({ open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits }) }) });
+    const server = createHostServer({
+      open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits }) }),
+      // A client's line wraps the message for the extension: let it be as large, plus its envelope.
+      ...(limits.maxMessageBytes === undefined ? {} : { maxLineBytes: Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES) }),
+    });
     const stop = (): void => void server.close();
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
