@@ -27,6 +27,7 @@ export type { WasmGrants, WasmLimits } from './transport/wasm/limits.ts';
 export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transport/wasm/node/worker.ts';
 export { openTransport, specFromPath } from './registry/launch.ts';
 export type { LaunchSpec, RuntimeKind } from './registry/launch.ts';
+export { withLimits } from './registry/launch-limits.ts';
 export { checkArtifactPath, validateArtifacts } from './artifacts/validate.ts';
 export type { ArtifactLimits, ValidatedArtifacts, ValidatedFile } from './artifacts/validate.ts';
 export { writeArtifacts } from './artifacts/write.ts';
