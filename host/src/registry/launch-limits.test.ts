@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { nodeMemoryFlags, processMessageLimitOf, requestTimeoutOf, wasmLimitsOf, withLimits } from './launch-limits.ts';
+import { memoryLimitUnenforced, nodeMemoryFlags, processMessageLimitOf, requestTimeoutOf, wasmLimitsOf, withLimits } from './launch-limits.ts';
 import type { LaunchSpec } from './launch.ts';
 
 const spec = (over: Partial<LaunchSpec> = {}): LaunchSpec => ({ name: 'x', runtime: 'wasm', path: '/x.wasm', ...over });
@@ -33,10 +33,16 @@ Limits('should set the session deadline past the sandbox deadline for wasm, equa
   assert.is(requestTimeoutOf(spec({ runtime: 'process' })), 30_000);
 });
 
-Limits('should cap a Node script heap only when a memory limit is set', () => {
-  assert.equal(nodeMemoryFlags(spec({ runtime: 'process' })), []);
-  assert.equal(nodeMemoryFlags(spec({ runtime: 'process', limits: { maxMemoryBytes: 512 * 1024 * 1024 } })), ['--max-old-space-size=512']);
-  assert.equal(nodeMemoryFlags(spec({ runtime: 'process', limits: { maxMemoryBytes: 65_536 } })), ['--max-old-space-size=16']);
+Limits('should cap a Node script heap only when a memory limit is set, and say when nothing can', () => {
+  const script = (over: Partial<LaunchSpec> = {}): LaunchSpec => spec({ runtime: 'process', path: '/ext.mjs', ...over });
+  assert.equal(nodeMemoryFlags(script()), []);
+  assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 512 * 1024 * 1024 } })), ['--max-old-space-size=512']);
+  assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 65_536 } })), ['--max-old-space-size=16']);
+  assert.equal(nodeMemoryFlags(script({ path: '/bin/ext', limits: { maxMemoryBytes: 1 << 30 } })), []);
+  assert.ok(memoryLimitUnenforced(script({ path: '/bin/ext', limits: { maxMemoryBytes: 1 << 30 } })));
+  assert.not.ok(memoryLimitUnenforced(script({ path: '/bin/ext' })));
+  assert.not.ok(memoryLimitUnenforced(script({ limits: { maxMemoryBytes: 1 << 30 } })));
+  assert.not.ok(memoryLimitUnenforced(spec({ limits: { maxMemoryBytes: 1 << 30 } })));
   assert.is(processMessageLimitOf(spec({ runtime: 'process' })), 64 * 1024 * 1024);
   assert.is(processMessageLimitOf(spec({ runtime: 'process', limits: { maxMessageBytes: 2048 } })), 2048);
 });

@@ -13,6 +13,7 @@ const WASM_DEADLINE_MARGIN_MS = 2_000;
 /** What {@link withLimits} needs of a launch spec. */
 interface LimitedSpec {
   runtime: 'process' | 'wasm';
+  path?: string;
   limits?: ExtensionLimits;
   wasm?: { limits?: Partial<WasmLimits> };
 }
@@ -68,7 +69,21 @@ export function processMessageLimitOf(spec: LimitedSpec): number {
  * portably from here and run unlimited.
  */
 export function nodeMemoryFlags(spec: LimitedSpec): string[] {
+  if (!isNodeScript(spec)) return [];
   const bytes = spec.limits?.maxMemoryBytes;
   if (bytes === undefined) return [];
   return [`--max-old-space-size=${Math.max(16, Math.floor(bytes / (1024 * 1024)))}`];
+}
+
+/** A process extension run with this Node.js (a `.js`, `.mjs` or `.cjs` file). */
+export function isNodeScript(spec: LimitedSpec): boolean {
+  return spec.runtime === 'process' && /\.(m|c)?js$/.test(spec.path ?? '');
+}
+
+/**
+ * True when a memory limit is set but nothing can enforce it: a native executable (only wasm
+ * guests and Node.js scripts are capped). Callers warn the user rather than pretend.
+ */
+export function memoryLimitUnenforced(spec: LimitedSpec): boolean {
+  return spec.limits?.maxMemoryBytes !== undefined && spec.runtime === 'process' && !isNodeScript(spec);
 }

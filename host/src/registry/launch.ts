@@ -10,7 +10,7 @@ import type { ExtensionLimits } from '../protocol/limits.ts';
 import { createProcessTransport } from '../transport/process.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { compileExtensionModule } from '../transport/wasm/index.ts';
-import { nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
+import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
@@ -96,7 +96,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
     const limits = wasmLimitsOf(spec);
     return openWasmTransport(spec.name, await wasmModule(spec, limits.maxMemoryBytes), { ...spec.wasm, limits }, log);
   }
-  const script = /\.(m|c)?js$/.test(spec.path);
+  const script = isNodeScript(spec);
   const maxMessageBytes = processMessageLimitOf(spec);
   return createProcessTransport({
     name: spec.name,
