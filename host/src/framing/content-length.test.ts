@@ -163,6 +163,23 @@ decode('should refuse invalid UTF-8 in a body', () => {
   assert.is(codeOf(() => d.push(frame)), LocalErrorCode.Framing);
 });
 
+decode('should decode a body fed one byte at a time, and refuse one whose last character is cut :: chunked', () => {
+  const body = `{"text":"${'héllo 🌍 ✓ '.repeat(50)}"}`;
+  const frame = encodeContentLength(body);
+  const d = createContentLengthDecoder({ name: 'ext' });
+  const got: string[] = [];
+  for (let i = 0; i < frame.length; i++) got.push(...d.push(frame.subarray(i, i + 1)));
+  assert.equal(got, [body]);
+  assert.is(d.bufferedBytes, 0);
+  // Declares 3 bytes: a quote and the first two bytes of a 4-byte character, in two chunks.
+  const cut = createContentLengthDecoder({ name: 'ext' });
+  cut.push(bytes('Content-Length: 3\r\n\r\n"'));
+  assert.is(codeOf(() => cut.push(Uint8Array.of(0xf0, 0x9f))), LocalErrorCode.Framing);
+  const bad = createContentLengthDecoder({ name: 'ext' });
+  bad.push(bytes('Content-Length: 4\r\n\r\n"'));
+  assert.is(codeOf(() => bad.push(Uint8Array.of(0xff))), LocalErrorCode.Framing, 'refused as soon as the bad byte arrives');
+});
+
 decode('should refuse a stream that ends inside a frame', () => {
   const d = createContentLengthDecoder({ name: 'ext' });
   assert.equal(d.push(bytes('Content-Length: 10\r\n\r\n{"a"')), []);
