@@ -5,12 +5,16 @@
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Artifact } from '../protocol/index.ts';
+import { MAX_MESSAGE_BYTES_CEILING } from '../protocol/limits.ts';
 
 /** Limits applied to a set of artifacts. */
 export interface ArtifactLimits {
-  /** Largest single artifact after decoding. Default 64 MiB. */
+  /**
+   * Largest single artifact after decoding. Default: no cap of its own beyond the largest
+   * message (an artifact arrives inside a message, already held to the user's message limit).
+   */
   maxArtifactBytes?: number;
-  /** Most artifacts in one result. Default 10,000. */
+  /** Most artifacts in one result. Default 100,000 (one file per type of a very large model). */
   maxArtifacts?: number;
 }
 
@@ -45,27 +49,74 @@ export function checkArtifactPath(extension: string, path: string): void {
 /** Decodes an artifact's content to bytes (UTF-8 text, or base64 when `binary`). */
 export function artifactBytes(extension: string, artifact: Artifact): Uint8Array {
   if (!artifact.binary) return new TextEncoder().encode(artifact.content);
-  const clean = artifact.content.replace(/\s+/g, '');
-  if (clean.length % 4 !== 0 || !BASE64.test(clean)) throw reject(extension, artifact.path, 'binary content is not valid base64');
+  const clean = checkBase64(extension, artifact);
   const raw = atob(clean);
   const out = new Uint8Array(raw.length);
   for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
   return out;
 }
 
+/** The base64 text of a binary artifact without whitespace, or a rejection naming it. */
+function checkBase64(extension: string, artifact: Artifact): string {
+  const clean = /\s/.test(artifact.content) ? artifact.content.replace(/\s+/g, '') : artifact.content;
+  if (clean.length % 4 !== 0 || !BASE64.test(clean)) throw reject(extension, artifact.path, 'binary content is not valid base64');
+  return clean;
+}
+
 /**
- * Validates every artifact of one result and returns each one's bytes, keyed by path. Throws on
- * the first problem; on success the caller may write all of them.
+ * The most bytes `artifact` can take on disk, computed without encoding it: UTF-8 needs at most
+ * 3 bytes per UTF-16 code unit, base64 decodes 4 characters to at most 3 bytes.
  */
-export function validateArtifacts(extension: string, artifacts: readonly Artifact[], limits: ArtifactLimits = {}): Map<string, Uint8Array> {
-  const maxBytes = limits.maxArtifactBytes ?? 64 * 1024 * 1024;
-  const maxCount = limits.maxArtifacts ?? 10_000;
+function sizeBound(artifact: Artifact, clean: string | undefined): number {
+  return clean === undefined ? artifact.content.length * 3 : (clean.length / 4) * 3;
+}
+
+/** UTF-8 length of `text` by counting (no copy); lone surrogates count as U+FFFD, as encoding does. */
+function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/** One artifact that passed validation, ready to be written as it is (nothing encoded yet). */
+export interface ValidatedFile {
+  /** The artifact's relative POSIX path. */
+  path: string;
+  /** Its content as returned: UTF-8 text, or base64 without whitespace when `binary`. */
+  content: string;
+  binary: boolean;
+}
+
+/** The artifacts of one result after validation, in the order returned; see {@link validateArtifacts}. */
+export interface ValidatedArtifacts {
+  /** The extension that returned them, named in write errors. */
+  extension: string;
+  files: readonly ValidatedFile[];
+}
+
+/**
+ * Validates every artifact of one result: safe, distinct paths (also case-insensitively, and no
+ * file used as a directory), valid base64 for binary content, and sizes within the limits. Throws
+ * on the first problem; on success the caller may write all of them with `writeArtifacts`.
+ * Contents are not copied or encoded here, so a large result is held in memory only once.
+ */
+export function validateArtifacts(extension: string, artifacts: readonly Artifact[], limits: ArtifactLimits = {}): ValidatedArtifacts {
+  const maxBytes = limits.maxArtifactBytes ?? MAX_MESSAGE_BYTES_CEILING;
+  const maxCount = limits.maxArtifacts ?? 100_000;
   if (artifacts.length > maxCount) {
     throw new MepError(LocalErrorCode.Limit, `Extension '${extension}' returned ${artifacts.length} artifacts, more than the limit of ${maxCount}.`, {
       data: { extension, count: artifacts.length, limit: maxCount },
     });
   }
-  const out = new Map<string, Uint8Array>();
+  const files: ValidatedFile[] = [];
   // Two paths that differ only in case collide on case-insensitive file systems.
   const folded = new Map<string, string>();
   const directories = new Set<string>();
@@ -83,9 +134,12 @@ export function validateArtifacts(extension: string, artifacts: readonly Artifac
       if (file !== undefined) throw reject(extension, artifact.path, `its parent ${JSON.stringify(file)} is also an artifact`);
       directories.add(parent);
     }
-    const bytes = artifactBytes(extension, artifact);
-    if (bytes.length > maxBytes) throw reject(extension, artifact.path, `it is ${bytes.length} bytes, over the ${maxBytes}-byte limit`);
-    out.set(artifact.path, bytes);
+    const clean = artifact.binary ? checkBase64(extension, artifact) : undefined;
+    if (sizeBound(artifact, clean) > maxBytes) {
+      const bytes = clean === undefined ? utf8Length(artifact.content) : (clean.length / 4) * 3 - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
+      if (bytes > maxBytes) throw reject(extension, artifact.path, `it is ${bytes} bytes, over the ${maxBytes}-byte limit`);
+    }
+    files.push({ path: artifact.path, content: clean ?? artifact.content, binary: Boolean(artifact.binary) });
   }
-  return out;
+  return { extension, files };
 }

@@ -2,10 +2,14 @@
  * Staged, all-or-nothing writing of validated artifacts into an output directory (Node edge).
  * Every file is first written into a staging directory beside the output; only when all of them
  * are on disk are they moved into place, and a failure while moving restores what was there.
+ *
+ * Contents are streamed to disk in bounded chunks straight from the strings the extension
+ * returned, so a large result is never held a second time as one big byte buffer.
  */
-import { lstat, mkdir, mkdtemp, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, realpath, rename, rm } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { ValidatedArtifacts, ValidatedFile } from './validate.ts';
 
 /** What {@link writeArtifacts} did. */
 export interface WriteReport {
@@ -17,6 +21,11 @@ export interface WriteReport {
   bytes: number;
 }
 
+/** Characters encoded per write: bounds the bytes held at once to a few MiB per file. */
+const CHUNK_CHARS = 1 << 20;
+/** Files staged at the same time. */
+const PARALLEL_FILES = 8;
+
 async function exists(path: string): Promise<boolean> {
   try {
     await lstat(path);
@@ -27,68 +36,119 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** Refuses a target whose existing parent directories leave `root` through a symlink. */
-async function checkInside(root: string, target: string): Promise<void> {
-  let dir = dirname(target);
-  while (!(await exists(dir))) dir = dirname(dir);
-  const real = await realpath(dir);
+async function checkInside(root: string, dir: string, target: string): Promise<void> {
+  let existing = dir;
+  while (!(await exists(existing))) existing = dirname(existing);
+  const real = await realpath(existing);
   if (real !== root && !real.startsWith(root + sep)) {
-    throw new MepError(LocalErrorCode.Artifact, `Refusing to write ${target}: ${dir} resolves to ${real}, outside the output directory ${root}. Remove the link or choose another --output.`, {
+    throw new MepError(LocalErrorCode.Artifact, `Refusing to write ${target}: ${existing} resolves to ${real}, outside the output directory ${root}. Remove the link or choose another --output.`, {
       data: { path: target, resolved: real, outDir: root },
     });
   }
 }
 
 /**
- * Write `files` (relative path → bytes, already validated by `validateArtifacts`) under `outDir`.
- * Either every file is in place afterwards or none of the output directory changed.
+ * Writes one file's content in chunks. Text is cut between UTF-16 surrogate pairs, never inside
+ * one; base64 (already without whitespace) is cut at multiples of 4 characters.
+ */
+async function writeContent(path: string, file: ValidatedFile): Promise<number> {
+  const handle = await open(path, 'wx', 0o644);
+  let bytes = 0;
+  try {
+    const { content } = file;
+    for (let at = 0; at < content.length; ) {
+      let end = Math.min(content.length, at + CHUNK_CHARS);
+      if (!file.binary && end < content.length && (content.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      const chunk = Buffer.from(content.slice(at, end), file.binary ? 'base64' : 'utf8');
+      await handle.write(chunk);
+      bytes += chunk.length;
+      at = end;
+    }
+  } finally {
+    await handle.close();
+  }
+  return bytes;
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; the first failure wins. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        await fn(items[index] as T, index);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/**
+ * Write the artifacts validated by `validateArtifacts` under `outDir`. Either every file is in
+ * place afterwards or none of the output directory changed.
  *
  * @example
- * const files = validateArtifacts(ext, result.artifacts);
- * const report = await writeArtifacts('out/avro', files);
+ * const report = await writeArtifacts('out/avro', validateArtifacts(extension, result.artifacts));
  */
-export async function writeArtifacts(outDir: string, files: ReadonlyMap<string, Uint8Array>): Promise<WriteReport> {
+export async function writeArtifacts(outDir: string, artifacts: ValidatedArtifacts): Promise<WriteReport> {
+  const files = artifacts.files;
   const root = resolve(outDir);
   await mkdir(root, { recursive: true });
   const realRoot = await realpath(root);
   const staging = await mkdtemp(join(dirname(realRoot), '.mep-staging-'));
   const moved: { target: string; backup?: string }[] = [];
+  const targets = files.map((file) => join(realRoot, ...file.path.split('/')));
+  // One check and one mkdir per directory, however many files it holds.
+  const checked = new Map<string, Promise<void>>();
+  const made = new Map<string, Promise<unknown>>();
+  const ensureDir = (dir: string): Promise<unknown> => {
+    let done = made.get(dir);
+    if (done === undefined) made.set(dir, (done = mkdir(dir, { recursive: true })));
+    return done;
+  };
   let bytes = 0;
   try {
-    let n = 0;
-    for (const [path, content] of files) {
-      const target = join(realRoot, ...path.split('/'));
-      await checkInside(realRoot, target);
-      const staged = join(staging, 'new', String(n++));
-      await mkdir(dirname(staged), { recursive: true });
-      await writeFile(staged, content);
-      bytes += content.length;
-    }
-    n = 0;
-    for (const [path] of files) {
-      const target = join(realRoot, ...path.split('/'));
-      const staged = join(staging, 'new', String(n));
+    await mkdir(join(staging, 'new'));
+    await forEachLimited(files, PARALLEL_FILES, async (file, n) => {
+      const target = targets[n] as string;
+      const dir = dirname(target);
+      let check = checked.get(dir);
+      if (check === undefined) checked.set(dir, (check = checkInside(realRoot, dir, target)));
+      await check;
+      const written = await writeContent(join(staging, 'new', String(n)), file);
+      bytes += written;
+    });
+    await mkdir(join(staging, 'old'));
+    for (let n = 0; n < files.length; n++) {
+      const target = targets[n] as string;
       const entry: { target: string; backup?: string } = { target };
       if (await exists(target)) {
         entry.backup = join(staging, 'old', String(n));
-        await mkdir(dirname(entry.backup), { recursive: true });
         await rename(target, entry.backup);
       }
       moved.push(entry);
-      await mkdir(dirname(target), { recursive: true });
-      await rename(staged, target);
-      n++;
+      await ensureDir(dirname(target));
+      await rename(join(staging, 'new', String(n)), target);
     }
   } catch (error) {
     // Put back what was there; best effort per file so one failure does not stop the rest.
     for (const entry of moved.reverse()) {
-      await rm(entry.target, { force: true }).catch(() => undefined);
+      await rm(entry.target, { force: true, recursive: true }).catch(() => undefined);
       if (entry.backup) await rename(entry.backup, entry.target).catch(() => undefined);
     }
     throw error instanceof MepError
       ? error
-      : new MepError(LocalErrorCode.Artifact, `Writing artifacts to ${root} failed (${(error as Error).message}); the output directory was left as it was.`, { cause: error });
+      : new MepError(LocalErrorCode.Artifact, `Writing the artifacts of ${artifacts.extension} to ${root} failed (${(error as Error).message}); the output directory was left as it was.`, {
+          cause: error,
+          data: { extension: artifacts.extension, outDir: root },
+        });
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return { outDir: realRoot, written: [...files.keys()].sort(), bytes };
+  return { outDir: realRoot, written: files.map((f) => f.path).sort(), bytes };
 }

@@ -9,6 +9,7 @@ import { Method } from '../protocol/index.ts';
 import type { ClaimSet, ProgressParams } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
+import { memoryLimitUnenforced, requestTimeoutOf } from '../registry/launch-limits.ts';
 import { createRedactor } from '../registry/redact.ts';
 import type { Redactor } from '../registry/redact.ts';
 import { createSession } from '../session/session.ts';
@@ -49,10 +50,11 @@ async function denyAll(params: unknown): Promise<string> {
  */
 export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Session, signal: AbortSignal) => Promise<T>, options: SessionRunOptions = {}): Promise<T> {
   const started = performance.now();
+  if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: only wasm extensions and Node.js scripts can be capped, not native executables.`);
   const redactor = options.redactor ?? createRedactor();
   const opened = await openTransport(spec, io.verbose ? (e) => io.err(redactor.scrub(`[${e.source}] ${e.message}`)) : undefined);
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
-  const session = createSession({ transport, ...(options.claims ? { claims: options.claims } : {}) });
+  const session = createSession({ transport, requestTimeoutMs: requestTimeoutOf(spec), ...(options.claims ? { claims: options.claims } : {}) });
   session.peer.onRequest(Method.SecretResolve, options.resolveSecret ?? denyAll);
   const stopLog = io.verbose ? session.onLog((l) => io.err(redactor.scrub(`[${session.extension} ${l.level}] ${l.message}`))) : () => undefined;
   const controller = new AbortController();

@@ -143,8 +143,11 @@ decode('should refuse an over-limit body from the header, before any body byte',
     assert.unreachable('refused from the header line');
   } catch (error) {
     assert.ok(isMepError(error));
-    assert.is(error.code, LocalErrorCode.Framing);
-    assert.equal((error.data as { declared: number; limit: number }).declared, 1025);
+    assert.is(error.code, LocalErrorCode.Limit);
+    assert.equal((error.data as { declared: number; limit: string }).declared, 1025);
+    assert.is((error.data as { limit: string }).limit, 'maxMessageBytes');
+    assert.match(error.message, /--max-message/);
+    assert.match(error.message, /"limits": \{"maxMessageBytes"/);
   }
   assert.equal(createContentLengthDecoder({ name: 'ext', maxBodyBytes: 2 }).push(bytes('Content-Length: 2\r\n\r\n{}')), ['{}']);
 });
@@ -158,6 +161,24 @@ decode('should refuse invalid UTF-8 in a body', () => {
   const d = createContentLengthDecoder({ name: 'ext' });
   const frame = new Uint8Array([...bytes('Content-Length: 3\r\n\r\n'), 0x22, 0xff, 0x22]);
   assert.is(codeOf(() => d.push(frame)), LocalErrorCode.Framing);
+});
+
+decode('should decode a body fed one byte at a time, and refuse one whose last character is cut :: chunked', () => {
+  const body = `{"text":"${'héllo 🌍 ✓ '.repeat(50)}"}`;
+  const frame = encodeContentLength(body);
+  const d = createContentLengthDecoder({ name: 'ext' });
+  const got: string[] = [];
+  for (let i = 0; i < frame.length; i++) got.push(...d.push(frame.subarray(i, i + 1)));
+  assert.equal(got, [body]);
+  assert.is(d.bufferedBytes, 0);
+  // Declares 3 bytes: a quote and the first two bytes of a 4-byte character, in two chunks.
+  const cut = createContentLengthDecoder({ name: 'ext' });
+  cut.push(bytes('Content-Length: 3\r\n\r\n"'));
+  assert.is(codeOf(() => cut.push(Uint8Array.of(0xf0, 0x9f))), LocalErrorCode.Framing);
+  const bad = createContentLengthDecoder({ name: 'ext' });
+  bad.push(bytes('Content-Length: 4\r\n\r\n"'));
+  assert.equal(bad.push(Uint8Array.of(0xff)), []);
+  assert.is(codeOf(() => bad.push(bytes('"}'))), LocalErrorCode.Framing);
 });
 
 decode('should refuse a stream that ends inside a frame', () => {

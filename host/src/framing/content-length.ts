@@ -6,7 +6,7 @@
  * Content-Length." Everything else on stdout (a log line, a bare JSON object) is a framing
  * violation, reported as soon as the first byte that cannot start or continue a header arrives.
  */
-import { decodeUtf8Body, framingError, joinChunks, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
+import { decodeUtf8Body, framingError, joinChunks, messageLimitError, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
 
 /** Options for {@link createContentLengthDecoder}. */
 export interface ContentLengthDecoderOptions extends FrameDecoderOptions {
@@ -88,7 +88,7 @@ export function createContentLengthDecoder(options: ContentLengthDecoderOptions)
       if (!/^\d{1,16}$/.test(value)) fail(framingError(name, `Content-Length ${JSON.stringify(value)} is not a non-negative integer`, line));
       const declared = Number(value);
       if (declared > maxBody) {
-        fail(framingError(name, `a frame declares ${declared} bytes, over the limit of ${maxBody} bytes`, line, { declared, limit: maxBody }));
+        fail(messageLimitError(name, maxBody, declared, { declared }, options.oversizeAdvice));
       }
       contentLength = declared;
     }

@@ -5,6 +5,7 @@
  * JSON-RPC semantics; it only guarantees that each returned string is one complete body.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { raiseAdvice } from '../protocol/limits.ts';
 
 /** A stateful byte-stream decoder. After the first error it stays failed and rethrows it. */
 export interface FrameDecoder {
@@ -28,6 +29,11 @@ export interface FrameDecoder {
 export interface FrameDecoderOptions {
   /** Who is on the other end (an extension id or path), named in every error message. */
   name: string;
+  /**
+   * What an over-limit error tells the reader to do. Default: the `mep` option and manifest
+   * field that raise an extension's message limit.
+   */
+  oversizeAdvice?: string;
 }
 
 const QUOTE_LIMIT = 80;
@@ -49,14 +55,24 @@ export function quoteBytes(bytes: Uint8Array, limit = QUOTE_LIMIT): string {
  */
 export function framingError(name: string, problem: string, offending?: Uint8Array, data: Record<string, unknown> = {}): MepError {
   const quoted = offending === undefined ? '' : ` near ${quoteBytes(offending)}`;
-  const advice =
-    data.limit !== undefined
-      ? 'Raise the message size limit for this extension if such a message is legitimate.'
-      : 'Its standard output must carry protocol frames only; write logs to standard error.';
   return new MepError(
     LocalErrorCode.Framing,
-    `Extension ${name} broke the message framing on its output: ${problem}${quoted}. ${advice}`,
+    `Extension ${name} broke the message framing on its output: ${problem}${quoted}. Its standard output must carry protocol frames only; write logs to standard error.`,
     { data: { extension: name, ...data, ...(offending === undefined ? {} : { bytes: quoteBytes(offending) }) } },
+  );
+}
+
+/**
+ * Build the error for a message over the size limit (refused before it is buffered): an
+ * ERR_LIMIT naming the extension, both sizes, and the `mep` option and manifest field that
+ * raise the limit (`data.limit` is `maxMessageBytes`, `data.limitBytes` its value).
+ */
+export function messageLimitError(name: string, limitBytes: number, size?: number, data: Record<string, unknown> = {}, advice = raiseAdvice('maxMessageBytes', limitBytes)): MepError {
+  const what = size === undefined ? `more than ${limitBytes}` : String(size);
+  return new MepError(
+    LocalErrorCode.Limit,
+    `Extension ${name} sent a message of ${what} bytes, over its message size limit of ${limitBytes} bytes; it was refused before being read. ${advice}`,
+    { data: { extension: name, limit: 'maxMessageBytes', limitBytes, ...(size === undefined ? {} : { size }), ...data } },
   );
 }
 

@@ -48,7 +48,7 @@ ndjson('should refuse a log line naming the extension', () => {
 ndjson('should refuse a line over the limit before its newline', () => {
   const d = createNdjsonDecoder({ name: 'ext', maxLineBytes: 16 });
   assert.equal(d.push(bytes('{"a":')), []);
-  assert.is(codeOf(() => d.push(bytes('"0123456789abcdef'))), LocalErrorCode.Framing);
+  assert.is(codeOf(() => d.push(bytes('"0123456789abcdef'))), LocalErrorCode.Limit);
 });
 
 ndjson('should refuse invalid UTF-8 and a truncated last line', () => {

@@ -4,7 +4,7 @@
  * Blank lines are ignored; a trailing CR is stripped; a line that does not start with `{` is a
  * framing violation (typically a log line printed on stdout).
  */
-import { decodeUtf8Body, framingError, joinChunks, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
+import { decodeUtf8Body, framingError, joinChunks, messageLimitError, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
 
 /** Options for {@link createNdjsonDecoder}. */
 export interface NdjsonDecoderOptions extends FrameDecoderOptions {
@@ -64,7 +64,7 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions): FrameDecoder
     }
     lineBytes += piece.length;
     if (lineBytes > maxLine) {
-      fail(framingError(name, `a line is longer than the limit of ${maxLine} bytes`, parts[0] ?? piece, { limit: maxLine }));
+      fail(messageLimitError(name, maxLine, undefined, {}, options.oversizeAdvice));
     }
     parts.push(piece);
   }

@@ -6,9 +6,11 @@ import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { ExtensionLimits } from '../protocol/limits.ts';
 import { createProcessTransport } from '../transport/process.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { compileExtensionModule } from '../transport/wasm/index.ts';
+import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
@@ -37,7 +39,12 @@ export interface LaunchSpec {
    * compiled, so what runs is exactly what was verified (no window between check and load).
    */
   sha256?: string;
-  /** Sandbox options for a wasm extension (limits, grants, isolation). */
+  /**
+   * The user's resource limits for either runtime (the manifest's `limits`, overridden by `mep`
+   * flags); unset fields keep the defaults (256 MiB memory, 30 s per call, 64 MiB per message).
+   */
+  limits?: ExtensionLimits;
+  /** Sandbox options for a wasm extension (grants, isolation, engine-level limit overrides). */
   wasm?: WasmLaunchOptions;
 }
 
@@ -56,11 +63,11 @@ const COMPILED_CACHE_SIZE = 16;
  * long as the file is unchanged: the key includes its inode, size, mtime and ctime, so any write
  * to the file (which always moves ctime) compiles it afresh.
  */
-async function wasmModule(spec: LaunchSpec): Promise<WebAssembly.Module> {
+async function wasmModule(spec: LaunchSpec, maxMemoryBytes: number | undefined): Promise<WebAssembly.Module> {
   let key: string;
   try {
     const s = await stat(spec.path);
-    key = [spec.path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, spec.wasm?.limits?.maxMemoryBytes ?? '', spec.sha256 ?? ''].join(':');
+    key = [spec.path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, maxMemoryBytes ?? '', spec.sha256 ?? ''].join(':');
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
   }
@@ -73,7 +80,7 @@ async function wasmModule(spec: LaunchSpec): Promise<WebAssembly.Module> {
           data: { extension: spec.name, file: spec.path, expected: spec.sha256, actual, reason: 'hash-mismatch' },
         });
       }
-      return compileExtensionModule(new Uint8Array(bytes), { name: spec.name, limits: spec.wasm?.limits });
+      return compileExtensionModule(new Uint8Array(bytes), { name: spec.name, limits: maxMemoryBytes === undefined ? {} : { maxMemoryBytes } });
     });
     compiled.set(key, module);
     // A failed compile is not kept: the next attempt reports its own error.
@@ -85,15 +92,21 @@ async function wasmModule(spec: LaunchSpec): Promise<WebAssembly.Module> {
 
 /** Opens a fresh transport to the extension described by `spec`. */
 export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Transport> {
-  if (spec.runtime === 'wasm') return openWasmTransport(spec.name, await wasmModule(spec), spec.wasm ?? {}, log);
-  const script = /\.(m|c)?js$/.test(spec.path);
+  if (spec.runtime === 'wasm') {
+    const limits = wasmLimitsOf(spec);
+    return openWasmTransport(spec.name, await wasmModule(spec, limits.maxMemoryBytes), { ...spec.wasm, limits }, log);
+  }
+  const script = isNodeScript(spec);
+  const maxMessageBytes = processMessageLimitOf(spec);
   return createProcessTransport({
     name: spec.name,
     command: script ? process.execPath : spec.path,
-    args: script ? [spec.path, ...(spec.args ?? [])] : [...(spec.args ?? [])],
+    args: script ? [...nodeMemoryFlags(spec), spec.path, ...(spec.args ?? [])] : [...(spec.args ?? [])],
     cwd: spec.cwd ?? dirname(spec.path),
     env: spec.env ?? {},
     framing: spec.framing ?? 'content-length',
+    maxMessageBytes,
+    maxRequestBytes: maxMessageBytes,
     killGraceMs: spec.killGraceMs,
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
     log,

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { ExtensionLimits } from '../protocol/limits.ts';
 import { isSecretReference } from './secret-reference.ts';
 
 /** The manifest's file name inside a package directory. */
@@ -46,6 +47,11 @@ export const ExtensionManifest = z.looseObject({
   /** The process environment: exactly these entries, nothing inherited. */
   env: z.record(z.string(), z.string()).optional(),
   permissions: ManifestPermissions.optional(),
+  /**
+   * Resource limits this extension needs beyond the defaults (256 MiB memory, 30 s per call,
+   * 64 MiB per message); `mep --max-memory`, `--call-timeout` and `--max-message` win over them.
+   */
+  limits: ExtensionLimits.optional(),
 });
 /** The `extension.json` document. */
 export type ExtensionManifest = z.infer<typeof ExtensionManifest>;

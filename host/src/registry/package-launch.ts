@@ -7,7 +7,7 @@ import type { ExtensionManifest } from './manifest.ts';
 
 /**
  * The launch spec of the package in `dir`: the manifest's runtime, args and explicit env (a
- * process gets nothing else), working directory the package directory.
+ * process gets nothing else), working directory the package directory, and its `limits`.
  */
 export function launchSpecOf(manifest: ExtensionManifest, dir: string): LaunchSpec {
   return {
@@ -17,6 +17,7 @@ export function launchSpecOf(manifest: ExtensionManifest, dir: string): LaunchSp
     args: [...(manifest.args ?? [])],
     env: { ...(manifest.env ?? {}) },
     cwd: dir,
+    ...(manifest.limits ? { limits: { ...manifest.limits } } : {}),
   };
 }
 

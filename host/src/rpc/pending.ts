@@ -8,6 +8,7 @@
  * or the connection closes, so it is never reused while the extension may still answer it, and
  * that late response is dropped quietly instead of being reported as an unknown id.
  */
+import { raiseAdvice } from '../protocol/limits.ts';
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { JsonRpcErrorObject, JsonRpcId } from './message.ts';
 
@@ -116,8 +117,8 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
               requestId,
               new MepError(
                 LocalErrorCode.Timeout,
-                `${method} to ${name} did not complete within ${timeoutMs} ms; the extension may be stuck, or raise the timeout.`,
-                { data: { method, id: requestId, timeoutMs, extension: name } },
+                `${method} to ${name} did not complete within ${timeoutMs} ms; the extension may be stuck, or needs more time. ${raiseAdvice('callTimeoutMs', timeoutMs)}`,
+                { data: { method, id: requestId, timeoutMs, extension: name, limit: 'callTimeoutMs' } },
               ),
             );
           }, timeoutMs);

@@ -23,6 +23,8 @@ export interface OpenedExtension {
   transport: Transport;
   /** A pinned claim set (installed extensions): the initialize result must agree with it. */
   claims?: ClaimSet;
+  /** The session's default request deadline when the client sets none (the server's limits). */
+  requestTimeoutMs?: number;
 }
 
 /** Starts the extension a client asked for; the served host's only platform dependency. */
@@ -107,8 +109,8 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
       const params = decodeParams(OpenParams, raw, ServeMethod.Open);
       const sessionId = context.nextSessionId();
       const log: LogSink = (entry) => notify(ServeMethod.Log, { sessionId, level: entry.level, message: entry.message, source: 'runtime' });
-      const { transport, claims } = await context.open(params, { log, signal });
-      const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs });
+      const { transport, claims, requestTimeoutMs } = await context.open(params, { log, signal });
+      const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs });
       const served = createServedSession(sessionId, session, transport, notify);
       sessions.set(sessionId, served);
       transport.onClose((error) => {

@@ -31,7 +31,8 @@ export const DEFAULT_SERVE_MAX_LINE_BYTES = 64 * 1024 * 1024;
  */
 export function createLineTransport(channel: ByteChannel, options: LineTransportOptions = {}): Transport {
   const name = channel.name;
-  const decoder = createNdjsonDecoder({ name, maxLineBytes: options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES });
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES;
+  const decoder = createNdjsonDecoder({ name, maxLineBytes, oversizeAdvice: `The served host accepts lines of at most ${maxLineBytes} bytes; send smaller messages, or start mep serve with a larger --max-message.` });
   const events = createTransportEvents();
   let closed = false;
   let closeError: MepError | undefined;

@@ -6,6 +6,7 @@
  */
 import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
+import { requestTimeoutOf } from '../registry/launch-limits.ts';
 import type { OpenExtension } from './connection.ts';
 
 /** Options of {@link createNodeOpener}. */
@@ -30,6 +31,7 @@ export function createNodeOpener(options: NodeOpenerOptions = {}): OpenExtension
   return async (request, { log }) => {
     const { spec, claims } = await resolve(request.extension);
     const wasm = { ...spec.wasm, isolation: 'worker' as const, limits: { ...spec.wasm?.limits, ...request.runtime?.limits } };
-    return { transport: await openTransport({ ...spec, wasm }, log), ...(claims ? { claims } : {}) };
+    const launched = { ...spec, wasm };
+    return { transport: await openTransport(launched, log), requestTimeoutMs: requestTimeoutOf(launched), ...(claims ? { claims } : {}) };
   };
 }

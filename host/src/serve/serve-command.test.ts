@@ -149,4 +149,28 @@ Stdio('should serve over stdin/stdout and stop when stdin ends', async () => {
   }
 });
 
+Stdio('should give every session the limits of its flags: --call-timeout stops a slow call, naming the option :: limits', async () => {
+  const serve = startServe(['--call-timeout', '300ms']);
+  try {
+    const client = createLineClient((bytes) => serve.child.stdin?.write(bytes));
+    serve.child.stdout?.on('data', (chunk: Buffer) => client.push(chunk));
+    const opened = await client.request(1, ServeMethod.Open, { extension: wellBehaved });
+    const sessionId = (opened.result as { sessionId: string }).sessionId;
+    const late = await client.request(2, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { delayMs: 3_000 } } });
+    const error = late.error as { message: string; data: { localCode: string } };
+    assert.is(error.data.localCode, 'ERR_TIMEOUT');
+    assert.match(error.message, /--call-timeout 600ms .*"callTimeoutMs": 600/);
+    serve.child.stdin?.end();
+    assert.is(await serve.exited, 0);
+  } finally {
+    serve.child.kill('SIGKILL');
+  }
+});
+
+Stdio('should refuse a malformed limit before serving :: hostile', async () => {
+  const serve = startServe(['--max-memory', 'plenty']);
+  assert.is(await serve.exited, 2);
+  assert.match(serve.stderr(), /--max-memory expects a size/);
+});
+
 Stdio.run();

@@ -147,8 +147,9 @@ proc('should refuse a huge frame from its header, before the body arrives', asyn
   try {
     await initialize(peer);
     const error = await rejection(peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: {} }));
-    assert.is(error.code, LocalErrorCode.Framing);
+    assert.is(error.code, LocalErrorCode.Limit);
     assert.is((error.data as { declared: number }).declared, 100 * 1024 * 1024);
+    assert.match(error.message, /--max-message .*"maxMessageBytes"/);
   } finally {
     await peer.close();
     assertGone(transport.pid);

@@ -19,6 +19,7 @@ import { parseJsonBody } from '../framing/frame-decoder.ts';
 import { createLineSplitter } from '../framing/line-splitter.ts';
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
+import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
 import { createTransportEvents } from './events.ts';
 import type { LogSink, Transport } from './types.ts';
 
@@ -38,6 +39,8 @@ export interface ProcessTransportOptions {
   framing?: 'content-length' | 'ndjson';
   /** Largest incoming message in bytes. Default 64 MiB for Content-Length, 8 MiB for ndjson. */
   maxMessageBytes?: number;
+  /** Largest outgoing message in bytes (the encoded JSON), refused before writing. Default 64 MiB. */
+  maxRequestBytes?: number;
   /** Receives the extension's stderr, one entry per line. Without it lines are only kept for crash reports. */
   log?: LogSink;
   /** How long close() waits after ending stdin before SIGTERM. Default 2000 ms. */
@@ -72,6 +75,8 @@ function track(child: ChildProcessWithoutNullStreams): void {
 }
 
 const STDERR_TAIL = 20;
+/** What Node.js prints when a script reaches its V8 heap limit (`--max-old-space-size`). */
+const V8_HEAP_EXHAUSTED = /JavaScript heap out of memory|Reached heap limit|Allocation failed - process out of memory/;
 
 function spawnError(name: string, command: string, error: NodeJS.ErrnoException): MepError {
   const hint =
@@ -191,6 +196,14 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       return;
     }
     const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
+    if (tail.some((line) => V8_HEAP_EXHAUSTED.test(line))) {
+      emitClose(
+        new MepError(LocalErrorCode.Limit, `Extension ${name} ran out of memory at its heap limit and exited (${how}). ${raiseAdvice('maxMemoryBytes')}`, {
+          data: { extension: name, limit: 'maxMemoryBytes', pid: child.pid, exitCode: code, signal, stderr: [...tail] },
+        }),
+      );
+      return;
+    }
     const last = tail.length ? ` Its last log lines: ${JSON.stringify(tail.slice(-3).join(' | '))}.` : ' It wrote nothing to stderr.';
     emitClose(
       new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} exited unexpectedly (${how}).${last} Check its log, or run it by hand to reproduce.`, {
@@ -216,9 +229,17 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     emitClose(spawnError(name, command, error));
   });
 
-  function write(bytes: Uint8Array): void {
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_LIMITS.maxMessageBytes;
+  function write(json: string): void {
     if (events.closed || stopping) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to extension ${name}: its transport is closed.`, { data: { extension: name } });
-    child.stdin.write(bytes);
+    const size = Buffer.byteLength(json, 'utf8');
+    if (size > maxRequestBytes) {
+      // Refused before writing: the extension never sees half a message, and the session goes on.
+      throw new MepError(LocalErrorCode.Limit, `A message of ${size} bytes for extension ${name} is over its message size limit of ${maxRequestBytes} bytes; nothing was sent. ${raiseAdvice('maxMessageBytes', maxRequestBytes)}`, {
+        data: { extension: name, limit: 'maxMessageBytes', limitBytes: maxRequestBytes, size, direction: 'request' },
+      });
+    }
+    child.stdin.write(encode(json));
   }
 
   return {
@@ -227,10 +248,10 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       return child.pid;
     },
     send(message) {
-      write(encode(JSON.stringify(message)));
+      write(JSON.stringify(message));
     },
     sendRaw(body) {
-      write(encode(body));
+      write(body);
     },
     onMessage: events.onMessage,
     onClose: events.onClose,

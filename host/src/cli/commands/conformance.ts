@@ -5,22 +5,27 @@ import { ExitCode } from '../exit-codes.ts';
 import { resolveExtensionArgument } from './extension-argument.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
+import { requestTimeoutOf } from '../../registry/launch-limits.ts';
+import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
 
 export const conformanceCommand: Command = {
   summary: 'run the MEP 0.1 conformance suite against an extension',
-  help: `Usage: mep conformance <extension> [--filter TEXT] [--json]
+  help: `Usage: mep conformance <extension> [--filter TEXT] [--json] [--max-memory SIZE] [--call-timeout TIME] [--max-message SIZE]
 
 Runs every conformance case against a fresh instance of the extension and prints one line per
 case, then 'N passed, N failed'. <extension> is a .wasm module, a .js/.mjs file (run with node),
 an executable, or the id of an installed extension. Exit 0 only when every case passes.
 
   --filter TEXT   run only the cases whose name contains TEXT
-  --json          print the results as JSON`,
+  --json          print the results as JSON
+${LIMIT_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' } }, 'conformance');
-    const { spec } = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io);
+    const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' }, ...LIMIT_FLAGS }, 'conformance');
+    const limits = parseLimitFlags(values);
+    const { spec } = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io, { limits });
     const results = await runConformance({
       open: () => openTransport(spec),
+      ...(limits.callTimeoutMs === undefined ? {} : { requestTimeoutMs: requestTimeoutOf(spec), caseTimeoutMs: requestTimeoutOf(spec) * 4 }),
       filter: values.filter,
       onResult: values.json ? undefined : (r) => io.out(formatResultLine(r)),
     });

@@ -7,24 +7,28 @@ import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { withJsonErrors } from './operation.ts';
 import { formatWasmAbi, wasmAbiOf } from './wasm-abi.ts';
+import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
+import { requestTimeoutOf } from '../../registry/launch-limits.ts';
 
 export const describeCommand: Command = {
   summary: "print an extension's capability claim set",
-  help: `Usage: mep describe <extension> [--timeout MS] [--json] [--verbose]
+  help: `Usage: mep describe <extension> [--call-timeout TIME] [--max-memory SIZE] [--max-message SIZE] [--json] [--verbose]
 
 Prints the claim set as JSON, and for a wasm module which guest ABI it needs on stderr. For an installed extension id, the artifact is first checked
 against the lock and the pinned claim set is printed (read and pinned now if it was installed
 without a probe). For a .wasm module, a .js/.mjs file or an executable, the claims are read with
 morphir.extension.describe (or, for an extension without describe, through a short session).
 
-  --timeout MS   give up on an extension that does not answer (default 10000)
-  --json         on failure, also print {"success": false, "error": …} on stdout`,
+  --timeout MS   give up on an extension that does not answer (default 10000; --call-timeout wins)
+  --json         on failure, also print {"success": false, "error": …} on stdout
+${LIMIT_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { timeout: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' } }, 'describe');
+    const { values, positionals } = parseFlags(argv, { timeout: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, ...LIMIT_FLAGS }, 'describe');
     // The output is JSON either way; --json adds the error object on stdout when it fails.
     return withJsonErrors(io, values.json, async () => {
       io.verbose = io.verbose || Boolean(values.verbose);
-      const resolved = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io);
+      const limits = parseLimitFlags(values);
+      const resolved = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io, { limits });
       // stdout stays the claim set alone, so it can be piped into other tools.
       if (resolved.spec.runtime === 'wasm') io.err(formatWasmAbi(await wasmAbiOf(resolved.spec.path)));
       if (resolved.claims) {
@@ -32,7 +36,7 @@ morphir.extension.describe (or, for an extension without describe, through a sho
         io.out(JSON.stringify(resolved.claims, null, 2));
         return ExitCode.Ok;
       }
-      const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
+      const timeoutMs = limits.callTimeoutMs !== undefined ? requestTimeoutOf(resolved.spec) : values.timeout === undefined ? 10_000 : Number(values.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout expects a positive number of milliseconds, got '${values.timeout}'.`);
       const transport = await openTransport(resolved.spec);
       const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });

@@ -6,9 +6,11 @@
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { ClaimSet } from '../../protocol/index.ts';
+import type { ExtensionLimits } from '../../protocol/limits.ts';
 import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
 import type { InstalledExtension } from '../../registry/discover.ts';
 import { specFromPath } from '../../registry/launch.ts';
+import { withLimits } from '../../registry/launch-limits.ts';
 import type { LaunchSpec } from '../../registry/launch.ts';
 import { registryPaths } from '../../registry/paths.ts';
 import type { RegistryPaths } from '../../registry/paths.ts';
@@ -36,6 +38,8 @@ export interface ResolvedExtension {
 export interface ResolveOptions {
   /** Wraps transports opened to read unpinned claims (transcripts). */
   wrapTransport?: (transport: Transport) => Transport;
+  /** Limits from the command line; they win over the manifest's `limits`. */
+  limits?: ExtensionLimits;
 }
 
 /** The registry paths of a CLI run: the project is the working directory. */
@@ -57,11 +61,11 @@ function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
 export async function resolveExtensionArgument(argument: string, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
   const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
   const info = await stat(path).catch(() => undefined);
-  if (info?.isFile()) return { spec: specFromPath(path) };
+  if (info?.isFile()) return { spec: withLimits(specFromPath(path), options.limits) };
   const paths = cliRegistryPaths(io);
   const installed = info ? undefined : await findInstalled(paths, argument);
   if (installed) {
-    const spec = await verifyInstalled(installed);
+    const spec = withLimits(await verifyInstalled(installed), options.limits);
     const { claims } = await claimsOf(installed, claimOptions(io, options));
     return { spec, installed, claims };
   }
@@ -87,5 +91,5 @@ export async function resolveProvider(argument: string | undefined, need: Provid
   }
   const selected = await selectProvider(cliRegistryPaths(io), need, claimOptions(io, options));
   if (io.verbose) io.err(`selected ${selected.installed.id} ${selected.installed.manifest.version} from ${selected.installed.dir}`);
-  return { spec: selected.spec, installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
+  return { spec: withLimits(selected.spec, options.limits), installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
 }

@@ -34,8 +34,7 @@ ${OPERATION_HELP}`,
         session.generate({ ir, target, options }, { signal }),
       );
       // MEP 0.1: validate every artifact before writing any of them.
-      const files = result.success ? validateArtifacts(extension, result.artifacts) : new Map<string, Uint8Array>();
-      const report = result.success ? await writeArtifacts(resolve(io.cwd, values.output as string), files) : undefined;
+      const report = result.success ? await writeArtifacts(resolve(io.cwd, values.output as string), validateArtifacts(extension, result.artifacts)) : undefined;
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
 
       if (values.json) {

@@ -21,6 +21,8 @@ import { renderDiagnostics } from '../render-diagnostics.ts';
 import { withSession } from '../with-session.ts';
 import { cliRegistryPaths, resolveProvider } from './extension-argument.ts';
 import type { ResolvedExtension } from './extension-argument.ts';
+import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
+import type { LimitFlagValues } from './limit-flags.ts';
 import { openTranscript } from './transcript.ts';
 
 /** parseArgs options every operation command accepts. */
@@ -31,6 +33,7 @@ export const OPERATION_FLAGS = {
   verbose: { type: 'boolean' },
   transcript: { type: 'string' },
   'transcript-unredacted': { type: 'boolean' },
+  ...LIMIT_FLAGS,
 } as const;
 
 /** The help lines for {@link OPERATION_FLAGS}. */
@@ -41,10 +44,11 @@ export const OPERATION_HELP = `  --extension EXT   use this provider: an install
   --verbose         extension identity, timings and the extension's log on stderr
   --transcript F    write every JSON-RPC message to F (JSON lines); source text and secret
                     values are redacted
-  --transcript-unredacted  keep source text in the transcript (secret values stay redacted)`;
+  --transcript-unredacted  keep source text in the transcript (secret values stay redacted)
+${LIMIT_HELP}`;
 
 /** The parsed common flags. */
-export interface OperationFlags {
+export interface OperationFlags extends LimitFlagValues {
   extension?: string;
   json?: boolean;
   verbose?: boolean;
@@ -107,11 +111,12 @@ export interface OperationOutcome<T> {
  * any error that escapes.
  */
 export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
+  const limits = parseLimitFlags(flags);
   const redactor = createRedactor();
   const transcript = flags.transcript ? openTranscript({ path: resolve(io.cwd, flags.transcript), redactor, unredacted: flags['transcript-unredacted'] }) : undefined;
   if (flags['transcript-unredacted'] && transcript) io.err(`mep: the transcript ${flags.transcript} keeps source text (secret values are still redacted).`);
   try {
-    const provider = await resolveProvider(flags.extension, need, io, { wrapTransport: transcript?.wrap });
+    const provider = await resolveProvider(flags.extension, need, io, { wrapTransport: transcript?.wrap, limits });
     const installed = provider.installed;
     const resolveSecret = installed
       ? createSecretResolver({

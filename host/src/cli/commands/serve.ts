@@ -1,16 +1,20 @@
 /** `mep serve`: serve MEP sessions to another process over stdio or a Unix domain socket. */
 import { resolve } from 'node:path';
-import { createHostServer } from '../../serve/index.ts';
+import { DEFAULT_SERVE_MAX_LINE_BYTES, createHostServer } from '../../serve/index.ts';
 import { createNodeOpener, listenUnixSocket, serveStdio } from '../../serve/node.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { resolveExtensionArgument } from './extension-argument.ts';
+import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
+
+/** Room for the `session/call` envelope around a message of the extension's size limit. */
+const SERVE_ENVELOPE_BYTES = 1024 * 1024;
 
 /** `mep serve [--socket PATH]`: the served host over stdio or a Unix domain socket. */
 export const serveCommand: Command = {
   summary: 'serve extension sessions to another process (JSON-RPC, one message per line)',
-  help: `Usage: mep serve [--socket PATH] [--verbose]
+  help: `Usage: mep serve [--socket PATH] [--verbose] [--max-memory SIZE] [--call-timeout TIME] [--max-message SIZE]
 
 Serves MEP sessions over stdin/stdout, or with --socket on a Unix domain socket created with
 mode 0600 (only your user may connect). JSON-RPC 2.0, one message per line; requests may run
@@ -21,12 +25,20 @@ params, timeoutMs?}, session/close {sessionId}, server/shutdown. Notifications t
 session/progress, session/log, session/closed (each with its sessionId).
 
   --socket PATH   listen on a Unix socket instead of stdio (a stale socket file is replaced)
-  --verbose       report clients and shutdown on stderr`,
+  --verbose       report clients and shutdown on stderr
+${LIMIT_HELP}
+                      Here they are the defaults of every session; a client's
+                      session/open runtime.limits win over them.`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' } }, 'serve');
+    const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' }, ...LIMIT_FLAGS }, 'serve');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep serve --help'.`);
     io.verbose = Boolean(values.verbose);
-    const server = createHostServer({ open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io) }) });
+    const limits = parseLimitFlags(values);
+    const server = createHostServer({
+      open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits }) }),
+      // A client's line wraps the message for the extension: let it be as large, plus its envelope.
+      ...(limits.maxMessageBytes === undefined ? {} : { maxLineBytes: Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES) }),
+    });
     const stop = (): void => void server.close();
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

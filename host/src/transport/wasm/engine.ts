@@ -10,7 +10,8 @@
  */
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { attachHostChannel, defaultHostTrampoline, guestAbi, type HostChannelFunctions } from './host-channel.ts';
-import { WASM_PAGE_BYTES, type WasmGrants, type WasmLimits } from './limits.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
+import { WASM_PAGE_BYTES, outOfMemoryAnswer, type WasmGrants, type WasmLimits } from './limits.ts';
 
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
 export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
@@ -129,7 +130,7 @@ export async function createWasmEngine(
   const tooBig = (what: string, len: number): MepError =>
     new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its limit of ${limits.maxResponseBytes}: raise maxResponseBytes for it or make the extension send less.`,
+      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes)}`,
       { data: { extension: name, limit: 'maxResponseBytes', size: len } },
     );
   const interrupted = (): number => {
@@ -194,7 +195,7 @@ export async function createWasmEngine(
       if (allocated > limits.maxMemoryBytes) {
         throw new MepError(
           LocalErrorCode.Limit,
-          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call: raise maxMemoryBytes for it or make it use less.`,
+          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
           { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
         );
       }
@@ -226,6 +227,16 @@ export async function createWasmEngine(
 
   const memoryBytes = (): number => memory?.buffer.byteLength ?? 0;
 
+  // QuickJS reports a failed allocation as a JS error the guest answers with; at (or near) the
+  // cap that is the memory limit speaking, and the instance is not worth keeping.
+  const nearCap = (): boolean => memoryBytes() >= capBytes * 0.75;
+  const exhausted = (guestMessage: string): MepError =>
+    new MepError(
+      LocalErrorCode.Limit,
+      `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
+      { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), guestMessage } },
+    );
+
   const classify = (error: unknown): { error: MepError; guestError: boolean } => {
     if (isMepError(error)) return { error, guestError: false };
     const message = error instanceof Error ? error.message : String(error);
@@ -233,6 +244,7 @@ export async function createWasmEngine(
     const guestPrefix = 'Plugin-originated error: ';
     if (error instanceof Error && !(error instanceof WebAssembly.RuntimeError) && message.startsWith(guestPrefix)) {
       const guestMessage = message.slice(guestPrefix.length);
+      if (outOfMemoryAnswer(guestMessage) !== undefined) return { guestError: false, error: exhausted(guestMessage.split('\n')[0] as string) };
       return {
         guestError: true,
         error: new MepError(ErrorCode.ExtensionFailure, `Wasm extension "${name}" failed: ${guestMessage}`, {
@@ -245,7 +257,7 @@ export async function createWasmEngine(
         guestError: false,
         error: new MepError(
           LocalErrorCode.Limit,
-          `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (${message}): raise maxMemoryBytes for it or give it smaller inputs.`,
+          `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (${message}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
           { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() }, cause: error },
         ),
       };
@@ -275,13 +287,17 @@ export async function createWasmEngine(
           outcome = { ok: false, error: serialize(tooBig('response', bytes.length)), guestError: false, interrupt: interruptSeen, elapsedMs };
         } else if (memoryBytes() > capBytes) {
           // Only possible for a module that did not go through compileExtensionModule.
-          const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced, or raise maxMemoryBytes.`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } });
+          const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } });
           outcome = { ok: false, error: serialize(error), guestError: false, interrupt: interruptSeen, elapsedMs };
+        } else if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) {
+          // The guest's allocator failed at the cap and the guest answered with an internal error.
+          outcome = { ok: false, error: serialize(exhausted(outOfMemoryAnswer(bytes) as string)), guestError: false, interrupt: interruptSeen, elapsedMs };
         } else {
           outcome = { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt: interruptSeen, elapsedMs };
         }
       } catch (thrown) {
-        const { error, guestError } = classify(thrown);
+        // A guest told its output was refused may fail the call itself: the refusal is the cause.
+        const { error, guestError } = refused !== null ? { error: refused as MepError, guestError: false } : classify(thrown);
         outcome = { ok: false, error: serialize(error), guestError, interrupt: interruptSeen, elapsedMs: performance.now() - started };
       } finally {
         input = EMPTY;

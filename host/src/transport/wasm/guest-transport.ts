@@ -5,6 +5,7 @@
  * looks at the JSON-RPC envelope (`id`, `method`, `result`/`error`).
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import { createTransportEvents } from '../events.ts';
 import type { LogSink, Transport } from '../types.ts';
 import { createCallQueue } from './call-queue.ts';
@@ -67,7 +68,7 @@ export async function createGuestTransport(
       }
       const bytes = encoder.encode(JSON.stringify(message));
       if (bytes.length > limits.maxRequestBytes) {
-        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its limit of ${limits.maxRequestBytes}: raise maxRequestBytes for it or send less.`, {
+        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes)}`, {
           data: { extension: name, limit: 'maxRequestBytes', size: bytes.length },
         });
       }

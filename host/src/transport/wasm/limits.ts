@@ -72,3 +72,26 @@ export function resolveWasmLimits(name: string, limits: Partial<WasmLimits> = {}
 export function maxMemoryPages(limits: WasmLimits): number {
   return Math.min(65_536, Math.floor(limits.maxMemoryBytes / WASM_PAGE_BYTES));
 }
+
+const decoder = new TextDecoder();
+const OUT_OF_MEMORY_ANSWER_MAX_BYTES = 64 * 1024;
+
+/**
+ * The message of a guest's answer that reports a failure the engine cannot distinguish from
+ * memory exhaustion: an InternalError (-32603) or ExtensionFailure (-32010) response, or a
+ * guest error (`error_set`) saying "out of memory". Only consulted when the guest's memory sits
+ * at its cap after the call; `undefined` otherwise.
+ */
+export function outOfMemoryAnswer(answer: Uint8Array | string | null): string | undefined {
+  if (answer === null) return undefined;
+  if (typeof answer === 'string') return /out of memory/i.test(answer) ? answer : undefined;
+  if (answer.length > OUT_OF_MEMORY_ANSWER_MAX_BYTES) return undefined;
+  try {
+    const message = JSON.parse(decoder.decode(answer)) as { error?: { code?: unknown; message?: unknown } };
+    const code = message.error?.code;
+    if (code === -32603 || code === -32010) return String(message.error?.message);
+  } catch {
+    // Not JSON: the transport reports the unreadable answer itself.
+  }
+  return undefined;
+}

@@ -4,6 +4,7 @@
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import { capMemorySection, MemoryCapError } from './memory-cap.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
@@ -75,7 +76,7 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string):
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(
         LocalErrorCode.Limit,
-        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: raise maxMemoryBytes for it or rebuild it with a smaller initial memory.`,
+        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: rebuild it with a smaller initial memory, or raise the limit. ${raiseAdvice('maxMemoryBytes', error.minPages * 65_536)}`,
         { data: { extension: name, limit: 'maxMemoryBytes', minPages: error.minPages, capPages }, cause: error },
       );
     }

@@ -7,6 +7,7 @@ import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { JsonRpcMessage, LogSink } from '../types.ts';
 import { Interrupt, type RunOutcome } from './engine.ts';
 import type { GuestMessages, Id } from './guest-messages.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import type { WasmLimits } from './limits.ts';
 
 /** What the settler needs from its transport. */
@@ -29,8 +30,8 @@ export function createOutcomeSettler(context: SettleContext): SettleOutcome {
   return (id, outcome, cancelled) => {
     const timedOut = outcome.interrupt === Interrupt.Deadline || outcome.elapsedMs > limits.callTimeoutMs;
     if (timedOut && !(cancelled && outcome.ok)) {
-      fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${id === undefined ? 'a notification' : `request ${JSON.stringify(id)}`} within ${limits.callTimeoutMs} ms and was stopped: raise callTimeoutMs for it or give it less work.`, {
-        data: { extension: name, id, timeoutMs: limits.callTimeoutMs },
+      fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${id === undefined ? 'a notification' : `request ${JSON.stringify(id)}`} within ${limits.callTimeoutMs} ms and was stopped. ${raiseAdvice('callTimeoutMs', limits.callTimeoutMs)}`, {
+        data: { extension: name, id, timeoutMs: limits.callTimeoutMs, limit: 'callTimeoutMs' },
       }));
       return;
     }

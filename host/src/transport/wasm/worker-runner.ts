@@ -9,6 +9,7 @@
  * way the notifications, logs and guest requests of a call are delivered before its response.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import { Interrupt, serialize, type RunOutcome } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 import type { GuestRunner, RunnerCallbacks } from './runner.ts';
@@ -170,7 +171,7 @@ export async function createWorkerRunner(
               void release(false);
               finish({
                 ok: false,
-                error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms.`, data: { extension: name } },
+                error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms. ${raiseAdvice('callTimeoutMs', timeoutMs)}`, data: { extension: name, limit: 'callTimeoutMs', timeoutMs } },
                 guestError: false,
                 interrupt: Interrupt.Deadline,
                 elapsedMs: performance.now() - started,

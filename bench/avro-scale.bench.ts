@@ -1,0 +1,177 @@
+/**
+ * Avro at scale (issue 12): `node --import tsx bench/avro-scale.bench.ts`.
+ *
+ * The same synthetic model (fixtures/ir/generate-large.ts, 25 types per module, modules added
+ * as it grows) at 250, 500, 1,000, 2,000 and 4,000 types, and at each size, one after another:
+ *   - `mep generate --target avro` with examples/avro built to wasm (sandboxed, worker),
+ *   - the same with the same source built as a process extension (avro.mjs),
+ *   - the peer, `morphir json-schema-gen` of morphir-elm 2.82.0 (devDependency), on the same IR,
+ * each a fresh command measured from spawn to exit: wall time, peak RSS, output bytes. Then the
+ * ratios against the peer, the growth from 2,000 to 4,000 types (goal ≤ 2.2×: linear), and a plot
+ * of time against model size written to .cache/bench/avro-scale.svg.
+ *
+ * mep runs with raised limits (`--max-memory 2GiB --call-timeout 10m --max-message 511MiB`): the
+ * defaults (256 MiB, 30 s, 64 MiB) are for untrusted extensions, and the large sizes exceed them.
+ *
+ *   BENCH_AVRO_SCALE_SIZES=250,500 node --import tsx bench/avro-scale.bench.ts   # a quick run
+ *   BENCH_AVRO_SCALE_RUNS=3 …   # the median of 3 runs per tool and size (default 1)
+ *
+ * At the largest size the sandboxed run is also tried once under the default limits, to show
+ * what a user without the flags gets (and that the error names the flag to raise).
+ */
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BENCH_CACHE, Report, ROOT, buildBoth, ms, progress, x } from './lib.ts';
+import { measureCommand, type Measured } from './measure-command.ts';
+import { lineChartSvg } from './svg-plot.ts';
+
+const TYPES_PER_MODULE = 25;
+const DEFAULT_SIZES = [250, 500, 1000, 2000, 4000];
+const sizes = (process.env.BENCH_AVRO_SCALE_SIZES ?? DEFAULT_SIZES.join(','))
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n >= TYPES_PER_MODULE);
+if (sizes.length === 0) throw new Error(`BENCH_AVRO_SCALE_SIZES must list type counts (≥ ${TYPES_PER_MODULE}), e.g. 250,500`);
+const RUNS = Math.max(1, Number(process.env.BENCH_AVRO_SCALE_RUNS ?? 1) || 1);
+const LIMITS = ['--max-memory', '2GiB', '--call-timeout', '10m', '--max-message', '511MiB'];
+const report = new Report(`avro-scale (issue 12), ${sizes.join(' / ')} types`);
+
+/**
+ * The IR of `types` types, generated once and cached; function bodies are rewritten to typed
+ * attributes (`["Unit", ["Unit", {}]]`) because the peer's decoder rejects untyped ones (the Avro
+ * backend ignores bodies, so both tools read the same file).
+ */
+async function irFile(types: number): Promise<string> {
+  const modules = Math.ceil(types / TYPES_PER_MODULE);
+  const file = join(BENCH_CACHE, 'ir', `scale-${modules}x${TYPES_PER_MODULE}.json`);
+  if (existsSync(file)) return file;
+  mkdirSync(join(BENCH_CACHE, 'ir'), { recursive: true });
+  const raw = `${file}.raw`;
+  const made = await measureCommand(process.execPath, ['--import', 'tsx', 'fixtures/ir/generate-large.ts', '--modules', String(modules), '--types-per-module', String(TYPES_PER_MODULE), '--out', raw], ROOT);
+  if (made.code !== 0) throw new Error(`generating the IR failed: ${made.stderr.trim()}`);
+  const ir = JSON.parse(readFileSync(raw, 'utf8'));
+  for (const [, mod] of ir.distribution[3].modules) {
+    for (const [, value] of mod.value.values) value.value.value.body = ['Unit', ['Unit', {}]];
+  }
+  writeFileSync(file, JSON.stringify(ir));
+  rmSync(raw);
+  return file;
+}
+
+/** Files and bytes under `dir` (nothing when it was not written). */
+function outputOf(dir: string): { files: number; bytes: number } {
+  if (!existsSync(dir)) return { files: 0, bytes: 0 };
+  const files = (readdirSync(dir, { recursive: true }) as string[]).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+  return { files: files.length, bytes: files.reduce((n, f) => n + statSync(f).size, 0) };
+}
+
+interface Outcome extends Measured {
+  output: { files: number; bytes: number };
+  failure?: string;
+}
+
+const TOOLS = ['wasm', 'process', 'peer'] as const;
+type Tool = (typeof TOOLS)[number];
+const LABEL: Record<Tool, string> = {
+  wasm: 'mep generate, avro.wasm (sandboxed)',
+  process: 'mep generate, avro.mjs (process)',
+  peer: 'peer: morphir json-schema-gen',
+};
+
+progress('building examples/avro/extension.ts to wasm and process');
+const built = await buildBoth(join(ROOT, 'examples/avro/extension.ts'), 'avro');
+const peerBin = join(ROOT, 'node_modules', 'morphir-elm', 'cli2', 'lib', 'morphir.js');
+const outRoot = join(BENCH_CACHE, 'out-scale');
+
+async function run(tool: Tool, ir: string, limits: readonly string[] = LIMITS): Promise<Outcome> {
+  const out = join(outRoot, tool);
+  rmSync(out, { recursive: true, force: true });
+  const args =
+    tool === 'peer'
+      ? [existsSync(peerBin) ? peerBin : join(ROOT, 'node_modules', '.bin', 'morphir'), 'json-schema-gen', '--input', ir, '--output', out]
+      : ['bin/mep.mjs', 'generate', '--extension', tool === 'wasm' ? built.wasm : built.process, '--target', 'avro', '--input', ir, '--output', out, ...limits];
+  const measured = await measureCommand(process.execPath, args, ROOT);
+  const output = outputOf(out);
+  if (measured.code === 0) return { ...measured, output };
+  const why = (measured.stderr || measured.stdout).trim().split('\n').filter((l) => l && !/ExperimentalWarning|--trace-warnings/.test(l)).slice(-2).join(' | ');
+  return { ...measured, output, failure: `exit ${measured.code}: ${why.slice(0, 300)}` };
+}
+
+const results = new Map<number, Record<Tool, Outcome>>();
+for (const types of sizes) {
+  progress(`${types} types: generating the IR`);
+  const ir = await irFile(types);
+  const runs: Record<Tool, Outcome[]> = { wasm: [], process: [], peer: [] };
+  // Interleaved rounds, so a burst of load on the machine hits every tool alike.
+  for (let round = 0; round < RUNS; round++) {
+    for (const tool of TOOLS) {
+      progress(`${types} types: ${LABEL[tool]}${RUNS > 1 ? ` (run ${round + 1} of ${RUNS})` : ''}`);
+      runs[tool].push(await run(tool, ir));
+    }
+  }
+  const medianOf = (list: Outcome[]): Outcome => list.find((o) => o.failure) ?? ([...list].sort((a, b) => a.ms - b.ms)[Math.floor(list.length / 2)] as Outcome);
+  results.set(types, { wasm: medianOf(runs.wasm), process: medianOf(runs.process), peer: medianOf(runs.peer) });
+  rmSync(outRoot, { recursive: true, force: true });
+}
+
+const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1e6).toFixed(1)} MB`);
+const cell = (o: Outcome): string => (o.failure ? `failed (${o.failure})` : `${ms(o.ms)}, RSS ${mb(o.peakRssBytes)}, ${mb(o.output.bytes)} in ${o.output.files} files`);
+for (const [types, row] of results) {
+  const peer = row.peer;
+  report.row(`${types} types (${mb(statSync(await irFile(types)).size)} IR): ${LABEL.peer}`, cell(peer), '(baseline)');
+  for (const tool of ['wasm', 'process'] as const) {
+    const o = row[tool];
+    const ratio = o.failure || peer.failure ? 'n/a' : `time ${x(o.ms / peer.ms)}, RSS ${o.peakRssBytes && peer.peakRssBytes ? x(o.peakRssBytes / peer.peakRssBytes) : 'n/a'}, bytes ${x(o.output.bytes / peer.output.bytes)} of peer`;
+    report.row(`${types} types: ${LABEL[tool]}`, cell(o), peer.failure ? '' : ms(peer.ms), ratio);
+  }
+}
+
+// Growth: the largest size against half of it, when both ran.
+const largest = Math.max(...sizes);
+const half = results.get(largest / 2);
+const top = results.get(largest);
+if (half && top) {
+  for (const tool of TOOLS) {
+    const a = half[tool];
+    const b = top[tool];
+    const ratio = a.failure || b.failure ? Number.NaN : b.ms / a.ms;
+    const what = `growth ${largest / 2} → ${largest} types, ${LABEL[tool]}`;
+    if (tool === 'peer') report.row(what, Number.isFinite(ratio) ? `${ms(b.ms)} vs ${ms(a.ms)}` : 'failed', '', Number.isFinite(ratio) ? x(ratio) : 'n/a');
+    else report.goal({ what, measured: b.failure ?? ms(b.ms), baseline: a.failure ?? ms(a.ms), ratio, ratioMeaning: `time at ${largest} / time at ${largest / 2}`, direction: 'atMost', target: 2.2 });
+  }
+} else {
+  report.note(`growth ratio needs both ${largest / 2} and ${largest} types in BENCH_AVRO_SCALE_SIZES`);
+}
+
+// What a user gets at the largest size without raising anything.
+progress(`${largest} types: ${LABEL.wasm} under the default limits`);
+const defaults = await run('wasm', await irFile(largest), []);
+rmSync(outRoot, { recursive: true, force: true });
+report.row(
+  `${largest} types: ${LABEL.wasm}, default limits (256MiB, 30s, 64MiB)`,
+  defaults.failure ? `fails after ${ms(defaults.ms)}: ${defaults.failure.replace(/^exit \d+: mep generate: /, '').slice(0, 160)}…` : `${ms(defaults.ms)}, succeeds without raised limits`,
+);
+
+const svgPath = join(BENCH_CACHE, 'avro-scale.svg');
+mkdirSync(BENCH_CACHE, { recursive: true });
+writeFileSync(
+  svgPath,
+  lineChartSvg({
+    title: 'Avro / JSON Schema generation time vs model size',
+    xLabel: 'types in the model',
+    yLabel: 'wall time, spawn → exit (s)',
+    series: TOOLS.map((tool, i) => ({
+      name: { wasm: 'mep wasm', process: 'mep process', peer: 'morphir json-schema-gen' }[tool],
+      color: ['#c0392b', '#2471a3', '#7f8c8d'][i] as string,
+      points: sizes.map((types) => {
+        const o = results.get(types)?.[tool];
+        return [types, o && !o.failure ? o.ms / 1000 : Number.NaN] as const;
+      }),
+    })),
+  }),
+);
+const rss = results.values().next().value?.wasm.rssSource ?? 'unavailable';
+report.note(`peak RSS from ${rss}; for the process runtime it is the larger of mep and its child (ru_maxrss is a maximum, not a sum)`);
+report.note(`mep runs with ${LIMITS.join(' ')}; every figure is ${RUNS === 1 ? 'one run (BENCH_AVRO_SCALE_RUNS=3 for medians)' : `the median of ${RUNS} runs`}, so expect noise on a shared machine`);
+report.note(`plot: ${svgPath}`);
+report.print();

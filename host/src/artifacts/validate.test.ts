@@ -1,0 +1,51 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { artifactBytes, validateArtifacts } from './validate.ts';
+
+const text = (path: string, content = 'x') => ({ path, content, binary: false });
+const codeOf = (fn: () => unknown): unknown => {
+  try {
+    fn();
+  } catch (error) {
+    return isMepError(error) ? error.code : error;
+  }
+  return undefined;
+};
+
+const Validate = suite('validateArtifacts');
+
+Validate('should keep every artifact as returned, without encoding it', () => {
+  const content = 'é'.repeat(10);
+  const checked = validateArtifacts('ext', [text('a/b.avsc', content), { path: 'c.bin', content: 'AAEC\n/w==', binary: true }]);
+  assert.is(checked.extension, 'ext');
+  assert.equal(
+    checked.files.map((f) => [f.path, f.binary]),
+    [['a/b.avsc', false], ['c.bin', true]],
+  );
+  assert.is(checked.files[0]?.content, content, 'the same string, not a copy in bytes');
+  assert.is(checked.files[1]?.content, 'AAEC/w==', 'base64 without whitespace');
+  assert.equal([...artifactBytes('ext', { path: 'c.bin', content: 'AAEC/w==', binary: true })], [0, 1, 2, 255]);
+});
+
+Validate('should refuse unsafe paths, collisions and bad base64 :: hostile', () => {
+  for (const path of ['', '/abs', 'C:/x', 'a/../b', 'a//b', 'a\\b', 'con.txt', 'a/./b', 'a?b']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, path);
+  }
+  assert.is(codeOf(() => validateArtifacts('ext', [text('A.avsc'), text('a.avsc')])), LocalErrorCode.Artifact);
+  assert.is(codeOf(() => validateArtifacts('ext', [text('a'), text('a/b')])), LocalErrorCode.Artifact);
+  assert.is(codeOf(() => validateArtifacts('ext', [text('a/b'), text('a')])), LocalErrorCode.Artifact);
+  assert.is(codeOf(() => validateArtifacts('ext', [{ path: 'x.bin', content: 'not base64!', binary: true }])), LocalErrorCode.Artifact);
+  assert.is(codeOf(() => validateArtifacts('ext', [text('a'), text('b')], { maxArtifacts: 1 })), LocalErrorCode.Limit);
+});
+
+Validate('should measure sizes exactly only near the limit :: multibyte', () => {
+  // 400 "é" are 800 UTF-8 bytes: under 1000 although 3 × 400 is not.
+  assert.is(validateArtifacts('ext', [text('a', 'é'.repeat(400))], { maxArtifactBytes: 1000 }).files.length, 1);
+  assert.is(codeOf(() => validateArtifacts('ext', [text('a', 'é'.repeat(501))], { maxArtifactBytes: 1000 })), LocalErrorCode.Artifact);
+  assert.is(validateArtifacts('ext', [text('a', '😀'.repeat(250))], { maxArtifactBytes: 1000 }).files.length, 1);
+  assert.is(codeOf(() => validateArtifacts('ext', [{ path: 'x', content: 'AAAA'.repeat(300), binary: true }], { maxArtifactBytes: 899 })), LocalErrorCode.Artifact);
+  assert.is(validateArtifacts('ext', [{ path: 'x', content: 'AAAA'.repeat(300), binary: true }], { maxArtifactBytes: 900 }).files.length, 1);
+});
+
+Validate.run();

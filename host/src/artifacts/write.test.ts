@@ -1,0 +1,101 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { validateArtifacts } from './validate.ts';
+import { writeArtifacts } from './write.ts';
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-artifacts-'));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => assert.unreachable('expected a failure'), (e: unknown) => e);
+
+const Write = suite('writeArtifacts');
+
+Write('should write text and binary artifacts, nested, and report their bytes', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'out');
+    const files = validateArtifacts('ext', [
+      { path: 'a/b/c.avsc', content: '{"type":"string"}', binary: false },
+      { path: 'bin/x.bin', content: 'AAEC/w==', binary: true },
+      { path: 'top.txt', content: 'héllo 😀', binary: false },
+    ]);
+    const report = await writeArtifacts(out, files);
+    assert.equal(report.written, ['a/b/c.avsc', 'bin/x.bin', 'top.txt']);
+    assert.is(await readFile(join(out, 'a/b/c.avsc'), 'utf8'), '{"type":"string"}');
+    assert.equal([...(await readFile(join(out, 'bin/x.bin')))], [0, 1, 2, 255]);
+    assert.is(await readFile(join(out, 'top.txt'), 'utf8'), 'héllo 😀');
+    assert.is(report.bytes, 17 + 4 + Buffer.byteLength('héllo 😀'));
+    assert.equal((await readdir(dir)).sort(), ['out'], 'no staging directory left');
+  }),
+);
+
+Write('should stream a large artifact in chunks without splitting a character :: multibyte', () =>
+  withDir(async (dir) => {
+    // 3 MiB of 4-byte characters: chunk edges fall on surrogate pairs.
+    const content = `x${'😀'.repeat(3 * 1024 * 1024)}`;
+    const binary = Buffer.alloc(3 * 1024 * 1024 + 7, 7).toString('base64');
+    const report = await writeArtifacts(dir, validateArtifacts('ext', [{ path: 'big.txt', content, binary: false }, { path: 'big.bin', content: binary, binary: true }]));
+    assert.ok((await readFile(join(dir, 'big.txt'), 'utf8')) === content, 'text intact');
+    assert.ok((await readFile(join(dir, 'big.bin'))).equals(Buffer.alloc(3 * 1024 * 1024 + 7, 7)), 'binary intact');
+    assert.is(report.bytes, Buffer.byteLength(content) + 3 * 1024 * 1024 + 7);
+  }),
+);
+
+Write('should replace existing files and keep unrelated ones', () =>
+  withDir(async (dir) => {
+    await writeFile(join(dir, 'a.txt'), 'old');
+    await writeFile(join(dir, 'keep.txt'), 'mine');
+    await writeArtifacts(dir, validateArtifacts('ext', [{ path: 'a.txt', content: 'new', binary: false }]));
+    assert.is(await readFile(join(dir, 'a.txt'), 'utf8'), 'new');
+    assert.is(await readFile(join(dir, 'keep.txt'), 'utf8'), 'mine');
+  }),
+);
+
+Write('should leave the output as it was when a write fails midway :: all-or-nothing', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'out');
+    await mkdir(out);
+    await writeFile(join(out, 'a.txt'), 'old');
+    // "x" is a file, so "x/y.txt" cannot be moved into place after "a.txt" already was.
+    await writeFile(join(out, 'x'), 'a file in the way');
+    const error = await rejection(
+      writeArtifacts(out, validateArtifacts('acme.gen', [
+        { path: 'a.txt', content: 'new', binary: false },
+        { path: 'x/y.txt', content: 'y', binary: false },
+      ])),
+    );
+    assert.ok(isMepError(error));
+    assert.is(error.code, LocalErrorCode.Artifact);
+    assert.match(error.message, /acme\.gen.*left as it was/);
+    assert.is(await readFile(join(out, 'a.txt'), 'utf8'), 'old', 'the replaced file is restored');
+    assert.is(await readFile(join(out, 'x'), 'utf8'), 'a file in the way');
+    assert.equal((await readdir(out)).sort(), ['a.txt', 'x']);
+    assert.equal((await readdir(dir)).sort(), ['out'], 'no staging directory left');
+  }),
+);
+
+Write('should refuse to write through a symlink that leaves the output directory :: hostile', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'out');
+    const outside = join(dir, 'outside');
+    await mkdir(out);
+    await mkdir(outside);
+    await symlink(outside, join(out, 'link'));
+    const error = await rejection(writeArtifacts(out, validateArtifacts('ext', [{ path: 'ok.txt', content: 'ok', binary: false }, { path: 'link/evil.txt', content: 'x', binary: false }])));
+    assert.ok(isMepError(error));
+    assert.is(error.code, LocalErrorCode.Artifact);
+    assert.equal(await readdir(outside), []);
+    assert.equal((await readdir(out)).sort(), ['link'], 'nothing written, not even the safe file');
+  }),
+);
+
+Write.run();

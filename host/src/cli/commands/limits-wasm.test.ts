@@ -1,0 +1,92 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { buildGuest } from '../../../../build/guest/index.ts';
+import { builtAvro } from '../../../../examples/testing/built.ts';
+import { repoRoot, withProject } from '../../registry/test-support.ts';
+import type { TempProject } from '../../registry/test-support.ts';
+import { captureIo } from '../io.ts';
+import { main } from '../main.ts';
+
+// The real Avro backend and the bench's echo guest (its answer is the IR re-serialized, so the
+// answer is bigger than the request), both built to wasm and cached.
+const customerIr = join(repoRoot, 'fixtures/ir/customer/morphir-ir.json');
+const showcaseIr = join(repoRoot, 'fixtures/ir/showcase/morphir-ir.json');
+let echoBuild: Promise<string> | undefined;
+const echoWasm = (): Promise<string> =>
+  (echoBuild ??= buildGuest({ entry: join(repoRoot, 'bench/guests/echo-artifact.ts'), outFile: join(repoRoot, '.cache/examples/echo-artifact.wasm') }).then((r) => r.outFile));
+
+interface Run {
+  code: number;
+  error?: { code: string; message: string; data: Record<string, unknown> };
+  stderr: string;
+}
+
+async function generate(t: TempProject, args: string[]): Promise<Run> {
+  const io = captureIo(t.project);
+  const code = await main(['generate', '--output', 'out', '--json', ...args], io);
+  const out = io.stdout.join('\n');
+  return { code, error: out ? JSON.parse(out).error : undefined, stderr: io.stderr.join('\n') };
+}
+
+function assertLimit(run: Run, code: string, limit: string, option: string): void {
+  assert.is(run.code, 3, run.stderr);
+  assert.is(run.error?.code, code, run.error?.message);
+  assert.is(run.error?.data.limit, limit, JSON.stringify(run.error?.data));
+  assert.ok(run.error?.message.includes(option), run.error?.message);
+  assert.ok(run.error?.message.includes(`"limits": {"${limit === 'maxResponseBytes' || limit === 'maxRequestBytes' ? 'maxMessageBytes' : limit}": `), run.error?.message);
+}
+
+const Wasm = suite('cli :: limits of a wasm extension');
+
+Wasm('should stop a guest that exhausts --max-memory with a limit error, not an internal error :: hostile', () =>
+  withProject(async (t) => {
+    // A valid IR carrying 8 MB of padding the guest must hold while it parses the request.
+    const ir = JSON.parse(await readFile(customerIr, 'utf8'));
+    await writeFile(join(t.project, 'big.json'), JSON.stringify({ ...ir, padding: 'x'.repeat(8_000_000) }));
+    const avro = await builtAvro('wasm');
+    const run = await generate(t, ['--extension', avro, '--target', 'avro', '--input', 'big.json', '--max-memory', '8MiB']);
+    assertLimit(run, 'ERR_LIMIT', 'maxMemoryBytes', '--max-memory');
+    const raised = await generate(t, ['--extension', avro, '--target', 'avro', '--input', 'big.json', '--max-memory', '128MiB']);
+    assert.is(raised.code, 0, raised.stderr);
+  }),
+);
+
+Wasm('should stop a guest at --call-timeout :: hostile', () =>
+  withProject(async (t) => {
+    const run = await generate(t, ['--extension', await builtAvro('wasm'), '--target', 'avro', '--input', customerIr, '--call-timeout', '1ms']);
+    assertLimit(run, 'ERR_TIMEOUT', 'callTimeoutMs', '--call-timeout');
+  }),
+);
+
+Wasm('should refuse an answer over --max-message, and a request over it :: hostile', () =>
+  withProject(async (t) => {
+    const ir = JSON.stringify(JSON.parse(await readFile(showcaseIr, 'utf8')));
+    const escaped = JSON.stringify(ir).length;
+    assert.ok(escaped > ir.length + 1024, 'the echoed answer is larger than the request');
+    const limit = String(ir.length + 512);
+    const answer = await generate(t, ['--extension', await echoWasm(), '--target', 'echo', '--input', showcaseIr, '--max-message', limit]);
+    assertLimit(answer, 'ERR_LIMIT', 'maxResponseBytes', '--max-message');
+    const request = await generate(t, ['--extension', await echoWasm(), '--target', 'echo', '--input', showcaseIr, '--max-message', '4KiB']);
+    assertLimit(request, 'ERR_LIMIT', 'maxRequestBytes', '--max-message');
+  }),
+);
+
+Wasm('should apply the manifest limits of an installed wasm extension, and let flags win :: precedence', () =>
+  withProject(async (t) => {
+    const pkg = join(t.root, 'avro-pkg');
+    await mkdir(pkg);
+    await copyFile(await builtAvro('wasm'), join(pkg, 'avro.wasm'));
+    const manifest = { id: 'morphir-avro-ts', name: 'Avro', version: '0.1.0', runtime: 'wasm', entry: 'avro.wasm', limits: { maxMessageBytes: 4096 } };
+    await writeFile(join(pkg, 'extension.json'), JSON.stringify(manifest));
+    const io = captureIo(t.project);
+    assert.is(await main(['install', pkg], io), 0, io.stderr.join('\n'));
+    const refused = await generate(t, ['--target', 'avro', '--input', showcaseIr]);
+    assertLimit(refused, 'ERR_LIMIT', 'maxRequestBytes', '--max-message');
+    const raised = await generate(t, ['--target', 'avro', '--input', showcaseIr, '--max-message', '1MiB', '--option', 'unsupported=warn-and-skip']);
+    assert.is(raised.code, 0, raised.stderr);
+  }),
+);
+
+Wasm.run();

@@ -1,0 +1,87 @@
+/**
+ * The three resource limits a user sets per extension, for both runtimes, and the one way a
+ * limit error says how to raise them. No I/O: the same table serves the wasm core, the process
+ * transport, framing, the manifest schema and the CLI.
+ *
+ * Each limit has one name everywhere: the `extension.json` field (`"limits": {"maxMemoryBytes":
+ * …}`), the `mep` option (`--max-memory 512MiB`) and the library option of the same name.
+ */
+import * as z from 'zod';
+
+/** The largest message V8 can hold as one string (2^29 − 24 characters), rounded down to MiB. */
+export const MAX_MESSAGE_BYTES_CEILING = 511 * 1024 * 1024;
+/** The largest wasm32 linear memory: 65,536 pages of 64 KiB. */
+export const MAX_MEMORY_BYTES_CEILING = 4 * 1024 * 1024 * 1024;
+/** The longest timer a JavaScript host can arm (2^31 − 1 ms, about 24.8 days). */
+export const MAX_CALL_TIMEOUT_MS_CEILING = 2_147_483_647;
+
+/** What the user may set: every field optional, positive integers. */
+export const ExtensionLimits = z.strictObject({
+  /** Guest memory: wasm linear memory (and Extism allocations); a Node.js process's V8 heap. */
+  maxMemoryBytes: z.number().int().min(65_536).max(MAX_MEMORY_BYTES_CEILING).optional(),
+  /** Deadline of one request to the extension, in milliseconds. */
+  callTimeoutMs: z.number().int().positive().max(MAX_CALL_TIMEOUT_MS_CEILING).optional(),
+  /** Largest JSON-RPC message in either direction (request to, response from), in bytes. */
+  maxMessageBytes: z.number().int().min(1024).max(MAX_MESSAGE_BYTES_CEILING).optional(),
+});
+/** What the user may set: every field optional, positive integers. */
+export type ExtensionLimits = z.infer<typeof ExtensionLimits>;
+
+/** The name of one user-settable limit. */
+export type LimitName = keyof ExtensionLimits;
+
+/** Defaults, the reference host's (architecture.md, Decisions). */
+export const DEFAULT_LIMITS: Readonly<Required<ExtensionLimits>> = Object.freeze({
+  maxMemoryBytes: 256 * 1024 * 1024,
+  callTimeoutMs: 30_000,
+  maxMessageBytes: 64 * 1024 * 1024,
+});
+
+/** How each limit is raised: the `mep` option, the manifest field and an example value. */
+export const LIMIT_KNOBS: Readonly<Record<LimitName, { option: string; field: string; example: string }>> = Object.freeze({
+  maxMemoryBytes: { option: '--max-memory', field: 'maxMemoryBytes', example: '512MiB' },
+  callTimeoutMs: { option: '--call-timeout', field: 'callTimeoutMs', example: '120s' },
+  maxMessageBytes: { option: '--max-message', field: 'maxMessageBytes', example: '256MiB' },
+});
+
+/** Internal limit names of the transports, mapped to the user's knob that sets them. */
+const ALIASES: Record<string, LimitName> = {
+  maxRequestBytes: 'maxMessageBytes',
+  maxResponseBytes: 'maxMessageBytes',
+  maxBodyBytes: 'maxMessageBytes',
+  maxLineBytes: 'maxMessageBytes',
+  timeoutMs: 'callTimeoutMs',
+};
+
+/** The user-facing limit behind an internal name (`maxResponseBytes` → `maxMessageBytes`). */
+export function userLimitOf(name: string): LimitName | undefined {
+  if (name in LIMIT_KNOBS) return name as LimitName;
+  return ALIASES[name];
+}
+
+/**
+ * The sentence every limit error ends with: which `mep` option and which `extension.json`
+ * field raise `limit` (an internal name such as `maxResponseBytes` is mapped to the user's), with
+ * twice `current` as the example value, e.g. `Raise it with --max-memory 512MiB on the mep
+ * command line, or "limits": {"maxMemoryBytes": 536870912} in the extension's extension.json`.
+ *
+ * @example
+ * throw new MepError(LocalErrorCode.Limit, `… over its limit of ${n} bytes. ${raiseAdvice('maxMemoryBytes', n)}`, { data: { limit: 'maxMemoryBytes' } });
+ */
+export function raiseAdvice(limit: LimitName | string, current?: number): string {
+  const name = userLimitOf(limit);
+  if (name === undefined) return '';
+  const knob = LIMIT_KNOBS[name];
+  const ceiling = name === 'callTimeoutMs' ? MAX_CALL_TIMEOUT_MS_CEILING : name === 'maxMemoryBytes' ? MAX_MEMORY_BYTES_CEILING : MAX_MESSAGE_BYTES_CEILING;
+  const value = Math.min(ceiling, 2 * (current !== undefined && current > 0 ? current : DEFAULT_LIMITS[name]));
+  return `Raise it with ${knob.option} ${formatLimit(name, value)} on the mep command line, or "limits": {"${knob.field}": ${value}} in the extension's extension.json (the option wins).`;
+}
+
+/** A limit's value as the `mep` option writes it: `512MiB`, `1.5GiB`, `60s`, `250ms`. */
+export function formatLimit(name: LimitName, value: number): string {
+  if (name === 'callTimeoutMs') return value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`;
+  for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
+    if (value >= size && value % (size / 4) === 0) return `${value / size}${unit}`;
+  }
+  return String(value);
+}

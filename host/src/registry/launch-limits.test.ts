@@ -1,0 +1,50 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { memoryLimitUnenforced, nodeMemoryFlags, processMessageLimitOf, requestTimeoutOf, wasmLimitsOf, withLimits } from './launch-limits.ts';
+import type { LaunchSpec } from './launch.ts';
+
+const spec = (over: Partial<LaunchSpec> = {}): LaunchSpec => ({ name: 'x', runtime: 'wasm', path: '/x.wasm', ...over });
+
+const Limits = suite('launch limits');
+
+Limits('should let the command line win over the manifest, field by field :: precedence', () => {
+  const fromManifest = spec({ limits: { maxMemoryBytes: 1 << 30, callTimeoutMs: 60_000 } });
+  const merged = withLimits(fromManifest, { callTimeoutMs: 5_000, maxMessageBytes: 1 << 20 });
+  assert.equal(merged.limits, { maxMemoryBytes: 1 << 30, callTimeoutMs: 5_000, maxMessageBytes: 1 << 20 });
+  assert.is(withLimits(fromManifest, {}), fromManifest);
+  assert.is(withLimits(fromManifest, undefined), fromManifest);
+});
+
+Limits('should give the wasm sandbox both message directions, and let engine overrides win', () => {
+  assert.equal(wasmLimitsOf(spec({ limits: { maxMessageBytes: 4096, maxMemoryBytes: 1 << 24, callTimeoutMs: 10 } })), {
+    maxMemoryBytes: 1 << 24,
+    callTimeoutMs: 10,
+    maxRequestBytes: 4096,
+    maxResponseBytes: 4096,
+  });
+  assert.equal(wasmLimitsOf(spec({ limits: { callTimeoutMs: 10 }, wasm: { limits: { callTimeoutMs: 20 } } })), { callTimeoutMs: 20 });
+  assert.equal(wasmLimitsOf(spec()), {});
+});
+
+Limits('should set the session deadline past the sandbox deadline for wasm, equal to it for a process', () => {
+  assert.is(requestTimeoutOf(spec()), 32_000);
+  assert.is(requestTimeoutOf(spec({ limits: { callTimeoutMs: 500 } })), 2_500);
+  assert.is(requestTimeoutOf(spec({ runtime: 'process', limits: { callTimeoutMs: 500 } })), 500);
+  assert.is(requestTimeoutOf(spec({ runtime: 'process' })), 30_000);
+});
+
+Limits('should cap a Node script heap only when a memory limit is set, and say when nothing can', () => {
+  const script = (over: Partial<LaunchSpec> = {}): LaunchSpec => spec({ runtime: 'process', path: '/ext.mjs', ...over });
+  assert.equal(nodeMemoryFlags(script()), []);
+  assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 512 * 1024 * 1024 } })), ['--max-old-space-size=512']);
+  assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 65_536 } })), ['--max-old-space-size=16']);
+  assert.equal(nodeMemoryFlags(script({ path: '/bin/ext', limits: { maxMemoryBytes: 1 << 30 } })), []);
+  assert.ok(memoryLimitUnenforced(script({ path: '/bin/ext', limits: { maxMemoryBytes: 1 << 30 } })));
+  assert.not.ok(memoryLimitUnenforced(script({ path: '/bin/ext' })));
+  assert.not.ok(memoryLimitUnenforced(script({ limits: { maxMemoryBytes: 1 << 30 } })));
+  assert.not.ok(memoryLimitUnenforced(spec({ limits: { maxMemoryBytes: 1 << 30 } })));
+  assert.is(processMessageLimitOf(spec({ runtime: 'process' })), 64 * 1024 * 1024);
+  assert.is(processMessageLimitOf(spec({ runtime: 'process', limits: { maxMessageBytes: 2048 } })), 2048);
+});
+
+Limits.run();
