@@ -1,6 +1,8 @@
 /**
  * Avro JSON artifacts: one `.avsc` per public root, one `.avpr` per module protocol, and in
  * `linked` mode one `.avsc` per dependency declaration, emitted before the roots that use it.
+ * In `shared` mode every named type (or cycle of them) is one `.avsc`, referenced by full name
+ * everywhere else, so the output grows with the model rather than with each root's closure.
  */
 import { ArtifactList, artifactPath, canonicalJson, type Artifact } from './json-syntax.ts';
 import { inlineState, JsonTypeRenderer, type DefinitionScope } from './json-types.ts';
@@ -15,12 +17,17 @@ type JsonObject = { [key: string]: JsonValue };
 interface Context {
   readonly pkg: AvroPackage;
   readonly linked: boolean;
+  /** Every named schema is its own registry artifact (`dependencies=shared`). */
+  readonly shared: boolean;
   readonly schemas: ReadonlyMap<string, NamedSchema>;
   readonly linkedNames: ReadonlySet<string>;
   readonly types: JsonTypeRenderer;
 }
 
-/** Linked registry artifacts: linked schemas, cycles, and what they depend on, dependencies first. */
+/**
+ * Registry artifacts, dependencies first: linked schemas, cycles and what they depend on; in
+ * shared mode every schema.
+ */
 function linkedDefinitions(ctx: Context): { leader: NamedSchema; value: JsonValue; members: string[] }[] {
   const graph = schemaGraph(ctx.schemas);
   const components = stronglyConnectedComponents(graph);
@@ -33,7 +40,7 @@ function linkedDefinitions(ctx: Context): { leader: NamedSchema; value: JsonValu
   });
   const early = new Set<number>();
   components.forEach((component, i) => {
-    if (component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);
+    if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);
   });
   const include = (i: number): void => {
     for (const dep of dependencies[i]) if (!early.has(dep)) (early.add(dep), include(dep));
@@ -106,7 +113,8 @@ function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: Readon
 export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
   const schemas = new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
   const linkedNames = new Set(pkg.linkedSchemas.keys());
-  const ctx: Context = { pkg, linked: options.dependencies === 'linked', schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
+  const shared = options.dependencies === 'shared';
+  const ctx: Context = { pkg, linked: shared || options.dependencies === 'linked', shared, schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
   const list = new ArtifactList();
   const predefined = new Set<string>();
   if (ctx.linked) {
