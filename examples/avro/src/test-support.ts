@@ -199,7 +199,7 @@ export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Prom
  * consumer would: every named type must be defined exactly once and before any use. Returns the
  * registry's full names.
  */
-export function loadSharedWithAvsc(artifacts: readonly Artifact[]): string[] {
+export function loadSharedWithAvsc(artifacts: readonly Pick<Artifact, 'path' | 'content'>[]): string[] {
   const registry: Record<string, unknown> = {};
   for (const artifact of artifacts) {
     assert.ok(artifact.content.endsWith('\n') && !artifact.content.endsWith('\n\n'), `${artifact.path}: one trailing newline`);
