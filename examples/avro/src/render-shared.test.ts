@@ -30,14 +30,13 @@ const Shared = suite('render :: dependencies=shared');
 Shared('should define every named type once, dependencies first, and reference it by full name', () => {
   const result = generateAvro(chain, { dependencies: 'shared' });
   assert.ok(result.success, JSON.stringify(result.diagnostics));
-  // Dependency order: a type's artifact comes after every artifact it references.
-  assert.equal(result.artifacts.map((a) => a.path), [
-    'shared/base/ids/Zip/Zip.avsc',
-    'shared/base/ids/Zip.avsc',
-    'acme/app/base/C.avsc',
-    'acme/app/base/B.avsc',
-    'acme/app/top/A.avsc',
-  ]);
+  // One file per module namespace, dependencies first; inside a file, definitions before uses.
+  assert.equal(result.artifacts.map((a) => a.path), ['shared/base/ids.avsc', 'acme/app/base.avsc', 'acme/app/top.avsc']);
+  const base = JSON.parse(result.artifacts[1].content);
+  assert.equal(base.map((d: { name: string }) => d.name), ['C', 'B']);
+  const ids = JSON.parse(result.artifacts[0].content);
+  // A constructor record (namespace shared.base.ids.Zip) stays in its type's module file.
+  assert.equal(ids.map((d: { name: string; namespace: string }) => `${d.namespace}.${d.name}`), ['shared.base.ids.Zip.Zip', 'shared.base.ids.Zip']);
   const names = loadSharedWithAvsc(result.artifacts);
   // Hostile: out of order, a reference to a type not yet defined is refused.
   let refused = '';
@@ -48,11 +47,24 @@ Shared('should define every named type once, dependencies first, and reference i
   }
   assert.match(refused, /undefined type name/);
   assert.equal(names.sort(), ['acme.app.base.B', 'acme.app.base.C', 'acme.app.top.A', 'shared.base.ids.Zip', 'shared.base.ids.Zip.Zip']);
-  const a = JSON.parse(result.artifacts.find((x) => x.path === 'acme/app/top/A.avsc')?.content ?? '{}');
+  const [a] = JSON.parse(result.artifacts[2].content);
   assert.equal(a.fields.map((f: { type: unknown }) => f.type), ['acme.app.base.B', { items: 'acme.app.base.C', type: 'array' }]);
   // Each definition appears in exactly one artifact.
   const text = result.artifacts.map((x) => x.content).join('');
   assert.is(text.split('"name": "C"').length - 1, 1);
+});
+
+Shared('should put namespaces that reference each other in a cycle into one file', () => {
+  // No type refers to itself, but one -> two (A -> B) and two -> one (C -> D).
+  const cyclic = library('acme/app', [
+    { path: 'one', types: [{ name: 'a', alias: t.record([['b', t.ref('acme/app:two#b')]]) }, { name: 'd', alias: t.record([['x', t.string()]]) }] },
+    { path: 'two', types: [{ name: 'b', alias: t.record([['x', t.int()]]) }, { name: 'c', alias: t.record([['d', t.ref('acme/app:one#d')]]) }] },
+    { path: 'three', types: [{ name: 'e', alias: t.record([['c', t.ref('acme/app:two#c')]]) }] },
+  ]);
+  const result = generateAvro(cyclic, { dependencies: 'shared' });
+  assert.ok(result.success, JSON.stringify(result.diagnostics));
+  assert.equal(result.artifacts.map((a) => a.path), ['acme/app/one.avsc', 'acme/app/three.avsc']);
+  assert.equal(loadSharedWithAvsc(result.artifacts).sort(), ['acme.app.one.A', 'acme.app.one.D', 'acme.app.three.E', 'acme.app.two.B', 'acme.app.two.C']);
 });
 
 Shared('should keep the showcase model loadable in artifact order (cycles, generics, protocols)', () => {
