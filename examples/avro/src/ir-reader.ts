@@ -28,9 +28,25 @@ function object(value: Json, path: string): Record<string, Json> {
   return isObject(value) ? value : fail(path, 'an object');
 }
 
+/** Memo of canonical names by their words: an IR repeats the same names (SDK paths, fields) throughout. */
+const canonicalNames = new Map<string, string>();
+
 function name(value: Json, path: string): string {
   const words = array(value, path, 'a name (array of words)');
-  return canonicalName(words.map((word, i) => (typeof word === 'string' ? word : fail(`${path}[${i}]`, 'a string word'))));
+  let key = '';
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (typeof word !== 'string') fail(`${path}[${i}]`, 'a string word');
+    // Length-prefixed, so no two different word lists share a key.
+    key = `${key}${word.length}:${word}`;
+  }
+  let canonical = canonicalNames.get(key);
+  if (canonical === undefined) {
+    if (canonicalNames.size >= 100_000) canonicalNames.clear();
+    canonical = canonicalName(words as string[]);
+    canonicalNames.set(key, canonical);
+  }
+  return canonical;
 }
 
 function modulePath(value: Json, path: string): string[] {

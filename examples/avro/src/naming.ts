@@ -71,11 +71,25 @@ function identifierWords(source: string): string[] {
   return words;
 }
 
+/** Memo of {@link upperCamel}: a model spells the same few hundred names thousands of times. */
+const upperCamelCache = new Map<string, string>();
+
 /**
  * UpperCamelCase of a canonical name; any non-alphanumeric run is a word boundary and an
  * initialism is title-cased (`API-response` → `ApiResponse`).
  */
 export function upperCamel(source: string): string {
+  let out = upperCamelCache.get(source);
+  if (out === undefined) {
+    // Bounded, so one long-lived guest instance does not keep every name it ever saw.
+    if (upperCamelCache.size >= 100_000) upperCamelCache.clear();
+    out = spellUpperCamel(source);
+    upperCamelCache.set(source, out);
+  }
+  return out;
+}
+
+function spellUpperCamel(source: string): string {
   let out = identifierWords(source)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
