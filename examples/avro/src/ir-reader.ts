@@ -54,7 +54,12 @@ function modulePath(value: Json, path: string): string[] {
 }
 
 function packagePath(value: Json, path: string): string {
-  return canonicalPath(array(value, path, 'a path').map((segment, i) => array(segment, `${path}[${i}]`).map(String)));
+  const segments = array(value, path, 'a path');
+  // Well-formed segments (arrays of string words) go through the remembered names.
+  if (segments.every((segment) => isArray(segment) && segment.every((word) => typeof word === 'string'))) {
+    return segments.map((segment, i) => name(segment, `${path}[${i}]`)).join('/');
+  }
+  return canonicalPath(segments.map((segment, i) => array(segment, `${path}[${i}]`).map(String)));
 }
 
 function fqName(value: Json, path: string): string {

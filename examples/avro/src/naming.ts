@@ -104,8 +104,23 @@ export function lowerCamel(source: string): string {
   return upper.charAt(0).toLowerCase() + upper.slice(1);
 }
 
+const namespaceCache = new Map<string, string>();
+
 /** Avro namespace of a module: lowerCamel of each package and module segment, joined by `.`. */
 export function avroNamespace(packageName: string, modulePath: readonly string[]): string {
+  // Length-prefixed parts: no two different (package, module path) pairs share a key.
+  let key = `${packageName.length}:${packageName}`;
+  for (const segment of modulePath) key += `${segment.length}:${segment}`;
+  let namespace = namespaceCache.get(key);
+  if (namespace === undefined) {
+    if (namespaceCache.size >= 100_000) namespaceCache.clear();
+    namespace = spellNamespace(packageName, modulePath);
+    namespaceCache.set(key, namespace);
+  }
+  return namespace;
+}
+
+function spellNamespace(packageName: string, modulePath: readonly string[]): string {
   return packageName
     .split('/')
     .concat(modulePath)
@@ -136,9 +151,19 @@ export function isValidIdentifier(identifier: string): boolean {
   return true;
 }
 
+const namespaceValidity = new Map<string, boolean>();
+
 /** Whether a namespace/name pair forms a valid Avro full name. */
 export function isValidFullName(name: FullName): boolean {
-  return isValidIdentifier(name.name) && (name.namespace === '' || name.namespace.split('.').every(isValidIdentifier));
+  if (!isValidIdentifier(name.name)) return false;
+  if (name.namespace === '') return true;
+  let valid = namespaceValidity.get(name.namespace);
+  if (valid === undefined) {
+    if (namespaceValidity.size >= 100_000) namespaceValidity.clear();
+    valid = name.namespace.split('.').every(isValidIdentifier);
+    namespaceValidity.set(name.namespace, valid);
+  }
+  return valid;
 }
 
 const IDL_KEYWORDS = new Set([
