@@ -30,9 +30,19 @@ function object(value: Json, path: string): Record<string, Json> {
 
 /** Memo of canonical names by their words: an IR repeats the same names (SDK paths, fields) throughout. */
 const canonicalNames = new Map<string, string>();
+const oneWordNames = new Map<string, string>();
 
 function name(value: Json, path: string): string {
   const words = array(value, path, 'a name (array of words)');
+  if (words.length === 1 && typeof words[0] === 'string') {
+    let canonical = oneWordNames.get(words[0]);
+    if (canonical === undefined) {
+      if (oneWordNames.size >= 100_000) oneWordNames.clear();
+      canonical = canonicalName(words as string[]);
+      oneWordNames.set(words[0], canonical);
+    }
+    return canonical;
+  }
   let key = '';
   for (let i = 0; i < words.length; i++) {
     const word = words[i];

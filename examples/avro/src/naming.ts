@@ -145,9 +145,13 @@ export function fullNameFromSource(source: string): FullName | undefined {
 /** Whether `identifier` is a valid Avro name component (`[A-Za-z_][A-Za-z0-9_]*`). */
 export function isValidIdentifier(identifier: string): boolean {
   if (identifier === '') return false;
-  const first = identifier.charAt(0);
-  if (!(first === '_' || isAsciiUpper(first) || isAsciiLower(first))) return false;
-  for (const c of identifier) if (!(c === '_' || isAsciiAlnum(c))) return false;
+  // Char codes rather than a string iterator: this runs for every name, and in QuickJS the
+  // iterator allocated a string per character.
+  for (let i = 0; i < identifier.length; i++) {
+    const c = identifier.charCodeAt(i);
+    const letter = c === 95 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (!letter && !(i > 0 && c >= 48 && c <= 57)) return false;
+  }
   return true;
 }
 
