@@ -85,7 +85,8 @@ function withMemoryReport(plugin: ExtismPluginLike, log: (level: 'debug', messag
       try {
         return await plugin.call(funcName, input);
       } finally {
-        const memory = (await plugin.getInstance()).exports.memory;
+        // Reporting must never replace the call's own outcome (a trap, a limit) with its own error.
+        const memory = await plugin.getInstance().then((instance) => instance.exports.memory, () => undefined);
         if (memory instanceof WebAssembly.Memory) log('debug', `guest memory: ${memory.buffer.byteLength} bytes after ${funcName[1]}`);
       }
     },
