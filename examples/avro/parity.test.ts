@@ -16,6 +16,7 @@ const optionSets: Record<string, unknown>[] = [
   { representation: 'idl' },
   { aliases: 'wrapper-record', unsupported: 'warn-and-skip' },
   { dependencies: 'linked', unsupported: 'warn-and-skip' },
+  { dependencies: 'shared', unsupported: 'warn-and-skip' },
   { logical_types: false, unsupported: 'warn-and-skip' },
   { not_an_option: true },
 ];

@@ -200,6 +200,9 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     } catch {
       return JSON.stringify(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
     }
+    // The raw message (the whole IR of a generate request) is not needed once parsed: let the
+    // engine free it before the handler runs instead of holding both for the whole call.
+    text = '';
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       return JSON.stringify(errorResponse(null, ErrorCode.InvalidRequest, 'Invalid request: a message must be a JSON object.'));
     }

@@ -94,3 +94,23 @@ for (const file of readdirSync(referenceIr).filter((f) => f.startsWith('v3-') &&
 }
 
 real.run();
+
+const memo = suite('IR reading :: remembered names');
+
+memo('should keep word lists that join to the same text apart (["a b"] vs ["a", "b"])', () => {
+  const ir = library('acme/app', [{ path: 'm', types: [{ name: 'x', alias: t.string() }] }]) as { distribution: unknown[] };
+  const read = (words: string[]) => {
+    const copy = JSON.parse(JSON.stringify(ir));
+    copy.distribution[3].modules[0][1].value.types[0][0] = words;
+    return readIr(copy).modules[0].types[0].name;
+  };
+  // Twice each, in both orders, so a remembered answer is what is compared.
+  for (let i = 0; i < 2; i++) {
+    assert.is(read(['a b']), 'a b');
+    assert.is(read(['a', 'b']), 'AB');
+    assert.is(read(['a', 'b c']), 'a-b c');
+    assert.is(read(['a b', 'c']), 'a b-c');
+  }
+});
+
+memo.run();

@@ -28,9 +28,35 @@ function object(value: Json, path: string): Record<string, Json> {
   return isObject(value) ? value : fail(path, 'an object');
 }
 
+/** Memo of canonical names by their words: an IR repeats the same names (SDK paths, fields) throughout. */
+const canonicalNames = new Map<string, string>();
+const oneWordNames = new Map<string, string>();
+
 function name(value: Json, path: string): string {
   const words = array(value, path, 'a name (array of words)');
-  return canonicalName(words.map((word, i) => (typeof word === 'string' ? word : fail(`${path}[${i}]`, 'a string word'))));
+  if (words.length === 1 && typeof words[0] === 'string') {
+    let canonical = oneWordNames.get(words[0]);
+    if (canonical === undefined) {
+      if (oneWordNames.size >= 100_000) oneWordNames.clear();
+      canonical = canonicalName(words as string[]);
+      oneWordNames.set(words[0], canonical);
+    }
+    return canonical;
+  }
+  let key = '';
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (typeof word !== 'string') fail(`${path}[${i}]`, 'a string word');
+    // Length-prefixed, so no two different word lists share a key.
+    key = `${key}${word.length}:${word}`;
+  }
+  let canonical = canonicalNames.get(key);
+  if (canonical === undefined) {
+    if (canonicalNames.size >= 100_000) canonicalNames.clear();
+    canonical = canonicalName(words as string[]);
+    canonicalNames.set(key, canonical);
+  }
+  return canonical;
 }
 
 function modulePath(value: Json, path: string): string[] {
@@ -38,7 +64,12 @@ function modulePath(value: Json, path: string): string[] {
 }
 
 function packagePath(value: Json, path: string): string {
-  return canonicalPath(array(value, path, 'a path').map((segment, i) => array(segment, `${path}[${i}]`).map(String)));
+  const segments = array(value, path, 'a path');
+  // Well-formed segments (arrays of string words) go through the remembered names.
+  if (segments.every((segment) => isArray(segment) && segment.every((word) => typeof word === 'string'))) {
+    return segments.map((segment, i) => name(segment, `${path}[${i}]`)).join('/');
+  }
+  return canonicalPath(segments.map((segment, i) => array(segment, `${path}[${i}]`).map(String)));
 }
 
 function fqName(value: Json, path: string): string {

@@ -71,11 +71,25 @@ function identifierWords(source: string): string[] {
   return words;
 }
 
+/** Memo of {@link upperCamel}: a model spells the same few hundred names thousands of times. */
+const upperCamelCache = new Map<string, string>();
+
 /**
  * UpperCamelCase of a canonical name; any non-alphanumeric run is a word boundary and an
  * initialism is title-cased (`API-response` → `ApiResponse`).
  */
 export function upperCamel(source: string): string {
+  let out = upperCamelCache.get(source);
+  if (out === undefined) {
+    // Bounded, so one long-lived guest instance does not keep every name it ever saw.
+    if (upperCamelCache.size >= 100_000) upperCamelCache.clear();
+    out = spellUpperCamel(source);
+    upperCamelCache.set(source, out);
+  }
+  return out;
+}
+
+function spellUpperCamel(source: string): string {
   let out = identifierWords(source)
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
@@ -90,8 +104,23 @@ export function lowerCamel(source: string): string {
   return upper.charAt(0).toLowerCase() + upper.slice(1);
 }
 
+const namespaceCache = new Map<string, string>();
+
 /** Avro namespace of a module: lowerCamel of each package and module segment, joined by `.`. */
 export function avroNamespace(packageName: string, modulePath: readonly string[]): string {
+  // Length-prefixed parts: no two different (package, module path) pairs share a key.
+  let key = `${packageName.length}:${packageName}`;
+  for (const segment of modulePath) key += `${segment.length}:${segment}`;
+  let namespace = namespaceCache.get(key);
+  if (namespace === undefined) {
+    if (namespaceCache.size >= 100_000) namespaceCache.clear();
+    namespace = spellNamespace(packageName, modulePath);
+    namespaceCache.set(key, namespace);
+  }
+  return namespace;
+}
+
+function spellNamespace(packageName: string, modulePath: readonly string[]): string {
   return packageName
     .split('/')
     .concat(modulePath)
@@ -116,15 +145,29 @@ export function fullNameFromSource(source: string): FullName | undefined {
 /** Whether `identifier` is a valid Avro name component (`[A-Za-z_][A-Za-z0-9_]*`). */
 export function isValidIdentifier(identifier: string): boolean {
   if (identifier === '') return false;
-  const first = identifier.charAt(0);
-  if (!(first === '_' || isAsciiUpper(first) || isAsciiLower(first))) return false;
-  for (const c of identifier) if (!(c === '_' || isAsciiAlnum(c))) return false;
+  // Char codes rather than a string iterator: this runs for every name, and in QuickJS the
+  // iterator allocated a string per character.
+  for (let i = 0; i < identifier.length; i++) {
+    const c = identifier.charCodeAt(i);
+    const letter = c === 95 || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+    if (!letter && !(i > 0 && c >= 48 && c <= 57)) return false;
+  }
   return true;
 }
 
+const namespaceValidity = new Map<string, boolean>();
+
 /** Whether a namespace/name pair forms a valid Avro full name. */
 export function isValidFullName(name: FullName): boolean {
-  return isValidIdentifier(name.name) && (name.namespace === '' || name.namespace.split('.').every(isValidIdentifier));
+  if (!isValidIdentifier(name.name)) return false;
+  if (name.namespace === '') return true;
+  let valid = namespaceValidity.get(name.namespace);
+  if (valid === undefined) {
+    if (namespaceValidity.size >= 100_000) namespaceValidity.clear();
+    valid = name.namespace.split('.').every(isValidIdentifier);
+    namespaceValidity.set(name.namespace, valid);
+  }
+  return valid;
 }
 
 const IDL_KEYWORDS = new Set([

@@ -17,7 +17,7 @@ export interface TypeMapping {
 export interface AvroOptions {
   readonly representation: 'json' | 'idl';
   readonly projection: 'schemas' | 'protocol-public' | 'protocol-entry-points';
-  readonly dependencies: 'self-contained' | 'linked';
+  readonly dependencies: 'self-contained' | 'linked' | 'shared';
   readonly aliases: 'inline' | 'wrapper-record';
   readonly unsupported: 'error' | 'warn-and-skip';
   readonly logicalTypes: boolean;
@@ -43,7 +43,7 @@ export const DEFAULT_OPTIONS: AvroOptions = {
 const ENUMS = {
   representation: ['json', 'idl'],
   projection: ['schemas', 'protocol-entry-points', 'protocol-public'],
-  dependencies: ['self-contained', 'linked'],
+  dependencies: ['self-contained', 'linked', 'shared'],
   aliases: ['inline', 'wrapper-record'],
   unsupported: ['error', 'warn-and-skip'],
 } as const;
@@ -93,6 +93,9 @@ function decodeMapping(name: string, value: unknown): TypeMapping {
 }
 
 function validate(options: AvroOptions): void {
+  if (options.dependencies === 'shared' && options.representation !== 'json') {
+    throw invalidOption('dependencies=shared needs representation=json (one .avsc per named type); use dependencies=linked for IDL');
+  }
   if (options.decimalPrecision === 0) throw invalidOption('decimal_precision must be greater than zero');
   if (options.decimalScale > options.decimalPrecision) {
     throw invalidOption(`decimal_scale (${options.decimalScale}) must not exceed decimal_precision (${options.decimalPrecision})`);

@@ -55,10 +55,24 @@ export function finishPackage(p: Projector): AvroPackage {
     if (schema.kind === 'record') for (const field of schema.fields) collectReferences(field.type, available, all);
   }
   for (const root of roots) {
-    const refs = new Map<string, FullName>();
-    collectReferences(root.type, available, refs);
-    root.references = sortedNames(refs);
-    for (const [key, name] of refs) all.set(key, name);
+    // What a root reaches beyond its own type is already in `all` (every schema's references
+    // were collected above), so only its direct references are new for the AVRO006 check.
+    collectReferences(root.type, new Map(), all);
+    // The transitive set is only read by the IDL renderer; computed per root on first use, so
+    // JSON output of a deep model does not pay roots × closure.
+    let references: FullName[] | undefined;
+    Object.defineProperty(root, 'references', {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        if (references === undefined) {
+          const refs = new Map<string, FullName>();
+          collectReferences(root.type, available, refs);
+          references = sortedNames(refs);
+        }
+        return references;
+      },
+    });
   }
   const protocols: AvroProtocol[] = [...p.protocols.values()].sort((a, b) => compareFullNames(a.fullName, b.fullName));
   for (const protocol of protocols) {

@@ -1,6 +1,8 @@
 /**
  * Avro JSON artifacts: one `.avsc` per public root, one `.avpr` per module protocol, and in
  * `linked` mode one `.avsc` per dependency declaration, emitted before the roots that use it.
+ * In `shared` mode every named type is defined once in its module namespace's `.avsc` (see
+ * shared-layout.ts) and referenced by full name everywhere else.
  */
 import { ArtifactList, artifactPath, canonicalJson, type Artifact } from './json-syntax.ts';
 import { inlineState, JsonTypeRenderer, type DefinitionScope } from './json-types.ts';
@@ -8,21 +10,26 @@ import type { AvroPackage, AvroProtocol, AvroRoot, JsonValue, NamedSchema } from
 import { fullNameKey } from './model.ts';
 import type { AvroOptions } from './options.ts';
 import { carriedByProtocols, isCarried } from './package-check.ts';
-import { componentOrder, schemaGraph, stronglyConnectedComponents } from './schema-graph.ts';
+import { componentOrder, schemaGraph, stronglyConnectedComponents, type SchemaGraph } from './schema-graph.ts';
+import { sharedArtifacts, type SharedDefinition } from './shared-layout.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
 interface Context {
   readonly pkg: AvroPackage;
   readonly linked: boolean;
+  /** Every named schema is its own registry artifact (`dependencies=shared`). */
+  readonly shared: boolean;
   readonly schemas: ReadonlyMap<string, NamedSchema>;
   readonly linkedNames: ReadonlySet<string>;
   readonly types: JsonTypeRenderer;
 }
 
-/** Linked registry artifacts: linked schemas, cycles, and what they depend on, dependencies first. */
-function linkedDefinitions(ctx: Context): { leader: NamedSchema; value: JsonValue; members: string[] }[] {
-  const graph = schemaGraph(ctx.schemas);
+/**
+ * Registry artifacts, dependencies first: linked schemas, cycles and what they depend on; in
+ * shared mode every schema.
+ */
+function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[] {
   const components = stronglyConnectedComponents(graph);
   const componentOf = new Map<string, number>();
   components.forEach((component, i) => component.forEach((name) => componentOf.set(name, i)));
@@ -33,13 +40,13 @@ function linkedDefinitions(ctx: Context): { leader: NamedSchema; value: JsonValu
   });
   const early = new Set<number>();
   components.forEach((component, i) => {
-    if (component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);
+    if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);
   });
   const include = (i: number): void => {
     for (const dep of dependencies[i]) if (!early.has(dep)) (early.add(dep), include(dep));
   };
   [...early].forEach(include);
-  const out: { leader: NamedSchema; value: JsonValue; members: string[] }[] = [];
+  const out: SharedDefinition[] = [];
   for (const i of componentOrder(components, dependencies)) {
     if (!early.has(i)) continue;
     const members = components[i];
@@ -106,19 +113,23 @@ function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: Readon
 export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
   const schemas = new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
   const linkedNames = new Set(pkg.linkedSchemas.keys());
-  const ctx: Context = { pkg, linked: options.dependencies === 'linked', schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
+  const shared = options.dependencies === 'shared';
+  const ctx: Context = { pkg, linked: shared || options.dependencies === 'linked', shared, schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
   const list = new ArtifactList();
   const predefined = new Set<string>();
   if (ctx.linked) {
-    for (const { leader, value, members } of linkedDefinitions(ctx)) {
-      list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(value));
-      members.forEach((member) => predefined.add(member));
-    }
+    const graph = schemaGraph(ctx.schemas);
+    const definitions = linkedDefinitions(ctx, graph);
+    if (ctx.shared) for (const { path, definitions: values } of sharedArtifacts(definitions, ctx.schemas, graph)) list.add(path, canonicalJson(values));
+    else for (const { leader, value } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(value));
+    for (const { members } of definitions) members.forEach((member) => predefined.add(member));
   }
   const carried = carriedByProtocols(pkg);
   for (const root of pkg.roots) {
     const path = artifactPath(root.fullName, 'avsc');
     if (isCarried(carried, root) || list.has(path)) continue;
+    // Shared: a root that is a named type is already defined in its namespace's file.
+    if (ctx.shared && root.type.kind === 'named' && fullNameKey(root.type.fullName) === fullNameKey(root.fullName)) continue;
     list.add(path, renderRoot(ctx, root, predefined));
   }
   for (const protocol of pkg.protocols) list.add(artifactPath(protocol.fullName, 'avpr'), renderProtocol(ctx, protocol, predefined));

@@ -193,3 +193,23 @@ export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Prom
     }
   }
 }
+
+/**
+ * Load `dependencies=shared` artifacts into one avsc registry in the order they came, as a
+ * consumer would: every named type must be defined exactly once and before any use. Returns the
+ * registry's full names.
+ */
+export function loadSharedWithAvsc(artifacts: readonly Pick<Artifact, 'path' | 'content'>[]): string[] {
+  const registry: Record<string, unknown> = {};
+  for (const artifact of artifacts) {
+    assert.ok(artifact.content.endsWith('\n') && !artifact.content.endsWith('\n\n'), `${artifact.path}: one trailing newline`);
+    const value = JSON.parse(artifact.content) as { type?: unknown };
+    try {
+      if (artifact.path.endsWith('.avpr')) avsc.Service.forProtocol(value as never, { registry } as never);
+      else avsc.Type.forSchema((typeof value === 'object' && value !== null && !Array.isArray(value) && typeof value.type !== 'string' ? value.type : value) as avsc.Schema, { registry } as never);
+    } catch (error) {
+      assert.unreachable(`${artifact.path} does not load into the shared registry: ${(error as Error).message}`);
+    }
+  }
+  return Object.keys(registry).filter((name) => name.includes('.'));
+}

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { ErrorCode, LocalErrorCode, isMepError } from '../../protocol/errors.ts';
-import { compileExtensionModule, createWasmTransport } from './index.ts';
+import { compileExtensionModule, createWasmTransport, GUEST_MEMORY_LOG } from './index.ts';
 import { createTestClient, openFixture, rejection } from '../../../../fixtures/wasm/test-client.ts';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 
@@ -137,6 +137,23 @@ for (const isolation of isolations) {
       const answer = await client.request(1, 'ping');
       assert.is((answer.error as { code: number }).code, ErrorCode.ExtensionFailure);
       assert.is((await client.request(2, 'ping')).id, 2);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  roundTrip('should report the guest memory after each call as a debug log line', async () => {
+    const lines: string[] = [];
+    const transport = await openFixture('echo', isolation, { log: (entry) => void (entry.level === 'debug' && lines.push(entry.message)) });
+    try {
+      const client = createTestClient(transport);
+      await client.request(1, 'ping', { big: 'x'.repeat(200_000) });
+      await client.request(2, 'ping');
+      const sizes = lines.map((line) => GUEST_MEMORY_LOG.exec(line)).filter((m) => m !== null).map((m) => Number(m[1]));
+      assert.is(sizes.length, 2, lines.join('\n'));
+      // Whole pages, enough to have held the 200 KB message, and never shrinking.
+      for (const size of sizes) assert.ok(size % 65536 === 0 && size >= 200_000, String(size));
+      assert.ok(sizes[1] >= sizes[0]);
     } finally {
       await transport.close();
     }

@@ -1,0 +1,61 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync, statSync } from 'node:fs';
+import { largeElmIrPath } from '../../fixtures/ir/large-elm-model.ts';
+import { DEFAULT_WASM_LIMITS } from '../../host/src/transport/wasm/index.ts';
+import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
+import { createSession } from '../../host/src/session/session.ts';
+import { loadSharedWithAvsc } from './src/test-support.ts';
+import { builtAvro } from '../testing/built.ts';
+
+// The big real model: 60 modules × 25 types compiled by morphir-elm 2.82.0 (built once into
+// .cache/ir by the committed generator; the first run on a machine takes minutes).
+const irPath = largeElmIrPath({ modules: 60, typesPerModule: 25 });
+const options = { unsupported: 'warn-and-skip', dependencies: 'shared' };
+
+const Scale = suite('avro :: a 1,500-type morphir-elm model under default limits');
+
+Scale('should be a real morphir-elm IR of at least 15 MB', () => {
+  assert.ok(statSync(irPath).size >= 15_000_000, `${irPath}: ${statSync(irPath).size} bytes`);
+  const ir = JSON.parse(readFileSync(irPath, 'utf8'));
+  assert.is(ir.formatVersion, 3);
+  assert.is(ir.distribution[3].modules.length, 60);
+});
+
+for (const runtime of ['wasm', 'process'] as const) {
+  Scale(`should generate avsc-loadable shared artifacts as ${runtime}`, async () => {
+    const memory: number[] = [];
+    const transport = await openTransport(specFromPath(await builtAvro(runtime)), (entry) => {
+      const match = /^guest memory: (\d+) bytes after handle$/.exec(entry.message);
+      if (match) memory.push(Number(match[1]));
+    });
+    const session = createSession({ transport });
+    try {
+      await session.start();
+      const started = performance.now();
+      const result = await session.generate({ ir: JSON.parse(readFileSync(irPath, 'utf8')), target: 'avro', options });
+      const elapsed = performance.now() - started;
+      assert.ok(result.success, JSON.stringify(result.diagnostics.slice(0, 3)));
+      // One Int-keyed Dict per module has no Avro form: a warning, and that record is skipped.
+      assert.is(result.diagnostics.filter((d) => d.code === 'AVRO001').length, 60);
+      assert.is(result.diagnostics.length, 60);
+      const names = loadSharedWithAvsc(result.artifacts);
+      // Every record, enum and payload type of the model is defined (the skipped ones aside).
+      assert.ok(names.length >= 1500 - 60, `${names.length} named types`);
+      const bytes = result.artifacts.reduce((n, a) => n + a.content.length, 0);
+      assert.ok(bytes < 4_000_000, `${bytes} bytes of output`);
+      const peak = memory.length > 0 ? Math.max(...memory) : undefined;
+      if (runtime === 'wasm') {
+        assert.ok(peak !== undefined && peak <= DEFAULT_WASM_LIMITS.maxMemoryBytes, `guest memory ${peak}`);
+      }
+      console.log(
+        `  ${runtime}: ${result.artifacts.length} artifacts, ${(bytes / 1e6).toFixed(2)} MB in ${elapsed.toFixed(0)} ms` +
+          (peak !== undefined ? `, guest memory peak ${(peak / 2 ** 20).toFixed(0)} MiB of ${DEFAULT_WASM_LIMITS.maxMemoryBytes / 2 ** 20} MiB` : ''),
+      );
+    } finally {
+      await session.close();
+    }
+  });
+}
+
+Scale.run();
