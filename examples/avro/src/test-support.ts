@@ -158,10 +158,8 @@ export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Prom
   for (const artifact of artifacts) {
     assert.ok(artifact.content.endsWith('\n') && !artifact.content.endsWith('\n\n'), `${artifact.path}: one trailing newline`);
     if (artifact.path.endsWith('.avsc')) {
-      const schema = JSON.parse(artifact.content) as { type: unknown };
-      // A root whose type is a nested schema or a union is `{"type": <schema>, "morphir.fqname": …}`;
-      // avsc only reads a string under `type`, so check the nested schema itself.
-      avsc.Type.forSchema((typeof schema.type === 'string' ? schema : schema.type) as avsc.Schema);
+      // The document itself must be an Avro schema: no unwrapping of `{"type": {…}}` here.
+      avsc.Type.forSchema(JSON.parse(artifact.content) as avsc.Schema);
     } else if (artifact.path.endsWith('.avpr')) {
       avsc.Service.forProtocol(JSON.parse(artifact.content));
     } else if (artifact.path.endsWith('.avdl')) {
