@@ -180,7 +180,7 @@ function projectDeclaredReference(p: Projector, namespace: string, source: strin
         projectAliasSchema(p, source, fullName, aliasValue, declaration.doc, linked);
         return { kind: 'named', fullName };
       }
-      return projectType(p, info.fullName.namespace, source, aliasValue, `${info.fullName.name}Value`);
+      return projectType(p, namespace, source, aliasValue, `${info.fullName.name}Value`);
     }
     if (declaration.kind === 'custom') {
       projectCustom(p, source, fullName, declaration.constructors, substitutions, declaration.doc, linked);
