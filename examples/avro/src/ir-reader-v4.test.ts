@@ -7,6 +7,7 @@ import { generateAvro } from './generate.ts';
 import { readIr } from './ir-reader.ts';
 import { assertParsesWithAvsc, library, t } from './test-support.ts';
 import { convertV3ToV4 } from './v3-to-v4.ts';
+import { createRandom } from './random-ir.ts';
 
 const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'fixtures', 'ir');
 const load = (path: string): unknown => JSON.parse(readFileSync(join(fixtures, path), 'utf8'));
@@ -134,6 +135,33 @@ hostile('should treat morphir/sdk, morphir/s-d-k and morphir/SDK as the one SDK 
     const value = pkg.modules[0].types[0];
     assert.equal(value.kind === 'alias' && value.value, { kind: 'reference', source: 'morphir/SDK:string#string', args: [] }, sdk);
   }
+});
+
+hostile('should never throw on mutated v4 documents: every result is artifacts or diagnostics', () => {
+  const base = JSON.stringify(convertV3ToV4(load('showcase/morphir-ir.json'), 'compact'));
+  const random = createRandom(11);
+  const junk = [null, 7, 'x', 'a:b#c', [], {}, ['Tuple'], { Record: 5 }, { Public: null }, { access: 'Public' }, [[]], { Reference: {} }];
+  let failures = 0;
+  for (let i = 0; i < 300; i++) {
+    const doc = JSON.parse(base) as unknown;
+    // Replace one random node (found by a random walk) with junk.
+    let parent = doc as Record<string, unknown>;
+    let key = 'distribution';
+    for (let depth = 0; depth < 12; depth++) {
+      const child = parent[key];
+      if (child === null || typeof child !== 'object') break;
+      const keys = Object.keys(child);
+      if (keys.length === 0) break;
+      parent = child as Record<string, unknown>;
+      key = keys[Math.floor(random() * keys.length)];
+      if (random() < 0.15) break;
+    }
+    parent[key] = junk[Math.floor(random() * junk.length)];
+    const result = generateAvro(doc, { unsupported: 'warn-and-skip' });
+    assert.ok(result.success || result.diagnostics.length > 0);
+    if (!result.success) failures++;
+  }
+  assert.ok(failures > 0, 'no mutation was rejected');
 });
 
 hostile.run();
