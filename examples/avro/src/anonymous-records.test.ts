@@ -85,6 +85,18 @@ naming('should name constructor arguments <Ctor><Arg> in the constructor namespa
   await assertParsesWithAvsc(idl.artifacts);
 });
 
+naming('should never take the name of a later constructor (Transfer { … } beside TransferArg1)', async () => {
+  const ir = library('acme/app', [
+    { path: 'm', types: [{ name: 'payment', custom: [['transfer', [['arg1', t.record([['iban', t.string()]])]]], ['transfer-arg1', [['arg1', t.int()]]]] }] },
+  ]);
+  const result = generateAvro(ir, {});
+  assert.ok(result.success, JSON.stringify(result.diagnostics));
+  await assertParsesWithAvsc(result.artifacts);
+  const all = names(artifact(result, '/Payment.avsc'));
+  assert.ok(all.includes('acme.app.m.Payment.TransferArg1'));
+  assert.ok(all.some((n) => /^acme\.app\.m\.Payment\.TransferArg1_[0-9a-f]{12}$/.test(n)), String(all));
+});
+
 naming('should still refuse what has no record semantics (extensible records, functions)', () => {
   const ir = library('acme/app', [{ path: 'm', types: [{ name: 'x', alias: t.record([['f', t.extensible('r', [['a', t.int()]])]]) }] }]);
   const result = generateAvro(ir, {});

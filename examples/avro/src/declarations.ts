@@ -100,9 +100,15 @@ export function projectCustom(
   if (constructors.length === 0) throw unsupportedType(source);
   const sorted = [...constructors].sort((a, b) => compareStrings(upperCamel(a.name), upperCamel(b.name)));
   const branches: AvroType[] = [];
-  for (const constructor of sorted) {
+  // Claim every constructor's name before any argument is projected, so a name an anonymous
+  // record derives (`<Ctor><Arg>`) never takes a later constructor's name.
+  const constructorNames = sorted.map((constructor) => {
     const constructorName = checkedFullName(key, upperCamel(constructor.name));
     p.claim(fullNameKey(constructorName), `${constructor.source}:${key}`);
+    return constructorName;
+  });
+  for (const [i, constructor] of sorted.entries()) {
+    const constructorName = constructorNames[i];
     const args = constructor.args.map((a) => ({ name: a.name, tpe: substitute(a.tpe, substitutions) }));
     const fields = projectFields(p, constructorName.namespace, source, args, constructorName.name);
     p.insert({ kind: 'record', fullName: constructorName, fields, props: { 'morphir.fqname': constructor.source } }, linked);
