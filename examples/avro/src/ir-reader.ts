@@ -2,6 +2,7 @@
  * Reads Morphir IR format version 3 (morphir-elm's JSON) into the normalized, body-free
  * {@link ProjectionPackage}: Library distributions only, public modules/types/values only,
  * private-constructor custom types opaque, record fields as `{name, tpe}` or `[name, type]`.
+ * {@link readIr} is the entry point for both versions: version 4 goes to ir-reader-v4.ts.
  */
 import { AVRO_CODES } from './diagnostics.ts';
 import type { Constructor, NamedType, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr, ValueSpecification } from './model.ts';
