@@ -1,6 +1,7 @@
 /**
  * Test helpers (Node only, never imported by the generator): an IR v3 builder that mirrors the
- * reference backend's in-memory test mothers, and avsc checks for every artifact kind.
+ * reference backend's in-memory test mothers, and avsc checks for every artifact kind (self-contained
+ * and linked).
  */
 import avsc from 'avsc';
 import * as assert from 'uvu/assert';
@@ -226,4 +227,53 @@ export async function avscTypesOf(artifacts: readonly Artifact[]): Promise<{ pat
 /** Assert that every artifact parses with avsc (.avsc schemas, .avpr protocols, .avdl IDL with imports). */
 export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Promise<void> {
   await avscTypesOf(artifacts);
+}
+
+/** Full names a JSON artifact defines and refers to (our renderer always writes full names). */
+function namesOf(value: Json, defined: Set<string>, referenced: Set<string>, key = ''): void {
+  if (typeof value === 'string') {
+    if (key === 'type' || key === 'items' || key === 'values' || key === '' || key === 'response') referenced.add(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const v of value) namesOf(v, defined, referenced, key === 'type' || key === 'types' || key === '' || key === 'response' ? '' : key);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const object = value as Record<string, Json>;
+  if ((object.type === 'record' || object.type === 'enum' || object.type === 'error') && typeof object.name === 'string') {
+    defined.add(typeof object.namespace === 'string' && object.namespace !== '' ? `${object.namespace}.${object.name}` : object.name);
+  }
+  for (const [k, v] of Object.entries(object)) if (k !== 'name' && k !== 'namespace' && k !== 'aliases') namesOf(v, defined, referenced, k);
+}
+
+/**
+ * Parse `dependencies: linked` JSON artifacts as a schema registry would: each artifact with the
+ * artifacts defining the names it refers to loaded first (those form a DAG; cycles share a file).
+ */
+export function avscLinkedTypesOf(artifacts: readonly Artifact[]): { path: string; types: avsc.Type[] }[] {
+  const docs = artifacts.map((a) => JSON.parse(a.content) as Json);
+  const definedBy = new Map<string, number>();
+  const needs = docs.map((doc, i) => {
+    const defined = new Set<string>();
+    const referenced = new Set<string>();
+    namesOf(doc, defined, referenced);
+    for (const name of defined) if (!definedBy.has(name)) definedBy.set(name, i);
+    return { defined, referenced };
+  });
+  const load = (i: number, registry: Record<string, avsc.Type>, loaded: Set<number>): avsc.Type[] => {
+    for (const name of needs[i].referenced) {
+      const from = definedBy.get(name);
+      if (from !== undefined && from !== i && !needs[i].defined.has(name) && !loaded.has(from)) {
+        loaded.add(from);
+        load(from, registry, loaded);
+      }
+    }
+    if (artifacts[i].path.endsWith('.avpr')) {
+      const service = avsc.Service.forProtocol(docs[i] as never, { registry } as never);
+      return [...service.types, ...service.messages.flatMap((m) => [m.requestType, m.responseType])];
+    }
+    return [avsc.Type.forSchema(docs[i] as avsc.Schema, { registry })];
+  };
+  return artifacts.map((a, i) => ({ path: a.path, types: load(i, {}, new Set([i])) }));
 }
