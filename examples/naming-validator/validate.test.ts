@@ -67,5 +67,10 @@ Cli('should validate through the wasm build and render the findings like a compi
   const json = captureIo(REPO_ROOT);
   assert.is(await main(['validate', '--extension', wasm, '--input', irPath('customer'), '--json'], json), 0, json.stderr.join('\n'));
   assert.is(JSON.parse(json.stdout.join('\n')).success, true);
+  // An IR v4 document is accepted (irVersions 3 and 4) and checked the same way.
+  const v4 = captureIo(REPO_ROOT);
+  const books = join(REPO_ROOT, 'fixtures/ir/reference/v4-morphir-website-books-and-records-example.json');
+  assert.is(await main(['validate', '--extension', wasm, '--input', books, '--option', 'maxWords=2', '--json'], v4), 0, v4.stderr.join('\n'));
+  assert.ok(JSON.parse(v4.stdout.join('\n')).diagnostics.some((d: { code: string }) => d.code === 'NAMING003'));
 });
 Cli.run();
