@@ -9,7 +9,7 @@ import { createInProcessTransport } from '../../guest-pdk/src/index.ts';
 import extension from './extension.ts';
 import { REPO_ROOT, builtAvro } from '../testing/built.ts';
 
-const irFixtures = ['customer', 'customer-edges', 'customer-partial', 'customer-logical', 'customer-custom-types', 'showcase'];
+const irFixtures = ['customer', 'customer-edges', 'customer-partial', 'customer-logical', 'customer-custom-types', 'showcase', 'orders'];
 const optionSets: Record<string, unknown>[] = [
   {},
   { projection: 'protocol-public' },

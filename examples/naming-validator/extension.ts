@@ -9,7 +9,7 @@ import { validateNaming } from './src/validate.ts';
 export default defineExtension({
   info: { id: 'morphir-naming-validator', name: 'Morphir naming rules', version: '0.1.0' },
   validator: {
-    irVersions: ['3'],
+    irVersions: ['3', '4'],
     validate: (params) => validateNaming(params.ir, (params.options ?? {}) as Record<string, unknown>),
   },
 });

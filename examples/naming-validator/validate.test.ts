@@ -6,6 +6,7 @@ import { captureIo } from '../../host/src/cli/io.ts';
 import { main } from '../../host/src/cli/main.ts';
 import { REPO_ROOT, builtExample } from '../testing/built.ts';
 import { validateNaming } from './src/validate.ts';
+import { convertV3ToV4 } from '../avro/src/v3-to-v4.ts';
 
 const irPath = (name: string) => join(REPO_ROOT, 'fixtures/ir', name, 'morphir-ir.json');
 const ir = (name: string) => JSON.parse(readFileSync(irPath(name), 'utf8'));
@@ -27,6 +28,15 @@ Rules('should flag each rule at the offending FQName and member', () => {
     'NAMING003 morphir-fqname:acme/naming:orders#total-of-every-line-in-the-order',
   ]);
   assert.ok(diagnostics.every((d) => d.location?.range.start.line === 0));
+});
+
+Rules('should report the same findings for the model written as IR v4', () => {
+  const options = { forbiddenWords: ['data'], maxWords: 4 };
+  for (const style of ['wrapped', 'compact'] as const) {
+    assert.equal(validateNaming(convertV3ToV4(ir('naming'), style), options), validateNaming(ir('naming'), options), style);
+  }
+  const v4 = JSON.parse(readFileSync(join(REPO_ROOT, 'fixtures/ir/reference/v4-morphir-website-books-and-records-example.json'), 'utf8'));
+  assert.ok(validateNaming(v4, { maxWords: 2 }).diagnostics.some((d) => d.code === 'NAMING003'));
 });
 
 Rules('should pass a clean model and only warn without forbidden words', () => {
@@ -57,5 +67,10 @@ Cli('should validate through the wasm build and render the findings like a compi
   const json = captureIo(REPO_ROOT);
   assert.is(await main(['validate', '--extension', wasm, '--input', irPath('customer'), '--json'], json), 0, json.stderr.join('\n'));
   assert.is(JSON.parse(json.stdout.join('\n')).success, true);
+  // An IR v4 document is accepted (irVersions 3 and 4) and checked the same way.
+  const v4 = captureIo(REPO_ROOT);
+  const books = join(REPO_ROOT, 'fixtures/ir/reference/v4-morphir-website-books-and-records-example.json');
+  assert.is(await main(['validate', '--extension', wasm, '--input', books, '--option', 'maxWords=2', '--json'], v4), 0, v4.stderr.join('\n'));
+  assert.ok(JSON.parse(v4.stdout.join('\n')).diagnostics.some((d: { code: string }) => d.code === 'NAMING003'));
 });
 Cli.run();

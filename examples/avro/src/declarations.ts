@@ -6,6 +6,7 @@ import { AvroError, nameCollision, unboundTypeParameter, unsupportedType, type A
 import type { AvroField, AvroType, Constructor, FullName, NamedType, ProjectionModule, TypeDeclaration, TypeExpr } from './model.ts';
 import { compareStrings, fullNameKey } from './model.ts';
 import { avroNamespace, lowerCamel, upperCamel } from './naming.ts';
+import { memberHint } from './anonymous-records.ts';
 import type { Projector } from './projector.ts';
 import { checkedFullName, mappedType, projectType, union } from './type-mapping.ts';
 
@@ -39,16 +40,22 @@ function checkUniqueFields(fields: readonly AvroField[]): void {
   }
 }
 
-/** Project fields in source order (request parameters keep the signature's order). */
-export function projectFieldsInOrder(p: Projector, namespace: string, owner: string, fields: readonly NamedType[]): AvroField[] {
-  const projected = fields.map((f) => ({ name: lowerCamel(f.name), type: projectType(p, namespace, owner, f.tpe), props: {} }));
+/**
+ * Project fields in source order (request parameters keep the signature's order). `hintPrefix`
+ * names anonymous records in the fields (`<Prefix><Field>`, see anonymous-records.ts).
+ */
+export function projectFieldsInOrder(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix?: string): AvroField[] {
+  const projected = fields.map((f) => ({ name: lowerCamel(f.name), type: projectType(p, namespace, owner, f.tpe, memberHint(hintPrefix, f.name)), props: {} }));
   checkUniqueFields(projected);
   return projected;
 }
 
-function projectFields(p: Projector, namespace: string, owner: string, fields: readonly NamedType[]): AvroField[] {
-  return projectFieldsInOrder(p, namespace, owner, fields).sort((a, b) => compareStrings(a.name, b.name));
+/** Project record fields sorted by Avro field name. */
+export function projectFieldsSorted(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix?: string): AvroField[] {
+  return projectFieldsInOrder(p, namespace, owner, fields, hintPrefix).sort((a, b) => compareStrings(a.name, b.name));
 }
+
+const projectFields = projectFieldsSorted;
 
 /** Emit the record schema of a record alias, or the wrapper record `{ value }` of another alias. */
 export function projectAliasSchema(
@@ -64,8 +71,8 @@ export function projectAliasSchema(
   p.building.add(key);
   const fields =
     value.kind === 'record'
-      ? projectFields(p, fullName.namespace, source, value.fields)
-      : [{ name: 'value', type: projectType(p, fullName.namespace, source, value), props: {} }];
+      ? projectFields(p, fullName.namespace, source, value.fields, fullName.name)
+      : [{ name: 'value', type: projectType(p, fullName.namespace, source, value, `${fullName.name}Value`), props: {} }];
   p.insert({ kind: 'record', fullName, fields, ...(doc !== undefined ? { doc } : {}), props: { 'morphir.fqname': source } }, linked);
   p.building.delete(key);
 }
@@ -93,11 +100,17 @@ export function projectCustom(
   if (constructors.length === 0) throw unsupportedType(source);
   const sorted = [...constructors].sort((a, b) => compareStrings(upperCamel(a.name), upperCamel(b.name)));
   const branches: AvroType[] = [];
-  for (const constructor of sorted) {
+  // Claim every constructor's name before any argument is projected, so a name an anonymous
+  // record derives (`<Ctor><Arg>`) never takes a later constructor's name.
+  const constructorNames = sorted.map((constructor) => {
     const constructorName = checkedFullName(key, upperCamel(constructor.name));
     p.claim(fullNameKey(constructorName), `${constructor.source}:${key}`);
+    return constructorName;
+  });
+  for (const [i, constructor] of sorted.entries()) {
+    const constructorName = constructorNames[i];
     const args = constructor.args.map((a) => ({ name: a.name, tpe: substitute(a.tpe, substitutions) }));
-    const fields = projectFields(p, constructorName.namespace, source, args);
+    const fields = projectFields(p, constructorName.namespace, source, args, constructorName.name);
     p.insert({ kind: 'record', fullName: constructorName, fields, props: { 'morphir.fqname': constructor.source } }, linked);
     branches.push({ kind: 'named', fullName: constructorName });
   }
@@ -123,7 +136,7 @@ function projectRoot(p: Projector, packageName: string, module: ProjectionModule
         projectAliasSchema(p, declaration.source, fullName, declaration.value, doc, false);
         return root({ kind: 'named', fullName });
       }
-      return root(projectType(p, fullName.namespace, declaration.source, declaration.value));
+      return root(projectType(p, fullName.namespace, declaration.source, declaration.value, `${fullName.name}Value`));
     case 'custom':
       projectCustom(p, declaration.source, fullName, declaration.constructors, new Map(), doc, false);
       return root({ kind: 'named', fullName });

@@ -39,7 +39,7 @@ function generateFromPackage(ir: unknown, options: AvroOptions): GenerateResult 
 }
 
 /**
- * Generate Avro artifacts from a Morphir IR v3 document.
+ * Generate Avro artifacts from a Morphir IR v3 or v4 document.
  *
  * Options are validated before the IR is read, so an invalid option (AVRO004) wins over a bad
  * document. With `unsupported: "error"` (the default) any unsupported construct fails the

@@ -18,7 +18,7 @@ for (const [name, ir, code] of [
   ['not an object', 'hello', 'missing_format_version'],
   ['null', null, 'missing_format_version'],
   ['formatVersion 2', { formatVersion: 2, distribution: [] }, 'unsupported_format_version_major'],
-  ['formatVersion 4', { formatVersion: 4, distribution: [] }, 'unsupported_format_version_major'],
+  ['formatVersion 4 with a v3 distribution', { formatVersion: 4, distribution: [] }, 'invalid_ir'],
   ['formatVersion "5.0.0"', { formatVersion: '5.0.0' }, 'unsupported_format_version_major'],
   ['formatVersion "3.1.0"', { formatVersion: '3.1.0' }, 'unsupported_format_version_revision'],
   ['formatVersion "3.x"', { formatVersion: '3.x' }, 'invalid_format_version_syntax'],

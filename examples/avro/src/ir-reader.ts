@@ -2,12 +2,14 @@
  * Reads Morphir IR format version 3 (morphir-elm's JSON) into the normalized, body-free
  * {@link ProjectionPackage}: Library distributions only, public modules/types/values only,
  * private-constructor custom types opaque, record fields as `{name, tpe}` or `[name, type]`.
+ * {@link readIr} is the entry point for both versions: version 4 goes to ir-reader-v4.ts.
  */
 import { AVRO_CODES } from './diagnostics.ts';
 import type { Constructor, NamedType, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr, ValueSpecification } from './model.ts';
 import { compareStringArrays, compareStrings } from './model.ts';
 import { canonicalFqName, canonicalName, canonicalPath } from './naming.ts';
 import { IrReadError, normalizeSignature, readFormatVersion } from './ir-version.ts';
+import { readIrV4 } from './ir-reader-v4.ts';
 
 export { IrReadError };
 
@@ -257,13 +259,15 @@ function modules(value: Json, packageName: string, path: string, specification: 
 }
 
 /**
- * Read a Morphir IR document (formatVersion 3 or "3.0.0") into its public surface.
+ * Read a Morphir IR document (formatVersion 3 or "3.0.0", 4 or "4.0.0") into its public surface;
+ * the version decides the reader, and both give the same model for the same Morphir package.
  * @throws {IrReadError} with `missing_format_version`, `unsupported_format_version_major`,
  * `invalid_ir` or another version code.
  */
 export function readIr(ir: unknown): ProjectionPackage {
-  readFormatVersion(ir);
+  const format = readFormatVersion(ir);
   const root = ir as Record<string, Json>;
+  if (format === 4) return readIrV4(root);
   const distribution = array(root.distribution, 'distribution', 'a distribution ["Library", package, dependencies, definition]');
   if (distribution[0] !== 'Library') fail('distribution[0]', '"Library" (IR v3 has only Library distributions)');
   const packageName = packagePath(distribution[1], 'distribution[1]');

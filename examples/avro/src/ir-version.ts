@@ -36,13 +36,17 @@ function parseRelease(source: string): [number, number, number] {
   return [values[0], values[1], values[2]];
 }
 
+/** The Morphir IR format majors this backend reads. */
+export type IrFormat = 3 | 4;
+
 /**
- * Check that `ir` is an object whose `formatVersion` is 3 or "3.0.0".
+ * Check that `ir` is an object whose `formatVersion` is 3 or "3.0.0" (morphir-elm), or 4 or
+ * "4.0.0" (the v4 draft the Rust reference tooling writes), and return the major.
  * @throws {IrReadError} `missing_format_version`, `invalid_format_version_type`,
  * `invalid_format_version_syntax`, `format_version_out_of_range`,
  * `unsupported_format_version_major` or `unsupported_format_version_revision`.
  */
-export function readFormatVersion(ir: unknown): 3 {
+export function readFormatVersion(ir: unknown): IrFormat {
   if (typeof ir !== 'object' || ir === null || Array.isArray(ir) || !('formatVersion' in ir)) {
     throw versionError(AVRO_CODES.missingFormatVersion, 'Morphir IR root is missing formatVersion; pass a Morphir IR JSON document');
   }
@@ -61,13 +65,13 @@ export function readFormatVersion(ir: unknown): 3 {
     throw versionError(AVRO_CODES.invalidFormatVersionType, `formatVersion has invalid scalar type: ${JSON.stringify(version) ?? typeof version}`);
   }
   const [major, minor, patch] = release;
-  if (major === 3 && minor === 0 && patch === 0) return 3;
-  if (major === 3) {
+  if ((major === 3 || major === 4) && minor === 0 && patch === 0) return major as IrFormat;
+  if (major === 3 || major === 4) {
     throw versionError(AVRO_CODES.unsupportedFormatVersionRevision, `unsupported Morphir IR format revision: ${major}.${minor}.${patch}`);
   }
   throw versionError(
     AVRO_CODES.unsupportedFormatVersionMajor,
-    `unsupported Morphir IR format major: ${major}; this backend reads formatVersion 3 (morphir-elm output)`,
+    `unsupported Morphir IR format major: ${major}; this backend reads formatVersion 3 (morphir-elm output) and 4`,
   );
 }
 

@@ -27,8 +27,8 @@ function projectMessage(p: Projector, namespace: string, value: ValueSpecificati
   if (value.valueKind === 'constant' && value.inputs.length > 0) {
     throw unsupportedType(`constant ${value.source} declares request inputs`, value.source);
   }
-  const request = projectFieldsInOrder(p, namespace, value.source, value.inputs);
-  const response = projectType(p, namespace, value.source, value.output);
+  const request = projectFieldsInOrder(p, namespace, value.source, value.inputs, upperCamel(value.name));
+  const response = projectType(p, namespace, value.source, value.output, `${upperCamel(value.name)}Response`);
   const props: Record<string, JsonValue> = { 'morphir.fqname': value.source, 'morphir.value-kind': value.valueKind };
   if (value.doc !== undefined) props['morphir.doc'] = value.doc;
   const name = lowerCamel(value.name);

@@ -70,14 +70,31 @@ function renderRoot(ctx: Context, root: AvroRoot, predefined: ReadonlySet<string
     root.type.kind === 'named' && (ctx.linked || ctx.schemas.has(target as string))
       ? ctx.types.namedInline(root.type.fullName, state, scope)
       : ctx.types.typeInline(root.type, state, scope);
-  if (!external) {
-    // A root names its Morphir source; a nested named target stays whole under "type".
-    const base: JsonObject = !nested && value !== null && typeof value === 'object' && !Array.isArray(value) ? { ...value } : { type: value };
-    base['morphir.fqname'] = root.source;
-    if (root.doc !== undefined) base.doc = root.doc;
-    value = base;
-  }
+  if (!external) value = rootDocument(root, value, nested);
   return canonicalJson(value);
+}
+
+/**
+ * The root document, a valid Avro 1.11 schema in every case (a schema object's `type` must be a
+ * type name, so the reference's `{"type": {…record…}}` and `{"type": [union]}` are not written):
+ * - a record, enum, array, map or primitive carries the root's `morphir.fqname` (and doc) itself;
+ * - an alias to another named schema (`type alias SkuPair = Pair Sku`, `type alias Lookup =
+ *   Result String String`) is that schema, with the alias's Avro full name in `aliases` and its
+ *   Morphir FQName in `morphir.alias`, so readers can resolve either name;
+ * - an alias to a union (`Maybe a`) is the bare union: an Avro union carries no properties.
+ */
+function rootDocument(root: AvroRoot, value: JsonValue, nested: boolean): JsonValue {
+  if (Array.isArray(value)) return value;
+  const isObject = value !== null && typeof value === 'object';
+  if (nested && isObject) {
+    const named: JsonObject = { ...value, aliases: [fullNameKey(root.fullName)], 'morphir.alias': root.source };
+    if (named.doc === undefined && root.doc !== undefined) named.doc = root.doc;
+    return named;
+  }
+  const base: JsonObject = isObject ? { ...value } : { type: value };
+  base['morphir.fqname'] = root.source;
+  if (root.doc !== undefined) base.doc = root.doc;
+  return base;
 }
 
 function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: ReadonlySet<string>): string {

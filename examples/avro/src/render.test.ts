@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateAvro } from './generate.ts';
-import { assertParsesWithAvsc, dependency, library, t } from './test-support.ts';
+import { assertParsesWithAvsc, dependency, library, readIdlWithAvsc, t } from './test-support.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const showcase = JSON.parse(readFileSync(join(here, '..', '..', '..', 'fixtures', 'ir', 'showcase', 'morphir-ir.json'), 'utf8'));
@@ -159,8 +159,9 @@ linked('linked IDL should import dependency protocols by relative path', async (
   assert.match(order?.content ?? '', /import idl "..\/..\/..\/shared\/base\/ids\/AddressSchemas.avdl";/);
   // avsc's assembler re-declares types reached through diamond imports, so check each file's
   // syntax on its own here (self-contained IDL is fully checked elsewhere).
-  const avsc = (await import('avsc')).default;
-  for (const artifact of result.artifacts) avsc.readProtocol(artifact.content.replace(/^  import idl .*\n/gm, ''));
+  for (const artifact of result.artifacts) {
+    await readIdlWithAvsc(artifact.path, new Map([[artifact.path, artifact.content.replace(/^  import idl .*\n/gm, '')]]));
+  }
 });
 
 linked.run();

@@ -1,6 +1,7 @@
 /**
  * Test helpers (Node only, never imported by the generator): an IR v3 builder that mirrors the
- * reference backend's in-memory test mothers, and avsc checks for every artifact kind.
+ * reference backend's in-memory test mothers, and avsc checks for every artifact kind (self-contained
+ * and linked).
  */
 import avsc from 'avsc';
 import * as assert from 'uvu/assert';
@@ -143,55 +144,138 @@ export function library(packageName: string, modules: ModuleSpec[], dependencies
 }
 
 /**
- * avsc 5.7.9's IDL reader predates the `decimal(p, s)` and `uuid` shorthands of Avro 1.12 IDL;
- * spell them as the equivalent annotated types so avsc can check everything else.
+ * The one rewrite our IDL gets before avsc 5.7.9 reads it, for two gaps in avsc's IDL reader:
+ * - it predates the `decimal(p, s)` and `uuid` shorthands of Avro 1.12 IDL: spell them as the
+ *   equivalent annotated types;
+ * - it attaches a message's annotations to the response type, and a union cannot carry
+ *   annotations ("union annotations are not supported"), while Avro's own JavaCC grammar reads
+ *   them as message properties: drop the annotations of a message whose response is a union.
+ * Everything else is checked as written.
  */
 function forAvscIdl(text: string): string {
-  return text
+  const shorthands = text
     .replace(/decimal\((\d+), (\d+)\)/g, '@logicalType("decimal") @precision($1) @scale($2) bytes')
-    .replace(/(^|[ <,{(])uuid (?=[A-Za-z_`])/gm, '$1@logicalType("uuid") string ');
+    .replace(/(^|[ <,{(])uuid(?=[ >,}])/gm, '$1@logicalType("uuid") string');
+  const out: string[] = [];
+  let annotations: string[] = [];
+  for (const line of shorthands.split('\n')) {
+    if (/^  @/.test(line)) {
+      annotations.push(line);
+      continue;
+    }
+    const unionMessage = /^  union \{.*\) ?;$/.test(line);
+    if (!unionMessage) out.push(...annotations);
+    annotations = [];
+    out.push(line);
+  }
+  out.push(...annotations);
+  return out.join('\n');
 }
 
-/** Assert that every artifact parses with avsc (.avsc schemas, .avpr protocols, .avdl IDL with imports). */
-export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Promise<void> {
+/** Parse Avro IDL text with avsc after the one documented rewrite ({@link forAvscIdl}); imports are resolved from `files`. */
+export async function readIdlWithAvsc(path: string, files: ReadonlyMap<string, string>): Promise<Record<string, unknown>> {
+  const protocol = await new Promise<unknown>((resolve, reject) => {
+    avsc.assembleProtocol(
+      `/${path}`,
+      {
+        importHook: (file: string, _kind: string, cb: (err: Error | null, text?: string) => void) => {
+          const text = files.get(file.replace(/^\//, ''));
+          if (text === undefined) cb(new Error(`${path}: import of ${file} has no artifact`));
+          else cb(null, forAvscIdl(text));
+        },
+      } as never,
+      (err: Error | null, result: unknown) => (err ? reject(err) : resolve(result)),
+    );
+  });
+  // avsc's IDL reader attaches message annotations to the response type (Avro Tools needs
+  // `--useJavaCC` for the same construct); move them off before building the service.
+  const messages = (protocol as { messages?: Record<string, { response: unknown }> }).messages ?? {};
+  for (const message of Object.values(messages)) {
+    const response = message.response as Record<string, unknown> | string;
+    if (typeof response !== 'object' || response === null || Array.isArray(response)) continue;
+    for (const key of Object.keys(response)) if (key.startsWith('morphir.')) delete response[key];
+    if (Object.keys(response).length === 1 && typeof response.type === 'string') message.response = response.type;
+  }
+  return protocol as Record<string, unknown>;
+}
+
+/**
+ * Parse every artifact with avsc (.avsc schemas as they are, .avpr protocols, .avdl IDL with
+ * imports) and return, per artifact, the Avro types it defines: the schema, or every named type
+ * and message request/response of a protocol.
+ */
+export async function avscTypesOf(artifacts: readonly Artifact[]): Promise<{ path: string; types: avsc.Type[] }[]> {
   const byPath = new Map(artifacts.map((a) => [a.path, a.content]));
+  const out: { path: string; types: avsc.Type[] }[] = [];
   for (const artifact of artifacts) {
     assert.ok(artifact.content.endsWith('\n') && !artifact.content.endsWith('\n\n'), `${artifact.path}: one trailing newline`);
     if (artifact.path.endsWith('.avsc')) {
-      const schema = JSON.parse(artifact.content) as { type: unknown };
-      // A root whose type is a nested schema or a union is `{"type": <schema>, "morphir.fqname": …}`;
-      // avsc only reads a string under `type`, so check the nested schema itself.
-      avsc.Type.forSchema((typeof schema.type === 'string' ? schema : schema.type) as avsc.Schema);
-    } else if (artifact.path.endsWith('.avpr')) {
-      avsc.Service.forProtocol(JSON.parse(artifact.content));
-    } else if (artifact.path.endsWith('.avdl')) {
-      const protocol = await new Promise<unknown>((resolve, reject) => {
-        avsc.assembleProtocol(
-          `/${artifact.path}`,
-          {
-            importHook: (file: string, _kind: string, cb: (err: Error | null, text?: string) => void) => {
-              const text = byPath.get(file.replace(/^\//, ''));
-              if (text === undefined) cb(new Error(`${artifact.path}: import of ${file} has no artifact`));
-              else cb(null, forAvscIdl(text));
-            },
-          } as never,
-          (err: Error | null, result: unknown) => (err ? reject(err) : resolve(result)),
-        );
-      });
-      // avsc's IDL reader attaches message annotations to the response type (Avro Tools needs
-      // `--useJavaCC` for the same construct); move them off before building the service.
-      const messages = (protocol as { messages?: Record<string, { response: unknown }> }).messages ?? {};
-      for (const message of Object.values(messages)) {
-        const response = message.response as Record<string, unknown> | string;
-        if (typeof response !== 'object' || response === null || Array.isArray(response)) continue;
-        for (const key of Object.keys(response)) if (key.startsWith('morphir.')) delete response[key];
-        if (Object.keys(response).length === 1 && typeof response.type === 'string') message.response = response.type;
-      }
-      avsc.Service.forProtocol(protocol as never);
+      // The document itself must be an Avro schema: no unwrapping of `{"type": {…}}` here.
+      out.push({ path: artifact.path, types: [avsc.Type.forSchema(JSON.parse(artifact.content) as avsc.Schema)] });
+    } else if (artifact.path.endsWith('.avpr') || artifact.path.endsWith('.avdl')) {
+      const protocol = artifact.path.endsWith('.avpr') ? JSON.parse(artifact.content) : await readIdlWithAvsc(artifact.path, byPath);
+      const service = avsc.Service.forProtocol(protocol as never);
+      const types = [...service.types, ...service.messages.flatMap((m) => [m.requestType, m.responseType])];
+      out.push({ path: artifact.path, types });
     } else {
       assert.unreachable(`unexpected artifact ${artifact.path}`);
     }
   }
+  return out;
+}
+
+/** Assert that every artifact parses with avsc (.avsc schemas, .avpr protocols, .avdl IDL with imports). */
+export async function assertParsesWithAvsc(artifacts: readonly Artifact[]): Promise<void> {
+  await avscTypesOf(artifacts);
+}
+
+/** Full names a JSON artifact defines and refers to (our renderer always writes full names). */
+function namesOf(value: Json, defined: Set<string>, referenced: Set<string>, key = ''): void {
+  if (typeof value === 'string') {
+    if (key === 'type' || key === 'items' || key === 'values' || key === '' || key === 'response') referenced.add(value);
+    return;
+  }
+  if (Array.isArray(value)) {
+    for (const v of value) namesOf(v, defined, referenced, key === 'type' || key === 'types' || key === '' || key === 'response' ? '' : key);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  const object = value as Record<string, Json>;
+  if ((object.type === 'record' || object.type === 'enum' || object.type === 'error') && typeof object.name === 'string') {
+    defined.add(typeof object.namespace === 'string' && object.namespace !== '' ? `${object.namespace}.${object.name}` : object.name);
+  }
+  for (const [k, v] of Object.entries(object)) if (k !== 'name' && k !== 'namespace' && k !== 'aliases') namesOf(v, defined, referenced, k);
+}
+
+/**
+ * Parse `dependencies: linked` JSON artifacts as a schema registry would: each artifact with the
+ * artifacts defining the names it refers to loaded first (those form a DAG; cycles share a file).
+ */
+export function avscLinkedTypesOf(artifacts: readonly Artifact[]): { path: string; types: avsc.Type[] }[] {
+  const docs = artifacts.map((a) => JSON.parse(a.content) as Json);
+  const definedBy = new Map<string, number>();
+  const needs = docs.map((doc, i) => {
+    const defined = new Set<string>();
+    const referenced = new Set<string>();
+    namesOf(doc, defined, referenced);
+    for (const name of defined) if (!definedBy.has(name)) definedBy.set(name, i);
+    return { defined, referenced };
+  });
+  const load = (i: number, registry: Record<string, avsc.Type>, loaded: Set<number>): avsc.Type[] => {
+    for (const name of needs[i].referenced) {
+      const from = definedBy.get(name);
+      if (from !== undefined && from !== i && !needs[i].defined.has(name) && !loaded.has(from)) {
+        loaded.add(from);
+        load(from, registry, loaded);
+      }
+    }
+    if (artifacts[i].path.endsWith('.avpr')) {
+      const service = avsc.Service.forProtocol(docs[i] as never, { registry } as never);
+      return [...service.types, ...service.messages.flatMap((m) => [m.requestType, m.responseType])];
+    }
+    return [avsc.Type.forSchema(docs[i] as avsc.Schema, { registry })];
+  };
+  return artifacts.map((a, i) => ({ path: a.path, types: load(i, {}, new Set([i])) }));
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { missingLinkedDependency, nameCollision, unboundTypeParameter, unsafeRecursion, unsupportedType } from './diagnostics.ts';
 import { canonicalType, digest12, digest8, tupleIdentity, typeApplicationDigest, typeComplexity } from './digest.ts';
+import { projectAnonymousRecord } from './anonymous-records.ts';
 import { projectAliasSchema, projectCustom, substitute } from './declarations.ts';
 import type { AvroPrimitive, AvroType, FullName, Properties, TypeExpr } from './model.ts';
 import { fullNameKey } from './model.ts';
@@ -51,17 +52,20 @@ function unionBranchKey(branch: AvroType): string {
   }
 }
 
-/** Project a type expression in the context of a schema namespace and the Morphir source owning it. */
-export function projectType(p: Projector, namespace: string, owner: string, tpe: TypeExpr): AvroType {
+/**
+ * Project a type expression in the context of a schema namespace and the Morphir source owning
+ * it; `hint` is the name an anonymous record here derives from its position (anonymous-records.ts).
+ */
+export function projectType(p: Projector, namespace: string, owner: string, tpe: TypeExpr, hint?: string): AvroType {
   switch (tpe.kind) {
     case 'unit':
       return primitive('null');
     case 'tuple':
-      return projectTuple(p, namespace, owner, tpe.elements);
+      return projectTuple(p, namespace, owner, tpe.elements, hint);
     case 'record':
-      throw unsupportedType('anonymous record outside a named alias');
+      return projectAnonymousRecord(p, namespace, owner, hint, tpe.fields);
     case 'reference':
-      return projectReference(p, namespace, owner, tpe.source, tpe.args);
+      return projectReference(p, namespace, owner, tpe.source, tpe.args, hint);
     case 'variable':
       throw unboundTypeParameter(`${tpe.name} at ${owner}`);
     case 'extensible':
@@ -85,12 +89,13 @@ export function mappedType(p: Projector, source: string, mapping: TypeMapping): 
   return { kind: 'logical', physical: primitive(mapping.type), logicalType: mapping.logicalType, props };
 }
 
-function projectReference(p: Projector, namespace: string, owner: string, source: string, args: readonly TypeExpr[]): AvroType {
+function projectReference(p: Projector, namespace: string, owner: string, source: string, args: readonly TypeExpr[], hint: string | undefined): AvroType {
   if (p.invalidDeclarations.has(source)) throw nameCollision(`reference to conflicting Morphir declaration ${source}`);
   const mapping = p.options.typeMappings.get(source);
   if (mapping) return mappedType(p, source, mapping);
   const arity = args.length;
-  const arg = (i: number): AvroType => projectType(p, namespace, owner, args[i]);
+  // Collections pass the position's name through to an anonymous record they hold.
+  const arg = (i: number): AvroType => projectType(p, namespace, owner, args[i], hint);
   switch (source) {
     case SDK.bool: if (arity === 0) return primitive('boolean'); break;
     case SDK.int: if (arity === 0) return primitive('long'); break;
@@ -175,7 +180,7 @@ function projectDeclaredReference(p: Projector, namespace: string, source: strin
         projectAliasSchema(p, source, fullName, aliasValue, declaration.doc, linked);
         return { kind: 'named', fullName };
       }
-      return projectType(p, namespace, source, aliasValue);
+      return projectType(p, namespace, source, aliasValue, `${info.fullName.name}Value`);
     }
     if (declaration.kind === 'custom') {
       projectCustom(p, source, fullName, declaration.constructors, substitutions, declaration.doc, linked);
@@ -224,8 +229,8 @@ function projectResult(p: Projector, namespace: string, owner: string, error: Ty
   return { kind: 'named', fullName };
 }
 
-function projectTuple(p: Projector, namespace: string, owner: string, elements: readonly TypeExpr[]): AvroType {
-  const projected = elements.map((element) => projectType(p, namespace, owner, element));
+function projectTuple(p: Projector, namespace: string, owner: string, elements: readonly TypeExpr[], hint: string | undefined): AvroType {
+  const projected = elements.map((element, i) => projectType(p, namespace, owner, element, hint === undefined ? undefined : `${hint}Item${i + 1}`));
   const identity = tupleIdentity(projected);
   const fullName = checkedFullName(namespace, `Tuple_${digest12(identity)}`);
   // The registry compares identities as strings; hex keeps the byte identity exact.
