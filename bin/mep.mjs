@@ -1,15 +1,14 @@
 #!/usr/bin/env node
-// The `mep` command. The CLI is written in TypeScript and loaded through tsx, a runtime
-// dependency, so `npx mep` works right after `npm ci` with no separate compile step.
-import { register } from 'tsx/esm/api';
+// The `mep` command. Installed from npm, it runs the compiled JavaScript in dist/. In a checkout
+// (the TypeScript sources are beside this file) it runs those sources through tsx, a dev
+// dependency, so what you edit is what runs, with no compile step between.
+import { existsSync } from 'node:fs';
 
-// The Extism SDK loads node:wasi (which we never enable); keep its experimental-API warning
-// out of every command's output, and let every other warning through.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (warning.name === 'ExperimentalWarning' && /WASI/.test(warning.message)) return;
-  process.stderr.write(`${warning.name}: ${warning.message}\n`);
-});
-register();
-const { main } = await import('../host/src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const source = new URL('../host/src/cli/bin.ts', import.meta.url);
+if (existsSync(source)) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  await import(source.href);
+} else {
+  await import('../dist/host/src/cli/bin.js');
+}
