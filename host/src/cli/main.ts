@@ -32,16 +32,17 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     io.out(`mep-runtime ${HOST_VERSION}`);
     return ExitCode.Ok;
   }
-  const command = commands[name];
-  if (!command) {
+  const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry) {
     io.err(`mep: unknown command '${name}'. Run 'mep --help' for the list.`);
     return ExitCode.Usage;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(command.help);
-    return ExitCode.Ok;
-  }
   try {
+    const command = await entry.load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(command.help);
+      return ExitCode.Ok;
+    }
     return await command.run(rest, io);
   } catch (error) {
     return reportError(name, error, io);
