@@ -92,6 +92,17 @@ Package('should pack, install from the tarball into an empty directory, and buil
     const pkg = JSON.parse(await readFile(join(app, 'hello', 'package.json'), 'utf8'));
     assert.is(pkg.devDependencies['mep-runtime'], `file:../../${tarball}`);
     await ok('npm test', join(app, 'hello'));
+
+    // Without TypeScript an unchanged entry still builds (its clean check is recorded); a changed
+    // one says how to get a check or skip it, and builds with --no-typecheck.
+    await rm(join(app, 'node_modules', 'typescript'), { recursive: true, force: true });
+    await ok('npx mep build hello/src/extension.ts -o h.wasm', app);
+    await writeFile(join(app, 'hello/src/extension.ts'), `${await readFile(join(app, 'hello/src/extension.ts'), 'utf8')}// changed\n`);
+    const missing = await sh('npx mep build hello/src/extension.ts -o h2.wasm', app);
+    assert.is(missing.code, 1, missing.stderr);
+    assert.match(missing.stderr, /typescript/);
+    assert.match(missing.stderr, /--no-typecheck/);
+    await ok('npx mep build hello/src/extension.ts -o h2.wasm --no-typecheck', app);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
