@@ -80,6 +80,11 @@ Package('should pack, install from the tarball into an empty directory, and buil
     const nextSteps = /Next:\n\s+(.+)\n/.exec(init)?.[1];
     assert.ok(nextSteps?.startsWith('cd hello && npm install'), init);
 
+    // The browser and edge entries bundle for a browser platform: no node: module reaches them.
+    for (const entry of ['mep-runtime/browser', 'mep-runtime/browser/worker', 'mep-runtime/workerd', 'mep-runtime/guest-pdk']) {
+      await ok(`node -e "require('esbuild').buildSync({ stdin: { contents: 'export * from \\'${entry}\\';', resolveDir: '.' }, bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'error' })"`, app);
+    }
+
     const script = join(app, 'session.mjs');
     await writeFile(script, SESSION_SCRIPT);
     const session = JSON.parse(await ok('node session.mjs', app)) as { success: boolean; paths: string[] };
