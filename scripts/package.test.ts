@@ -91,6 +91,17 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.is(session.success, true);
     assert.equal(session.paths, ['modules.txt']);
 
+    // The same source as a process extension, and the package's types seen by a user's tsc.
+    await ok('npx mep build hello/src/extension.ts --runtime process -o h.mjs && npx mep conformance h.mjs', app);
+    await writeFile(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['typed.ts'] }));
+    await writeFile(
+      join(app, 'typed.ts'),
+      `import { createSession, MepError, type Session } from 'mep-runtime';\nimport { defineExtension } from 'mep-runtime/guest-pdk';\nimport type { OpenWasmSessionOptions } from 'mep-runtime/browser';\n` +
+        `export const s: (o: Parameters<typeof createSession>[0]) => Session = createSession;\nexport const e: typeof MepError = MepError;\nexport const d = defineExtension;\nexport type O = OpenWasmSessionOptions;\n` +
+        `// @ts-expect-error a session has no such method\ns({} as never).noSuchMethod();\n`,
+    );
+    await ok('npx tsc -p tsconfig.json', app);
+
     // What `mep init` told the user to do, run as printed, then the project's own test.
     const steps = await ok(nextSteps as string, app);
     assert.match(steps, / 0 failed/);
