@@ -17,7 +17,7 @@ export interface ShippedEngineManifest {
   hash: string;
   /** File name of the engine wasm, beside the manifest. */
   wasm: string;
-  /** File name of its `wasm-opt -Oz` copy, beside the manifest. */
+  /** File name of its `wasm-opt -Oz` copy, beside the manifest: `<wasm>` with `.Oz.wasm`. */
   optimized: string;
 }
 
@@ -41,17 +41,26 @@ export function readShippedEngine(engineDir: string): ShippedEngine {
       `the guest engine is missing from this mep-runtime install (no ${manifestPath}); reinstall mep-runtime, or in a checkout run 'npm run build' to ship the engine`,
     );
   }
-  let manifest: ShippedEngineManifest;
+  let manifest: Partial<ShippedEngineManifest> | null;
   try {
-    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as ShippedEngineManifest;
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Partial<ShippedEngineManifest> | null;
   } catch (cause) {
     throw new MepError(LocalErrorCode.Build, `the engine manifest ${manifestPath} is not valid JSON; reinstall mep-runtime`, { cause });
   }
-  const wasmPath = join(engineDir, manifest.wasm ?? '');
-  for (const file of [manifest.wasm, manifest.optimized]) {
-    if (typeof file !== 'string' || !existsSync(join(engineDir, file))) {
-      throw new MepError(LocalErrorCode.Build, `the engine file '${String(file)}' listed in ${manifestPath} is missing; reinstall mep-runtime`);
+  // optimized-engine.ts finds the -Oz copy by name: `<engine>.Oz.wasm` beside the engine.
+  if (typeof manifest?.hash !== 'string' || !isFileName(manifest.wasm) || manifest.optimized !== manifest.wasm.replace(/\.wasm$/, '.Oz.wasm')) {
+    throw new MepError(LocalErrorCode.Build, `the engine manifest ${manifestPath} does not list a hash, an engine and its .Oz.wasm copy beside it; reinstall mep-runtime`);
+  }
+  for (const file of [manifest.wasm, manifest.optimized as string]) {
+    if (!existsSync(join(engineDir, file))) {
+      throw new MepError(LocalErrorCode.Build, `the engine file '${file}' listed in ${manifestPath} is missing; reinstall mep-runtime`);
     }
   }
+  const wasmPath = join(engineDir, manifest.wasm);
   return { wasmPath, hash: manifest.hash, built: false };
+}
+
+/** A plain `.wasm` file name in the manifest's own folder (no path: nothing outside it is read). */
+function isFileName(value: unknown): value is string {
+  return typeof value === 'string' && /^[\w.-]+\.wasm$/.test(value) && !value.startsWith('.');
 }
