@@ -9,7 +9,7 @@
  */
 import type ts from 'typescript';
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from './diagnostics.ts';
@@ -61,8 +61,11 @@ function loadTypescript(entry: string): Promise<typeof ts> {
  */
 export async function typecheckGuest(entry: string, options: TypecheckOptions = {}): Promise<Diagnostic[]> {
   const rootNames = [entry, GUEST_TYPES, ...(options.extraFiles ?? [])];
-  // The record is per entry, guest globals and PDK: a new mep-runtime never trusts an old record.
-  const recordPath = options.cacheDir ? join(options.cacheDir, `${sha([...rootNames, GUEST_TYPES_DTS, ...Object.values(PDK_ALIAS)].join('\0'))}.clean.json`) : undefined;
+  // The record is per entry, guest globals, PDK and this module (the compiler options below): a
+  // changed mep-runtime never trusts a record an older one wrote.
+  const recordPath = options.cacheDir
+    ? join(options.cacheDir, `${sha([...rootNames, GUEST_TYPES_DTS, ...Object.values(PDK_ALIAS), readFileSync(fileURLToPath(import.meta.url), 'utf8')].join('\0'))}.clean.json`)
+    : undefined;
   if (recordPath && isStillClean(recordPath)) return [];
   const ts = await loadTypescript(entry);
   const compilerOptions: ts.CompilerOptions = {
