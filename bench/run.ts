@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { GOALS_FILE_ENV, ROOT, goalText, x, type Goal } from './lib.ts';
 
 /** Cheap benches first, so a failure shows early; anything else found runs after these. */
-const PREFERRED = ['engine', 'wasm-transport', 'runtime', 'avro', 'avro-scale'];
+const PREFERRED = ['cli', 'engine', 'wasm-transport', 'abi', 'runtime', 'avro', 'avro-scale'];
 
 const filters = process.argv.slice(2);
 const found = readdirSync(join(ROOT, 'bench'))

@@ -1,15 +1,24 @@
 #!/usr/bin/env node
-// The `mep` command. The CLI is written in TypeScript and loaded through tsx, a runtime
-// dependency, so `npx mep` works right after `npm ci` with no separate compile step.
-import { register } from 'tsx/esm/api';
+// The `mep` command. Installed from npm, it runs the compiled JavaScript in dist/. In a checkout
+// (the TypeScript sources are beside this file) it runs those sources through tsx, a dev
+// dependency, so what you edit is what runs, with no compile step between; without tsx it falls
+// back to dist/ (npm run build) when there is one.
+import { existsSync } from 'node:fs';
 
-// The Extism SDK loads node:wasi (which we never enable); keep its experimental-API warning
-// out of every command's output, and let every other warning through.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (warning.name === 'ExperimentalWarning' && /WASI/.test(warning.message)) return;
-  process.stderr.write(`${warning.name}: ${warning.message}\n`);
-});
-register();
-const { main } = await import('../host/src/cli/main.ts');
-process.exitCode = await main(process.argv.slice(2));
+const source = new URL('../host/src/cli/bin.ts', import.meta.url);
+const compiled = new URL('../dist/host/src/cli/bin.js', import.meta.url);
+
+async function sourceLoader() {
+  if (!existsSync(source)) return false;
+  try {
+    const { register } = await import('tsx/esm/api');
+    register();
+    return true;
+  } catch (error) {
+    if (error?.code !== 'ERR_MODULE_NOT_FOUND' || existsSync(compiled)) return false;
+    process.stderr.write("mep: this checkout has neither tsx (run 'npm ci' for the dev dependencies) nor a build (run 'npm run build').\n");
+    process.exit(2);
+  }
+}
+
+await import((await sourceLoader()) ? source.href : compiled.href);

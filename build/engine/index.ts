@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
 import { compileEngine } from './compile.ts';
+import { readShippedEngine } from './shipped.ts';
 
 export { IMPORT_NAMESPACE, STACK_SIZE } from './compile.ts';
 export { QUICKJS_INTEGRITY, QUICKJS_PACKAGE } from './quickjs-source.ts';
@@ -14,9 +15,14 @@ export { createEngineRunner, type EngineRunner, type CompileResult } from './run
 export { createStubHost, type StubHost, type StubHostOptions } from './stub-host.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
+/** True when this module runs compiled from the npm package (`dist/build/engine/index.js`). */
+const COMPILED = import.meta.url.endsWith('.js');
 
-/** The repository root (two levels above build/engine). */
-export const REPO_ROOT = join(here, '..', '..');
+/**
+ * The repository root, or the installed package's root: two levels above build/engine, three
+ * from the compiled `dist/build/engine`.
+ */
+export const REPO_ROOT = COMPILED ? join(here, '..', '..', '..') : join(here, '..', '..');
 
 /** Default cache folder of the engine build (`.cache/engine` at the repository root, gitignored). */
 export const ENGINE_CACHE_DIR = join(REPO_ROOT, '.cache', 'engine');
@@ -33,7 +39,10 @@ export interface Engine {
 
 /** Options for {@link ensureEngine}. */
 export interface EnsureEngineOptions {
-  /** Cache folder; defaults to {@link ENGINE_CACHE_DIR}. */
+  /**
+   * Cache folder; defaults to {@link ENGINE_CACHE_DIR}. Compiled from the npm package, no
+   * folder given means the engine shipped in `dist/engine` (no compiler needed).
+   */
   cacheDir?: string;
 }
 
@@ -47,6 +56,13 @@ const pending = new Map<string, Promise<Engine>>();
  * const { wasmPath } = await ensureEngine();
  */
 export function ensureEngine(options: EnsureEngineOptions = {}): Promise<Engine> {
+  if (COMPILED && options.cacheDir === undefined) {
+    try {
+      return Promise.resolve(readShippedEngine(join(REPO_ROOT, 'dist', 'engine')));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
   const cacheDir = options.cacheDir ?? ENGINE_CACHE_DIR;
   let p = pending.get(cacheDir);
   if (!p) {

@@ -10,13 +10,18 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 
+/**
+ * Where the guest PDK is: its TypeScript sources in a checkout, its compiled JavaScript (with
+ * `.d.ts` beside it, for the type check) in the npm package, whose `dist/` mirrors the sources.
+ */
 const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 /** The guest PDK's wasm binding (exports `bindWasm(extension)`). */
-export const PDK_WASM_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', 'wasm.ts');
+export const PDK_WASM_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', `wasm${EXT}`);
 /** The guest PDK's process binding (exports `runProcess(extension)`). */
-export const PDK_PROCESS_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', 'process.ts');
+export const PDK_PROCESS_BINDING = join(REPO_ROOT, 'guest-pdk', 'src', 'binding', `process${EXT}`);
 /** The guest PDK entry that `import … from 'mep-runtime/guest-pdk'` resolves to in every build. */
-export const PDK_INDEX = join(REPO_ROOT, 'guest-pdk', 'src', 'index.ts');
+export const PDK_INDEX = join(REPO_ROOT, 'guest-pdk', 'src', `index${EXT}`);
 /**
  * An extension is always built against the PDK of the `mep` that builds it, so a scaffolded
  * project needs no installed copy of mep-runtime and can never mix two PDK versions.
@@ -47,7 +52,7 @@ export interface BundleOptions {
   cwd: string;
 }
 
-const aliases = (): Record<string, string> => ({ 'mep-runtime/guest-pdk': join(REPO_ROOT, 'guest-pdk', 'src', 'index.ts') });
+const aliases = (): Record<string, string> => ({ ...PDK_ALIAS });
 
 function toDiagnostics(e: unknown, cwd: string): Diagnostic[] | null {
   const errors = (e as { errors?: esbuild.Message[] }).errors;

@@ -3,15 +3,19 @@
  * against the ES2020 library and the guest globals (types/guest-globals.ts) — before any wasm work.
  * Parsed files are kept for the process (internal/source-file-cache.ts) and, given a cache
  * folder, the checker's results per file are kept on disk (TypeScript's incremental build info),
- * so that a rebuild checks only the files that changed and those that depend on them.
+ * so that a rebuild checks only the files that changed and those that depend on them. A check
+ * that found nothing leaves a record of the files it read (internal/clean-record.ts): while they
+ * are unchanged, TypeScript (a peer dependency, about a second to load) is not even loaded.
  */
-import ts from 'typescript';
+import type ts from 'typescript';
 import { createHash } from 'node:crypto';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from './diagnostics.ts';
+import { isStillClean, writeCleanRecord } from './internal/clean-record.ts';
 import { cachedSourceFile } from './internal/source-file-cache.ts';
+import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { GUEST_TYPES_DTS, GUEST_TYPES_FILE } from './types/guest-globals.ts';
 import { PDK_ALIAS } from './bundle.ts';
 
@@ -30,13 +34,40 @@ export interface TypecheckOptions {
 
 const sha = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 16);
 
+let typescript: Promise<typeof ts> | undefined;
+
+/** Loads the TypeScript compiler on first use; `ERR_BUILD` saying what to do when it is absent. */
+function loadTypescript(entry: string): Promise<typeof ts> {
+  typescript ??= import('typescript').then(
+    (m) => (m as { default?: typeof ts }).default ?? (m as unknown as typeof ts),
+    (cause: unknown) => {
+      typescript = undefined;
+      throw new MepError(
+        LocalErrorCode.Build,
+        `cannot type-check ${entry}: the 'typescript' package is not installed where mep-runtime can load it (${String(cause)}); install it with 'npm install --save-dev typescript', or build without the check with 'mep build --no-typecheck'`,
+        { cause },
+      );
+    },
+  );
+  return typescript;
+}
+
 /**
  * Returns the type and syntax errors of `entry` (empty when it checks), with file, line, column.
+ * Throws `ERR_BUILD` when the check has to run and TypeScript is not installed.
  *
  * @example
- * const problems = typecheckGuest('ext/main.ts');
+ * const problems = await typecheckGuest('ext/main.ts', { cacheDir: '.cache/typecheck' });
  */
-export function typecheckGuest(entry: string, options: TypecheckOptions = {}): Diagnostic[] {
+export async function typecheckGuest(entry: string, options: TypecheckOptions = {}): Promise<Diagnostic[]> {
+  const rootNames = [entry, GUEST_TYPES, ...(options.extraFiles ?? [])];
+  // The record is per entry, guest globals, PDK and this module (the compiler options below): a
+  // changed mep-runtime never trusts a record an older one wrote.
+  const recordPath = options.cacheDir
+    ? join(options.cacheDir, `${sha([...rootNames, GUEST_TYPES_DTS, ...Object.values(PDK_ALIAS), readFileSync(fileURLToPath(import.meta.url), 'utf8')].join('\0'))}.clean.json`)
+    : undefined;
+  if (recordPath && isStillClean(recordPath)) return [];
+  const ts = await loadTypescript(entry);
   const compilerOptions: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
@@ -52,9 +83,9 @@ export function typecheckGuest(entry: string, options: TypecheckOptions = {}): D
     isolatedModules: true,
     skipLibCheck: true,
     esModuleInterop: true,
-    paths: Object.fromEntries(Object.entries(PDK_ALIAS).map(([k, v]) => [k, [v]])),
+    // From the npm package the PDK is compiled JavaScript: the checker reads the .d.ts beside it.
+    paths: Object.fromEntries(Object.entries(PDK_ALIAS).map(([k, v]) => [k, [v.replace(/\.js$/, '.d.ts')]])),
   };
-  const rootNames = [entry, GUEST_TYPES, ...(options.extraFiles ?? [])];
   if (options.cacheDir) {
     mkdirSync(options.cacheDir, { recursive: true });
     Object.assign(compilerOptions, { incremental: true, tsBuildInfoFile: join(options.cacheDir, `${sha(rootNames.join('\0'))}.tsbuildinfo`) });
@@ -82,6 +113,10 @@ export function typecheckGuest(entry: string, options: TypecheckOptions = {}): D
   const program = ts.createIncrementalProgram({ rootNames, options: compilerOptions, host });
   const all = [...program.getSyntacticDiagnostics(), ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...program.getSemanticDiagnostics()];
   if (options.cacheDir) program.emit(); // noEmit: writes the build info only
+  if (recordPath && all.length === 0) {
+    const read = program.getSourceFiles().filter((f) => !program.getProgram().isSourceFileDefaultLibrary(f) && !isGuestTypes(f.fileName));
+    writeCleanRecord(recordPath, read.map((f) => resolve(f.fileName)));
+  }
   const cwd = options.cwd ?? process.cwd();
   return all.map((d) => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');

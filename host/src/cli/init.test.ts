@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
+import { nextSteps } from './commands/init.ts';
 
 const Init = suite('cli :: mep init');
 
@@ -12,8 +13,13 @@ Init('should scaffold an extension that builds to wasm and passes conformance as
   const parent = await mkdtemp(join(tmpdir(), 'mep-init-'));
   const dir = join(parent, 'hello-ext');
   try {
-    assert.is(await main(['init', dir], captureIo(parent)), 0);
+    const init = captureIo(parent);
+    assert.is(await main(['init', 'hello-ext'], init), 0);
+    assert.is(init.stdout.join('\n').split('\n').at(-1)?.trim(), 'cd hello-ext && npm install && npm run build && npx mep conformance dist/extension.wasm');
     assert.equal((await readdir(dir)).sort(), ['.gitignore', 'README.md', 'package.json', 'src', 'test', 'tsconfig.json']);
+    const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+    assert.is(pkg.devDependencies['mep-runtime'], '^0.1.0', 'the published release, never a path on this machine');
+    assert.ok(pkg.devDependencies.typescript);
     assert.match(await readFile(join(dir, 'src/extension.ts'), 'utf8'), /from 'mep-runtime\/guest-pdk'/);
     const io = captureIo(dir);
     assert.is(await main(['build', 'src/extension.ts', '-o', 'dist/extension.wasm'], io), 0, io.stderr.join('\n'));
@@ -23,6 +29,25 @@ Init('should scaffold an extension that builds to wasm and passes conformance as
   } finally {
     await rm(parent, { recursive: true, force: true });
   }
+});
+
+Init('should depend on a packed tarball given relative to the current directory', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'mep-init-'));
+  try {
+    assert.is(await main(['init', 'a/b', '--mep-runtime', 'file:mep-runtime-0.1.0.tgz'], captureIo(parent)), 0);
+    const pkg = JSON.parse(await readFile(join(parent, 'a/b/package.json'), 'utf8'));
+    assert.is(pkg.devDependencies['mep-runtime'], 'file:../../mep-runtime-0.1.0.tgz');
+    assert.is(await main(['init', 'c', '--mep-runtime', 'file:/abs/x.tgz'], captureIo(parent)), 0);
+    assert.is(JSON.parse(await readFile(join(parent, 'c/package.json'), 'utf8')).devDependencies['mep-runtime'], 'file:/abs/x.tgz');
+    assert.is(await main(['init', 'd', '--mep-runtime', ' '], captureIo(parent)), 2);
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+  }
+});
+
+Init('should quote a directory the shell would split in the next steps', () => {
+  assert.is(nextSteps("my ext's"), `cd 'my ext'\\''s' && npm install && npm run build && npx mep conformance dist/extension.wasm`);
+  assert.is(nextSteps('$(rm -rf ~)').startsWith("cd '$(rm -rf ~)' && "), true);
 });
 
 Init('should refuse a non-empty directory and write nothing', async () => {

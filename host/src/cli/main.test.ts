@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { commands } from './commands/index.ts';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
 
@@ -19,6 +20,26 @@ Cli('should print help and exit 0 from the real binary', async () => {
   const { stdout } = await promisify(execFile)(process.execPath, [join(root, 'bin/mep.mjs'), '--help'], { cwd: root });
   assert.match(stdout, /conformance/);
   assert.match(stdout, /Exit codes/);
+});
+
+Cli('should print the version of package.json for --version and -v', async () => {
+  const { version } = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { version: string };
+  for (const flag of ['--version', '-v']) {
+    const io = captureIo(root);
+    assert.is(await main([flag], io), 0);
+    assert.equal(io.stdout, [`mep-runtime ${version}`]);
+  }
+});
+
+Cli('should list each command with the summary its module declares, and load it only when run', async () => {
+  for (const [name, entry] of Object.entries(commands)) {
+    assert.is((await entry.load()).summary, entry.summary, name);
+    const io = captureIo(root);
+    assert.is(await main([name, '--help'], io), 0);
+    assert.match(io.stdout.join('\n'), /^Usage: mep /);
+  }
+  // Names from Object.prototype are not commands.
+  for (const name of ['toString', 'constructor', '__proto__']) assert.is(await main([name], captureIo(root)), 2, name);
 });
 
 Cli('should exit 2 for an unknown command or a missing argument', async () => {

@@ -3,6 +3,7 @@
  * to a documented exit code. No protocol logic lives here.
  */
 import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
+import { HOST_VERSION } from '../session/host-info.ts';
 import { ExitCode, UsageError } from './exit-codes.ts';
 import { commands } from './commands/index.ts';
 import type { Io } from './io.ts';
@@ -28,19 +29,20 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return name === undefined ? ExitCode.Usage : ExitCode.Ok;
   }
   if (name === '--version' || name === '-v') {
-    io.out('mep-runtime 0.1.0');
+    io.out(`mep-runtime ${HOST_VERSION}`);
     return ExitCode.Ok;
   }
-  const command = commands[name];
-  if (!command) {
+  const entry = Object.hasOwn(commands, name) ? commands[name] : undefined;
+  if (!entry) {
     io.err(`mep: unknown command '${name}'. Run 'mep --help' for the list.`);
     return ExitCode.Usage;
   }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(command.help);
-    return ExitCode.Ok;
-  }
   try {
+    const command = await entry.load();
+    if (rest.includes('--help') || rest.includes('-h')) {
+      io.out(command.help);
+      return ExitCode.Ok;
+    }
     return await command.run(rest, io);
   } catch (error) {
     return reportError(name, error, io);

@@ -1,0 +1,127 @@
+// SLOW (about 1–2 minutes): packs mep-runtime with `npm pack` (which runs `npm run build`),
+// installs the tarball into empty directories outside the repository as a user would (npm,
+// registry reachable, shared npm cache, --prefer-offline) and uses it there: the `mep` command
+// (init, build, describe, conformance), the next steps `mep init` prints, run verbatim, and a
+// plain .mjs script that imports the host API and runs a session. Removes its temp dir.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../', import.meta.url));
+const Package = suite('package :: npm pack, install into an empty project, use (slow)');
+
+interface Ran {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a shell command line in `cwd` with npm kept offline-first and quiet. */
+function sh(line: string, cwd: string): Promise<Ran> {
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  // A loader or option of this test process (tsx) must not leak into the user's processes.
+  delete env.NODE_OPTIONS;
+  return new Promise((resolve) => {
+    execFile('sh', ['-c', line], { cwd, env, maxBuffer: 64 << 20, timeout: 300_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) || 1 : 0, stdout, stderr });
+    });
+  });
+}
+
+async function ok(line: string, cwd: string): Promise<string> {
+  const r = await sh(line, cwd);
+  assert.is(r.code, 0, `'${line}' in ${cwd} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+const SESSION_SCRIPT = `import { createSession, openTransport, specFromPath, isMepError } from 'mep-runtime';
+
+const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [[[['orders']], {}]] }] };
+const session = createSession({ transport: await openTransport(specFromPath('h.wasm')) });
+try {
+  const init = await session.start();
+  const result = await session.generate({ ir, target: 'hello', options: {} });
+  console.log(JSON.stringify({ id: init.extension?.id ?? init.serverInfo?.name ?? null, success: result.success, paths: result.artifacts.map((a) => a.path), isMepError: typeof isMepError }));
+} finally {
+  await session.close();
+}
+`;
+
+Package('should pack, install from the tarball into an empty directory, and build, describe and run an extension there', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-pack-'));
+  try {
+    // prepack (npm run build) prints its summary before npm's JSON.
+    const packOut = await ok(`npm pack --silent --json --pack-destination ${JSON.stringify(dir)}`, root);
+    const packed = JSON.parse(packOut.slice(packOut.search(/^\[/m))) as { filename: string; files: { path: string }[] }[];
+    const tarball = packed[0]?.filename as string;
+    const files = packed[0]?.files.map((f) => f.path) ?? [];
+    assert.ok(files.includes('dist/host/src/index.js') && files.includes('dist/host/src/index.d.ts'), 'compiled host and its types');
+    assert.ok(files.some((f) => /^dist\/engine\/engine-[0-9a-f]+\.Oz\.wasm$/.test(f)), 'the engine ships inside');
+    assert.not.ok(files.some((f) => f.endsWith('.test.js') || f.startsWith('host/src/')), 'no tests and no TypeScript sources');
+
+    const app = join(dir, 'app');
+    await mkdir(app);
+    await writeFile(join(app, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`);
+    await ok(`npm install ../${tarball}`, app);
+    assert.not.ok(existsSync(join(app, 'node_modules', 'tsx')), 'tsx is not installed for users');
+
+    await ok(`node -e "import('mep-runtime').then((m) => { if (typeof m.createSession !== 'function') process.exit(1); })"`, app);
+    await ok(`node -e "import('mep-runtime/guest-pdk').then((m) => { if (typeof m.defineExtension !== 'function') process.exit(1); })"`, app);
+    assert.match(await ok('npx mep --version', app), /^mep-runtime 0\.1\.0\n$/);
+
+    // The brief's sequence, verbatim, with the new project pointed at the tarball.
+    const init = await ok(`npx mep init hello --mep-runtime file:../${tarball} && npx mep build hello/src/extension.ts -o h.wasm && npx mep describe h.wasm`, app);
+    assert.match(init, /"protocolVersions"/);
+    const nextSteps = /Next:\n\s+(.+)\n/.exec(init)?.[1];
+    assert.ok(nextSteps?.startsWith('cd hello && npm install'), init);
+
+    // The browser and edge entries bundle for a browser platform: no node: module reaches them.
+    for (const entry of ['mep-runtime/browser', 'mep-runtime/browser/worker', 'mep-runtime/workerd', 'mep-runtime/guest-pdk']) {
+      await ok(`node -e "require('esbuild').buildSync({ stdin: { contents: 'export * from \\'${entry}\\';', resolveDir: '.' }, bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'error' })"`, app);
+    }
+
+    const script = join(app, 'session.mjs');
+    await writeFile(script, SESSION_SCRIPT);
+    const session = JSON.parse(await ok('node session.mjs', app)) as { success: boolean; paths: string[] };
+    assert.is(session.success, true);
+    assert.equal(session.paths, ['modules.txt']);
+
+    // The same source as a process extension, and the package's types seen by a user's tsc.
+    await ok('npx mep build hello/src/extension.ts --runtime process -o h.mjs && npx mep conformance h.mjs', app);
+    await writeFile(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['typed.ts'] }));
+    await writeFile(
+      join(app, 'typed.ts'),
+      `import { createSession, MepError, type Session } from 'mep-runtime';\nimport { defineExtension } from 'mep-runtime/guest-pdk';\nimport type { OpenWasmSessionOptions } from 'mep-runtime/browser';\n` +
+        `export const s: (o: Parameters<typeof createSession>[0]) => Session = createSession;\nexport const e: typeof MepError = MepError;\nexport const d = defineExtension;\nexport type O = OpenWasmSessionOptions;\n` +
+        `// @ts-expect-error a session has no such method\ns({} as never).noSuchMethod();\n`,
+    );
+    await ok('npx tsc -p tsconfig.json', app);
+
+    // What `mep init` told the user to do, run as printed, then the project's own test.
+    const steps = await ok(nextSteps as string, app);
+    assert.match(steps, / 0 failed/);
+    const pkg = JSON.parse(await readFile(join(app, 'hello', 'package.json'), 'utf8'));
+    assert.is(pkg.devDependencies['mep-runtime'], `file:../../${tarball}`);
+    await ok('npm test', join(app, 'hello'));
+
+    // Without TypeScript an unchanged entry still builds (its clean check is recorded); a changed
+    // one says how to get a check or skip it, and builds with --no-typecheck.
+    await rm(join(app, 'node_modules', 'typescript'), { recursive: true, force: true });
+    await ok('npx mep build hello/src/extension.ts -o h.wasm', app);
+    await writeFile(join(app, 'hello/src/extension.ts'), `${await readFile(join(app, 'hello/src/extension.ts'), 'utf8')}// changed\n`);
+    const missing = await sh('npx mep build hello/src/extension.ts -o h2.wasm', app);
+    assert.is(missing.code, 1, missing.stderr);
+    assert.match(missing.stderr, /typescript/);
+    assert.match(missing.stderr, /--no-typecheck/);
+    await ok('npx mep build hello/src/extension.ts -o h2.wasm --no-typecheck', app);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Package.run();
