@@ -11,7 +11,7 @@ import { createHostServer } from '../../host/src/serve/host-server.ts';
 import { createNodeOpener, listenUnixSocket } from '../../host/src/serve/node.ts';
 
 /** A request from the parent. */
-export type ToServedHost = { type: 'measure'; id: number };
+export type ToServedHost = { type: 'measure'; id: number; gc: boolean };
 
 /** What the server reports after a forced GC. */
 export interface ServerSample {
@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   const listener = await listenUnixSocket(server, path);
   process.on('message', (message: ToServedHost) => {
     if (message.type !== 'measure') return;
-    void collect().then(() => {
+    void (message.gc ? collect() : Promise.resolve()).then(() => {
       const memory = process.memoryUsage();
       const resources: Record<string, number> = {};
       for (const kind of process.getActiveResourcesInfo()) resources[kind] = (resources[kind] ?? 0) + 1;

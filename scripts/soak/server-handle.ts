@@ -14,8 +14,8 @@ export interface ServedHostHandle {
   /** The Unix socket it listens on. */
   readonly path: string;
   readonly pid: number;
-  /** Memory and live resources of the server after a forced GC. */
-  measure(): Promise<ServerSample>;
+  /** Memory and live resources of the server, after a forced GC unless `gc` is false. */
+  measure(gc?: boolean): Promise<ServerSample>;
   /** Stop the server (SIGKILL after 5 s) and remove its directory. */
   close(): Promise<void>;
 }
@@ -45,12 +45,12 @@ export async function startServedHost(options: Record<string, unknown> = {}): Pr
   return {
     path,
     pid: child.pid as number,
-    measure() {
+    measure(gc = true) {
       const id = nextId++;
       return new Promise<ServerSample>((resolve, reject) => {
         waiting.set(id, (sample) => (waiting.delete(id), resolve(sample)));
         void exited.then((code) => reject(new Error(`the served host exited (${code}) while measuring: ${stderr}`)));
-        child.send({ type: 'measure', id });
+        child.send({ type: 'measure', id, gc });
       });
     },
     async close() {

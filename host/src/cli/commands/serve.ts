@@ -26,7 +26,11 @@ session/progress, session/log, session/closed (each with its sessionId).
     const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' } }, 'serve');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep serve --help'.`);
     io.verbose = Boolean(values.verbose);
-    const server = createHostServer({ open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io) }) });
+    const server = createHostServer({
+      open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io) }),
+      // Why a client was dropped is worth telling even without --verbose.
+      log: (message) => io.err(`mep serve: ${message}`),
+    });
     const stop = (): void => void server.close();
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
