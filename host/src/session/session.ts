@@ -33,7 +33,7 @@ import { sessionOperations } from './operations.ts';
 import { createSessionCore } from './session-core.ts';
 import type { SessionStateValue } from './state.ts';
 
-/** Options for {@link createSession}; defaults are applied once, here. */
+/** Options for {@link createSession}; defaults are applied once, in session-core.ts. */
 export interface SessionOptions {
   /** The channel to the extension; the session closes it when it ends. */
   transport: Transport;
