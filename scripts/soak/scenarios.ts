@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { JsonRpcMessage } from '../../host/src/transport/types.ts';
 import type { Answer, SoakClient } from './soak-client.ts';
 import type { Tally } from './tally.ts';
 
@@ -152,7 +151,3 @@ async function close(client: SoakClient, tally: Tally, sessionId: string): Promi
   tally.record(answer);
 }
 
-/** The error of a response, if any. */
-export function errorOf(message: JsonRpcMessage): { code: number; data?: { localCode?: string } } | undefined {
-  return message.error as { code: number; data?: { localCode?: string } } | undefined;
-}
