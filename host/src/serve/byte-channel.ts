@@ -17,6 +17,16 @@ export interface ByteChannel {
   onEnd(listener: (error?: Error) => void): Disposer;
   /** End the stream from this side; `onEnd` listeners are called. Idempotent. */
   close(): void;
+  /** End the stream at once, discarding the pending bytes (a client that stopped reading). */
+  destroy(): void;
+  /** Bytes written and not yet taken by the other end (queued in this process). */
+  readonly pendingBytes: number;
+  /** Stop delivering `onData` until `resume()`: back-pressure on a client that does not read. */
+  pause(): void;
+  /** Deliver `onData` again, starting with anything held while paused. */
+  resume(): void;
+  /** Called whenever the pending bytes were all handed on. */
+  onDrain(listener: () => void): Disposer;
 }
 
 /** An in-memory {@link ByteChannel} end; see {@link createByteChannelPair}. */
@@ -38,7 +48,18 @@ export interface MemoryByteChannel extends ByteChannel {
 export function createByteChannelPair(names: [string, string] = ['server', 'client']): [MemoryByteChannel, MemoryByteChannel] {
   const data = [new Set<(chunk: Uint8Array) => void>(), new Set<(chunk: Uint8Array) => void>()];
   const ends = [new Set<(error?: Error) => void>(), new Set<(error?: Error) => void>()];
+  const drains = [new Set<() => void>(), new Set<() => void>()];
+  /** Per side: chunks that arrived while it was paused, in order; null while reading. */
+  const held: (Uint8Array[] | null)[] = [null, null];
+  /** Per side: bytes written and not yet delivered to the other side. */
+  const pending = [0, 0];
   let ended = false;
+
+  const deliver = (to: 0 | 1, chunk: Uint8Array): void => {
+    const queue = held[to];
+    if (queue !== null) queue.push(chunk);
+    else for (const listener of [...data[to]]) listener(chunk);
+  };
 
   const endBoth = (): void => {
     if (ended) return;
@@ -56,12 +77,36 @@ export function createByteChannelPair(names: [string, string] = ['server', 'clie
       get ended() {
         return ended;
       },
+      get pendingBytes() {
+        return pending[self];
+      },
       write(bytes) {
         if (ended) return;
         const copy = bytes.slice();
+        pending[self] += copy.byteLength;
         queueMicrotask(() => {
-          for (const listener of [...data[other]]) listener(copy);
+          // Bytes held by a paused reader stay pending for the writer, as in a socket's buffers.
+          if (held[other] === null) pending[self] -= copy.byteLength;
+          deliver(other, copy);
+          if (pending[self] === 0) for (const listener of [...drains[self]]) listener();
         });
+      },
+      pause() {
+        held[self] ??= [];
+      },
+      resume() {
+        const queue = held[self];
+        if (queue === null) return;
+        held[self] = null;
+        for (const chunk of queue) {
+          pending[other] -= chunk.byteLength;
+          deliver(self, chunk);
+        }
+        if (queue.length > 0 && pending[other] === 0) for (const listener of [...drains[other]]) listener();
+      },
+      onDrain(listener) {
+        drains[self].add(listener);
+        return () => void drains[self].delete(listener);
       },
       onData(listener) {
         data[self].add(listener);
@@ -72,6 +117,11 @@ export function createByteChannelPair(names: [string, string] = ['server', 'clie
         return () => void ends[self].delete(listener);
       },
       close: endBoth,
+      destroy() {
+        held[0] = held[1] = null;
+        pending[0] = pending[1] = 0;
+        endBoth();
+      },
     };
   };
   return [make(0), make(1)];

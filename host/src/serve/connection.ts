@@ -6,7 +6,7 @@
  */
 import { decodeParams } from '../protocol/index.ts';
 import type { ClaimSet } from '../protocol/index.ts';
-import { ErrorCode, MepError } from '../protocol/errors.ts';
+import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createPeer } from '../rpc/index.ts';
 import type { RequestContext } from '../rpc/index.ts';
 import { createSession } from '../session/session.ts';
@@ -35,6 +35,18 @@ export interface ConnectionContext {
   open: OpenExtension;
   closeGraceMs: number;
   maxLineBytes?: number;
+  /** Back-pressure bounds of the client's output; see `createLineTransport`. */
+  pauseAtBytes?: number;
+  maxPendingBytes?: number;
+  /** Sessions (open or opening) one client may hold. */
+  maxSessionsPerConnection: number;
+  /**
+   * Claim one of the server's session slots for an opening session; throws a typed limit error
+   * when all are taken. The returned function gives the slot back (idempotent).
+   */
+  claimSession(client: string): () => void;
+  /** Receives operational messages (a dropped client). */
+  log?(message: string): void;
   nextSessionId(): string;
   info(): ServerInfo;
   /** `server/shutdown` was requested (after its response was sent). */
@@ -55,9 +67,14 @@ export interface ServerConnection {
 
 /** Serves the served-host protocol to the client on `channel`. */
 export function createConnection(channel: ByteChannel, context: ConnectionContext): ServerConnection {
-  const peer = createPeer(createLineTransport(channel, { maxLineBytes: context.maxLineBytes }), { timeoutMs: 0 });
+  const { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog } = context;
+  const peer = createPeer(createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog }), { timeoutMs: 0 });
   const sessions = new Map<string, ServedSession>();
   const closingIds = new Set<string>();
+  /** Sessions of this client that hold a slot: opening, open or closing. */
+  let held = 0;
+  /** Gives back the slot of an open session once it is closed. */
+  const slots = new Map<string, () => void>();
   let gone = false;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
@@ -78,6 +95,8 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
     } finally {
       sessions.delete(served.id);
       closingIds.delete(served.id);
+      slots.get(served.id)?.();
+      slots.delete(served.id);
     }
   };
 
@@ -107,32 +126,58 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
     ServeMethod.Open,
     guarded(async (raw, { signal }) => {
       const params = decodeParams(OpenParams, raw, ServeMethod.Open);
-      const sessionId = context.nextSessionId();
-      const log: LogSink = (entry) => notify(ServeMethod.Log, { sessionId, level: entry.level, message: entry.message, source: 'runtime' });
-      const { transport, claims, requestTimeoutMs } = await context.open(params, { log, signal });
-      const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs });
-      const served = createServedSession(sessionId, session, transport, notify);
-      sessions.set(sessionId, served);
-      transport.onClose((error) => {
-        if (closingIds.has(sessionId) || !sessions.has(sessionId)) return;
-        // The extension ended on its own (crash, limit, deadline kill): tell the client, then clean up.
-        notify(ServeMethod.Closed, { sessionId, ...(error ? { error: (toWireError(error) as MepError).toJSON() } : {}) });
-        void closeSession(served);
-      });
-      const onAbort = (): void => void closeSession(served);
-      signal.addEventListener('abort', onAbort, { once: true });
+      if (held >= context.maxSessionsPerConnection) {
+        throw new MepError(
+          LocalErrorCode.Limit,
+          `${channel.name} already holds ${held} sessions, the most one connection may (maxSessionsPerConnection ${context.maxSessionsPerConnection}); session/close one before opening '${params.extension}', or open it on another connection.`,
+          { data: { limit: 'sessionsPerConnection', max: context.maxSessionsPerConnection, extension: params.extension } },
+        );
+      }
+      const release = context.claimSession(channel.name);
+      held++;
+      let released = false;
+      const releaseSlot = (): void => {
+        if (released) return;
+        released = true;
+        held--;
+        release();
+      };
       try {
-        if (gone) throw new MepError(ErrorCode.RequestCancelled, `The client disconnected while session '${sessionId}' was opening.`);
-        const initialize = await session.start();
-        return { sessionId, initialize };
+        return await openSession(params, signal, releaseSlot);
       } catch (error) {
-        await closeSession(served);
+        releaseSlot();
         throw error;
-      } finally {
-        signal.removeEventListener('abort', onAbort);
       }
     }),
   );
+
+  const openSession = async (params: OpenParams, signal: AbortSignal, releaseSlot: () => void): Promise<unknown> => {
+    const sessionId = context.nextSessionId();
+    const log: LogSink = (entry) => notify(ServeMethod.Log, { sessionId, level: entry.level, message: entry.message, source: 'runtime' });
+    const { transport, claims, requestTimeoutMs } = await context.open(params, { log, signal });
+    const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs });
+    const served = createServedSession(sessionId, session, transport, notify);
+    slots.set(sessionId, releaseSlot);
+    sessions.set(sessionId, served);
+    transport.onClose((error) => {
+      if (closingIds.has(sessionId) || !sessions.has(sessionId)) return;
+      // The extension ended on its own (crash, limit, deadline kill): tell the client, then clean up.
+      notify(ServeMethod.Closed, { sessionId, ...(error ? { error: (toWireError(error) as MepError).toJSON() } : {}) });
+      void closeSession(served);
+    });
+    const onAbort = (): void => void closeSession(served);
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (gone) throw new MepError(ErrorCode.RequestCancelled, `The client disconnected while session '${sessionId}' was opening.`);
+      const initialize = await session.start();
+      return { sessionId, initialize };
+    } catch (error) {
+      await closeSession(served);
+      throw error;
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  };
 
   peer.onRequest(
     ServeMethod.Call,

@@ -3,6 +3,7 @@
  * number of clients, each over its own {@link ByteChannel}. It knows no socket, no process and
  * no file: the Node binding (`serve-node.ts`) supplies channels and the `open` function.
  */
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Disposer } from '../transport/types.ts';
 import { HOST_VERSION } from '../session/host-info.ts';
 import type { ByteChannel } from './byte-channel.ts';
@@ -19,7 +20,22 @@ export interface HostServerOptions {
   closeGraceMs?: number;
   /** Longest accepted request line in bytes. Default 64 MiB. */
   maxLineBytes?: number;
+  /** Sessions (opening or open) one connection may hold. Default 16. */
+  maxSessionsPerConnection?: number;
+  /** Sessions (opening or open) all connections together may hold. Default 64. */
+  maxSessions?: number;
+  /** Unsent output to one client past which its input is paused. Default 8 MiB. */
+  pauseAtBytes?: number;
+  /** Unsent output to one client past which it is dropped (its sessions closed). Default 128 MiB. */
+  maxPendingBytes?: number;
+  /** Receives operational messages, e.g. why a client was dropped. Default: none. */
+  log?: (message: string) => void;
 }
+
+/** Default of {@link HostServerOptions.maxSessionsPerConnection}. */
+export const DEFAULT_MAX_SESSIONS_PER_CONNECTION = 16;
+/** Default of {@link HostServerOptions.maxSessions}: each session is a process or a worker thread. */
+export const DEFAULT_MAX_SESSIONS = 64;
 
 /** A running served host; see {@link createHostServer}. */
 export interface HostServer {
@@ -45,6 +61,10 @@ export interface HostServer {
  */
 export function createHostServer(options: HostServerOptions): HostServer {
   const closeGraceMs = options.closeGraceMs ?? 2_000;
+  const maxSessions = options.maxSessions ?? DEFAULT_MAX_SESSIONS;
+  const maxSessionsPerConnection = options.maxSessionsPerConnection ?? DEFAULT_MAX_SESSIONS_PER_CONNECTION;
+  /** Session slots taken over all connections: opening, open or closing sessions. */
+  let claimed = 0;
   const connections = new Set<ServerConnection>();
   const closeListeners = new Set<() => void>();
   let nextSession = 1;
@@ -58,12 +78,34 @@ export function createHostServer(options: HostServerOptions): HostServer {
     callable: CALLABLE_METHODS,
   });
 
+  const claimSession = (client: string): (() => void) => {
+    if (claimed >= maxSessions) {
+      throw new MepError(
+        LocalErrorCode.Limit,
+        `The server already holds ${claimed} sessions, its limit (maxSessions ${maxSessions}); ${client} may retry once other sessions close, or the server can be started with a higher limit.`,
+        { data: { limit: 'sessions', max: maxSessions } },
+      );
+    }
+    claimed++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      claimed--;
+    };
+  };
+
   const server: HostServer = {
     connect(channel) {
       const connection = createConnection(channel, {
         open: options.open,
         closeGraceMs,
         maxLineBytes: options.maxLineBytes,
+        pauseAtBytes: options.pauseAtBytes,
+        maxPendingBytes: options.maxPendingBytes,
+        maxSessionsPerConnection,
+        claimSession,
+        log: options.log,
         nextSessionId: () => `s${nextSession++}`,
         info,
         shutdown: () => void server.close(),

@@ -5,6 +5,11 @@
  * JSON-RPC 2.0, Error object: a line that is not JSON is answered with a Parse error (id null)
  * and the connection goes on; a line that is not one JSON object (a batch, a log line) cannot be
  * framed safely, so it is answered the same way and the connection is closed.
+ *
+ * Back-pressure: answers pile up in this process when a client sends requests but does not read
+ * its answers. Past `pauseAtBytes` of unsent output the client's input is no longer read (no new
+ * requests start) until the output drains; past `maxPendingBytes` the client is dropped, with a
+ * logged reason, and its sessions are closed.
  */
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
@@ -16,10 +21,20 @@ import type { ByteChannel } from './byte-channel.ts';
 export interface LineTransportOptions {
   /** Longest accepted line in bytes. Default 64 MiB (the wasm message limit). */
   maxLineBytes?: number;
+  /** Unsent output past which the client's input is paused. Default 8 MiB. */
+  pauseAtBytes?: number;
+  /** Unsent output past which the client is dropped. Default 128 MiB. */
+  maxPendingBytes?: number;
+  /** Receives the reason when a client is dropped. */
+  log?: (message: string) => void;
 }
 
 /** Default line limit of a served connection: large enough for a 64 MiB Morphir IR. */
 export const DEFAULT_SERVE_MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** Default unsent output at which a client's input is paused. */
+export const DEFAULT_SERVE_PAUSE_AT_BYTES = 8 * 1024 * 1024;
+/** Default unsent output at which a client is dropped: two answers of the largest line and more. */
+export const DEFAULT_SERVE_MAX_PENDING_BYTES = 128 * 1024 * 1024;
 
 /**
  * Wraps `channel` as a Transport of JSON-RPC messages. The transport owns the channel: closing
@@ -34,19 +49,36 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES;
   const decoder = createNdjsonDecoder({ name, maxLineBytes, oversizeAdvice: `The served host accepts lines of at most ${maxLineBytes} bytes; send smaller messages, or start mep serve with a larger --max-message.` });
   const events = createTransportEvents();
+  const pauseAtBytes = options.pauseAtBytes ?? DEFAULT_SERVE_PAUSE_AT_BYTES;
+  const maxPendingBytes = options.maxPendingBytes ?? DEFAULT_SERVE_MAX_PENDING_BYTES;
   let closed = false;
+  let paused = false;
   let closeError: MepError | undefined;
 
-  const write = (message: JsonRpcMessage): void => channel.write(encodeNdjson(JSON.stringify(message)));
+  const write = (message: JsonRpcMessage): void => {
+    channel.write(encodeNdjson(JSON.stringify(message)));
+    const pending = channel.pendingBytes;
+    if (pending > maxPendingBytes) {
+      const reason = `${name} was dropped: ${pending} bytes of answers are waiting to be read (limit ${maxPendingBytes}); a client must read what it asked for. Its sessions are closed.`;
+      options.log?.(reason);
+      finish(new MepError(LocalErrorCode.Limit, reason, { data: { pendingBytes: pending, limit: maxPendingBytes } }), true);
+    } else if (pending > pauseAtBytes && !paused) {
+      // Stop taking requests from a client that does not take its answers; 'drain' resumes.
+      paused = true;
+      channel.pause();
+    }
+  };
   const refuse = (code: number, message: string): void => write({ jsonrpc: '2.0', id: null, error: { code, message } });
 
-  const finish = (error: MepError | undefined): void => {
+  const finish = (error: MepError | undefined, discard = false): void => {
     if (closed) return;
     closed = true;
     closeError = error;
     disposeData();
     disposeEnd();
-    channel.close();
+    disposeDrain();
+    if (discard) channel.destroy();
+    else channel.close();
     events.emitClose(error);
   };
 
@@ -77,6 +109,11 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
       refuse(ErrorCode.ParseError, `Parse error: ${name} sent ${problem}. Send one JSON-RPC 2.0 object per line (batches are not supported); the connection is closed.`);
       finish(error);
     }
+  });
+  const disposeDrain = channel.onDrain(() => {
+    if (!paused || closed) return;
+    paused = false;
+    channel.resume();
   });
   const disposeEnd = channel.onEnd((error) => {
     finish(error === undefined ? undefined : new MepError(LocalErrorCode.TransportClosed, `The connection to ${name} failed: ${error.message}.`, { cause: error }));

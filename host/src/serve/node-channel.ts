@@ -27,8 +27,21 @@ export function channelFromStreams(input: Readable, output: Writable, name: stri
   output.on('error', (error) => end(error));
   return {
     name,
+    get pendingBytes() {
+      return output.writableLength;
+    },
     write(bytes) {
       if (!ended && output.writable) output.write(bytes);
+    },
+    pause() {
+      input.pause();
+    },
+    resume() {
+      if (!ended) input.resume();
+    },
+    onDrain(listener) {
+      output.on('drain', listener);
+      return () => void output.off('drain', listener);
     },
     onData(listener) {
       const handler = (chunk: Buffer): void => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -42,6 +55,12 @@ export function channelFromStreams(input: Readable, output: Writable, name: stri
     close() {
       input.pause();
       if (output !== process.stdout && output !== process.stderr) output.end();
+      end();
+    },
+    destroy() {
+      input.destroy();
+      // The process's own stdout cannot be taken back; anything else is dropped with its backlog.
+      if (output !== process.stdout && output !== process.stderr) output.destroy();
       end();
     },
   };
@@ -63,8 +82,21 @@ export function channelFromSocket(socket: Socket, name: string): ByteChannel {
   socket.on('end', () => socket.end());
   return {
     name,
+    get pendingBytes() {
+      return socket.writableLength;
+    },
     write(bytes) {
       if (!ended && socket.writable) socket.write(bytes);
+    },
+    pause() {
+      socket.pause();
+    },
+    resume() {
+      if (!ended) socket.resume();
+    },
+    onDrain(listener) {
+      socket.on('drain', listener);
+      return () => void socket.off('drain', listener);
     },
     onData(listener) {
       const handler = (chunk: Buffer): void => listener(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -78,6 +110,9 @@ export function channelFromSocket(socket: Socket, name: string): ByteChannel {
     close() {
       socket.end();
       socket.destroySoon();
+    },
+    destroy() {
+      socket.destroy();
     },
   };
 }

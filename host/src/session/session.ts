@@ -2,43 +2,38 @@
  * A MEP 0.1 session with one extension, over any transport. It owns the lifecycle order
  * (initialize, validate, initialized, operations, shutdown, exit), version negotiation, claim-set
  * agreement and the refuse-before-dispatch checks. It never spawns a process or instantiates wasm.
+ * This file is the public surface; each phase lives in its own file: session-core.ts (shared
+ * state), opening.ts (handshake and negotiation), operations.ts (checks and dispatch),
+ * closing.ts (shutdown and close).
  */
-import {
-  CompileResult,
-  GenerateResult,
-  InitializeResult,
-  Method,
-  PROTOCOL_VERSIONS,
-  TransformResult,
-  ValidateResult,
-  checkAgreement,
-  checkHostRequirement,
-  decodeResult,
-  normalizeCompileParams,
-} from '../protocol/index.ts';
+import { Method } from '../protocol/index.ts';
 import type {
   Capabilities,
   ClaimSet,
   CompileParams,
+  CompileResult,
   GenerateParams,
+  GenerateResult,
   HostInfo,
+  InitializeResult,
   LogParams,
   Permissions,
   ProgressParams,
   TransformParams,
+  TransformResult,
   ValidateParams,
+  ValidateResult,
   Workspace,
 } from '../protocol/index.ts';
-import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
-import { createPeer } from '../rpc/index.ts';
 import type { Peer } from '../rpc/index.ts';
 import type { Disposer, Transport } from '../transport/types.ts';
-import { checkCompile, checkGenerate, checkTransform, checkValidate } from './capability-checks.ts';
-import { Lifecycle, SessionState } from './state.ts';
+import { sessionClosing } from './closing.ts';
+import { openSession } from './opening.ts';
+import { sessionOperations } from './operations.ts';
+import { createSessionCore } from './session-core.ts';
 import type { SessionStateValue } from './state.ts';
-import { HOST_INFO } from './host-info.ts';
 
-/** Options for {@link createSession}; defaults are applied once, here. */
+/** Options for {@link createSession}; defaults are applied once, in session-core.ts. */
 export interface SessionOptions {
   /** The channel to the extension; the session closes it when it ends. */
   transport: Transport;
@@ -121,196 +116,22 @@ export interface Session {
  * }
  */
 export function createSession(options: SessionOptions): Session {
-  const transport = options.transport;
-  const host = options.host ?? HOST_INFO;
-  const offered = [...(options.protocolVersions ?? PROTOCOL_VERSIONS)];
-  const requestTimeoutMs = options.requestTimeoutMs ?? 30_000;
-  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 5_000;
-  const peer = createPeer(transport);
-  let extension = transport.name;
-  let init: InitializeResult | undefined;
-  const lifecycle = new Lifecycle(transport.name);
-  let closing: Promise<void> | undefined;
-
-  transport.onClose(() => {
-    // While stopping, shutdown()/close() decide between stopped and failed: an extension that
-    // exits right after morphir.exit did exactly what it should.
-    if (lifecycle.isTerminal || lifecycle.state === SessionState.Stopping) return;
-    lifecycle.fail();
-  });
-
-  function call(method: string, params: unknown, opts: CallOptions = {}, timeoutMs = requestTimeoutMs): Promise<unknown> {
-    return peer.request(method, params, { timeoutMs: opts.timeoutMs ?? timeoutMs, signal: opts.signal, id: opts.id });
-  }
-
-  async function operation<T>(method: string, params: unknown, schema: Parameters<typeof decodeResult>[0], opts?: CallOptions): Promise<T> {
-    lifecycle.require(`call ${method}`, SessionState.Ready);
-    try {
-      const raw = await call(method, params, opts);
-      return decodeResult(schema, raw, `the ${method} result from '${extension}'`) as T;
-    } catch (error) {
-      failOnFatal(error);
-      throw error;
-    }
-  }
-
-  /** Transport-level failures end the session; wire errors and cancellations do not. */
-  function failOnFatal(error: unknown): void {
-    if (!isMepError(error)) return;
-    const fatal: unknown[] = [LocalErrorCode.TransportClosed, LocalErrorCode.ExtensionCrashed, LocalErrorCode.Framing, LocalErrorCode.Protocol, LocalErrorCode.Limit];
-    if (fatal.includes(error.code)) lifecycle.fail();
-  }
-
-  async function start(): Promise<InitializeResult> {
-    lifecycle.require('initialize', SessionState.Starting);
-    if (options.claims) {
-      const verdict = checkHostRequirement(options.claims, host.version);
-      if (!verdict.ok) {
-        lifecycle.fail();
-        await transport.close();
-        throw new MepError(LocalErrorCode.HostVersion, `${verdict.message} Upgrade mep-runtime or pick another version of the extension.`, {
-          data: { extension: options.claims.extension.id, range: verdict.range, hostVersion: host.version },
-        });
-      }
-    }
-    lifecycle.moveTo(SessionState.Initializing);
-    try {
-      const raw = await call(Method.Initialize, {
-        protocolVersions: offered,
-        host,
-        ...(options.workspace ? { workspace: options.workspace } : {}),
-        capabilities: { cancellation: true, progress: true },
-        permissions: options.permissions ?? { workspaceRead: false, workspaceWrite: false, network: false, environment: [] },
-      });
-      const result = decodeResult(InitializeResult, raw, `the initialize result from '${extension}'`) as InitializeResult;
-      extension = result.extension.id;
-      // MEP 0.1, Lifecycle step 3: validate the selected protocol version and capabilities.
-      if (!offered.includes(result.protocolVersion)) {
-        throw new MepError(ErrorCode.ProtocolVersionMismatch, `Extension '${extension}' selected protocol version '${result.protocolVersion}', which this host did not offer (${offered.join(', ')}).`, {
-          data: { hostVersions: offered, extensionVersions: [result.protocolVersion] },
-        });
-      }
-      if (options.claims) {
-        const agreement = checkAgreement(result, options.claims);
-        if (!agreement.ok) {
-          throw new MepError(LocalErrorCode.ClaimsMismatch, `Extension '${extension}' disagrees with its claim set (rule ${agreement.rule}): ${agreement.message}`, {
-            data: { extension, rule: agreement.rule },
-          });
-        }
-      }
-      init = result;
-      peer.notify(Method.Initialized, {});
-      lifecycle.moveTo(SessionState.Ready);
-      return result;
-    } catch (error) {
-      lifecycle.fail();
-      await transport.close();
-      throw error;
-    }
-  }
-
-  async function shutdown(): Promise<void> {
-    lifecycle.require('shut down', SessionState.Ready);
-    lifecycle.moveTo(SessionState.Stopping);
-    try {
-      await call(Method.Shutdown, {}, {}, shutdownTimeoutMs);
-    } catch (error) {
-      lifecycle.fail();
-      await transport.close();
-      if (isMepError(error) && (error.code === LocalErrorCode.TransportClosed || error.code === LocalErrorCode.ExtensionCrashed)) {
-        // MEP 0.1, Lifecycle: exiting before the shutdown response is an extension failure.
-        throw new MepError(ErrorCode.ExtensionFailure, `Extension '${extension}' stopped before answering morphir.shutdown.`, { cause: error, data: { extension } });
-      }
-      throw error;
-    }
-    trySendExit();
-    await transport.close();
-    if (!lifecycle.isTerminal) lifecycle.moveTo(SessionState.Stopped);
-  }
-
-  function trySendExit(): void {
-    try {
-      peer.notify(Method.Exit, {});
-    } catch {
-      // The transport is already closed: there is nobody left to tell, and close() follows.
-    }
-  }
-
-  async function close(): Promise<void> {
-    closing ??= (async () => {
-      if (lifecycle.state === SessionState.Ready) {
-        try {
-          await shutdown();
-          return;
-        } catch {
-          // Shutdown failed: the session is failed and the transport closed; close() still ends quietly.
-        }
-      } else if (lifecycle.state === SessionState.Starting) {
-        // MEP 0.1, Capability claims: a describe-only conversation ends with morphir.exit.
-        trySendExit();
-        lifecycle.moveTo(SessionState.Stopping);
-      }
-      await transport.close();
-      peer.close();
-      if (!lifecycle.isTerminal) lifecycle.moveTo(SessionState.Stopped);
-    })();
-    return closing;
-  }
-
-  function negotiated(): Capabilities {
-    return (init as InitializeResult).capabilities;
-  }
-
+  const core = createSessionCore(options);
+  const { lifecycle, peer } = core;
   return {
     get extension() {
-      return extension;
+      return core.extension;
     },
     get state() {
       return lifecycle.state;
     },
     get initializeResult() {
-      return init;
+      return core.init;
     },
     peer,
-    start,
-    async describe(opts) {
-      lifecycle.require('describe', SessionState.Starting, SessionState.Initializing, SessionState.Ready);
-      return call(Method.Describe, { protocolVersions: offered }, opts);
-    },
-    async ping(opts) {
-      lifecycle.require('ping', SessionState.Starting, SessionState.Ready);
-      return call(Method.Ping, {}, opts);
-    },
-    async info(opts) {
-      lifecycle.require('read extension info', SessionState.Ready);
-      return call(Method.Info, {}, opts);
-    },
-    async capabilities(opts) {
-      return operation<Capabilities>(Method.Capabilities, {}, InitializeResult.shape.capabilities, opts);
-    },
-    async compile(params, opts) {
-      lifecycle.require('compile', SessionState.Ready);
-      const normalized = normalizeCompileParams(params);
-      checkCompile(extension, negotiated(), normalized, normalized.sources.documents.length);
-      return operation<CompileResult>(Method.FrontendCompile, normalized, CompileResult, opts);
-    },
-    async generate(params, opts) {
-      lifecycle.require('generate', SessionState.Ready);
-      checkGenerate(extension, negotiated(), params);
-      return operation<GenerateResult>(Method.BackendGenerate, params, GenerateResult, opts);
-    },
-    async validate(params, opts) {
-      lifecycle.require('validate', SessionState.Ready);
-      checkValidate(extension, negotiated(), params);
-      return operation<ValidateResult>(Method.ValidatorValidate, params, ValidateResult, opts);
-    },
-    async transform(params, opts) {
-      lifecycle.require('transform', SessionState.Ready);
-      checkTransform(extension, negotiated(), params);
-      return operation<TransformResult>(Method.TransformTransform, params, TransformResult, opts);
-    },
-    shutdown,
-    close,
+    start: () => openSession(core),
+    ...sessionOperations(core),
+    ...sessionClosing(core),
     onProgress(listener) {
       return peer.onNotification(Method.Progress, (params: unknown) => listener(params as ProgressParams));
     },

@@ -38,6 +38,8 @@ ${LIMIT_HELP}
       open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits }) }),
       // A client's line wraps the message for the extension: let it be as large, plus its envelope.
       ...(limits.maxMessageBytes === undefined ? {} : { maxLineBytes: Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES) }),
+      // Why a client was dropped is worth telling even without --verbose.
+      log: (message) => io.err(`mep serve: ${message}`),
     });
     const stop = (): void => void server.close();
     process.on('SIGINT', stop);

@@ -1,0 +1,151 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ErrorCode, LocalErrorCode } from '../protocol/errors.ts';
+import type { JsonRpcMessage } from '../transport/types.ts';
+import { createByteChannelPair } from './byte-channel.ts';
+import { createHostServer, type HostServer, type HostServerOptions } from './host-server.ts';
+import { ServeMethod } from './methods.ts';
+import { createNodeOpener } from './node-open.ts';
+import { listenUnixSocket } from './unix-socket.ts';
+import { createLineClient, type LineClient } from './testing/line-client.ts';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const wellBehaved = join(root, 'fixtures/extensions/well-behaved.mjs');
+
+/** In-process clients of one server; `end()` disconnects them all and closes the server. */
+function serve(options: Partial<HostServerOptions>): { server: HostServer; client(): LineClient; end(): Promise<void> } {
+  const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 1_000, ...options });
+  const ends: (() => void)[] = [];
+  return {
+    server,
+    client() {
+      const [serverSide, clientSide] = createByteChannelPair();
+      server.connect(serverSide);
+      const client = createLineClient((bytes) => clientSide.write(bytes));
+      clientSide.onData((chunk) => client.push(chunk));
+      ends.push(() => clientSide.close());
+      return client;
+    },
+    async end() {
+      for (const end of ends) end();
+      await server.close();
+    },
+  };
+}
+
+const limitOf = (response: JsonRpcMessage): unknown => {
+  const error = response.error as { code: number; data: { localCode: string; limit: string } } | undefined;
+  return error === undefined ? 'opened' : [error.code, error.data.localCode, error.data.limit];
+};
+
+const Sessions = suite('createHostServer :: session limits');
+
+Sessions('should refuse a session past the per-connection limit, even when the opens race, and take one again after a close', async () => {
+  const { client, end } = serve({ maxSessionsPerConnection: 2 });
+  try {
+    const a = client();
+    const opens = await Promise.all([1, 2, 3, 4].map((id) => a.request(id, ServeMethod.Open, { extension: wellBehaved })));
+    const outcomes = opens.map(limitOf);
+    assert.is(outcomes.filter((o) => o === 'opened').length, 2, JSON.stringify(outcomes));
+    assert.equal(outcomes.filter((o) => o !== 'opened'), [
+      [ErrorCode.ExtensionFailure, LocalErrorCode.Limit, 'sessionsPerConnection'],
+      [ErrorCode.ExtensionFailure, LocalErrorCode.Limit, 'sessionsPerConnection'],
+    ]);
+    const first = opens.find((o) => 'result' in o)?.result as { sessionId: string };
+    assert.equal((await a.request(5, ServeMethod.Close, { sessionId: first.sessionId })).result, { closed: true });
+    assert.is(limitOf(await a.request(6, ServeMethod.Open, { extension: wellBehaved })), 'opened');
+  } finally {
+    await end();
+  }
+});
+
+Sessions('should refuse a session past the server-wide limit with its own typed error, and count failed opens as free', async () => {
+  const { server, client, end } = serve({ maxSessions: 2 });
+  try {
+    const a = client();
+    const b = client();
+    assert.is(limitOf(await a.request(1, ServeMethod.Open, { extension: join(root, 'fixtures/extensions/no-such.mjs') })) !== 'opened', true);
+    assert.is(limitOf(await a.request(2, ServeMethod.Open, { extension: wellBehaved })), 'opened');
+    assert.is(limitOf(await b.request(1, ServeMethod.Open, { extension: wellBehaved })), 'opened');
+    const refused = await b.request(2, ServeMethod.Open, { extension: wellBehaved });
+    assert.equal(limitOf(refused), [ErrorCode.ExtensionFailure, LocalErrorCode.Limit, 'sessions']);
+    assert.is(server.sessionCount, 2);
+  } finally {
+    await end();
+  }
+});
+
+Sessions.run();
+
+const Backpressure = suite('createHostServer :: back-pressure');
+
+Backpressure('should stop reading a client that does not read its answers, and answer everything once it does', async () => {
+  const server = createHostServer({ open: createNodeOpener(), pauseAtBytes: 16 * 1024, maxPendingBytes: 1024 * 1024 });
+  const [serverSide, clientSide] = createByteChannelPair();
+  const connection = server.connect(serverSide);
+  const client = createLineClient((bytes) => clientSide.write(bytes));
+  clientSide.onData((chunk) => client.push(chunk));
+  try {
+    clientSide.pause();
+    const answers = Array.from({ length: 2_000 }, (_, id) => client.request(id, ServeMethod.Info));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Paused at 16 KiB of answers: the server holds that plus one request's answer, not 2,000 answers.
+    assert.ok(serverSide.pendingBytes < 32 * 1024, `server buffered ${serverSide.pendingBytes} bytes`);
+    assert.ok(clientSide.pendingBytes > 0, 'the client’s requests wait unread');
+    clientSide.resume();
+    const all = await Promise.all(answers);
+    assert.ok(all.every((m) => 'result' in m));
+    assert.is(connection.sessionCount, 0);
+  } finally {
+    clientSide.close();
+    await server.close();
+  }
+});
+
+Backpressure('should drop a client over a Unix socket once its unread answers pass the bound, log why, and serve the next client', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-limits-'));
+  const logged: string[] = [];
+  let onLog!: () => void;
+  const dropped = new Promise<void>((resolve) => (onLog = resolve));
+  const server = createHostServer({
+    open: createNodeOpener(),
+    pauseAtBytes: 64 * 1024 * 1024, // not in play here: every request is read, answers pile up
+    maxPendingBytes: 2 * 1024 * 1024,
+    log: (message) => (logged.push(message), onLog()),
+  });
+  const listener = await listenUnixSocket(server, join(dir, 'mep.sock'));
+  try {
+    const socket = connect(listener.path);
+    socket.on('error', () => undefined); // the server resets the connection: that is the point
+    const hog = createLineClient((bytes) => socket.write(bytes));
+    socket.on('data', (chunk) => hog.push(chunk));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const { sessionId } = (await hog.request(1, ServeMethod.Open, { extension: wellBehaved })).result as { sessionId: string };
+    socket.pause(); // from now on it never reads
+    // Requests whose answers (echoes of a 1 MiB IR) are far more than the bound.
+    const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }], padding: 'x'.repeat(1024 * 1024) };
+    for (let id = 2; id < 10; id++) void hog.request(id, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: {} } });
+    await dropped;
+    assert.is(logged.length, 1, JSON.stringify(logged));
+    assert.match(logged[0], /dropped/);
+    socket.destroy();
+    const next = connect(listener.path);
+    const client = createLineClient((bytes) => next.write(bytes));
+    next.on('data', (chunk) => client.push(chunk));
+    assert.ok('result' in (await client.request(1, ServeMethod.Info)));
+    next.destroy();
+    const deadline = performance.now() + 5_000;
+    while (server.sessionCount > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.is(server.sessionCount, 0, 'the dropped client’s session is closed');
+  } finally {
+    await listener.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Backpressure.run();
