@@ -10,7 +10,7 @@ import type { AvroPackage, AvroProtocol, AvroRoot, JsonValue, NamedSchema } from
 import { fullNameKey } from './model.ts';
 import type { AvroOptions } from './options.ts';
 import { carriedByProtocols, isCarried } from './package-check.ts';
-import { componentOrder, schemaGraph, stronglyConnectedComponents, type SchemaGraph } from './schema-graph.ts';
+import { componentOrder, condense, schemaGraph, type SchemaGraph } from './schema-graph.ts';
 import { sharedArtifacts, type SharedDefinition } from './shared-layout.ts';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -30,14 +30,7 @@ interface Context {
  * shared mode every schema.
  */
 function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[] {
-  const components = stronglyConnectedComponents(graph);
-  const componentOf = new Map<string, number>();
-  components.forEach((component, i) => component.forEach((name) => componentOf.set(name, i)));
-  const dependencies = components.map((component, i) => {
-    const deps = new Set<number>();
-    for (const name of component) for (const dep of graph.get(name) ?? []) if (componentOf.get(dep) !== i) deps.add(componentOf.get(dep) as number);
-    return deps;
-  });
+  const { components, dependencies } = condense(graph);
   const early = new Set<number>();
   components.forEach((component, i) => {
     if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);

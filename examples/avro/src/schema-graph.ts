@@ -41,6 +41,27 @@ export function schemaGraph(schemas: ReadonlyMap<string, NamedSchema>): SchemaGr
   return graph;
 }
 
+/** A graph condensed to its strongly connected components and the edges between them. */
+export interface Condensed {
+  components: string[][];
+  componentOf: Map<string, number>;
+  /** For each component, the other components it references. */
+  dependencies: Set<number>[];
+}
+
+/** Condenses `graph`: its components ({@link stronglyConnectedComponents}) and their edges. */
+export function condense(graph: SchemaGraph): Condensed {
+  const components = stronglyConnectedComponents(graph);
+  const componentOf = new Map<string, number>();
+  components.forEach((component, i) => component.forEach((node) => componentOf.set(node, i)));
+  const dependencies = components.map((component, i) => {
+    const deps = new Set<number>();
+    for (const node of component) for (const dep of graph.get(node) ?? []) if (componentOf.get(dep) !== i) deps.add(componentOf.get(dep) as number);
+    return deps;
+  });
+  return { components, componentOf, dependencies };
+}
+
 /** Tarjan's strongly connected components, each sorted, in completion order. */
 export function stronglyConnectedComponents(graph: SchemaGraph): string[][] {
   let next = 0;

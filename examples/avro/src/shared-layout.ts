@@ -10,7 +10,7 @@
 import { artifactPath } from './json-syntax.ts';
 import type { JsonValue, NamedSchema } from './model.ts';
 import { fullNameKey } from './model.ts';
-import { componentOrder, stronglyConnectedComponents, type SchemaGraph } from './schema-graph.ts';
+import { componentOrder, condense, type SchemaGraph } from './schema-graph.ts';
 
 /** A rendered definition: one named schema, or a cycle of them defined inside its leader. */
 export interface SharedDefinition {
@@ -67,14 +67,7 @@ export function sharedArtifacts(
     }
   }
   for (const edges of groupGraph.values()) edges.sort();
-  const components = stronglyConnectedComponents(groupGraph);
-  const componentOf = new Map<string, number>();
-  components.forEach((component, i) => component.forEach((group) => componentOf.set(group, i)));
-  const dependencies = components.map((component, i) => {
-    const deps = new Set<number>();
-    for (const group of component) for (const dep of groupGraph.get(group) ?? []) if (componentOf.get(dep) !== i) deps.add(componentOf.get(dep) as number);
-    return deps;
-  });
+  const { components, componentOf, dependencies } = condense(groupGraph);
   const byComponent = components.map((): JsonValue[] => []);
   // `definitions` is already in dependency order, so each file keeps that order.
   for (const definition of definitions) byComponent[componentOf.get(groupOf.get(definition.members[0]) as string) as number].push(definition.value);
