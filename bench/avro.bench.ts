@@ -5,7 +5,7 @@
  * default; BENCH_AVRO_MODULES / BENCH_AVRO_TYPES override):
  *   1. Avro generation of examples/avro/extension.ts sandboxed in wasm (worker, the default
  *      isolation) vs the same code in a process vs the same code in-process in V8 (ratios only).
- *   2. `mep generate` end to end (a spawned `node bin/mep.mjs generate --extension avro.wasm …`,
+ *   2. `mep generate` end to end (a spawned compiled `mep generate --extension avro.wasm …` from dist/,
  *      wall clock from spawn to exit) vs the peer, morphir-elm 2.82.0's JSON Schema backend
  *      (`morphir json-schema-gen`), spawned the same way on the same IR: goal mep faster.
  * Why not the default 40 × 100 = 4,000 types: the Avro result for it is ≈ 70 MB of JSON-RPC,
@@ -23,7 +23,10 @@ import { openTransport, specFromPath, type LaunchSpec } from '../host/src/regist
 import { createSession } from '../host/src/session/session.ts';
 import type { Transport } from '../host/src/transport/types.ts';
 import avroExtension from '../examples/avro/extension.ts';
-import { BENCH_CACHE, Report, ROOT, buildBoth, median, ms, progress, sample, x } from './lib.ts';
+import { BENCH_CACHE, Report, ROOT, buildBoth, compiledMep, median, ms, progress, sample, x } from './lib.ts';
+
+/** The compiled `mep`, as a user runs it once installed (not tsx on the sources). */
+const MEP = compiledMep();
 
 const modules = Number(process.env.BENCH_AVRO_MODULES ?? 20);
 const typesPerModule = Number(process.env.BENCH_AVRO_TYPES ?? 100);
@@ -117,7 +120,7 @@ for (const isolation of isolations) {
 // ---------------------------------------------------------------------------------------------
 // 2. End to end: `mep generate` vs the peer backend, each a fresh command from spawn to exit.
 const outRoot = join(BENCH_CACHE, 'out');
-const mepArgs = (out: string): string[] => ['bin/mep.mjs', 'generate', '--extension', built.wasm, '--target', 'avro', '--input', irFile, '--output', out, '--json'];
+const mepArgs = (out: string): string[] => [MEP, 'generate', '--extension', built.wasm, '--target', 'avro', '--input', irFile, '--output', out, '--json'];
 const peerBin = join(ROOT, 'node_modules', 'morphir-elm', 'cli2', 'lib', 'morphir.js');
 const peerArgs = (out: string): string[] => [existsSync(peerBin) ? peerBin : join(ROOT, 'node_modules', '.bin', 'morphir'), 'json-schema-gen', '--input', irFile, '--output', out];
 const fresh = (name: string): string => {
@@ -169,6 +172,6 @@ report.goal({
   target: 1,
   ...(mepFailure ? { note: mepFailure } : {}),
 });
-report.note('both end-to-end figures include Node start-up: mep loads its TypeScript through tsx; the peer is a prebuilt Elm-compiled bundle');
+report.note('both end-to-end figures include Node start-up: mep runs compiled from dist/ (as installed); the peer is a prebuilt Elm-compiled bundle');
 report.print();
 

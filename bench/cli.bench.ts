@@ -13,26 +13,11 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { BENCH_CACHE, Report, ROOT, median, ms, progress, x } from './lib.ts';
+import { BENCH_CACHE, Report, ROOT, compiledMep, median, ms, progress, x } from './lib.ts';
 
 const report = new Report('cli (issue 13)');
-const BIN = join(ROOT, 'dist', 'host', 'src', 'cli', 'bin.js');
+const BIN = compiledMep();
 const RUNS = 9;
-
-/** Newest modification time of the TypeScript sources the package compiles. */
-function newestSource(dir: string): number {
-  return readdirSync(dir, { withFileTypes: true }).reduce((newest, e) => {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) return Math.max(newest, newestSource(path));
-    return e.name.endsWith('.ts') ? Math.max(newest, statSync(path).mtimeMs) : newest;
-  }, 0);
-}
-
-const sources = ['host/src', 'guest-pdk/src', 'build', 'embed'].map((d) => newestSource(join(ROOT, d)));
-if (!existsSync(BIN) || statSync(BIN).mtimeMs < Math.max(...sources)) {
-  progress('dist/ is missing or older than the sources: npm run build');
-  execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-}
 
 /** Milliseconds of each of `RUNS` fresh processes (after one unmeasured), and their stderr. */
 function spawnTimes(args: string[], cwd: string): { times: number[]; stderr: string[] } {

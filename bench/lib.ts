@@ -3,7 +3,8 @@
  * figure, baseline beside it, ratio, goal), and goal records that `bench/run.ts` collects for its
  * summary. Nothing here asserts on time: a goal is reported as met or missed, never thrown.
  */
-import { appendFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -187,4 +188,28 @@ export async function buildBoth(entry: string, name: string): Promise<{ wasm: st
   const wasm = await buildGuest({ entry, outFile: join(BENCH_CACHE, `${name}.wasm`), runtime: 'wasm', typecheck: false });
   const proc = await buildGuest({ entry, outFile: join(BENCH_CACHE, `${name}.mjs`), runtime: 'process', typecheck: false });
   return { wasm: wasm.outFile, process: proc.outFile };
+}
+
+/** Newest modification time of the TypeScript sources under `dir`. */
+function newestSource(dir: string): number {
+  return readdirSync(dir, { withFileTypes: true }).reduce((newest, e) => {
+    const path = join(dir, e.name);
+    if (e.isDirectory()) return Math.max(newest, newestSource(path));
+    return e.name.endsWith('.ts') ? Math.max(newest, statSync(path).mtimeMs) : newest;
+  }, 0);
+}
+
+/**
+ * The compiled `mep` a user installs (dist/host/src/cli/bin.js, what the package's bin runs),
+ * rebuilt first with `npm run build` when it is missing or older than a source. Benches that time
+ * `mep` as a command use it, so they measure the product rather than tsx compiling sources.
+ */
+export function compiledMep(): string {
+  const bin = join(ROOT, 'dist', 'host', 'src', 'cli', 'bin.js');
+  const newest = Math.max(...['host/src', 'guest-pdk/src', 'build', 'embed'].map((d) => newestSource(join(ROOT, d))));
+  if (!existsSync(bin) || statSync(bin).mtimeMs < newest) {
+    progress('dist/ is missing or older than the sources: npm run build');
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return bin;
 }
