@@ -9,6 +9,7 @@
  * A module built by an earlier release imports the same functions from `extism:host/user`
  * instead ({@link guestAbi} tells the two apart); the host then provides them as imports.
  */
+import { writeU32 } from './memory-cap.ts';
 
 /** The host functions, in slot order, with their wasm types (params, results). */
 export const HOST_CHANNEL_SIGNATURES = [
@@ -38,24 +39,13 @@ export type GuestAbi = 'extism' | 'mep-imports';
 const TRAMPOLINE_NAMESPACE = 'mep';
 const VALTYPE: Record<string, number> = { i: 0x7f, d: 0x7c };
 
-function leb(n: number): number[] {
-  const out: number[] = [];
-  do {
-    let b = n & 0x7f;
-    n >>>= 7;
-    if (n !== 0) b |= 0x80;
-    out.push(b);
-  } while (n !== 0);
-  return out;
-}
-
 const name = (s: string): number[] => {
   const bytes = Array.from(new TextEncoder().encode(s));
-  return [...leb(bytes.length), ...bytes];
+  return [...writeU32(bytes.length), ...bytes];
 };
 const section = (id: number, entries: number[][]): number[] => {
-  const body = [...leb(entries.length), ...entries.flat()];
-  return [id, ...leb(body.length), ...body];
+  const body = [...writeU32(entries.length), ...entries.flat()];
+  return [id, ...writeU32(body.length), ...body];
 };
 
 /**
@@ -71,10 +61,10 @@ export function hostTrampolineBytes(): Uint8Array {
   });
   const typeEntries = types.map((key) => {
     const [params = '', results = ''] = key.split(':');
-    return [0x60, ...leb(params.length), ...[...params].map((c) => VALTYPE[c]!), ...leb(results.length), ...[...results].map((c) => VALTYPE[c]!)];
+    return [0x60, ...writeU32(params.length), ...[...params].map((c) => VALTYPE[c]!), ...writeU32(results.length), ...[...results].map((c) => VALTYPE[c]!)];
   });
-  const imports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(TRAMPOLINE_NAMESPACE), ...name(fn), 0x00, ...leb(typeOf[i]!)]);
-  const exports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(fn), 0x00, ...leb(i)]);
+  const imports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(TRAMPOLINE_NAMESPACE), ...name(fn), 0x00, ...writeU32(typeOf[i]!)]);
+  const exports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(fn), 0x00, ...writeU32(i)]);
   return Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...section(1, typeEntries), ...section(2, imports), ...section(7, exports)]);
 }
 
