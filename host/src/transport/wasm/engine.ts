@@ -99,6 +99,13 @@ export interface WasmEngine {
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * The debug line the engine logs after every `handle` call: the guest's linear memory then
+ * (`guest memory: <bytes> bytes after handle`). Wasm memory never shrinks, so this is the
+ * instance's peak so far, what a user compares with the `maxMemoryBytes` limit.
+ */
+export const GUEST_MEMORY_LOG = /^guest memory: (\d+) bytes after (\S+)$/;
+
 /** Instantiates `module` (already checked by `checkGuestModule`) with the MEP host functions. */
 export async function createWasmEngine(
   module: WebAssembly.Module,
@@ -304,6 +311,8 @@ export async function createWasmEngine(
         reply = null;
         output = null;
         deadline = Infinity;
+        // After a trap or a limit too: the memory the instance reached is what the user needs then.
+        if (memory !== undefined) bridge.log('debug', `guest memory: ${memory.buffer.byteLength} bytes after handle`);
       }
       // Extism 1.0.3 fails on the 16,384th call of a plugin unless its blocks are reset.
       await plugin.reset();

@@ -7,13 +7,14 @@
 import createPlugin, { type ExtismPluginOptions } from '@extism/extism';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { LogSink } from '../types.ts';
-import { createWasmEngine, type CreateExtismPlugin, type ExtismPluginLike, type WasmEngine, type WasmEngineOptions } from './engine.ts';
+import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
 import { checkGuestModule, compileExtensionModule } from './module.ts';
 import { createInlineRunner } from './runner.ts';
 import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
 import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
 
+export { GUEST_MEMORY_LOG } from './engine.ts';
 export { checkGuestModule, compileExtensionModule, type CompileExtensionOptions } from './module.ts';
 export { guestAbi, hostTrampolineBytes, type GuestAbi } from './host-channel.ts';
 export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
@@ -58,7 +59,7 @@ const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log
   // A bare Module (config goes in the options) and a fetch of our own: a manifest object or the
   // SDK's default fetch make it touch the global Response/fetch, which loads Node's HTTP client
   // (tens of milliseconds in a new process) for a guest that has no network anyway.
-  const plugin = await createPlugin(module, {
+  return createPlugin(module, {
     useWasi: false,
     fetch: refuseFetch,
     runInWorker: false,
@@ -75,33 +76,8 @@ const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log
       error: (message: unknown) => log('error', String(message)),
     } as unknown as Console,
   });
-  return withMemoryReport(plugin, log);
 };
 
-/** The debug line that reports a guest's linear memory after each call (see {@link withMemoryReport}). */
-export const GUEST_MEMORY_LOG = /^guest memory: (\d+) bytes after (\S+)$/;
-
-/**
- * Reports the guest's linear memory size after every call as a debug log line
- * (`guest memory: <bytes> bytes after <export>`). Wasm memory never shrinks, so this is the
- * instance's peak so far: what a user compares with the `maxMemoryBytes` limit.
- */
-function withMemoryReport(plugin: ExtismPluginLike, log: (level: 'debug', message: string) => void): ExtismPluginLike {
-  return {
-    async call(funcName, input) {
-      try {
-        return await plugin.call(funcName, input);
-      } finally {
-        // Reporting must never replace the call's own outcome (a trap, a limit) with its own error.
-        const memory = await plugin.getInstance().then((instance) => instance.exports.memory, () => undefined);
-        if (memory instanceof WebAssembly.Memory) log('debug', `guest memory: ${memory.buffer.byteLength} bytes after ${funcName[1]}`);
-      }
-    },
-    reset: () => plugin.reset(),
-    getInstance: (name) => plugin.getInstance(name),
-    close: () => plugin.close(),
-  };
-}
 
 /**
  * Instantiates one guest engine on the calling thread. Used by inline transports and by the
