@@ -11,7 +11,7 @@
  * The checkout's own `node bin/mep.mjs --help` (tsx on the sources) is shown for comparison.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BENCH_CACHE, Report, ROOT, compiledMep, median, ms, progress, x } from './lib.ts';
 
