@@ -68,6 +68,6 @@ report.goal({
 report.row('mep build, cached: whole command', ms(whole), ms(node), x(whole / node));
 report.row('node bin/mep.mjs --help in a checkout (tsx, sources)', ms(checkoutHelp), ms(node), x(checkoutHelp / node));
 report.note(`absolute target: mep build start-up ≤ 300 ms — measured ${ms(startup)}, ${startup <= 300 ? 'met' : 'missed'} on this machine`);
-report.note('the compiled CLI is run as dist/host/src/cli/bin.js, what the installed bin/mep.mjs imports');
+report.note('the compiled CLI is run as dist/cli/bin.js, the bundle the installed bin/mep.mjs imports');
 report.print();
 rmSync(dir, { recursive: true, force: true });

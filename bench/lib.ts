@@ -200,12 +200,12 @@ function newestSource(dir: string): number {
 }
 
 /**
- * The compiled `mep` a user installs (dist/host/src/cli/bin.js, what the package's bin runs),
+ * The compiled `mep` a user installs (dist/cli/bin.js, the bundle the package's bin runs),
  * rebuilt first with `npm run build` when it is missing or older than a source. Benches that time
  * `mep` as a command use it, so they measure the product rather than tsx compiling sources.
  */
 export function compiledMep(): string {
-  const bin = join(ROOT, 'dist', 'host', 'src', 'cli', 'bin.js');
+  const bin = join(ROOT, 'dist', 'cli', 'bin.js');
   const newest = Math.max(...['host/src', 'guest-pdk/src', 'build', 'embed'].map((d) => newestSource(join(ROOT, d))));
   if (!existsSync(bin) || statSync(bin).mtimeMs < newest) {
     progress('dist/ is missing or older than the sources: npm run build');

@@ -6,7 +6,9 @@
 import { existsSync } from 'node:fs';
 
 const source = new URL('../host/src/cli/bin.ts', import.meta.url);
-const compiled = new URL('../dist/host/src/cli/bin.js', import.meta.url);
+// dist/cli/ is the command bundled by npm run build; dist/host/src/cli/ the same code unbundled.
+const bundled = new URL('../dist/cli/bin.js', import.meta.url);
+const compiled = existsSync(bundled) ? bundled : new URL('../dist/host/src/cli/bin.js', import.meta.url);
 
 async function sourceLoader() {
   if (!existsSync(source)) return false;

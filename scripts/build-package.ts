@@ -8,17 +8,25 @@
  *  2. relative `.ts` specifiers left in the `.d.ts` files become `.js`, which every TypeScript
  *     resolution mode reads;
  *  3. the guest engine built from this checkout (and its `wasm-opt -Oz` copy) goes to
- *     dist/engine/ with a manifest, so an installed package builds guests without clang.
+ *     dist/engine/ with a manifest, so an installed package builds guests without clang;
+ *  4. the Node worker entry is bundled beside worker.js, so workers start without esbuild;
+ *  5. the `mep` command is bundled from the compiled files into a few chunks in dist/cli/ (one
+ *     per lazily loaded command group), so a command reads a handful of files instead of some
+ *     hundred modules of ours, zod's and semver's (about 130 ms less per `mep generate`). Each
+ *     bundled module that locates files through `import.meta.url` keeps its dist/ location, so
+ *     the engine, the PDK sources and the worker entry are found where tsc put them.
  *
  * The dev workflow never needs dist/: tests and `bin/mep.mjs` in a checkout run the sources.
  */
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
 import { ensureEngine } from '../build/engine/index.ts';
 import { SHIPPED_ENGINE_MANIFEST, type ShippedEngineManifest } from '../build/engine/shipped.ts';
 import { optimizedEngine } from '../build/guest/optimized-engine.ts';
+import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from '../host/src/transport/wasm/node/worker-bundle.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = join(root, 'dist');
@@ -61,6 +69,40 @@ const manifest: ShippedEngineManifest = { hash: engine.hash, wasm: basename(engi
 copyFileSync(engine.wasmPath, join(engineDir, manifest.wasm));
 copyFileSync(optimized, join(engineDir, manifest.optimized));
 writeFileSync(join(engineDir, SHIPPED_ENGINE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+
+const workerDir = join(dist, 'host', 'src', 'transport', 'wasm', 'node');
+await build({ ...workerEntryBuildOptions(join(workerDir, 'worker-entry.js')), outfile: join(workerDir, PREBUILT_WORKER_ENTRY) });
+
+const cliDir = join(dist, 'cli');
+/** `import.meta.url` in a bundled module of ours becomes the URL of its compiled file in dist/. */
+const keepModuleLocations: Plugin = {
+  name: 'keep-module-locations',
+  setup(b) {
+    b.onLoad({ filter: /\.js$/ }, (args) => {
+      if (!args.path.startsWith(dist + sep) || args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+      const contents = readFileSync(args.path, 'utf8');
+      if (!contents.includes('import.meta.url')) return { contents, loader: 'js' };
+      const location = relative(cliDir, args.path).split(sep).join('/');
+      return { contents: contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(location)}, import.meta.url).href`), loader: 'js' };
+    });
+  },
+};
+await build({
+  entryPoints: [join(dist, 'host', 'src', 'cli', 'bin.js')],
+  outdir: cliDir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  // Native binaries, a compiler and a loader: resolved from node_modules at run time, and only
+  // by the commands that build.
+  external: ['esbuild', 'typescript', 'binaryen', '@bytecodealliance/wizer', 'tsx', 'tsx/*'],
+  // Bundled CommonJS (semver) may call require().
+  banner: { js: "import { createRequire as __mepCreateRequire } from 'node:module'; const require = __mepCreateRequire(import.meta.url);" },
+  plugins: [keepModuleLocations],
+  logLevel: 'warning',
+});
 
 const files = walk(dist);
 const bytes = files.reduce((n, f) => n + statSync(f).size, 0);

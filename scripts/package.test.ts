@@ -62,6 +62,8 @@ Package('should pack, install from the tarball into an empty directory, and buil
     const files = packed[0]?.files.map((f) => f.path) ?? [];
     assert.ok(files.includes('dist/host/src/index.js') && files.includes('dist/host/src/index.d.ts'), 'compiled host and its types');
     assert.ok(files.some((f) => /^dist\/engine\/engine-[0-9a-f]+\.Oz\.wasm$/.test(f)), 'the engine ships inside');
+    assert.ok(files.includes('dist/cli/bin.js'), 'the mep command ships bundled');
+    assert.ok(files.includes('dist/host/src/transport/wasm/node/worker-entry.bundle.js'), 'the worker entry ships prebuilt');
     assert.not.ok(files.some((f) => f.endsWith('.test.js') || f.startsWith('host/src/')), 'no tests and no TypeScript sources');
 
     const app = join(dir, 'app');
@@ -90,6 +92,9 @@ Package('should pack, install from the tarball into an empty directory, and buil
     const session = JSON.parse(await ok('node session.mjs', app)) as { success: boolean; paths: string[] };
     assert.is(session.success, true);
     assert.equal(session.paths, ['modules.txt']);
+    // The bundled command runs the same wasm sandboxed in a worker, from the prebuilt worker entry.
+    await writeFile(join(app, 'ir.json'), JSON.stringify({ formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [[[['orders']], {}]] }] }));
+    assert.match(await ok('npx mep generate --extension h.wasm --target hello --input ir.json --output out', app), /modules\.txt/);
 
     // The same source as a process extension, and the package's types seen by a user's tsc.
     await ok('npx mep build hello/src/extension.ts --runtime process -o h.mjs && npx mep conformance h.mjs', app);

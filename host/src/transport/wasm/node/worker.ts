@@ -3,44 +3,30 @@
  * running worker-entry.ts (pooled: worker-pool.ts), and {@link createNodeWasmTransport}, the
  * Node default (isolation `worker`).
  *
- * The entry is bundled once per process with esbuild (about 40 ms) into a self-contained ES
- * module, so a worker starts in tens of milliseconds without a TypeScript loader; the bundle
- * replaces `node:wasi` with a stub because the sandbox never enables WASI.
+ * The entry runs as one self-contained ES module (worker-bundle.ts): prebuilt in the npm package,
+ * bundled once per process in a checkout, so a worker starts in tens of milliseconds without a
+ * TypeScript loader.
  */
+import { existsSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
 import { createWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
 import { workerPoolOf, type WasmWorkerPoolOptions } from '../worker-pool.ts';
 import type { SpawnWasmWorker } from '../worker-runner.ts';
+import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from './worker-bundle.ts';
 
 let bundled: Promise<URL> | undefined;
 
 async function workerUrl(): Promise<URL> {
   bundled ??= (async () => {
+    // The installed package ships the bundle (npm run build); a checkout makes it here.
+    const prebuilt = new URL(`./${PREBUILT_WORKER_ENTRY}`, import.meta.url);
+    if (prebuilt.protocol === 'file:' && existsSync(fileURLToPath(prebuilt))) return prebuilt;
     const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
     const entry = fileURLToPath(new URL(`./worker-entry${extension}`, import.meta.url));
     const { build } = await import('esbuild');
-    const result = await build({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      write: false,
-      logLevel: 'silent',
-      plugins: [
-        {
-          name: 'no-wasi',
-          setup(b) {
-            b.onResolve({ filter: /^(node:)?wasi$/ }, () => ({ path: 'wasi', namespace: 'mep-no-wasi' }));
-            b.onLoad({ filter: /.*/, namespace: 'mep-no-wasi' }, () => ({
-              contents: 'export class WASI { constructor() { throw new Error("WASI is disabled in the MEP wasm sandbox"); } }',
-            }));
-          },
-        },
-      ],
-    });
+    const result = await build({ ...workerEntryBuildOptions(entry), write: false });
     const code = result.outputFiles[0]?.text ?? '';
     return new URL(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
   })().catch((cause) => {
