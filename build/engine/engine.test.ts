@@ -68,6 +68,30 @@ abi('should turn infinite recursion into InternalError and stay usable', async (
   assert.is(dec(r.invoke(c.bytecode, 'ok').output), 'ok');
 });
 
+abi('should grow linear memory in a few large steps while malloc asks for many small ones', async () => {
+  // The clock callback runs inside the guest's allocation loop; it samples the memory's size.
+  let memory: WebAssembly.Memory | undefined;
+  const sizes = new Set<number>();
+  const r = await createEngineRunner((await ensureEngine()).wasmPath, {
+    clockMs: () => {
+      if (memory) sizes.add(memory.buffer.byteLength);
+      return 1;
+    },
+  });
+  memory = r.instance.exports.memory as WebAssembly.Memory;
+  const before = memory.buffer.byteLength;
+  // About 60 MiB in 400,000 small objects, each kept: malloc extends its heap 64 KiB at a time.
+  const c = r.compile('globalThis.fill = () => { const keep = []; for (let i = 0; i < 400000; i++) { keep.push({ i, s: "x" + i }); if (i % 500 === 0) __mep.clockMs(); } Host.outputString(String(keep.length)); };');
+  if (!c.ok) throw new Error(c.message);
+  const res = r.invoke(c.bytecode, 'fill');
+  assert.is(res.error, null);
+  assert.is(dec(res.output), '400000');
+  const grownMiB = (memory.buffer.byteLength - before) / 2 ** 20;
+  assert.ok(grownMiB > 20, `the guest allocated ${grownMiB.toFixed(1)} MiB`);
+  // 64 KiB steps would show hundreds of sizes; growing ahead by an eighth shows a few dozen.
+  assert.ok(sizes.size < 40, `memory took ${sizes.size} sizes while growing ${grownMiB.toFixed(1)} MiB`);
+});
+
 abi.run();
 
 const globals = suite('engine :: guest globals');

@@ -1,0 +1,45 @@
+/*
+ * The break that malloc grows (wasi-libc's dlmalloc calls sbrk). wasi-libc grows linear memory
+ * by exactly what dlmalloc asks, 64 KiB at a time for small blocks, so reading a big input
+ * into QuickJS objects grows the memory thousands of times — and each `memory.grow` is costly in
+ * the host (V8 re-protects pages, replaces `memory.buffer` and accounts external memory, which
+ * starts host GCs): measured, 10 MB of JSON spent more time in memory.grow than in parsing.
+ * Here the break moves as asked, but memory grows ahead of it by an eighth of its size (at least
+ * 1 MiB), so growth costs O(log size) host calls. Near the memory cap the reserve shrinks to
+ * exactly what is needed, so the cap still holds to the page.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#define PAGE 65536u
+#define MIN_RESERVE (1u << 20)
+
+static uintptr_t brk_at; /* 0 until the first call: then the end of memory at that time */
+
+void *sbrk(intptr_t increment) {
+  uintptr_t end = __builtin_wasm_memory_size(0) * PAGE;
+  if (brk_at == 0) brk_at = end;
+  uintptr_t old = brk_at;
+  if (increment == 0) return (void *)old;
+  if (increment < 0) { /* dlmalloc never trims with MORECORE_CANNOT_TRIM; refuse like wasi-libc */
+    errno = EINVAL;
+    return (void *)-1;
+  }
+  if ((uintptr_t)increment > UINTPTR_MAX - old) {
+    errno = ENOMEM;
+    return (void *)-1;
+  }
+  uintptr_t want = old + (uintptr_t)increment;
+  if (want > end) {
+    uintptr_t needed = (want - end + PAGE - 1) / PAGE;
+    uintptr_t reserve = end / 8 > MIN_RESERVE ? end / 8 : MIN_RESERVE;
+    uintptr_t ahead = needed + reserve / PAGE;
+    if (__builtin_wasm_memory_grow(0, ahead) == SIZE_MAX && __builtin_wasm_memory_grow(0, needed) == SIZE_MAX) {
+      errno = ENOMEM;
+      return (void *)-1;
+    }
+  }
+  brk_at = want;
+  return (void *)old;
+}
