@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { transformSync } from 'esbuild';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
-import { QUICKJS_INTEGRITY, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
+import { QUICKJS_SOURCE_KEY, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
 import { findToolchain, type Toolchain } from './toolchain.ts';
 import { appendCustomSection, preludeHeader } from './internal/artifacts.ts';
 
@@ -85,7 +85,7 @@ function toolError(what: string, e: unknown): MepError {
 
 async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: string; include: string; key: string; built: boolean }> {
   const include = ensureQuickjsSource(cacheDir);
-  const key = sha(QUICKJS_INTEGRITY, tc.version, ...COMMON_FLAGS(tc), ...QUICKJS_FLAGS);
+  const key = sha(QUICKJS_SOURCE_KEY, tc.version, ...COMMON_FLAGS(tc), ...QUICKJS_FLAGS);
   const dir = join(cacheDir, `lib-${key}`);
   const lib = join(dir, 'libquickjs.a');
   if (existsSync(lib)) return { lib, include, key, built: false };

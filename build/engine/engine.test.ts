@@ -1,8 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngineRunner, ensureEngine, IMPORT_NAMESPACE, REPO_ROOT } from './index.ts';
+import { createEngineRunner, ENGINE_CACHE_DIR, ensureEngine, IMPORT_NAMESPACE, REPO_ROOT } from './index.ts';
+import { applyQuickjsPatches, QUICKJS_PATCHES, ensureQuickjsSource } from './quickjs-source.ts';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null): string => (b ? new TextDecoder().decode(b) : '');
@@ -116,3 +118,34 @@ globals('should map console and Config to the Extism kernel', async () => {
 });
 
 globals.run();
+
+const sources = suite('engine :: QuickJS sources');
+
+sources('should compile the fetched sources with every one of the engine\'s edits in place', async () => {
+  await ensureEngine();
+  const dir = ensureQuickjsSource(ENGINE_CACHE_DIR);
+  assert.ok(QUICKJS_PATCHES.length > 0);
+  for (const patch of QUICKJS_PATCHES) {
+    const text = readFileSync(join(dir, patch.file), 'utf8');
+    assert.ok(text.includes(patch.replace), patch.why);
+    assert.not.ok(text.includes(patch.find), `the original text is gone: ${patch.why}`);
+  }
+});
+
+sources('should refuse to build from sources an edit no longer fits, naming the edit and where to update it', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mep-qjs-'));
+  try {
+    writeFileSync(join(dir, 'quickjs.c'), '/* a QuickJS without the text the edit replaces */\n');
+    assert.throws(() => applyQuickjsPatches(dir), (e: Error & { code?: string }) => e.code === 'ERR_BUILD' && /quickjs\.c/.test(e.message) && /QUICKJS_PATCHES/.test(e.message));
+    const twice = QUICKJS_PATCHES.map((p) => ({ ...p, find: 'x', replace: 'y' }));
+    writeFileSync(join(dir, 'quickjs.c'), 'x x');
+    assert.throws(() => applyQuickjsPatches(dir, twice), /exactly once/);
+    writeFileSync(join(dir, 'quickjs.c'), 'a x b');
+    applyQuickjsPatches(dir, twice);
+    assert.is(readFileSync(join(dir, 'quickjs.c'), 'utf8'), 'a y b');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+sources.run();

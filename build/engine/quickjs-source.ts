@@ -2,7 +2,8 @@
  * Fetches the QuickJS 2021-03-27 C sources from the npm registry (`npm pack qjsc@0.3.0`),
  * verifies the tarball against a pinned sha512 integrity and extracts only
  * `deps/quickjs_2021_03_27/`. The package's install scripts never run (npm pack does not run
- * lifecycle scripts of registry packages, and --ignore-scripts makes that explicit).
+ * lifecycle scripts of registry packages, and --ignore-scripts makes that explicit), then
+ * applies the engine's few edits ({@link QUICKJS_PATCHES}).
  */
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -20,6 +21,48 @@ const QUICKJS_DIR_IN_TARBALL = 'package/deps/quickjs_2021_03_27';
 /** The C files of libquickjs (quickjs-libc.c is not used: the engine has no OS). */
 export const QUICKJS_SOURCES = ['cutils.c', 'libregexp.c', 'libunicode.c', 'libbf.c', 'quickjs.c'] as const;
 
+/** One edit of ours to the fetched sources: `find` must occur exactly once in `file`. */
+export interface QuickjsPatch {
+  file: (typeof QUICKJS_SOURCES)[number];
+  find: string;
+  replace: string;
+  /** Why the engine needs it (kept with the edit, for the next QuickJS upgrade). */
+  why: string;
+}
+
+/**
+ * The engine's edits to QuickJS, applied after the integrity check. Each is small and says why;
+ * a source that no longer matches fails the build instead of silently building without it.
+ */
+export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
+  {
+    file: 'quickjs.c',
+    find: 'rt->malloc_gc_threshold = rt->malloc_state.malloc_size +\n            (rt->malloc_state.malloc_size >> 1);',
+    replace: 'rt->malloc_gc_threshold = rt->malloc_state.malloc_size * 4;',
+    why:
+      'collect cycles when the heap has grown 4x, not 1.5x: QuickJS scans every live object on each collection, so reading ' +
+      'a big input (hundreds of thousands of objects) rescanned the growing heap over and over, while reference counting ' +
+      'frees acyclic garbage at once anyway. Measured in a guest (CPU time): JSON.parse of 10 MB 1.62 -> 1.18 s, ' +
+      'the 2,000-type Avro job 2.96 -> 2.69 s; a factor of 8 gained nothing more.',
+  },
+];
+
+/** Applies `patches` to the QuickJS sources in `dir`, or throws a build error naming the edit that no longer fits. */
+export function applyQuickjsPatches(dir: string, patches: readonly QuickjsPatch[] = QUICKJS_PATCHES): void {
+  for (const patch of patches) {
+    const file = join(dir, patch.file);
+    const text = readFileSync(file, 'utf8');
+    const at = text.indexOf(patch.find);
+    if (at < 0 || text.indexOf(patch.find, at + 1) >= 0) {
+      throw buildError(`cannot apply the engine's edit to ${patch.file} (${patch.why.split(':')[0]}): the text it replaces is not there exactly once. The QuickJS sources changed; update QUICKJS_PATCHES in build/engine/quickjs-source.ts.`);
+    }
+    writeFileSync(file, text.slice(0, at) + patch.replace + text.slice(at + patch.find.length));
+  }
+}
+
+/** Names the sources the engine compiles: the tarball's integrity and the engine's edits. */
+export const QUICKJS_SOURCE_KEY = `${QUICKJS_INTEGRITY} ${createHash('sha256').update(JSON.stringify(QUICKJS_PATCHES)).digest('hex').slice(0, 16)}`;
+
 function integrityOf(file: string): string {
   return `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
 }
@@ -35,7 +78,7 @@ function buildError(message: string, cause?: unknown): MepError {
 export function ensureQuickjsSource(cacheDir: string): string {
   const srcDir = join(cacheDir, 'quickjs-2021-03-27');
   const marker = join(srcDir, '.integrity');
-  if (existsSync(marker) && readFileSync(marker, 'utf8') === QUICKJS_INTEGRITY) return srcDir;
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === QUICKJS_SOURCE_KEY) return srcDir;
 
   mkdirSync(cacheDir, { recursive: true });
   const tarball = join(cacheDir, 'qjsc-0.3.0.tgz');
@@ -67,7 +110,13 @@ export function ensureQuickjsSource(cacheDir: string): string {
   const present = new Set(readdirSync(staging));
   const absent = QUICKJS_SOURCES.filter((f) => !present.has(f));
   if (absent.length > 0) throw buildError(`the ${QUICKJS_PACKAGE} tarball lacks ${absent.join(', ')}`);
-  writeFileSync(join(staging, '.integrity'), QUICKJS_INTEGRITY);
+  try {
+    applyQuickjsPatches(staging);
+  } catch (e) {
+    rmSync(staging, { recursive: true, force: true });
+    throw e;
+  }
+  writeFileSync(join(staging, '.integrity'), QUICKJS_SOURCE_KEY);
   rmSync(srcDir, { recursive: true, force: true });
   renameSync(staging, srcDir);
   return srcDir;
