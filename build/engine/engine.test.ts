@@ -98,6 +98,17 @@ abi.run();
 
 const globals = suite('engine :: guest globals');
 
+globals('should parse the call input as JSON from its bytes, throwing SyntaxError on bad JSON', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = r.compile('globalThis.f = () => { try { const v = __mep.inputJson(); Host.outputString(JSON.stringify([typeof v, v])); } catch (e) { Host.outputString(e.name + ": " + (e instanceof SyntaxError)); } };');
+  if (!c.ok) throw new Error(c.message);
+  const json = '{"ir":{"name":["α","β"],"n":[1,2.5,-0,null,true]},"s":"\\u00e9\\n"}';
+  assert.is(dec(r.invoke(c.bytecode, 'f', enc(json)).output), JSON.stringify(['object', JSON.parse(json)]));
+  assert.is(dec(r.invoke(c.bytecode, 'f', enc('{"a":')).output), 'SyntaxError: true');
+  assert.is(dec(r.invoke(c.bytecode, 'f', enc('')).output), 'SyntaxError: true');
+  assert.is(dec(r.invoke(c.bytecode, 'f', enc('[1] x')).output), 'SyntaxError: true');
+});
+
 globals('should give time and randomness only when granted', async () => {
   const src = 'globalThis.f = () => Host.outputString(JSON.stringify([Date.now() > 0, __mep.randomFill(new Uint8Array(4))]));';
   const denied = await createEngineRunner((await ensureEngine()).wasmPath);

@@ -132,6 +132,19 @@ Envelopes('should answer unparsable JSON with -32700 and a null id', async () =>
   assert.is(reply.id, null);
 });
 
+Envelopes('should answer a message its binding parsed exactly as the same text, and a failing parse with -32700', async () => {
+  const d = createDispatcher(echoExtension(), fakeHost().host);
+  await d.dispatch(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'morphir.initialize', params: INIT }));
+  const message = { jsonrpc: '2.0', id: 'g', method: 'morphir.backend.generate', params: { ir: { a: [1, 'é'] }, target: 'echo' } };
+  const viaText = JSON.parse((await d.dispatch(JSON.stringify(message))) as string);
+  const viaParsed = JSON.parse((await d.dispatchParsed(() => structuredClone(message))) as string);
+  assert.equal(viaParsed, viaText);
+  assert.is(viaParsed.result.artifacts[0].content, '{"a":[1,"é"]}');
+  const broken = JSON.parse(d.dispatchParsed(() => JSON.parse('{"jsonrpc":')) as string);
+  assert.equal([broken.id, broken.error.code], [null, -32700]);
+  assert.is(JSON.parse(d.dispatchParsed(() => [1]) as string).error.code, -32600);
+});
+
 Envelopes('should echo string and integer ids with their type', async () => {
   const d = createDispatcher(echoExtension(), fakeHost().host);
   assert.is((await call(d, 'morphir.ping', {}, 17)).id, 17);

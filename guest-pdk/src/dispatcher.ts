@@ -58,6 +58,11 @@ export interface Dispatcher {
    * otherwise — in the wasm engine each promise costs scheduled jobs, so the sync path matters.
    */
   dispatch(text: string): string | undefined | Promise<string | undefined>;
+  /**
+   * {@link Dispatcher.dispatch} for a message the binding parses itself: `read` returns it
+   * parsed, or throws when it is not valid JSON.
+   */
+  dispatchParsed(read: () => unknown): string | undefined | Promise<string | undefined>;
   /** The current lifecycle state (for tests and bindings). */
   readonly state: GuestState;
 }
@@ -193,16 +198,32 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     // morphir.initialized and unknown notifications need nothing (notifications get no reply).
   }
 
+  const parseError = (): string => JSON.stringify(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
+
   function dispatch(text: string): string | undefined | Promise<string | undefined> {
     let message: unknown;
     try {
       message = JSON.parse(text);
     } catch {
-      return JSON.stringify(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
+      return parseError();
     }
     // The raw message (the whole IR of a generate request) is not needed once parsed: let the
     // engine free it before the handler runs instead of holding both for the whole call.
     text = '';
+    return handle(message);
+  }
+
+  function dispatchParsed(read: () => unknown): string | undefined | Promise<string | undefined> {
+    let message: unknown;
+    try {
+      message = read();
+    } catch {
+      return parseError();
+    }
+    return handle(message);
+  }
+
+  function handle(message: unknown): string | undefined | Promise<string | undefined> {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
       return JSON.stringify(errorResponse(null, ErrorCode.InvalidRequest, 'Invalid request: a message must be a JSON object.'));
     }
@@ -231,6 +252,7 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
 
   return {
     dispatch,
+    dispatchParsed,
     get state() {
       return state;
     },

@@ -152,6 +152,23 @@ static JSValue js_input_string(JSContext *ctx, JSValueConst this, int argc, JSVa
   return s;
 }
 
+/* The input parsed as JSON straight from its UTF-8 bytes: JSON.parse(Host.inputString()) would
+ * decode them into a JS string and JSON.parse encode that back to UTF-8 before parsing. */
+static JSValue js_input_json(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
+  if (mep_initializing) return throw_if_init(ctx, "__mep.inputJson");
+  size_t n = (size_t)extism_input_length();
+  char *p = malloc(n + 1);
+  if (!p) return JS_ThrowOutOfMemory(ctx);
+  if (n > 0 && input_copy((uint8_t *)p, n) != n) {
+    free(p);
+    return JS_ThrowInternalError(ctx, "the host copied fewer input bytes than input_length announced");
+  }
+  p[n] = 0; /* JS_ParseJSON reads up to a NUL */
+  JSValue v = JS_ParseJSON(ctx, p, n, "<input>");
+  free(p);
+  return v;
+}
+
 static JSValue output(JSContext *ctx, const uint8_t *p, size_t n) {
   if (mep_host_attached()) {
     if (mep_host.output_copy(p, (int32_t)n) != 0)
@@ -277,6 +294,7 @@ static const JSCFunctionListEntry natives[] = {
   JS_CFUNC_DEF("inputLength", 0, js_input_length),
   JS_CFUNC_DEF("inputBytes", 0, js_input_bytes),
   JS_CFUNC_DEF("inputString", 0, js_input_string),
+  JS_CFUNC_DEF("inputJson", 0, js_input_json),
   JS_CFUNC_DEF("outputString", 1, js_output_string),
   JS_CFUNC_DEF("outputBytes", 1, js_output_bytes),
   JS_CFUNC_DEF("memFromBytes", 1, js_mem_from_bytes),

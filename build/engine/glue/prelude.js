@@ -171,6 +171,8 @@
     interrupted: () => native.interrupted(),
     /** Wall-clock ms since the epoch when the host granted time, else 0. */
     clockMs: () => native.clockMs(),
+    /** The call's input parsed as JSON from its UTF-8 bytes (throws SyntaxError like JSON.parse). */
+    inputJson: () => native.inputJson(),
     /** Fills an integer typed array with random bytes; false when randomness is not granted. */
     randomFill: (view) => native.randomFill(view),
   });

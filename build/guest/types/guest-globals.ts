@@ -56,6 +56,8 @@ interface MepHostFunctions {
   clockMs(): number;
   /** Fills an integer typed array with random bytes; false when randomness is not granted. */
   randomFill(view: ArrayBufferView): boolean;
+  /** The call's input parsed as JSON straight from its UTF-8 bytes (JSON.parse(Host.inputString()) without the string). */
+  inputJson(): unknown;
 }
 
 /** The MEP host API. */

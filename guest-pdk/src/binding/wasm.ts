@@ -25,6 +25,7 @@ interface MepBridge {
   notify(json: string): boolean;
   request(json: string): string | null;
   interrupted(): boolean;
+  inputJson(): unknown;
 }
 
 declare const __mep: MepBridge;
@@ -74,7 +75,8 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
         return 0;
       };
       // Synchronous handlers answer without a promise: the engine then needs no job queue run.
-      const reply = dispatcher.dispatch(Host.inputString());
+      // The engine parses the input from its bytes, never making a JS string of a whole IR.
+      const reply = dispatcher.dispatchParsed(() => __mep.inputJson());
       return typeof reply === 'object' ? reply.then(write) : write(reply);
     },
     morphir_extension_info() {
