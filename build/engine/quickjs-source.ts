@@ -45,6 +45,34 @@ export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
       'frees acyclic garbage at once anyway. Measured in a guest (CPU time): JSON.parse of 10 MB 1.62 -> 1.18 s, ' +
       'the 2,000-type Avro job 2.96 -> 2.69 s; a factor of 8 gained nothing more.',
   },
+  {
+    file: 'quickjs.c',
+    find: '        snprintf(buf, sizeof(buf), "%d", JS_VALUE_GET_INT(val));\n        str = buf;',
+    replace:
+      '        {\n' +
+      '            /* mep engine: decimal digits without snprintf */\n' +
+      '            int32_t n = JS_VALUE_GET_INT(val);\n' +
+      '            uint32_t u = n < 0 ? -(uint32_t)n : (uint32_t)n;\n' +
+      "            char *q = buf + sizeof(buf) - 1;\n" +
+      "            *q = '\\0';\n" +
+      "            do { *--q = (char)('0' + u % 10); u /= 10; } while (u != 0);\n" +
+      "            if (n < 0) *--q = '-';\n" +
+      '            str = q;\n' +
+      '        }',
+    why:
+      'format integers without snprintf: every int-to-string conversion (`"x" + i`, template literals, array keys) went ' +
+      "through wasi-libc's printf machinery; JSON.stringify converts each array index to a string, so printf was a quarter " +
+      'of stringifying 10 MB of arrays',
+  },
+  {
+    file: 'quickjs.c',
+    find: '                /* XXX: could do this string conversion only when needed */\n                prop = JS_ToStringFree(ctx, JS_NewInt64(ctx, i));',
+    replace:
+      '                /* mep engine: the key is only passed to toJSON (objects, BigInt) or the replacer */\n' +
+      '                prop = JS_IsObject(v) || JS_IsBigInt(ctx, v) || !JS_IsUndefined(jsc->replacer_func)\n' +
+      '                    ? JS_ToStringFree(ctx, JS_NewInt64(ctx, i)) : JS_UNDEFINED;',
+    why: 'make JSON.stringify name an array element only when toJSON or a replacer can see the name, as the XXX note there suggests',
+  },
 ];
 
 /** Applies `patches` to the QuickJS sources in `dir`, or throws a build error naming the edit that no longer fits. */
