@@ -143,6 +143,9 @@ Envelopes('should answer a message its binding parsed exactly as the same text, 
   const broken = JSON.parse(d.dispatchParsed(() => JSON.parse('{"jsonrpc":')) as string);
   assert.equal([broken.id, broken.error.code], [null, -32700]);
   assert.is(JSON.parse(d.dispatchParsed(() => [1]) as string).error.code, -32600);
+  // Running out of memory while parsing is not the sender's bad JSON: it propagates to the engine.
+  const oom = Object.assign(new Error('out of memory'), { name: 'InternalError' });
+  assert.throws(() => d.dispatchParsed(() => { throw oom; }), /out of memory/);
 });
 
 Envelopes('should echo string and integer ids with their type', async () => {

@@ -198,14 +198,19 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     // morphir.initialized and unknown notifications need nothing (notifications get no reply).
   }
 
-  const parseError = (): string => JSON.stringify(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
+  // Only bad JSON is the sender's fault; running out of memory or time while parsing is the
+  // engine's, and must reach the host as such (a limit error), not as a -32700 with a null id.
+  const parseError = (error: unknown): string => {
+    if (!(error instanceof SyntaxError)) throw error;
+    return JSON.stringify(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
+  };
 
   function dispatch(text: string): string | undefined | Promise<string | undefined> {
     let message: unknown;
     try {
       message = JSON.parse(text);
-    } catch {
-      return parseError();
+    } catch (error) {
+      return parseError(error);
     }
     // The raw message (the whole IR of a generate request) is not needed once parsed: let the
     // engine free it before the handler runs instead of holding both for the whole call.
@@ -217,8 +222,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     let message: unknown;
     try {
       message = read();
-    } catch {
-      return parseError();
+    } catch (error) {
+      return parseError(error);
     }
     return handle(message);
   }
