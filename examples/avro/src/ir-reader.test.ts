@@ -40,6 +40,27 @@ bad('should accept formatVersion "3.0.0"', () => {
   assert.ok(generateAvro({ ...(library('a', []) as object), formatVersion: '3.0.0' }, {}).success);
 });
 
+bad('should name the JSON path of a failure deep in the document, and read the next document normally', () => {
+  const fields: [string, unknown][] = [['a', t.int()], ['b', t.ref('morphir/SDK:list#list', t.string())]];
+  const ir = library('acme/app', [{ path: 'm', types: [{ name: 'r', alias: t.record(fields, 'object') }] }]) as { distribution: unknown[] };
+  const broken = JSON.parse(JSON.stringify(ir));
+  // The element type of `b`'s List: ["Reference", {}, fqName, [elementType]].
+  broken.distribution[3].modules[0][1].value.types[0][1].value.value[2][2][1].tpe[3][0][2][1] = [['string'], 7];
+  const failure = (): string => {
+    try {
+      readIr(broken);
+    } catch (error) {
+      return (error as Error).message;
+    }
+    return 'no failure';
+  };
+  const expected = 'invalid Morphir IR at distribution[3].modules[0][1].value.types[0][1].value[2][2][1].tpe[3][0][2][1][1]: expected a name (array of words)';
+  assert.is(failure(), expected);
+  // The failing read leaves nothing behind: a good document reads, and the failure repeats.
+  assert.equal(readIr(ir).modules[0].types.length, 1);
+  assert.is(failure(), expected);
+});
+
 bad.run();
 
 const reading = suite('IR reading :: normalization');

@@ -3,6 +3,9 @@
  * {@link ProjectionPackage}: Library distributions only, public modules/types/values only,
  * private-constructor custom types opaque, record fields as `{name, tpe}` or `[name, type]`.
  * {@link readIr} is the entry point for both versions: version 4 goes to ir-reader-v4.ts.
+ *
+ * This runs on every node of the IR inside QuickJS, so the per-node code is plain loops without
+ * callbacks, and JSON paths for error messages are built only when reading fails.
  */
 import { AVRO_CODES } from './diagnostics.ts';
 import type { Constructor, NamedType, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr, ValueSpecification } from './model.ts';
@@ -18,7 +21,25 @@ const isArray = Array.isArray as (value: unknown) => value is Json[];
 const isObject = (value: unknown): value is Record<string, Json> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/**
+ * Whether JSON paths are spelled out. A path is read only when reading fails, and building
+ * `${path}[${i}]` for every node would copy the whole growing prefix each time (QuickJS 2021 has
+ * no rope strings), so {@link readIr} reads without paths and, only when that fails, reads the
+ * document again with them to report where.
+ */
+let tracking = false;
+
+/** Thrown by {@link fail} when reading without paths: the document is read again with them. */
+const RETRY_WITH_PATHS = new Error('retry with paths');
+
+/** The path of the child at `step`: an index (`[2]`) or a literal suffix (`.tpe`, `[1].value`). */
+function at(path: string, step: number | string): string {
+  if (!tracking) return path;
+  return typeof step === 'number' ? `${path}[${step}]` : `${path}${step}`;
+}
+
 function fail(path: string, expected: string): never {
+  if (!tracking) throw RETRY_WITH_PATHS;
   throw new IrReadError(AVRO_CODES.invalidIr, `invalid Morphir IR at ${path}: expected ${expected}`);
 }
 
@@ -30,115 +51,215 @@ function object(value: Json, path: string): Record<string, Json> {
   return isObject(value) ? value : fail(path, 'an object');
 }
 
-/** Memo of canonical names by their words: an IR repeats the same names (SDK paths, fields) throughout. */
-const canonicalNames = new Map<string, string>();
-const oneWordNames = new Map<string, string>();
+/**
+ * Canonical spellings by the words of the JSON they come from, found with one map look-up per
+ * word: a model repeats the same names and FQNames (SDK references, common fields) throughout,
+ * and a hit builds no key string and no intermediate array. A node maps a word to the node after
+ * it; `nameEnd` closes a name of a path and `pathEnd` the package and module paths of an FQName.
+ */
+type WordNode = Map<string, WordNode> & { canonical?: string; nameEnd?: WordNode; pathEnd?: WordNode };
+
+const wordNode = (): WordNode => new Map() as WordNode;
+
+/**
+ * The node after the words of `value`, or undefined when `value` is not an array of strings or
+ * (unless `grow` adds the missing nodes) was not seen before.
+ */
+function afterName(node: WordNode, value: Json, grow: boolean): WordNode | undefined {
+  if (!isArray(value)) return undefined;
+  for (let i = 0; i < value.length; i++) {
+    // A word that is not a string is never a key, so only a new node needs the check.
+    const word = value[i];
+    let next = node.get(word as string);
+    if (next === undefined) {
+      if (!grow || typeof word !== 'string') return undefined;
+      next = wordNode();
+      node.set(word, next);
+    }
+    node = next;
+  }
+  return node;
+}
+
+/** {@link afterName} for an FQName `[package, module, local]`; one loop, as it runs for every reference. */
+function afterFqName(node: WordNode, value: Json, grow: boolean): WordNode | undefined {
+  if (!isArray(value) || value.length !== 3) return undefined;
+  for (let part = 0; part < 2; part++) {
+    const path = value[part];
+    if (!isArray(path)) return undefined;
+    for (let i = 0; i < path.length; i++) {
+      const words = path[i];
+      if (!isArray(words)) return undefined;
+      for (let j = 0; j < words.length; j++) {
+        const word = words[j];
+        let next = node.get(word as string);
+        if (next === undefined) {
+          if (!grow || typeof word !== 'string') return undefined;
+          next = wordNode();
+          node.set(word, next);
+        }
+        node = next;
+      }
+      if (node.nameEnd === undefined) {
+        if (!grow) return undefined;
+        node.nameEnd = wordNode();
+      }
+      node = node.nameEnd;
+    }
+    if (node.pathEnd === undefined) {
+      if (!grow) return undefined;
+      node.pathEnd = wordNode();
+    }
+    node = node.pathEnd;
+  }
+  return afterName(node, value[2], grow);
+}
+
+let knownNames = wordNode();
+let knownFqNames = wordNode();
+let knownCount = 0;
+
+/** Count one more remembered spelling; bounded, so one long-lived guest does not keep every name it saw. */
+function makeRoom(): void {
+  if (knownCount >= 100_000) {
+    knownNames = wordNode();
+    knownFqNames = wordNode();
+    knownCount = 0;
+  }
+  knownCount++;
+}
 
 function name(value: Json, path: string): string {
+  const known = afterName(knownNames, value, false);
+  if (known !== undefined && known.canonical !== undefined) return known.canonical;
   const words = array(value, path, 'a name (array of words)');
-  if (words.length === 1 && typeof words[0] === 'string') {
-    let canonical = oneWordNames.get(words[0]);
-    if (canonical === undefined) {
-      if (oneWordNames.size >= 100_000) oneWordNames.clear();
-      canonical = canonicalName(words as string[]);
-      oneWordNames.set(words[0], canonical);
-    }
-    return canonical;
-  }
-  let key = '';
   for (let i = 0; i < words.length; i++) {
-    const word = words[i];
-    if (typeof word !== 'string') fail(`${path}[${i}]`, 'a string word');
-    // Length-prefixed, so no two different word lists share a key.
-    key = `${key}${word.length}:${word}`;
+    if (typeof words[i] !== 'string') fail(at(path, i), 'a string word');
   }
-  let canonical = canonicalNames.get(key);
-  if (canonical === undefined) {
-    if (canonicalNames.size >= 100_000) canonicalNames.clear();
-    canonical = canonicalName(words as string[]);
-    canonicalNames.set(key, canonical);
-  }
-  return canonical;
+  makeRoom();
+  const node = afterName(knownNames, words, true) as WordNode;
+  node.canonical = canonicalName(words as string[]);
+  return node.canonical;
 }
 
 function modulePath(value: Json, path: string): string[] {
-  return array(value, path, 'a path (array of names)').map((segment, i) => name(segment, `${path}[${i}]`));
+  const segments = array(value, path, 'a path (array of names)');
+  const names: string[] = [];
+  for (let i = 0; i < segments.length; i++) names.push(name(segments[i], at(path, i)));
+  return names;
 }
+
+const isWords = (segment: Json): boolean => isArray(segment) && segment.every((word) => typeof word === 'string');
 
 function packagePath(value: Json, path: string): string {
   const segments = array(value, path, 'a path');
   // Well-formed segments (arrays of string words) go through the remembered names.
-  if (segments.every((segment) => isArray(segment) && segment.every((word) => typeof word === 'string'))) {
-    return segments.map((segment, i) => name(segment, `${path}[${i}]`)).join('/');
+  if (segments.every(isWords)) {
+    const names: string[] = [];
+    for (let i = 0; i < segments.length; i++) names.push(name(segments[i], at(path, i)));
+    return names.join('/');
   }
-  return canonicalPath(segments.map((segment, i) => array(segment, `${path}[${i}]`).map(String)));
+  return canonicalPath(segments.map((segment, i) => array(segment, at(path, i)).map(String)));
 }
 
 function fqName(value: Json, path: string): string {
+  const known = afterFqName(knownFqNames, value, false);
+  if (known !== undefined && known.canonical !== undefined) return known.canonical;
   const parts = array(value, path, 'an FQName [package, module, local]');
   if (parts.length !== 3) fail(path, 'an FQName [package, module, local]');
-  return canonicalFqName(packagePath(parts[0], `${path}[0]`), modulePath(parts[1], `${path}[1]`), name(parts[2], `${path}[2]`));
+  const canonical = canonicalFqName(packagePath(parts[0], at(path, '[0]')), modulePath(parts[1], at(path, '[1]')), name(parts[2], at(path, '[2]')));
+  makeRoom();
+  // Undefined when a package word is not a string (read leniently above): not remembered.
+  const node = afterFqName(knownFqNames, parts, true);
+  if (node !== undefined) node.canonical = canonical;
+  return canonical;
 }
+
+const FIELD = 'a field ({name, tpe} or [name, type])';
 
 function field(value: Json, path: string): NamedType {
   // morphir-elm writes `{name, tpe}`; other producers write `[name, type]`.
-  if (isObject(value)) return { name: name(value.name, `${path}.name`), tpe: type(value.tpe, `${path}.tpe`) };
-  const pair = array(value, path, 'a field ({name, tpe} or [name, type])');
-  if (pair.length !== 2) fail(path, 'a field ({name, tpe} or [name, type])');
-  return { name: name(pair[0], `${path}[0]`), tpe: type(pair[1], `${path}[1]`) };
+  if (!isArray(value)) {
+    if (typeof value !== 'object' || value === null) return fail(path, FIELD);
+    const named = value as Record<string, Json>;
+    return { name: name(named.name, at(path, '.name')), tpe: type(named.tpe, at(path, '.tpe')) };
+  }
+  if (value.length !== 2) fail(path, FIELD);
+  return { name: name(value[0], at(path, '[0]')), tpe: type(value[1], at(path, '[1]')) };
 }
 
+// compareStrings inline: this runs for every pair of fields compared.
+const byName = (a: NamedType, b: NamedType): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
 function fields(value: Json, path: string): NamedType[] {
-  return array(value, path)
-    .map((entry, i) => field(entry, `${path}[${i}]`))
-    .sort((a, b) => compareStrings(a.name, b.name));
+  const entries = array(value, path);
+  const out: NamedType[] = [];
+  for (let i = 0; i < entries.length; i++) out[i] = field(entries[i], at(path, i));
+  return out.sort(byName);
+}
+
+/** Type arguments or tuple elements. */
+function types(value: Json, path: string): TypeExpr[] {
+  const list = array(value, path);
+  const out: TypeExpr[] = [];
+  for (let i = 0; i < list.length; i++) out[i] = type(list[i], at(path, i));
+  return out;
 }
 
 /** Read one v3 type expression `[tag, attributes, ...]`. */
-export function type(value: Json, path: string): TypeExpr {
-  const node = array(value, path, 'a type expression');
-  const tag = node[0];
-  switch (tag) {
+function type(value: Json, path: string): TypeExpr {
+  if (!isArray(value)) return fail(path, 'a type expression');
+  switch (value[0]) {
     case 'Variable':
-      return { kind: 'variable', name: name(node[2], `${path}[2]`) };
-    case 'Reference':
-      return {
-        kind: 'reference',
-        source: fqName(node[2], `${path}[2]`),
-        args: array(node[3] ?? [], `${path}[3]`).map((arg, i) => type(arg, `${path}[3][${i}]`)),
-      };
+      return { kind: 'variable', name: name(value[2], at(path, '[2]')) };
+    case 'Reference': {
+      const source = fqName(value[2], at(path, '[2]'));
+      // Most references have no arguments.
+      const args = value[3] ?? [];
+      return { kind: 'reference', source, args: isArray(args) && args.length === 0 ? [] : types(args, at(path, '[3]')) };
+    }
     case 'Tuple':
-      return { kind: 'tuple', elements: array(node[2], `${path}[2]`).map((e, i) => type(e, `${path}[2][${i}]`)) };
+      return { kind: 'tuple', elements: types(value[2], at(path, '[2]')) };
     case 'Record':
-      return { kind: 'record', fields: fields(node[2], `${path}[2]`) };
+      return { kind: 'record', fields: fields(value[2], at(path, '[2]')) };
     case 'ExtensibleRecord':
-      return { kind: 'extensible', variable: name(node[2], `${path}[2]`), fields: fields(node[3], `${path}[3]`) };
+      return { kind: 'extensible', variable: name(value[2], at(path, '[2]')), fields: fields(value[3], at(path, '[3]')) };
     case 'Function':
-      return { kind: 'function', input: type(node[2], `${path}[2]`), output: type(node[3], `${path}[3]`) };
+      return { kind: 'function', input: type(value[2], at(path, '[2]')), output: type(value[3], at(path, '[3]')) };
     case 'Unit':
       return { kind: 'unit' };
     default:
-      return fail(`${path}[0]`, 'a type tag (Variable, Reference, Tuple, Record, ExtensibleRecord, Function, Unit)');
+      return fail(at(path, '[0]'), 'a type tag (Variable, Reference, Tuple, Record, ExtensibleRecord, Function, Unit)');
   }
 }
 
 function params(value: Json, path: string): string[] {
-  return array(value, path).map((p, i) => name(p, `${path}[${i}]`));
+  const list = array(value, path);
+  const out: string[] = [];
+  for (let i = 0; i < list.length; i++) out[i] = name(list[i], at(path, i));
+  return out;
 }
 
+const bySource = (a: { source: string }, b: { source: string }): number => compareStrings(a.source, b.source);
+
 function constructors(value: Json, packageName: string, module: readonly string[], path: string): Constructor[] {
-  return array(value, path)
-    .map((entry, i): Constructor => {
-      const pair = array(entry, `${path}[${i}]`, 'a constructor [name, arguments]');
-      const ctorName = name(pair[0], `${path}[${i}][0]`);
-      const args = array(pair[1], `${path}[${i}][1]`).map((arg, j) => {
-        const argPath = `${path}[${i}][1][${j}]`;
-        const argPair = array(arg, argPath, 'a constructor argument [name, type]');
-        return { name: name(argPair[0], `${argPath}[0]`), tpe: type(argPair[1], `${argPath}[1]`) };
-      });
-      return { source: canonicalFqName(packageName, module, ctorName), name: ctorName, args };
-    })
-    .sort((a, b) => compareStrings(a.source, b.source));
+  const entries = array(value, path);
+  const out: Constructor[] = [];
+  for (let i = 0; i < entries.length; i++) {
+    const entryPath = at(path, i);
+    const pair = array(entries[i], entryPath, 'a constructor [name, arguments]');
+    const ctorName = name(pair[0], at(entryPath, '[0]'));
+    const argsPath = at(entryPath, '[1]');
+    const rawArgs = array(pair[1], argsPath);
+    const args: NamedType[] = [];
+    for (let j = 0; j < rawArgs.length; j++) {
+      const argPath = at(argsPath, j);
+      const argPair = array(rawArgs[j], argPath, 'a constructor argument [name, type]');
+      args[j] = { name: name(argPair[0], at(argPath, '[0]')), tpe: type(argPair[1], at(argPath, '[1]')) };
+    }
+    out[i] = { source: canonicalFqName(packageName, module, ctorName), name: ctorName, args };
+  }
+  return out.sort(bySource);
 }
 
 /** Unwrap `{doc, value}` (Documented); older producers omit the wrapper. */
@@ -161,100 +282,113 @@ function cleanDoc(doc: Json): string | undefined {
 
 function isPublic(value: Json, path: string): boolean {
   const access = object(value, path).access;
-  if (access !== 'Public' && access !== 'Private') fail(`${path}.access`, '"Public" or "Private"');
+  if (access !== 'Public' && access !== 'Private') fail(at(path, '.access'), '"Public" or "Private"');
   return access === 'Public';
 }
 
 function typeDefinition(entry: Json, packageName: string, module: readonly string[], path: string): TypeDeclaration | undefined {
   const pair = array(entry, path, 'a type entry [name, accessControlled]');
-  const localName = name(pair[0], `${path}[0]`);
-  if (!isPublic(pair[1], `${path}[1]`)) return undefined;
-  const { doc, value } = documented(object(pair[1], `${path}[1]`).value);
-  const def = array(value, `${path}[1].value`, 'a type definition');
+  const localName = name(pair[0], at(path, '[0]'));
+  const accessPath = at(path, '[1]');
+  if (!isPublic(pair[1], accessPath)) return undefined;
+  const { doc, value } = documented(object(pair[1], accessPath).value);
+  const defPath = at(path, '[1].value');
+  const def = array(value, defPath, 'a type definition');
   const source = canonicalFqName(packageName, module, localName);
-  const base = { source, name: localName, params: params(def[1], `${path}[1].value[1]`), ...(doc ? { doc } : {}) };
+  const base = { source, name: localName, params: params(def[1], at(defPath, '[1]')), ...(doc ? { doc } : {}) };
   switch (def[0]) {
     case 'TypeAliasDefinition':
     case 'TypeAliasSpecification':
-      return { kind: 'alias', ...base, value: type(def[2], `${path}[1].value[2]`) };
+      return { kind: 'alias', ...base, value: type(def[2], at(defPath, '[2]')) };
     case 'CustomTypeDefinition': {
-      const ctorsPath = `${path}[1].value[2]`;
+      const ctorsPath = at(defPath, '[2]');
       // A custom type whose constructors are private is opaque to every consumer.
       if (!isPublic(def[2], ctorsPath)) return { kind: 'opaque', ...base };
-      return { kind: 'custom', ...base, constructors: constructors(object(def[2], ctorsPath).value, packageName, module, `${ctorsPath}.value`) };
+      return { kind: 'custom', ...base, constructors: constructors(object(def[2], ctorsPath).value, packageName, module, at(ctorsPath, '.value')) };
     }
     case 'CustomTypeSpecification':
-      return { kind: 'custom', ...base, constructors: constructors(def[2], packageName, module, `${path}[1].value[2]`) };
+      return { kind: 'custom', ...base, constructors: constructors(def[2], packageName, module, at(defPath, '[2]')) };
     case 'OpaqueTypeSpecification':
     case 'DerivedTypeSpecification':
       return { kind: 'opaque', ...base };
     default:
-      return fail(`${path}[1].value[0]`, 'a type definition tag');
+      return fail(at(defPath, '[0]'), 'a type definition tag');
   }
 }
 
 function inputs(value: Json, path: string): NamedType[] {
-  return array(value, path).map((entry, i) => {
+  const entries = array(value, path);
+  const out: NamedType[] = [];
+  for (let i = 0; i < entries.length; i++) {
     // Definitions carry `[name, valueAttributes, type]`; specifications carry `[name, type]`.
-    const parts = array(entry, `${path}[${i}]`, 'a value input');
+    const entryPath = at(path, i);
+    const parts = array(entries[i], entryPath, 'a value input');
     const typeIndex = parts.length >= 3 ? 2 : 1;
-    return { name: name(parts[0], `${path}[${i}][0]`), tpe: type(parts[typeIndex], `${path}[${i}][${typeIndex}]`) };
-  });
+    out[i] = { name: name(parts[0], at(entryPath, '[0]')), tpe: type(parts[typeIndex], at(entryPath, typeIndex)) };
+  }
+  return out;
 }
 
 function valueSpec(localName: string, source: string, raw: Json, path: string): ValueSpecification {
   const { doc, value } = documented(raw);
   const def = object(value, path);
   const isDefinition = 'inputTypes' in def;
-  const declared = inputs(isDefinition ? def.inputTypes : def.inputs, `${path}.${isDefinition ? 'inputTypes' : 'inputs'}`);
-  const signature = normalizeSignature(declared, type(isDefinition ? def.outputType : def.output, `${path}.output`));
+  const declared = inputs(isDefinition ? def.inputTypes : def.inputs, at(path, isDefinition ? '.inputTypes' : '.inputs'));
+  const signature = normalizeSignature(declared, type(isDefinition ? def.outputType : def.output, at(path, '.output')));
   return { source, name: localName, ...signature, ...(doc ? { doc } : {}) };
 }
 
 function moduleDefinition(packageName: string, module: string[], def: Record<string, Json>, path: string, specification: boolean): ProjectionModule {
   const types: TypeDeclaration[] = [];
-  array(def.types ?? [], `${path}.types`).forEach((entry, i) => {
-    const tPath = `${path}.types[${i}]`;
+  const typesPath = at(path, '.types');
+  const typeEntries = array(def.types ?? [], typesPath);
+  for (let i = 0; i < typeEntries.length; i++) {
+    const tPath = at(typesPath, i);
+    let entry = typeEntries[i];
     if (specification) {
       // Specifications list only exposed items, without access control.
       const pair = array(entry, tPath);
-      const declaration = typeDefinition([pair[0], { access: 'Public', value: pair[1] }], packageName, module, tPath);
-      if (declaration) types.push(declaration);
-      return;
+      entry = [pair[0], { access: 'Public', value: pair[1] }];
     }
     const declaration = typeDefinition(entry, packageName, module, tPath);
     if (declaration) types.push(declaration);
-  });
+  }
   const values: ValueSpecification[] = [];
-  array(def.values ?? [], `${path}.values`).forEach((entry, i) => {
-    const vPath = `${path}.values[${i}]`;
-    const pair = array(entry, vPath, 'a value entry [name, value]');
-    const localName = name(pair[0], `${vPath}[0]`);
+  const valuesPath = at(path, '.values');
+  const valueEntries = array(def.values ?? [], valuesPath);
+  for (let i = 0; i < valueEntries.length; i++) {
+    const vPath = at(valuesPath, i);
+    const pair = array(valueEntries[i], vPath, 'a value entry [name, value]');
+    const localName = name(pair[0], at(vPath, '[0]'));
+    const rawPath = at(vPath, '[1]');
     let raw = pair[1];
     if (!specification) {
-      if (!isPublic(raw, `${vPath}[1]`)) return;
-      raw = object(raw, `${vPath}[1]`).value;
+      if (!isPublic(raw, rawPath)) continue;
+      raw = object(raw, rawPath).value;
     }
-    values.push(valueSpec(localName, canonicalFqName(packageName, module, localName), raw, `${vPath}[1]`));
-  });
-  types.sort((a, b) => compareStrings(a.source, b.source));
-  values.sort((a, b) => compareStrings(a.source, b.source));
+    values.push(valueSpec(localName, canonicalFqName(packageName, module, localName), raw, rawPath));
+  }
+  types.sort(bySource);
+  values.sort(bySource);
   const doc = cleanDoc(def.doc);
   return { path: module, types, values, ...(doc ? { doc } : {}) };
 }
 
 function modules(value: Json, packageName: string, path: string, specification: boolean): ProjectionModule[] {
   const out: ProjectionModule[] = [];
-  array(value, path).forEach((entry, i) => {
-    const mPath = `${path}[${i}]`;
-    const pair = array(entry, mPath, 'a module entry [path, definition]');
-    const module = modulePath(pair[0], `${mPath}[0]`);
+  const entries = array(value, path);
+  for (let i = 0; i < entries.length; i++) {
+    const mPath = at(path, i);
+    const pair = array(entries[i], mPath, 'a module entry [path, definition]');
+    const module = modulePath(pair[0], at(mPath, '[0]'));
+    const defPath = at(mPath, '[1]');
     if (specification) {
-      out.push(moduleDefinition(packageName, module, object(pair[1], `${mPath}[1]`), `${mPath}[1]`, true));
-    } else if (isPublic(pair[1], `${mPath}[1]`)) {
-      out.push(moduleDefinition(packageName, module, object(object(pair[1], `${mPath}[1]`).value, `${mPath}[1].value`), `${mPath}[1].value`, false));
+      out.push(moduleDefinition(packageName, module, object(pair[1], defPath), defPath, true));
+    } else if (isPublic(pair[1], defPath)) {
+      const valuePath = at(defPath, '.value');
+      out.push(moduleDefinition(packageName, module, object(object(pair[1], defPath).value, valuePath), valuePath, false));
     }
-  });
+  }
   return out.sort((a, b) => compareStringArrays(a.path, b.path));
 }
 
@@ -268,15 +402,32 @@ export function readIr(ir: unknown): ProjectionPackage {
   const format = readFormatVersion(ir);
   const root = ir as Record<string, Json>;
   if (format === 4) return readIrV4(root);
+  try {
+    return readV3(root);
+  } catch (error) {
+    if (error !== RETRY_WITH_PATHS) throw error;
+  }
+  // The same read fails at the same node, now with its path.
+  tracking = true;
+  try {
+    return readV3(root);
+  } finally {
+    tracking = false;
+  }
+}
+
+function readV3(root: Record<string, Json>): ProjectionPackage {
   const distribution = array(root.distribution, 'distribution', 'a distribution ["Library", package, dependencies, definition]');
   if (distribution[0] !== 'Library') fail('distribution[0]', '"Library" (IR v3 has only Library distributions)');
   const packageName = packagePath(distribution[1], 'distribution[1]');
   const dependencies = array(distribution[2], 'distribution[2]')
     .map((entry, i) => {
-      const pair = array(entry, `distribution[2][${i}]`, 'a dependency [package, specification]');
-      const dependencyName = packagePath(pair[0], `distribution[2][${i}][0]`);
-      const spec = object(pair[1], `distribution[2][${i}][1]`);
-      return { packageName: dependencyName, modules: modules(spec.modules ?? [], dependencyName, `distribution[2][${i}][1].modules`, true) };
+      const entryPath = at('distribution[2]', i);
+      const pair = array(entry, entryPath, 'a dependency [package, specification]');
+      const dependencyName = packagePath(pair[0], at(entryPath, '[0]'));
+      const specPath = at(entryPath, '[1]');
+      const spec = object(pair[1], specPath);
+      return { packageName: dependencyName, modules: modules(spec.modules ?? [], dependencyName, at(specPath, '.modules'), true) };
     })
     .sort((a, b) => compareStrings(a.packageName, b.packageName));
   const definition = object(distribution[3], 'distribution[3]');

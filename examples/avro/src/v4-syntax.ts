@@ -67,6 +67,21 @@ function tokenWords(token: string): string[] {
 }
 
 /**
+ * Canonical names and FQNames of the strings that spell them: a model repeats the same names
+ * (fields, SDK references) throughout, and splitting one into words is costly in QuickJS. Only
+ * strings that read successfully are remembered, so failures still name their path.
+ */
+const knownNames = new Map<string, string>();
+const knownFqNames = new Map<string, string>();
+
+function remember(known: Map<string, string>, spelling: string, canonical: string): string {
+  // Bounded, so one long-lived guest instance does not keep every name it ever saw.
+  if (known.size >= 100_000) known.clear();
+  known.set(spelling, canonical);
+  return canonical;
+}
+
+/**
  * Canonical name of a v4 name: a string `value-in-(u-s-d)` (parentheses group an initialism) or
  * a classic array of words. Both give the v3 canonical spelling (`value-in-USD`).
  */
@@ -74,11 +89,15 @@ export function v4Name(value: Json, path: string): string {
   if (Array.isArray(value)) {
     return canonicalName(value.map((w, i) => (typeof w === 'string' ? w : fail(`${path}[${i}]`, 'a string word'))));
   }
-  if (typeof value !== 'string' || value.trim() === '') return fail(path, 'a name (a string like "as-of" or an array of words)');
+  if (typeof value !== 'string') return fail(path, 'a name (a string like "as-of" or an array of words)');
+  const known = knownNames.get(value);
+  if (known !== undefined) return known;
+  if (value.trim() === '') return fail(path, 'a name (a string like "as-of" or an array of words)');
   const words = value.replace(/[()]/g, '').split('-').filter((w) => w !== '').flatMap(tokenWords);
   if (words.length === 0) return fail(path, 'a name with at least one word');
-  return canonicalName(words);
+  return remember(knownNames, value, canonicalName(words));
 }
+
 
 // v4 examples spell the SDK package `morphir/sdk`; IR v3 and the canonical form spell it
 // `morphir/s-d-k`, which canonicalizes to `morphir/SDK`. Both mean the same package.
@@ -107,14 +126,17 @@ export const isFqNameString = (value: string): boolean => value.includes(':') &&
 /** Canonical FQName of `pkg:mod#local` or a classic `[package, module, local]` triple. */
 export function v4FqName(value: Json, path: string): string {
   if (typeof value === 'string') {
+    const known = knownFqNames.get(value);
+    if (known !== undefined) return known;
     const colon = value.indexOf(':');
     const hash = value.lastIndexOf('#');
     if (colon <= 0 || hash < colon) return fail(path, 'an FQName "package:module#local"');
-    return canonicalFqName(
+    const canonical = canonicalFqName(
       v4PackagePath(value.slice(0, colon), path),
       v4ModulePath(value.slice(colon + 1, hash), path),
       v4Name(value.slice(hash + 1), path),
     );
+    return remember(knownFqNames, value, canonical);
   }
   if (Array.isArray(value) && value.length === 3) {
     return canonicalFqName(v4PackagePath(value[0], `${path}[0]`), v4ModulePath(value[1], `${path}[1]`), v4Name(value[2], `${path}[2]`));
