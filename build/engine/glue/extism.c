@@ -137,16 +137,29 @@ static JSValue js_input_bytes(JSContext *ctx, JSValueConst this, int argc, JSVal
   return ab;
 }
 
+/* The call input in a malloc'd NUL-terminated buffer (*n its length), or NULL with an exception
+ * thrown. The NUL is what JS_ParseJSON needs, and JS_NewStringLen ignores. */
+static char *input_text(JSContext *ctx, size_t *n) {
+  *n = (size_t)extism_input_length();
+  char *p = malloc(*n + 1);
+  if (!p) {
+    JS_ThrowOutOfMemory(ctx);
+    return NULL;
+  }
+  if (*n > 0 && input_copy((uint8_t *)p, *n) != *n) {
+    free(p);
+    JS_ThrowInternalError(ctx, "the host copied fewer input bytes than input_length announced");
+    return NULL;
+  }
+  p[*n] = 0;
+  return p;
+}
+
 static JSValue js_input_string(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
   if (mep_initializing) return throw_if_init(ctx, "Host.inputString");
-  size_t n = (size_t)extism_input_length();
-  char *p = malloc(n + 1);
-  if (!p) return JS_ThrowOutOfMemory(ctx);
-  if (n > 0 && input_copy((uint8_t *)p, n) != n) {
-    free(p);
-    return JS_ThrowInternalError(ctx, "the host copied fewer input bytes than input_length announced");
-  }
-  p[n] = 0;
+  size_t n;
+  char *p = input_text(ctx, &n);
+  if (!p) return JS_EXCEPTION;
   JSValue s = JS_NewStringLen(ctx, p, n);
   free(p);
   return s;
@@ -156,14 +169,9 @@ static JSValue js_input_string(JSContext *ctx, JSValueConst this, int argc, JSVa
  * decode them into a JS string and JSON.parse encode that back to UTF-8 before parsing. */
 static JSValue js_input_json(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
   if (mep_initializing) return throw_if_init(ctx, "__mep.inputJson");
-  size_t n = (size_t)extism_input_length();
-  char *p = malloc(n + 1);
-  if (!p) return JS_ThrowOutOfMemory(ctx);
-  if (n > 0 && input_copy((uint8_t *)p, n) != n) {
-    free(p);
-    return JS_ThrowInternalError(ctx, "the host copied fewer input bytes than input_length announced");
-  }
-  p[n] = 0; /* JS_ParseJSON reads up to a NUL */
+  size_t n;
+  char *p = input_text(ctx, &n);
+  if (!p) return JS_EXCEPTION;
   JSValue v = JS_ParseJSON(ctx, p, n, "<input>");
   free(p);
   return v;
