@@ -233,8 +233,8 @@ function projectTuple(p: Projector, namespace: string, owner: string, elements: 
   const projected = elements.map((element, i) => projectType(p, namespace, owner, element, hint === undefined ? undefined : `${hint}Item${i + 1}`));
   const identity = tupleIdentity(projected);
   const fullName = checkedFullName(namespace, `Tuple_${digest12(identity)}`);
-  // The registry compares identities as strings; hex keeps the byte identity exact.
-  p.claim(fullNameKey(fullName), `tuple:${Array.from(identity, (b) => (b < 16 ? '0' : '') + b.toString(16)).join('')}`);
+  // The identity is a byte string, so the registry's string comparison is the byte comparison.
+  p.claim(fullNameKey(fullName), `tuple:${identity}`);
   if (!p.containsSchema(fullName)) {
     p.insert(
       {
