@@ -21,15 +21,26 @@ export function inlineState(defined: Iterable<string> = []): InlineState {
   return { active: new Set(), defined: new Set(defined) };
 }
 
+/*
+ * Objects are built with their keys in sorted order for the properties this backend writes
+ * (`morphir.*`, `precision`, `scale`), so canonicalJson finds them in order and copies
+ * nothing. A key the object sets itself wins over a custom property of the same name.
+ */
+
 /** Copy properties into a fresh object. */
 export function propertiesObject(props: Properties): JsonObject {
   return { ...props } as JsonObject;
 }
 
+/** Add the properties `object` does not already have. */
+function addProperties(object: JsonObject, props: Properties): JsonObject {
+  for (const key of Object.keys(props)) if (!Object.prototype.hasOwnProperty.call(object, key)) object[key] = props[key];
+  return object;
+}
+
 /** Put a type under `"type"` beside custom properties and an optional `logicalType`. */
 export function decorateType(value: JsonValue, props: Properties, logicalType?: string): JsonObject {
-  const object = propertiesObject(props);
-  if (logicalType !== undefined) object.logicalType = logicalType;
+  const object = addProperties(logicalType !== undefined ? { logicalType } : {}, props);
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { ...object, ...value };
   object.type = value;
   return object;
@@ -71,16 +82,13 @@ export class JsonTypeRenderer {
   }
 
   private named(schema: NamedSchema, renderType: (tpe: AvroType) => JsonValue): JsonObject {
-    const object = propertiesObject(schema.props);
+    const object: JsonObject = {};
     if (schema.doc !== undefined) object.doc = schema.doc;
+    if (schema.kind === 'record') object.fields = schema.fields.map((field) => this.field(field, renderType));
+    addProperties(object, schema.props);
     insertName(object, schema.fullName);
-    if (schema.kind === 'record') {
-      object.fields = schema.fields.map((field) => this.field(field, renderType));
-      object.type = 'record';
-    } else {
-      object.symbols = [...schema.symbols];
-      object.type = 'enum';
-    }
+    if (schema.kind === 'enum') object.symbols = [...schema.symbols];
+    object.type = schema.kind;
     return object;
   }
 
@@ -110,8 +118,11 @@ export class JsonTypeRenderer {
         return tpe.name;
       case 'named':
         return named(tpe.fullName);
-      case 'array':
-        return { ...propertiesObject(tpe.props), items: this.type(tpe.items, named), type: 'array' };
+      case 'array': {
+        const object = addProperties({ items: this.type(tpe.items, named) }, tpe.props);
+        object.type = 'array';
+        return object;
+      }
       case 'map':
         return { ...propertiesObject(tpe.props), type: 'map', values: this.type(tpe.values, named) };
       case 'union':
