@@ -44,11 +44,11 @@ function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[]
     if (!early.has(i)) continue;
     const members = components[i];
     const leader = ctx.schemas.get(members[0]) as NamedSchema;
-    const value =
+    const render = (): JsonValue =>
       members.length > 1
         ? ctx.types.namedInline(leader.fullName, inlineState(), { kind: 'selected', names: new Set(members) })
         : ctx.types.namedReferenceOnly(leader);
-    out.push({ leader, value, members });
+    out.push({ leader, render, members });
   }
   return out;
 }
@@ -130,8 +130,13 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
   if (ctx.linked) {
     const graph = schemaGraph(ctx.schemas);
     const definitions = linkedDefinitions(ctx, graph);
-    if (ctx.shared) for (const { path, definitions: values } of sharedArtifacts(definitions, ctx.schemas, graph)) list.add(path, canonicalJson(values));
-    else for (const { leader, value } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(value));
+    if (ctx.shared) {
+      for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph)) {
+        list.add(artifact.path, canonicalJson(artifact.definitions.map((definition) => definition.render())));
+      }
+    } else {
+      for (const { leader, render } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(render()));
+    }
     for (const { members } of definitions) members.forEach((member) => predefined.add(member));
   }
   const carried = carriedByProtocols(pkg);
