@@ -3,7 +3,7 @@
  * use, then referenced by full name) or reference-only (every named type by full name).
  */
 import type { AvroField, AvroType, FullName, JsonValue, NamedSchema, Properties } from './model.ts';
-import { fullNameKey } from './model.ts';
+import { fullNameKey, NO_PROPERTIES } from './model.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -29,11 +29,12 @@ export function inlineState(defined: Iterable<string> = []): InlineState {
 
 /** Copy properties into a fresh object. */
 export function propertiesObject(props: Properties): JsonObject {
-  return { ...props } as JsonObject;
+  return props === NO_PROPERTIES ? {} : ({ ...props } as JsonObject);
 }
 
 /** Add the properties `object` does not already have. */
 function addProperties(object: JsonObject, props: Properties): JsonObject {
+  if (props === NO_PROPERTIES) return object;
   for (const key of Object.keys(props)) if (!Object.prototype.hasOwnProperty.call(object, key)) object[key] = props[key];
   return object;
 }
@@ -53,6 +54,9 @@ function insertName(object: JsonObject, name: FullName): void {
 
 /** Renders types against one package's named schemas. */
 export class JsonTypeRenderer {
+  /** {@link typeReferenceOnly} as a value, made once rather than per schema. */
+  private readonly renderReferenceOnly = (tpe: AvroType): JsonValue => this.type(tpe, fullNameKey);
+
   constructor(
     private readonly schemas: ReadonlyMap<string, NamedSchema>,
     private readonly linkedNames: ReadonlySet<string>,
@@ -78,7 +82,7 @@ export class JsonTypeRenderer {
 
   /** A named schema whose fields reference every named type by full name. */
   namedReferenceOnly(schema: NamedSchema): JsonValue {
-    return this.named(schema, (tpe) => this.typeReferenceOnly(tpe));
+    return this.named(schema, this.renderReferenceOnly);
   }
 
   private named(schema: NamedSchema, renderType: (tpe: AvroType) => JsonValue): JsonObject {
@@ -94,12 +98,15 @@ export class JsonTypeRenderer {
 
   /** A record field or request parameter. */
   field(field: AvroField, renderType: (tpe: AvroType) => JsonValue): JsonObject {
-    return { ...propertiesObject(field.props), name: field.name, type: renderType(field.type) };
+    const object = propertiesObject(field.props);
+    object.name = field.name;
+    object.type = renderType(field.type);
+    return object;
   }
 
   /** A field with reference-only types. */
   fieldReferenceOnly(field: AvroField): JsonObject {
-    return this.field(field, (tpe) => this.typeReferenceOnly(tpe));
+    return this.field(field, this.renderReferenceOnly);
   }
 
   /** A type, defining named schemas inline at first use. */
@@ -109,7 +116,7 @@ export class JsonTypeRenderer {
 
   /** A type whose named parts are full-name references. */
   typeReferenceOnly(tpe: AvroType): JsonValue {
-    return this.type(tpe, (name) => fullNameKey(name));
+    return this.type(tpe, fullNameKey);
   }
 
   private type(tpe: AvroType, named: (name: FullName) => JsonValue): JsonValue {
@@ -123,8 +130,12 @@ export class JsonTypeRenderer {
         object.type = 'array';
         return object;
       }
-      case 'map':
-        return { ...propertiesObject(tpe.props), type: 'map', values: this.type(tpe.values, named) };
+      case 'map': {
+        const object = propertiesObject(tpe.props);
+        object.type = 'map';
+        object.values = this.type(tpe.values, named);
+        return object;
+      }
       case 'union':
         return tpe.branches.map((branch) => this.type(branch, named));
       case 'logical':

@@ -121,7 +121,7 @@ function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: Readon
  * @throws {AvroError} AVRO003 when two artifacts would share a path.
  */
 export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
-  const schemas = new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
+  const schemas = pkg.linkedSchemas.size === 0 ? pkg.schemas : new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
   const linkedNames = new Set(pkg.linkedSchemas.keys());
   const shared = options.dependencies === 'shared';
   const ctx: Context = { pkg, linked: shared || options.dependencies === 'linked', shared, schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };

@@ -8,13 +8,29 @@ import { canonicalType, digest12, digest8, tupleIdentity, typeApplicationDigest,
 import { projectAnonymousRecord } from './anonymous-records.ts';
 import { projectAliasSchema, projectCustom, substitute } from './declarations.ts';
 import type { AvroPrimitive, AvroType, FullName, Properties, TypeExpr } from './model.ts';
-import { fullNameKey } from './model.ts';
+import { fullNameKey, NO_PROPERTIES } from './model.ts';
 import { fullNameFromSource, isValidFullName, upperCamel } from './naming.ts';
 import type { TypeMapping } from './options.ts';
 import type { DeclarationInfo, Projector } from './projector.ts';
 import { SDK, SDK_PREFIX } from './sdk.ts';
 
-const primitive = (name: AvroPrimitive): AvroType => ({ kind: 'primitive', name });
+/*
+ * Types without arguments are shared constants rather than an object per use: projected types
+ * are never mutated, and a big model uses the same few thousands of times over.
+ */
+const PRIMITIVES: Readonly<Record<AvroPrimitive, AvroType>> = {
+  null: { kind: 'primitive', name: 'null' },
+  boolean: { kind: 'primitive', name: 'boolean' },
+  int: { kind: 'primitive', name: 'int' },
+  long: { kind: 'primitive', name: 'long' },
+  float: { kind: 'primitive', name: 'float' },
+  double: { kind: 'primitive', name: 'double' },
+  bytes: { kind: 'primitive', name: 'bytes' },
+  string: { kind: 'primitive', name: 'string' },
+};
+const primitive = (name: AvroPrimitive): AvroType => PRIMITIVES[name];
+const CHAR: AvroType = { kind: 'annotated', physical: primitive('string'), props: { 'morphir.type': 'Char' } };
+const SET_PROPERTIES: Properties = { 'morphir.collection-kind': 'set' };
 
 /** Build a full name, rejecting identifiers Avro cannot carry (AVRO003). */
 export function checkedFullName(namespace: string, name: string): FullName {
@@ -26,11 +42,12 @@ export function checkedFullName(namespace: string, name: string): FullName {
 /** A union whose branches are non-empty, not nested and distinct by category (AVRO001 otherwise). */
 export function union(branches: readonly AvroType[]): AvroType {
   if (branches.length === 0) throw unsupportedType('Avro unions cannot be empty');
-  const keys = new Set<string>();
+  // A list, not a Set: unions are short, most are `Maybe`'s two branches.
+  const keys: string[] = [];
   for (const branch of branches) {
     const key = unionBranchKey(branch);
-    if (keys.has(key)) throw unsupportedType(`duplicate Avro union branch: ${key}`);
-    keys.add(key);
+    if (keys.includes(key)) throw unsupportedType(`duplicate Avro union branch: ${key}`);
+    keys.push(key);
   }
   return { kind: 'union', branches };
 }
@@ -74,7 +91,7 @@ export function projectType(p: Projector, namespace: string, owner: string, tpe:
   }
 }
 
-function logical(p: Projector, physical: AvroPrimitive, name: string, props: Properties = {}): AvroType {
+function logical(p: Projector, physical: AvroPrimitive, name: string, props: Properties = NO_PROPERTIES): AvroType {
   return p.options.logicalTypes ? { kind: 'logical', physical: primitive(physical), logicalType: name, props } : primitive(physical);
 }
 
@@ -102,15 +119,15 @@ function projectReference(p: Projector, namespace: string, owner: string, source
     case SDK.float: if (arity === 0) return primitive('double'); break;
     case SDK.string: if (arity === 0) return primitive('string'); break;
     case SDK.char:
-      if (arity === 0) return { kind: 'annotated', physical: primitive('string'), props: { 'morphir.type': 'Char' } };
+      if (arity === 0) return CHAR;
       break;
     case SDK.maybe: if (arity === 1) return union([primitive('null'), arg(0)]); break;
-    case SDK.list: if (arity === 1) return { kind: 'array', items: arg(0), props: {} }; break;
-    case SDK.set: if (arity === 1) return { kind: 'array', items: arg(0), props: { 'morphir.collection-kind': 'set' } }; break;
+    case SDK.list: if (arity === 1) return { kind: 'array', items: arg(0), props: NO_PROPERTIES }; break;
+    case SDK.set: if (arity === 1) return { kind: 'array', items: arg(0), props: SET_PROPERTIES }; break;
     case SDK.dict:
       if (arity === 2) {
-        if (!dictKeyIsString(p, args[0], new Set())) throw unsupportedType(`Dict key ${canonicalType(args[0])}`);
-        return { kind: 'map', values: arg(1), props: {} };
+        if (!dictKeyIsString(p, args[0])) throw unsupportedType(`Dict key ${canonicalType(args[0])}`);
+        return { kind: 'map', values: arg(1), props: NO_PROPERTIES };
       }
       break;
     case SDK.result: if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
@@ -127,21 +144,23 @@ function projectReference(p: Projector, namespace: string, owner: string, source
   return projectDeclaredReference(p, namespace, source, args);
 }
 
-function dictKeyIsString(p: Projector, tpe: TypeExpr, resolving: Set<string>): boolean {
+/** Whether a Dict key type is a string; `resolving` holds the aliases being expanded (made at the first one). */
+function dictKeyIsString(p: Projector, tpe: TypeExpr, resolving?: Set<string>): boolean {
   if (tpe.kind !== 'reference') return false;
   const mapping = p.options.typeMappings.get(tpe.source);
   if (mapping) return mapping.type === 'string';
   if (tpe.source === SDK.string && tpe.args.length === 0) return true;
   if (p.options.aliases !== 'inline') return false;
   const identity = canonicalType(tpe);
-  if (resolving.has(identity)) return false;
+  if (resolving?.has(identity)) return false;
   const declaration = p.declarations.get(tpe.source)?.declaration;
   if (!declaration || declaration.kind !== 'alias' || declaration.params.length !== tpe.args.length || declaration.value.kind === 'record') {
     return false;
   }
-  resolving.add(identity);
-  const compatible = dictKeyIsString(p, substitute(declaration.value, bindings(declaration.params, tpe.args)), resolving);
-  resolving.delete(identity);
+  const active = resolving ?? new Set<string>();
+  active.add(identity);
+  const compatible = dictKeyIsString(p, substitute(declaration.value, bindings(declaration.params, tpe.args)), active);
+  active.delete(identity);
   return compatible;
 }
 
@@ -240,7 +259,7 @@ function projectTuple(p: Projector, namespace: string, owner: string, elements: 
       {
         kind: 'record',
         fullName,
-        fields: projected.map((type, i) => ({ name: `item${i + 1}`, type, props: {} })),
+        fields: projected.map((type, i) => ({ name: `item${i + 1}`, type, props: NO_PROPERTIES })),
         props: { 'morphir.type': 'Tuple' },
       },
       p.isLinkedSource(owner),
