@@ -31,17 +31,18 @@ interface Context {
  */
 function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[] {
   const { components, dependencies } = condense(graph);
-  const early = new Set<number>();
+  const early = new Uint8Array(components.length);
+  const seeds: number[] = [];
   components.forEach((component, i) => {
-    if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);
+    if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) (early[i] = 1), seeds.push(i);
   });
   const include = (i: number): void => {
-    for (const dep of dependencies[i]) if (!early.has(dep)) (early.add(dep), include(dep));
+    for (const dep of dependencies[i]) if (early[dep] === 0) (early[dep] = 1), include(dep);
   };
-  [...early].forEach(include);
+  seeds.forEach(include);
   const out: SharedDefinition[] = [];
   for (const i of componentOrder(components, dependencies)) {
-    if (!early.has(i)) continue;
+    if (early[i] === 0) continue;
     const members = components[i];
     const leader = ctx.schemas.get(members[0]) as NamedSchema;
     const render = (): JsonValue =>
