@@ -7,7 +7,7 @@ import { missingLinkedDependency, nameCollision, unboundTypeParameter, unsafeRec
 import { canonicalType, digest12, digest8, tupleIdentity, typeApplicationDigest, typeComplexity } from './digest.ts';
 import { projectAnonymousRecord } from './anonymous-records.ts';
 import { projectAliasSchema, projectCustom, substitute } from './declarations.ts';
-import type { AvroPrimitive, AvroType, FullName, Properties, TypeExpr } from './model.ts';
+import type { AvroPrimitive, AvroType, FullName, Properties, TypeDeclaration, TypeExpr } from './model.ts';
 import { fullNameKey, NO_PROPERTIES } from './model.ts';
 import { fullNameFromSource, isValidFullName, upperCamel } from './naming.ts';
 import type { TypeMapping } from './options.ts';
@@ -180,6 +180,9 @@ function projectDeclaredReference(p: Projector, namespace: string, source: strin
   }
   const declaration = info.declaration;
   if (declaration.params.length !== args.length) throw unsupportedType(source);
+  // Most references name a declaration without parameters whose schema is already emitted:
+  // the path below would only find it emitted (or active, and named) and answer the same.
+  if (args.length === 0 && p.containsSchema(info.fullName) && isNamedDeclaration(p, declaration)) return { kind: 'named', fullName: info.fullName };
   const substitutions = bindings(declaration.params, args);
   const fullName = args.length === 0 ? info.fullName : specializedName(p, info, args);
   const aliasValue = declaration.kind === 'alias' ? substitute(declaration.value, substitutions) : undefined;
@@ -209,6 +212,12 @@ function projectDeclaredReference(p: Projector, namespace: string, source: strin
   } finally {
     leave();
   }
+}
+
+/** Whether a declaration without parameters projects to a named schema (see projectDeclaredReference). */
+function isNamedDeclaration(p: Projector, declaration: TypeDeclaration): boolean {
+  if (declaration.kind === 'alias') return declaration.value.kind === 'record' || p.options.aliases === 'wrapper-record';
+  return declaration.kind === 'custom';
 }
 
 function specializedName(p: Projector, info: DeclarationInfo, args: readonly TypeExpr[]): FullName {
