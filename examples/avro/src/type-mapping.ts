@@ -91,8 +91,22 @@ export function projectType(p: Projector, namespace: string, owner: string, tpe:
   }
 }
 
-function logical(p: Projector, physical: AvroPrimitive, name: string, props: Properties = NO_PROPERTIES): AvroType {
-  return p.options.logicalTypes ? { kind: 'logical', physical: primitive(physical), logicalType: name, props } : primitive(physical);
+type LogicalType = Extract<AvroType, { kind: 'logical' }>;
+
+const logicalType = (physical: AvroPrimitive, name: string, props: Properties = NO_PROPERTIES): LogicalType => ({
+  kind: 'logical',
+  physical: primitive(physical),
+  logicalType: name,
+  props,
+});
+const DATE = logicalType('int', 'date');
+const TIME = logicalType('long', 'time-micros');
+const TIMESTAMP = logicalType('long', 'timestamp-micros');
+const UUID = logicalType('string', 'uuid');
+
+/** A logical type, or only its physical type when logical types are off. */
+function logical(p: Projector, type: LogicalType): AvroType {
+  return p.options.logicalTypes ? type : type.physical;
 }
 
 /** The Avro type of a `type_mappings` override; carries the source FQName as `morphir.fqname`. */
@@ -106,38 +120,38 @@ export function mappedType(p: Projector, source: string, mapping: TypeMapping): 
   return { kind: 'logical', physical: primitive(mapping.type), logicalType: mapping.logicalType, props };
 }
 
+/** The SDK type a canonical source names: one map lookup instead of a comparison per type. */
+const SDK_TYPES = new Map<string, keyof typeof SDK>(Object.entries(SDK).map(([type, source]) => [source, type as keyof typeof SDK]));
+
 function projectReference(p: Projector, namespace: string, owner: string, source: string, args: readonly TypeExpr[], hint: string | undefined): AvroType {
   if (p.invalidDeclarations.has(source)) throw nameCollision(`reference to conflicting Morphir declaration ${source}`);
   const mapping = p.options.typeMappings.get(source);
   if (mapping) return mappedType(p, source, mapping);
   const arity = args.length;
   // Collections pass the position's name through to an anonymous record they hold.
-  const arg = (i: number): AvroType => projectType(p, namespace, owner, args[i], hint);
-  switch (source) {
-    case SDK.bool: if (arity === 0) return primitive('boolean'); break;
-    case SDK.int: if (arity === 0) return primitive('long'); break;
-    case SDK.float: if (arity === 0) return primitive('double'); break;
-    case SDK.string: if (arity === 0) return primitive('string'); break;
-    case SDK.char:
-      if (arity === 0) return CHAR;
-      break;
-    case SDK.maybe: if (arity === 1) return union([primitive('null'), arg(0)]); break;
-    case SDK.list: if (arity === 1) return { kind: 'array', items: arg(0), props: NO_PROPERTIES }; break;
-    case SDK.set: if (arity === 1) return { kind: 'array', items: arg(0), props: SET_PROPERTIES }; break;
-    case SDK.dict:
+  switch (SDK_TYPES.get(source)) {
+    case 'bool': if (arity === 0) return primitive('boolean'); break;
+    case 'int': if (arity === 0) return primitive('long'); break;
+    case 'float': if (arity === 0) return primitive('double'); break;
+    case 'string': if (arity === 0) return primitive('string'); break;
+    case 'char': if (arity === 0) return CHAR; break;
+    case 'maybe': if (arity === 1) return union([primitive('null'), projectType(p, namespace, owner, args[0], hint)]); break;
+    case 'list': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: NO_PROPERTIES }; break;
+    case 'set': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: SET_PROPERTIES }; break;
+    case 'dict':
       if (arity === 2) {
         if (!dictKeyIsString(p, args[0])) throw unsupportedType(`Dict key ${canonicalType(args[0])}`);
-        return { kind: 'map', values: arg(1), props: NO_PROPERTIES };
+        return { kind: 'map', values: projectType(p, namespace, owner, args[1], hint), props: NO_PROPERTIES };
       }
       break;
-    case SDK.result: if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
-    case SDK.localDate: if (arity === 0) return logical(p, 'int', 'date'); break;
-    case SDK.localTime: if (arity === 0) return logical(p, 'long', 'time-micros'); break;
-    case SDK.instant:
-    case SDK.dateTime: if (arity === 0) return logical(p, 'long', 'timestamp-micros'); break;
-    case SDK.uuid: if (arity === 0) return logical(p, 'string', 'uuid'); break;
-    case SDK.decimal:
-      if (arity === 0) return logical(p, 'bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale });
+    case 'result': if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
+    case 'localDate': if (arity === 0) return logical(p, DATE); break;
+    case 'localTime': if (arity === 0) return logical(p, TIME); break;
+    case 'instant':
+    case 'dateTime': if (arity === 0) return logical(p, TIMESTAMP); break;
+    case 'uuid': if (arity === 0) return logical(p, UUID); break;
+    case 'decimal':
+      if (arity === 0) return logical(p, logicalType('bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale }));
       break;
   }
   if (source.startsWith(SDK_PREFIX)) throw unsupportedType(source);
