@@ -32,10 +32,12 @@ export function propertiesObject(props: Properties): JsonObject {
   return props === NO_PROPERTIES ? {} : ({ ...props } as JsonObject);
 }
 
+const { hasOwnProperty } = Object.prototype;
+
 /** Add the properties `object` does not already have. */
 function addProperties(object: JsonObject, props: Properties): JsonObject {
   if (props === NO_PROPERTIES) return object;
-  for (const key of Object.keys(props)) if (!Object.prototype.hasOwnProperty.call(object, key)) object[key] = props[key];
+  for (const key of Object.keys(props)) if (!hasOwnProperty.call(object, key)) object[key] = props[key];
   return object;
 }
 
