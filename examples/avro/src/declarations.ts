@@ -4,7 +4,7 @@
  */
 import { AvroError, nameCollision, unboundTypeParameter, unsupportedType, type AvroDiagnostic } from './diagnostics.ts';
 import type { AvroField, AvroType, Constructor, FullName, NamedType, ProjectionModule, TypeDeclaration, TypeExpr } from './model.ts';
-import { compareStrings, fullNameKey } from './model.ts';
+import { compareStrings, fullNameKey, NO_PROPERTIES } from './model.ts';
 import { avroNamespace, lowerCamel, upperCamel } from './naming.ts';
 import { memberHint } from './anonymous-records.ts';
 import type { Projector } from './projector.ts';
@@ -33,6 +33,11 @@ export function substitute(tpe: TypeExpr, substitutions: ReadonlyMap<string, Typ
 }
 
 function checkUniqueFields(fields: readonly AvroField[]): void {
+  // Pairwise for the usual handful of fields: cheaper in QuickJS than building a Set.
+  if (fields.length <= 16) {
+    for (let i = 1; i < fields.length; i++) for (let j = 0; j < i; j++) if (fields[j].name === fields[i].name) throw nameCollision(fields[i].name);
+    return;
+  }
   const seen = new Set<string>();
   for (const field of fields) {
     if (seen.has(field.name)) throw nameCollision(field.name);
@@ -45,7 +50,7 @@ function checkUniqueFields(fields: readonly AvroField[]): void {
  * names anonymous records in the fields (`<Prefix><Field>`, see anonymous-records.ts).
  */
 export function projectFieldsInOrder(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix?: string): AvroField[] {
-  const projected = fields.map((f) => ({ name: lowerCamel(f.name), type: projectType(p, namespace, owner, f.tpe, memberHint(hintPrefix, f.name)), props: {} }));
+  const projected = fields.map((f) => ({ name: lowerCamel(f.name), type: projectType(p, namespace, owner, f.tpe, memberHint(hintPrefix, f.name)), props: NO_PROPERTIES }));
   checkUniqueFields(projected);
   return projected;
 }
@@ -72,7 +77,7 @@ export function projectAliasSchema(
   const fields =
     value.kind === 'record'
       ? projectFields(p, fullName.namespace, source, value.fields, fullName.name)
-      : [{ name: 'value', type: projectType(p, fullName.namespace, source, value, `${fullName.name}Value`), props: {} }];
+      : [{ name: 'value', type: projectType(p, fullName.namespace, source, value, `${fullName.name}Value`), props: NO_PROPERTIES }];
   p.insert({ kind: 'record', fullName, fields, ...(doc !== undefined ? { doc } : {}), props: { 'morphir.fqname': source } }, linked);
   p.building.delete(key);
 }
@@ -115,7 +120,7 @@ export function projectCustom(
     branches.push({ kind: 'named', fullName: constructorName });
   }
   p.insert(
-    { kind: 'record', fullName, fields: [{ name: 'value', type: union(branches), props: {} }], ...docPart, props: { 'morphir.fqname': source } },
+    { kind: 'record', fullName, fields: [{ name: 'value', type: union(branches), props: NO_PROPERTIES }], ...docPart, props: { 'morphir.fqname': source } },
     linked,
   );
   p.building.delete(key);

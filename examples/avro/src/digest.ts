@@ -5,44 +5,28 @@
  */
 import type { AvroType, JsonValue, NamedType, Properties, TypeExpr } from './model.ts';
 import { fullNameKey } from './model.ts';
-import { hexPrefix, sha256, utf8 } from './sha256.ts';
+import { hexPrefix, sha256, u64, utf8 } from './sha256.ts';
 
+/**
+ * Identity bytes as a byte string (one char per byte), so encoding a type is string appends and
+ * a finished identity can key the digest memo directly.
+ */
 class ByteWriter {
-  private chunks: Uint8Array[] = [];
-  private size = 0;
+  bytes = '';
 
   tag(char: string): void {
-    this.push(new Uint8Array([char.charCodeAt(0)]));
+    this.bytes += char;
   }
 
   length(value: number): void {
-    const bytes = new Uint8Array(8);
-    // Lengths here stay far below 2^32, so the high word is zero.
-    const view = new DataView(bytes.buffer);
-    view.setUint32(0, Math.floor(value / 0x100000000));
-    view.setUint32(4, value >>> 0);
-    this.push(bytes);
+    // Nearly every length fits in its last byte.
+    this.bytes += value < 256 ? `\0\0\0\0\0\0\0${String.fromCharCode(value)}` : u64(value);
   }
 
   string(value: string): void {
     const bytes = utf8(value);
     this.length(bytes.length);
-    this.push(bytes);
-  }
-
-  bytes(): Uint8Array {
-    const out = new Uint8Array(this.size);
-    let offset = 0;
-    for (const chunk of this.chunks) {
-      out.set(chunk, offset);
-      offset += chunk.length;
-    }
-    return out;
-  }
-
-  private push(bytes: Uint8Array): void {
-    this.chunks.push(bytes);
-    this.size += bytes.length;
+    this.bytes += bytes;
   }
 }
 
@@ -64,12 +48,12 @@ function encodeTypeExpr(out: ByteWriter, tpe: TypeExpr): void {
       out.tag('r');
       out.string(tpe.source);
       out.length(tpe.args.length);
-      tpe.args.forEach((arg) => encodeTypeExpr(out, arg));
+      for (const arg of tpe.args) encodeTypeExpr(out, arg);
       return;
     case 'tuple':
       out.tag('t');
       out.length(tpe.elements.length);
-      tpe.elements.forEach((element) => encodeTypeExpr(out, element));
+      for (const element of tpe.elements) encodeTypeExpr(out, element);
       return;
     case 'record':
       out.tag('c');
@@ -100,8 +84,8 @@ export function typeApplicationDigest(source: string, args: readonly TypeExpr[])
   out.tag('G');
   out.string(source);
   out.length(args.length);
-  args.forEach((arg) => encodeTypeExpr(out, arg));
-  return hexPrefix(sha256(out.bytes()), 6);
+  for (const arg of args) encodeTypeExpr(out, arg);
+  return digest12(out.bytes);
 }
 
 function encodeJson(out: ByteWriter, value: JsonValue): void {
@@ -119,7 +103,7 @@ function encodeJson(out: ByteWriter, value: JsonValue): void {
   } else if (Array.isArray(value)) {
     out.tag('a');
     out.length(value.length);
-    value.forEach((item) => encodeJson(out, item));
+    for (const item of value) encodeJson(out, item);
   } else {
     out.tag('o');
     const keys = Object.keys(value).sort();
@@ -162,7 +146,7 @@ function encodeAvroType(out: ByteWriter, tpe: AvroType): void {
     case 'union':
       out.tag('u');
       out.length(tpe.branches.length);
-      tpe.branches.forEach((branch) => encodeAvroType(out, branch));
+      for (const branch of tpe.branches) encodeAvroType(out, branch);
       return;
     case 'named':
       out.tag('r');
@@ -181,23 +165,36 @@ function encodeAvroType(out: ByteWriter, tpe: AvroType): void {
   }
 }
 
-/** The identity bytes of a tuple of projected element types, used to claim `Tuple_<digest>`. */
-export function tupleIdentity(elements: readonly AvroType[]): Uint8Array {
+/**
+ * The identity bytes (a byte string) of a tuple of projected element types, used to claim
+ * `Tuple_<digest>`.
+ */
+export function tupleIdentity(elements: readonly AvroType[]): string {
   const out = new ByteWriter();
   out.tag('T');
   out.length(elements.length);
-  elements.forEach((element) => encodeAvroType(out, element));
-  return out.bytes();
+  for (const element of elements) encodeAvroType(out, element);
+  return out.bytes;
 }
 
-/** 12-hex digest of arbitrary identity bytes. */
-export function digest12(identity: Uint8Array): string {
-  return hexPrefix(sha256(identity), 6);
+/** Memo of {@link digest12}: a model hashes the same few identities (`Result String Int`) thousands of times. */
+const digests = new Map<string, string>();
+
+/** 12-hex digest of arbitrary identity bytes (a byte string). */
+export function digest12(identity: string): string {
+  let digest = digests.get(identity);
+  if (digest === undefined) {
+    // Bounded, so one long-lived guest instance does not keep every identity it ever saw.
+    if (digests.size >= 100_000) digests.clear();
+    digest = hexPrefix(sha256(identity), 6);
+    digests.set(identity, digest);
+  }
+  return digest;
 }
 
 /** 8-hex digest of a string (the reference's `Type<hex>` suffix for structural arguments). */
 export function digest8(text: string): string {
-  return hexPrefix(sha256(utf8(text)), 4);
+  return digest12(utf8(text)).slice(0, 8);
 }
 
 /** Human-readable canonical spelling of a type expression (registry identities, messages). */

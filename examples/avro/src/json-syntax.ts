@@ -12,12 +12,43 @@ export type Artifact = {
   binary: false;
 };
 
+/**
+ * `value` with object keys sorted recursively. A part already in order is returned as is, not
+ * copied: the renderers build their objects in key order, and copying every object of a large
+ * schema tree was the main cost of rendering in QuickJS.
+ */
 function sortKeys(value: JsonValue): JsonValue {
-  if (Array.isArray(value)) return value.map(sortKeys);
+  if (Array.isArray(value)) {
+    let out: JsonValue[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i];
+      const sorted = item !== null && typeof item === 'object' ? sortKeys(item) : item;
+      if (out !== undefined) out.push(sorted);
+      else if (sorted !== item) (out = value.slice(0, i)).push(sorted);
+    }
+    return out ?? value;
+  }
   if (value === null || typeof value !== 'object') return value;
-  const out: { [key: string]: JsonValue } = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key]);
-  return out;
+  const keys = Object.keys(value);
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) ordered = keys[i - 1] < keys[i];
+  let out: { [key: string]: JsonValue } | undefined;
+  if (!ordered) {
+    keys.sort();
+    out = {};
+  }
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    const item = value[key];
+    const sorted = item !== null && typeof item === 'object' ? sortKeys(item) : item;
+    if (out === undefined && sorted !== item) {
+      // In order so far, but a value below changed: copy the keys before this one.
+      out = {};
+      for (let j = 0; j < i; j++) out[keys[j]] = value[keys[j]];
+    }
+    if (out !== undefined) out[key] = sorted;
+  }
+  return out ?? value;
 }
 
 /** Pretty JSON with recursively sorted keys and one trailing newline. */

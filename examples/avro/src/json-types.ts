@@ -3,7 +3,7 @@
  * use, then referenced by full name) or reference-only (every named type by full name).
  */
 import type { AvroField, AvroType, FullName, JsonValue, NamedSchema, Properties } from './model.ts';
-import { fullNameKey } from './model.ts';
+import { fullNameKey, NO_PROPERTIES } from './model.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -21,15 +21,29 @@ export function inlineState(defined: Iterable<string> = []): InlineState {
   return { active: new Set(), defined: new Set(defined) };
 }
 
+/*
+ * Objects are built with their keys in sorted order for the properties this backend writes
+ * (`morphir.*`, `precision`, `scale`), so canonicalJson finds them in order and copies
+ * nothing. A key the object sets itself wins over a custom property of the same name.
+ */
+
 /** Copy properties into a fresh object. */
 export function propertiesObject(props: Properties): JsonObject {
-  return { ...props } as JsonObject;
+  return props === NO_PROPERTIES ? {} : ({ ...props } as JsonObject);
+}
+
+const { hasOwnProperty } = Object.prototype;
+
+/** Add the properties `object` does not already have. */
+function addProperties(object: JsonObject, props: Properties): JsonObject {
+  if (props === NO_PROPERTIES) return object;
+  for (const key of Object.keys(props)) if (!hasOwnProperty.call(object, key)) object[key] = props[key];
+  return object;
 }
 
 /** Put a type under `"type"` beside custom properties and an optional `logicalType`. */
 export function decorateType(value: JsonValue, props: Properties, logicalType?: string): JsonObject {
-  const object = propertiesObject(props);
-  if (logicalType !== undefined) object.logicalType = logicalType;
+  const object = addProperties(logicalType !== undefined ? { logicalType } : {}, props);
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { ...object, ...value };
   object.type = value;
   return object;
@@ -42,6 +56,9 @@ function insertName(object: JsonObject, name: FullName): void {
 
 /** Renders types against one package's named schemas. */
 export class JsonTypeRenderer {
+  /** {@link typeReferenceOnly} as a value, made once rather than per schema. */
+  private readonly renderReferenceOnly = (tpe: AvroType): JsonValue => this.type(tpe, fullNameKey);
+
   constructor(
     private readonly schemas: ReadonlyMap<string, NamedSchema>,
     private readonly linkedNames: ReadonlySet<string>,
@@ -67,31 +84,31 @@ export class JsonTypeRenderer {
 
   /** A named schema whose fields reference every named type by full name. */
   namedReferenceOnly(schema: NamedSchema): JsonValue {
-    return this.named(schema, (tpe) => this.typeReferenceOnly(tpe));
+    return this.named(schema, this.renderReferenceOnly);
   }
 
   private named(schema: NamedSchema, renderType: (tpe: AvroType) => JsonValue): JsonObject {
-    const object = propertiesObject(schema.props);
+    const object: JsonObject = {};
     if (schema.doc !== undefined) object.doc = schema.doc;
+    if (schema.kind === 'record') object.fields = schema.fields.map((field) => this.field(field, renderType));
+    addProperties(object, schema.props);
     insertName(object, schema.fullName);
-    if (schema.kind === 'record') {
-      object.fields = schema.fields.map((field) => this.field(field, renderType));
-      object.type = 'record';
-    } else {
-      object.symbols = [...schema.symbols];
-      object.type = 'enum';
-    }
+    if (schema.kind === 'enum') object.symbols = [...schema.symbols];
+    object.type = schema.kind;
     return object;
   }
 
   /** A record field or request parameter. */
   field(field: AvroField, renderType: (tpe: AvroType) => JsonValue): JsonObject {
-    return { ...propertiesObject(field.props), name: field.name, type: renderType(field.type) };
+    const object = propertiesObject(field.props);
+    object.name = field.name;
+    object.type = renderType(field.type);
+    return object;
   }
 
   /** A field with reference-only types. */
   fieldReferenceOnly(field: AvroField): JsonObject {
-    return this.field(field, (tpe) => this.typeReferenceOnly(tpe));
+    return this.field(field, this.renderReferenceOnly);
   }
 
   /** A type, defining named schemas inline at first use. */
@@ -101,7 +118,7 @@ export class JsonTypeRenderer {
 
   /** A type whose named parts are full-name references. */
   typeReferenceOnly(tpe: AvroType): JsonValue {
-    return this.type(tpe, (name) => fullNameKey(name));
+    return this.type(tpe, fullNameKey);
   }
 
   private type(tpe: AvroType, named: (name: FullName) => JsonValue): JsonValue {
@@ -110,10 +127,17 @@ export class JsonTypeRenderer {
         return tpe.name;
       case 'named':
         return named(tpe.fullName);
-      case 'array':
-        return { ...propertiesObject(tpe.props), items: this.type(tpe.items, named), type: 'array' };
-      case 'map':
-        return { ...propertiesObject(tpe.props), type: 'map', values: this.type(tpe.values, named) };
+      case 'array': {
+        const object = addProperties({ items: this.type(tpe.items, named) }, tpe.props);
+        object.type = 'array';
+        return object;
+      }
+      case 'map': {
+        const object = propertiesObject(tpe.props);
+        object.type = 'map';
+        object.values = this.type(tpe.values, named);
+        return object;
+      }
       case 'union':
         return tpe.branches.map((branch) => this.type(branch, named));
       case 'logical':

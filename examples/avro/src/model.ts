@@ -70,6 +70,12 @@ export type JsonValue = null | boolean | number | string | JsonValue[] | { [key:
 /** Custom Avro properties, rendered with sorted keys. */
 export type Properties = Readonly<Record<string, JsonValue>>;
 
+/**
+ * The empty property set, shared by every field and type without properties (most of them):
+ * projected types are never mutated, and the renderers skip it without enumerating it.
+ */
+export const NO_PROPERTIES: Properties = Object.freeze({});
+
 /** An Avro full name split into namespace and local name. */
 export interface FullName {
   readonly namespace: string;

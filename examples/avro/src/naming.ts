@@ -142,8 +142,21 @@ export function fullNameFromSource(source: string): FullName | undefined {
   };
 }
 
+/** Memo of {@link isValidIdentifier}: every generated name is checked, most of them many times. */
+const identifierValidity = new Map<string, boolean>();
+
 /** Whether `identifier` is a valid Avro name component (`[A-Za-z_][A-Za-z0-9_]*`). */
 export function isValidIdentifier(identifier: string): boolean {
+  let valid = identifierValidity.get(identifier);
+  if (valid === undefined) {
+    if (identifierValidity.size >= 100_000) identifierValidity.clear();
+    valid = spellsIdentifier(identifier);
+    identifierValidity.set(identifier, valid);
+  }
+  return valid;
+}
+
+function spellsIdentifier(identifier: string): boolean {
   if (identifier === '') return false;
   // Char codes rather than a string iterator: this runs for every name, and in QuickJS the
   // iterator allocated a string per character.

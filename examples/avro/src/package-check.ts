@@ -49,7 +49,7 @@ export function finishPackage(p: Projector): AvroPackage {
     sources.add(root.source);
   }
   for (const key of p.linkedSchemas.keys()) if (p.schemas.has(key)) throw nameCollision(key);
-  const available = new Map<string, NamedSchema>([...p.schemas, ...p.linkedSchemas]);
+  const available = p.linkedSchemas.size === 0 ? p.schemas : new Map<string, NamedSchema>([...p.schemas, ...p.linkedSchemas]);
   const all = new Map<string, FullName>();
   for (const schema of available.values()) {
     if (schema.kind === 'record') for (const field of schema.fields) collectReferences(field.type, available, all);
@@ -85,12 +85,19 @@ export function finishPackage(p: Projector): AvroPackage {
     protocol.references = sortedNames(refs);
     for (const [key, name] of refs) all.set(key, name);
   }
-  for (const key of [...all.keys()].sort()) if (!available.has(key)) throw missingLinkedDependency(key);
+  for (const key of all.keys()) {
+    if (available.has(key)) continue;
+    // The first missing name in sorted order is the one reported.
+    throw missingLinkedDependency([...all.keys()].filter((k) => !available.has(k)).sort()[0]);
+  }
   return { roots, schemas: sortedMap(p.schemas), linkedSchemas: sortedMap(p.linkedSchemas), protocols };
 }
 
+/** `map` in key order (the default sort's order, code units, without a comparator call per pair). */
 function sortedMap<V>(map: ReadonlyMap<string, V>): Map<string, V> {
-  return new Map([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const sorted = new Map<string, V>();
+  for (const key of [...map.keys()].sort()) sorted.set(key, map.get(key) as V);
+  return sorted;
 }
 
 /**

@@ -31,24 +31,25 @@ interface Context {
  */
 function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[] {
   const { components, dependencies } = condense(graph);
-  const early = new Set<number>();
+  const early = new Uint8Array(components.length);
+  const seeds: number[] = [];
   components.forEach((component, i) => {
-    if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) early.add(i);
+    if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) (early[i] = 1), seeds.push(i);
   });
   const include = (i: number): void => {
-    for (const dep of dependencies[i]) if (!early.has(dep)) (early.add(dep), include(dep));
+    for (const dep of dependencies[i]) if (early[dep] === 0) (early[dep] = 1), include(dep);
   };
-  [...early].forEach(include);
+  seeds.forEach(include);
   const out: SharedDefinition[] = [];
   for (const i of componentOrder(components, dependencies)) {
-    if (!early.has(i)) continue;
+    if (early[i] === 0) continue;
     const members = components[i];
     const leader = ctx.schemas.get(members[0]) as NamedSchema;
-    const value =
+    const render = (): JsonValue =>
       members.length > 1
         ? ctx.types.namedInline(leader.fullName, inlineState(), { kind: 'selected', names: new Set(members) })
         : ctx.types.namedReferenceOnly(leader);
-    out.push({ leader, value, members });
+    out.push({ leader, render, members });
   }
   return out;
 }
@@ -121,7 +122,7 @@ function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: Readon
  * @throws {AvroError} AVRO003 when two artifacts would share a path.
  */
 export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
-  const schemas = new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
+  const schemas = pkg.linkedSchemas.size === 0 ? pkg.schemas : new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
   const linkedNames = new Set(pkg.linkedSchemas.keys());
   const shared = options.dependencies === 'shared';
   const ctx: Context = { pkg, linked: shared || options.dependencies === 'linked', shared, schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
@@ -130,8 +131,13 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
   if (ctx.linked) {
     const graph = schemaGraph(ctx.schemas);
     const definitions = linkedDefinitions(ctx, graph);
-    if (ctx.shared) for (const { path, definitions: values } of sharedArtifacts(definitions, ctx.schemas, graph)) list.add(path, canonicalJson(values));
-    else for (const { leader, value } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(value));
+    if (ctx.shared) {
+      for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph)) {
+        list.add(artifact.path, canonicalJson(artifact.definitions.map((definition) => definition.render())));
+      }
+    } else {
+      for (const { leader, render } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(render()));
+    }
     for (const { members } of definitions) members.forEach((member) => predefined.add(member));
   }
   const carried = carriedByProtocols(pkg);

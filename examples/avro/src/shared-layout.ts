@@ -12,10 +12,15 @@ import type { JsonValue, NamedSchema } from './model.ts';
 import { fullNameKey } from './model.ts';
 import { componentOrder, condense, type SchemaGraph } from './schema-graph.ts';
 
-/** A rendered definition: one named schema, or a cycle of them defined inside its leader. */
+/** A definition: one named schema, or a cycle of them defined inside its leader. */
 export interface SharedDefinition {
   readonly leader: NamedSchema;
-  readonly value: JsonValue;
+  /**
+   * Its JSON, rendered on demand: an artifact's definitions are rendered when it is written,
+   * so the JSON of the whole model is never alive at once (in QuickJS every collection walks
+   * whatever is alive).
+   */
+  readonly render: () => JsonValue;
   readonly members: readonly string[];
 }
 
@@ -23,7 +28,7 @@ export interface SharedDefinition {
 export interface SharedArtifact {
   readonly path: string;
   /** The definitions, each after everything it references within the file. */
-  readonly definitions: JsonValue[];
+  readonly definitions: readonly SharedDefinition[];
 }
 
 /**
@@ -68,8 +73,8 @@ export function sharedArtifacts(
   }
   for (const edges of groupGraph.values()) edges.sort();
   const { components, componentOf, dependencies } = condense(groupGraph);
-  const byComponent = components.map((): JsonValue[] => []);
+  const byComponent = components.map((): SharedDefinition[] => []);
   // `definitions` is already in dependency order, so each file keeps that order.
-  for (const definition of definitions) byComponent[componentOf.get(groupOf.get(definition.members[0]) as string) as number].push(definition.value);
+  for (const definition of definitions) byComponent[componentOf.get(groupOf.get(definition.members[0]) as string) as number].push(definition);
   return componentOrder(components, dependencies).map((i) => ({ path: namespacePath(components[i][0]), definitions: byComponent[i] }));
 }

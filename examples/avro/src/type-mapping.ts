@@ -7,14 +7,30 @@ import { missingLinkedDependency, nameCollision, unboundTypeParameter, unsafeRec
 import { canonicalType, digest12, digest8, tupleIdentity, typeApplicationDigest, typeComplexity } from './digest.ts';
 import { projectAnonymousRecord } from './anonymous-records.ts';
 import { projectAliasSchema, projectCustom, substitute } from './declarations.ts';
-import type { AvroPrimitive, AvroType, FullName, Properties, TypeExpr } from './model.ts';
-import { fullNameKey } from './model.ts';
+import type { AvroPrimitive, AvroType, FullName, Properties, TypeDeclaration, TypeExpr } from './model.ts';
+import { fullNameKey, NO_PROPERTIES } from './model.ts';
 import { fullNameFromSource, isValidFullName, upperCamel } from './naming.ts';
 import type { TypeMapping } from './options.ts';
 import type { DeclarationInfo, Projector } from './projector.ts';
 import { SDK, SDK_PREFIX } from './sdk.ts';
 
-const primitive = (name: AvroPrimitive): AvroType => ({ kind: 'primitive', name });
+/*
+ * Types without arguments are shared constants rather than an object per use: projected types
+ * are never mutated, and a big model uses the same few thousands of times over.
+ */
+const PRIMITIVES: Readonly<Record<AvroPrimitive, AvroType>> = {
+  null: { kind: 'primitive', name: 'null' },
+  boolean: { kind: 'primitive', name: 'boolean' },
+  int: { kind: 'primitive', name: 'int' },
+  long: { kind: 'primitive', name: 'long' },
+  float: { kind: 'primitive', name: 'float' },
+  double: { kind: 'primitive', name: 'double' },
+  bytes: { kind: 'primitive', name: 'bytes' },
+  string: { kind: 'primitive', name: 'string' },
+};
+const primitive = (name: AvroPrimitive): AvroType => PRIMITIVES[name];
+const CHAR: AvroType = { kind: 'annotated', physical: primitive('string'), props: { 'morphir.type': 'Char' } };
+const SET_PROPERTIES: Properties = { 'morphir.collection-kind': 'set' };
 
 /** Build a full name, rejecting identifiers Avro cannot carry (AVRO003). */
 export function checkedFullName(namespace: string, name: string): FullName {
@@ -26,11 +42,12 @@ export function checkedFullName(namespace: string, name: string): FullName {
 /** A union whose branches are non-empty, not nested and distinct by category (AVRO001 otherwise). */
 export function union(branches: readonly AvroType[]): AvroType {
   if (branches.length === 0) throw unsupportedType('Avro unions cannot be empty');
-  const keys = new Set<string>();
+  // A list, not a Set: unions are short, most are `Maybe`'s two branches.
+  const keys: string[] = [];
   for (const branch of branches) {
     const key = unionBranchKey(branch);
-    if (keys.has(key)) throw unsupportedType(`duplicate Avro union branch: ${key}`);
-    keys.add(key);
+    if (keys.includes(key)) throw unsupportedType(`duplicate Avro union branch: ${key}`);
+    keys.push(key);
   }
   return { kind: 'union', branches };
 }
@@ -74,8 +91,22 @@ export function projectType(p: Projector, namespace: string, owner: string, tpe:
   }
 }
 
-function logical(p: Projector, physical: AvroPrimitive, name: string, props: Properties = {}): AvroType {
-  return p.options.logicalTypes ? { kind: 'logical', physical: primitive(physical), logicalType: name, props } : primitive(physical);
+type LogicalType = Extract<AvroType, { kind: 'logical' }>;
+
+const logicalType = (physical: AvroPrimitive, name: string, props: Properties = NO_PROPERTIES): LogicalType => ({
+  kind: 'logical',
+  physical: primitive(physical),
+  logicalType: name,
+  props,
+});
+const DATE = logicalType('int', 'date');
+const TIME = logicalType('long', 'time-micros');
+const TIMESTAMP = logicalType('long', 'timestamp-micros');
+const UUID = logicalType('string', 'uuid');
+
+/** A logical type, or only its physical type when logical types are off. */
+function logical(p: Projector, type: LogicalType): AvroType {
+  return p.options.logicalTypes ? type : type.physical;
 }
 
 /** The Avro type of a `type_mappings` override; carries the source FQName as `morphir.fqname`. */
@@ -89,59 +120,61 @@ export function mappedType(p: Projector, source: string, mapping: TypeMapping): 
   return { kind: 'logical', physical: primitive(mapping.type), logicalType: mapping.logicalType, props };
 }
 
+/** The SDK type a canonical source names: one map lookup instead of a comparison per type. */
+const SDK_TYPES = new Map<string, keyof typeof SDK>(Object.entries(SDK).map(([type, source]) => [source, type as keyof typeof SDK]));
+
 function projectReference(p: Projector, namespace: string, owner: string, source: string, args: readonly TypeExpr[], hint: string | undefined): AvroType {
   if (p.invalidDeclarations.has(source)) throw nameCollision(`reference to conflicting Morphir declaration ${source}`);
   const mapping = p.options.typeMappings.get(source);
   if (mapping) return mappedType(p, source, mapping);
   const arity = args.length;
   // Collections pass the position's name through to an anonymous record they hold.
-  const arg = (i: number): AvroType => projectType(p, namespace, owner, args[i], hint);
-  switch (source) {
-    case SDK.bool: if (arity === 0) return primitive('boolean'); break;
-    case SDK.int: if (arity === 0) return primitive('long'); break;
-    case SDK.float: if (arity === 0) return primitive('double'); break;
-    case SDK.string: if (arity === 0) return primitive('string'); break;
-    case SDK.char:
-      if (arity === 0) return { kind: 'annotated', physical: primitive('string'), props: { 'morphir.type': 'Char' } };
-      break;
-    case SDK.maybe: if (arity === 1) return union([primitive('null'), arg(0)]); break;
-    case SDK.list: if (arity === 1) return { kind: 'array', items: arg(0), props: {} }; break;
-    case SDK.set: if (arity === 1) return { kind: 'array', items: arg(0), props: { 'morphir.collection-kind': 'set' } }; break;
-    case SDK.dict:
+  switch (SDK_TYPES.get(source)) {
+    case 'bool': if (arity === 0) return primitive('boolean'); break;
+    case 'int': if (arity === 0) return primitive('long'); break;
+    case 'float': if (arity === 0) return primitive('double'); break;
+    case 'string': if (arity === 0) return primitive('string'); break;
+    case 'char': if (arity === 0) return CHAR; break;
+    case 'maybe': if (arity === 1) return union([primitive('null'), projectType(p, namespace, owner, args[0], hint)]); break;
+    case 'list': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: NO_PROPERTIES }; break;
+    case 'set': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: SET_PROPERTIES }; break;
+    case 'dict':
       if (arity === 2) {
-        if (!dictKeyIsString(p, args[0], new Set())) throw unsupportedType(`Dict key ${canonicalType(args[0])}`);
-        return { kind: 'map', values: arg(1), props: {} };
+        if (!dictKeyIsString(p, args[0])) throw unsupportedType(`Dict key ${canonicalType(args[0])}`);
+        return { kind: 'map', values: projectType(p, namespace, owner, args[1], hint), props: NO_PROPERTIES };
       }
       break;
-    case SDK.result: if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
-    case SDK.localDate: if (arity === 0) return logical(p, 'int', 'date'); break;
-    case SDK.localTime: if (arity === 0) return logical(p, 'long', 'time-micros'); break;
-    case SDK.instant:
-    case SDK.dateTime: if (arity === 0) return logical(p, 'long', 'timestamp-micros'); break;
-    case SDK.uuid: if (arity === 0) return logical(p, 'string', 'uuid'); break;
-    case SDK.decimal:
-      if (arity === 0) return logical(p, 'bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale });
+    case 'result': if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
+    case 'localDate': if (arity === 0) return logical(p, DATE); break;
+    case 'localTime': if (arity === 0) return logical(p, TIME); break;
+    case 'instant':
+    case 'dateTime': if (arity === 0) return logical(p, TIMESTAMP); break;
+    case 'uuid': if (arity === 0) return logical(p, UUID); break;
+    case 'decimal':
+      if (arity === 0) return logical(p, logicalType('bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale }));
       break;
   }
   if (source.startsWith(SDK_PREFIX)) throw unsupportedType(source);
   return projectDeclaredReference(p, namespace, source, args);
 }
 
-function dictKeyIsString(p: Projector, tpe: TypeExpr, resolving: Set<string>): boolean {
+/** Whether a Dict key type is a string; `resolving` holds the aliases being expanded (made at the first one). */
+function dictKeyIsString(p: Projector, tpe: TypeExpr, resolving?: Set<string>): boolean {
   if (tpe.kind !== 'reference') return false;
   const mapping = p.options.typeMappings.get(tpe.source);
   if (mapping) return mapping.type === 'string';
   if (tpe.source === SDK.string && tpe.args.length === 0) return true;
   if (p.options.aliases !== 'inline') return false;
   const identity = canonicalType(tpe);
-  if (resolving.has(identity)) return false;
+  if (resolving?.has(identity)) return false;
   const declaration = p.declarations.get(tpe.source)?.declaration;
   if (!declaration || declaration.kind !== 'alias' || declaration.params.length !== tpe.args.length || declaration.value.kind === 'record') {
     return false;
   }
-  resolving.add(identity);
-  const compatible = dictKeyIsString(p, substitute(declaration.value, bindings(declaration.params, tpe.args)), resolving);
-  resolving.delete(identity);
+  const active = resolving ?? new Set<string>();
+  active.add(identity);
+  const compatible = dictKeyIsString(p, substitute(declaration.value, bindings(declaration.params, tpe.args)), active);
+  active.delete(identity);
   return compatible;
 }
 
@@ -161,6 +194,9 @@ function projectDeclaredReference(p: Projector, namespace: string, source: strin
   }
   const declaration = info.declaration;
   if (declaration.params.length !== args.length) throw unsupportedType(source);
+  // Most references name a declaration without parameters whose schema is already emitted:
+  // the path below would only find it emitted (or active, and named) and answer the same.
+  if (args.length === 0 && p.containsSchema(info.fullName) && isNamedDeclaration(p, declaration)) return { kind: 'named', fullName: info.fullName };
   const substitutions = bindings(declaration.params, args);
   const fullName = args.length === 0 ? info.fullName : specializedName(p, info, args);
   const aliasValue = declaration.kind === 'alias' ? substitute(declaration.value, substitutions) : undefined;
@@ -190,6 +226,12 @@ function projectDeclaredReference(p: Projector, namespace: string, source: strin
   } finally {
     leave();
   }
+}
+
+/** Whether a declaration without parameters projects to a named schema (see projectDeclaredReference). */
+function isNamedDeclaration(p: Projector, declaration: TypeDeclaration): boolean {
+  if (declaration.kind === 'alias') return declaration.value.kind === 'record' || p.options.aliases === 'wrapper-record';
+  return declaration.kind === 'custom';
 }
 
 function specializedName(p: Projector, info: DeclarationInfo, args: readonly TypeExpr[]): FullName {
@@ -233,14 +275,14 @@ function projectTuple(p: Projector, namespace: string, owner: string, elements: 
   const projected = elements.map((element, i) => projectType(p, namespace, owner, element, hint === undefined ? undefined : `${hint}Item${i + 1}`));
   const identity = tupleIdentity(projected);
   const fullName = checkedFullName(namespace, `Tuple_${digest12(identity)}`);
-  // The registry compares identities as strings; hex keeps the byte identity exact.
-  p.claim(fullNameKey(fullName), `tuple:${Array.from(identity, (b) => (b < 16 ? '0' : '') + b.toString(16)).join('')}`);
+  // The identity is a byte string, so the registry's string comparison is the byte comparison.
+  p.claim(fullNameKey(fullName), `tuple:${identity}`);
   if (!p.containsSchema(fullName)) {
     p.insert(
       {
         kind: 'record',
         fullName,
-        fields: projected.map((type, i) => ({ name: `item${i + 1}`, type, props: {} })),
+        fields: projected.map((type, i) => ({ name: `item${i + 1}`, type, props: NO_PROPERTIES })),
         props: { 'morphir.type': 'Tuple' },
       },
       p.isLinkedSource(owner),
