@@ -74,6 +74,12 @@ export interface TransformAnswer {
 export interface BackendDefinition {
   targets: string[];
   irVersions: string[];
+  /**
+   * `params` is the request's own object, checked against MEP 0.1. A backend that turns the IR
+   * into a model of its own can set `params.ir = null` once it has read it: nothing else holds
+   * the parsed document, so it is freed at once instead of staying alive, and rescanned by the
+   * sandbox's garbage collector, for the rest of the call.
+   */
   generate(params: GenerateParams, ctx: HandlerContext): MaybePromise<GenerateAnswer>;
 }
 

@@ -86,7 +86,11 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     switch (method) {
       case Method.BackendGenerate: {
         if (!def.backend) break;
-        const p = decodeParams(GenerateParams, params, method);
+        // Checked, then handed over as the request's own object rather than zod's copy: nothing
+        // else holds the IR, so a handler that sets `params.ir = null` once it has read it lets
+        // the engine free the parsed document in the middle of the call.
+        decodeParams(GenerateParams, params, method);
+        const p = params as GenerateParams;
         // MEP 0.1, Backend generation: several targets → an unknown target is a diagnostic, never a default.
         if (def.backend.targets.length > 1 && !def.backend.targets.includes(p.target)) {
           return { success: false, artifacts: [], diagnostics: [{ severity: 'error', code: 'MEP_UNKNOWN_TARGET', message: `Target '${p.target}' is not one of this extension's targets (${def.backend.targets.join(', ')}).` }] };

@@ -23,7 +23,17 @@ export type GenerateResult = {
 
 const failed = (diagnostics: Diagnostic[]): GenerateResult => ({ success: false, artifacts: [], diagnostics });
 
-function generateFromPackage(ir: unknown, options: AvroOptions): GenerateResult {
+/** Where {@link generateAvroFrom} takes the IR from (a generate request's params). */
+export interface IrSource {
+  ir: unknown;
+}
+
+function generateFromPackage(source: IrSource, options: AvroOptions): GenerateResult {
+  // Read, then let go: once in the model the parsed IR is garbage, freed right here by reference
+  // counting, instead of living on (and being rescanned by every collection, in QuickJS) until
+  // the answer is sent. On 2,000 types that is about a quarter of the sandboxed call.
+  const ir = source.ir;
+  source.ir = null;
   const pkg = readIr(ir);
   const projector = new Projector(options);
   const found: AvroDiagnostic[] = [
@@ -51,6 +61,17 @@ function generateFromPackage(ir: unknown, options: AvroOptions): GenerateResult 
  * if (result.success) for (const a of result.artifacts) writeFile(a.path, a.content);
  */
 export function generateAvro(ir: unknown, options: Record<string, unknown> = {}): GenerateResult {
+  return generateAvroFrom({ ir }, options);
+}
+
+/**
+ * {@link generateAvro} reading the IR from `source.ir` and setting it to null once read, so the
+ * parsed document can be freed while the rest runs (as `generateAvro`'s own argument cannot).
+ *
+ * @example
+ * generate: (params) => generateAvroFrom(params, params.options ?? {})
+ */
+export function generateAvroFrom(source: IrSource, options: Record<string, unknown> = {}): GenerateResult {
   let parsed: AvroOptions;
   try {
     parsed = parseOptions(options);
@@ -59,7 +80,7 @@ export function generateAvro(ir: unknown, options: Record<string, unknown> = {})
     throw error;
   }
   try {
-    return generateFromPackage(ir, parsed);
+    return generateFromPackage(source, parsed);
   } catch (error) {
     if (error instanceof IrReadError) return failed([{ severity: 'error', code: error.code, message: error.message }]);
     if (error instanceof AvroError) return failed([toMepDiagnostic(error.diagnostic, 'error')]);

@@ -1,5 +1,5 @@
 /** Public surface of the Avro backend generator (pure TypeScript; runs in Node and QuickJS). */
-export { generateAvro, type GenerateResult } from './generate.ts';
+export { generateAvro, generateAvroFrom, type GenerateResult, type IrSource } from './generate.ts';
 export { AVRO_CAPABILITY, AVRO_EXTENSION_INFO } from './extension-info.ts';
 export { AVRO_CODES, type AvroCode, type Diagnostic } from './diagnostics.ts';
 export type { Artifact } from './json-syntax.ts';
