@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode } from '../../protocol/errors.ts';
-import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, fitsChannel, readResult, RESULT_FOR, sendCommand, writeResult } from './worker-channel.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, fitsChannel, readResult, RESULT_FOR, sendCommand, SPIN_BACKOFF_MAX, writeResult } from './worker-channel.ts';
 
 const channel = suite('worker channel');
 
@@ -56,6 +56,33 @@ channel('should number commands in order, so a worker never runs one twice', () 
   assert.is(b, a + 1);
   assert.is(Atomics.load(ch, CMD_SEQ), b);
   assert.is(awaitCommand(ch, a).command, Command.Leave);
+});
+
+channel('should poll until what it waits for is ready, and give up after its bound', () => {
+  const spin = createSpinPolicy(0.05);
+  assert.ok(spin.spin(() => true));
+  assert.ok(spin.spin(() => true), 'a poll that caught its event does not back off');
+  let polls = 0;
+  assert.not.ok(spin.spin(() => (polls++, false)));
+  assert.ok(polls >= 1);
+});
+
+channel('should back off after polls in vain — 1, 2, 4… waits up to the bound — and resume after one catches', () => {
+  const spin = createSpinPolicy(0.001);
+  const polled: number[] = [];
+  for (let wait = 0; wait < 400; wait++) {
+    let called = false;
+    spin.spin(() => ((called = true), false));
+    if (called) polled.push(wait);
+  }
+  const gaps = polled.slice(1).map((at, i) => at - (polled[i] as number) - 1);
+  assert.equal(gaps.slice(0, 8), [1, 2, 4, 8, 16, 32, 64, 64]);
+  assert.ok(gaps.every((gap) => gap <= SPIN_BACKOFF_MAX));
+  // Skips what is left of the backoff, then a poll that catches resets it.
+  while (!spin.spin(() => true));
+  let called = false;
+  spin.spin(() => ((called = true), true));
+  assert.ok(called, 'the next wait polls at once');
 });
 
 channel.run();

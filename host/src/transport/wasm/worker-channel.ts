@@ -76,12 +76,58 @@ export function sendCommand(channel: Channel, command: number, input?: Uint8Arra
   return seq;
 }
 
+/** A gap this long between two polls means the thread lost its CPU: polling only delays the other side then (ms). */
+const PREEMPTED_MS = 0.01;
+/** Most waits in a row that sleep at once after polling failed. */
+export const SPIN_BACKOFF_MAX = 64;
+
 /**
- * Worker: blocks until the command after `handled`. It does not spin first: measured on a
- * crowded 2-core machine, a spinning worker takes the CPU the host needs to send the next call
- * (a 20 µs spin made pings slower, not faster).
+ * When a thread polls the channel before it sleeps on it: a cross-thread wake-up costs tens of µs
+ * on a virtual machine (several times a small call), a short poll none when the other side answers
+ * within it. A poll that catches what it waits for keeps polling on; one that polls in vain (the
+ * other side was slow, or the thread lost its CPU — on a crowded machine polling takes the CPU the
+ * other thread needs) makes the next 1, 2, 4… up to {@link SPIN_BACKOFF_MAX} waits sleep at once,
+ * so a slow peer or a busy machine costs at most one poll in that many waits.
  */
-export function awaitCommand(channel: Channel, handled: number): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
+export interface SpinPolicy {
+  /** Polls `ready` for up to the policy's bound, unless backing off; true when it became true. */
+  spin(ready: () => boolean): boolean;
+}
+
+/** A {@link SpinPolicy} polling for up to `spinMs`. */
+export function createSpinPolicy(spinMs: number): SpinPolicy {
+  let skip = 0;
+  let backoff = 0;
+  return {
+    spin(ready) {
+      if (skip > 0) {
+        skip--;
+        return false;
+      }
+      let last = performance.now();
+      const until = last + spinMs;
+      for (;;) {
+        if (ready()) {
+          backoff = 0;
+          return true;
+        }
+        const now = performance.now();
+        if (now >= until || now - last > PREEMPTED_MS) break;
+        last = now;
+      }
+      backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
+      skip = backoff;
+      return false;
+    },
+  };
+}
+
+/**
+ * Worker: waits for the command after `handled`: polls for it as `spin` allows, then blocks in
+ * `Atomics.wait`, so an idle worker burns no CPU once its poll ended.
+ */
+export function awaitCommand(channel: Channel, handled: number, spin?: SpinPolicy): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
+  if (Atomics.load(channel, CMD_SEQ) === handled) spin?.spin(() => Atomics.load(channel, CMD_SEQ) !== handled);
   let seq = Atomics.load(channel, CMD_SEQ);
   while (seq === handled) {
     Atomics.wait(channel, CMD_SEQ, handled);
@@ -111,7 +157,8 @@ export function writeResult(channel: Channel, seq: number, outcome: RunOutcome |
     }
   }
   channel[RESULT_POSTED] = posted;
-  channel[RESULT_FOR] = seq;
+  // Atomic, so a host that sees `seq` here also sees the result written above.
+  Atomics.store(channel, RESULT_FOR, seq);
   Atomics.add(channel, RESULT_SEQ, 1);
   Atomics.notify(channel, RESULT_SEQ);
 }

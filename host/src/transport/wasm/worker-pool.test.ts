@@ -223,4 +223,44 @@ pool('should fail a session whose worker dies mid-call with ERR_EXTENSION_CRASHE
   await workerPoolOf(spawn).close();
 });
 
+pool('should keep the messages of a call before its answer on a platform that cannot take them early', async () => {
+  const base = createNodeWasmWorkerSpawner();
+  // As in a browser: messages come through the event loop only.
+  const spawn: SpawnWasmWorker = async () => ({ ...(await base()), receiveSync: undefined });
+  workerPoolOf(spawn, { spares: 1 });
+  const transport = await open(spawn);
+  try {
+    const client = createTestClient(transport);
+    for (let id = 1; id <= 50; id++) {
+      const progress = client.next((m) => m.method === '$/progress');
+      assert.is((await client.request(id, 'notify', id)).result, id);
+      assert.ok(client.seen.indexOf(await progress) < client.seen.findIndex((m) => m.id === id), `call ${id}`);
+      client.seen.length = 0;
+    }
+  } finally {
+    await transport.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
+pool('should stop polling once idle: a worker between sessions or calls burns no CPU', async () => {
+  const { spawn } = countingSpawner({ spares: 1 });
+  const transport = await open(spawn);
+  try {
+    const client = createTestClient(transport);
+    // Back-to-back calls, so both sides poll.
+    for (let id = 0; id < 2_000; id++) await client.request(id, 'ping');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const idleMs = 300;
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    const { user, system } = process.cpuUsage(before);
+    // A thread still polling would use most of the interval, even on a crowded machine.
+    assert.ok((user + system) / 1000 < idleMs / 4, `${((user + system) / 1000).toFixed(1)} ms of CPU in ${idleMs} ms idle`);
+  } finally {
+    await transport.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
 pool.run();

@@ -12,9 +12,16 @@
 import { LocalErrorCode, type MepErrorCode } from '../../protocol/errors.ts';
 import type { LogLevel, RunOutcome, SerializedError, WasmEngine, WasmEngineOptions } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
-import { awaitCommand, CMD_SEQ, Command, FLAG_WAKE, fitsChannel, writeResult, type Channel } from './worker-channel.ts';
+import { awaitCommand, CMD_SEQ, Command, createSpinPolicy, FLAG_WAKE, fitsChannel, writeResult, type Channel } from './worker-channel.ts';
 
 export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
+
+/**
+ * How long a listening worker polls for the next command after each one before it sleeps (ms):
+ * longer than the host takes to send the next of back-to-back calls, short enough that an idle
+ * worker stops using CPU at once.
+ */
+const WORKER_SPIN_MS = 0.05;
 
 /** Longest single Atomics.wait of a waiting guest request (ms); guards against lost wake-ups. */
 const WAIT_SLICE_MS = 50;
@@ -72,6 +79,7 @@ export function serveWasmWorker(
   let posted = 0;
   /** Guest requests posted by this thread, across engines, so a stale reply never answers a later one. */
   let requests = 0;
+  const spin = createSpinPolicy(WORKER_SPIN_MS);
 
   const post = (message: FromWorker, transfer?: Transferable[]): void => {
     posted++;
@@ -122,7 +130,7 @@ export function serveWasmWorker(
   const listen = async (): Promise<void> => {
     const ch = channel as Channel;
     for (;;) {
-      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled);
+      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, spin);
       handled = seq;
       if (command === Command.Leave || command === Command.Renew) {
         if (!(await replace(command === Command.Renew))) return;

@@ -13,7 +13,7 @@ import { raiseAdvice } from '../../protocol/limits.ts';
 import { Interrupt, serialize, type RunOutcome } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 import type { GuestRunner, RunnerCallbacks } from './runner.ts';
-import { CHANNEL_DATA_BYTES, Command, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
+import { CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
 import { workerPoolOf } from './worker-pool.ts';
 import type { FromWorker, ToWorker } from './worker-protocol.ts';
 
@@ -21,6 +21,11 @@ import type { FromWorker, ToWorker } from './worker-protocol.ts';
 export interface WasmWorkerHandle {
   postMessage(message: ToWorker, transfer?: Transferable[]): void;
   onMessage(listener: (message: FromWorker) => void): void;
+  /**
+   * Takes the next message the worker posted without waiting for the event loop to deliver it,
+   * if there is one (it is then not delivered to the `onMessage` listener); optional.
+   */
+  receiveSync?(): FromWorker | undefined;
   /** Called once when the worker stops on its own (crash, exit), not after `terminate()`. */
   onExit(listener: (error: Error | undefined) => void): void;
   /** Kills the thread, even in the middle of wasm code. */
@@ -41,6 +46,13 @@ interface AtomicsWithWaitAsync {
 
 /** How long a guest may keep running after its deadline was signalled before it is killed. */
 const KILL_GRACE_MS = 50;
+
+/**
+ * Longest the host thread polls the channel for the result right after sending a call, before it
+ * awaits it through the event loop (ms): this bounds how long a call holds the host's event loop.
+ * Behind a slower guest the polls fail and back off (worker-channel.ts): one in 64 calls at most.
+ */
+const HOST_SPIN_MS = 0.02;
 
 interface Call {
   resolve(outcome: RunOutcome): void;
@@ -65,6 +77,7 @@ export async function createWorkerRunner(
   const channel = worker.channel;
   let released = false;
   let current: Call | null = null;
+  const spin = createSpinPolicy(HOST_SPIN_MS);
 
   const wake = (): void => {
     Atomics.add(channel, FLAG_WAKE, 1);
@@ -102,6 +115,8 @@ export async function createWorkerRunner(
     if (outcome === null) return;
     call.pending = outcome;
     call.posted = posted;
+    // The call's messages are already queued: take them now rather than after an event-loop turn.
+    while (current === call && call.received < posted && worker.receive());
     finishWhenDelivered();
   };
   /** Awaits the result of `call`, sent as command `seq`; a watcher whose call is over just ends. */
@@ -162,32 +177,39 @@ export async function createWorkerRunner(
       Atomics.store(channel, FLAG_INTERRUPT, Interrupt.None);
       return new Promise<RunOutcome>((resolve) => {
         const started = performance.now();
-        const deadline = setTimeout(() => {
-          // Cooperative guests see the flag; the rest are killed after a short grace period.
-          Atomics.store(channel, FLAG_INTERRUPT, Interrupt.Deadline);
-          wake();
-          call.timers.push(
-            setTimeout(() => {
-              void release(false);
-              finish({
-                ok: false,
-                error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms. ${raiseAdvice('callTimeoutMs', timeoutMs)}`, data: { extension: name, limit: 'callTimeoutMs', timeoutMs } },
-                guestError: false,
-                interrupt: Interrupt.Deadline,
-                elapsedMs: performance.now() - started,
-              });
-            }, KILL_GRACE_MS),
-          );
-        }, timeoutMs);
-        const call: Call = { resolve, started, timers: [deadline], received: 0, posted: 0 };
+        const call: Call = { resolve, started, timers: [], received: 0, posted: 0 };
         current = call;
         if (worker.listens && input.length <= CHANNEL_DATA_BYTES) {
-          watch(call, sendCommand(channel, Command.Call, input, timeoutMs));
-          return;
+          const seq = sendCommand(channel, Command.Call, input, timeoutMs);
+          // A quick guest answers within the poll: its result is taken without an event-loop turn.
+          spin.spin(() => Atomics.load(channel, RESULT_FOR) === seq);
+          watch(call, seq);
+          // Answered already: no deadline to arm.
+          if (current !== call) return;
+        } else {
+          const owned = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength ? input : input.slice();
+          worker.post({ type: 'call', input: owned.buffer as ArrayBuffer, timeoutMs }, [owned.buffer as ArrayBuffer]);
+          if (worker.listens) sendCommand(channel, Command.CallPosted);
         }
-        const owned = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength ? input : input.slice();
-        worker.post({ type: 'call', input: owned.buffer as ArrayBuffer, timeoutMs }, [owned.buffer as ArrayBuffer]);
-        if (worker.listens) sendCommand(channel, Command.CallPosted);
+        call.timers.push(
+          setTimeout(() => {
+            // Cooperative guests see the flag; the rest are killed after a short grace period.
+            Atomics.store(channel, FLAG_INTERRUPT, Interrupt.Deadline);
+            wake();
+            call.timers.push(
+              setTimeout(() => {
+                void release(false);
+                finish({
+                  ok: false,
+                  error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms. ${raiseAdvice('callTimeoutMs', timeoutMs)}`, data: { extension: name, limit: 'callTimeoutMs', timeoutMs } },
+                  guestError: false,
+                  interrupt: Interrupt.Deadline,
+                  elapsedMs: performance.now() - started,
+                });
+              }, KILL_GRACE_MS),
+            );
+          }, timeoutMs),
+        );
       });
     },
     interrupt(reason) {
