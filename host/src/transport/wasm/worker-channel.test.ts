@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode } from '../../protocol/errors.ts';
-import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, fitsChannel, readResult, RESULT_FOR, sendCommand, SPIN_BACKOFF_MAX, writeResult } from './worker-channel.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, encodeNote, fitsChannel, readResult, RESULT_FOR, sendCommand, SPIN_BACKOFF_MAX, writeResult } from './worker-channel.ts';
 
 const channel = suite('worker channel');
 
@@ -47,6 +47,21 @@ channel('should say "posted" for failures and for outputs over the data area :: 
   assert.equal(readResult(ch), { outcome: null, posted: 2 });
   writeResult(ch, 7, 'posted', 0);
   assert.equal(readResult(ch), { outcome: null, posted: 0 });
+});
+
+channel('should carry the engine note after the output, only when both fit', () => {
+  const ch = createChannel();
+  const note = encodeNote('guest memory: 131072 bytes after handle');
+  const output = new Uint8Array(CHANNEL_DATA_BYTES - note.length).fill(5);
+  const outcome = { ok: true, output, interrupt: 0, elapsedMs: 1 } as const;
+  assert.ok(fitsChannel(outcome, note));
+  writeResult(ch, 1, outcome, 0, note);
+  assert.equal(readResult(ch), { outcome, posted: 0, note: 'guest memory: 131072 bytes after handle' });
+  assert.not.ok(fitsChannel({ ...outcome, output: new Uint8Array(output.length + 1) }, note));
+  writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 1 }, 0, encodeNote('é'));
+  assert.is(readResult(ch).note, 'é');
+  writeResult(ch, 3, outcome, 0);
+  assert.is(readResult(ch).note, undefined, 'a result without a note leaves none of the last one');
 });
 
 channel('should number commands in order, so a worker never runs one twice', () => {

@@ -33,7 +33,8 @@ const RESULT_INTERRUPT = 9;
 const RESULT_POSTED = 10;
 /** Slot naming the command (its CMD_SEQ) the published result answers. */
 export const RESULT_FOR = 11;
-const ELAPSED_BYTE = 48;
+const RESULT_NOTE = 12;
+const ELAPSED_BYTE = 56;
 const DATA_BYTE = 64;
 
 /** Bytes of a call or an output that travel through the channel itself. */
@@ -138,23 +139,37 @@ export function awaitCommand(channel: Channel, handled: number, spin?: SpinPolic
   return { seq, command, input, timeoutMs: channel[CMD_TIMEOUT] as number };
 }
 
-/** True when `outcome` can be written into the channel instead of posted. */
-export function fitsChannel(outcome: RunOutcome): boolean {
-  return outcome.ok && (outcome.output === null || outcome.output.length <= CHANNEL_DATA_BYTES);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
+
+/** True when `outcome`, and `note` (in UTF-8) after it, can be written into the channel instead of posted. */
+export function fitsChannel(outcome: RunOutcome, note: Uint8Array = EMPTY): boolean {
+  return outcome.ok && (outcome.output?.length ?? 0) + note.length <= CHANNEL_DATA_BYTES;
 }
 
-/** Worker: publishes the result of command `seq` — the outcome itself when {@link fitsChannel}, else "posted". */
-export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number): void {
+/** `text` in UTF-8, as {@link fitsChannel} and {@link writeResult} take a note. */
+export const encodeNote = (text: string): Uint8Array => encoder.encode(text);
+
+/**
+ * Worker: publishes the result of command `seq` — the outcome itself (with the engine's `note`,
+ * if any) when {@link fitsChannel}, else "posted".
+ */
+export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number, note: Uint8Array = EMPTY): void {
+  channel[RESULT_NOTE] = 0;
   if (outcome === 'posted' || !outcome.ok) channel[RESULT_KIND] = ResultKind.Posted;
   else {
     channel[RESULT_INTERRUPT] = outcome.interrupt;
     (elapsed(channel)[0] as number) = outcome.elapsedMs;
+    const length = outcome.output?.length ?? 0;
     if (outcome.output === null) channel[RESULT_KIND] = ResultKind.NoOutput;
     else {
       data(channel).set(outcome.output);
-      channel[RESULT_LENGTH] = outcome.output.length;
+      channel[RESULT_LENGTH] = length;
       channel[RESULT_KIND] = ResultKind.Output;
     }
+    data(channel).set(note, length);
+    channel[RESULT_NOTE] = note.length;
   }
   channel[RESULT_POSTED] = posted;
   // Atomic, so a host that sees `seq` here also sees the result written above.
@@ -163,11 +178,18 @@ export function writeResult(channel: Channel, seq: number, outcome: RunOutcome |
   Atomics.notify(channel, RESULT_SEQ);
 }
 
-/** Host: reads the published result: the outcome, or null when it comes as a `result` message. */
-export function readResult(channel: Channel): { outcome: RunOutcome | null; posted: number } {
+/**
+ * Host: reads the published result: the outcome, or null when it comes as a `result` message, and
+ * the engine's note after the call, if any.
+ */
+export function readResult(channel: Channel): { outcome: RunOutcome | null; posted: number; note?: string } {
   const posted = channel[RESULT_POSTED] as number;
   const kind = channel[RESULT_KIND];
   if (kind === ResultKind.Posted) return { outcome: null, posted };
-  const output = kind === ResultKind.Output ? data(channel).slice(0, channel[RESULT_LENGTH]) : null;
-  return { outcome: { ok: true, output, interrupt: channel[RESULT_INTERRUPT] as number, elapsedMs: elapsed(channel)[0] as number }, posted };
+  const length = kind === ResultKind.Output ? (channel[RESULT_LENGTH] as number) : 0;
+  const output = kind === ResultKind.Output ? data(channel).slice(0, length) : null;
+  const outcome: RunOutcome = { ok: true, output, interrupt: channel[RESULT_INTERRUPT] as number, elapsedMs: elapsed(channel)[0] as number };
+  const noteLength = channel[RESULT_NOTE] as number;
+  // Decoded from a copy: not every platform decodes shared memory.
+  return noteLength === 0 ? { outcome, posted } : { outcome, posted, note: decoder.decode(data(channel).slice(length, length + noteLength)) };
 }

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorCode, isMepError, LocalErrorCode } from '../../protocol/errors.ts';
-import { compileExtensionModule, createWasmTransport, type SpawnWasmWorker, type WasmTransport } from './index.ts';
+import { compileExtensionModule, createWasmTransport, GUEST_MEMORY_LOG, type SpawnWasmWorker, type WasmTransport } from './index.ts';
 import { createNodeWasmWorkerSpawner } from './node/worker.ts';
 import { CHANNEL_DATA_BYTES } from './worker-channel.ts';
 import { workerPoolOf, type WasmWorkerPoolOptions } from './worker-pool.ts';
@@ -219,6 +219,33 @@ pool('should fail a session whose worker dies mid-call with ERR_EXTENSION_CRASHE
     assert.is((await createTestClient(next).request(1, 'ping', 'ok')).result, 'ok');
   } finally {
     await next.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
+pool('should log the engine memory line of every call after its notifications and before its answer, whichever way the answer travels', async () => {
+  const { spawn } = countingSpawner({ spares: 1 });
+  const events: string[] = [];
+  const transport = await createWasmTransport({
+    name: 'pooled',
+    module: echo,
+    isolation: 'worker',
+    spawnWorker: spawn,
+    log: (entry) => void (GUEST_MEMORY_LOG.test(entry.message) && events.push('memory')),
+  });
+  try {
+    transport.onMessage((m) => void events.push(m.method === '$/progress' ? 'progress' : `answer ${String(m.id)}`));
+    const client = createTestClient(transport);
+    // Outputs on both sides of the data area's end, with and without room for the line after them.
+    const sizes = [1, CHANNEL_DATA_BYTES * 2];
+    for (let size = CHANNEL_DATA_BYTES - 120; size <= CHANNEL_DATA_BYTES; size += 8) sizes.push(size);
+    for (const size of sizes) {
+      events.length = 0;
+      assert.is((await client.request(size, 'notify', 'x'.repeat(size))).result, 'x'.repeat(size));
+      assert.equal(events, ['progress', 'memory', `answer ${size}`], `output of about ${size} bytes`);
+    }
+  } finally {
+    await transport.close();
   }
   await workerPoolOf(spawn).close();
 });

@@ -63,6 +63,8 @@ interface Call {
   posted: number;
   /** An outcome read from the channel, held until every message of the call was delivered. */
   pending?: RunOutcome;
+  /** The engine's log line after the call, read with the outcome. */
+  note?: string;
 }
 
 /** Takes a worker prepared for the guest from the pool of `spawn` and returns its runner. */
@@ -91,7 +93,11 @@ export async function createWorkerRunner(
     call.resolve(outcome);
   };
   const finishWhenDelivered = (): void => {
-    if (current?.pending !== undefined && current.received >= current.posted) finish(current.pending);
+    const call = current;
+    if (call?.pending === undefined || call.received < call.posted) return;
+    // The engine's line after the call came with the result: it is the call's last message.
+    if (call.note !== undefined) callbacks.onLog('debug', call.note);
+    finish(call.pending);
   };
   let releasing: Promise<void> | undefined;
   const release = (reusable: boolean): Promise<void> => {
@@ -109,13 +115,20 @@ export async function createWorkerRunner(
       cause,
     });
 
-  /** Takes the published result of `call`: held until its messages are delivered, or left to the 'result' message. */
+  /**
+   * Takes the published result of `call`, held until its messages are delivered, or the 'result'
+   * message that carries it. Those messages are queued already: they are taken now where the
+   * platform can, rather than after an event-loop turn.
+   */
   const take = (call: Call): void => {
-    const { outcome, posted } = readResult(channel);
-    if (outcome === null) return;
+    const { outcome, posted, note } = readResult(channel);
+    if (outcome === null) {
+      while (current === call && worker.receive());
+      return;
+    }
     call.pending = outcome;
     call.posted = posted;
-    // The call's messages are already queued: take them now rather than after an event-loop turn.
+    call.note = note;
     while (current === call && call.received < posted && worker.receive());
     finishWhenDelivered();
   };
