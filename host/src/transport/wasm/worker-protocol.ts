@@ -18,8 +18,8 @@ export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
 
 /**
  * How long a listening worker polls for the next command after each one before it sleeps (ms):
- * longer than the host takes to send the next of back-to-back calls, short enough that an idle
- * worker stops using CPU at once.
+ * longer than the host takes to send the next of back-to-back calls (mostly under 10 µs
+ * measured), short enough that an idle worker stops using CPU at once.
  */
 const WORKER_SPIN_MS = 0.05;
 
