@@ -11,8 +11,11 @@
  *
  * The host writes a command and bumps CMD_SEQ; the worker, listening in `Atomics.wait`, runs it,
  * writes the result and bumps RESULT_SEQ, which the host awaits with `Atomics.waitAsync` (the
- * host thread never blocks). RESULT_POSTED counts the notifications, logs and guest requests the
- * worker posted during the call, so the host delivers all of them before the response.
+ * host thread never blocks). Both sides first poll for tens of µs at most, as a {@link SpinPolicy}
+ * allows, so back-to-back calls skip both wake-ups. RESULT_POSTED counts the notifications, logs
+ * and guest requests the worker posted during the call, so the host delivers all of them before
+ * the response. The engine's debug line after each call (`GUEST_MEMORY_LOG`) travels after the
+ * output in the data area, its byte length in RESULT_NOTE, sparing a message per call.
  */
 import type { RunOutcome } from './engine.ts';
 

@@ -5,8 +5,9 @@
  * binding: `node/worker.ts`), keeping this file free of platform imports.
  *
  * A call that fits the shared channel goes through it (worker-channel.ts) and its result is
- * awaited with `Atomics.waitAsync`; anything else is posted with its buffer transferred. Either
- * way the notifications, logs and guest requests of a call are delivered before its response.
+ * polled for briefly, then awaited with `Atomics.waitAsync`; anything else is posted with its
+ * buffer transferred. Either way the notifications, logs and guest requests of a call are
+ * delivered before its response, taken from the worker's port at once where the platform can.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
