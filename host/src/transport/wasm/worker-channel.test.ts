@@ -82,7 +82,7 @@ channel('should poll until what it waits for is ready, and give up after its bou
   assert.ok(polls >= 1);
 });
 
-channel('should back off after polls in vain — 1, 2, 4… waits up to the bound — and resume after one catches', () => {
+channel('should back off after polls in vain — 1, 2, 4… waits up to the bound — and halve the backoff on each catch', () => {
   const spin = createSpinPolicy(0.001);
   const polled: number[] = [];
   for (let wait = 0; wait < 400; wait++) {
@@ -93,11 +93,22 @@ channel('should back off after polls in vain — 1, 2, 4… waits up to the boun
   const gaps = polled.slice(1).map((at, i) => at - (polled[i] as number) - 1);
   assert.equal(gaps.slice(0, 8), [1, 2, 4, 8, 16, 32, 64, 64]);
   assert.ok(gaps.every((gap) => gap <= SPIN_BACKOFF_MAX));
-  // Skips what is left of the backoff, then a poll that catches resets it.
+  // Skips what is left of the backoff; a poll that catches then halves it (64 to 32), so the
+  // failure after it backs off 64 waits again, not 1.
   while (!spin.spin(() => true));
-  let called = false;
-  spin.spin(() => ((called = true), true));
-  assert.ok(called, 'the next wait polls at once');
+  spin.spin(() => false);
+  const skippedBeforePoll = (): number => {
+    for (let skipped = 0; ; skipped++) {
+      let called = false;
+      spin.spin(() => ((called = true), true));
+      if (called) return skipped;
+    }
+  };
+  assert.is(skippedBeforePoll(), SPIN_BACKOFF_MAX);
+  // Catches in a row bring it down to nothing: 32 (just now), 16, 8, 4, 2, 1, 0.
+  for (let i = 0; i < 6; i++) assert.ok(spin.spin(() => true));
+  spin.spin(() => false);
+  assert.is(skippedBeforePoll(), 1);
 });
 
 channel.run();

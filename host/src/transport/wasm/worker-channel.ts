@@ -91,7 +91,8 @@ export const SPIN_BACKOFF_MAX = 64;
  * within it. A poll that catches what it waits for keeps polling on; one that polls in vain (the
  * other side was slow, or the thread lost its CPU — on a crowded machine polling takes the CPU the
  * other thread needs) makes the next 1, 2, 4… up to {@link SPIN_BACKOFF_MAX} waits sleep at once,
- * so a slow peer or a busy machine costs at most one poll in that many waits.
+ * so a slow peer or a busy machine costs at most one poll in that many waits; each catch halves
+ * the backoff again.
  */
 export interface SpinPolicy {
   /** Polls `ready` for up to the policy's bound, unless backing off; true when it became true. */
@@ -112,7 +113,8 @@ export function createSpinPolicy(spinMs: number): SpinPolicy {
       const until = last + spinMs;
       for (;;) {
         if (ready()) {
-          backoff = 0;
+          // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
+          backoff >>= 1;
           return true;
         }
         const now = performance.now();
