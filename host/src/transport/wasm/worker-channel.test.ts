@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode } from '../../protocol/errors.ts';
-import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, fitsChannel, readResult, RESULT_FOR, sendCommand, writeResult } from './worker-channel.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, encodeNote, fitsChannel, readResult, RESULT_FOR, sendCommand, SPIN_BACKOFF_MAX, writeResult } from './worker-channel.ts';
 
 const channel = suite('worker channel');
 
@@ -49,6 +49,21 @@ channel('should say "posted" for failures and for outputs over the data area :: 
   assert.equal(readResult(ch), { outcome: null, posted: 0 });
 });
 
+channel('should carry the engine note after the output, only when both fit', () => {
+  const ch = createChannel();
+  const note = encodeNote('guest memory: 131072 bytes after handle');
+  const output = new Uint8Array(CHANNEL_DATA_BYTES - note.length).fill(5);
+  const outcome = { ok: true, output, interrupt: 0, elapsedMs: 1 } as const;
+  assert.ok(fitsChannel(outcome, note));
+  writeResult(ch, 1, outcome, 0, note);
+  assert.equal(readResult(ch), { outcome, posted: 0, note: 'guest memory: 131072 bytes after handle' });
+  assert.not.ok(fitsChannel({ ...outcome, output: new Uint8Array(output.length + 1) }, note));
+  writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 1 }, 0, encodeNote('é'));
+  assert.is(readResult(ch).note, 'é');
+  writeResult(ch, 3, outcome, 0);
+  assert.is(readResult(ch).note, undefined, 'a result without a note leaves none of the last one');
+});
+
 channel('should number commands in order, so a worker never runs one twice', () => {
   const ch = createChannel();
   const a = sendCommand(ch, Command.Renew);
@@ -56,6 +71,44 @@ channel('should number commands in order, so a worker never runs one twice', () 
   assert.is(b, a + 1);
   assert.is(Atomics.load(ch, CMD_SEQ), b);
   assert.is(awaitCommand(ch, a).command, Command.Leave);
+});
+
+channel('should poll until what it waits for is ready, and give up after its bound', () => {
+  const spin = createSpinPolicy(0.05);
+  assert.ok(spin.spin(() => true));
+  assert.ok(spin.spin(() => true), 'a poll that caught its event does not back off');
+  let polls = 0;
+  assert.not.ok(spin.spin(() => (polls++, false)));
+  assert.ok(polls >= 1);
+});
+
+channel('should back off after polls in vain — 1, 2, 4… waits up to the bound — and halve the backoff on each catch', () => {
+  const spin = createSpinPolicy(0.001);
+  const polled: number[] = [];
+  for (let wait = 0; wait < 400; wait++) {
+    let called = false;
+    spin.spin(() => ((called = true), false));
+    if (called) polled.push(wait);
+  }
+  const gaps = polled.slice(1).map((at, i) => at - (polled[i] as number) - 1);
+  assert.equal(gaps.slice(0, 8), [1, 2, 4, 8, 16, 32, 64, 64]);
+  assert.ok(gaps.every((gap) => gap <= SPIN_BACKOFF_MAX));
+  // Skips what is left of the backoff; a poll that catches then halves it (64 to 32), so the
+  // failure after it backs off 64 waits again, not 1.
+  while (!spin.spin(() => true));
+  spin.spin(() => false);
+  const skippedBeforePoll = (): number => {
+    for (let skipped = 0; ; skipped++) {
+      let called = false;
+      spin.spin(() => ((called = true), true));
+      if (called) return skipped;
+    }
+  };
+  assert.is(skippedBeforePoll(), SPIN_BACKOFF_MAX);
+  // Catches in a row bring it down to nothing: 32 (just now), 16, 8, 4, 2, 1, 0.
+  for (let i = 0; i < 6; i++) assert.ok(spin.spin(() => true));
+  spin.spin(() => false);
+  assert.is(skippedBeforePoll(), 1);
 });
 
 channel.run();

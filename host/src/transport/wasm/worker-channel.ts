@@ -11,8 +11,11 @@
  *
  * The host writes a command and bumps CMD_SEQ; the worker, listening in `Atomics.wait`, runs it,
  * writes the result and bumps RESULT_SEQ, which the host awaits with `Atomics.waitAsync` (the
- * host thread never blocks). RESULT_POSTED counts the notifications, logs and guest requests the
- * worker posted during the call, so the host delivers all of them before the response.
+ * host thread never blocks). Both sides first poll for tens of µs at most, as a {@link SpinPolicy}
+ * allows, so back-to-back calls skip both wake-ups. RESULT_POSTED counts the notifications, logs
+ * and guest requests the worker posted during the call, so the host delivers all of them before
+ * the response. The engine's debug line after each call (`GUEST_MEMORY_LOG`) travels after the
+ * output in the data area, its byte length in RESULT_NOTE, sparing a message per call.
  */
 import type { RunOutcome } from './engine.ts';
 
@@ -33,7 +36,8 @@ const RESULT_INTERRUPT = 9;
 const RESULT_POSTED = 10;
 /** Slot naming the command (its CMD_SEQ) the published result answers. */
 export const RESULT_FOR = 11;
-const ELAPSED_BYTE = 48;
+const RESULT_NOTE = 12;
+const ELAPSED_BYTE = 56;
 const DATA_BYTE = 64;
 
 /** Bytes of a call or an output that travel through the channel itself. */
@@ -76,12 +80,60 @@ export function sendCommand(channel: Channel, command: number, input?: Uint8Arra
   return seq;
 }
 
+/** A gap this long between two polls means the thread lost its CPU: polling only delays the other side then (ms). */
+const PREEMPTED_MS = 0.01;
+/** Most waits in a row that sleep at once after polling failed. */
+export const SPIN_BACKOFF_MAX = 64;
+
 /**
- * Worker: blocks until the command after `handled`. It does not spin first: measured on a
- * crowded 2-core machine, a spinning worker takes the CPU the host needs to send the next call
- * (a 20 µs spin made pings slower, not faster).
+ * When a thread polls the channel before it sleeps on it: a cross-thread wake-up costs tens of µs
+ * on a virtual machine (several times a small call), a short poll none when the other side answers
+ * within it. A poll that catches what it waits for keeps polling on; one that polls in vain (the
+ * other side was slow, or the thread lost its CPU — on a crowded machine polling takes the CPU the
+ * other thread needs) makes the next 1, 2, 4… up to {@link SPIN_BACKOFF_MAX} waits sleep at once,
+ * so a slow peer or a busy machine costs at most one poll in that many waits; each catch halves
+ * the backoff again.
  */
-export function awaitCommand(channel: Channel, handled: number): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
+export interface SpinPolicy {
+  /** Polls `ready` for up to the policy's bound, unless backing off; true when it became true. */
+  spin(ready: () => boolean): boolean;
+}
+
+/** A {@link SpinPolicy} polling for up to `spinMs`. */
+export function createSpinPolicy(spinMs: number): SpinPolicy {
+  let skip = 0;
+  let backoff = 0;
+  return {
+    spin(ready) {
+      if (skip > 0) {
+        skip--;
+        return false;
+      }
+      let last = performance.now();
+      const until = last + spinMs;
+      for (;;) {
+        if (ready()) {
+          // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
+          backoff >>= 1;
+          return true;
+        }
+        const now = performance.now();
+        if (now >= until || now - last > PREEMPTED_MS) break;
+        last = now;
+      }
+      backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
+      skip = backoff;
+      return false;
+    },
+  };
+}
+
+/**
+ * Worker: waits for the command after `handled`: polls for it as `spin` allows, then blocks in
+ * `Atomics.wait`, so an idle worker burns no CPU once its poll ended.
+ */
+export function awaitCommand(channel: Channel, handled: number, spin?: SpinPolicy): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
+  if (Atomics.load(channel, CMD_SEQ) === handled) spin?.spin(() => Atomics.load(channel, CMD_SEQ) !== handled);
   let seq = Atomics.load(channel, CMD_SEQ);
   while (seq === handled) {
     Atomics.wait(channel, CMD_SEQ, handled);
@@ -92,35 +144,57 @@ export function awaitCommand(channel: Channel, handled: number): { seq: number; 
   return { seq, command, input, timeoutMs: channel[CMD_TIMEOUT] as number };
 }
 
-/** True when `outcome` can be written into the channel instead of posted. */
-export function fitsChannel(outcome: RunOutcome): boolean {
-  return outcome.ok && (outcome.output === null || outcome.output.length <= CHANNEL_DATA_BYTES);
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const EMPTY = new Uint8Array(0);
+
+/** True when `outcome`, and `note` (in UTF-8) after it, can be written into the channel instead of posted. */
+export function fitsChannel(outcome: RunOutcome, note: Uint8Array = EMPTY): boolean {
+  return outcome.ok && (outcome.output?.length ?? 0) + note.length <= CHANNEL_DATA_BYTES;
 }
 
-/** Worker: publishes the result of command `seq` — the outcome itself when {@link fitsChannel}, else "posted". */
-export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number): void {
+/** `text` in UTF-8, as {@link fitsChannel} and {@link writeResult} take a note. */
+export const encodeNote = (text: string): Uint8Array => encoder.encode(text);
+
+/**
+ * Worker: publishes the result of command `seq` — the outcome itself (with the engine's `note`,
+ * if any) when {@link fitsChannel}, else "posted".
+ */
+export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number, note: Uint8Array = EMPTY): void {
+  channel[RESULT_NOTE] = 0;
   if (outcome === 'posted' || !outcome.ok) channel[RESULT_KIND] = ResultKind.Posted;
   else {
     channel[RESULT_INTERRUPT] = outcome.interrupt;
     (elapsed(channel)[0] as number) = outcome.elapsedMs;
+    const length = outcome.output?.length ?? 0;
     if (outcome.output === null) channel[RESULT_KIND] = ResultKind.NoOutput;
     else {
       data(channel).set(outcome.output);
-      channel[RESULT_LENGTH] = outcome.output.length;
+      channel[RESULT_LENGTH] = length;
       channel[RESULT_KIND] = ResultKind.Output;
     }
+    data(channel).set(note, length);
+    channel[RESULT_NOTE] = note.length;
   }
   channel[RESULT_POSTED] = posted;
-  channel[RESULT_FOR] = seq;
+  // Atomic, so a host that sees `seq` here also sees the result written above.
+  Atomics.store(channel, RESULT_FOR, seq);
   Atomics.add(channel, RESULT_SEQ, 1);
   Atomics.notify(channel, RESULT_SEQ);
 }
 
-/** Host: reads the published result: the outcome, or null when it comes as a `result` message. */
-export function readResult(channel: Channel): { outcome: RunOutcome | null; posted: number } {
+/**
+ * Host: reads the published result: the outcome, or null when it comes as a `result` message, and
+ * the engine's note after the call, if any.
+ */
+export function readResult(channel: Channel): { outcome: RunOutcome | null; posted: number; note?: string } {
   const posted = channel[RESULT_POSTED] as number;
   const kind = channel[RESULT_KIND];
   if (kind === ResultKind.Posted) return { outcome: null, posted };
-  const output = kind === ResultKind.Output ? data(channel).slice(0, channel[RESULT_LENGTH]) : null;
-  return { outcome: { ok: true, output, interrupt: channel[RESULT_INTERRUPT] as number, elapsedMs: elapsed(channel)[0] as number }, posted };
+  const length = kind === ResultKind.Output ? (channel[RESULT_LENGTH] as number) : 0;
+  const output = kind === ResultKind.Output ? data(channel).slice(0, length) : null;
+  const outcome: RunOutcome = { ok: true, output, interrupt: channel[RESULT_INTERRUPT] as number, elapsedMs: elapsed(channel)[0] as number };
+  const noteLength = channel[RESULT_NOTE] as number;
+  // Decoded from a copy: not every platform decodes shared memory.
+  return noteLength === 0 ? { outcome, posted } : { outcome, posted, note: decoder.decode(data(channel).slice(length, length + noteLength)) };
 }

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorCode, isMepError, LocalErrorCode } from '../../protocol/errors.ts';
-import { compileExtensionModule, createWasmTransport, type SpawnWasmWorker, type WasmTransport } from './index.ts';
+import { compileExtensionModule, createWasmTransport, GUEST_MEMORY_LOG, type SpawnWasmWorker, type WasmTransport } from './index.ts';
 import { createNodeWasmWorkerSpawner } from './node/worker.ts';
 import { CHANNEL_DATA_BYTES } from './worker-channel.ts';
 import { workerPoolOf, type WasmWorkerPoolOptions } from './worker-pool.ts';
@@ -219,6 +219,73 @@ pool('should fail a session whose worker dies mid-call with ERR_EXTENSION_CRASHE
     assert.is((await createTestClient(next).request(1, 'ping', 'ok')).result, 'ok');
   } finally {
     await next.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
+pool('should log the engine memory line of every call after its notifications and before its answer, whichever way the answer travels', async () => {
+  const { spawn } = countingSpawner({ spares: 1 });
+  const events: string[] = [];
+  const transport = await createWasmTransport({
+    name: 'pooled',
+    module: echo,
+    isolation: 'worker',
+    spawnWorker: spawn,
+    log: (entry) => void (GUEST_MEMORY_LOG.test(entry.message) && events.push('memory')),
+  });
+  try {
+    transport.onMessage((m) => void events.push(m.method === '$/progress' ? 'progress' : `answer ${String(m.id)}`));
+    const client = createTestClient(transport);
+    // Outputs on both sides of the data area's end, with and without room for the line after them.
+    const sizes = [1, CHANNEL_DATA_BYTES * 2];
+    for (let size = CHANNEL_DATA_BYTES - 120; size <= CHANNEL_DATA_BYTES; size += 8) sizes.push(size);
+    for (const size of sizes) {
+      events.length = 0;
+      assert.is((await client.request(size, 'notify', 'x'.repeat(size))).result, 'x'.repeat(size));
+      assert.equal(events, ['progress', 'memory', `answer ${size}`], `output of about ${size} bytes`);
+    }
+  } finally {
+    await transport.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
+pool('should keep the messages of a call before its answer on a platform that cannot take them early', async () => {
+  const base = createNodeWasmWorkerSpawner();
+  // As in a browser: messages come through the event loop only.
+  const spawn: SpawnWasmWorker = async () => ({ ...(await base()), receiveSync: undefined });
+  workerPoolOf(spawn, { spares: 1 });
+  const transport = await open(spawn);
+  try {
+    const client = createTestClient(transport);
+    for (let id = 1; id <= 50; id++) {
+      const progress = client.next((m) => m.method === '$/progress');
+      assert.is((await client.request(id, 'notify', id)).result, id);
+      assert.ok(client.seen.indexOf(await progress) < client.seen.findIndex((m) => m.id === id), `call ${id}`);
+      client.seen.length = 0;
+    }
+  } finally {
+    await transport.close();
+  }
+  await workerPoolOf(spawn).close();
+});
+
+pool('should stop polling once idle: a worker between sessions or calls burns no CPU', async () => {
+  const { spawn } = countingSpawner({ spares: 1 });
+  const transport = await open(spawn);
+  try {
+    const client = createTestClient(transport);
+    // Back-to-back calls, so both sides poll.
+    for (let id = 0; id < 2_000; id++) await client.request(id, 'ping');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const idleMs = 300;
+    const before = process.cpuUsage();
+    await new Promise((resolve) => setTimeout(resolve, idleMs));
+    const { user, system } = process.cpuUsage(before);
+    // A thread still polling would use most of the interval, even on a crowded machine.
+    assert.ok((user + system) / 1000 < idleMs / 4, `${((user + system) / 1000).toFixed(1)} ms of CPU in ${idleMs} ms idle`);
+  } finally {
+    await transport.close();
   }
   await workerPoolOf(spawn).close();
 });

@@ -58,6 +58,8 @@ export interface PooledWorker {
   /** Guest requests this thread has posted so far, across its engines (a reply names its request by this count). */
   requests(): number;
   post(message: ToWorker, transfer?: Transferable[]): void;
+  /** Delivers the next message the worker posted now, if the platform can take it early; false when none was. */
+  receive(): boolean;
   /** Routes the worker's messages and its exit to the holder. */
   attach(listener: WorkerListener): void;
   /** Gives the worker back: kept for a later session when `reusable` and there is room, else terminated. */
@@ -96,6 +98,8 @@ interface Entry {
   /** Internal waiter for `ready`/`init-error`/`released`. */
   waiter?: (message: FromWorker) => void;
   holder?: WorkerListener;
+  /** Routes a message of the worker, whether the event loop delivered it or it was taken early. */
+  dispatch(message: FromWorker): void;
   /** Guest requests posted by the thread, counted as the worker counts them. */
   requests: number;
   idleTimer?: ReturnType<typeof setTimeout>;
@@ -159,13 +163,20 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
   const start = async (): Promise<Entry> => {
     const handle = await spawn();
     started++;
-    const entry: Entry = { handle, channel: createChannel(), dead: false, fresh: false, requests: 0 };
+    const entry: Entry = {
+      handle,
+      channel: createChannel(),
+      dead: false,
+      fresh: false,
+      requests: 0,
+      dispatch(message) {
+        if (message.type === 'request') entry.requests++;
+        if (entry.waiter !== undefined && (message.type === 'ready' || message.type === 'init-error' || message.type === 'released')) entry.waiter(message);
+        else entry.holder?.message(message);
+      },
+    };
     all.add(entry);
-    handle.onMessage((message) => {
-      if (message.type === 'request') entry.requests++;
-      if (entry.waiter !== undefined && (message.type === 'ready' || message.type === 'init-error' || message.type === 'released')) entry.waiter(message);
-      else entry.holder?.message(message);
-    });
+    handle.onMessage(entry.dispatch);
     handle.onExit((error) => {
       entry.dead = true;
       unpark(entry);
@@ -259,6 +270,12 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       listens,
       requests: () => entry.requests,
       post: (message, transfer) => entry.handle.postMessage(message, transfer),
+      receive() {
+        const message = entry.handle.receiveSync?.();
+        if (message === undefined) return false;
+        entry.dispatch(message);
+        return true;
+      },
       attach: (listener) => void (entry.holder = listener),
       async release(reusable) {
         if (released) return;

@@ -10,11 +10,18 @@
  * a fresh instance of the same guest (answer `ready`) for the next session.
  */
 import { LocalErrorCode, type MepErrorCode } from '../../protocol/errors.ts';
-import type { LogLevel, RunOutcome, SerializedError, WasmEngine, WasmEngineOptions } from './engine.ts';
+import { GUEST_MEMORY_LOG, type LogLevel, type RunOutcome, type SerializedError, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
-import { awaitCommand, CMD_SEQ, Command, FLAG_WAKE, fitsChannel, writeResult, type Channel } from './worker-channel.ts';
+import { awaitCommand, CMD_SEQ, Command, createSpinPolicy, encodeNote, FLAG_WAKE, fitsChannel, writeResult, type Channel } from './worker-channel.ts';
 
 export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
+
+/**
+ * How long a listening worker polls for the next command after each one before it sleeps (ms):
+ * longer than the host takes to send the next of back-to-back calls (mostly under 10 µs
+ * measured), short enough that an idle worker stops using CPU at once.
+ */
+const WORKER_SPIN_MS = 0.05;
 
 /** Longest single Atomics.wait of a waiting guest request (ms); guards against lost wake-ups. */
 const WAIT_SLICE_MS = 50;
@@ -72,10 +79,31 @@ export function serveWasmWorker(
   let posted = 0;
   /** Guest requests posted by this thread, across engines, so a stale reply never answers a later one. */
   let requests = 0;
+  const spin = createSpinPolicy(WORKER_SPIN_MS);
+  /** True while a call from the channel runs: the engine's memory line can travel with its result. */
+  let channelCall = false;
+  /** That line, held until the result (or the next message, to keep the order). */
+  let memoryLine: string | undefined;
 
+  /** Posts the held memory line, if any, before whatever comes next. */
+  const flush = (): void => {
+    if (memoryLine === undefined) return;
+    const line = memoryLine;
+    memoryLine = undefined;
+    posted++;
+    port.postMessage({ type: 'log', level: 'debug', message: line });
+  };
   const post = (message: FromWorker, transfer?: Transferable[]): void => {
+    flush();
     posted++;
     port.postMessage(message, transfer);
+  };
+  const log = (level: LogLevel, text: string): void => {
+    // The engine logs it after the guest returned: holding it loses nothing if the thread is killed.
+    if (channelCall && level === 'debug' && GUEST_MEMORY_LOG.test(text)) {
+      flush();
+      memoryLine = text;
+    } else post({ type: 'log', level, message: text });
   };
 
   const request = (bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null => {
@@ -100,6 +128,7 @@ export function serveWasmWorker(
   };
 
   const postResult = (outcome: RunOutcome): void => {
+    flush();
     const transfer = outcome.ok && outcome.output !== null ? [outcome.output.buffer as ArrayBuffer] : [];
     port.postMessage({ type: 'result', outcome }, transfer);
   };
@@ -122,16 +151,21 @@ export function serveWasmWorker(
   const listen = async (): Promise<void> => {
     const ch = channel as Channel;
     for (;;) {
-      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled);
+      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, spin);
       handled = seq;
       if (command === Command.Leave || command === Command.Renew) {
         if (!(await replace(command === Command.Renew))) return;
         continue;
       }
       if (command === Command.CallPosted) return;
+      channelCall = true;
       const outcome = await run(input, timeoutMs);
-      if (fitsChannel(outcome)) writeResult(ch, seq, outcome, posted);
-      else {
+      channelCall = false;
+      const note = memoryLine === undefined ? undefined : encodeNote(memoryLine);
+      if (fitsChannel(outcome, note)) {
+        memoryLine = undefined;
+        writeResult(ch, seq, outcome, posted, note);
+      } else {
         postResult(outcome);
         writeResult(ch, seq, 'posted', posted);
       }
@@ -149,7 +183,7 @@ export function serveWasmWorker(
         bridge: {
           notify: (bytes) => post({ type: 'notify', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]),
           request,
-          log: (level, text) => post({ type: 'log', level, message: text }),
+          log,
         },
       });
     } catch (error) {

@@ -2,12 +2,13 @@
  * Worker-thread entry of Node worker isolation: serves one wasm guest engine to the transport
  * that spawned this thread (see `serveWasmWorker`). Bundled on first use by node/worker.ts.
  */
-import { parentPort, receiveMessageOnPort } from 'node:worker_threads';
+import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { createExtismEngine } from '../index.ts';
 import { serveWasmWorker, type ToWorker } from '../worker-protocol.ts';
 
-const port = parentPort;
-if (port === null) throw new Error('the wasm worker entry must run in a worker thread');
+// The host's port for this thread (node/worker.ts), not parentPort.
+const port = (workerData as { port?: MessagePort } | null)?.port;
+if (port === undefined) throw new Error('the wasm worker entry must run in a worker thread spawned by createNodeWasmWorkerSpawner');
 
 serveWasmWorker(
   {

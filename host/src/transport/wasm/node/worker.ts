@@ -8,11 +8,12 @@
  * TypeScript loader.
  */
 import { existsSync } from 'node:fs';
-import { Worker } from 'node:worker_threads';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
 import { createWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
 import { workerPoolOf, type WasmWorkerPoolOptions } from '../worker-pool.ts';
+import type { FromWorker } from '../worker-protocol.ts';
 import type { SpawnWasmWorker } from '../worker-runner.ts';
 import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from './worker-bundle.ts';
 
@@ -50,12 +51,16 @@ export type NodeWorkerSpawnerOptions = WasmWorkerPoolOptions;
  */
 export function createNodeWasmWorkerSpawner(options: NodeWorkerSpawnerOptions = {}): SpawnWasmWorker {
   const spawn: SpawnWasmWorker = async () => {
+    // The thread's traffic goes through a port of its own rather than the worker's, so the host
+    // can take a call's messages synchronously (receiveMessageOnPort) once its result is in.
+    const { port1: port, port2 } = new MessageChannel();
     // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
-    const worker = new Worker(await workerUrl(), { execArgv: [] });
+    const worker = new Worker(await workerUrl(), { execArgv: [], workerData: { port: port2 }, transferList: [port2] });
     let exitListener: ((error: Error | undefined) => void) | undefined;
     let stopping = false;
     let reported = false;
     const report = (error: Error | undefined): void => {
+      port.close();
       if (stopping || reported) return;
       reported = true;
       exitListener?.(error);
@@ -63,15 +68,23 @@ export function createNodeWasmWorkerSpawner(options: NodeWorkerSpawnerOptions = 
     worker.on('error', (error) => report(error));
     worker.on('exit', (code) => report(code === 0 ? undefined : new Error(`worker exited with code ${code}`)));
     return {
-      postMessage: (message, transfer) => worker.postMessage(message, transfer as never),
-      onMessage: (listener) => void worker.on('message', listener),
+      postMessage: (message, transfer) => port.postMessage(message, transfer as never),
+      onMessage: (listener) => void port.on('message', listener),
+      receiveSync: () => receiveMessageOnPort(port)?.message as FromWorker | undefined,
       onExit: (listener) => void (exitListener = listener),
       async terminate() {
         stopping = true;
+        port.close();
         await worker.terminate();
       },
-      unref: () => worker.unref(),
-      ref: () => worker.ref(),
+      unref() {
+        worker.unref();
+        port.unref();
+      },
+      ref() {
+        worker.ref();
+        port.ref();
+      },
     };
   };
   workerPoolOf(spawn, options);
