@@ -46,11 +46,22 @@ function checkUniqueFields(fields: readonly AvroField[]): void {
 }
 
 /**
+ * Whether projecting `tpe` can read a hint: only a record, a tuple, or a reference with
+ * arguments (a collection passing it on) names an anonymous record. Most fields are references
+ * without arguments, which need no hint spelled.
+ */
+const mayHoldAnonymousRecord = (tpe: TypeExpr): boolean => tpe.kind === 'record' || tpe.kind === 'tuple' || (tpe.kind === 'reference' && tpe.args.length > 0);
+
+/**
  * Project fields in source order (request parameters keep the signature's order). `hintPrefix`
  * names anonymous records in the fields (`<Prefix><Field>`, see anonymous-records.ts).
  */
 export function projectFieldsInOrder(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix?: string): AvroField[] {
-  const projected = fields.map((f) => ({ name: lowerCamel(f.name), type: projectType(p, namespace, owner, f.tpe, memberHint(hintPrefix, f.name)), props: NO_PROPERTIES }));
+  const projected = fields.map((f) => ({
+    name: lowerCamel(f.name),
+    type: projectType(p, namespace, owner, f.tpe, mayHoldAnonymousRecord(f.tpe) ? memberHint(hintPrefix, f.name) : undefined),
+    props: NO_PROPERTIES,
+  }));
   checkUniqueFields(projected);
   return projected;
 }

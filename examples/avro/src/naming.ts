@@ -98,10 +98,19 @@ function spellUpperCamel(source: string): string {
   return out;
 }
 
+/** Memo of {@link lowerCamel}, which runs for every record field: one look-up instead of re-spelling. */
+const lowerCamelCache = new Map<string, string>();
+
 /** lowerCamelCase of a canonical name (`as-of` → `asOf`). */
 export function lowerCamel(source: string): string {
-  const upper = upperCamel(source);
-  return upper.charAt(0).toLowerCase() + upper.slice(1);
+  let out = lowerCamelCache.get(source);
+  if (out === undefined) {
+    if (lowerCamelCache.size >= 100_000) lowerCamelCache.clear();
+    const upper = upperCamel(source);
+    out = upper.charAt(0).toLowerCase() + upper.slice(1);
+    lowerCamelCache.set(source, out);
+  }
+  return out;
 }
 
 const namespaceCache = new Map<string, string>();
