@@ -3,6 +3,7 @@
  * use, then referenced by full name) or reference-only (every named type by full name).
  */
 import type { AvroField, AvroType, FullName, JsonValue, NamedSchema, Properties } from './model.ts';
+import { sortKeys } from './json-syntax.ts';
 import { fullNameKey, NO_PROPERTIES } from './model.ts';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -22,31 +23,38 @@ export function inlineState(defined: Iterable<string> = []): InlineState {
 }
 
 /*
- * Objects are built with their keys in sorted order for the properties this backend writes
- * (`morphir.*`, `precision`, `scale`), so canonicalJson finds them in order and copies
- * nothing. A key the object sets itself wins over a custom property of the same name.
+ * Every object is returned with its keys in sorted order, so what this renderer alone builds is
+ * written without canonicalJson's sorting walk (see orderedJson). The keys this backend writes
+ * are set in sorted order; only an object with custom properties (or a decorated type's merged
+ * keys) is checked, and rebuilt in order when it is not. A key the object sets itself wins over
+ * a custom property of the same name.
  */
-
-/** Copy properties into a fresh object. */
-export function propertiesObject(props: Properties): JsonObject {
-  return props === NO_PROPERTIES ? {} : ({ ...props } as JsonObject);
-}
 
 const { hasOwnProperty } = Object.prototype;
 
-/** Add the properties `object` does not already have. */
+/** Add the properties `object` does not already have, their values with sorted keys. */
 function addProperties(object: JsonObject, props: Properties): JsonObject {
-  if (props === NO_PROPERTIES) return object;
-  for (const key of Object.keys(props)) if (!hasOwnProperty.call(object, key)) object[key] = props[key];
+  for (const key of Object.keys(props)) if (!hasOwnProperty.call(object, key)) object[key] = sortKeys(props[key]);
   return object;
 }
 
+/** `object`, or a copy with its keys sorted when they are not; its values are in order already. */
+function inKeyOrder(object: JsonObject): JsonObject {
+  const keys = Object.keys(object);
+  let ordered = true;
+  for (let i = 1; i < keys.length && ordered; i++) ordered = keys[i - 1] < keys[i];
+  if (ordered) return object;
+  const out: JsonObject = {};
+  for (const key of keys.sort()) out[key] = object[key];
+  return out;
+}
+
 /** Put a type under `"type"` beside custom properties and an optional `logicalType`. */
-export function decorateType(value: JsonValue, props: Properties, logicalType?: string): JsonObject {
+function decorateType(value: JsonValue, props: Properties, logicalType?: string): JsonObject {
   const object = addProperties(logicalType !== undefined ? { logicalType } : {}, props);
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { ...object, ...value };
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return inKeyOrder({ ...object, ...value });
   object.type = value;
-  return object;
+  return inKeyOrder(object);
 }
 
 function insertName(object: JsonObject, name: FullName): void {
@@ -91,19 +99,20 @@ export class JsonTypeRenderer {
     const object: JsonObject = {};
     if (schema.doc !== undefined) object.doc = schema.doc;
     if (schema.kind === 'record') object.fields = schema.fields.map((field) => this.field(field, renderType));
-    addProperties(object, schema.props);
+    if (schema.props !== NO_PROPERTIES) addProperties(object, schema.props);
     insertName(object, schema.fullName);
     if (schema.kind === 'enum') object.symbols = [...schema.symbols];
     object.type = schema.kind;
-    return object;
+    return schema.props === NO_PROPERTIES ? object : inKeyOrder(object);
   }
 
   /** A record field or request parameter. */
   field(field: AvroField, renderType: (tpe: AvroType) => JsonValue): JsonObject {
-    const object = propertiesObject(field.props);
+    if (field.props === NO_PROPERTIES) return { name: field.name, type: renderType(field.type) };
+    const object = addProperties({}, field.props);
     object.name = field.name;
     object.type = renderType(field.type);
-    return object;
+    return inKeyOrder(object);
   }
 
   /** A field with reference-only types. */
@@ -128,15 +137,19 @@ export class JsonTypeRenderer {
       case 'named':
         return named(tpe.fullName);
       case 'array': {
-        const object = addProperties({ items: this.type(tpe.items, named) }, tpe.props);
+        const items = this.type(tpe.items, named);
+        if (tpe.props === NO_PROPERTIES) return { items, type: 'array' };
+        const object = addProperties({ items }, tpe.props);
         object.type = 'array';
-        return object;
+        return inKeyOrder(object);
       }
       case 'map': {
-        const object = propertiesObject(tpe.props);
+        const values = this.type(tpe.values, named);
+        if (tpe.props === NO_PROPERTIES) return { type: 'map', values };
+        const object = addProperties({}, tpe.props);
         object.type = 'map';
-        object.values = this.type(tpe.values, named);
-        return object;
+        object.values = values;
+        return inKeyOrder(object);
       }
       case 'union':
         return tpe.branches.map((branch) => this.type(branch, named));

@@ -4,7 +4,7 @@
  * In `shared` mode every named type is defined once in its module namespace's `.avsc` (see
  * shared-layout.ts) and referenced by full name everywhere else.
  */
-import { ArtifactList, artifactPath, canonicalJson, type Artifact } from './json-syntax.ts';
+import { ArtifactList, artifactPath, canonicalJson, orderedJson, type Artifact } from './json-syntax.ts';
 import { inlineState, JsonTypeRenderer, type DefinitionScope } from './json-types.ts';
 import type { AvroPackage, AvroProtocol, AvroRoot, JsonValue, NamedSchema } from './model.ts';
 import { fullNameKey } from './model.ts';
@@ -133,10 +133,10 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
     const definitions = linkedDefinitions(ctx, graph);
     if (ctx.shared) {
       for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph)) {
-        list.add(artifact.path, canonicalJson(artifact.definitions.map((definition) => definition.render())));
+        list.add(artifact.path, orderedJson(artifact.definitions.map((definition) => definition.render())));
       }
     } else {
-      for (const { leader, render } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), canonicalJson(render()));
+      for (const { leader, render } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), orderedJson(render()));
     }
     for (const { members } of definitions) members.forEach((member) => predefined.add(member));
   }
