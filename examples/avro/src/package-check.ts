@@ -50,14 +50,18 @@ export function finishPackage(p: Projector): AvroPackage {
   }
   for (const key of p.linkedSchemas.keys()) if (p.schemas.has(key)) throw nameCollision(key);
   const available = p.linkedSchemas.size === 0 ? p.schemas : new Map<string, NamedSchema>([...p.schemas, ...p.linkedSchemas]);
+  // Every available schema's fields are visited here, so following a reference into the schema
+  // it names would only visit those fields again: direct references (no schemas to follow) make
+  // the same set.
   const all = new Map<string, FullName>();
+  const noSchemas = new Map<string, NamedSchema>();
   for (const schema of available.values()) {
-    if (schema.kind === 'record') for (const field of schema.fields) collectReferences(field.type, available, all);
+    if (schema.kind === 'record') for (const field of schema.fields) collectReferences(field.type, noSchemas, all);
   }
   for (const root of roots) {
     // What a root reaches beyond its own type is already in `all` (every schema's references
     // were collected above), so only its direct references are new for the AVRO006 check.
-    collectReferences(root.type, new Map(), all);
+    collectReferences(root.type, noSchemas, all);
     // The transitive set is only read by the IDL renderer; computed per root on first use, so
     // JSON output of a deep model does not pay roots × closure.
     let references: FullName[] | undefined;
