@@ -13,6 +13,7 @@ import { compareStringArrays, compareStrings } from './model.ts';
 import { canonicalFqName, canonicalName, canonicalPath } from './naming.ts';
 import { IrReadError, normalizeSignature, readFormatVersion } from './ir-version.ts';
 import { readIrV4 } from './ir-reader-v4.ts';
+import { knownFqName, knownName, rememberFqName, rememberName } from './spelling-cache.ts';
 
 export { IrReadError };
 
@@ -51,95 +52,16 @@ function object(value: Json, path: string): Record<string, Json> {
   return isObject(value) ? value : fail(path, 'an object');
 }
 
-/**
- * Canonical spellings by the words of the JSON they come from, found with one map look-up per
- * word: a model repeats the same names and FQNames (SDK references, common fields) throughout,
- * and a hit builds no key string and no intermediate array. A node maps a word to the node after
- * it; `nameEnd` closes a name of a path and `pathEnd` the package and module paths of an FQName.
- */
-type WordNode = Map<string, WordNode> & { canonical?: string; nameEnd?: WordNode; pathEnd?: WordNode };
-
-const wordNode = (): WordNode => new Map() as WordNode;
-
-/**
- * The node after the words of `value`, or undefined when `value` is not an array of strings or
- * (unless `grow` adds the missing nodes) was not seen before.
- */
-function afterName(node: WordNode, value: Json, grow: boolean): WordNode | undefined {
-  if (!isArray(value)) return undefined;
-  for (let i = 0; i < value.length; i++) {
-    // A word that is not a string is never a key, so only a new node needs the check.
-    const word = value[i];
-    let next = node.get(word as string);
-    if (next === undefined) {
-      if (!grow || typeof word !== 'string') return undefined;
-      next = wordNode();
-      node.set(word, next);
-    }
-    node = next;
-  }
-  return node;
-}
-
-/** {@link afterName} for an FQName `[package, module, local]`; one loop, as it runs for every reference. */
-function afterFqName(node: WordNode, value: Json, grow: boolean): WordNode | undefined {
-  if (!isArray(value) || value.length !== 3) return undefined;
-  for (let part = 0; part < 2; part++) {
-    const path = value[part];
-    if (!isArray(path)) return undefined;
-    for (let i = 0; i < path.length; i++) {
-      const words = path[i];
-      if (!isArray(words)) return undefined;
-      for (let j = 0; j < words.length; j++) {
-        const word = words[j];
-        let next = node.get(word as string);
-        if (next === undefined) {
-          if (!grow || typeof word !== 'string') return undefined;
-          next = wordNode();
-          node.set(word, next);
-        }
-        node = next;
-      }
-      if (node.nameEnd === undefined) {
-        if (!grow) return undefined;
-        node.nameEnd = wordNode();
-      }
-      node = node.nameEnd;
-    }
-    if (node.pathEnd === undefined) {
-      if (!grow) return undefined;
-      node.pathEnd = wordNode();
-    }
-    node = node.pathEnd;
-  }
-  return afterName(node, value[2], grow);
-}
-
-let knownNames = wordNode();
-let knownFqNames = wordNode();
-let knownCount = 0;
-
-/** Count one more remembered spelling; bounded, so one long-lived guest does not keep every name it saw. */
-function makeRoom(): void {
-  if (knownCount >= 100_000) {
-    knownNames = wordNode();
-    knownFqNames = wordNode();
-    knownCount = 0;
-  }
-  knownCount++;
-}
-
 function name(value: Json, path: string): string {
-  const known = afterName(knownNames, value, false);
-  if (known !== undefined && known.canonical !== undefined) return known.canonical;
+  const known = knownName(value);
+  if (known !== undefined) return known;
   const words = array(value, path, 'a name (array of words)');
   for (let i = 0; i < words.length; i++) {
     if (typeof words[i] !== 'string') fail(at(path, i), 'a string word');
   }
-  makeRoom();
-  const node = afterName(knownNames, words, true) as WordNode;
-  node.canonical = canonicalName(words as string[]);
-  return node.canonical;
+  const canonical = canonicalName(words as string[]);
+  rememberName(words as string[], canonical);
+  return canonical;
 }
 
 function modulePath(value: Json, path: string): string[] {
@@ -163,15 +85,12 @@ function packagePath(value: Json, path: string): string {
 }
 
 function fqName(value: Json, path: string): string {
-  const known = afterFqName(knownFqNames, value, false);
-  if (known !== undefined && known.canonical !== undefined) return known.canonical;
+  const known = knownFqName(value);
+  if (known !== undefined) return known;
   const parts = array(value, path, 'an FQName [package, module, local]');
   if (parts.length !== 3) fail(path, 'an FQName [package, module, local]');
   const canonical = canonicalFqName(packagePath(parts[0], at(path, '[0]')), modulePath(parts[1], at(path, '[1]')), name(parts[2], at(path, '[2]')));
-  makeRoom();
-  // Undefined when a package word is not a string (read leniently above): not remembered.
-  const node = afterFqName(knownFqNames, parts, true);
-  if (node !== undefined) node.canonical = canonical;
+  rememberFqName(parts, canonical);
   return canonical;
 }
 
