@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildGuest } from '../../../../build/guest/index.ts';
@@ -55,7 +56,11 @@ Wasm('should stop a guest that exhausts --max-memory with a limit error, not an 
 
 Wasm('should stop a guest at --call-timeout :: hostile', () =>
   withProject(async (t) => {
-    const run = await generate(t, ['--extension', await builtAvro('wasm'), '--target', 'avro', '--input', customerIr, '--call-timeout', '1ms']);
+    // 500 types: a generation that takes the guest tens of milliseconds at least, so a 1 ms
+    // deadline always falls inside it (the small customer model can finish within 1 ms).
+    const large = join(t.project, 'large.json');
+    execFileSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'fixtures/ir/generate-large.ts'), '--modules', '20', '--types-per-module', '25', '--out', large], { cwd: repoRoot, stdio: 'ignore' });
+    const run = await generate(t, ['--extension', await builtAvro('wasm'), '--target', 'avro', '--input', large, '--option', 'dependencies=shared', '--call-timeout', '1ms']);
     assertLimit(run, 'ERR_TIMEOUT', 'callTimeoutMs', '--call-timeout');
   }),
 );
