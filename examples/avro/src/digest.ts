@@ -5,6 +5,7 @@
  */
 import type { AvroType, JsonValue, NamedType, Properties, TypeExpr } from './model.ts';
 import { fullNameKey } from './model.ts';
+import { memoized } from './memo.ts';
 import { hexPrefix, sha256, u64, utf8 } from './sha256.ts';
 
 /**
@@ -177,20 +178,11 @@ export function tupleIdentity(elements: readonly AvroType[]): string {
   return out.bytes;
 }
 
-/** Memo of {@link digest12}: a model hashes the same few identities (`Result String Int`) thousands of times. */
-const digests = new Map<string, string>();
-
-/** 12-hex digest of arbitrary identity bytes (a byte string). */
-export function digest12(identity: string): string {
-  let digest = digests.get(identity);
-  if (digest === undefined) {
-    // Bounded, so one long-lived guest instance does not keep every identity it ever saw.
-    if (digests.size >= 100_000) digests.clear();
-    digest = hexPrefix(sha256(identity), 6);
-    digests.set(identity, digest);
-  }
-  return digest;
-}
+/**
+ * 12-hex digest of arbitrary identity bytes (a byte string); memoized, as a model hashes the same
+ * few identities (`Result String Int`) thousands of times.
+ */
+export const digest12: (identity: string) => string = memoized((identity) => hexPrefix(sha256(identity), 6));
 
 /** 8-hex digest of a string (the reference's `Type<hex>` suffix for structural arguments). */
 export function digest8(text: string): string {

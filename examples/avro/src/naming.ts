@@ -2,6 +2,7 @@
  * Canonical Morphir names and the Avro identifiers derived from them. Everything here is plain
  * string code (no regex lookbehind, no Intl) so it runs the same in Node and in QuickJS.
  */
+import { MEMO_ENTRIES, memoized } from './memo.ts';
 import type { FullName } from './model.ts';
 
 /**
@@ -71,23 +72,12 @@ function identifierWords(source: string): string[] {
   return words;
 }
 
-/** Memo of {@link upperCamel}: a model spells the same few hundred names thousands of times. */
-const upperCamelCache = new Map<string, string>();
-
 /**
  * UpperCamelCase of a canonical name; any non-alphanumeric run is a word boundary and an
- * initialism is title-cased (`API-response` → `ApiResponse`).
+ * initialism is title-cased (`API-response` → `ApiResponse`). Memoized: a model spells the same
+ * few hundred names thousands of times.
  */
-export function upperCamel(source: string): string {
-  let out = upperCamelCache.get(source);
-  if (out === undefined) {
-    // Bounded, so one long-lived guest instance does not keep every name it ever saw.
-    if (upperCamelCache.size >= 100_000) upperCamelCache.clear();
-    out = spellUpperCamel(source);
-    upperCamelCache.set(source, out);
-  }
-  return out;
-}
+export const upperCamel: (source: string) => string = memoized(spellUpperCamel);
 
 function spellUpperCamel(source: string): string {
   let out = identifierWords(source)
@@ -98,20 +88,11 @@ function spellUpperCamel(source: string): string {
   return out;
 }
 
-/** Memo of {@link lowerCamel}, which runs for every record field: one look-up instead of re-spelling. */
-const lowerCamelCache = new Map<string, string>();
-
-/** lowerCamelCase of a canonical name (`as-of` → `asOf`). */
-export function lowerCamel(source: string): string {
-  let out = lowerCamelCache.get(source);
-  if (out === undefined) {
-    if (lowerCamelCache.size >= 100_000) lowerCamelCache.clear();
-    const upper = upperCamel(source);
-    out = upper.charAt(0).toLowerCase() + upper.slice(1);
-    lowerCamelCache.set(source, out);
-  }
-  return out;
-}
+/** lowerCamelCase of a canonical name (`as-of` → `asOf`); memoized, as it runs for every record field. */
+export const lowerCamel: (source: string) => string = memoized((source) => {
+  const upper = upperCamel(source);
+  return upper.charAt(0).toLowerCase() + upper.slice(1);
+});
 
 const namespaceCache = new Map<string, string>();
 
@@ -122,7 +103,7 @@ export function avroNamespace(packageName: string, modulePath: readonly string[]
   for (const segment of modulePath) key += `${segment.length}:${segment}`;
   let namespace = namespaceCache.get(key);
   if (namespace === undefined) {
-    if (namespaceCache.size >= 100_000) namespaceCache.clear();
+    if (namespaceCache.size >= MEMO_ENTRIES) namespaceCache.clear();
     namespace = spellNamespace(packageName, modulePath);
     namespaceCache.set(key, namespace);
   }
@@ -151,19 +132,8 @@ export function fullNameFromSource(source: string): FullName | undefined {
   };
 }
 
-/** Memo of {@link isValidIdentifier}: every generated name is checked, most of them many times. */
-const identifierValidity = new Map<string, boolean>();
-
-/** Whether `identifier` is a valid Avro name component (`[A-Za-z_][A-Za-z0-9_]*`). */
-export function isValidIdentifier(identifier: string): boolean {
-  let valid = identifierValidity.get(identifier);
-  if (valid === undefined) {
-    if (identifierValidity.size >= 100_000) identifierValidity.clear();
-    valid = spellsIdentifier(identifier);
-    identifierValidity.set(identifier, valid);
-  }
-  return valid;
-}
+/** Whether `identifier` is a valid Avro name component (`[A-Za-z_][A-Za-z0-9_]*`); memoized, as every generated name is checked, most of them many times. */
+export const isValidIdentifier: (identifier: string) => boolean = memoized(spellsIdentifier);
 
 function spellsIdentifier(identifier: string): boolean {
   if (identifier === '') return false;
@@ -177,19 +147,12 @@ function spellsIdentifier(identifier: string): boolean {
   return true;
 }
 
-const namespaceValidity = new Map<string, boolean>();
+const isValidNamespace = memoized((namespace) => namespace.split('.').every(isValidIdentifier));
 
 /** Whether a namespace/name pair forms a valid Avro full name. */
 export function isValidFullName(name: FullName): boolean {
   if (!isValidIdentifier(name.name)) return false;
-  if (name.namespace === '') return true;
-  let valid = namespaceValidity.get(name.namespace);
-  if (valid === undefined) {
-    if (namespaceValidity.size >= 100_000) namespaceValidity.clear();
-    valid = name.namespace.split('.').every(isValidIdentifier);
-    namespaceValidity.set(name.namespace, valid);
-  }
-  return valid;
+  return name.namespace === '' || isValidNamespace(name.namespace);
 }
 
 const IDL_KEYWORDS = new Set([

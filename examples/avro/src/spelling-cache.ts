@@ -4,6 +4,7 @@
  * throughout, and a hit costs one map look-up per word, with no key string and no intermediate
  * array. Bounded, so one long-lived guest does not keep every name it saw.
  */
+import { MEMO_ENTRIES } from './memo.ts';
 
 type Json = unknown;
 const isArray = Array.isArray as (value: unknown) => value is Json[];
@@ -73,7 +74,7 @@ let knownCount = 0;
 
 /** Count one more remembered spelling; bounded, so one long-lived guest does not keep every name it saw. */
 function makeRoom(): void {
-  if (knownCount >= 100_000) {
+  if (knownCount >= MEMO_ENTRIES) {
     knownNames = wordNode();
     knownFqNames = wordNode();
     knownCount = 0;

@@ -6,6 +6,7 @@
  * and classic tagged arrays. Everything is read into the same canonical model as v3.
  */
 import { AVRO_CODES } from './diagnostics.ts';
+import { MEMO_ENTRIES } from './memo.ts';
 import { IrReadError } from './ir-version.ts';
 import type { NamedType, TypeExpr } from './model.ts';
 import { canonicalFqName, canonicalName } from './naming.ts';
@@ -76,7 +77,7 @@ const knownFqNames = new Map<string, string>();
 
 function remember(known: Map<string, string>, spelling: string, canonical: string): string {
   // Bounded, so one long-lived guest instance does not keep every name it ever saw.
-  if (known.size >= 100_000) known.clear();
+  if (known.size >= MEMO_ENTRIES) known.clear();
   known.set(spelling, canonical);
   return canonical;
 }
