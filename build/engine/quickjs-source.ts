@@ -38,7 +38,8 @@ export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
   {
     file: 'quickjs.c',
     find: 'rt->malloc_gc_threshold = rt->malloc_state.malloc_size +\n            (rt->malloc_state.malloc_size >> 1);',
-    replace: 'rt->malloc_gc_threshold = rt->malloc_state.malloc_size * 4;',
+    replace:
+      'rt->malloc_gc_threshold = rt->malloc_state.malloc_size > SIZE_MAX / 4 ? SIZE_MAX : rt->malloc_state.malloc_size * 4; /* mep engine: MEP_GC_GROWTH */',
     why:
       'collect cycles when the heap has grown 4x, not 1.5x: QuickJS scans every live object on each collection, so reading ' +
       'a big input (hundreds of thousands of objects) rescanned the growing heap over and over, while reference counting ' +
@@ -72,6 +73,90 @@ export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
       '                prop = JS_IsObject(v) || JS_IsBigInt(ctx, v) || !JS_IsUndefined(jsc->replacer_func)\n' +
       '                    ? JS_ToStringFree(ctx, JS_NewInt64(ctx, i)) : JS_UNDEFINED;',
     why: 'make JSON.stringify name an array element only when toJSON or a replacer can see the name, as the XXX note there suggests',
+  },
+  {
+    file: 'quickjs.c',
+    find: '        return;\n    new_hash_size += slack / sizeof(*new_hash_table);\n',
+    replace: '        return;\n    /* mep engine: the size stays a power of two (the bucket is `hash & (size - 1)`) */\n',
+    why:
+      "keep a Map's bucket count a power of two: QuickJS added the allocator's slack to it, which is harmless only when " +
+      'the allocator reports no usable size (as wasi-libc builds did); with glue/alloc.c reporting exact sizes, the mask ' +
+      'skipped most buckets and Map look-ups walked long chains (measured: Map look-ups 12x slower in the Avro job)',
+  },
+  {
+    file: 'quickjs.c',
+    find: '        h = (uintptr_t)JS_VALUE_GET_PTR(key) * 3163;',
+    replace: '        h = ((uintptr_t)JS_VALUE_GET_PTR(key) >> 3) * 3163; /* mep engine: blocks are 8-byte aligned */',
+    why:
+      'hash an object or symbol key by the address bits that vary: every block is 8-byte aligned, so the low 3 bits of ' +
+      '`address * 3163` were always 0 and a Map keyed by objects used one bucket in eight',
+  },
+  {
+    file: 'quickjs.c',
+    find:
+      '        /* fall through */\n    case \'\\"\':\n        if (js_parse_string(s, c, TRUE, p + 1, &s->token, &p))\n            goto fail;\n        break;\n' +
+      '    case \'\\r\':  /* accept DOS and MAC newline sequences */',
+    replace:
+      '        /* fall through */\n    case \'\\"\':\n' +
+      '        if (c == \'\\"\') {\n' +
+      '            /* mep engine: printable ASCII without escapes becomes a string at once */\n' +
+      '            const uint8_t *q = p + 1;\n' +
+      '            while (q < s->buf_end && *q >= 0x20 && *q < 0x80 && *q != \'\\"\' && *q != \'\\\\\')\n' +
+      '                q++;\n' +
+      '            if (q < s->buf_end && *q == \'\\"\') {\n' +
+      '                JSValue str = js_new_string8(s->ctx, p + 1, q - (p + 1));\n' +
+      '                if (JS_IsException(str))\n' +
+      '                    goto fail;\n' +
+      '                s->token.val = TOK_STRING;\n' +
+      '                s->token.u.str.sep = c;\n' +
+      '                s->token.u.str.str = str;\n' +
+      '                p = q + 1;\n' +
+      '                break;\n' +
+      '            }\n' +
+      '        }\n' +
+      '        if (js_parse_string(s, c, TRUE, p + 1, &s->token, &p))\n            goto fail;\n        break;\n' +
+      '    case \'\\r\':  /* accept DOS and MAC newline sequences */',
+    why:
+      'let JSON.parse take a string of printable ASCII without escapes (nearly every name and key in an IR) in one copy: ' +
+      'the shared JS string lexer appended it to a growable buffer character by character',
+  },
+  {
+    file: 'quickjs.c',
+    find: '    if (string_buffer_putc8(b, \'\\"\'))\n        goto fail;\n    for(i = 0; i < p->len; ) {\n        c = string_getc(p, &i);',
+    replace:
+      '    if (string_buffer_putc8(b, \'\\"\'))\n        goto fail;\n' +
+      '    /* mep engine: an 8-bit string is copied in runs between the characters that need an escape */\n' +
+      '    i = 0;\n' +
+      '    if (!p->is_wide_char) {\n' +
+      '        int run = 0;\n' +
+      '        for (; i < p->len; i++) {\n' +
+      '            uint8_t ch = p->u.str8[i];\n' +
+      '            if (ch >= 32 && ch != \'\\"\' && ch != \'\\\\\')\n' +
+      '                continue;\n' +
+      '            if (string_buffer_write8(b, p->u.str8 + run, i - run))\n' +
+      '                goto fail;\n' +
+      '            run = i + 1;\n' +
+      '            switch (ch) {\n' +
+      '            case \'\\t\': c = \'t\'; break;\n' +
+      '            case \'\\r\': c = \'r\'; break;\n' +
+      '            case \'\\n\': c = \'n\'; break;\n' +
+      '            case \'\\b\': c = \'b\'; break;\n' +
+      '            case \'\\f\': c = \'f\'; break;\n' +
+      '            case \'\\"\': case \'\\\\\': c = ch; break;\n' +
+      '            default: c = 0; break;\n' +
+      '            }\n' +
+      '            if (c ? string_buffer_putc8(b, \'\\\\\') || string_buffer_putc8(b, c)\n' +
+      '                  : string_buffer_puts8(b, "\\\\u00") || string_buffer_putc8(b, "0123456789abcdef"[ch >> 4]) ||\n' +
+      '                    string_buffer_putc8(b, "0123456789abcdef"[ch & 15]))\n' +
+      '                goto fail;\n' +
+      '        }\n' +
+      '        if (string_buffer_write8(b, p->u.str8 + run, i - run))\n' +
+      '            goto fail;\n' +
+      '    }\n' +
+      '    while (i < p->len) {\n        c = string_getc(p, &i);',
+    why:
+      'let JSON.stringify copy the plain parts of a one-byte string at once: it called string_getc and string_buffer_putc ' +
+      'for every character, and an artifact is one long string',
   },
 ];
 

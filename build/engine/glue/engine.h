@@ -19,6 +19,22 @@
 extern JSRuntime *mep_rt;
 extern JSContext *mep_ctx;
 
+/* QuickJS's allocator (alloc.c), and the runtime's allocation counters once it has allocated. */
+extern const JSMallocFunctions mep_malloc_functions;
+extern JSMallocState *mep_malloc_state;
+
+/* The cycle collector runs when the heap has grown this many times since the last collection
+ * (QUICKJS_PATCHES in build/engine/quickjs-source.ts makes QuickJS use the same factor). */
+#define MEP_GC_GROWTH 4
+
+/* The GC threshold QuickJS sets after collecting a heap of `heap` bytes. */
+static inline size_t mep_gc_threshold(size_t heap) { return heap > SIZE_MAX / MEP_GC_GROWTH ? SIZE_MAX : heap * MEP_GC_GROWTH; }
+
+/* Called by sbrk when memory can no longer grow ahead of the heap (it is near its cap): the
+ * cycle collector runs at QuickJS's next allocation point instead of waiting for the heap to
+ * grow MEP_GC_GROWTH times, which it could not. */
+void mep_memory_tight(void);
+
 /* Non-zero while the runtime is being initialized (also inside a wizer snapshot): host
  * imports must not be called then, because wizer traps on any import call. */
 extern int mep_initializing;

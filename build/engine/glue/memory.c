@@ -6,11 +6,13 @@
  * starts host GCs): measured, 10 MB of JSON spent more time in memory.grow than in parsing.
  * Here the break moves as asked, but memory grows ahead of it by an eighth of its size (at least
  * 1 MiB), so growth costs O(log size) host calls. Near the memory cap the reserve shrinks to
- * exactly what is needed, so the cap still holds to the page.
+ * exactly what is needed, so the cap still holds to the page, and the cycle collector is asked
+ * to run at its next chance (mep_memory_tight), whatever its growth threshold says.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <unistd.h>
+#include "engine.h"
 
 #define PAGE 65536u
 #define MIN_RESERVE (1u << 20)
@@ -35,9 +37,12 @@ void *sbrk(intptr_t increment) {
     uintptr_t needed = (want - end + PAGE - 1) / PAGE;
     uintptr_t reserve = end / 8 > MIN_RESERVE ? end / 8 : MIN_RESERVE;
     uintptr_t ahead = needed + reserve / PAGE;
-    if (__builtin_wasm_memory_grow(0, ahead) == SIZE_MAX && __builtin_wasm_memory_grow(0, needed) == SIZE_MAX) {
-      errno = ENOMEM;
-      return (void *)-1;
+    if (__builtin_wasm_memory_grow(0, ahead) == SIZE_MAX) {
+      mep_memory_tight();
+      if (__builtin_wasm_memory_grow(0, needed) == SIZE_MAX) {
+        errno = ENOMEM;
+        return (void *)-1;
+      }
     }
   }
   brk_at = want;

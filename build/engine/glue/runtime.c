@@ -25,7 +25,7 @@ void mep_runtime_init(void) {
   if (mep_ctx) return;
   mep_initializing = 1;
   __wasm_call_ctors();
-  mep_rt = JS_NewRuntime();
+  mep_rt = JS_NewRuntime2(&mep_malloc_functions, NULL);
   if (!mep_rt) mep_fatal("mep engine: cannot create the QuickJS runtime (out of memory)");
   JS_SetMaxStackSize(mep_rt, MEP_JS_STACK_LIMIT);
   mep_ctx = JS_NewContext(mep_rt);

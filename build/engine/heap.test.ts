@@ -1,0 +1,120 @@
+/**
+ * The engine's heap (glue/alloc.c, the collector's threshold) and the QuickJS edits on JSON and
+ * Map, checked through the engine itself against what V8 gives for the same script.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { capMemorySection } from '../../host/src/transport/wasm/memory-cap.ts';
+import { createEngineRunner, ensureEngine, type EngineRunner } from './index.ts';
+
+const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
+const dec = (b: Uint8Array | null): string => (b ? new TextDecoder().decode(b) : '');
+const MiB = 2 ** 20;
+
+/** An engine instance with `source` compiled; `run(fn, input)` returns its output or throws its error. */
+async function engineWith(source: string, maxMemoryBytes?: number): Promise<{ r: EngineRunner; run: (fn: string, input?: string) => string }> {
+  let bytes: Uint8Array = readFileSync((await ensureEngine()).wasmPath);
+  if (maxMemoryBytes !== undefined) bytes = capMemorySection(bytes, maxMemoryBytes / 65536).bytes;
+  const r = await createEngineRunner(bytes);
+  const c = r.compile(source);
+  if (!c.ok) throw new Error(c.message);
+  const run = (fn: string, input?: string): string => {
+    const res = r.invoke(c.bytecode, fn, input === undefined ? undefined : enc(input));
+    if (res.error !== null) throw new Error(res.error);
+    return dec(res.output);
+  };
+  return { r, run };
+}
+
+/** What V8 outputs for the same script (its `Host.outputString`), for comparison. */
+function inV8(source: string, fn: string, input?: string): string {
+  let out = '';
+  const host = { outputString: (s: string) => void (out = s), inputString: () => input ?? '' };
+  const mep = { inputJson: () => JSON.parse(input ?? '') };
+  new Function('Host', '__mep', `${source}\n${fn}();`)(host, mep);
+  return out;
+}
+
+const json = suite('engine :: JSON strings');
+
+// Every one-byte character, the escapes, non-ASCII and lone surrogates; keys too.
+const STRINGS = `
+  const oneByte = Array.from({ length: 256 }, (_, i) => String.fromCharCode(i)).join('');
+  const strings = [oneByte, '', 'plain', 'a"b', 'a\\\\b', 'tab\\there', '\\u0000\\u001f\\u007f', 'é ü ÿ', 'αβγ', '😀', '\\ud800', 'x\\udc00y', 'end"'];
+`;
+
+json('should stringify every one-byte character, escape and wide string as V8 does', async () => {
+  const source = `${STRINGS}\nglobalThis.f = () => Host.outputString(JSON.stringify({ strings, keyed: Object.fromEntries(strings.map((s, i) => [s, i])) }));`;
+  const { run } = await engineWith(source);
+  assert.is(run('f'), inV8(source, 'f'));
+});
+
+json('should parse what V8 wrote, plain and escaped, to the same strings', async () => {
+  const source = `${STRINGS}\nglobalThis.g = () => { const v = __mep.inputJson(); Host.outputString(JSON.stringify([v, JSON.parse(Host.inputString())])); };`;
+  const { run } = await engineWith(source);
+  // Escapes written out (\\u00e9, \\n) as another writer would, beside V8's own output.
+  const input = inV8(`${STRINGS}\nglobalThis.w = () => Host.outputString(JSON.stringify({ strings, k: { "\\u00e9\\n": "\\\\\\"", "ascii": "ascii" } }));`, 'w');
+  const escaped = input.replace('"plain"', '"pl\\u0061in"');
+  assert.is(run('g', escaped), inV8(source, 'g', escaped));
+});
+
+json('should reject raw control characters and unterminated strings with SyntaxError', async () => {
+  const { run } = await engineWith('globalThis.h = () => { try { __mep.inputJson(); Host.outputString("parsed"); } catch (e) { Host.outputString(e.name); } };');
+  for (const bad of ['"a\nb"', '"\u0001"', '"abc', '["abc', '{"k":"v}', '"\\"']) assert.is(run('h', bad), 'SyntaxError', JSON.stringify(bad));
+  assert.is(run('h', '"abc"'), 'parsed');
+});
+
+json.run();
+
+const heap = suite('engine :: heap');
+
+heap('should find every key of Maps keyed by many strings and objects, through growth and deletes', async () => {
+  const source = `globalThis.m = () => {
+    const n = 60000, byString = new Map(), byObject = new Map(), objects = [];
+    for (let i = 0; i < n; i++) { byString.set('key/' + i, i); const o = { i }; objects.push(o); byObject.set(o, i); }
+    for (let i = 0; i < n; i += 2) { byString.delete('key/' + i); byObject.delete(objects[i]); }
+    let found = 0, wrong = 0;
+    for (let i = 0; i < n; i++) {
+      const s = byString.get('key/' + i), o = byObject.get(objects[i]);
+      if (i % 2 === 0) { if (s !== undefined || o !== undefined) wrong++; } else if (s === i && o === i) found++; else wrong++;
+    }
+    Host.outputString(JSON.stringify([found, wrong, byString.size, byObject.size, byObject.has({ i: 1 })]));
+  };`;
+  const { run } = await engineWith(source);
+  assert.is(run('m'), JSON.stringify([30000, 0, 30000, 30000, false]));
+});
+
+heap('should reuse freed blocks: building and dropping the same data again takes no more memory', async () => {
+  // Objects, arrays that grow, strings of many lengths and concatenations: every size class.
+  const source = `globalThis.churn = () => {
+    let kept = [];
+    for (let i = 0; i < 100000; i++) {
+      const words = []; for (let w = 0; w < (i % 9); w++) words.push('w' + w);
+      kept.push({ i, name: 'n'.repeat(i % 300), words, joined: words.join('-') + i });
+      if (kept.length === 5000) kept = [];
+    }
+    Host.outputString(String(kept.length));
+  };`;
+  const { r, run } = await engineWith(source);
+  const memory = r.instance.exports.memory as WebAssembly.Memory;
+  run('churn');
+  run('churn');
+  const settled = memory.buffer.byteLength;
+  for (let i = 0; i < 6; i++) assert.is(run('churn'), '0');
+  assert.is(memory.buffer.byteLength, settled, `memory grew from ${settled / MiB} to ${memory.buffer.byteLength / MiB} MiB`);
+});
+
+heap('should collect cyclic garbage when memory nears its cap, before the growth threshold', async () => {
+  // 8 MiB of live data puts the collector's threshold (4x the heap) above the 40 MiB cap; the
+  // loop then drops 100 cycles of 1 MiB each. Only a collection at the cap can make room.
+  const source = `globalThis.cycles = () => {
+    const live = []; for (let i = 0; i < 8; i++) live.push(new Uint8Array(1 << 20).fill(1));
+    for (let i = 0; i < 100; i++) { const a = { data: new Uint8Array(1 << 20) }, b = { a }; a.b = b; }
+    Host.outputString(String(live.length));
+  };`;
+  const { run } = await engineWith(source, 40 * MiB);
+  assert.is(run('cycles'), '8');
+});
+
+heap.run();
