@@ -1,7 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { captureIo } from '../../host/src/cli/io.ts';
+import { main } from '../../host/src/cli/main.ts';
 import { runConformance } from '../../host/src/conformance/index.ts';
 import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
 import { createSession } from '../../host/src/session/session.ts';
@@ -62,4 +65,28 @@ Parity('should generate byte-identical results in wasm, in a process and in V8 f
     await Promise.all(sessions.map((s) => s.close()));
   }
 });
+Parity('should write the same files with `mep generate` in both runtimes, whether the IR file is compact or pretty-printed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mep-avro-cli-'));
+  try {
+    const ir = JSON.parse(readFileSync(join(REPO_ROOT, 'fixtures/ir/showcase/morphir-ir.json'), 'utf8'));
+    writeFileSync(join(dir, 'compact.json'), JSON.stringify(ir));
+    writeFileSync(join(dir, 'pretty.json'), `${JSON.stringify(ir, null, 2)}\n`);
+    const outputs: string[] = [];
+    for (const runtime of ['wasm', 'process'] as const) {
+      for (const input of ['compact', 'pretty']) {
+        const out = join(dir, `${runtime}-${input}`);
+        const io = captureIo(dir);
+        const args = ['generate', '--extension', await builtAvro(runtime), '--target', 'avro', '--input', join(dir, `${input}.json`), '--output', out, '--option', 'unsupported=warn-and-skip'];
+        assert.is(await main(args, io), 0, io.stderr.join('\n'));
+        const files = (readdirSync(out, { recursive: true }) as string[]).filter((f) => f.endsWith('.avsc')).sort();
+        assert.ok(files.length > 0);
+        outputs.push(JSON.stringify(files.map((f) => [f, readFileSync(join(out, f), 'utf8')])));
+      }
+    }
+    assert.ok(outputs.every((o) => o === outputs[0]), 'every runtime and input form wrote the same files');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 Parity.run();

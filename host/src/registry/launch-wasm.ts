@@ -4,7 +4,7 @@
  */
 import type { LogSink, Transport } from '../transport/types.ts';
 import type { WasmGrants, WasmLimits } from '../transport/wasm/limits.ts';
-import { createNodeWasmTransport } from '../transport/wasm/node/worker.ts';
+import { createNodeWasmTransport, warmNodeWasmTransport } from '../transport/wasm/node/worker.ts';
 
 /** Sandbox options of one wasm extension. */
 export interface WasmLaunchOptions {
@@ -19,4 +19,9 @@ export interface WasmLaunchOptions {
 /** Opens a wasm transport for `module` (bytes, or a module from `compileExtensionModule`). */
 export function openWasmTransport(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions, log?: LogSink): Promise<Transport> {
   return createNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation, log });
+}
+
+/** Starts what a later {@link openWasmTransport} with the same arguments needs (its worker); never rejects. */
+export function warmWasmTransport(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions): Promise<void> {
+  return warmNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation });
 }

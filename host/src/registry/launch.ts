@@ -11,7 +11,7 @@ import { createProcessTransport } from '../transport/process.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { compileExtensionModule } from '../transport/wasm/index.ts';
 import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
-import { openWasmTransport } from './launch-wasm.ts';
+import { openWasmTransport, warmWasmTransport } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
 /** The two public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). */
@@ -88,6 +88,22 @@ async function wasmModule(spec: LaunchSpec, maxMemoryBytes: number | undefined):
     if (compiled.size > COMPILED_CACHE_SIZE) compiled.delete(compiled.keys().next().value as string);
   }
   return module;
+}
+
+/**
+ * Gets a later {@link openTransport} of `spec` under way while the caller does other work (reads
+ * its input): a wasm extension's module is compiled and, with worker isolation, a worker thread
+ * instantiates it. Resolves once the rest runs off this thread. Nothing is started for a process
+ * extension. Never rejects: `openTransport` reports the same failure.
+ */
+export async function warmTransport(spec: LaunchSpec): Promise<void> {
+  if (spec.runtime !== 'wasm') return;
+  try {
+    const limits = wasmLimitsOf(spec);
+    await warmWasmTransport(spec.name, await wasmModule(spec, limits.maxMemoryBytes), { ...spec.wasm, limits });
+  } catch {
+    // openTransport reports it.
+  }
 }
 
 /** Opens a fresh transport to the extension described by `spec`. */

@@ -3,6 +3,7 @@
  * errors and transcripts (MEP 0.1, Security and permissions). Values are registered when they
  * are resolved and replaced wherever they occur in text.
  */
+import { JsonText } from '../protocol/json-text.ts';
 
 /** The replacement written where a secret value was. */
 export const REDACTED = '[redacted secret]';
@@ -38,6 +39,7 @@ export function createRedactor(): Redactor {
   function scrubValue(value: unknown): unknown {
     if (values.size === 0) return value;
     if (typeof value === 'string') return scrub(value);
+    if (value instanceof JsonText) return scrubValue(value.value());
     if (Array.isArray(value)) return value.map(scrubValue);
     if (typeof value === 'object' && value !== null) {
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k), scrubValue(v)]));

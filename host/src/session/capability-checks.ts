@@ -4,6 +4,7 @@
  * and a refusal names the extension and the capability that imposed it.
  */
 import type { Capabilities, CompileParams, GenerateParams, TransformParams, ValidateParams } from '../protocol/index.ts';
+import type { WithIrText } from '../protocol/json-text.ts';
 import { ErrorCode, MepError } from '../protocol/errors.ts';
 import { detectIrVersion } from './ir-version.ts';
 
@@ -20,7 +21,7 @@ function list(values: readonly unknown[] | undefined): string {
 }
 
 /** Throws unless `morphir.backend.generate` with this target and IR version is advertised. */
-export function checkGenerate(extension: string, caps: Capabilities, params: GenerateParams): void {
+export function checkGenerate(extension: string, caps: Capabilities, params: WithIrText<GenerateParams>): void {
   const backend = caps.backend;
   if (!backend || backend.generate !== true) {
     throw refuse(extension, 'backend.generate', 'Backend generation was requested.', { advertised: backend ?? null });
@@ -70,7 +71,7 @@ export function checkCompile(extension: string, caps: Capabilities, params: Comp
 }
 
 /** Throws unless validation of this IR version is advertised. */
-export function checkValidate(extension: string, caps: Capabilities, params: ValidateParams): void {
+export function checkValidate(extension: string, caps: Capabilities, params: WithIrText<ValidateParams>): void {
   const validator = caps.validator as { irVersions?: string[]; validate?: boolean } | undefined;
   if (!validator || validator.validate === false) {
     throw refuse(extension, 'validator', 'Validation was requested.', { advertised: validator ?? null });
@@ -79,7 +80,7 @@ export function checkValidate(extension: string, caps: Capabilities, params: Val
 }
 
 /** Throws unless transformation of this IR version is advertised. */
-export function checkTransform(extension: string, caps: Capabilities, params: TransformParams): void {
+export function checkTransform(extension: string, caps: Capabilities, params: WithIrText<TransformParams>): void {
   const transform = caps.transform as { irVersions?: string[]; transform?: boolean } | undefined;
   if (!transform || transform.transform === false) {
     throw refuse(extension, 'transform', 'An IR transform was requested.', { advertised: transform ?? null });

@@ -25,6 +25,7 @@ import type {
   ValidateResult,
   Workspace,
 } from '../protocol/index.ts';
+import type { WithIrText } from '../protocol/json-text.ts';
 import type { Peer } from '../rpc/index.ts';
 import type { Disposer, Transport } from '../transport/types.ts';
 import { sessionClosing } from './closing.ts';
@@ -86,11 +87,11 @@ export interface Session {
   /** `morphir.frontend.compile`, refused before dispatch unless advertised. */
   compile(params: CompileParams, options?: CallOptions): Promise<CompileResult>;
   /** `morphir.backend.generate`, refused before dispatch unless advertised. */
-  generate(params: GenerateParams, options?: CallOptions): Promise<GenerateResult>;
+  generate(params: WithIrText<GenerateParams>, options?: CallOptions): Promise<GenerateResult>;
   /** `morphir.validator.validate`, refused before dispatch unless advertised. */
-  validate(params: ValidateParams, options?: CallOptions): Promise<ValidateResult>;
+  validate(params: WithIrText<ValidateParams>, options?: CallOptions): Promise<ValidateResult>;
   /** `morphir.transform.transform`, refused before dispatch unless advertised. */
-  transform(params: TransformParams, options?: CallOptions): Promise<TransformResult>;
+  transform(params: WithIrText<TransformParams>, options?: CallOptions): Promise<TransformResult>;
   /** shutdown → wait for its response → exit → close the transport. */
   shutdown(): Promise<void>;
   /** End the session whatever its state (graceful when ready); idempotent. */

@@ -17,6 +17,7 @@ import { createContentLengthDecoder, encodeContentLength } from '../framing/cont
 import type { FrameDecoder } from '../framing/frame-decoder.ts';
 import { parseJsonBody } from '../framing/frame-decoder.ts';
 import { createLineSplitter } from '../framing/line-splitter.ts';
+import { stringifyMessage } from '../framing/json-text.ts';
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
@@ -248,7 +249,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       return child.pid;
     },
     send(message) {
-      write(JSON.stringify(message));
+      write(stringifyMessage(message));
     },
     sendRaw(body) {
       write(body);

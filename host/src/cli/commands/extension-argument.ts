@@ -3,6 +3,7 @@
  * provider by capability when the flag is absent. A path to an artifact runs as given (no lock,
  * no secrets); an installed id is verified against its lock first.
  */
+import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import type { ClaimSet } from '../../protocol/index.ts';
@@ -54,21 +55,36 @@ function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
   };
 }
 
+/** What an `--extension` argument names: a file's spec, or an installed extension's (verified) spec. */
+async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
+  const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
+  const info = await stat(path).catch(() => undefined);
+  if (info?.isFile()) return { spec: withLimits(specFromPath(path), limits), info };
+  const installed = info ? undefined : await findInstalled(cliRegistryPaths(io), argument);
+  if (installed) return { spec: withLimits(await verifyInstalled(installed), limits), installed };
+  return { info };
+}
+
+/**
+ * The launch spec of an `--extension` argument, found without reading claims (nothing is
+ * started or written), or undefined when the argument names nothing; for starting it ahead.
+ */
+export async function launchSpecOfArgument(argument: string, io: Io, limits?: ExtensionLimits): Promise<LaunchSpec | undefined> {
+  return (await findArgument(argument, io, limits)).spec;
+}
+
 /**
  * A path to an artifact (.wasm, .js/.mjs, executable) or the id of an installed extension.
  * Throws UsageError when it is neither.
  */
 export async function resolveExtensionArgument(argument: string, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
-  const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
-  const info = await stat(path).catch(() => undefined);
-  if (info?.isFile()) return { spec: withLimits(specFromPath(path), options.limits) };
-  const paths = cliRegistryPaths(io);
-  const installed = info ? undefined : await findInstalled(paths, argument);
-  if (installed) {
-    const spec = withLimits(await verifyInstalled(installed), options.limits);
+  const { spec, installed, info } = await findArgument(argument, io, options.limits);
+  if (spec && !installed) return { spec };
+  if (spec && installed) {
     const { claims } = await claimsOf(installed, claimOptions(io, options));
     return { spec, installed, claims };
   }
+  const paths = cliRegistryPaths(io);
   if (info) throw new UsageError(`${argument} is not a file; pass a .wasm module, a .js/.mjs script, an executable or an installed extension id.`);
   const ids = (await discoverExtensions(paths)).extensions.map((e) => e.id);
   throw new UsageError(

@@ -27,7 +27,7 @@ ${OPERATION_HELP}`,
       requireFlags('generate', positionals, values, ['target', 'input', 'output']);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? []);
-      const { ir, irVersion } = await readIrInput(io, values.input as string);
+      const { ir, irVersion } = await readIrInput(io, values.input as string, values);
       const target = values.target as string;
 
       const { result, extension, redactor } = await runOperation(io, values, { kind: 'backend', target, irVersion }, (session, signal) =>

@@ -7,8 +7,10 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Diagnostic } from '../../protocol/index.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
+import { JsonText } from '../../protocol/json-text.ts';
 import { writeFileAtomic } from '../../registry/atomic-write.ts';
 import { approvedSecrets } from '../../registry/config.ts';
+import { warmTransport } from '../../registry/launch.ts';
 import type { ProviderNeed } from '../../registry/provider-need.ts';
 import { createRedactor } from '../../registry/redact.ts';
 import type { Redactor } from '../../registry/redact.ts';
@@ -19,7 +21,7 @@ import { UsageError } from '../exit-codes.ts';
 import type { Io } from '../io.ts';
 import { renderDiagnostics } from '../render-diagnostics.ts';
 import { withSession } from '../with-session.ts';
-import { cliRegistryPaths, resolveProvider } from './extension-argument.ts';
+import { cliRegistryPaths, launchSpecOfArgument, resolveProvider } from './extension-argument.ts';
 import type { ResolvedExtension } from './extension-argument.ts';
 import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
 import type { LimitFlagValues } from './limit-flags.ts';
@@ -56,29 +58,54 @@ export interface OperationFlags extends LimitFlagValues {
   'transcript-unredacted'?: boolean;
 }
 
-/** Reads a JSON input file, or throws a usage error naming it. */
-export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR file (morphir-ir.json)'): Promise<{ path: string; value: unknown }> {
+/**
+ * Reads a JSON input file, checked but not parsed (a {@link JsonText}), or throws a usage error
+ * naming it. `meanwhile` (e.g. {@link warmOperation}) runs while the file is read and is awaited
+ * before the text is checked, which holds this thread.
+ */
+export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR file (morphir-ir.json)', meanwhile?: Promise<void>): Promise<{ path: string; value: JsonText }> {
   const path = resolve(io.cwd, file);
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}. Pass ${what} with --input.`);
+  } finally {
+    await meanwhile;
   }
   try {
-    return { path, value: JSON.parse(text) };
+    return { path, value: JsonText.parse(text) };
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `The input ${path} is not valid JSON (${(error as Error).message}); pass ${what}.`);
   }
 }
 
-/** Reads a Morphir IR input file: a JSON object with a usable `formatVersion`, or a usage error. */
-export async function readIrInput(io: Io, file: string): Promise<{ path: string; ir: Record<string, unknown>; irVersion: string }> {
-  const { path, value } = await readJsonInput(io, file);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+/**
+ * Reads a Morphir IR input file: a JSON object with a usable `formatVersion`, or a usage error.
+ * The operation's `--extension` starts meanwhile ({@link warmOperation}).
+ */
+export async function readIrInput(io: Io, file: string, flags: OperationFlags = {}): Promise<{ path: string; ir: JsonText; irVersion: string }> {
+  const { path, value } = await readJsonInput(io, file, undefined, warmOperation(io, flags));
+  if (value.kind !== 'object') {
     throw new MepError(LocalErrorCode.Usage, `The input ${path} is not a JSON object; pass a Morphir IR distribution (morphir-ir.json).`);
   }
-  return { path, ir: value as Record<string, unknown>, irVersion: detectIrVersion(value, `the input ${path}`) };
+  return { path, ir: value, irVersion: detectIrVersion(value, `the input ${path}`) };
+}
+
+/**
+ * Starts the extension `--extension` names ahead of its session (a wasm extension's worker
+ * instantiates it), so that reading a big input and starting the extension overlap. Nothing is
+ * started for a process extension or without `--extension` (finding a provider by its claims
+ * may have to run one). Never fails: the session reports any problem with the extension.
+ */
+export async function warmOperation(io: Io, flags: OperationFlags): Promise<void> {
+  if (flags.extension === undefined) return;
+  try {
+    const spec = await launchSpecOfArgument(flags.extension, io, parseLimitFlags(flags));
+    if (spec) await warmTransport(spec);
+  } catch {
+    // The session's own start reports it.
+  }
 }
 
 /** Usage errors for stray positional arguments and missing required flags of `command`. */

@@ -7,6 +7,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { Method } from '../../protocol/index.ts';
+import { JsonText } from '../../protocol/json-text.ts';
 import { REDACTED } from '../../registry/redact.ts';
 import type { Redactor } from '../../registry/redact.ts';
 import { createRecordingTransport } from '../../transport/recording.ts';
@@ -35,6 +36,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Replaces the `text` of anything shaped like a source document ({uri, text}). */
 function redactSourceText(value: unknown): unknown {
+  if (value instanceof JsonText) return redactSourceText(value.value());
   if (Array.isArray(value)) return value.map(redactSourceText);
   if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};

@@ -21,7 +21,7 @@ ${OPERATION_HELP}`,
       requireFlags('validate', positionals, values, ['input']);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? []);
-      const { path: inputPath, ir, irVersion } = await readIrInput(io, values.input as string);
+      const { path: inputPath, ir, irVersion } = await readIrInput(io, values.input as string, values);
       const { result, extension, redactor } = await runOperation(io, values, { kind: 'validator', irVersion }, (session, signal) =>
         session.validate({ ir, irVersion, options }, { signal }),
       );

@@ -6,6 +6,7 @@
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
+import { stringifyMessage } from '../../framing/json-text.ts';
 import { createTransportEvents } from '../events.ts';
 import type { LogSink, Transport } from '../types.ts';
 import { createCallQueue } from './call-queue.ts';
@@ -66,7 +67,7 @@ export async function createGuestTransport(
           cause: shutdown.error,
         });
       }
-      const bytes = encoder.encode(JSON.stringify(message));
+      const bytes = encoder.encode(stringifyMessage(message));
       if (bytes.length > limits.maxRequestBytes) {
         throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes)}`, {
           data: { extension: name, limit: 'maxRequestBytes', size: bytes.length },

@@ -12,6 +12,7 @@ import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts
 import { checkGuestModule, compileExtensionModule } from './module.ts';
 import { createInlineRunner } from './runner.ts';
 import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
+import { workerPoolOf } from './worker-pool.ts';
 import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
 
 export { GUEST_MEMORY_LOG } from './engine.ts';
@@ -104,6 +105,34 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
  * }
  */
 export async function createWasmTransport(options: WasmTransportOptions): Promise<WasmTransport> {
+  const { module, engineOptions } = await guestOf(options);
+  const { name, limits } = engineOptions;
+  return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
+    options.isolation === 'worker'
+      ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
+      : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
+  );
+}
+
+/**
+ * Gets a later {@link createWasmTransport} with the same options under way: with worker
+ * isolation, a worker thread starts and instantiates the guest while the caller goes on (e.g.
+ * reads the input), and the transport then takes that worker. Resolves once the thread was
+ * started (its remaining work runs on that thread); never rejects, because the transport
+ * reports any failure itself. Inline isolation has nothing to start ahead.
+ */
+export async function warmWasmTransport(options: WasmTransportOptions): Promise<void> {
+  if (options.isolation !== 'worker') return;
+  try {
+    const { module, engineOptions } = await guestOf(options);
+    await workerPoolOf(options.spawnWorker as SpawnWasmWorker).warm({ module, ...engineOptions });
+  } catch {
+    // createWasmTransport reports the same failure.
+  }
+}
+
+/** The compiled guest and its engine options, or the error that makes the options unusable. */
+async function guestOf(options: WasmTransportOptions): Promise<{ module: WebAssembly.Module; engineOptions: { name: string; limits: WasmLimits; grants: WasmGrants } }> {
   const { name, isolation, spawnWorker } = options;
   const limits = resolveWasmLimits(name, options.limits);
   const grants: WasmGrants = { config: { ...(options.grants?.config ?? {}) }, clock: options.grants?.clock === true, random: options.grants?.random === true };
@@ -114,10 +143,5 @@ export async function createWasmTransport(options: WasmTransportOptions): Promis
   }
   const module = await compileExtensionModule(options.module, { name, limits });
   checkGuestModule(module, name);
-  const engineOptions = { name, limits, grants };
-  return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
-    isolation === 'worker'
-      ? createWorkerRunner(spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
-      : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
-  );
+  return { module, engineOptions: { name, limits, grants } };
 }

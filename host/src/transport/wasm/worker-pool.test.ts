@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorCode, isMepError, LocalErrorCode } from '../../protocol/errors.ts';
-import { compileExtensionModule, createWasmTransport, GUEST_MEMORY_LOG, type SpawnWasmWorker, type WasmTransport } from './index.ts';
+import { compileExtensionModule, createWasmTransport, GUEST_MEMORY_LOG, warmWasmTransport, type SpawnWasmWorker, type WasmTransport } from './index.ts';
 import { createNodeWasmWorkerSpawner } from './node/worker.ts';
 import { CHANNEL_DATA_BYTES } from './worker-channel.ts';
 import { workerPoolOf, type WasmWorkerPoolOptions } from './worker-pool.ts';
@@ -77,6 +77,42 @@ pool('should reuse the thread of a closed session, with a fresh engine that answ
     }
   }
   assert.is(stats().started, 1, 'one thread served three sessions one after another');
+  await workerPoolOf(spawn).close();
+});
+
+pool('should start a warmed guest ahead on one thread, which its session takes, even while the thread is starting', async () => {
+  const { spawn, alive } = countingSpawner({ spares: 1 });
+  const stats = workerPoolOf(spawn).stats;
+  const options = { name: 'pooled', module: echo, isolation: 'worker' as const, spawnWorker: spawn, limits: {} };
+  await Promise.all([warmWasmTransport(options), warmWasmTransport(options)]);
+  assert.equal([stats().started, stats().idle], [1, 1], 'two warms of one guest start one spare');
+  await warmWasmTransport(options);
+  assert.is(stats().started, 1, 'a guest with a spare is not warmed again');
+  const transport = await open(spawn);
+  try {
+    assert.is((await createTestClient(transport).request(1, 'ping', 'warm')).result, 'warm');
+  } finally {
+    await transport.close();
+  }
+  assert.is(stats().started, 1, 'the session took the warmed thread');
+  await workerPoolOf(spawn).close();
+  assert.is(alive(), 0);
+  // A session opened while its warmed thread is still starting waits for that thread.
+  const fresh = countingSpawner({ spares: 1 });
+  void warmWasmTransport({ ...options, spawnWorker: fresh.spawn });
+  const early = await open(fresh.spawn);
+  assert.is((await createTestClient(early).request(1, 'ping', 2)).result, 2);
+  await early.close();
+  assert.is(workerPoolOf(fresh.spawn).stats().started, 1);
+  await workerPoolOf(fresh.spawn).close();
+});
+
+pool('should let a warm that cannot start fail quietly, and the session report why', async () => {
+  const { spawn } = countingSpawner({ spares: 1 });
+  const tooSmall = { name: 'pooled', module: echo, isolation: 'worker' as const, spawnWorker: spawn, limits: { maxMemoryBytes: 0 } };
+  await warmWasmTransport(tooSmall); // resolves, whatever went wrong
+  assert.is(workerPoolOf(spawn).stats().started, 0);
+  assert.ok(isMepError(await rejection(open(spawn, echo, { maxMemoryBytes: 0 }))));
   await workerPoolOf(spawn).close();
 });
 

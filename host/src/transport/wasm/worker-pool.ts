@@ -80,6 +80,13 @@ export interface WasmWorkerPoolStats {
 export interface WasmWorkerPool {
   /** A worker whose fresh engine runs `guest`. Rejects with the engine's error when it cannot start. */
   acquire(guest: PooledGuest): Promise<PooledWorker>;
+  /**
+   * Starts a spare for `guest` ahead of its session, so its `acquire` finds the engine prepared
+   * or under way. Resolves once the thread runs and its engine was asked for (the work left
+   * happens on that thread); does nothing when such a spare exists or the pool has no room.
+   * Never rejects: a spare that fails is dropped, and the `acquire` reports the failure.
+   */
+  warm(guest: PooledGuest): Promise<void>;
   stats(): WasmWorkerPoolStats;
   /** Terminates the idle workers; held ones stop when released. */
   close(): Promise<void>;
@@ -95,6 +102,8 @@ interface Entry {
   fresh: boolean;
   /** Settles when the current preparation ends. */
   preparing?: Promise<void>;
+  /** The key of the guest being prepared, while it is. */
+  wanted?: string;
   /** Internal waiter for `ready`/`init-error`/`released`. */
   waiter?: (message: FromWorker) => void;
   holder?: WorkerListener;
@@ -193,6 +202,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     const key = keyOf(guest);
     const run = async (): Promise<void> => {
       entry.fresh = false;
+      entry.wanted = key;
       // The last session may have left its close signal set; the next engine starts clear.
       Atomics.store(entry.channel, FLAG_INTERRUPT, 0);
       let answer: Promise<FromWorker>;
@@ -229,7 +239,9 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       entry.fresh = true;
     };
     const preparing = run().finally(() => {
-      if (entry.preparing === preparing) entry.preparing = undefined;
+      if (entry.preparing !== preparing) return;
+      entry.preparing = undefined;
+      entry.wanted = undefined;
     });
     entry.preparing = preparing;
     return preparing;
@@ -239,25 +251,37 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
   let starting = 0;
   const room = (): boolean => idle.length + starting < spares;
 
-  /** Parks `entry` (or a new thread) as a spare at once and prepares it for `guest` in the background. */
-  const prepareSpare = (entry: Entry | undefined, guest: PooledGuest): void => {
+  /** Threads being started as spares, by guest key: an acquire for that guest waits for its thread. */
+  const spawning = new Map<string, Promise<void>>();
+
+  /**
+   * Parks `entry` (or a new thread) as a spare and prepares it for `guest` in the background.
+   * Resolves once the spare is parked and its engine asked for (not when the engine is ready).
+   */
+  const prepareSpare = (entry: Entry | undefined, guest: PooledGuest): Promise<void> => {
     // A spare that cannot be prepared was terminated; the next acquire starts afresh.
-    const ready = (spare: Entry): Promise<void> => prepare(spare, guest).catch(() => undefined);
+    const ready = (spare: Entry): void => void prepare(spare, guest).catch(() => undefined);
     if (entry !== undefined) {
       park(entry);
-      void ready(entry);
-      return;
+      ready(entry);
+      return Promise.resolve();
     }
+    const key = keyOf(guest);
     starting++;
-    void start()
+    const parked = start()
       .finally(() => starting--)
       .then((spare) => {
-        if (closed) return terminate(spare);
+        if (closed) return void terminate(spare);
         park(spare);
-        return ready(spare);
+        ready(spare);
       })
       // A spare that cannot start is simply missing; the next acquire reports the failure itself.
-      .catch(() => undefined);
+      .catch(() => undefined)
+      .finally(() => {
+        if (spawning.get(key) === parked) spawning.delete(key);
+      });
+    spawning.set(key, parked);
+    return parked;
   };
 
   const hold = (entry: Entry): PooledWorker => {
@@ -293,7 +317,9 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     async acquire(guest) {
       if (closed) throw new MepError(LocalErrorCode.Usage, `The wasm worker pool was closed; extension "${guest.name}" cannot start in it. Create a new pool.`);
       const key = keyOf(guest);
-      let entry = idle.find((e) => e.key === key && e.fresh) ?? idle.find((e) => e.key === key) ?? idle[0];
+      // A spare warmed for this guest may still be starting its thread: take it rather than start another.
+      await spawning.get(key);
+      let entry = idle.find((e) => e.key === key && e.fresh) ?? idle.find((e) => e.wanted === key) ?? idle.find((e) => e.key === key) ?? idle[0];
       if (entry !== undefined) {
         unpark(entry);
         // Held from now on: its preparation must keep the process alive for this session.
@@ -301,12 +327,20 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       }
       // Sessions overlap: prepare the next one's worker ahead (a lone or sequential session
       // reuses its released worker instead).
-      if (held.size >= 1 && room()) prepareSpare(undefined, guest);
+      if (held.size >= 1 && room()) void prepareSpare(undefined, guest);
       if (entry === undefined) entry = await start();
       await entry.preparing?.catch(() => undefined);
       if (entry.dead) entry = await start();
       if (!entry.fresh || entry.key !== key) await prepare(entry, guest);
       return hold(entry);
+    },
+    warm(guest) {
+      if (closed || !room()) return Promise.resolve();
+      const key = keyOf(guest);
+      const pending = spawning.get(key);
+      if (pending !== undefined) return pending;
+      if (idle.some((e) => e.key === key || e.wanted === key)) return Promise.resolve();
+      return prepareSpare(undefined, guest);
     },
     stats: () => ({ threads: all.size, idle: idle.length, started }),
     async close() {

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
-import { createWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
+import { createWasmTransport, warmWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
 import { workerPoolOf, type WasmWorkerPoolOptions } from '../worker-pool.ts';
 import type { FromWorker } from '../worker-protocol.ts';
 import type { SpawnWasmWorker } from '../worker-runner.ts';
@@ -101,8 +101,20 @@ let sharedSpawner: SpawnWasmWorker | undefined;
  * const transport = await createNodeWasmTransport({ name: 'avro', module: bytes });
  * try { … } finally { await transport.close(); }
  */
-export function createNodeWasmTransport(
-  options: Omit<WasmTransportOptions, 'isolation' | 'spawnWorker'> & { isolation?: WasmTransportOptions['isolation'] },
-): Promise<WasmTransport> {
-  return createWasmTransport({ ...options, isolation: options.isolation ?? 'worker', spawnWorker: (sharedSpawner ??= createNodeWasmWorkerSpawner()) });
+export function createNodeWasmTransport(options: NodeWasmTransportOptions): Promise<WasmTransport> {
+  return createWasmTransport(withNodeDefaults(options));
 }
+
+/** {@link warmWasmTransport} for a later {@link createNodeWasmTransport} with the same options. */
+export function warmNodeWasmTransport(options: NodeWasmTransportOptions): Promise<void> {
+  return warmWasmTransport(withNodeDefaults(options));
+}
+
+/** Options of {@link createNodeWasmTransport}: isolation defaults to `worker`, with the shared spawner. */
+export type NodeWasmTransportOptions = Omit<WasmTransportOptions, 'isolation' | 'spawnWorker'> & { isolation?: WasmTransportOptions['isolation'] };
+
+const withNodeDefaults = (options: NodeWasmTransportOptions): WasmTransportOptions => ({
+  ...options,
+  isolation: options.isolation ?? 'worker',
+  spawnWorker: (sharedSpawner ??= createNodeWasmWorkerSpawner()),
+});
