@@ -77,3 +77,5 @@ export type { HostRequirementResult } from './host-requirement.ts';
 
 export { MethodSchemas } from './method-schemas.ts';
 export type { MethodSchema } from './method-schemas.ts';
+export { JsonText, JsonTextError } from './json-text.ts';
+export type { WithIrText } from './json-text.ts';
