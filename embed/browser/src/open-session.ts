@@ -2,6 +2,7 @@
  * The browser's one-call way to a running MEP session with a wasm extension: compile (or take)
  * the module, start it in a Web Worker (or inline), and run the handshake.
  */
+import { HOST_VERSION } from '../../../host/src/session/host-info.ts';
 import { createSession, type Session, type SessionOptions } from '../../../host/src/session/session.ts';
 import { createWasmTransport, type SpawnWasmWorker, type WasmGrants, type WasmIsolation, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 import type { LogSink } from '../../../host/src/transport/types.ts';
@@ -9,7 +10,7 @@ import type { InitializeResult } from '../../../host/src/protocol/index.ts';
 import { createWebWorkerSpawner, type WebWorkerSpawnerOptions } from './web-worker-spawner.ts';
 
 /** Host identity sent by browser embeddings. */
-export const BROWSER_HOST_INFO = { kind: 'browser', name: 'mep-runtime', version: '0.1.0' } as const;
+export const BROWSER_HOST_INFO = { kind: 'browser', name: 'mep-runtime', version: HOST_VERSION } as const;
 
 /** The spawner of sessions without worker options, so they share one worker pool (worker-pool.ts). */
 let defaultSpawner: SpawnWasmWorker | undefined;

@@ -7,11 +7,12 @@
  */
 import { isMepError, MepError, LocalErrorCode } from '../../../host/src/protocol/errors.ts';
 import type { GenerateResult } from '../../../host/src/protocol/index.ts';
+import { HOST_VERSION } from '../../../host/src/session/host-info.ts';
 import { createSession } from '../../../host/src/session/session.ts';
 import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 
 /** Host identity sent by edge embeddings. */
-export const EDGE_HOST_INFO = { kind: 'edge', name: 'mep-runtime', version: '0.1.0' } as const;
+export const EDGE_HOST_INFO = { kind: 'edge', name: 'mep-runtime', version: HOST_VERSION } as const;
 
 /** Options of {@link createGenerateHandler}. */
 export interface GenerateHandlerOptions {
