@@ -9,7 +9,8 @@
  *     resolution mode reads;
  *  3. the guest engine built from this checkout (and its `wasm-opt -Oz` copy) goes to
  *     dist/engine/ with a manifest, so an installed package builds guests without clang;
- *  4. the Node worker entry is bundled beside worker.js, so workers start without esbuild;
+ *  4. the Node worker entry is bundled beside worker.js, so workers start without esbuild, and
+ *     the browser's worker script (`mep-wasm-worker.js`) beside web-worker-spawner.js, its default URL;
  *  5. the `mep` command is bundled from the compiled files into a few chunks in dist/cli/ (one
  *     per lazily loaded command group), so a command reads a handful of files instead of some
  *     hundred modules of ours, zod's and semver's (about 130 ms less per `mep generate`). Each
@@ -72,6 +73,10 @@ writeFileSync(join(engineDir, SHIPPED_ENGINE_MANIFEST), `${JSON.stringify(manife
 
 const workerDir = join(dist, 'host', 'src', 'transport', 'wasm', 'node');
 await build({ ...workerEntryBuildOptions(join(workerDir, 'worker-entry.js')), outfile: join(workerDir, PREBUILT_WORKER_ENTRY) });
+// The browser's worker script, beside web-worker-spawner.js where createWebWorkerSpawner looks
+// for it by default (a page's bundler copies it with the module that references it).
+const browserDir = join(dist, 'embed', 'browser', 'src');
+await build({ entryPoints: [join(browserDir, 'worker-entry.js')], outfile: join(browserDir, 'mep-wasm-worker.js'), bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, logLevel: 'silent' });
 
 const cliDir = join(dist, 'cli');
 /** `import.meta.url` in a bundled module of ours becomes the URL of its compiled file in dist/. */

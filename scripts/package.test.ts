@@ -64,6 +64,7 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.ok(files.some((f) => /^dist\/engine\/engine-[0-9a-f]+\.Oz\.wasm$/.test(f)), 'the engine ships inside');
     assert.ok(files.includes('dist/cli/bin.js'), 'the mep command ships bundled');
     assert.ok(files.includes('dist/host/src/transport/wasm/node/worker-entry.bundle.js'), 'the worker entry ships prebuilt');
+    assert.ok(files.includes('dist/embed/browser/src/mep-wasm-worker.js'), "the browser worker script ships where createWebWorkerSpawner's default URL points");
     assert.not.ok(files.some((f) => f.endsWith('.test.js') || f.startsWith('host/src/')), 'no tests and no TypeScript sources');
 
     const app = join(dir, 'app');
