@@ -4,7 +4,7 @@
  */
 import { AvroError, nameCollision, unboundTypeParameter, unsupportedType, type AvroDiagnostic } from './diagnostics.ts';
 import type { AvroField, AvroType, Constructor, FullName, NamedType, ProjectionModule, TypeDeclaration, TypeExpr } from './model.ts';
-import { compareStrings, fullNameKey, NO_PROPERTIES } from './model.ts';
+import { compareStrings, fullNameKey, NO_PROPERTIES, sortByKey } from './model.ts';
 import { avroNamespace, lowerCamel, upperCamel } from './naming.ts';
 import { memberHint } from './anonymous-records.ts';
 import type { Projector } from './projector.ts';
@@ -86,7 +86,7 @@ export function projectFieldsSorted(p: Projector, namespace: string, owner: stri
   let ordered = true;
   for (let i = 1; i < projected.length && ordered; i++) ordered = projected[i - 1].name < projected[i].name;
   if (ordered) return projected;
-  const sorted = projected.slice().sort((a, b) => compareStrings(a.name, b.name));
+  const sorted = sortByKey(projected.slice(), 'name');
   for (let i = 1; i < sorted.length; i++) if (sorted[i - 1].name === sorted[i].name) checkUniqueFields(projected);
   return sorted;
 }
