@@ -163,7 +163,11 @@ export class Projector {
     };
     collect(pkg.packageName, pkg.modules, false);
     for (const dependency of pkg.dependencies) collect(dependency.packageName, dependency.modules, true);
-    candidates.sort(
+    // Collected module by module, candidates are usually in source order already: then the
+    // comparator (a call per pair in QuickJS) never reaches its later keys and the sort is skipped.
+    let ordered = true;
+    for (let i = 1; i < candidates.length && ordered; i++) ordered = candidates[i - 1].declaration.source < candidates[i].declaration.source;
+    if (!ordered) candidates.sort(
       (a, b) =>
         compareStrings(a.declaration.source, b.declaration.source) ||
         compareStrings(fullNameKey(a.fullName), fullNameKey(b.fullName)) ||
