@@ -143,9 +143,19 @@ export interface AvroPackage {
   readonly protocols: readonly AvroProtocol[];
 }
 
-/** Dotted spelling of a full name. */
+const KEY = Symbol('fullNameKey');
+
+/**
+ * Dotted spelling of a full name, kept on the object (under a symbol: not a key of its JSON or
+ * spread) once made: one FullName object is looked up by key again at every reference to it, and
+ * in QuickJS each spelling was a new string to build and free.
+ */
 export function fullNameKey(name: FullName): string {
-  return name.namespace === '' ? name.name : `${name.namespace}.${name.name}`;
+  const known = (name as { [KEY]?: string })[KEY];
+  if (known !== undefined) return known;
+  const key = name.namespace === '' ? name.name : `${name.namespace}.${name.name}`;
+  (name as { [KEY]?: string })[KEY] = key;
+  return key;
 }
 
 /** Order full names by namespace, then local name (the reference's struct ordering). */
