@@ -137,6 +137,28 @@ export interface ReferenceTarget {
   readonly key: string;
   /** The type of a reference without arguments when `info` declares a named schema without parameters. */
   readonly named: AvroType | undefined;
+  /** The type of a reference without arguments to an SDK scalar (`String`, `Int`, `LocalDate`, …). */
+  readonly scalar: AvroType | undefined;
+  /** An SDK source: one without a mapping below is unsupported (AVRO001). */
+  readonly inSdk: boolean;
+}
+
+/** The Avro type of an SDK scalar type (a reference without arguments), for the projector's options. */
+function sdkScalar(p: Projector, sdk: keyof typeof SDK | undefined): AvroType | undefined {
+  switch (sdk) {
+    case 'bool': return primitive('boolean');
+    case 'int': return primitive('long');
+    case 'float': return primitive('double');
+    case 'string': return primitive('string');
+    case 'char': return CHAR;
+    case 'localDate': return logical(p, DATE);
+    case 'localTime': return logical(p, TIME);
+    case 'instant':
+    case 'dateTime': return logical(p, TIMESTAMP);
+    case 'uuid': return logical(p, UUID);
+    case 'decimal': return logical(p, logicalType('bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale }));
+    default: return undefined;
+  }
 }
 
 function referenceTarget(p: Projector, source: string): ReferenceTarget {
@@ -144,13 +166,16 @@ function referenceTarget(p: Projector, source: string): ReferenceTarget {
   if (target === undefined) {
     const info = p.declarations.get(source);
     const named = info && info.declaration.params.length === 0 && isNamedDeclaration(p, info.declaration);
+    const sdk = SDK_TYPES.get(source);
     target = {
       invalid: p.invalidDeclarations.has(source),
       mapping: p.options.typeMappings.get(source),
-      sdk: SDK_TYPES.get(source),
+      sdk,
       info,
       key: info ? fullNameKey(info.fullName) : '',
       named: named ? { kind: 'named', fullName: info.fullName } : undefined,
+      scalar: sdkScalar(p, sdk),
+      inSdk: source.startsWith(SDK_PREFIX),
     };
     p.targets.set(source, target);
   }
@@ -163,13 +188,9 @@ function projectReference(p: Projector, namespace: string, owner: string, source
   const mapping = target.mapping;
   if (mapping) return mappedType(p, source, mapping);
   const arity = args.length;
+  if (arity === 0 && target.scalar !== undefined) return target.scalar;
   // Collections pass the position's name through to an anonymous record they hold.
-  switch (target.sdk) {
-    case 'bool': if (arity === 0) return primitive('boolean'); break;
-    case 'int': if (arity === 0) return primitive('long'); break;
-    case 'float': if (arity === 0) return primitive('double'); break;
-    case 'string': if (arity === 0) return primitive('string'); break;
-    case 'char': if (arity === 0) return CHAR; break;
+  if (target.sdk !== undefined) switch (target.sdk) {
     case 'maybe': if (arity === 1) return union([primitive('null'), projectType(p, namespace, owner, args[0], hint)]); break;
     case 'list': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: NO_PROPERTIES }; break;
     case 'set': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: SET_PROPERTIES }; break;
@@ -180,16 +201,8 @@ function projectReference(p: Projector, namespace: string, owner: string, source
       }
       break;
     case 'result': if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
-    case 'localDate': if (arity === 0) return logical(p, DATE); break;
-    case 'localTime': if (arity === 0) return logical(p, TIME); break;
-    case 'instant':
-    case 'dateTime': if (arity === 0) return logical(p, TIMESTAMP); break;
-    case 'uuid': if (arity === 0) return logical(p, UUID); break;
-    case 'decimal':
-      if (arity === 0) return logical(p, logicalType('bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale }));
-      break;
   }
-  if (source.startsWith(SDK_PREFIX)) throw unsupportedType(source);
+  if (target.inSdk) throw unsupportedType(source);
   return projectDeclaredReference(p, namespace, source, args, target);
 }
 
