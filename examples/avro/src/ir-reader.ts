@@ -94,6 +94,8 @@ function fqName(value: Json, path: string): string {
   return canonical;
 }
 
+const NO_ARGS: readonly TypeExpr[] = Object.freeze([]);
+
 const FIELD = 'a field ({name, tpe} or [name, type])';
 
 function field(value: Json, path: string): NamedType {
@@ -130,9 +132,9 @@ function type(value: Json, path: string): TypeExpr {
       return { kind: 'variable', name: name(value[2], at(path, '[2]')) };
     case 'Reference': {
       const source = fqName(value[2], at(path, '[2]'));
-      // Most references have no arguments.
-      const args = value[3] ?? [];
-      return { kind: 'reference', source, args: isArray(args) && args.length === 0 ? [] : types(args, at(path, '[3]')) };
+      // Most references have no arguments: they share one empty list (type expressions are never mutated).
+      const args = value[3];
+      return { kind: 'reference', source, args: args == null || (isArray(args) && args.length === 0) ? NO_ARGS : types(args, at(path, '[3]')) };
     }
     case 'Tuple':
       return { kind: 'tuple', elements: types(value[2], at(path, '[2]')) };
