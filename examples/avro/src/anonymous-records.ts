@@ -40,7 +40,7 @@ export function projectAnonymousRecord(p: Projector, namespace: string, owner: s
   if (!isValidFullName(fullName)) throw unsupportedType(`anonymous record in ${owner}: invalid derived Avro name ${fullNameKey(fullName)}`);
   p.claim(fullNameKey(fullName), identity);
   const key = fullNameKey(fullName);
-  if (p.containsSchema(fullName) || p.building.has(key)) return { kind: 'named', fullName };
+  if (p.containsKey(key) || p.building.has(key)) return { kind: 'named', fullName };
   p.building.add(key);
   const projected = projectFieldsSorted(p, namespace, owner, fields, fullName.name);
   p.insert({ kind: 'record', fullName, fields: projected, props: { 'morphir.owner': owner, 'morphir.type': 'AnonymousRecord' } }, p.isLinkedSource(owner));

@@ -4,7 +4,7 @@
  */
 import { AvroError, nameCollision, unboundTypeParameter, unsupportedType, type AvroDiagnostic } from './diagnostics.ts';
 import type { AvroField, AvroType, Constructor, FullName, NamedType, ProjectionModule, TypeDeclaration, TypeExpr } from './model.ts';
-import { compareStrings, fullNameKey, NO_PROPERTIES } from './model.ts';
+import { compareStrings, fullNameKey, NO_PROPERTIES, sortByKey } from './model.ts';
 import { avroNamespace, lowerCamel, upperCamel } from './naming.ts';
 import { memberHint } from './anonymous-records.ts';
 import type { Projector } from './projector.ts';
@@ -52,23 +52,43 @@ function checkUniqueFields(fields: readonly AvroField[]): void {
  */
 const mayHoldAnonymousRecord = (tpe: TypeExpr): boolean => tpe.kind === 'record' || tpe.kind === 'tuple' || (tpe.kind === 'reference' && tpe.args.length > 0);
 
+/** Project fields in source order, not yet checked for unique names. */
+function projectFieldList(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix: string | undefined): AvroField[] {
+  const projected: AvroField[] = [];
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i];
+    projected[i] = {
+      name: lowerCamel(f.name),
+      type: projectType(p, namespace, owner, f.tpe, mayHoldAnonymousRecord(f.tpe) ? memberHint(hintPrefix, f.name) : undefined),
+      props: NO_PROPERTIES,
+    };
+  }
+  return projected;
+}
+
 /**
  * Project fields in source order (request parameters keep the signature's order). `hintPrefix`
  * names anonymous records in the fields (`<Prefix><Field>`, see anonymous-records.ts).
  */
 export function projectFieldsInOrder(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix?: string): AvroField[] {
-  const projected = fields.map((f) => ({
-    name: lowerCamel(f.name),
-    type: projectType(p, namespace, owner, f.tpe, mayHoldAnonymousRecord(f.tpe) ? memberHint(hintPrefix, f.name) : undefined),
-    props: NO_PROPERTIES,
-  }));
+  const projected = projectFieldList(p, namespace, owner, fields, hintPrefix);
   checkUniqueFields(projected);
   return projected;
 }
 
-/** Project record fields sorted by Avro field name. */
+/**
+ * Project record fields sorted by Avro field name. Fields in strictly increasing order (most
+ * records) are unique and need no sort; otherwise a sorted copy shows a duplicate as neighbours,
+ * and only then does the source-order check run, to name the same field as it always did.
+ */
 export function projectFieldsSorted(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix?: string): AvroField[] {
-  return projectFieldsInOrder(p, namespace, owner, fields, hintPrefix).sort((a, b) => compareStrings(a.name, b.name));
+  const projected = projectFieldList(p, namespace, owner, fields, hintPrefix);
+  let ordered = true;
+  for (let i = 1; i < projected.length && ordered; i++) ordered = projected[i - 1].name < projected[i].name;
+  if (ordered) return projected;
+  const sorted = sortByKey(projected.slice(), 'name');
+  for (let i = 1; i < sorted.length; i++) if (sorted[i - 1].name === sorted[i].name) checkUniqueFields(projected);
+  return sorted;
 }
 
 const projectFields = projectFieldsSorted;
@@ -83,7 +103,7 @@ export function projectAliasSchema(
   linked: boolean,
 ): void {
   const key = fullNameKey(fullName);
-  if (p.containsSchema(fullName) || p.building.has(key)) return;
+  if (p.containsKey(key) || p.building.has(key)) return;
   p.building.add(key);
   const fields =
     value.kind === 'record'
@@ -104,7 +124,7 @@ export function projectCustom(
   linked: boolean,
 ): void {
   const key = fullNameKey(fullName);
-  if (p.containsSchema(fullName) || p.building.has(key)) return;
+  if (p.containsKey(key) || p.building.has(key)) return;
   p.building.add(key);
   const docPart = doc !== undefined ? { doc } : {};
   if (constructors.length > 0 && constructors.every((c) => c.args.length === 0)) {

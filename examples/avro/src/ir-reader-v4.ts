@@ -10,7 +10,7 @@
  * Only Library distributions are read; only public modules, types and values are projected.
  */
 import type { Constructor, NamedType, ProjectionDependency, ProjectionModule, ProjectionPackage, TypeDeclaration, ValueSpecification } from './model.ts';
-import { compareStringArrays, compareStrings } from './model.ts';
+import { compareStringArrays, compareStrings, sortByKey } from './model.ts';
 import { normalizeSignature } from './ir-version.ts';
 import { canonicalFqName } from './naming.ts';
 import {
@@ -64,12 +64,11 @@ function constructorArgs(value: Json, path: string): NamedType[] {
 }
 
 function constructors(value: Json, packageName: string, module: readonly string[], path: string): Constructor[] {
-  return entries(value, path)
-    .map(([k, v, p]): Constructor => {
-      const name = v4Name(k, p);
-      return { source: canonicalFqName(packageName, module, name), name, args: constructorArgs(v ?? {}, p) };
-    })
-    .sort((a, b) => compareStrings(a.source, b.source));
+  const out = entries(value, path).map(([k, v, p]): Constructor => {
+    const name = v4Name(k, p);
+    return { source: canonicalFqName(packageName, module, name), name, args: constructorArgs(v ?? {}, p) };
+  });
+  return sortByKey(out, 'source');
 }
 
 function typeDeclaration(rawName: Json, raw: Json, packageName: string, module: readonly string[], path: string, specification: boolean): TypeDeclaration | undefined {
@@ -145,8 +144,8 @@ function moduleOf(packageName: string, module: string[], def: JsonObject, path: 
     const value = valueSpecification(k, v, packageName, module, p, specification);
     if (value) values.push(value);
   }
-  types.sort((a, b) => compareStrings(a.source, b.source));
-  values.sort((a, b) => compareStrings(a.source, b.source));
+  sortByKey(types, 'source');
+  sortByKey(values, 'source');
   const doc = docOf(def);
   return { path: module, types, values, ...(doc ? { doc } : {}) };
 }

@@ -9,7 +9,7 @@
  */
 import { AVRO_CODES } from './diagnostics.ts';
 import type { Constructor, NamedType, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr, ValueSpecification } from './model.ts';
-import { compareStringArrays, compareStrings } from './model.ts';
+import { compareStringArrays, compareStrings, sortByKey } from './model.ts';
 import { canonicalFqName, canonicalName, canonicalPath } from './naming.ts';
 import { IrReadError, normalizeSignature, readFormatVersion } from './ir-version.ts';
 import { readIrV4 } from './ir-reader-v4.ts';
@@ -94,6 +94,8 @@ function fqName(value: Json, path: string): string {
   return canonical;
 }
 
+const NO_ARGS: readonly TypeExpr[] = Object.freeze([]);
+
 const FIELD = 'a field ({name, tpe} or [name, type])';
 
 function field(value: Json, path: string): NamedType {
@@ -107,14 +109,11 @@ function field(value: Json, path: string): NamedType {
   return { name: name(value[0], at(path, '[0]')), tpe: type(value[1], at(path, '[1]')) };
 }
 
-// compareStrings inline: this runs for every pair of fields compared.
-const byName = (a: NamedType, b: NamedType): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 function fields(value: Json, path: string): NamedType[] {
   const entries = array(value, path);
   const out: NamedType[] = [];
   for (let i = 0; i < entries.length; i++) out[i] = field(entries[i], at(path, i));
-  return out.sort(byName);
+  return sortByKey(out, 'name');
 }
 
 /** Type arguments or tuple elements. */
@@ -133,9 +132,9 @@ function type(value: Json, path: string): TypeExpr {
       return { kind: 'variable', name: name(value[2], at(path, '[2]')) };
     case 'Reference': {
       const source = fqName(value[2], at(path, '[2]'));
-      // Most references have no arguments.
-      const args = value[3] ?? [];
-      return { kind: 'reference', source, args: isArray(args) && args.length === 0 ? [] : types(args, at(path, '[3]')) };
+      // Most references have no arguments: they share one empty list (type expressions are never mutated).
+      const args = value[3];
+      return { kind: 'reference', source, args: args == null || (isArray(args) && args.length === 0) ? NO_ARGS : types(args, at(path, '[3]')) };
     }
     case 'Tuple':
       return { kind: 'tuple', elements: types(value[2], at(path, '[2]')) };
@@ -159,8 +158,6 @@ function params(value: Json, path: string): string[] {
   return out;
 }
 
-const bySource = (a: { source: string }, b: { source: string }): number => compareStrings(a.source, b.source);
-
 function constructors(value: Json, packageName: string, module: readonly string[], path: string): Constructor[] {
   const entries = array(value, path);
   const out: Constructor[] = [];
@@ -178,7 +175,7 @@ function constructors(value: Json, packageName: string, module: readonly string[
     }
     out[i] = { source: canonicalFqName(packageName, module, ctorName), name: ctorName, args };
   }
-  return out.sort(bySource);
+  return sortByKey(out, 'source');
 }
 
 /** Unwrap `{doc, value}` (Documented); older producers omit the wrapper. */
@@ -287,8 +284,8 @@ function moduleDefinition(packageName: string, module: string[], def: Record<str
     }
     values.push(valueSpec(localName, canonicalFqName(packageName, module, localName), raw, rawPath));
   }
-  types.sort(bySource);
-  values.sort(bySource);
+  sortByKey(types, 'source');
+  sortByKey(values, 'source');
   const doc = cleanDoc(def.doc);
   return { path: module, types, values, ...(doc ? { doc } : {}) };
 }

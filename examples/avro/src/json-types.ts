@@ -98,7 +98,12 @@ export class JsonTypeRenderer {
   private named(schema: NamedSchema, renderType: (tpe: AvroType) => JsonValue): JsonObject {
     const object: JsonObject = {};
     if (schema.doc !== undefined) object.doc = schema.doc;
-    if (schema.kind === 'record') object.fields = schema.fields.map((field) => this.field(field, renderType));
+    if (schema.kind === 'record') {
+      // A loop, not `map`: a callback per field is a native-to-JS call in QuickJS.
+      const fields: JsonValue[] = [];
+      for (let i = 0; i < schema.fields.length; i++) fields[i] = this.field(schema.fields[i], renderType);
+      object.fields = fields;
+    }
     if (schema.props !== NO_PROPERTIES) addProperties(object, schema.props);
     insertName(object, schema.fullName);
     if (schema.kind === 'enum') object.symbols = [...schema.symbols];
@@ -151,8 +156,11 @@ export class JsonTypeRenderer {
         object.values = values;
         return inKeyOrder(object);
       }
-      case 'union':
-        return tpe.branches.map((branch) => this.type(branch, named));
+      case 'union': {
+        const branches: JsonValue[] = [];
+        for (let i = 0; i < tpe.branches.length; i++) branches[i] = this.type(tpe.branches[i], named);
+        return branches;
+      }
       case 'logical':
         return decorateType(this.type(tpe.physical, named), tpe.props, tpe.logicalType);
       case 'annotated':

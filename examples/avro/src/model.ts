@@ -143,9 +143,19 @@ export interface AvroPackage {
   readonly protocols: readonly AvroProtocol[];
 }
 
-/** Dotted spelling of a full name. */
+const KEY = Symbol('fullNameKey');
+
+/**
+ * Dotted spelling of a full name, kept on the object (under a symbol: not a key of its JSON or
+ * spread) once made: one FullName object is looked up by key again at every reference to it, and
+ * in QuickJS each spelling was a new string to build and free.
+ */
 export function fullNameKey(name: FullName): string {
-  return name.namespace === '' ? name.name : `${name.namespace}.${name.name}`;
+  const known = (name as { [KEY]?: string })[KEY];
+  if (known !== undefined) return known;
+  const key = name.namespace === '' ? name.name : `${name.namespace}.${name.name}`;
+  (name as { [KEY]?: string })[KEY] = key;
+  return key;
 }
 
 /** Order full names by namespace, then local name (the reference's struct ordering). */
@@ -156,6 +166,27 @@ export function compareFullNames(left: FullName, right: FullName): number {
 /** Code-unit string comparison (equal to byte order for the ASCII names compared here). */
 export function compareStrings(left: string, right: string): number {
   return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** Lists up to this long are sorted by insertion in {@link sortByKey}. */
+const INSERTION_SORT_MAX = 32;
+
+/**
+ * Sort `items` in place by their string `key`, in code-unit order and stably: what
+ * `items.sort((a, b) => compareStrings(a[key], b[key]))` does, but a short list (fields,
+ * constructors, a module's types) is sorted by insertion, comparing inline: QuickJS's sort makes
+ * a native-to-JS comparator call per pair, even for a list already in order.
+ */
+export function sortByKey<K extends string, T extends { readonly [P in K]: string }>(items: T[], key: K): T[] {
+  if (items.length > INSERTION_SORT_MAX) return items.sort((a, b) => compareStrings(a[key], b[key]));
+  for (let i = 1; i < items.length; i++) {
+    const item = items[i];
+    const value = item[key];
+    let j = i - 1;
+    for (; j >= 0 && items[j][key] > value; j--) items[j + 1] = items[j];
+    items[j + 1] = item;
+  }
+  return items;
 }
 
 /** Lexicographic comparison of string arrays (module paths). */

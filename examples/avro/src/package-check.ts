@@ -32,6 +32,14 @@ function collectReferences(tpe: AvroType, schemas: ReadonlyMap<string, NamedSche
   }
 }
 
+/** `items` sorted by full name; a list in order already (roots usually are) is not sorted again. */
+function byFullName<T extends { readonly fullName: FullName }>(items: T[]): T[] {
+  for (let i = 1; i < items.length; i++) {
+    if (compareFullNames(items[i - 1].fullName, items[i].fullName) > 0) return items.sort((a, b) => compareFullNames(a.fullName, b.fullName));
+  }
+  return items;
+}
+
 function sortedNames(names: Map<string, FullName>): FullName[] {
   return [...names.values()].sort(compareFullNames);
 }
@@ -42,7 +50,7 @@ function sortedNames(names: Map<string, FullName>): FullName[] {
  * @throws {AvroError} AVRO003 on a duplicate, AVRO006 on a reference to an undeclared type.
  */
 export function finishPackage(p: Projector): AvroPackage {
-  const roots: AvroRoot[] = [...p.roots.values()].sort((a, b) => compareFullNames(a.fullName, b.fullName));
+  const roots: AvroRoot[] = byFullName([...p.roots.values()]);
   const sources = new Set<string>();
   for (const root of roots) {
     if (sources.has(root.source)) throw nameCollision(root.source);
@@ -78,7 +86,7 @@ export function finishPackage(p: Projector): AvroPackage {
       },
     });
   }
-  const protocols: AvroProtocol[] = [...p.protocols.values()].sort((a, b) => compareFullNames(a.fullName, b.fullName));
+  const protocols: AvroProtocol[] = byFullName([...p.protocols.values()]);
   for (const protocol of protocols) {
     const refs = new Map<string, FullName>();
     for (const type of protocol.typeRoots) collectReferences(type, available, refs);

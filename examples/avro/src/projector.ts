@@ -9,6 +9,7 @@ import type { AvroProtocol, AvroRoot, FullName, NamedSchema, ProjectionModule, P
 import { compareStrings, fullNameKey } from './model.ts';
 import { avroNamespace, isValidFullName, upperCamel } from './naming.ts';
 import type { AvroOptions } from './options.ts';
+import type { ReferenceTarget } from './type-mapping.ts';
 
 /** A registered declaration and the Avro full name it owns. */
 export interface DeclarationInfo {
@@ -38,6 +39,8 @@ export class Projector {
   readonly invalidDeclarations = new Set<string>();
   readonly active = new Map<string, ActiveSpecialization[]>();
   readonly building = new Set<string>();
+  /** Reference targets by source (type-mapping.ts), filled after {@link register}. */
+  readonly targets = new Map<string, ReferenceTarget>();
   private journal: Undo[] | undefined;
 
   constructor(options: AvroOptions) {
@@ -92,7 +95,11 @@ export class Projector {
 
   /** Whether a schema with this full name was already emitted. */
   containsSchema(name: FullName): boolean {
-    const key = fullNameKey(name);
+    return this.containsKey(fullNameKey(name));
+  }
+
+  /** {@link containsSchema} by full-name key. */
+  containsKey(key: string): boolean {
     return this.schemas.has(key) || this.linkedSchemas.has(key);
   }
 
@@ -156,7 +163,11 @@ export class Projector {
     };
     collect(pkg.packageName, pkg.modules, false);
     for (const dependency of pkg.dependencies) collect(dependency.packageName, dependency.modules, true);
-    candidates.sort(
+    // Collected module by module, candidates are usually in source order already: then the
+    // comparator (a call per pair in QuickJS) never reaches its later keys and the sort is skipped.
+    let ordered = true;
+    for (let i = 1; i < candidates.length && ordered; i++) ordered = candidates[i - 1].declaration.source < candidates[i].declaration.source;
+    if (!ordered) candidates.sort(
       (a, b) =>
         compareStrings(a.declaration.source, b.declaration.source) ||
         compareStrings(fullNameKey(a.fullName), fullNameKey(b.fullName)) ||

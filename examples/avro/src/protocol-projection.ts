@@ -5,7 +5,7 @@
 import { nameCollision, unsupportedType, type AvroDiagnostic } from './diagnostics.ts';
 import { asDiagnostic, projectFieldsInOrder } from './declarations.ts';
 import type { AvroMessage, AvroType, FullName, JsonValue, ProjectionModule, ValueSpecification } from './model.ts';
-import { compareStrings, fullNameKey } from './model.ts';
+import { fullNameKey, sortByKey } from './model.ts';
 import { avroNamespace, isValidFullName, isValidIdentifier, lowerCamel, upperCamel } from './naming.ts';
 import type { Projector } from './projector.ts';
 import { projectType } from './type-mapping.ts';
@@ -45,7 +45,7 @@ function projectProtocol(p: Projector, packageName: string, module: ProjectionMo
   // IR v3 has no entry points (they arrive with v4 applications), so that projection selects
   // no messages here and the protocol carries the module's types only.
   const selected = p.options.projection === 'protocol-public' ? [...module.values] : [];
-  selected.sort((a, b) => compareStrings(a.source, b.source));
+  sortByKey(selected, 'source');
   const diagnostics: AvroDiagnostic[] = [];
   const quarantined = new Set<string>();
   const byName = new Map<string, ValueSpecification[]>();
@@ -66,7 +66,7 @@ function projectProtocol(p: Projector, packageName: string, module: ProjectionMo
       diagnostics.push(asDiagnostic(error, value.source));
     }
   }
-  messages.sort((a, b) => compareStrings(a.name, b.name));
+  sortByKey(messages, 'name');
   const props: Record<string, JsonValue> = { 'morphir.package': packageName, 'morphir.module': module.path.join('/') };
   if (module.doc !== undefined) props['morphir.doc'] = module.doc;
   const rootsBySource = new Map<string, AvroType>();
@@ -93,7 +93,7 @@ export function projectProtocols(p: Projector, packageName: string, modules: rea
     }
     candidates.push({ source, fullName, module });
   }
-  candidates.sort((a, b) => compareStrings(a.source, b.source));
+  sortByKey(candidates, 'source');
   const counts = new Map<string, number>();
   for (const c of candidates) counts.set(fullNameKey(c.fullName), (counts.get(fullNameKey(c.fullName)) ?? 0) + 1);
   for (const candidate of candidates) {

@@ -36,7 +36,10 @@ export function schemaGraph(schemas: ReadonlyMap<string, NamedSchema>): SchemaGr
     const schema = schemas.get(key) as NamedSchema;
     const refs = new Set<string>();
     if (schema.kind === 'record') for (const field of schema.fields) directReferences(field.type, refs);
-    graph.set(key, [...refs].filter((ref) => schemas.has(ref)).sort());
+    // A loop, not spread and filter: no callback per reference (a native-to-JS call in QuickJS).
+    const declared: string[] = [];
+    for (const ref of refs) if (schemas.has(ref)) declared.push(ref);
+    graph.set(key, declared.sort());
   }
   return graph;
 }

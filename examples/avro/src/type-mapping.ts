@@ -123,18 +123,74 @@ export function mappedType(p: Projector, source: string, mapping: TypeMapping): 
 /** The SDK type a canonical source names: one map lookup instead of a comparison per type. */
 const SDK_TYPES = new Map<string, keyof typeof SDK>(Object.entries(SDK).map(([type, source]) => [source, type as keyof typeof SDK]));
 
+/**
+ * What a reference to one source resolves to before its arguments matter: looked up once per
+ * source and projector (the declarations are fixed once registered), so a reference costs one
+ * map look-up instead of five, with its full-name key and `named` type made once.
+ */
+export interface ReferenceTarget {
+  readonly invalid: boolean;
+  readonly mapping: TypeMapping | undefined;
+  readonly sdk: keyof typeof SDK | undefined;
+  readonly info: DeclarationInfo | undefined;
+  /** The full-name key of `info`'s schema. */
+  readonly key: string;
+  /** The type of a reference without arguments when `info` declares a named schema without parameters. */
+  readonly named: AvroType | undefined;
+  /** The type of a reference without arguments to an SDK scalar (`String`, `Int`, `LocalDate`, …). */
+  readonly scalar: AvroType | undefined;
+  /** An SDK source: one without a mapping below is unsupported (AVRO001). */
+  readonly inSdk: boolean;
+}
+
+/** The Avro type of an SDK scalar type (a reference without arguments), for the projector's options. */
+function sdkScalar(p: Projector, sdk: keyof typeof SDK | undefined): AvroType | undefined {
+  switch (sdk) {
+    case 'bool': return primitive('boolean');
+    case 'int': return primitive('long');
+    case 'float': return primitive('double');
+    case 'string': return primitive('string');
+    case 'char': return CHAR;
+    case 'localDate': return logical(p, DATE);
+    case 'localTime': return logical(p, TIME);
+    case 'instant':
+    case 'dateTime': return logical(p, TIMESTAMP);
+    case 'uuid': return logical(p, UUID);
+    case 'decimal': return logical(p, logicalType('bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale }));
+    default: return undefined;
+  }
+}
+
+function referenceTarget(p: Projector, source: string): ReferenceTarget {
+  let target = p.targets.get(source);
+  if (target === undefined) {
+    const info = p.declarations.get(source);
+    const named = info && info.declaration.params.length === 0 && isNamedDeclaration(p, info.declaration);
+    const sdk = SDK_TYPES.get(source);
+    target = {
+      invalid: p.invalidDeclarations.has(source),
+      mapping: p.options.typeMappings.get(source),
+      sdk,
+      info,
+      key: info ? fullNameKey(info.fullName) : '',
+      named: named ? { kind: 'named', fullName: info.fullName } : undefined,
+      scalar: sdkScalar(p, sdk),
+      inSdk: source.startsWith(SDK_PREFIX),
+    };
+    p.targets.set(source, target);
+  }
+  return target;
+}
+
 function projectReference(p: Projector, namespace: string, owner: string, source: string, args: readonly TypeExpr[], hint: string | undefined): AvroType {
-  if (p.invalidDeclarations.has(source)) throw nameCollision(`reference to conflicting Morphir declaration ${source}`);
-  const mapping = p.options.typeMappings.get(source);
+  const target = referenceTarget(p, source);
+  if (target.invalid) throw nameCollision(`reference to conflicting Morphir declaration ${source}`);
+  const mapping = target.mapping;
   if (mapping) return mappedType(p, source, mapping);
   const arity = args.length;
+  if (arity === 0 && target.scalar !== undefined) return target.scalar;
   // Collections pass the position's name through to an anonymous record they hold.
-  switch (SDK_TYPES.get(source)) {
-    case 'bool': if (arity === 0) return primitive('boolean'); break;
-    case 'int': if (arity === 0) return primitive('long'); break;
-    case 'float': if (arity === 0) return primitive('double'); break;
-    case 'string': if (arity === 0) return primitive('string'); break;
-    case 'char': if (arity === 0) return CHAR; break;
+  if (target.sdk !== undefined) switch (target.sdk) {
     case 'maybe': if (arity === 1) return union([primitive('null'), projectType(p, namespace, owner, args[0], hint)]); break;
     case 'list': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: NO_PROPERTIES }; break;
     case 'set': if (arity === 1) return { kind: 'array', items: projectType(p, namespace, owner, args[0], hint), props: SET_PROPERTIES }; break;
@@ -145,17 +201,9 @@ function projectReference(p: Projector, namespace: string, owner: string, source
       }
       break;
     case 'result': if (arity === 2) return projectResult(p, namespace, owner, args[0], args[1]); break;
-    case 'localDate': if (arity === 0) return logical(p, DATE); break;
-    case 'localTime': if (arity === 0) return logical(p, TIME); break;
-    case 'instant':
-    case 'dateTime': if (arity === 0) return logical(p, TIMESTAMP); break;
-    case 'uuid': if (arity === 0) return logical(p, UUID); break;
-    case 'decimal':
-      if (arity === 0) return logical(p, logicalType('bytes', 'decimal', { precision: p.options.decimalPrecision, scale: p.options.decimalScale }));
-      break;
   }
-  if (source.startsWith(SDK_PREFIX)) throw unsupportedType(source);
-  return projectDeclaredReference(p, namespace, source, args);
+  if (target.inSdk) throw unsupportedType(source);
+  return projectDeclaredReference(p, namespace, source, args, target);
 }
 
 /** Whether a Dict key type is a string; `resolving` holds the aliases being expanded (made at the first one). */
@@ -187,8 +235,8 @@ function sameArgs(left: readonly TypeExpr[], right: readonly TypeExpr[]): boolea
   return left.length === right.length && left.every((arg, i) => canonicalType(arg) === canonicalType(right[i]));
 }
 
-function projectDeclaredReference(p: Projector, namespace: string, source: string, args: readonly TypeExpr[]): AvroType {
-  const info = p.declarations.get(source);
+function projectDeclaredReference(p: Projector, namespace: string, source: string, args: readonly TypeExpr[], target: ReferenceTarget): AvroType {
+  const info = target.info;
   if (!info) {
     throw p.options.dependencies === 'linked' ? missingLinkedDependency(source) : unsupportedType(source);
   }
@@ -196,7 +244,7 @@ function projectDeclaredReference(p: Projector, namespace: string, source: strin
   if (declaration.params.length !== args.length) throw unsupportedType(source);
   // Most references name a declaration without parameters whose schema is already emitted:
   // the path below would only find it emitted (or active, and named) and answer the same.
-  if (args.length === 0 && p.containsSchema(info.fullName) && isNamedDeclaration(p, declaration)) return { kind: 'named', fullName: info.fullName };
+  if (args.length === 0 && target.named !== undefined && p.containsKey(target.key)) return target.named;
   const substitutions = bindings(declaration.params, args);
   const fullName = args.length === 0 ? info.fullName : specializedName(p, info, args);
   const aliasValue = declaration.kind === 'alias' ? substitute(declaration.value, substitutions) : undefined;

@@ -9,6 +9,7 @@ import { AVRO_CODES } from './diagnostics.ts';
 import { MEMO_ENTRIES } from './memo.ts';
 import { IrReadError } from './ir-version.ts';
 import type { NamedType, TypeExpr } from './model.ts';
+import { sortByKey } from './model.ts';
 import { canonicalFqName, canonicalName } from './naming.ts';
 
 /** Any JSON value. */
@@ -209,7 +210,7 @@ function arrayType(node: Json[], path: string): TypeExpr {
   }
 }
 
-const sortFields = (fields: NamedType[]): NamedType[] => fields.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+const sortFields = (fields: NamedType[]): NamedType[] => sortByKey(fields, 'name');
 
 function wrappedType(tag: string, content: Json, path: string): TypeExpr {
   const c = (key: string): Json => (isObject(content) ? content[key] : undefined);
