@@ -65,6 +65,23 @@ json('should reject raw control characters and unterminated strings with SyntaxE
   assert.is(run('h', '"abc"'), 'parsed');
 });
 
+json('should keep instanceof semantics: classes, bound functions, Symbol.hasInstance of its own, errors', async () => {
+  const source = `globalThis.k = () => {
+    class A {} class B extends A {} class Even { static [Symbol.hasInstance](n) { return n % 2 === 0; } }
+    const Bound = A.bind(null), out = [];
+    out.push(new B() instanceof A, new A() instanceof B, new B() instanceof Bound, 2 instanceof Even, 3 instanceof Even);
+    out.push([] instanceof Array, [] instanceof Object, Object.create(null) instanceof Object, 1 instanceof Number, new RangeError('x') instanceof Error);
+    for (const rhs of [{}, 1]) { try { ({}) instanceof rhs; out.push('no error'); } catch (e) { out.push(e.name); } }
+    Object.defineProperty(A, Symbol.hasInstance, { value: () => true });
+    out.push({} instanceof A);
+    Host.outputString(JSON.stringify(out));
+  };`;
+  const { run } = await engineWith(source);
+  const answer = run('k');
+  assert.is(answer, inV8(source, 'k'));
+  assert.is(answer, JSON.stringify([true, false, true, true, false, true, true, false, false, true, 'TypeError', 'TypeError', true]));
+});
+
 json.run();
 
 const heap = suite('engine :: heap');

@@ -158,6 +158,30 @@ export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
       'let JSON.stringify copy the plain parts of a one-byte string at once: it called string_getc and string_buffer_putc ' +
       'for every character, and an artifact is one long string',
   },
+  {
+    file: 'quickjs.c',
+    find:
+      'int JS_IsInstanceOf(JSContext *ctx, JSValueConst val, JSValueConst obj)\n{\n    JSValue method;\n\n' +
+      '    if (!JS_IsObject(obj))\n        goto fail;\n    method = JS_GetProperty(ctx, obj, JS_ATOM_Symbol_hasInstance);\n' +
+      '    if (JS_IsException(method))\n        return -1;\n' +
+      '    if (!JS_IsNull(method) && !JS_IsUndefined(method)) {\n        JSValue ret;\n        ret = JS_CallFree(ctx, method, obj, 1, &val);',
+    replace:
+      'static JSValue js_function_hasInstance(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv);\n\n' +
+      'int JS_IsInstanceOf(JSContext *ctx, JSValueConst val, JSValueConst obj)\n{\n    JSValue method;\n\n' +
+      '    if (!JS_IsObject(obj))\n        goto fail;\n    method = JS_GetProperty(ctx, obj, JS_ATOM_Symbol_hasInstance);\n' +
+      '    if (JS_IsException(method))\n        return -1;\n' +
+      '    if (!JS_IsNull(method) && !JS_IsUndefined(method)) {\n        JSValue ret;\n' +
+      '        /* mep engine: the built-in Function.prototype[Symbol.hasInstance] is the ordinary test */\n' +
+      '        if (JS_VALUE_GET_TAG(method) == JS_TAG_OBJECT && JS_VALUE_GET_OBJ(method)->class_id == JS_CLASS_C_FUNCTION &&\n' +
+      '            JS_VALUE_GET_OBJ(method)->u.cfunc.c_function.generic == js_function_hasInstance) {\n' +
+      '            JS_FreeValue(ctx, method);\n' +
+      '            return JS_OrdinaryIsInstanceOf(ctx, val, obj);\n' +
+      '        }\n' +
+      '        ret = JS_CallFree(ctx, method, obj, 1, &val);',
+    why:
+      '`x instanceof C` called Function.prototype[Symbol.hasInstance] as a function every time (a native call with its ' +
+      'frame); when that built-in is what C inherits, the ordinary test it would run is made directly',
+  },
 ];
 
 /** Applies `patches` to the QuickJS sources in `dir`, or throws a build error naming the edit that no longer fits. */
