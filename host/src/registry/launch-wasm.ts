@@ -22,6 +22,6 @@ export function openWasmTransport(name: string, module: Uint8Array | WebAssembly
 }
 
 /** Starts what a later {@link openWasmTransport} with the same arguments needs (its worker); never rejects. */
-export function warmWasmTransport(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions): Promise<void> {
+export function warmWasmLaunch(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions): Promise<void> {
   return warmNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation });
 }

@@ -11,7 +11,7 @@ import { createProcessTransport } from '../transport/process.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { compileExtensionModule } from '../transport/wasm/index.ts';
 import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
-import { openWasmTransport, warmWasmTransport } from './launch-wasm.ts';
+import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
 /** The two public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). */
@@ -100,7 +100,7 @@ export async function warmTransport(spec: LaunchSpec): Promise<void> {
   if (spec.runtime !== 'wasm') return;
   try {
     const limits = wasmLimitsOf(spec);
-    await warmWasmTransport(spec.name, await wasmModule(spec, limits.maxMemoryBytes), { ...spec.wasm, limits });
+    await warmWasmLaunch(spec.name, await wasmModule(spec, limits.maxMemoryBytes), { ...spec.wasm, limits });
   } catch {
     // openTransport reports it.
   }
