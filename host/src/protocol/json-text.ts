@@ -136,6 +136,11 @@ function looksIndented(text: string): boolean {
 }
 
 const isSpace = (c: number): boolean => c === C.Space || c === C.Newline || c === C.Return || c === C.Tab;
+/** The index of the first character at or after `i` that is not whitespace. */
+const endOfSpace = (text: string, i: number): number => {
+  while (isSpace(text.charCodeAt(i))) i++;
+  return i;
+};
 const isDigit = (c: number): boolean => c >= C.Zero && c <= C.Nine;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const isEscape = (c: number): boolean => c === C.Quote || c === C.Backslash || c === 47 || c === 98 || c === 102 || c === 110 || c === 114 || c === 116; // " \ / b f n r t
@@ -209,22 +214,19 @@ function scanJson(text: string): { kind: Kind; spaced: boolean; members: Map<str
   let key: string | undefined; // the top-level object's current member name
   for (;;) {
     // A value is expected at i.
+    let j = endOfSpace(text, i);
+    spaced ||= j > i;
+    i = j;
     let c = text.charCodeAt(i);
-    if (c === C.Space || c === C.Newline || c === C.Return || c === C.Tab) {
-      spaced = true;
-      while (isSpace((c = text.charCodeAt(++i))));
-    }
     const start = i;
     let opened = false;
     if (c === C.LeftBrace || c === C.LeftBracket) {
       kind ??= c === C.LeftBrace ? 'object' : 'array';
       const closer = c === C.LeftBrace ? C.RightBrace : C.RightBracket;
-      c = text.charCodeAt(++i);
-      if (isSpace(c)) {
-        spaced = true;
-        while (isSpace((c = text.charCodeAt(++i))));
-      }
-      if (c === closer) i++; // empty
+      j = endOfSpace(text, ++i);
+      spaced ||= j > i;
+      i = j;
+      if (text.charCodeAt(i) === closer) i++; // empty
       else {
         stack.push(closer);
         opened = true;
@@ -242,28 +244,27 @@ function scanJson(text: string): { kind: Kind; spaced: boolean; members: Map<str
     // After a value, or just inside a container: separators and closers, then a member name.
     for (;;) {
       if (stack.length === 0) {
-        while (i < n && isSpace(text.charCodeAt(i))) (i++, (spaced = true));
+        j = endOfSpace(text, i);
+        spaced ||= j > i;
+        i = j;
         if (i < n) syntaxError(text, 'expected the end of the input after the JSON value', i);
         return { kind: kind as Kind, spaced, members };
       }
       const closer = stack[stack.length - 1] as number;
       if (!opened) {
+        j = endOfSpace(text, i);
+        spaced ||= j > i;
+        i = j;
         c = text.charCodeAt(i);
-        if (isSpace(c)) {
-          spaced = true;
-          while (isSpace((c = text.charCodeAt(++i))));
-        }
         if (c === closer) {
           stack.pop();
           i++;
           continue;
         }
         if (c !== C.Comma) syntaxError(text, closer === C.RightBrace ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array", i);
-        c = text.charCodeAt(++i);
-        if (isSpace(c)) {
-          spaced = true;
-          while (isSpace((c = text.charCodeAt(++i))));
-        }
+        j = endOfSpace(text, ++i);
+        spaced ||= j > i;
+        i = j;
       }
       opened = false;
       if (closer === C.RightBrace) {
@@ -271,12 +272,10 @@ function scanJson(text: string): { kind: Kind; spaced: boolean; members: Map<str
         const nameStart = i;
         i = endOfString(text, i);
         if (stack.length === 1) key = JSON.parse(text.slice(nameStart, i)) as string;
-        c = text.charCodeAt(i);
-        if (isSpace(c)) {
-          spaced = true;
-          while (isSpace((c = text.charCodeAt(++i))));
-        }
-        if (c !== C.Colon) syntaxError(text, "expected ':' after a member name", i);
+        j = endOfSpace(text, i);
+        spaced ||= j > i;
+        i = j;
+        if (text.charCodeAt(i) !== C.Colon) syntaxError(text, "expected ':' after a member name", i);
         i++;
       }
       break;
@@ -293,17 +292,10 @@ function compactJson(text: string): string {
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === C.Quote) {
-      i++;
-      for (;;) {
-        const q = text.charCodeAt(i);
-        if (q === C.Backslash) i += 2;
-        else if (q === C.Quote) break;
-        else i++;
-      }
-      i++;
+      i = endOfString(text, i);
     } else if (isSpace(c)) {
       if (i > from) parts.push(text.slice(from, i));
-      while (i < n && isSpace(text.charCodeAt(i))) i++;
+      i = endOfSpace(text, i);
       from = i;
     } else {
       i++;
