@@ -89,8 +89,7 @@ static size_t usable_size(const void *ptr) {
 
 /* What QuickJS counts for a block: small blocks have no header; dlmalloc's have one. */
 static inline size_t counted(const void *ptr) {
-  unsigned c = class_of_block(ptr);
-  return c ? (size_t)c << GRAIN_SHIFT : malloc_usable_size((void *)ptr) + DLMALLOC_OVERHEAD;
+  return usable_size(ptr) + (class_of_block(ptr) ? 0 : DLMALLOC_OVERHEAD);
 }
 
 static void *mep_js_malloc(JSMallocState *s, size_t size) {
@@ -106,14 +105,10 @@ static void *mep_js_malloc(JSMallocState *s, size_t size) {
 static void mep_js_free(JSMallocState *s, void *ptr) {
   if (!ptr) return;
   s->malloc_count--;
+  s->malloc_size -= counted(ptr);
   unsigned c = class_of_block(ptr);
-  if (c) {
-    s->malloc_size -= (size_t)c << GRAIN_SHIFT;
-    small_free(c, ptr);
-  } else {
-    s->malloc_size -= malloc_usable_size(ptr) + DLMALLOC_OVERHEAD;
-    free(ptr);
-  }
+  if (c) small_free(c, ptr);
+  else free(ptr);
 }
 
 static void *mep_js_realloc(JSMallocState *s, void *ptr, size_t size) {
