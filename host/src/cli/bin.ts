@@ -14,5 +14,8 @@ process.on('warning', (warning) => {
 
 export {}; // a module, so that top-level await is allowed
 
+const argv = process.argv.slice(2);
+// A wasm operation's worker thread boots while the CLI loads (early-start.ts).
+await (await import('./early-start.ts')).startEarly(argv);
 const { main } = await import('./main.ts');
-process.exitCode = await main(process.argv.slice(2));
+process.exitCode = await main(argv);

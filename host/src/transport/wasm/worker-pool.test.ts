@@ -107,6 +107,37 @@ pool('should start a warmed guest ahead on one thread, which its session takes, 
   await workerPoolOf(fresh.spawn).close();
 });
 
+pool('should give a thread prestarted before its guest was known to the warm and the session that follow', async () => {
+  const { spawn, alive } = countingSpawner({ spares: 1 });
+  const workers = workerPoolOf(spawn);
+  const options = { name: 'pooled', module: echo, isolation: 'worker' as const, spawnWorker: spawn, limits: {} };
+  // Both land while the thread starts: one thread, and the warm prepares it rather than start another.
+  await Promise.all([workers.prestart(), workers.prestart(), warmWasmTransport(options)]);
+  assert.equal([workers.stats().started, workers.stats().idle], [1, 1], 'one thread for the prestart and the warm');
+  const transport = await open(spawn);
+  try {
+    assert.is((await createTestClient(transport).request(1, 'ping', 'pre')).result, 'pre');
+  } finally {
+    await transport.close();
+  }
+  assert.is(workers.stats().started, 1, 'the session ran on the prestarted thread');
+  await workers.close();
+  assert.is(alive(), 0);
+  // Without a warm, a session opened while the prestarted thread starts waits for it and takes it.
+  const fresh = countingSpawner({ spares: 1 });
+  void workerPoolOf(fresh.spawn).prestart();
+  const early = await open(fresh.spawn);
+  assert.is((await createTestClient(early).request(1, 'ping', 3)).result, 3);
+  await early.close();
+  assert.is(workerPoolOf(fresh.spawn).stats().started, 1);
+  await workerPoolOf(fresh.spawn).close();
+  // A closed pool, or one without room for spares, starts nothing.
+  await workerPoolOf(fresh.spawn).prestart();
+  const none = countingSpawner({ spares: 0 });
+  await workerPoolOf(none.spawn).prestart();
+  assert.equal([workerPoolOf(fresh.spawn).stats().started, workerPoolOf(none.spawn).stats().started], [1, 0]);
+});
+
 pool('should let a warm that cannot start fail quietly, and the session report why', async () => {
   const { spawn } = countingSpawner({ spares: 1 });
   const tooSmall = { name: 'pooled', module: echo, isolation: 'worker' as const, spawnWorker: spawn, limits: { maxMemoryBytes: 0 } };

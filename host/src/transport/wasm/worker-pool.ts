@@ -87,6 +87,12 @@ export interface WasmWorkerPool {
    * Never rejects: a spare that fails is dropped, and the `acquire` reports the failure.
    */
   warm(guest: PooledGuest): Promise<void>;
+  /**
+   * Starts a spare thread before its guest is known (e.g. while a command loads and reads its
+   * input), so the next `warm` or `acquire` prepares an engine on a running thread instead of
+   * waiting for one to start. Does nothing when the pool has no room; never rejects.
+   */
+  prestart(): Promise<void>;
   stats(): WasmWorkerPoolStats;
   /** Terminates the idle workers; held ones stop when released. */
   close(): Promise<void>;
@@ -250,6 +256,10 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
   /** Spares whose thread is still starting; they count against the bound. */
   let starting = 0;
   const room = (): boolean => idle.length + starting < spares;
+  /** A thread started by `prestart`, while it starts (it is parked with no guest once it runs). */
+  let bare: Promise<void> | undefined;
+  /** A parked spare with no engine, prepared for nothing yet (from `prestart`). */
+  const blank = (): Entry | undefined => idle.find((e) => e.key === undefined && e.wanted === undefined);
 
   /** Threads being started as spares, by guest key: an acquire for that guest waits for its thread. */
   const spawning = new Map<string, Promise<void>>();
@@ -282,6 +292,23 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       });
     spawning.set(key, parked);
     return parked;
+  };
+
+  // Synchronous up to the spare's start, so an acquire right after it finds the spare under way.
+  const warm = (guest: PooledGuest): Promise<void> => {
+    if (bare !== undefined) return bare.then(() => warm(guest));
+    if (closed) return Promise.resolve();
+    const key = keyOf(guest);
+    const pending = spawning.get(key);
+    if (pending !== undefined) return pending;
+    if (idle.some((e) => e.key === key || e.wanted === key)) return Promise.resolve();
+    // A bare spare stays parked and is prepared where it is: an acquire finds it by `wanted`.
+    const spare = blank();
+    if (spare !== undefined) {
+      void prepare(spare, guest).catch(() => undefined);
+      return Promise.resolve();
+    }
+    return room() ? prepareSpare(undefined, guest) : Promise.resolve();
   };
 
   const hold = (entry: Entry): PooledWorker => {
@@ -317,8 +344,10 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     async acquire(guest) {
       if (closed) throw new MepError(LocalErrorCode.Usage, `The wasm worker pool was closed; extension "${guest.name}" cannot start in it. Create a new pool.`);
       const key = keyOf(guest);
-      // A spare warmed for this guest may still be starting its thread: take it rather than start another.
+      // A spare warmed for this guest, or started bare, may still be starting its thread: take
+      // it rather than start another.
       await spawning.get(key);
+      await bare;
       let entry = idle.find((e) => e.key === key && e.fresh) ?? idle.find((e) => e.wanted === key) ?? idle.find((e) => e.key === key) ?? idle[0];
       if (entry !== undefined) {
         unpark(entry);
@@ -334,13 +363,21 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       if (!entry.fresh || entry.key !== key) await prepare(entry, guest);
       return hold(entry);
     },
-    warm(guest) {
+    warm,
+    prestart() {
+      if (bare !== undefined) return bare;
       if (closed || !room()) return Promise.resolve();
-      const key = keyOf(guest);
-      const pending = spawning.get(key);
-      if (pending !== undefined) return pending;
-      if (idle.some((e) => e.key === key || e.wanted === key)) return Promise.resolve();
-      return prepareSpare(undefined, guest);
+      starting++;
+      const started = start()
+        .finally(() => starting--)
+        .then((spare) => (closed ? void terminate(spare) : park(spare)))
+        // A thread that cannot start is simply missing; the next acquire reports the failure itself.
+        .catch(() => undefined)
+        .finally(() => {
+          if (bare === started) bare = undefined;
+        });
+      bare = started;
+      return started;
     },
     stats: () => ({ threads: all.size, idle: idle.length, started }),
     async close() {

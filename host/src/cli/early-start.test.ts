@@ -1,0 +1,31 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { opensWasmSession } from './early-start.ts';
+
+test('should expect a wasm session for an operation on a .wasm file, an installed id or a provider found by claims', () => {
+  for (const argv of [
+    ['generate', '--target', 'avro', '--input', 'ir.json', '--output', 'out', '--extension', 'avro.wasm'],
+    ['validate', '--extension=./build/AVRO.WASM', '--input', 'ir.json'],
+    ['transform', '--extension', 'morphir-avro', '--input', 'ir.json'],
+    ['generate', '--target', 'avro', '--input', 'ir.json', '--output', 'out'],
+  ]) {
+    assert.ok(opensWasmSession(argv), argv.join(' '));
+  }
+});
+
+test('should expect none for other commands, help, or process extensions', () => {
+  for (const argv of [
+    [],
+    ['build', 'extension.ts'],
+    ['describe', 'avro.wasm'],
+    ['generate', '--help'],
+    ['generate', '--extension', 'avro.mjs', '--input', 'ir.json'],
+    ['generate', '--extension=ext.cjs'],
+    ['validate', '--extension', './bin/my-validator'],
+    ['generate', '--extension', 'C:\\ext\\validator.exe'],
+  ]) {
+    assert.not.ok(opensWasmSession(argv), argv.join(' '));
+  }
+});
+
+test.run();

@@ -1,0 +1,44 @@
+/**
+ * Work a command line starts before its command loads. `mep generate|validate|transform` with a
+ * wasm extension will run it on a worker thread: starting that thread first lets it boot while the
+ * command loads and reads its input (the thread's start is on the critical path otherwise).
+ */
+
+/** The commands that open one session to a backend, validator or transform extension. */
+const OPERATIONS = new Set(['generate', 'validate', 'transform']);
+
+/** The value of `--extension` in `args` (`--extension X` or `--extension=X`), if given. */
+function extensionFlag(args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i] as string;
+    if (arg === '--') return undefined;
+    if (arg === '--extension') return args[i + 1];
+    if (arg.startsWith('--extension=')) return arg.slice('--extension='.length);
+  }
+  return undefined;
+}
+
+/**
+ * Whether `argv` (without node and script) will likely open a wasm session: an operation whose
+ * `--extension` is a `.wasm` file or an installed id (extensions build to wasm by default), or
+ * that finds its provider by claims. A `.js`/`.mjs`/`.cjs` file or another path runs as a process.
+ */
+export function opensWasmSession(argv: readonly string[]): boolean {
+  const [command, ...args] = argv;
+  if (command === undefined || !OPERATIONS.has(command) || args.includes('--help') || args.includes('-h')) return false;
+  const extension = extensionFlag(args);
+  if (extension === undefined) return true;
+  if (/\.wasm$/i.test(extension)) return true;
+  return !/[/\\]|\.[cm]?js$/i.test(extension);
+}
+
+/** Starts what {@link opensWasmSession} says `argv` needs; returns at once and never fails. */
+export async function startEarly(argv: readonly string[]): Promise<void> {
+  if (!opensWasmSession(argv)) return;
+  try {
+    const { prestartWasmWorker } = await import('../registry/prestart.ts');
+    void prestartWasmWorker();
+  } catch {
+    // Only a head start: the session starts its own thread.
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The Node spawner of wasm worker threads: `node:worker_threads` workers running worker-entry.ts,
+ * pooled (worker-pool.ts), and the pool every Node wasm transport of this process shares.
+ *
+ * The entry runs as one self-contained ES module (worker-bundle.ts): prebuilt in the npm package,
+ * bundled once per process in a checkout, so a worker starts in tens of milliseconds without a
+ * TypeScript loader. This module stays light (no engine, no Extism SDK) so that a command can
+ * start a thread ({@link prestartNodeWasmWorker}) before it loads the rest.
+ */
+import { existsSync } from 'node:fs';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
+import { workerPoolOf, type WasmWorkerPoolOptions } from '../worker-pool.ts';
+import type { FromWorker } from '../worker-protocol.ts';
+import type { SpawnWasmWorker } from '../worker-runner.ts';
+import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from './worker-bundle.ts';
+
+let bundled: Promise<URL> | undefined;
+
+async function workerUrl(): Promise<URL> {
+  bundled ??= (async () => {
+    // The installed package ships the bundle (npm run build); a checkout makes it here.
+    const prebuilt = new URL(`./${PREBUILT_WORKER_ENTRY}`, import.meta.url);
+    if (prebuilt.protocol === 'file:' && existsSync(fileURLToPath(prebuilt))) return prebuilt;
+    const extension = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
+    const entry = fileURLToPath(new URL(`./worker-entry${extension}`, import.meta.url));
+    const { build } = await import('esbuild');
+    const result = await build({ ...workerEntryBuildOptions(entry), write: false });
+    const code = result.outputFiles[0]?.text ?? '';
+    return new URL(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+  })().catch((cause) => {
+    bundled = undefined;
+    throw new MepError(LocalErrorCode.Build, `Could not prepare the wasm worker entry (${String(cause)}): check that esbuild is installed.`, { cause });
+  });
+  return bundled;
+}
+
+/** Options of {@link createNodeWasmWorkerSpawner}: the policy of its pool (worker-pool.ts). */
+export type NodeWorkerSpawnerOptions = WasmWorkerPoolOptions;
+
+/**
+ * A {@link SpawnWasmWorker} for Node: starts `node:worker_threads` workers, pooled (every
+ * transport given this spawner shares one pool): sessions take workers prepared ahead, idle
+ * workers are unref'd and released after `idleMs`.
+ *
+ * @example
+ * const transport = await createWasmTransport({ name, module, isolation: 'worker', spawnWorker: createNodeWasmWorkerSpawner() });
+ * try { … } finally { await transport.close(); }
+ */
+export function createNodeWasmWorkerSpawner(options: NodeWorkerSpawnerOptions = {}): SpawnWasmWorker {
+  const spawn: SpawnWasmWorker = async () => {
+    // The thread's traffic goes through a port of its own rather than the worker's, so the host
+    // can take a call's messages synchronously (receiveMessageOnPort) once its result is in.
+    const { port1: port, port2 } = new MessageChannel();
+    // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
+    const worker = new Worker(await workerUrl(), { execArgv: [], workerData: { port: port2 }, transferList: [port2] });
+    let exitListener: ((error: Error | undefined) => void) | undefined;
+    let stopping = false;
+    let reported = false;
+    const report = (error: Error | undefined): void => {
+      port.close();
+      if (stopping || reported) return;
+      reported = true;
+      exitListener?.(error);
+    };
+    worker.on('error', (error) => report(error));
+    worker.on('exit', (code) => report(code === 0 ? undefined : new Error(`worker exited with code ${code}`)));
+    return {
+      postMessage: (message, transfer) => port.postMessage(message, transfer as never),
+      onMessage: (listener) => void port.on('message', listener),
+      receiveSync: () => receiveMessageOnPort(port)?.message as FromWorker | undefined,
+      onExit: (listener) => void (exitListener = listener),
+      async terminate() {
+        stopping = true;
+        port.close();
+        await worker.terminate();
+      },
+      unref() {
+        worker.unref();
+        port.unref();
+      },
+      ref() {
+        worker.ref();
+        port.ref();
+      },
+    };
+  };
+  workerPoolOf(spawn, options);
+  return spawn;
+}
+
+/** The spawner shared by every Node wasm transport of this process, so its pool is too. */
+let sharedSpawner: SpawnWasmWorker | undefined;
+
+/** The spawner (and so the pool) {@link createNodeWasmTransport} uses by default. */
+export function sharedNodeWasmSpawner(): SpawnWasmWorker {
+  return (sharedSpawner ??= createNodeWasmWorkerSpawner());
+}
+
+/**
+ * Starts a thread in the shared pool before any guest is known, so the wasm session a command
+ * opens soon after (e.g. `mep generate --extension x.wasm`, while it loads and reads its input)
+ * finds a running thread. Does nothing when the pool already has its spare; never fails.
+ */
+export function prestartNodeWasmWorker(): Promise<void> {
+  return workerPoolOf(sharedNodeWasmSpawner()).prestart();
+}
