@@ -59,6 +59,46 @@ json('should parse what V8 wrote, plain and escaped, to the same strings', async
   assert.is(run('g', escaped), inV8(source, 'g', escaped));
 });
 
+json('should build objects and arrays as V8 does: repeated keys, numeric keys, __proto__, nesting, growth', async () => {
+  const source = `globalThis.o = () => {
+    const v = __mep.inputJson();
+    const own = (o) => Object.getOwnPropertyNames(o).map((k) => [k, typeof o[k], Object.getOwnPropertyDescriptor(o, k).writable]);
+    const big = v.big; big.push('pushed');
+    Host.outputString(JSON.stringify([v, own(v.dup), own(v.nums), own(v.proto), Object.getPrototypeOf(v.proto) === Object.prototype,
+      Object.keys(v), big.length, big[big.length - 1], Array.isArray(v.nested[0][0]), v.nested[0][0].length]));
+  };`;
+  const { run } = await engineWith(source);
+  const input =
+    '{"dup":{"a":1,"b":2,"a":3,"c":{"x":[]},"b":null},"nums":{"2":"two","b":0,"1":"one","-1":"neg","01":"lead","4294967295":"max"},' +
+    '"proto":{"__proto__":{"polluted":true},"k":"v"},"empty":{},"nested":[[[1,[2,[3]]],{}],[]],' +
+    `"big":[${Array.from({ length: 5000 }, (_, i) => (i % 3 ? `"s${i}"` : `{"i":${i},"i":${-i}}`)).join(',')}]}`;
+  assert.is(run('o', input), inV8(source, 'o', input));
+});
+
+json('should define object literal keys and class fields as V8 does, exotic and sealed targets included', async () => {
+  const source = `globalThis.d = () => {
+    const out = [];
+    const lit = { a: 1, b: 2, a: 3, get g() { return 'got'; }, g: 'data', 1: 'one', 0: 'zero', __proto__: { inherited: true }, ['c' + 1]: 'computed' };
+    out.push(Object.getOwnPropertyNames(lit), lit.a, lit.g, lit.inherited, Object.getOwnPropertyDescriptor(lit, 'g'));
+    const setterOnProto = Object.create({ set s(v) { out.push('setter ran'); } });
+    class Base { constructor(o) { return o; } }
+    class F extends Base { s = 'own'; x = 1; }
+    const plain = new F(setterOnProto);
+    out.push(Object.getOwnPropertyNames(plain), plain.s);
+    const arr = new F([]);
+    out.push(Array.isArray(arr), arr.x, arr.length);
+    const trapped = [];
+    new F(new Proxy({}, { defineProperty(t, k, desc) { trapped.push(k); return Reflect.defineProperty(t, k, desc); } }));
+    out.push(trapped);
+    for (const target of [Object.preventExtensions({}), Object.freeze({ x: 0 }), Object.seal({})]) {
+      try { new F(target); out.push('defined'); } catch (e) { out.push(e.name); }
+    }
+    Host.outputString(JSON.stringify(out));
+  };`;
+  const { run } = await engineWith(source);
+  assert.is(run('d'), inV8(source, 'd'));
+});
+
 json('should reject raw control characters and unterminated strings with SyntaxError', async () => {
   const { run } = await engineWith('globalThis.h = () => { try { __mep.inputJson(); Host.outputString("parsed"); } catch (e) { Host.outputString(e.name); } };');
   for (const bad of ['"a\nb"', '"\u0001"', '"abc', '["abc', '{"k":"v}', '"\\"']) assert.is(run('h', bad), 'SyntaxError', JSON.stringify(bad));

@@ -182,6 +182,63 @@ export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
       '`x instanceof C` called Function.prototype[Symbol.hasInstance] as a function every time (a native call with its ' +
       'frame); when that built-in is what C inherits, the ordinary test it would run is made directly',
   },
+  {
+    file: 'quickjs.c',
+    find: '                    ret = JS_DefinePropertyValue(ctx, val, prop_name,\n                                                 prop_val, JS_PROP_C_W_E);',
+    replace:
+      '                    {\n' +
+      '                        /* mep engine: a new key of the fresh plain object is added directly */\n' +
+      '                        JSProperty *pr;\n' +
+      '                        JSObject *p = JS_VALUE_GET_OBJ(val);\n' +
+      '                        if (find_own_property(&pr, p, prop_name)) {\n' +
+      '                            ret = JS_DefinePropertyValue(ctx, val, prop_name, prop_val, JS_PROP_C_W_E);\n' +
+      '                        } else if ((pr = add_property(ctx, p, prop_name, JS_PROP_C_W_E)) != NULL) {\n' +
+      '                            pr->u.value = prop_val;\n' +
+      '                            ret = 0;\n' +
+      '                        } else {\n' +
+      '                            JS_FreeValue(ctx, prop_val);\n' +
+      '                            ret = -1;\n' +
+      '                        }\n' +
+      '                    }',
+    why:
+      'let JSON.parse add a member to the object it is building without the generic definition path (exotic objects, ' +
+      'getters, non-extensible checks, which a fresh plain object never has); a repeated key still goes the generic way',
+  },
+  {
+    file: 'quickjs.c',
+    find: '                    ret = JS_DefinePropertyValueUint32(ctx, val, idx, el, JS_PROP_C_W_E);',
+    replace:
+      '                    /* mep engine: the fresh array is fast and grows at its end */\n' +
+      '                    ret = add_fast_array_element(ctx, JS_VALUE_GET_OBJ(val), el, JS_PROP_C_W_E);',
+    why:
+      'let JSON.parse append an element to the array it is building directly: each one went through a number, an atom and ' +
+      'the generic definition path before reaching the same append',
+  },
+  {
+    file: 'quickjs.c',
+    find: '                ret = JS_DefinePropertyValue(ctx, sp[-2], atom, sp[-1],\n                                             JS_PROP_C_W_E | JS_PROP_THROW);',
+    replace:
+      '                {\n' +
+      '                    /* mep engine: a new key of an ordinary extensible object is added directly */\n' +
+      '                    JSProperty *pr;\n' +
+      '                    JSObject *p = JS_VALUE_GET_TAG(sp[-2]) == JS_TAG_OBJECT ? JS_VALUE_GET_OBJ(sp[-2]) : NULL;\n' +
+      '                    if (p && p->class_id == JS_CLASS_OBJECT && p->extensible && !find_own_property(&pr, p, atom)) {\n' +
+      '                        pr = add_property(ctx, p, atom, JS_PROP_C_W_E);\n' +
+      '                        if (pr) {\n' +
+      '                            pr->u.value = sp[-1];\n' +
+      '                            ret = 0;\n' +
+      '                        } else {\n' +
+      '                            JS_FreeValue(ctx, sp[-1]);\n' +
+      '                            ret = -1;\n' +
+      '                        }\n' +
+      '                    } else {\n' +
+      '                        ret = JS_DefinePropertyValue(ctx, sp[-2], atom, sp[-1], JS_PROP_C_W_E | JS_PROP_THROW);\n' +
+      '                    }\n' +
+      '                }',
+    why:
+      'let an object literal\'s `key: value` (and a class field) add a new key of an ordinary extensible object directly, ' +
+      'without the generic definition path; anything else (an existing key, an exotic or sealed object) still goes that way',
+  },
 ];
 
 /** Applies `patches` to the QuickJS sources in `dir`, or throws a build error naming the edit that no longer fits. */
