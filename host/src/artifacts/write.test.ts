@@ -83,6 +83,26 @@ Write('should leave the output as it was when a write fails midway :: all-or-not
   }),
 );
 
+Write('should restore every replaced file when one of many moves fails, with none still moving :: all-or-nothing', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'out');
+    await mkdir(out);
+    const names = Array.from({ length: 40 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`);
+    for (const name of names) await writeFile(join(out, name), `old ${name}`);
+    await writeFile(join(out, 'blocked'), 'a file in the way');
+    const artifacts = names.map((name) => ({ path: name, content: `new ${name}`, binary: false }));
+    // In the middle of the list: files before and after it are moved side by side with it.
+    artifacts.splice(20, 0, { path: 'blocked/inner.txt', content: 'x', binary: false });
+    const error = await rejection(writeArtifacts(out, validateArtifacts('acme.gen', artifacts)));
+    assert.ok(isMepError(error));
+    // Nothing may still be moving once the error is out: wait a little and look again.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    for (const name of names) assert.is(await readFile(join(out, name), 'utf8'), `old ${name}`, name);
+    assert.equal((await readdir(out)).sort(), [...names, 'blocked'].sort());
+    assert.equal((await readdir(dir)).sort(), ['out'], 'no staging directory left');
+  }),
+);
+
 Write('should refuse to write through a symlink that leaves the output directory :: hostile', () =>
   withDir(async (dir) => {
     const out = join(dir, 'out');

@@ -23,7 +23,7 @@ export interface WriteReport {
 
 /** Characters encoded per write: bounds the bytes held at once to a few MiB per file. */
 const CHUNK_CHARS = 1 << 20;
-/** Files staged at the same time. */
+/** Files staged, and then moved, at the same time. */
 const PARALLEL_FILES = 8;
 
 async function exists(path: string): Promise<boolean> {
@@ -70,22 +70,26 @@ async function writeContent(path: string, file: ValidatedFile): Promise<number> 
   return bytes;
 }
 
-/** Runs `fn` over `items` with at most `limit` in flight; the first failure wins. */
+/**
+ * Runs `fn` over `items` with at most `limit` in flight. After a failure no item starts, and the
+ * first failure is thrown once every call in flight has settled, so that nothing is still
+ * writing or moving while the caller cleans up.
+ */
 async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
   let next = 0;
-  let failed = false;
+  let failure: { error: unknown } | undefined;
   const worker = async (): Promise<void> => {
-    while (!failed && next < items.length) {
+    while (failure === undefined && next < items.length) {
       const index = next++;
       try {
         await fn(items[index] as T, index);
       } catch (error) {
-        failed = true;
-        throw error;
+        failure ??= { error };
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failure !== undefined) throw failure.error;
 }
 
 /**
@@ -124,8 +128,8 @@ export async function writeArtifacts(outDir: string, artifacts: ValidatedArtifac
       bytes += written;
     });
     await mkdir(join(staging, 'old'));
-    for (let n = 0; n < files.length; n++) {
-      const target = targets[n] as string;
+    // Files move independently (each to its own target), so they move side by side too.
+    await forEachLimited(targets, PARALLEL_FILES, async (target, n) => {
       const entry: { target: string; backup?: string } = { target };
       if (await exists(target)) {
         entry.backup = join(staging, 'old', String(n));
@@ -134,7 +138,7 @@ export async function writeArtifacts(outDir: string, artifacts: ValidatedArtifac
       moved.push(entry);
       await ensureDir(dirname(target));
       await rename(join(staging, 'new', String(n)), target);
-    }
+    });
   } catch (error) {
     // Put back what was there; best effort per file so one failure does not stop the rest.
     for (const entry of moved.reverse()) {
