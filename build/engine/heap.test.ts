@@ -99,6 +99,23 @@ json('should define object literal keys and class fields as V8 does, exotic and 
   assert.is(run('d'), inV8(source, 'd'));
 });
 
+json('should find string Map keys after strings grow in place, as V8 does', async () => {
+  // A string held once appends in place (QuickJS: the temporary \`look(…)\` returns); the Map hash
+  // it remembered when looked up must not survive the append.
+  const source = `globalThis.h = () => {
+    const out = [];
+    const look = (m, s) => { out.push(m.get(s) ?? 'none'); return s; };
+    for (let n = 1; n < 40; n++) {
+      const m = new Map([['k' + 'x'.repeat(n), 'before'], ['k' + 'x'.repeat(n) + 'z', 'after']]);
+      const grown = look(m, 'k' + 'x'.repeat(n)) + 'z';
+      out.push(m.get(grown), m.has(grown), new Set([grown]).has('k' + 'x'.repeat(n) + 'z'));
+    }
+    Host.outputString(JSON.stringify(out));
+  };`;
+  const { run } = await engineWith(source);
+  assert.is(run('h'), inV8(source, 'h'));
+});
+
 json('should reject raw control characters and unterminated strings with SyntaxError', async () => {
   const { run } = await engineWith('globalThis.h = () => { try { __mep.inputJson(); Host.outputString("parsed"); } catch (e) { Host.outputString(e.name); } };');
   for (const bad of ['"a\nb"', '"\u0001"', '"abc', '["abc', '{"k":"v}', '"\\"']) assert.is(run('h', bad), 'SyntaxError', JSON.stringify(bad));
