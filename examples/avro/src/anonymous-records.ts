@@ -15,7 +15,7 @@
 import { unsupportedType } from './diagnostics.ts';
 import { canonicalType, digest12 } from './digest.ts';
 import { projectFieldsSorted } from './declarations.ts';
-import type { AvroType, FullName, NamedType } from './model.ts';
+import type { AvroType, FullName, NamedType, TypeExpr } from './model.ts';
 import { fullNameKey } from './model.ts';
 import { isValidFullName, upperCamel } from './naming.ts';
 import type { Projector } from './projector.ts';
@@ -24,6 +24,13 @@ import { utf8 } from './sha256.ts';
 /** Name a type derives for an anonymous record written in field, argument or input `member` of `prefix`. */
 export const memberHint = (prefix: string | undefined, member: string): string | undefined =>
   prefix === undefined ? undefined : `${prefix}${upperCamel(member)}`;
+
+/**
+ * Whether projecting `tpe` can read a hint: only a record, a tuple, or a reference with
+ * arguments (a collection passing it on) names an anonymous record. Most fields are references
+ * without arguments, which need no hint spelled.
+ */
+export const mayHoldAnonymousRecord = (tpe: TypeExpr): boolean => tpe.kind === 'record' || tpe.kind === 'tuple' || (tpe.kind === 'reference' && tpe.args.length > 0);
 
 /**
  * Project an anonymous record as a named record derived from `hint`, in `namespace`.

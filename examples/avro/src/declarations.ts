@@ -6,7 +6,7 @@ import { AvroError, nameCollision, unboundTypeParameter, unsupportedType, type A
 import type { AvroField, AvroType, Constructor, FullName, NamedType, ProjectionModule, TypeDeclaration, TypeExpr } from './model.ts';
 import { compareStrings, fullNameKey, NO_PROPERTIES, sortByKey } from './model.ts';
 import { avroNamespace, lowerCamel, upperCamel } from './naming.ts';
-import { memberHint } from './anonymous-records.ts';
+import { mayHoldAnonymousRecord, memberHint } from './anonymous-records.ts';
 import type { Projector } from './projector.ts';
 import { checkedFullName, mappedType, projectType, union } from './type-mapping.ts';
 
@@ -44,13 +44,6 @@ function checkUniqueFields(fields: readonly AvroField[]): void {
     seen.add(field.name);
   }
 }
-
-/**
- * Whether projecting `tpe` can read a hint: only a record, a tuple, or a reference with
- * arguments (a collection passing it on) names an anonymous record. Most fields are references
- * without arguments, which need no hint spelled.
- */
-const mayHoldAnonymousRecord = (tpe: TypeExpr): boolean => tpe.kind === 'record' || tpe.kind === 'tuple' || (tpe.kind === 'reference' && tpe.args.length > 0);
 
 /** Project fields in source order, not yet checked for unique names. */
 function projectFieldList(p: Projector, namespace: string, owner: string, fields: readonly NamedType[], hintPrefix: string | undefined): AvroField[] {

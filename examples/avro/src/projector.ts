@@ -5,11 +5,11 @@
  */
 import { nameCollision } from './diagnostics.ts';
 import type { AvroDiagnostic } from './diagnostics.ts';
-import type { AvroProtocol, AvroRoot, FullName, NamedSchema, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr } from './model.ts';
+import type { AvroProtocol, AvroRoot, Constructor, FullName, NamedSchema, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr } from './model.ts';
 import { compareStrings, fullNameKey } from './model.ts';
 import { avroNamespace, isValidFullName, upperCamel } from './naming.ts';
 import type { AvroOptions } from './options.ts';
-import type { ReferenceTarget } from './type-mapping.ts';
+import type { EmittedName, ReferenceTarget } from './type-mapping.ts';
 
 /** A registered declaration and the Avro full name it owns. */
 export interface DeclarationInfo {
@@ -41,6 +41,10 @@ export class Projector {
   readonly building = new Set<string>();
   /** Reference targets by source (type-mapping.ts), filled after {@link register}. */
   readonly targets = new Map<string, ReferenceTarget>();
+  /** Names of generated `Result` schemas by namespace and argument sources (type-mapping.ts). */
+  readonly resultNames = new Map<string, EmittedName>();
+  /** Names of generated tuple schemas by namespace and identity (type-mapping.ts). */
+  readonly tupleNames = new Map<string, EmittedName>();
   private journal: Undo[] | undefined;
 
   constructor(options: AvroOptions) {

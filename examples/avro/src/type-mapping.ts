@@ -5,7 +5,7 @@
  */
 import { missingLinkedDependency, nameCollision, unboundTypeParameter, unsafeRecursion, unsupportedType } from './diagnostics.ts';
 import { canonicalType, digest12, digest8, tupleIdentity, typeApplicationDigest, typeComplexity } from './digest.ts';
-import { projectAnonymousRecord } from './anonymous-records.ts';
+import { mayHoldAnonymousRecord, projectAnonymousRecord } from './anonymous-records.ts';
 import { projectAliasSchema, projectCustom, substitute } from './declarations.ts';
 import type { AvroPrimitive, AvroType, FullName, Properties, TypeDeclaration, TypeExpr } from './model.ts';
 import { fullNameKey, NO_PROPERTIES } from './model.ts';
@@ -307,25 +307,61 @@ export function typeSuffix(p: Projector, tpe: TypeExpr): string {
   return `Type${digest8(canonicalType(tpe))}`;
 }
 
+/** A generated schema's name, its registry key and claim, and the `named` type referring to it. */
+export interface EmittedName {
+  readonly key: string;
+  readonly identity: string;
+  readonly named: AvroType;
+}
+
+/** Whether `name`'s schema is still claimed and emitted: a failed root undoes both. */
+const stillEmitted = (p: Projector, name: EmittedName): boolean => p.registry.get(name.key) === name.identity && p.containsKey(name.key);
+
+const isPlainReference = (tpe: TypeExpr): tpe is Extract<TypeExpr, { kind: 'reference' }> => tpe.kind === 'reference' && tpe.args.length === 0;
+
 function projectResult(p: Projector, namespace: string, owner: string, error: TypeExpr, value: TypeExpr): AvroType {
+  // Most Results take two types without arguments (`Result String Int`), and a model uses the
+  // same few many times: their name is kept by namespace and the two sources (length-prefixed,
+  // so no two triples share a key), and while its schema stands a use costs one look-up instead
+  // of the suffixes, digest, identity and constructors spelled again.
+  const pairKey = isPlainReference(error) && isPlainReference(value)
+    ? `${namespace.length}:${namespace}${error.source.length}:${error.source}${value.source}`
+    : undefined;
+  const known = pairKey === undefined ? undefined : p.resultNames.get(pairKey);
+  if (known !== undefined && stillEmitted(p, known)) return known.named;
   const name = `Result${typeSuffix(p, error)}${typeSuffix(p, value)}_${typeApplicationDigest(SDK.result, [error, value])}`;
   const fullName = checkedFullName(namespace, name);
-  p.claim(fullNameKey(fullName), `${SDK.result}<${canonicalType(error)};${canonicalType(value)}>`);
+  const key = fullNameKey(fullName);
+  const identity = `${SDK.result}<${canonicalType(error)};${canonicalType(value)}>`;
+  p.claim(key, identity);
   const constructors = [
     { source: 'morphir/SDK:result#err', name: 'err', args: [{ name: 'error', tpe: error }] },
     { source: 'morphir/SDK:result#ok', name: 'ok', args: [{ name: 'value', tpe: value }] },
   ];
   projectCustom(p, SDK.result, fullName, constructors, new Map(), undefined, p.isLinkedSource(owner));
-  return { kind: 'named', fullName };
+  const named: AvroType = { kind: 'named', fullName };
+  if (pairKey !== undefined) p.resultNames.set(pairKey, { key, identity, named });
+  return named;
 }
 
 function projectTuple(p: Projector, namespace: string, owner: string, elements: readonly TypeExpr[], hint: string | undefined): AvroType {
-  const projected = elements.map((element, i) => projectType(p, namespace, owner, element, hint === undefined ? undefined : `${hint}Item${i + 1}`));
+  const projected: AvroType[] = [];
+  for (let i = 0; i < elements.length; i++) {
+    const element = elements[i];
+    projected[i] = projectType(p, namespace, owner, element, hint !== undefined && mayHoldAnonymousRecord(element) ? `${hint}Item${i + 1}` : undefined);
+  }
   const identity = tupleIdentity(projected);
+  // A model writes the same few tuples many times: the name is kept by namespace and identity
+  // (length-prefixed, so no two pairs share a key) and reused while its schema stands.
+  const cacheKey = `${namespace.length}:${namespace}${identity}`;
+  const known = p.tupleNames.get(cacheKey);
+  if (known !== undefined && stillEmitted(p, known)) return known.named;
   const fullName = checkedFullName(namespace, `Tuple_${digest12(identity)}`);
+  const key = fullNameKey(fullName);
   // The identity is a byte string, so the registry's string comparison is the byte comparison.
-  p.claim(fullNameKey(fullName), `tuple:${identity}`);
-  if (!p.containsSchema(fullName)) {
+  const claimed = `tuple:${identity}`;
+  p.claim(key, claimed);
+  if (!p.containsKey(key)) {
     p.insert(
       {
         kind: 'record',
@@ -336,5 +372,7 @@ function projectTuple(p: Projector, namespace: string, owner: string, elements: 
       p.isLinkedSource(owner),
     );
   }
-  return { kind: 'named', fullName };
+  const named: AvroType = { kind: 'named', fullName };
+  p.tupleNames.set(cacheKey, { key, identity: claimed, named });
+  return named;
 }
