@@ -153,9 +153,12 @@ export class Projector {
     const diagnostics: AvroDiagnostic[] = [];
     const candidates: DeclarationInfo[] = [];
     const collect = (packageName: string, modules: readonly ProjectionModule[], dependency: boolean): void => {
-      for (const module of modules) {
-        for (const declaration of module.types) {
-          const fullName = { namespace: avroNamespace(packageName, module.path), name: upperCamel(declaration.name) };
+      for (let m = 0; m < modules.length; m++) {
+        const module = modules[m];
+        const namespace = avroNamespace(packageName, module.path);
+        for (let t = 0; t < module.types.length; t++) {
+          const declaration = module.types[t];
+          const fullName = { namespace, name: upperCamel(declaration.name) };
           if (!isValidFullName(fullName)) {
             diagnostics.push({ ...nameCollision(`invalid Avro full name ${fullNameKey(fullName)}`).diagnostic, source: declaration.source });
             this.invalidDeclarations.add(declaration.source);
@@ -177,15 +180,18 @@ export class Projector {
         compareStrings(fullNameKey(a.fullName), fullNameKey(b.fullName)) ||
         Number(a.dependency) - Number(b.dependency),
     );
-    const bySource = groupBy(candidates, (c) => c.declaration.source);
-    for (const [source, conflicts] of bySource) {
-      if (conflicts.length <= 1) continue;
+    // Sorted by source, declarations of one source are neighbours.
+    for (let start = 0, end = 1; start < candidates.length; start = end, end = start + 1) {
+      const source = candidates[start].declaration.source;
+      while (end < candidates.length && candidates[end].declaration.source === source) end++;
+      if (end - start === 1) continue;
       this.invalidDeclarations.add(source);
-      for (const conflict of conflicts) {
-        diagnostics.push({ ...nameCollision(`duplicate Morphir source ${source} at ${fullNameKey(conflict.fullName)}`).diagnostic, source });
+      for (let i = start; i < end; i++) {
+        diagnostics.push({ ...nameCollision(`duplicate Morphir source ${source} at ${fullNameKey(candidates[i].fullName)}`).diagnostic, source });
       }
     }
     for (const [fullName, conflicts] of groupBy(candidates, (c) => fullNameKey(c.fullName))) {
+      if (conflicts.length <= 1) continue;
       const sources = [...new Set(conflicts.map((c) => c.declaration.source))].sort(compareStrings);
       if (sources.length <= 1) continue;
       for (const source of sources) {
@@ -193,8 +199,9 @@ export class Projector {
         diagnostics.push({ ...nameCollision(fullName).diagnostic, source });
       }
     }
-    for (const candidate of candidates) {
-      if (candidate.declaration.kind !== 'custom') continue;
+    for (let i = 0; i < candidates.length; i++) {
+      const candidate = candidates[i];
+      if (candidate.declaration.kind !== 'custom' || !spellsConstructorTwice(candidate.declaration.constructors)) continue;
       for (const [name, conflicts] of groupBy(candidate.declaration.constructors, (c) => upperCamel(c.name))) {
         if (conflicts.length <= 1) continue;
         this.invalidDeclarations.add(candidate.declaration.source);
@@ -203,7 +210,8 @@ export class Projector {
         }
       }
     }
-    for (const candidate of candidates) {
+    for (let i = 0; i < candidates.length; i++) {
+      const candidate = candidates[i];
       const source = candidate.declaration.source;
       if (this.invalidDeclarations.has(source)) continue;
       const key = fullNameKey(candidate.fullName);
@@ -218,6 +226,27 @@ export class Projector {
     }
     return diagnostics;
   }
+}
+
+/**
+ * Whether two constructors share an Avro name: pairwise for the usual short list, cheaper in
+ * QuickJS than a map per custom type.
+ */
+function spellsConstructorTwice(constructors: readonly Constructor[]): boolean {
+  if (constructors.length > 16) {
+    const seen = new Set<string>();
+    for (let i = 0; i < constructors.length; i++) {
+      const name = upperCamel(constructors[i].name);
+      if (seen.has(name)) return true;
+      seen.add(name);
+    }
+    return false;
+  }
+  for (let i = 1; i < constructors.length; i++) {
+    const name = upperCamel(constructors[i].name);
+    for (let j = 0; j < i; j++) if (upperCamel(constructors[j].name) === name) return true;
+  }
+  return false;
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, T[]> {
