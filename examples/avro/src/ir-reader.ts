@@ -10,10 +10,10 @@
 import { AVRO_CODES } from './diagnostics.ts';
 import type { Constructor, NamedType, ProjectionModule, ProjectionPackage, TypeDeclaration, TypeExpr, ValueSpecification } from './model.ts';
 import { compareStringArrays, compareStrings, sortByKey } from './model.ts';
-import { canonicalFqName, canonicalName, canonicalPath } from './naming.ts';
+import { canonicalFqName, canonicalName, canonicalPath, fqNamePrefix } from './naming.ts';
 import { IrReadError, normalizeSignature, readFormatVersion } from './ir-version.ts';
 import { readIrV4 } from './ir-reader-v4.ts';
-import { knownFqName, knownName, rememberFqName, rememberName } from './spelling-cache.ts';
+import { knownFqName, knownName, knownReference, rememberFqName, rememberName, rememberReference } from './spelling-cache.ts';
 
 export { IrReadError };
 
@@ -96,6 +96,15 @@ function fqName(value: Json, path: string): string {
 
 const NO_ARGS: readonly TypeExpr[] = Object.freeze([]);
 
+/** A reference without arguments to the FQName `value`: one shared object per FQName. */
+function plainReference(value: Json, path: string): TypeExpr {
+  const known = knownReference(value);
+  if (known !== undefined) return known;
+  const reference: TypeExpr = { kind: 'reference', source: fqName(value, path), args: NO_ARGS };
+  rememberReference(value as Json[], reference);
+  return reference;
+}
+
 const FIELD = 'a field ({name, tpe} or [name, type])';
 
 function field(value: Json, path: string): NamedType {
@@ -131,10 +140,9 @@ function type(value: Json, path: string): TypeExpr {
     case 'Variable':
       return { kind: 'variable', name: name(value[2], at(path, '[2]')) };
     case 'Reference': {
-      const source = fqName(value[2], at(path, '[2]'));
-      // Most references have no arguments: they share one empty list (type expressions are never mutated).
       const args = value[3];
-      return { kind: 'reference', source, args: args == null || (isArray(args) && args.length === 0) ? NO_ARGS : types(args, at(path, '[3]')) };
+      if (args == null || (isArray(args) && args.length === 0)) return plainReference(value[2], at(path, '[2]'));
+      return { kind: 'reference', source: fqName(value[2], at(path, '[2]')), args: types(args, at(path, '[3]')) };
     }
     case 'Tuple':
       return { kind: 'tuple', elements: types(value[2], at(path, '[2]')) };
@@ -158,7 +166,7 @@ function params(value: Json, path: string): string[] {
   return out;
 }
 
-function constructors(value: Json, packageName: string, module: readonly string[], path: string): Constructor[] {
+function constructors(value: Json, prefix: string, path: string): Constructor[] {
   const entries = array(value, path);
   const out: Constructor[] = [];
   for (let i = 0; i < entries.length; i++) {
@@ -173,7 +181,7 @@ function constructors(value: Json, packageName: string, module: readonly string[
       const argPair = array(rawArgs[j], argPath, 'a constructor argument [name, type]');
       args[j] = { name: name(argPair[0], at(argPath, '[0]')), tpe: type(argPair[1], at(argPath, '[1]')) };
     }
-    out[i] = { source: canonicalFqName(packageName, module, ctorName), name: ctorName, args };
+    out[i] = { source: prefix + ctorName, name: ctorName, args };
   }
   return sortByKey(out, 'source');
 }
@@ -202,7 +210,7 @@ function isPublic(value: Json, path: string): boolean {
   return access === 'Public';
 }
 
-function typeDefinition(entry: Json, packageName: string, module: readonly string[], path: string): TypeDeclaration | undefined {
+function typeDefinition(entry: Json, prefix: string, path: string): TypeDeclaration | undefined {
   const pair = array(entry, path, 'a type entry [name, accessControlled]');
   const localName = name(pair[0], at(path, '[0]'));
   const accessPath = at(path, '[1]');
@@ -210,23 +218,28 @@ function typeDefinition(entry: Json, packageName: string, module: readonly strin
   const { doc, value } = documented(object(pair[1], accessPath).value);
   const defPath = at(path, '[1].value');
   const def = array(value, defPath, 'a type definition');
-  const source = canonicalFqName(packageName, module, localName);
-  const base = { source, name: localName, params: params(def[1], at(defPath, '[1]')), ...(doc ? { doc } : {}) };
+  const declaration = typeBody(def, prefix + localName, localName, params(def[1], at(defPath, '[1]')), prefix, defPath);
+  // Each kind is built whole rather than spread from shared fields (a property copy per field in
+  // QuickJS); only a documented declaration is copied once more.
+  return doc === undefined ? declaration : { ...declaration, doc };
+}
+
+function typeBody(def: Json[], source: string, localName: string, params: string[], prefix: string, defPath: string): TypeDeclaration {
   switch (def[0]) {
     case 'TypeAliasDefinition':
     case 'TypeAliasSpecification':
-      return { kind: 'alias', ...base, value: type(def[2], at(defPath, '[2]')) };
+      return { kind: 'alias', source, name: localName, params, value: type(def[2], at(defPath, '[2]')) };
     case 'CustomTypeDefinition': {
       const ctorsPath = at(defPath, '[2]');
       // A custom type whose constructors are private is opaque to every consumer.
-      if (!isPublic(def[2], ctorsPath)) return { kind: 'opaque', ...base };
-      return { kind: 'custom', ...base, constructors: constructors(object(def[2], ctorsPath).value, packageName, module, at(ctorsPath, '.value')) };
+      if (!isPublic(def[2], ctorsPath)) return { kind: 'opaque', source, name: localName, params };
+      return { kind: 'custom', source, name: localName, params, constructors: constructors(object(def[2], ctorsPath).value, prefix, at(ctorsPath, '.value')) };
     }
     case 'CustomTypeSpecification':
-      return { kind: 'custom', ...base, constructors: constructors(def[2], packageName, module, at(defPath, '[2]')) };
+      return { kind: 'custom', source, name: localName, params, constructors: constructors(def[2], prefix, at(defPath, '[2]')) };
     case 'OpaqueTypeSpecification':
     case 'DerivedTypeSpecification':
-      return { kind: 'opaque', ...base };
+      return { kind: 'opaque', source, name: localName, params };
     default:
       return fail(at(defPath, '[0]'), 'a type definition tag');
   }
@@ -255,6 +268,8 @@ function valueSpec(localName: string, source: string, raw: Json, path: string): 
 }
 
 function moduleDefinition(packageName: string, module: string[], def: Record<string, Json>, path: string, specification: boolean): ProjectionModule {
+  // The FQNames of the module's types, constructors and values all start with this.
+  const prefix = fqNamePrefix(packageName, module);
   const types: TypeDeclaration[] = [];
   const typesPath = at(path, '.types');
   const typeEntries = array(def.types ?? [], typesPath);
@@ -266,7 +281,7 @@ function moduleDefinition(packageName: string, module: string[], def: Record<str
       const pair = array(entry, tPath);
       entry = [pair[0], { access: 'Public', value: pair[1] }];
     }
-    const declaration = typeDefinition(entry, packageName, module, tPath);
+    const declaration = typeDefinition(entry, prefix, tPath);
     if (declaration) types.push(declaration);
   }
   const values: ValueSpecification[] = [];
@@ -282,7 +297,7 @@ function moduleDefinition(packageName: string, module: string[], def: Record<str
       if (!isPublic(raw, rawPath)) continue;
       raw = object(raw, rawPath).value;
     }
-    values.push(valueSpec(localName, canonicalFqName(packageName, module, localName), raw, rawPath));
+    values.push(valueSpec(localName, prefix + localName, raw, rawPath));
   }
   sortByKey(types, 'source');
   sortByKey(values, 'source');

@@ -42,7 +42,12 @@ export function canonicalPath(path: readonly (readonly string[])[]): string {
 
 /** Canonical FQName string `package:module#local`. */
 export function canonicalFqName(packageName: string, modulePath: readonly string[], local: string): string {
-  return `${packageName}:${modulePath.join('/')}#${local}`;
+  return fqNamePrefix(packageName, modulePath) + local;
+}
+
+/** What every canonical FQName in a module starts with: `package:module#`. */
+export function fqNamePrefix(packageName: string, modulePath: readonly string[]): string {
+  return `${packageName}:${modulePath.join('/')}#`;
 }
 
 const isAsciiUpper = (c: string): boolean => c >= 'A' && c <= 'Z';

@@ -5,12 +5,16 @@
  * array. Bounded, so one long-lived guest does not keep every name it saw.
  */
 import { MEMO_ENTRIES } from './memo.ts';
+import type { TypeExpr } from './model.ts';
 
 type Json = unknown;
 const isArray = Array.isArray as (value: unknown) => value is Json[];
 
-/** Maps a word to the node after it; `nameEnd` closes a name of a path, `pathEnd` the package and module paths of an FQName. */
-type WordNode = Map<string, WordNode> & { canonical?: string; nameEnd?: WordNode; pathEnd?: WordNode };
+/**
+ * Maps a word to the node after it; `nameEnd` closes a name of a path, `pathEnd` the package and
+ * module paths of an FQName, whose node may also keep the one reference to it without arguments.
+ */
+type WordNode = Map<string, WordNode> & { canonical?: string; nameEnd?: WordNode; pathEnd?: WordNode; reference?: TypeExpr };
 
 const wordNode = (): WordNode => new Map() as WordNode;
 
@@ -103,4 +107,20 @@ export function rememberFqName(parts: readonly Json[], canonical: string): void 
   makeRoom();
   const node = afterFqName(knownFqNames, parts, true);
   if (node !== undefined) node.canonical = canonical;
+}
+
+/** The reference without arguments remembered for the FQName `value`, if any. */
+export function knownReference(value: Json): TypeExpr | undefined {
+  return afterFqName(knownFqNames, value, false)?.reference;
+}
+
+/**
+ * Remembers `reference` as the one reference without arguments to the FQName `parts`: most
+ * references have none, and type expressions are never mutated, so every such reference to a
+ * type can share one object instead of a new one per use.
+ */
+export function rememberReference(parts: readonly Json[], reference: TypeExpr): void {
+  makeRoom();
+  const node = afterFqName(knownFqNames, parts, true);
+  if (node !== undefined) node.reference = reference;
 }
