@@ -4,7 +4,7 @@
  */
 import { AvroError, nameCollision, unboundTypeParameter, unsupportedType, type AvroDiagnostic } from './diagnostics.ts';
 import type { AvroField, AvroType, Constructor, FullName, NamedType, ProjectionModule, TypeDeclaration, TypeExpr } from './model.ts';
-import { compareStrings, fullNameKey, NO_PROPERTIES, sortByKey } from './model.ts';
+import { fullNameKey, NO_PROPERTIES, sortByKey } from './model.ts';
 import { avroNamespace, lowerCamel, upperCamel } from './naming.ts';
 import { mayHoldAnonymousRecord, memberHint } from './anonymous-records.ts';
 import type { Projector } from './projector.ts';
@@ -120,25 +120,34 @@ export function projectCustom(
   if (p.containsKey(key) || p.building.has(key)) return;
   p.building.add(key);
   const docPart = doc !== undefined ? { doc } : {};
-  if (constructors.length > 0 && constructors.every((c) => c.args.length === 0)) {
-    const symbols = constructors.map((c) => upperCamel(c.name));
-    p.insert({ kind: 'enum', fullName, symbols, ...docPart, props: { 'morphir.fqname': source } }, linked);
+  // Each constructor's Avro name spelled once, in loops: QuickJS calls a callback per element
+  // and the sort's comparator per pair.
+  const names: string[] = [];
+  let nullary = true;
+  for (let i = 0; i < constructors.length; i++) {
+    names[i] = upperCamel(constructors[i].name);
+    if (constructors[i].args.length > 0) nullary = false;
+  }
+  if (constructors.length > 0 && nullary) {
+    p.insert({ kind: 'enum', fullName, symbols: names, ...docPart, props: { 'morphir.fqname': source } }, linked);
     p.building.delete(key);
     return;
   }
   if (constructors.length === 0) throw unsupportedType(source);
-  const sorted = [...constructors].sort((a, b) => compareStrings(upperCamel(a.name), upperCamel(b.name)));
+  const sorted = sortByKey(constructors.map((constructor, i) => ({ constructor, name: names[i] })), 'name');
   const branches: AvroType[] = [];
   // Claim every constructor's name before any argument is projected, so a name an anonymous
   // record derives (`<Ctor><Arg>`) never takes a later constructor's name.
-  const constructorNames = sorted.map((constructor) => {
-    const constructorName = checkedFullName(key, upperCamel(constructor.name));
-    p.claim(fullNameKey(constructorName), `${constructor.source}:${key}`);
-    return constructorName;
-  });
-  for (const [i, constructor] of sorted.entries()) {
+  const constructorNames: FullName[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const constructorName = checkedFullName(key, sorted[i].name);
+    p.claim(fullNameKey(constructorName), `${sorted[i].constructor.source}:${key}`);
+    constructorNames[i] = constructorName;
+  }
+  for (let i = 0; i < sorted.length; i++) {
+    const constructor = sorted[i].constructor;
     const constructorName = constructorNames[i];
-    const args = constructor.args.map((a) => ({ name: a.name, tpe: substitute(a.tpe, substitutions) }));
+    const args = substitutions.size === 0 ? constructor.args : constructor.args.map((a) => ({ name: a.name, tpe: substitute(a.tpe, substitutions) }));
     const fields = projectFields(p, constructorName.namespace, source, args, constructorName.name);
     p.insert({ kind: 'record', fullName: constructorName, fields, props: { 'morphir.fqname': constructor.source } }, linked);
     branches.push({ kind: 'named', fullName: constructorName });
@@ -150,8 +159,9 @@ export function projectCustom(
   p.building.delete(key);
 }
 
-function projectRoot(p: Projector, packageName: string, module: ProjectionModule, declaration: TypeDeclaration): void {
-  const fullName = checkedFullName(avroNamespace(packageName, module.path), upperCamel(declaration.name));
+function projectRoot(p: Projector, namespace: string, declaration: TypeDeclaration): void {
+  // The name registered for it (one object, its key already spelled), as every projected one is.
+  const fullName = p.declarations.get(declaration.source)?.fullName ?? checkedFullName(namespace, upperCamel(declaration.name));
   const doc = declaration.doc;
   const root = (type: AvroType): void => p.insertRoot({ source: declaration.source, fullName, type, ...(doc !== undefined ? { doc } : {}), references: [] });
   const mapping = p.options.typeMappings.get(declaration.source);
@@ -181,10 +191,11 @@ function projectRoot(p: Projector, packageName: string, module: ProjectionModule
 export function projectModules(p: Projector, packageName: string, modules: readonly ProjectionModule[]): AvroDiagnostic[] {
   const diagnostics: AvroDiagnostic[] = [];
   for (const module of modules) {
+    const namespace = avroNamespace(packageName, module.path);
     for (const declaration of module.types) {
       if (p.invalidDeclarations.has(declaration.source)) continue;
       try {
-        p.transaction(() => projectRoot(p, packageName, module, declaration));
+        p.transaction(() => projectRoot(p, namespace, declaration));
       } catch (error) {
         diagnostics.push(asDiagnostic(error, declaration.source));
       }

@@ -25,7 +25,16 @@ interface ActiveSpecialization {
   readonly complexity: number;
 }
 
-type Undo = () => void;
+/**
+ * A write to undo: the map, the key and what it held before. A record rather than a closure: in
+ * QuickJS a closure is a function object plus a reference cell per captured variable.
+ */
+interface Undo {
+  readonly map: Map<string, unknown>;
+  readonly key: string;
+  readonly had: boolean;
+  readonly previous: unknown;
+}
 
 /** Mutable projection state for one generate request. */
 export class Projector {
@@ -61,10 +70,14 @@ export class Projector {
     this.journal = journal;
     try {
       const result = work();
-      if (outer) outer.push(...journal);
+      if (outer) for (let i = 0; i < journal.length; i++) outer.push(journal[i]);
       return result;
     } catch (error) {
-      for (let i = journal.length - 1; i >= 0; i--) journal[i]();
+      for (let i = journal.length - 1; i >= 0; i--) {
+        const { map, key, had, previous } = journal[i];
+        if (had) map.set(key, previous);
+        else map.delete(key);
+      }
       if (!outer) {
         // A throw skips the pops of every frame it unwinds; at the top level nothing is active.
         this.active.clear();
@@ -79,8 +92,7 @@ export class Projector {
   private write<V>(map: Map<string, V>, key: string, value: V): void {
     if (this.journal) {
       const had = map.has(key);
-      const previous = map.get(key);
-      this.journal.push(() => (had ? map.set(key, previous as V) : map.delete(key)));
+      this.journal.push({ map: map as Map<string, unknown>, key, had, previous: had ? map.get(key) : undefined });
     }
     map.set(key, value);
   }
