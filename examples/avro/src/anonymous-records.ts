@@ -26,11 +26,24 @@ export const memberHint = (prefix: string | undefined, member: string): string |
   prefix === undefined ? undefined : `${prefix}${upperCamel(member)}`;
 
 /**
- * Whether projecting `tpe` can read a hint: only a record, a tuple, or a reference with
- * arguments (a collection passing it on) names an anonymous record. Most fields are references
- * without arguments, which need no hint spelled.
+ * Whether projecting `tpe` can read a hint: only a record names itself from its position, and
+ * only tuples and references with arguments (collections) pass the position on. Most fields,
+ * `Maybe String` and `List Int` included, reach no record and need no hint spelled.
  */
-export const mayHoldAnonymousRecord = (tpe: TypeExpr): boolean => tpe.kind === 'record' || tpe.kind === 'tuple' || (tpe.kind === 'reference' && tpe.args.length > 0);
+export function mayHoldAnonymousRecord(tpe: TypeExpr): boolean {
+  switch (tpe.kind) {
+    case 'record':
+      return true;
+    case 'tuple':
+      for (let i = 0; i < tpe.elements.length; i++) if (mayHoldAnonymousRecord(tpe.elements[i])) return true;
+      return false;
+    case 'reference':
+      for (let i = 0; i < tpe.args.length; i++) if (mayHoldAnonymousRecord(tpe.args[i])) return true;
+      return false;
+    default:
+      return false;
+  }
+}
 
 /**
  * Project an anonymous record as a named record derived from `hint`, in `namespace`.
