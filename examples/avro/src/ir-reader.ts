@@ -136,14 +136,15 @@ function types(value: Json, path: string): TypeExpr[] {
 /** Read one v3 type expression `[tag, attributes, ...]`. */
 function type(value: Json, path: string): TypeExpr {
   if (!isArray(value)) return fail(path, 'a type expression');
+  // Most common first: a switch compares the cases in order.
   switch (value[0]) {
-    case 'Variable':
-      return { kind: 'variable', name: name(value[2], at(path, '[2]')) };
     case 'Reference': {
       const args = value[3];
       if (args == null || (isArray(args) && args.length === 0)) return plainReference(value[2], at(path, '[2]'));
       return { kind: 'reference', source: fqName(value[2], at(path, '[2]')), args: types(args, at(path, '[3]')) };
     }
+    case 'Variable':
+      return { kind: 'variable', name: name(value[2], at(path, '[2]')) };
     case 'Tuple':
       return { kind: 'tuple', elements: types(value[2], at(path, '[2]')) };
     case 'Record':

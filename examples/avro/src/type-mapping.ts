@@ -74,15 +74,16 @@ function unionBranchKey(branch: AvroType): string {
  * it; `hint` is the name an anonymous record here derives from its position (anonymous-records.ts).
  */
 export function projectType(p: Projector, namespace: string, owner: string, tpe: TypeExpr, hint?: string): AvroType {
+  // Most common first: a switch compares the cases in order.
   switch (tpe.kind) {
-    case 'unit':
-      return primitive('null');
-    case 'tuple':
-      return projectTuple(p, namespace, owner, tpe.elements, hint);
-    case 'record':
-      return projectAnonymousRecord(p, namespace, owner, hint, tpe.fields);
     case 'reference':
       return projectReference(p, namespace, owner, tpe.source, tpe.args, hint);
+    case 'record':
+      return projectAnonymousRecord(p, namespace, owner, hint, tpe.fields);
+    case 'tuple':
+      return projectTuple(p, namespace, owner, tpe.elements, hint);
+    case 'unit':
+      return primitive('null');
     case 'variable':
       throw unboundTypeParameter(`${tpe.name} at ${owner}`);
     case 'extensible':
