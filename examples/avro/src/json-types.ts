@@ -11,15 +11,29 @@ type JsonObject = { [key: string]: JsonValue };
 /** Which named schemas an inline rendering may define. */
 export type DefinitionScope = { kind: 'all' } | { kind: 'owned' } | { kind: 'selected'; names: ReadonlySet<string> };
 
+/** Names to look up: a Set, or a Map keyed by name. */
+export interface NameSet {
+  has(name: string): boolean;
+}
+
+const NO_NAMES: NameSet = new Set<string>();
+
 /** Names being defined (cycle guard) and already defined in the current document. */
 export interface InlineState {
   readonly active: Set<string>;
   readonly defined: Set<string>;
+  /** Names defined elsewhere, looked up rather than copied (in shared mode, every schema). */
+  readonly predefined: NameSet;
 }
 
-/** A fresh inline state, optionally seeded with names defined elsewhere. */
-export function inlineState(defined: Iterable<string> = []): InlineState {
-  return { active: new Set(), defined: new Set(defined) };
+/** A fresh inline state, optionally with names defined elsewhere. */
+export function inlineState(predefined: NameSet = NO_NAMES): InlineState {
+  return { active: new Set(), defined: new Set(), predefined };
+}
+
+/** Whether `key` is defined in the document or elsewhere. */
+export function isDefined(state: InlineState, key: string): boolean {
+  return state.defined.has(key) || state.predefined.has(key);
 }
 
 /*
@@ -82,7 +96,7 @@ export class JsonTypeRenderer {
   namedInline(name: FullName, state: InlineState, scope: DefinitionScope): JsonValue {
     const key = fullNameKey(name);
     const schema = this.schemas.get(key);
-    if (!schema || state.active.has(key) || state.defined.has(key) || !this.allows(scope, key)) return key;
+    if (!schema || state.active.has(key) || isDefined(state, key) || !this.allows(scope, key)) return key;
     state.active.add(key);
     state.defined.add(key);
     const value = this.named(schema, (tpe) => this.typeInline(tpe, state, scope));

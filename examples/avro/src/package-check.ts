@@ -6,6 +6,7 @@ import { missingLinkedDependency, nameCollision } from './diagnostics.ts';
 import type { AvroPackage, AvroProtocol, AvroRoot, AvroType, FullName, NamedSchema } from './model.ts';
 import { compareFullNames, fullNameKey } from './model.ts';
 import type { Projector } from './projector.ts';
+import { rememberGraph, schemaGraph, sortedKeys } from './schema-graph.ts';
 
 function collectReferences(tpe: AvroType, schemas: ReadonlyMap<string, NamedSchema>, out: Map<string, FullName>): void {
   switch (tpe.kind) {
@@ -57,35 +58,32 @@ export function finishPackage(p: Projector): AvroPackage {
     sources.add(root.source);
   }
   for (const key of p.linkedSchemas.keys()) if (p.schemas.has(key)) throw nameCollision(key);
-  const available = p.linkedSchemas.size === 0 ? p.schemas : new Map<string, NamedSchema>([...p.schemas, ...p.linkedSchemas]);
-  // Every available schema's fields are visited here, so following a reference into the schema
-  // it names would only visit those fields again: direct references (no schemas to follow) make
-  // the same set.
-  const all = new Map<string, FullName>();
+  const schemaNames = sortedKeys(p.schemas);
+  const schemas = inOrder(p.schemas, schemaNames);
+  const linkedSchemas = inOrder(p.linkedSchemas, sortedKeys(p.linkedSchemas));
+  const available = linkedSchemas.size === 0 ? schemas : new Map<string, NamedSchema>([...schemas, ...linkedSchemas]);
+  // Walks every schema's fields once: what they reference, for the AVRO006 check here and for
+  // the renderers' dependency order (see packageGraph).
+  const graph = schemaGraph(available, available === schemas ? schemaNames : sortedKeys(available));
+  // What a root or protocol reaches through a schema is in the graph already, so only their
+  // direct references are new for the AVRO006 check.
+  const direct = new Map<string, FullName>();
   const noSchemas = new Map<string, NamedSchema>();
-  for (const schema of available.values()) {
-    if (schema.kind === 'record') for (const field of schema.fields) collectReferences(field.type, noSchemas, all);
-  }
-  for (const root of roots) {
-    // What a root reaches beyond its own type is already in `all` (every schema's references
-    // were collected above), so only its direct references are new for the AVRO006 check.
-    collectReferences(root.type, noSchemas, all);
-    // The transitive set is only read by the IDL renderer; computed per root on first use, so
-    // JSON output of a deep model does not pay roots × closure.
-    let references: FullName[] | undefined;
-    Object.defineProperty(root, 'references', {
-      configurable: true,
-      enumerable: true,
-      get: () => {
-        if (references === undefined) {
-          const refs = new Map<string, FullName>();
-          collectReferences(root.type, available, refs);
-          references = sortedNames(refs);
-        }
-        return references;
-      },
-    });
-  }
+  for (const root of roots) collectReferences(root.type, noSchemas, direct);
+  // The transitive set is only read by the IDL renderer: computed per root on first use (one
+  // getter for all roots, no closure per root), so JSON output does not pay roots × closure.
+  const references: PropertyDescriptor = {
+    configurable: true,
+    enumerable: true,
+    get(this: AvroRoot): FullName[] {
+      const refs = new Map<string, FullName>();
+      collectReferences(this.type, available, refs);
+      const value = sortedNames(refs);
+      Object.defineProperty(this, 'references', { value, configurable: true, enumerable: true, writable: true });
+      return value;
+    },
+  };
+  for (let i = 0; i < roots.length; i++) Object.defineProperty(roots[i], 'references', references);
   const protocols: AvroProtocol[] = byFullName([...p.protocols.values()]);
   for (const protocol of protocols) {
     const refs = new Map<string, FullName>();
@@ -95,20 +93,21 @@ export function finishPackage(p: Projector): AvroPackage {
       collectReferences(message.response, available, refs);
     }
     protocol.references = sortedNames(refs);
-    for (const [key, name] of refs) all.set(key, name);
+    for (const [key, name] of refs) direct.set(key, name);
   }
-  for (const key of all.keys()) {
-    if (available.has(key)) continue;
-    // The first missing name in sorted order is the one reported.
-    throw missingLinkedDependency([...all.keys()].filter((k) => !available.has(k)).sort()[0]);
-  }
-  return { roots, schemas: sortedMap(p.schemas), linkedSchemas: sortedMap(p.linkedSchemas), protocols };
+  const undeclared = graph.undeclared.slice();
+  for (const key of direct.keys()) if (!available.has(key)) undeclared.push(key);
+  // The first missing name in sorted order is the one reported.
+  if (undeclared.length > 0) throw missingLinkedDependency(undeclared.sort()[0]);
+  const pkg: AvroPackage = { roots, schemas, linkedSchemas, protocols };
+  rememberGraph(pkg, graph);
+  return pkg;
 }
 
-/** `map` in key order (the default sort's order, code units, without a comparator call per pair). */
-function sortedMap<V>(map: ReadonlyMap<string, V>): Map<string, V> {
+/** `map` with its entries in the order of `keys`. */
+function inOrder<V>(map: ReadonlyMap<string, V>, keys: readonly string[]): Map<string, V> {
   const sorted = new Map<string, V>();
-  for (const key of [...map.keys()].sort()) sorted.set(key, map.get(key) as V);
+  for (let i = 0; i < keys.length; i++) sorted.set(keys[i], map.get(keys[i]) as V);
   return sorted;
 }
 

@@ -11,7 +11,7 @@ import { fullNameKey } from './model.ts';
 import { escapeIdlIdentifier } from './naming.ts';
 import type { AvroOptions } from './options.ts';
 import { carriedByProtocols, isCarried } from './package-check.ts';
-import { schemaGraph, type SchemaGraph } from './schema-graph.ts';
+import { edgesByName, packageGraph } from './schema-graph.ts';
 
 interface ProtocolFile {
   readonly name: FullName;
@@ -26,7 +26,7 @@ interface ProtocolFile {
 const sortedSet = (values: Iterable<string>): Set<string> => new Set([...values].sort());
 
 /** A cycle of two or more declarations cannot be written in IDL order (AVRO005). */
-function detectCycle(graph: SchemaGraph, selected: ReadonlySet<string>): void {
+function detectCycle(graph: ReadonlyMap<string, readonly string[]>, selected: ReadonlySet<string>): void {
   const visiting: string[] = [];
   const visited = new Set<string>();
   const visit = (name: string): void => {
@@ -49,7 +49,8 @@ class IdlRenderer {
   private readonly schemas: Map<string, NamedSchema>;
   private readonly owned: Set<string>;
   private readonly linkedNames: Set<string>;
-  private readonly graph: SchemaGraph;
+  /** Each schema's full name to the names it references. */
+  private readonly graph: ReadonlyMap<string, readonly string[]>;
   private readonly wrapperNames = new Map<string, FullName>();
 
   constructor(
@@ -59,7 +60,7 @@ class IdlRenderer {
     this.schemas = new Map([...pkg.schemas, ...pkg.linkedSchemas]);
     this.owned = new Set(pkg.schemas.keys());
     this.linkedNames = new Set(pkg.linkedSchemas.keys());
-    this.graph = schemaGraph(this.schemas);
+    this.graph = edgesByName(packageGraph(pkg));
     // Each root and declaration gets a `<Name>Schemas` wrapper protocol name that no module
     // protocol and no other wrapper uses.
     const sources = new Map<string, FullName>();

@@ -5,12 +5,12 @@
  * shared-layout.ts) and referenced by full name everywhere else.
  */
 import { ArtifactList, artifactPath, canonicalJson, orderedJson, type Artifact } from './json-syntax.ts';
-import { inlineState, JsonTypeRenderer, type DefinitionScope } from './json-types.ts';
+import { inlineState, isDefined, JsonTypeRenderer, type DefinitionScope, type NameSet } from './json-types.ts';
 import type { AvroPackage, AvroProtocol, AvroRoot, JsonValue, NamedSchema } from './model.ts';
 import { fullNameKey } from './model.ts';
 import type { AvroOptions } from './options.ts';
 import { carriedByProtocols, isCarried } from './package-check.ts';
-import { componentOrder, condense, schemaGraph, type SchemaGraph } from './schema-graph.ts';
+import { componentOrder, condense, packageGraph, type SchemaGraph } from './schema-graph.ts';
 import { sharedArtifacts, type SharedDefinition } from './shared-layout.ts';
 
 type JsonObject = { [key: string]: JsonValue };
@@ -30,36 +30,41 @@ interface Context {
  * shared mode every schema.
  */
 function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[] {
-  const { components, dependencies } = condense(graph);
+  const condensed = condense(graph.edges);
+  const { components, dependencies } = condensed;
   const early = new Uint8Array(components.length);
-  const seeds: number[] = [];
-  components.forEach((component, i) => {
-    if (ctx.shared || component.length > 1 || component.some((name) => ctx.linkedNames.has(name))) (early[i] = 1), seeds.push(i);
-  });
-  const include = (i: number): void => {
-    for (const dep of dependencies[i]) if (early[dep] === 0) (early[dep] = 1), include(dep);
+  const include = (c: number): void => {
+    early[c] = 1;
+    const deps = dependencies[c];
+    for (let i = 0; i < deps.length; i++) if (early[deps[i]] === 0) include(deps[i]);
   };
-  seeds.forEach(include);
+  for (let c = 0; c < components.length; c++) {
+    const members = components[c];
+    if (early[c] === 0 && (ctx.shared || members.length > 1 || ctx.linkedNames.has(graph.names[members[0]]))) include(c);
+  }
   const out: SharedDefinition[] = [];
-  for (const i of componentOrder(components, dependencies)) {
-    if (early[i] === 0) continue;
-    const members = components[i];
-    const leader = ctx.schemas.get(members[0]) as NamedSchema;
-    const render = (): JsonValue =>
-      members.length > 1
-        ? ctx.types.namedInline(leader.fullName, inlineState(), { kind: 'selected', names: new Set(members) })
-        : ctx.types.namedReferenceOnly(leader);
-    out.push({ leader, render, members });
+  const order = componentOrder(condensed);
+  for (let i = 0; i < order.length; i++) {
+    const members = components[order[i]];
+    if (early[order[i]] === 1) out.push({ leader: ctx.schemas.get(graph.names[members[0]]) as NamedSchema, members });
   }
   return out;
 }
 
-function renderRoot(ctx: Context, root: AvroRoot, predefined: ReadonlySet<string>): string {
+/** A definition's JSON: its schema with references by full name, or a cycle defined inside its leader. */
+function renderDefinition(ctx: Context, graph: SchemaGraph, { leader, members }: SharedDefinition): JsonValue {
+  if (members.length === 1) return ctx.types.namedReferenceOnly(leader);
+  const names = new Set<string>();
+  for (let i = 0; i < members.length; i++) names.add(graph.names[members[i]]);
+  return ctx.types.namedInline(leader.fullName, inlineState(), { kind: 'selected', names });
+}
+
+function renderRoot(ctx: Context, root: AvroRoot, predefined: NameSet): string {
   const target = root.type.kind === 'named' ? fullNameKey(root.type.fullName) : undefined;
   const external = target !== undefined && ctx.linked && predefined.has(target);
   const nested = target !== undefined && target !== fullNameKey(root.fullName) && !predefined.has(target);
   const scope: DefinitionScope = ctx.linked ? { kind: 'owned' } : { kind: 'all' };
-  const state = inlineState(ctx.linked ? predefined : []);
+  const state = inlineState(ctx.linked ? predefined : undefined);
   let value: JsonValue =
     root.type.kind === 'named' && (ctx.linked || ctx.schemas.has(target as string))
       ? ctx.types.namedInline(root.type.fullName, state, scope)
@@ -91,7 +96,7 @@ function rootDocument(root: AvroRoot, value: JsonValue, nested: boolean): JsonVa
   return base;
 }
 
-function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: ReadonlySet<string>): string {
+function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: NameSet): string {
   const object: JsonObject = { ...protocol.props };
   const messages: JsonObject = {};
   for (const message of protocol.messages) {
@@ -110,7 +115,7 @@ function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: Readon
   const types: JsonValue[] = [];
   for (const name of protocol.references) {
     const key = fullNameKey(name);
-    if (state.defined.has(key) || !ctx.schemas.has(key)) continue;
+    if (isDefined(state, key) || !ctx.schemas.has(key)) continue;
     types.push(ctx.types.namedInline(name, state, scope));
   }
   object.types = types;
@@ -127,25 +132,33 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
   const shared = options.dependencies === 'shared';
   const ctx: Context = { pkg, linked: shared || options.dependencies === 'linked', shared, schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
   const list = new ArtifactList();
-  const predefined = new Set<string>();
+  // Names defined by the registry artifacts; in shared mode that is every schema.
+  let predefined: NameSet = new Set<string>();
   if (ctx.linked) {
-    const graph = schemaGraph(ctx.schemas);
+    const graph = packageGraph(pkg);
     const definitions = linkedDefinitions(ctx, graph);
     if (ctx.shared) {
       for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph)) {
-        list.add(artifact.path, orderedJson(artifact.definitions.map((definition) => definition.render())));
+        const values: JsonValue[] = [];
+        for (let i = 0; i < artifact.definitions.length; i++) values.push(renderDefinition(ctx, graph, artifact.definitions[i]));
+        list.add(artifact.path, orderedJson(values));
       }
+      predefined = ctx.schemas;
     } else {
-      for (const { leader, render } of definitions) list.add(artifactPath(leader.fullName, 'avsc'), orderedJson(render()));
+      const names = new Set<string>();
+      for (const definition of definitions) {
+        list.add(artifactPath(definition.leader.fullName, 'avsc'), orderedJson(renderDefinition(ctx, graph, definition)));
+        for (let i = 0; i < definition.members.length; i++) names.add(graph.names[definition.members[i]]);
+      }
+      predefined = names;
     }
-    for (const { members } of definitions) members.forEach((member) => predefined.add(member));
   }
   const carried = carriedByProtocols(pkg);
   for (const root of pkg.roots) {
-    const path = artifactPath(root.fullName, 'avsc');
-    if (isCarried(carried, root) || list.has(path)) continue;
     // Shared: a root that is a named type is already defined in its namespace's file.
     if (ctx.shared && root.type.kind === 'named' && fullNameKey(root.type.fullName) === fullNameKey(root.fullName)) continue;
+    const path = artifactPath(root.fullName, 'avsc');
+    if (isCarried(carried, root) || list.has(path)) continue;
     list.add(path, renderRoot(ctx, root, predefined));
   }
   for (const protocol of pkg.protocols) list.add(artifactPath(protocol.fullName, 'avpr'), renderProtocol(ctx, protocol, predefined));

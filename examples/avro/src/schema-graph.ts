@@ -1,117 +1,163 @@
 /**
  * The graph of named schemas (who references whom), its strongly connected components and a
  * deterministic dependency order, used to emit linked declarations before their users.
+ *
+ * Nodes are integer ids (a name's index in sorted order), edges plain number lists, marks typed
+ * arrays: a big model's graph has thousands of nodes, and in QuickJS a map operation, a
+ * comparator call or an iterator per edge dominated. Since ids follow name order, sorting ids
+ * numerically sorts the names.
  */
-import type { AvroType, NamedSchema } from './model.ts';
+import type { AvroPackage, AvroType, NamedSchema } from './model.ts';
 import { fullNameKey } from './model.ts';
 
-/** Named types directly referenced by `tpe` (not following into other schemas). */
-export function directReferences(tpe: AvroType, out: Set<string>): void {
-  switch (tpe.kind) {
-    case 'named':
-      out.add(fullNameKey(tpe.fullName));
-      return;
-    case 'array':
-      return directReferences(tpe.items, out);
-    case 'map':
-      return directReferences(tpe.values, out);
-    case 'logical':
-    case 'annotated':
-      return directReferences(tpe.physical, out);
-    case 'union':
-      for (const branch of tpe.branches) directReferences(branch, out);
-      return;
-    case 'primitive':
-      return;
+/** Node ids to the ids of the nodes they reference, each list ascending and without repeats. */
+export type Edges = readonly (readonly number[])[];
+
+/** The reference graph over a package's named schemas (own and linked). */
+export interface SchemaGraph {
+  /** Every named schema's full name, sorted; a node's id is its index here. */
+  readonly names: readonly string[];
+  readonly ids: ReadonlyMap<string, number>;
+  /** The declared schemas each schema's fields reference (itself included, when it does). */
+  readonly edges: Edges;
+  /** Names referenced by some field but not declared (what AVRO006 reports). */
+  readonly undeclared: readonly string[];
+}
+
+/** `map`'s keys in code-unit order (no comparator: one native sort). */
+export function sortedKeys(map: ReadonlyMap<string, unknown>): string[] {
+  return [...map.keys()].sort();
+}
+
+/**
+ * `list` sorted in place by each item's `rank`, or by value. A short list (most are) is sorted
+ * by insertion: QuickJS's sort makes a comparator call per pair, even for a list in order.
+ */
+export function ascending(list: number[], rank?: Int32Array): number[] {
+  if (list.length > 32) return list.sort(rank === undefined ? (a, b) => a - b : (a, b) => rank[a] - rank[b]);
+  for (let i = 1; i < list.length; i++) {
+    const item = list[i];
+    const key = rank === undefined ? item : rank[item];
+    let j = i - 1;
+    for (; j >= 0 && (rank === undefined ? list[j] : rank[list[j]]) > key; j--) list[j + 1] = list[j];
+    list[j + 1] = item;
+  }
+  return list;
+}
+
+/** Collects the ids a type references directly (not following into other schemas). */
+class ReferenceCollector {
+  /** Which node last listed each id, so each is listed once per node. */
+  private readonly listedBy: Int32Array;
+  readonly undeclared = new Set<string>();
+
+  constructor(private readonly ids: ReadonlyMap<string, number>) {
+    this.listedBy = new Int32Array(ids.size).fill(-1);
+  }
+
+  collect(tpe: AvroType, node: number, out: number[]): void {
+    switch (tpe.kind) {
+      case 'named': {
+        const key = fullNameKey(tpe.fullName);
+        const id = this.ids.get(key);
+        if (id === undefined) this.undeclared.add(key);
+        else if (this.listedBy[id] !== node) {
+          this.listedBy[id] = node;
+          out.push(id);
+        }
+        return;
+      }
+      case 'array':
+        return this.collect(tpe.items, node, out);
+      case 'map':
+        return this.collect(tpe.values, node, out);
+      case 'logical':
+      case 'annotated':
+        return this.collect(tpe.physical, node, out);
+      case 'union':
+        for (let i = 0; i < tpe.branches.length; i++) this.collect(tpe.branches[i], node, out);
+        return;
+      case 'primitive':
+        return;
+    }
   }
 }
 
-/** name → sorted names of the declared schemas its fields reference. */
-export type SchemaGraph = Map<string, string[]>;
+/** Build the reference graph over `schemas`, whose keys sorted are `names`. */
+export function schemaGraph(schemas: ReadonlyMap<string, NamedSchema>, names: readonly string[] = sortedKeys(schemas)): SchemaGraph {
+  const ids = new Map<string, number>();
+  for (let id = 0; id < names.length; id++) ids.set(names[id], id);
+  const collector = new ReferenceCollector(ids);
+  const edges: number[][] = [];
+  for (let id = 0; id < names.length; id++) {
+    const schema = schemas.get(names[id]) as NamedSchema;
+    const refs: number[] = [];
+    if (schema.kind === 'record') for (let i = 0; i < schema.fields.length; i++) collector.collect(schema.fields[i].type, id, refs);
+    ascending(refs);
+    edges.push(refs);
+  }
+  return { names, ids, edges, undeclared: [...collector.undeclared] };
+}
 
-/** Build the reference graph over `schemas` (keys sorted). */
-export function schemaGraph(schemas: ReadonlyMap<string, NamedSchema>): SchemaGraph {
-  const graph: SchemaGraph = new Map();
-  for (const key of [...schemas.keys()].sort()) {
-    const schema = schemas.get(key) as NamedSchema;
-    const refs = new Set<string>();
-    if (schema.kind === 'record') for (const field of schema.fields) directReferences(field.type, refs);
-    // A loop, not spread and filter: no callback per reference (a native-to-JS call in QuickJS).
-    const declared: string[] = [];
-    for (const ref of refs) if (schemas.has(ref)) declared.push(ref);
-    graph.set(key, declared.sort());
+/**
+ * The graph of each checked package, made by finishPackage (whose AVRO006 check walks every
+ * field anyway) and reused by the renderers instead of walking the fields again.
+ */
+const packageGraphs = new WeakMap<AvroPackage, SchemaGraph>();
+
+/** Remember `graph` (over `pkg`'s own and linked schemas) as the graph of `pkg`. */
+export function rememberGraph(pkg: AvroPackage, graph: SchemaGraph): void {
+  packageGraphs.set(pkg, graph);
+}
+
+/** The reference graph over `pkg`'s own and linked schemas. */
+export function packageGraph(pkg: AvroPackage): SchemaGraph {
+  let graph = packageGraphs.get(pkg);
+  if (graph === undefined) {
+    graph = schemaGraph(pkg.linkedSchemas.size === 0 ? pkg.schemas : new Map([...pkg.schemas, ...pkg.linkedSchemas]));
+    packageGraphs.set(pkg, graph);
   }
   return graph;
 }
 
-/*
- * The algorithms below work on integer ids, typed arrays and plain lists rather than maps and
- * sets keyed by name, and sort names with the native comparator: a big model's graph has
- * thousands of nodes, and in QuickJS a map operation or a comparator call per edge dominated.
- */
+/** The graph keyed by name: each schema's full name to the sorted names it references. */
+export function edgesByName(graph: SchemaGraph): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  for (let id = 0; id < graph.names.length; id++) {
+    const refs = graph.edges[id];
+    const names: string[] = [];
+    for (let i = 0; i < refs.length; i++) names.push(graph.names[refs[i]]);
+    byName.set(graph.names[id], names);
+  }
+  return byName;
+}
 
 /** A graph condensed to its strongly connected components and the edges between them. */
 export interface Condensed {
-  components: string[][];
-  componentOf: Map<string, number>;
-  /** For each component, the other components it references, each once. */
-  dependencies: number[][];
+  /** Each component's member ids, ascending, in completion order (dependencies first). */
+  readonly components: readonly (readonly number[])[];
+  readonly componentOf: Int32Array;
+  /** For each component, the other components it references, each once, by first member. */
+  readonly dependencies: readonly (readonly number[])[];
 }
 
-/** Condenses `graph`: its components ({@link stronglyConnectedComponents}) and their edges. */
-export function condense(graph: SchemaGraph): Condensed {
-  const components = stronglyConnectedComponents(graph);
-  const componentOf = new Map<string, number>();
-  components.forEach((component, i) => component.forEach((node) => componentOf.set(node, i)));
-  // Which component last listed a dependency, so each is listed once per component.
-  const listedBy = new Int32Array(components.length).fill(-1);
-  const dependencies = components.map((component, i) => {
-    const deps: number[] = [];
-    for (const node of component) {
-      for (const dep of graph.get(node) ?? []) {
-        const target = componentOf.get(dep) as number;
-        if (target !== i && listedBy[target] !== i) {
-          listedBy[target] = i;
-          deps.push(target);
-        }
-      }
-    }
-    return deps;
-  });
-  return { components, componentOf, dependencies };
-}
-
-/** Tarjan's strongly connected components, each sorted, in completion order. */
-export function stronglyConnectedComponents(graph: SchemaGraph): string[][] {
-  const names: string[] = [];
-  const ids = new Map<string, number>();
-  const idOf = (name: string): number => {
-    let id = ids.get(name);
-    if (id === undefined) {
-      id = names.length;
-      names.push(name);
-      ids.set(name, id);
-    }
-    return id;
-  };
-  for (const name of graph.keys()) idOf(name);
-  // A reference to a name that is not a key is a node without edges.
-  const edges: number[][] = [];
-  for (let id = 0; id < names.length; id++) edges.push((graph.get(names[id]) ?? []).map(idOf));
-  const count = names.length;
+/** Condenses a graph to its components (Tarjan's algorithm) and their edges. */
+export function condense(edges: Edges): Condensed {
+  const count = edges.length;
   const index = new Int32Array(count).fill(-1);
   const low = new Int32Array(count);
   const onStack = new Uint8Array(count);
+  const componentOf = new Int32Array(count);
   const stack: number[] = [];
-  const components: string[][] = [];
+  const components: number[][] = [];
   let next = 0;
   const visit = (node: number): void => {
-    index[node] = next;
-    low[node] = next;
-    next++;
+    index[node] = low[node] = next++;
     stack.push(node);
     onStack[node] = 1;
-    for (const dep of edges[node]) {
+    const refs = edges[node];
+    for (let i = 0; i < refs.length; i++) {
+      const dep = refs[i];
       if (index[dep] < 0) {
         visit(dep);
         if (low[dep] < low[node]) low[node] = low[dep];
@@ -120,39 +166,60 @@ export function stronglyConnectedComponents(graph: SchemaGraph): string[][] {
       }
     }
     if (low[node] !== index[node]) return;
-    const component: string[] = [];
+    const component: number[] = [];
     for (;;) {
       const member = stack.pop() as number;
       onStack[member] = 0;
-      component.push(names[member]);
+      componentOf[member] = components.length;
+      component.push(member);
       if (member === node) break;
     }
-    components.push(component.sort());
+    if (component.length > 1) ascending(component);
+    components.push(component);
   };
   for (let id = 0; id < count; id++) if (index[id] < 0) visit(id);
-  return components;
+  const leader = new Int32Array(components.length);
+  for (let c = 0; c < components.length; c++) leader[c] = components[c][0];
+  // Which component last listed a dependency, so each is listed once per component.
+  const listedBy = new Int32Array(components.length).fill(-1);
+  const dependencies: number[][] = [];
+  for (let c = 0; c < components.length; c++) {
+    const deps: number[] = [];
+    const members = components[c];
+    for (let m = 0; m < members.length; m++) {
+      const refs = edges[members[m]];
+      for (let i = 0; i < refs.length; i++) {
+        const target = componentOf[refs[i]];
+        if (target !== c && listedBy[target] !== c) {
+          listedBy[target] = c;
+          deps.push(target);
+        }
+      }
+    }
+    if (deps.length > 1) ascending(deps, leader);
+    dependencies.push(deps);
+  }
+  return { components, componentOf, dependencies };
 }
 
 /**
- * Components in dependency order (dependencies first), visiting seeds and dependencies by
- * their first member so the order never depends on traversal accidents.
+ * Components in dependency order (dependencies first), visiting components and their
+ * dependencies by their first member (lowest id, first name) so the order never depends on
+ * traversal accidents.
  */
-export function componentOrder(components: readonly string[][], dependencies: readonly (readonly number[])[]): number[] {
-  // Rank of each component by its first member (members are unique, so leaders are too).
-  const byLeader = new Map<string, number>();
-  components.forEach((component, i) => byLeader.set(component[0], i));
-  const leaders = [...byLeader.keys()].sort();
-  const rank = new Int32Array(components.length);
-  leaders.forEach((leader, r) => (rank[byLeader.get(leader) as number] = r));
+export function componentOrder({ components, componentOf, dependencies }: Condensed): number[] {
   const visited = new Uint8Array(components.length);
   const ordered: number[] = [];
   const visit = (component: number): void => {
-    if (visited[component] === 1) return;
     visited[component] = 1;
     const deps = dependencies[component];
-    for (const dep of deps.length > 1 ? [...deps].sort((a, b) => rank[a] - rank[b]) : deps) visit(dep);
+    for (let i = 0; i < deps.length; i++) if (visited[deps[i]] === 0) visit(deps[i]);
     ordered.push(component);
   };
-  for (const leader of leaders) visit(byLeader.get(leader) as number);
+  // Node ids ascend in name order, so the nodes that lead a component come in leader order.
+  for (let id = 0; id < componentOf.length; id++) {
+    const component = componentOf[id];
+    if (components[component][0] === id && visited[component] === 0) visit(component);
+  }
   return ordered;
 }

@@ -8,20 +8,14 @@
  * before its first use.
  */
 import { artifactPath } from './json-syntax.ts';
-import type { JsonValue, NamedSchema } from './model.ts';
-import { fullNameKey } from './model.ts';
-import { componentOrder, condense, type SchemaGraph } from './schema-graph.ts';
+import type { NamedSchema } from './model.ts';
+import { ascending, componentOrder, condense, sortedKeys, type SchemaGraph } from './schema-graph.ts';
 
 /** A definition: one named schema, or a cycle of them defined inside its leader. */
 export interface SharedDefinition {
   readonly leader: NamedSchema;
-  /**
-   * Its JSON, rendered on demand: an artifact's definitions are rendered when it is written,
-   * so the JSON of the whole model is never alive at once (in QuickJS every collection walks
-   * whatever is alive).
-   */
-  readonly render: () => JsonValue;
-  readonly members: readonly string[];
+  /** The graph ids of the schemas it defines, ascending (the leader's first). */
+  readonly members: readonly number[];
 }
 
 /** One artifact of the shared layout. */
@@ -56,25 +50,45 @@ export function sharedArtifacts(
   schemas: ReadonlyMap<string, NamedSchema>,
   graph: SchemaGraph,
 ): SharedArtifact[] {
-  const groupOf = new Map<string, string>();
-  for (const definition of definitions) {
-    const group = moduleNamespace(definition.leader, schemas);
-    for (const member of definition.members) groupOf.set(member, group);
+  // The namespaces as a graph of their own, by id like the schema graph (see schema-graph.ts).
+  const namespaceOf: string[] = [];
+  const namespaceIds = new Map<string, number>();
+  for (let d = 0; d < definitions.length; d++) {
+    const { leader, members } = definitions[d];
+    const namespace = moduleNamespace(leader, schemas);
+    namespaceIds.set(namespace, -1);
+    for (let m = 0; m < members.length; m++) namespaceOf[members[m]] = namespace;
   }
-  const groupGraph: SchemaGraph = new Map();
-  for (const group of [...new Set(groupOf.values())].sort()) groupGraph.set(group, []);
-  for (const [name, refs] of graph) {
-    const from = groupOf.get(name) as string;
-    const edges = groupGraph.get(from) as string[];
-    for (const ref of refs) {
-      const to = groupOf.get(ref) as string;
-      if (to !== from && !edges.includes(to)) edges.push(to);
+  const namespaces = sortedKeys(namespaceIds);
+  for (let g = 0; g < namespaces.length; g++) namespaceIds.set(namespaces[g], g);
+  const groupOf = new Int32Array(graph.names.length);
+  const groupMembers: number[][] = namespaces.map((): number[] => []);
+  for (let id = 0; id < groupOf.length; id++) {
+    const group = namespaceIds.get(namespaceOf[id]) as number;
+    groupOf[id] = group;
+    groupMembers[group].push(id);
+  }
+  // Which group last listed a group, so each is listed once per group.
+  const listedBy = new Int32Array(namespaces.length).fill(-1);
+  const groupEdges: number[][] = [];
+  for (let group = 0; group < namespaces.length; group++) {
+    const targets: number[] = [];
+    const members = groupMembers[group];
+    for (let m = 0; m < members.length; m++) {
+      const refs = graph.edges[members[m]];
+      for (let i = 0; i < refs.length; i++) {
+        const target = groupOf[refs[i]];
+        if (target !== group && listedBy[target] !== group) {
+          listedBy[target] = group;
+          targets.push(target);
+        }
+      }
     }
+    groupEdges.push(ascending(targets));
   }
-  for (const edges of groupGraph.values()) edges.sort();
-  const { components, componentOf, dependencies } = condense(groupGraph);
-  const byComponent = components.map((): SharedDefinition[] => []);
+  const condensed = condense(groupEdges);
+  const byComponent = condensed.components.map((): SharedDefinition[] => []);
   // `definitions` is already in dependency order, so each file keeps that order.
-  for (const definition of definitions) byComponent[componentOf.get(groupOf.get(definition.members[0]) as string) as number].push(definition);
-  return componentOrder(components, dependencies).map((i) => ({ path: namespacePath(components[i][0]), definitions: byComponent[i] }));
+  for (let d = 0; d < definitions.length; d++) byComponent[condensed.componentOf[groupOf[definitions[d].members[0]]]].push(definitions[d]);
+  return componentOrder(condensed).map((c) => ({ path: namespacePath(namespaces[condensed.components[c][0]]), definitions: byComponent[c] }));
 }
