@@ -48,7 +48,14 @@ const { hasOwnProperty } = Object.prototype;
 
 /** Add the properties `object` does not already have, their values with sorted keys. */
 function addProperties(object: JsonObject, props: Properties): JsonObject {
-  for (const key of Object.keys(props)) if (!hasOwnProperty.call(object, key)) object[key] = sortKeys(props[key]);
+  const keys = Object.keys(props);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i];
+    if (hasOwnProperty.call(object, key)) continue;
+    const value = props[key];
+    // Most property values are strings or numbers: no sortKeys call for them.
+    object[key] = value !== null && typeof value === 'object' ? sortKeys(value) : value;
+  }
   return object;
 }
 
@@ -120,17 +127,19 @@ export class JsonTypeRenderer {
     }
     if (schema.props !== NO_PROPERTIES) addProperties(object, schema.props);
     insertName(object, schema.fullName);
-    if (schema.kind === 'enum') object.symbols = [...schema.symbols];
+    if (schema.kind === 'enum') object.symbols = schema.symbols.slice();
     object.type = schema.kind;
     return schema.props === NO_PROPERTIES ? object : inKeyOrder(object);
   }
 
   /** A record field or request parameter. */
   field(field: AvroField, renderType: (tpe: AvroType) => JsonValue): JsonObject {
-    if (field.props === NO_PROPERTIES) return { name: field.name, type: renderType(field.type) };
+    // A primitive type is its name in every rendering: no renderer call for it (most fields).
+    const type = field.type.kind === 'primitive' ? field.type.name : renderType(field.type);
+    if (field.props === NO_PROPERTIES) return { name: field.name, type };
     const object = addProperties({}, field.props);
     object.name = field.name;
-    object.type = renderType(field.type);
+    object.type = type;
     return inKeyOrder(object);
   }
 

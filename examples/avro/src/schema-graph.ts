@@ -92,7 +92,13 @@ export function schemaGraph(schemas: ReadonlyMap<string, NamedSchema>, names: re
   for (let id = 0; id < names.length; id++) {
     const schema = schemas.get(names[id]) as NamedSchema;
     const refs: number[] = [];
-    if (schema.kind === 'record') for (let i = 0; i < schema.fields.length; i++) collector.collect(schema.fields[i].type, id, refs);
+    if (schema.kind === 'record') {
+      for (let i = 0; i < schema.fields.length; i++) {
+        // No call for a primitive field (most of them).
+        const type = schema.fields[i].type;
+        if (type.kind !== 'primitive') collector.collect(type, id, refs);
+      }
+    }
     ascending(refs);
     edges.push(refs);
   }

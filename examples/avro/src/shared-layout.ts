@@ -9,7 +9,7 @@
  */
 import { artifactPath } from './json-syntax.ts';
 import type { NamedSchema } from './model.ts';
-import { ascending, componentOrder, condense, sortedKeys, type SchemaGraph } from './schema-graph.ts';
+import { ascending, componentOrder, condense, type SchemaGraph } from './schema-graph.ts';
 
 /** A definition: one named schema, or a cycle of them defined inside its leader. */
 export interface SharedDefinition {
@@ -50,23 +50,36 @@ export function sharedArtifacts(
   schemas: ReadonlyMap<string, NamedSchema>,
   graph: SchemaGraph,
 ): SharedArtifact[] {
-  // The namespaces as a graph of their own, by id like the schema graph (see schema-graph.ts).
-  const namespaceOf: string[] = [];
-  const namespaceIds = new Map<string, number>();
+  // The module namespaces as a graph of their own, by id like the schema graph (see
+  // schema-graph.ts). A module's schemas share a few namespaces, so each namespace is
+  // resolved to its module once (`slotOf`), and each definition costs one look-up.
+  const slotOf = new Map<string, number>();
+  const slotModules: string[] = [];
+  const definitionSlots = new Int32Array(definitions.length);
   for (let d = 0; d < definitions.length; d++) {
-    const { leader, members } = definitions[d];
-    const namespace = moduleNamespace(leader, schemas);
-    namespaceIds.set(namespace, -1);
-    for (let m = 0; m < members.length; m++) namespaceOf[members[m]] = namespace;
+    const { leader } = definitions[d];
+    let slot = slotOf.get(leader.fullName.namespace);
+    if (slot === undefined) {
+      slot = slotModules.length;
+      slotModules.push(moduleNamespace(leader, schemas));
+      slotOf.set(leader.fullName.namespace, slot);
+    }
+    definitionSlots[d] = slot;
   }
-  const namespaces = sortedKeys(namespaceIds);
+  const namespaces = [...new Set(slotModules)].sort();
+  const namespaceIds = new Map<string, number>();
   for (let g = 0; g < namespaces.length; g++) namespaceIds.set(namespaces[g], g);
+  const slotGroups = new Int32Array(slotModules.length);
+  for (let slot = 0; slot < slotModules.length; slot++) slotGroups[slot] = namespaceIds.get(slotModules[slot]) as number;
   const groupOf = new Int32Array(graph.names.length);
   const groupMembers: number[][] = namespaces.map((): number[] => []);
-  for (let id = 0; id < groupOf.length; id++) {
-    const group = namespaceIds.get(namespaceOf[id]) as number;
-    groupOf[id] = group;
-    groupMembers[group].push(id);
+  for (let d = 0; d < definitions.length; d++) {
+    const group = slotGroups[definitionSlots[d]];
+    const { members } = definitions[d];
+    for (let m = 0; m < members.length; m++) {
+      groupOf[members[m]] = group;
+      groupMembers[group].push(members[m]);
+    }
   }
   // Which group last listed a group, so each is listed once per group.
   const listedBy = new Int32Array(namespaces.length).fill(-1);
