@@ -39,30 +39,40 @@ export function isDefined(state: InlineState, key: string): boolean {
 /*
  * Every object is returned with its keys in sorted order, so what this renderer alone builds is
  * written without canonicalJson's sorting walk (see orderedJson). The keys this backend writes
- * are set in sorted order; only an object with custom properties (or a decorated type's merged
- * keys) is checked, and rebuilt in order when it is not. A key the object sets itself wins over
- * a custom property of the same name.
+ * are set in sorted order, custom properties between two of them; an object whose properties
+ * do not fall in order there is rebuilt in order. A key the object sets itself wins over a
+ * custom property of the same name.
  */
 
 const { hasOwnProperty } = Object.prototype;
 
-/** Add the properties `object` does not already have, their values with sorted keys. */
-function addProperties(object: JsonObject, props: Properties): JsonObject {
+/**
+ * Add the properties `object` does not already have, their values with sorted keys, and say
+ * whether they keep it in key order: each after `after` (the object's last key so far, or '')
+ * and the property before it, and before `before` (the next key the object will set). Knowing
+ * that here saves listing the object's keys again (see inKeyOrder).
+ */
+function addProperties(object: JsonObject, props: Properties, after: string, before: string): boolean {
   const keys = Object.keys(props);
+  let ordered = true;
+  let last = after;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
     if (hasOwnProperty.call(object, key)) continue;
+    if (key <= last || key >= before) ordered = false;
+    last = key;
     const value = props[key];
     // Most property values are strings or numbers: no sortKeys call for them.
     object[key] = value !== null && typeof value === 'object' ? sortKeys(value) : value;
   }
-  return object;
+  return ordered;
 }
 
-/** `object`, or a copy with its keys sorted when they are not; its values are in order already. */
-function inKeyOrder(object: JsonObject): JsonObject {
+/** `object` with its keys sorted: a copy, or itself when `ordered` or its keys are in order. */
+function inKeyOrder(object: JsonObject, ordered = false): JsonObject {
+  if (ordered) return object;
   const keys = Object.keys(object);
-  let ordered = true;
+  ordered = true;
   for (let i = 1; i < keys.length && ordered; i++) ordered = keys[i - 1] < keys[i];
   if (ordered) return object;
   const out: JsonObject = {};
@@ -72,10 +82,11 @@ function inKeyOrder(object: JsonObject): JsonObject {
 
 /** Put a type under `"type"` beside custom properties and an optional `logicalType`. */
 function decorateType(value: JsonValue, props: Properties, logicalType?: string): JsonObject {
-  const object = addProperties(logicalType !== undefined ? { logicalType } : {}, props);
+  const object: JsonObject = logicalType !== undefined ? { logicalType } : {};
+  const ordered = addProperties(object, props, logicalType !== undefined ? 'logicalType' : '', 'type');
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) return inKeyOrder({ ...object, ...value });
   object.type = value;
-  return inKeyOrder(object);
+  return inKeyOrder(object, ordered);
 }
 
 function insertName(object: JsonObject, name: FullName): void {
@@ -125,11 +136,11 @@ export class JsonTypeRenderer {
       for (let i = 0; i < schema.fields.length; i++) fields[i] = this.field(schema.fields[i], renderType);
       object.fields = fields;
     }
-    if (schema.props !== NO_PROPERTIES) addProperties(object, schema.props);
+    const ordered = schema.props === NO_PROPERTIES || addProperties(object, schema.props, schema.kind === 'record' ? 'fields' : (object.doc === undefined ? '' : 'doc'), 'name');
     insertName(object, schema.fullName);
     if (schema.kind === 'enum') object.symbols = schema.symbols.slice();
     object.type = schema.kind;
-    return schema.props === NO_PROPERTIES ? object : inKeyOrder(object);
+    return inKeyOrder(object, ordered);
   }
 
   /** A record field or request parameter. */
@@ -137,10 +148,11 @@ export class JsonTypeRenderer {
     // A primitive type is its name in every rendering: no renderer call for it (most fields).
     const type = field.type.kind === 'primitive' ? field.type.name : renderType(field.type);
     if (field.props === NO_PROPERTIES) return { name: field.name, type };
-    const object = addProperties({}, field.props);
+    const object: JsonObject = {};
+    const ordered = addProperties(object, field.props, '', 'name');
     object.name = field.name;
     object.type = type;
-    return inKeyOrder(object);
+    return inKeyOrder(object, ordered);
   }
 
   /** A field with reference-only types. */
@@ -167,17 +179,19 @@ export class JsonTypeRenderer {
       case 'array': {
         const items = this.type(tpe.items, named);
         if (tpe.props === NO_PROPERTIES) return { items, type: 'array' };
-        const object = addProperties({ items }, tpe.props);
+        const object: JsonObject = { items };
+        const ordered = addProperties(object, tpe.props, 'items', 'type');
         object.type = 'array';
-        return inKeyOrder(object);
+        return inKeyOrder(object, ordered);
       }
       case 'map': {
         const values = this.type(tpe.values, named);
         if (tpe.props === NO_PROPERTIES) return { type: 'map', values };
-        const object = addProperties({}, tpe.props);
+        const object: JsonObject = {};
+        const ordered = addProperties(object, tpe.props, '', 'type');
         object.type = 'map';
         object.values = values;
-        return inKeyOrder(object);
+        return inKeyOrder(object, ordered);
       }
       case 'union': {
         const branches: JsonValue[] = [];
