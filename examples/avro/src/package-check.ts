@@ -53,9 +53,9 @@ function sortedNames(names: Map<string, FullName>): FullName[] {
 export function finishPackage(p: Projector): AvroPackage {
   const roots: AvroRoot[] = byFullName([...p.roots.values()]);
   const sources = new Set<string>();
-  for (const root of roots) {
-    if (sources.has(root.source)) throw nameCollision(root.source);
-    sources.add(root.source);
+  for (let i = 0; i < roots.length; i++) {
+    if (sources.has(roots[i].source)) throw nameCollision(roots[i].source);
+    sources.add(roots[i].source);
   }
   for (const key of p.linkedSchemas.keys()) if (p.schemas.has(key)) throw nameCollision(key);
   const schemaNames = sortedKeys(p.schemas);
@@ -69,7 +69,6 @@ export function finishPackage(p: Projector): AvroPackage {
   // direct references are new for the AVRO006 check.
   const direct = new Map<string, FullName>();
   const noSchemas = new Map<string, NamedSchema>();
-  for (const root of roots) collectReferences(root.type, noSchemas, direct);
   // The transitive set is only read by the IDL renderer: computed per root on first use (one
   // getter for all roots, no closure per root), so JSON output does not pay roots × closure.
   const references: PropertyDescriptor = {
@@ -83,7 +82,13 @@ export function finishPackage(p: Projector): AvroPackage {
       return value;
     },
   };
-  for (let i = 0; i < roots.length; i++) Object.defineProperty(roots[i], 'references', references);
+  for (let i = 0; i < roots.length; i++) {
+    const root = roots[i];
+    // Most roots are a named type: looked up here rather than collected.
+    if (root.type.kind !== 'named') collectReferences(root.type, noSchemas, direct);
+    else if (!available.has(fullNameKey(root.type.fullName))) direct.set(fullNameKey(root.type.fullName), root.type.fullName);
+    Object.defineProperty(root, 'references', references);
+  }
   const protocols: AvroProtocol[] = byFullName([...p.protocols.values()]);
   for (const protocol of protocols) {
     const refs = new Map<string, FullName>();

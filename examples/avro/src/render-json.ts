@@ -38,9 +38,11 @@ function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[]
     const deps = dependencies[c];
     for (let i = 0; i < deps.length; i++) if (early[deps[i]] === 0) include(deps[i]);
   };
+  // Shared: every component is a registry definition, nothing to follow.
+  if (ctx.shared) early.fill(1);
   for (let c = 0; c < components.length; c++) {
     const members = components[c];
-    if (early[c] === 0 && (ctx.shared || members.length > 1 || ctx.linkedNames.has(graph.names[members[0]]))) include(c);
+    if (early[c] === 0 && (members.length > 1 || ctx.linkedNames.has(graph.names[members[0]]))) include(c);
   }
   const out: SharedDefinition[] = [];
   const order = componentOrder(condensed);
