@@ -6,7 +6,7 @@ import { missingLinkedDependency, nameCollision } from './diagnostics.ts';
 import type { AvroPackage, AvroProtocol, AvroRoot, AvroType, FullName, NamedSchema } from './model.ts';
 import { compareFullNames, fullNameKey } from './model.ts';
 import type { Projector } from './projector.ts';
-import { rememberGraph, schemaGraph, sortedKeys } from './schema-graph.ts';
+import { rememberGraph, schemaGraph, schemaGraphOf, sortedKeys } from './schema-graph.ts';
 
 function collectReferences(tpe: AvroType, schemas: ReadonlyMap<string, NamedSchema>, out: Map<string, FullName>): void {
   switch (tpe.kind) {
@@ -59,12 +59,12 @@ export function finishPackage(p: Projector): AvroPackage {
   }
   for (const key of p.linkedSchemas.keys()) if (p.schemas.has(key)) throw nameCollision(key);
   const schemaNames = sortedKeys(p.schemas);
-  const schemas = inOrder(p.schemas, schemaNames);
-  const linkedSchemas = inOrder(p.linkedSchemas, sortedKeys(p.linkedSchemas));
+  const [schemas, schemaList] = inOrder(p.schemas, schemaNames);
+  const [linkedSchemas] = inOrder(p.linkedSchemas, sortedKeys(p.linkedSchemas));
   const available = linkedSchemas.size === 0 ? schemas : new Map<string, NamedSchema>([...schemas, ...linkedSchemas]);
   // Walks every schema's fields once: what they reference, for the AVRO006 check here and for
   // the renderers' dependency order (see packageGraph).
-  const graph = schemaGraph(available, available === schemas ? schemaNames : sortedKeys(available));
+  const graph = available === schemas ? schemaGraph(schemaNames, schemaList) : schemaGraphOf(available);
   // What a root or protocol reaches through a schema is in the graph already, so only their
   // direct references are new for the AVRO006 check.
   const direct = new Map<string, FullName>();
@@ -109,11 +109,16 @@ export function finishPackage(p: Projector): AvroPackage {
   return pkg;
 }
 
-/** `map` with its entries in the order of `keys`. */
-function inOrder<V>(map: ReadonlyMap<string, V>, keys: readonly string[]): Map<string, V> {
+/** `map` with its entries in the order of `keys`, and its values in that order. */
+function inOrder<V>(map: ReadonlyMap<string, V>, keys: readonly string[]): [Map<string, V>, V[]] {
   const sorted = new Map<string, V>();
-  for (let i = 0; i < keys.length; i++) sorted.set(keys[i], map.get(keys[i]) as V);
-  return sorted;
+  const values: V[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    const value = map.get(keys[i]) as V;
+    sorted.set(keys[i], value);
+    values.push(value);
+  }
+  return [sorted, values];
 }
 
 /**

@@ -48,7 +48,7 @@ function linkedDefinitions(ctx: Context, graph: SchemaGraph): SharedDefinition[]
   const order = componentOrder(condensed);
   for (let i = 0; i < order.length; i++) {
     const members = components[order[i]];
-    if (early[order[i]] === 1) out.push({ leader: ctx.schemas.get(graph.names[members[0]]) as NamedSchema, members });
+    if (early[order[i]] === 1) out.push({ leader: graph.schemas[members[0]], members });
   }
   return out;
 }

@@ -17,6 +17,8 @@ export type Edges = readonly (readonly number[])[];
 export interface SchemaGraph {
   /** Every named schema's full name, sorted; a node's id is its index here. */
   readonly names: readonly string[];
+  /** The schemas by id. */
+  readonly schemas: readonly NamedSchema[];
   readonly ids: ReadonlyMap<string, number>;
   /** The declared schemas each schema's fields reference (itself included, when it does). */
   readonly edges: Edges;
@@ -83,14 +85,14 @@ class ReferenceCollector {
   }
 }
 
-/** Build the reference graph over `schemas`, whose keys sorted are `names`. */
-export function schemaGraph(schemas: ReadonlyMap<string, NamedSchema>, names: readonly string[] = sortedKeys(schemas)): SchemaGraph {
+/** The reference graph over schemas listed by id: `names` sorted, `schemas` in the same order. */
+export function schemaGraph(names: readonly string[], schemas: readonly NamedSchema[]): SchemaGraph {
   const ids = new Map<string, number>();
   for (let id = 0; id < names.length; id++) ids.set(names[id], id);
   const collector = new ReferenceCollector(ids);
   const edges: number[][] = [];
   for (let id = 0; id < names.length; id++) {
-    const schema = schemas.get(names[id]) as NamedSchema;
+    const schema = schemas[id];
     const refs: number[] = [];
     if (schema.kind === 'record') {
       for (let i = 0; i < schema.fields.length; i++) {
@@ -99,10 +101,18 @@ export function schemaGraph(schemas: ReadonlyMap<string, NamedSchema>, names: re
         if (type.kind !== 'primitive') collector.collect(type, id, refs);
       }
     }
-    ascending(refs);
+    if (refs.length > 1) ascending(refs);
     edges.push(refs);
   }
-  return { names, ids, edges, undeclared: [...collector.undeclared] };
+  return { names, schemas, ids, edges, undeclared: [...collector.undeclared] };
+}
+
+/** The reference graph over the schemas of `map`. */
+export function schemaGraphOf(map: ReadonlyMap<string, NamedSchema>): SchemaGraph {
+  const names = sortedKeys(map);
+  const schemas: NamedSchema[] = [];
+  for (let id = 0; id < names.length; id++) schemas.push(map.get(names[id]) as NamedSchema);
+  return schemaGraph(names, schemas);
 }
 
 /**
@@ -120,7 +130,7 @@ export function rememberGraph(pkg: AvroPackage, graph: SchemaGraph): void {
 export function packageGraph(pkg: AvroPackage): SchemaGraph {
   let graph = packageGraphs.get(pkg);
   if (graph === undefined) {
-    graph = schemaGraph(pkg.linkedSchemas.size === 0 ? pkg.schemas : new Map([...pkg.schemas, ...pkg.linkedSchemas]));
+    graph = schemaGraphOf(pkg.linkedSchemas.size === 0 ? pkg.schemas : new Map([...pkg.schemas, ...pkg.linkedSchemas]));
     packageGraphs.set(pkg, graph);
   }
   return graph;
