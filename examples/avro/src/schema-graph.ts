@@ -164,12 +164,15 @@ export function condense(edges: Edges): Condensed {
   const low = new Int32Array(count);
   const onStack = new Uint8Array(count);
   const componentOf = new Int32Array(count);
-  const stack: number[] = [];
+  // A typed array and its top, and appends by index: no push or pop call per node (a method
+  // call in QuickJS).
+  const stack = new Int32Array(count);
+  let top = 0;
   const components: number[][] = [];
   let next = 0;
   const visit = (node: number): void => {
     index[node] = low[node] = next++;
-    stack.push(node);
+    stack[top++] = node;
     onStack[node] = 1;
     const refs = edges[node];
     for (let i = 0; i < refs.length; i++) {
@@ -182,25 +185,25 @@ export function condense(edges: Edges): Condensed {
       }
     }
     if (low[node] !== index[node]) return;
+    const c = components.length;
     const component: number[] = [];
-    for (;;) {
-      const member = stack.pop() as number;
+    let member: number;
+    do {
+      member = stack[--top];
       onStack[member] = 0;
-      componentOf[member] = components.length;
-      component.push(member);
-      if (member === node) break;
-    }
-    if (component.length > 1) ascending(component);
-    components.push(component);
+      componentOf[member] = c;
+      component[component.length] = member;
+    } while (member !== node);
+    components[c] = component.length > 1 ? ascending(component) : component;
   };
   for (let id = 0; id < count; id++) if (index[id] < 0) visit(id);
   const leader = new Int32Array(components.length);
   for (let c = 0; c < components.length; c++) leader[c] = components[c][0];
   // Which component last listed a dependency, so each is listed once per component.
   const listedBy = new Int32Array(components.length).fill(-1);
-  const dependencies: number[][] = [];
+  const dependencies: (readonly number[])[] = [];
   for (let c = 0; c < components.length; c++) {
-    const deps: number[] = [];
+    let deps: number[] | undefined;
     const members = components[c];
     for (let m = 0; m < members.length; m++) {
       const refs = edges[members[m]];
@@ -208,15 +211,18 @@ export function condense(edges: Edges): Condensed {
         const target = componentOf[refs[i]];
         if (target !== c && listedBy[target] !== c) {
           listedBy[target] = c;
-          deps.push(target);
+          if (deps === undefined) deps = [target];
+          else deps[deps.length] = target;
         }
       }
     }
-    if (deps.length > 1) ascending(deps, leader);
-    dependencies.push(deps);
+    dependencies[c] = deps === undefined ? NO_DEPENDENCIES : deps.length > 1 ? ascending(deps, leader) : deps;
   }
   return { components, componentOf, dependencies };
 }
+
+/** The dependencies of every component without any (most of a model's types). */
+const NO_DEPENDENCIES: readonly number[] = Object.freeze([]);
 
 /**
  * Components in dependency order (dependencies first), visiting components and their
@@ -230,7 +236,7 @@ export function componentOrder({ components, componentOf, dependencies }: Conden
     visited[component] = 1;
     const deps = dependencies[component];
     for (let i = 0; i < deps.length; i++) if (visited[deps[i]] === 0) visit(deps[i]);
-    ordered.push(component);
+    ordered[ordered.length] = component;
   };
   // Node ids ascend in name order, so the nodes that lead a component come in leader order.
   for (let id = 0; id < componentOf.length; id++) {
