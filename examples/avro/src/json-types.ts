@@ -53,12 +53,15 @@ const { hasOwnProperty } = Object.prototype;
  * that here saves listing the object's keys again (see inKeyOrder).
  */
 function addProperties(object: JsonObject, props: Properties, after: string, before: string): boolean {
+  if (props === NO_PROPERTIES) return true;
   const keys = Object.keys(props);
   let ordered = true;
   let last = after;
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i];
-    if (hasOwnProperty.call(object, key)) continue;
+    // A key the object lacks reads undefined (own keys hold no undefined): only another value,
+    // maybe inherited (`toString`), asks hasOwnProperty, a native call through `call`.
+    if (object[key] !== undefined && hasOwnProperty.call(object, key)) continue;
     if (key <= last || key >= before) ordered = false;
     last = key;
     const value = props[key];
