@@ -101,6 +101,12 @@ function insertName(object: JsonObject, name: FullName): void {
 export class JsonTypeRenderer {
   /** {@link typeReferenceOnly} as a value, made once rather than per schema. */
   private readonly renderReferenceOnly = (tpe: AvroType): JsonValue => this.type(tpe, fullNameKey);
+  /**
+   * A decorated primitive's JSON (`decimal`, `date`, a mapped type) by type object, made once:
+   * it depends on nothing else, and a model shares a few such types across many fields. The
+   * objects are never changed once made (callers copy before adding keys), so uses share them.
+   */
+  private readonly decoratedPrimitives = new WeakMap<AvroType, JsonObject>();
 
   constructor(
     private readonly schemas: ReadonlyMap<string, NamedSchema>,
@@ -202,9 +208,15 @@ export class JsonTypeRenderer {
         return branches;
       }
       case 'logical':
-        return decorateType(this.type(tpe.physical, named), tpe.props, tpe.logicalType);
-      case 'annotated':
-        return decorateType(this.type(tpe.physical, named), tpe.props);
+      case 'annotated': {
+        if (tpe.physical.kind !== 'primitive') return decorateType(this.type(tpe.physical, named), tpe.props, tpe.kind === 'logical' ? tpe.logicalType : undefined);
+        let decorated = this.decoratedPrimitives.get(tpe);
+        if (decorated === undefined) {
+          decorated = decorateType(tpe.physical.name, tpe.props, tpe.kind === 'logical' ? tpe.logicalType : undefined);
+          this.decoratedPrimitives.set(tpe, decorated);
+        }
+        return decorated;
+      }
     }
   }
 }
