@@ -145,7 +145,9 @@ export class JsonTypeRenderer {
       for (let i = 0; i < schema.fields.length; i++) fields[i] = this.field(schema.fields[i], renderType);
       object.fields = fields;
     }
-    const ordered = schema.props === NO_PROPERTIES || addProperties(object, schema.props, schema.kind === 'record' ? 'fields' : (object.doc === undefined ? '' : 'doc'), 'name');
+    // The keys set so far end with `fields` (a record), else `doc` when there is one.
+    const lastKey = schema.kind === 'record' ? 'fields' : object.doc === undefined ? '' : 'doc';
+    const ordered = addProperties(object, schema.props, lastKey, 'name');
     insertName(object, schema.fullName);
     if (schema.kind === 'enum') object.symbols = schema.symbols.slice();
     object.type = schema.kind;
@@ -209,10 +211,11 @@ export class JsonTypeRenderer {
       }
       case 'logical':
       case 'annotated': {
-        if (tpe.physical.kind !== 'primitive') return decorateType(this.type(tpe.physical, named), tpe.props, tpe.kind === 'logical' ? tpe.logicalType : undefined);
+        const logicalType = tpe.kind === 'logical' ? tpe.logicalType : undefined;
+        if (tpe.physical.kind !== 'primitive') return decorateType(this.type(tpe.physical, named), tpe.props, logicalType);
         let decorated = this.decoratedPrimitives.get(tpe);
         if (decorated === undefined) {
-          decorated = decorateType(tpe.physical.name, tpe.props, tpe.kind === 'logical' ? tpe.logicalType : undefined);
+          decorated = decorateType(tpe.physical.name, tpe.props, logicalType);
           this.decoratedPrimitives.set(tpe, decorated);
         }
         return decorated;
