@@ -277,21 +277,27 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
       return Promise.resolve();
     }
     const key = keyOf(guest);
-    starting++;
-    const parked = start()
-      .finally(() => starting--)
-      .then((spare) => {
-        if (closed) return void terminate(spare);
-        park(spare);
-        ready(spare);
-      })
-      // A spare that cannot start is simply missing; the next acquire reports the failure itself.
-      .catch(() => undefined)
-      .finally(() => {
-        if (spawning.get(key) === parked) spawning.delete(key);
-      });
+    const parked = startSpare(ready).finally(() => {
+      if (spawning.get(key) === parked) spawning.delete(key);
+    });
     spawning.set(key, parked);
     return parked;
+  };
+
+  /** Starts a thread and parks it as a spare (then `then` runs), unless the pool closed meanwhile. */
+  const startSpare = (then: (spare: Entry) => void): Promise<void> => {
+    starting++;
+    return (
+      start()
+        .finally(() => starting--)
+        .then((spare) => {
+          if (closed) return void terminate(spare);
+          park(spare);
+          then(spare);
+        })
+        // A spare that cannot start is simply missing; the next acquire reports the failure itself.
+        .catch(() => undefined)
+    );
   };
 
   // Synchronous up to the spare's start, so an acquire right after it finds the spare under way.
@@ -367,15 +373,9 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     prestart() {
       if (bare !== undefined) return bare;
       if (closed || !room()) return Promise.resolve();
-      starting++;
-      const started = start()
-        .finally(() => starting--)
-        .then((spare) => (closed ? void terminate(spare) : park(spare)))
-        // A thread that cannot start is simply missing; the next acquire reports the failure itself.
-        .catch(() => undefined)
-        .finally(() => {
-          if (bare === started) bare = undefined;
-        });
+      const started = startSpare(() => undefined).finally(() => {
+        if (bare === started) bare = undefined;
+      });
       bare = started;
       return started;
     },
