@@ -184,21 +184,37 @@ export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
   },
   {
     file: 'quickjs.c',
+    find: 'static int add_fast_array_element(JSContext *ctx, JSObject *p,\n                                  JSValue val, int flags)\n{',
+    replace:
+      '/* mep engine: gives the ordinary extensible object p, which has no property prop, the data property\n' +
+      '   prop = val (configurable, writable, enumerable); frees val when that fails */\n' +
+      'static int mep_add_data_property(JSContext *ctx, JSObject *p, JSAtom prop, JSValue val)\n' +
+      '{\n' +
+      '    JSProperty *pr = add_property(ctx, p, prop, JS_PROP_C_W_E);\n' +
+      '    if (unlikely(!pr)) {\n' +
+      '        JS_FreeValue(ctx, val);\n' +
+      '        return -1;\n' +
+      '    }\n' +
+      '    pr->u.value = val;\n' +
+      '    return 0;\n' +
+      '}\n\n' +
+      'static int add_fast_array_element(JSContext *ctx, JSObject *p, JSValue val, int flags)\n{',
+    why:
+      'one helper for the two edits below that add a new data property directly (JSON.parse and object literals): ' +
+      'add_property plus the value, with the value freed on failure',
+  },
+  {
+    file: 'quickjs.c',
     find: '                    ret = JS_DefinePropertyValue(ctx, val, prop_name,\n                                                 prop_val, JS_PROP_C_W_E);',
     replace:
       '                    {\n' +
       '                        /* mep engine: a new key of the fresh plain object is added directly */\n' +
       '                        JSProperty *pr;\n' +
       '                        JSObject *p = JS_VALUE_GET_OBJ(val);\n' +
-      '                        if (find_own_property(&pr, p, prop_name)) {\n' +
+      '                        if (find_own_property(&pr, p, prop_name))\n' +
       '                            ret = JS_DefinePropertyValue(ctx, val, prop_name, prop_val, JS_PROP_C_W_E);\n' +
-      '                        } else if ((pr = add_property(ctx, p, prop_name, JS_PROP_C_W_E)) != NULL) {\n' +
-      '                            pr->u.value = prop_val;\n' +
-      '                            ret = 0;\n' +
-      '                        } else {\n' +
-      '                            JS_FreeValue(ctx, prop_val);\n' +
-      '                            ret = -1;\n' +
-      '                        }\n' +
+      '                        else\n' +
+      '                            ret = mep_add_data_property(ctx, p, prop_name, prop_val);\n' +
       '                    }',
     why:
       'let JSON.parse add a member to the object it is building without the generic definition path (exotic objects, ' +
@@ -222,18 +238,10 @@ export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
       '                    /* mep engine: a new key of an ordinary extensible object is added directly */\n' +
       '                    JSProperty *pr;\n' +
       '                    JSObject *p = JS_VALUE_GET_TAG(sp[-2]) == JS_TAG_OBJECT ? JS_VALUE_GET_OBJ(sp[-2]) : NULL;\n' +
-      '                    if (p && p->class_id == JS_CLASS_OBJECT && p->extensible && !find_own_property(&pr, p, atom)) {\n' +
-      '                        pr = add_property(ctx, p, atom, JS_PROP_C_W_E);\n' +
-      '                        if (pr) {\n' +
-      '                            pr->u.value = sp[-1];\n' +
-      '                            ret = 0;\n' +
-      '                        } else {\n' +
-      '                            JS_FreeValue(ctx, sp[-1]);\n' +
-      '                            ret = -1;\n' +
-      '                        }\n' +
-      '                    } else {\n' +
+      '                    if (p && p->class_id == JS_CLASS_OBJECT && p->extensible && !find_own_property(&pr, p, atom))\n' +
+      '                        ret = mep_add_data_property(ctx, p, atom, sp[-1]);\n' +
+      '                    else\n' +
       '                        ret = JS_DefinePropertyValue(ctx, sp[-2], atom, sp[-1], JS_PROP_C_W_E | JS_PROP_THROW);\n' +
-      '                    }\n' +
       '                }',
     why:
       'let an object literal\'s `key: value` (and a class field) add a new key of an ordinary extensible object directly, ' +
