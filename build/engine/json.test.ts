@@ -1,0 +1,149 @@
+/**
+ * The engine's JSON.stringify and JSON.parse edits (build/engine/patches/json-*.ts) against V8:
+ * the direct writer's and the array builder's hostile cases (toJSON and getters that change what
+ * is being written, cycles, index keys, Proxies, sparse arrays, surrogates, bad input).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { engineWith, inV8 } from './v8-compare.ts';
+
+/** Each case's result or its error class (engines word errors differently; stack overflows are named alike). */
+const HARNESS = String.raw`
+const out = [];
+const t = (name, f) => {
+  try {
+    out.push(name + ' ' + f());
+  } catch (e) {
+    const kind = /stack|recursion/i.test(e.message) ? 'stack overflow' : /circular|cyclic/i.test(e.message) ? 'circular' : e.constructor.name;
+    out.push(name + ' threw ' + kind);
+  }
+};
+`;
+
+const STRINGIFY_CASES = String.raw`
+t('basic', () => JSON.stringify({ a: 1, b: 'x', c: [1, 'two', null, true, false, 1.5, -0, NaN, Infinity, -7, 2147483647, -2147483648], d: { e: {} }, f: [] }));
+t('undefined/fn/symbol', () => JSON.stringify({ a: undefined, b() {}, c: Symbol('s'), d: [undefined, () => 1, Symbol('x')], [Symbol('k')]: 1 }));
+t('index keys', () => JSON.stringify({ b: 1, 2: 'two', a: 3, 1: 'one', '4294967295': 'big', '-1': 'neg' }));
+t('escapes', () => JSON.stringify({ 'k"\\\n': 'q"\\\t\r\b\f\u0001\u001f\u007f', w: 'αβ"\n\ud800x\udc00\ud83d\ude00', ['\u2028']: '\u2028' }));
+t('toJSON', () => JSON.stringify({ a: { toJSON(k) { return 'A:' + k; } }, b: [{ toJSON(k) { return typeof k + k; } }], d: new Date(0) }));
+t('toJSON on proto', () => { const p = { toJSON(k) { return k + '!'; } }; return JSON.stringify([Object.create(p), { x: Object.create(p) }]); });
+t('getter', () => JSON.stringify({ get g() { return 'got'; }, v: 1 }));
+t('getter deletes later', () => { const o = { a: 1, get g() { delete this.z; this.n = 5; return 'g'; }, z: 3 }; return JSON.stringify(o); });
+t('toJSON mutates parent', () => { const o = { a: { toJSON() { delete o.b; o.c = 9; return 1; } }, b: 2 }; return JSON.stringify(o); });
+t('toJSON mutates array', () => { const a = [{ toJSON() { a.length = 2; a.push(7); return 0; } }, 1, 2, 3]; return JSON.stringify(a); });
+t('proto value after delete', () => { const proto = { b: 'proto' }; const o = Object.create(proto); o.a = { toJSON() { delete o.b; return 1; } }; o.b = 'own'; return JSON.stringify(o); });
+t('non-enumerable', () => { const o = { a: 1 }; Object.defineProperty(o, 'h', { value: 2, enumerable: false }); return JSON.stringify(o); });
+t('boxed', () => JSON.stringify([new String('s'), new Number(3), new Boolean(false), Object(Symbol())]));
+t('map set error', () => JSON.stringify({ m: new Map([[1, 2]]), s: new Set([1]), e: new Error('x'), r: /x/g }));
+t('sparse array', () => { const a = [1, , 3]; a.length = 5; return JSON.stringify(a); });
+t('array extra props', () => { const a = [1]; a.x = 2; return JSON.stringify(a); });
+t('array getter', () => { const a = [1, 2]; Object.defineProperty(a, 1, { get() { return 'g'; } }); return JSON.stringify(a); });
+t('class instance', () => { class C { x = 1; #p = 2; get y() { return 3; } } return JSON.stringify(new C()); });
+t('proxy', () => JSON.stringify(new Proxy({ a: 1, b: [1] }, {})));
+t('proxy array', () => JSON.stringify(new Proxy([1, { x: 2 }], {})));
+t('circular obj', () => { const o = {}; o.self = o; return JSON.stringify(o); });
+t('circular arr', () => { const a = []; a.push([a]); return JSON.stringify(a); });
+t('circular via map-free slow', () => { const o = { a: new Proxy({}, { ownKeys: () => ['x'], getOwnPropertyDescriptor: () => ({ value: o, enumerable: true, configurable: true }), get: () => o }) }; return JSON.stringify(o); });
+t('repeated not circular', () => { const s = { v: 1 }; return JSON.stringify({ a: s, b: s, c: [s, s] }); });
+t('deep', () => { let v = 1; for (let i = 0; i < 100000; i++) v = [v]; return JSON.stringify(v).length; });
+t('deep obj', () => { let v = 1; for (let i = 0; i < 100000; i++) v = { v }; return JSON.stringify(v).length; });
+t('many keys', () => { const o = {}; for (let i = 0; i < 40; i++) o['k' + i] = i; return JSON.stringify(o); });
+t('deleted keys', () => { const o = { a: 1, b: 2, c: 3 }; delete o.b; o.d = 4; return JSON.stringify(o); });
+t('primitive tops', () => [JSON.stringify('s"'), JSON.stringify(5), JSON.stringify(null), JSON.stringify(undefined), JSON.stringify(() => 1), JSON.stringify(1e21), JSON.stringify(-0.5)].join('|'));
+t('bigint', () => JSON.stringify({ a: 1n }));
+t('bigint toJSON', () => { BigInt.prototype.toJSON = function (k) { return this.toString() + k; }; try { return JSON.stringify({ a: 1n, b: [2n] }); } finally { delete BigInt.prototype.toJSON; } });
+t('toJSON returns undefined', () => JSON.stringify({ a: { toJSON() { return undefined; } }, b: [{ toJSON() {} }] }));
+t('toJSON throws', () => JSON.stringify({ a: { toJSON() { throw new RangeError('boom'); } } }));
+t('getter throws', () => JSON.stringify({ get a() { throw new SyntaxError('g'); } }));
+t('with gap', () => JSON.stringify({ a: [1, { b: 2 }] }, null, 2));
+t('with replacer', () => JSON.stringify({ a: 1, b: [2] }, (k, v) => (k === 'a' ? 5 : v)));
+t('with list', () => JSON.stringify({ a: 1, b: 2, c: { a: 3, b: 4 } }, ['a', 'c']));
+t('frozen', () => JSON.stringify(Object.freeze({ a: [1], b: 'x' })));
+t('null proto', () => { const o = Object.create(null); o.x = 1; o[0] = 0; return JSON.stringify(o); });
+t('arguments', () => (function () { return JSON.stringify(arguments); })(1, 'a'));
+t('typed array', () => JSON.stringify({ t: new Uint8Array([1, 2]) }));
+t('symbol-keyed toJSON', () => JSON.stringify({ [Symbol.toPrimitive]: 1, a: 2 }));
+t('toJSON on Object.prototype', () => { Object.prototype.toJSON = function (k) { return 'k=' + k; }; try { return JSON.stringify({ a: { b: 1 }, c: [{}] }); } finally { delete Object.prototype.toJSON; } });
+t('toJSON on Array.prototype', () => { Array.prototype.toJSON = function (k) { return 'arr' + k; }; try { return JSON.stringify({ a: [1], c: [[2]] }); } finally { delete Array.prototype.toJSON; } });
+t('getter on proto not own', () => { const p = {}; Object.defineProperty(p, 'x', { get() { return 1; }, enumerable: true }); return JSON.stringify(Object.create(p)); });
+t('key added during', () => { const o = { a: { toJSON() { o.z = 1; return 0; } } }; return JSON.stringify(o) + JSON.stringify(o); });
+t('wide key', () => JSON.stringify({ 'ключ': 'значение', 'k\u0000': 1 }));
+t('lone surrogate key', () => JSON.stringify({ '\ud800': '\udfff' }));
+t('number keys order', () => JSON.stringify({ z: 1, 10: 'a', 9: 'b', y: 2 }));
+
+`;
+
+const PARSE_CASES = String.raw`
+const rt = (s) => JSON.stringify(JSON.parse(s));
+t('arrays', () => rt('[[],[1],[1,2],[1,2,3,4,5,6,7,8],[1,2,3,4,5,6,7,8,9],' + JSON.stringify(Array.from({ length: 100 }, (_, i) => [i, String(i), { i }])) + ']'));
+t('big', () => { const a = JSON.parse(JSON.stringify(Array.from({ length: 100000 }, (_, i) => i))); return a.length + ' ' + a[99999] + ' ' + Array.isArray(a) + ' ' + a.reduce((x, y) => x + y, 0); });
+t('array length and push', () => { const a = JSON.parse('[1,2,3]'); a.push(4); a[10] = 5; return a.length + JSON.stringify(a); });
+t('array methods', () => { const a = JSON.parse('[3,1,2,[5,4]]'); a.sort(); return JSON.stringify(a.slice(1)) + a.indexOf(2) + Object.keys(a) + Object.getOwnPropertyNames(a); });
+t('array descriptor', () => JSON.stringify(Object.getOwnPropertyDescriptor(JSON.parse('[7]'), 0)) + JSON.stringify(Object.getOwnPropertyDescriptor(JSON.parse('[7]'), 'length')));
+t('dup keys', () => rt('{"a":1,"b":2,"a":3}'));
+t('proto key', () => { const o = JSON.parse('{"__proto__":[1],"x":{"__proto__":null}}'); return Object.keys(o) + ' ' + Array.isArray(Object.getPrototypeOf(o)) + ' ' + JSON.stringify(o); });
+t('nested mixed', () => rt('{"a":[{"b":[[],[[]],[[[1,"x",null,true,false,-0,1e300,0.5]]]]}]}'));
+t('strings', () => rt('["plain","esc\\n\\"\\\\","uni\\u00e9\\ud83d\\ude00","αβ","\\ud800"]'));
+t('whitespace', () => rt(' [ 1 , [ 2 , 3 ] , { "a" : [ ] } ] '));
+for (const bad of ['[1,2,', '[1,2,]', '[1 2]', '[', ']', '[1,[2,[3,[4,', '{"a":[1,2,3,4,5,6,7,8,9,10,11', '[1,2,3,4,5,6,7,8,9,10,11,{"x":[1,2,}]', '[,1]', '[1,,2]', '{"a":1,}'])
+  t('bad ' + bad, () => rt(bad));
+t('reviver', () => JSON.stringify(JSON.parse('[1,[2,3],{"a":[4]}]', (k, v) => (typeof v === 'number' ? v * 10 : v))));
+t('reviver deletes', () => JSON.stringify(JSON.parse('[1,2,3]', (k, v) => (k === '1' ? undefined : v))));
+t('array then gc', () => { let n = 0; for (let i = 0; i < 200; i++) n += JSON.parse('[' + Array.from({ length: 50 }, (_, j) => "[" + j + ",{\"k\":[" + j + "]}]").join(',') + ']').length; return n; });
+
+`;
+
+const json = suite('engine :: JSON edits against V8');
+
+json('should stringify as V8 does: toJSON, getters and mutation during the walk, cycles, index keys, exotic objects', async () => {
+  const source = `${HARNESS}${STRINGIFY_CASES}\nglobalThis.f = () => Host.outputString(out.join('\\n'));`;
+  const { run } = await engineWith(source);
+  const engine = run('f').split('\n');
+  const v8 = inV8(source, 'f').split('\n');
+  // BigInt's message differs by engine; the class is the same.
+  assert.equal(engine, v8);
+});
+
+json('should parse arrays as V8 does: sizes around the gathering buffer, bad input mid-array, revivers', async () => {
+  const source = `${HARNESS}${PARSE_CASES}\nglobalThis.f = () => Host.outputString(out.join('\\n'));`;
+  const { run } = await engineWith(source);
+  assert.equal(run('f').split('\n'), inV8(source, 'f').split('\n'));
+});
+
+json('should throw, not trap, on JSON nested past the stack, and keep working after', async () => {
+  const source = `${HARNESS}
+globalThis.f = () => {
+  t('parse arrays', () => JSON.parse('['.repeat(200000) + ']'.repeat(200000)).length);
+  t('parse objects', () => typeof JSON.parse('{"a":'.repeat(200000) + '1' + '}'.repeat(200000)));
+  let v = 1;
+  for (let i = 0; i < 200000; i++) v = [v];
+  t('stringify arrays', () => JSON.stringify(v).length);
+  v = 1;
+  for (let i = 0; i < 200000; i++) v = { v };
+  t('stringify objects', () => JSON.stringify(v).length);
+  t('after', () => JSON.stringify(JSON.parse('[1,{"a":[2]}]')));
+  const nest = (n, open, close) => open.repeat(n) + close.repeat(n);
+  t('2,000 deep', () => [JSON.parse(nest(2000, '[', ']')), JSON.parse(nest(2000, '{"a":', '}').replace('{"a":}', '{}'))].map((x) => JSON.stringify(x).length).join());
+  t('2,001 deep', () => JSON.parse(nest(2001, '[', ']')));
+  Host.outputString(out.join('\\n'));
+};`;
+  const { run } = await engineWith(source);
+  const lines = run('f').split('\n');
+  for (const line of lines.slice(0, 4)) assert.match(line, / threw (SyntaxError|stack overflow)$/);
+  assert.is(lines[4], 'after [1,{"a":[2]}]');
+  // The limit: 2,000 levels parse and write back; one more is the stack overflow V8 would not raise yet.
+  assert.is(lines[5], `2,000 deep ${4000},${1999 * 6 + 2}`);
+  assert.is(lines[6], '2,001 deep threw stack overflow');
+});
+
+json('should write a parsed IR-shaped document back byte for byte as V8 does', async () => {
+  const source = `globalThis.f = () => Host.outputString(JSON.stringify(JSON.parse(Host.inputString())));`;
+  const types = Array.from({ length: 3000 }, (_, i) => [['entity', String(i), 'αβ'], { access: 'Public', value: { doc: `Entity "${i}"\n`, value: ['TypeAliasDefinition', [], ['Record', {}, Array.from({ length: 9 }, (_, f) => ({ name: ['field', String(f)], tpe: ['Reference', {}, [[['morphir']], [['sdk']], ['int']], []] }))]] } }]);
+  const input = JSON.stringify({ formatVersion: 3, distribution: ['Library', [['bench']], [], { modules: [[[['m']], { access: 'Public', value: { types, values: [], doc: null } }]] }] });
+  const { run } = await engineWith(source);
+  const output = run('f', input);
+  assert.ok(output === input, 'the round trip changed the document');
+  assert.ok(output === inV8(source, 'f', input));
+});
+
+json.run();

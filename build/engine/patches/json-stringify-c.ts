@@ -1,0 +1,370 @@
+/** The C texts of the JSON.stringify edits ({@link ./json-stringify.ts}): QuickJS's text that is replaced, and ours. */
+
+/** QuickJS's JS_ToQuotedString, replaced whole. */
+export const QUOTED_STRING_ORIGINAL = String.raw`static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+{
+    JSValue val;
+    JSString *p;
+    int i;
+    uint32_t c;
+    StringBuffer b_s, *b = &b_s;
+    char buf[16];
+
+    val = JS_ToStringCheckObject(ctx, val1);
+    if (JS_IsException(val))
+        return val;
+    p = JS_VALUE_GET_STRING(val);
+
+    if (string_buffer_init(ctx, b, p->len + 2))
+        goto fail;
+
+    if (string_buffer_putc8(b, '\"'))
+        goto fail;
+    for(i = 0; i < p->len; ) {
+        c = string_getc(p, &i);
+        switch(c) {
+        case '\t':
+            c = 't';
+            goto quote;
+        case '\r':
+            c = 'r';
+            goto quote;
+        case '\n':
+            c = 'n';
+            goto quote;
+        case '\b':
+            c = 'b';
+            goto quote;
+        case '\f':
+            c = 'f';
+            goto quote;
+        case '\"':
+        case '\\':
+        quote:
+            if (string_buffer_putc8(b, '\\'))
+                goto fail;
+            if (string_buffer_putc8(b, c))
+                goto fail;
+            break;
+        default:
+            if (c < 32 || (c >= 0xd800 && c < 0xe000)) {
+                snprintf(buf, sizeof(buf), "\\u%04x", c);
+                if (string_buffer_puts8(b, buf))
+                    goto fail;
+            } else {
+                if (string_buffer_putc(b, c))
+                    goto fail;
+            }
+            break;
+        }
+    }
+    if (string_buffer_putc8(b, '\"'))
+        goto fail;
+    JS_FreeValue(ctx, val);
+    return string_buffer_end(b);
+ fail:
+    JS_FreeValue(ctx, val);
+    string_buffer_free(b);
+    return JS_EXCEPTION;
+}
+`;
+
+/** mep_json_put_quoted, the one JSON quoting loop, and JS_ToQuotedString through it. */
+export const QUOTED_STRING = String.raw`/* mep engine: appends the escape of c, a character JSON cannot hold as it is, to b */
+static int mep_json_put_escape(StringBuffer *b, uint32_t c)
+{
+    static const char hex[] = "0123456789abcdef";
+    const uint8_t esc[6] = { '\\', 'u', hex[(c >> 12) & 15], hex[(c >> 8) & 15], hex[(c >> 4) & 15], hex[c & 15] };
+    uint8_t short_esc[2] = { '\\', 0 };
+
+    switch (c) {
+    case '\t': short_esc[1] = 't'; break;
+    case '\r': short_esc[1] = 'r'; break;
+    case '\n': short_esc[1] = 'n'; break;
+    case '\b': short_esc[1] = 'b'; break;
+    case '\f': short_esc[1] = 'f'; break;
+    case '\"': case '\\': short_esc[1] = c; break;
+    default:
+        return string_buffer_write8(b, esc, 6);
+    }
+    return string_buffer_write8(b, short_esc, 2);
+}
+
+/* mep engine: appends p to b as a JSON string literal, copying the runs between the characters
+   that need an escape (a control character, a quote, a backslash, a lone surrogate) at once.
+   JSON.stringify writes keys and strings through it straight into its output. */
+static int mep_json_put_quoted(StringBuffer *b, const JSString *p)
+{
+    int i, run = 0;
+
+    if (string_buffer_putc8(b, '\"'))
+        return -1;
+    if (!p->is_wide_char) {
+        const uint8_t *s8 = p->u.str8;
+        for (i = 0; i < p->len; i++) {
+            uint8_t c = s8[i];
+            if (c >= 32 && c != '\"' && c != '\\')
+                continue;
+            if (string_buffer_write8(b, s8 + run, i - run) || mep_json_put_escape(b, c))
+                return -1;
+            run = i + 1;
+        }
+        if (string_buffer_write8(b, s8 + run, i - run))
+            return -1;
+    } else {
+        const uint16_t *s16 = p->u.str16;
+        for (i = 0; i < p->len; i++) {
+            uint16_t c = s16[i];
+            if (c >= 32 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000))
+                continue;
+            if (c >= 0xd800 && c < 0xdc00 && i + 1 < p->len && s16[i + 1] >= 0xdc00 && s16[i + 1] < 0xe000) {
+                i++; /* a surrogate pair is copied as it is */
+                continue;
+            }
+            if (string_buffer_write16(b, s16 + run, i - run) || mep_json_put_escape(b, c))
+                return -1;
+            run = i + 1;
+        }
+        if (string_buffer_write16(b, s16 + run, i - run))
+            return -1;
+    }
+    return string_buffer_putc8(b, '\"');
+}
+
+static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+{
+    JSValue val;
+    JSString *p;
+    StringBuffer b_s, *b = &b_s;
+
+    val = JS_ToStringCheckObject(ctx, val1);
+    if (JS_IsException(val))
+        return val;
+    p = JS_VALUE_GET_STRING(val);
+    if (string_buffer_init(ctx, b, p->len + 2) || mep_json_put_quoted(b, p)) {
+        string_buffer_free(b);
+        JS_FreeValue(ctx, val);
+        return JS_EXCEPTION;
+    }
+    JS_FreeValue(ctx, val);
+    return string_buffer_end(b);
+}
+`;
+
+/** The direct writer, put before JS_JSONStringify. */
+export const DIRECT_WRITER = String.raw`/* mep engine: JSON.stringify without a replacer function, a property list or a gap (every call
+   the runtime and the backends make) writes straight into its buffer:
+   - a plain object's own enumerable string keys are read from its shape, once, before its
+     values are read, as the key list of the generic path is; each value is then read by key;
+   - keys and strings are quoted in place, integers written as digits;
+   - the objects being written are a list on the C stack for the cycle check.
+   Anything else (boxed primitives, exotic objects, a plain object with an index key, which comes
+   first in key order) is written by js_json_to_str. */
+typedef struct MepJsonLevel {
+    JSObject *obj;
+    const struct MepJsonLevel *up;
+    int depth;
+} MepJsonLevel;
+/* MEP_JSON_MAX_DEPTH is defined with the JSON.parse edits */
+
+static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
+                          JSValue val, const MepJsonLevel *up);
+
+/* js_json_check without a replacer: the key is made only for a toJSON method to see */
+static JSValue mep_json_check(JSContext *ctx, JSValue val, JSAtom atom, int64_t idx)
+{
+    if (JS_IsObject(val) || JS_IsBigInt(ctx, val)) {
+        JSValue f = JS_GetProperty(ctx, val, JS_ATOM_toJSON);
+        if (JS_IsException(f))
+            goto fail;
+        if (JS_IsFunction(ctx, f)) {
+            JSValue v, key = atom != JS_ATOM_NULL ? JS_AtomToString(ctx, atom)
+                                                  : JS_ToStringFree(ctx, JS_NewInt64(ctx, idx));
+            if (JS_IsException(key)) {
+                JS_FreeValue(ctx, f);
+                goto fail;
+            }
+            v = JS_CallFree(ctx, f, val, 1, (JSValueConst *)&key);
+            JS_FreeValue(ctx, key);
+            JS_FreeValue(ctx, val);
+            val = v;
+            if (JS_IsException(val))
+                return val;
+        } else {
+            JS_FreeValue(ctx, f);
+        }
+    }
+    switch (JS_VALUE_GET_NORM_TAG(val)) {
+    case JS_TAG_OBJECT:
+        if (JS_IsFunction(ctx, val))
+            break;
+        /* fall through */
+    case JS_TAG_STRING:
+    case JS_TAG_INT:
+    case JS_TAG_FLOAT64:
+#ifdef CONFIG_BIGNUM
+    case JS_TAG_BIG_FLOAT:
+    case JS_TAG_BIG_INT:
+#endif
+    case JS_TAG_BOOL:
+    case JS_TAG_NULL:
+    case JS_TAG_EXCEPTION:
+        return val;
+    default:
+        break;
+    }
+    JS_FreeValue(ctx, val);
+    return JS_UNDEFINED;
+ fail:
+    JS_FreeValue(ctx, val);
+    return JS_EXCEPTION;
+}
+
+static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst obj,
+                                const MepJsonLevel *level)
+{
+    JSObject *p = JS_VALUE_GET_OBJ(obj);
+    int64_t i, len;
+    JSValue v;
+
+    if (js_get_length64(ctx, &len, obj) || string_buffer_putc8(jsc->b, '['))
+        return -1;
+    for (i = 0; i < len; i++) {
+        if (i > 0 && string_buffer_putc8(jsc->b, ','))
+            return -1;
+        /* a toJSON method may have changed the array: checked again for each element */
+        if (p->fast_array && i < p->u.array.count)
+            v = JS_DupValue(ctx, p->u.array.u.values[i]);
+        else
+            v = JS_GetPropertyInt64(ctx, obj, i);
+        v = mep_json_check(ctx, v, JS_ATOM_NULL, i);
+        if (JS_IsException(v))
+            return -1;
+        if (mep_json_write(ctx, jsc, obj, JS_IsUndefined(v) ? JS_NULL : v, level))
+            return -1;
+    }
+    return string_buffer_putc8(jsc->b, ']');
+}
+
+/* 1 when the object has an index key (the generic path writes it), else 0 or -1 */
+static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst obj,
+                                 const MepJsonLevel *level)
+{
+    JSObject *p = JS_VALUE_GET_OBJ(obj);
+    JSShape *sh = p->shape;
+    JSShapeProperty *prs = get_shape_prop(sh);
+    JSAtom local[16], *keys = local;
+    JSProperty *pr;
+    JSValue v;
+    uint32_t idx;
+    int i, n = 0, ret = -1;
+    BOOL has_content = FALSE;
+
+    if (sh->prop_count > countof(local)) {
+        keys = js_malloc(ctx, sizeof(keys[0]) * sh->prop_count);
+        if (!keys)
+            return -1;
+    }
+    for (i = 0; i < sh->prop_count; i++, prs++) {
+        if (prs->atom == JS_ATOM_NULL || !(prs->flags & JS_PROP_ENUMERABLE))
+            continue;
+        if (JS_AtomIsArrayIndex(ctx, &idx, prs->atom)) {
+            ret = 1;
+            goto done;
+        }
+        if (ctx->rt->atom_array[prs->atom]->atom_type == JS_ATOM_TYPE_STRING)
+            keys[n++] = JS_DupAtom(ctx, prs->atom);
+    }
+    if (string_buffer_putc8(jsc->b, '{'))
+        goto done;
+    for (i = 0; i < n; i++) {
+        prs = find_own_property(&pr, p, keys[i]);
+        if (prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL)
+            v = JS_DupValue(ctx, pr->u.value);
+        else
+            v = JS_GetProperty(ctx, obj, keys[i]);
+        v = mep_json_check(ctx, v, keys[i], 0);
+        if (JS_IsException(v))
+            goto done;
+        if (JS_IsUndefined(v))
+            continue;
+        if ((has_content && string_buffer_putc8(jsc->b, ',')) ||
+            mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) ||
+            string_buffer_putc8(jsc->b, ':')) {
+            JS_FreeValue(ctx, v);
+            goto done;
+        }
+        if (mep_json_write(ctx, jsc, obj, v, level))
+            goto done;
+        has_content = TRUE;
+    }
+    ret = string_buffer_putc8(jsc->b, '}');
+ done:
+    for (i = 0; i < n; i++)
+        JS_FreeAtom(ctx, keys[i]);
+    if (keys != local)
+        js_free(ctx, keys);
+    return ret;
+}
+
+/* writes val (checked by mep_json_check or js_json_check, and freed here) */
+static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
+                          JSValue val, const MepJsonLevel *up)
+{
+    switch (JS_VALUE_GET_NORM_TAG(val)) {
+    case JS_TAG_STRING: {
+        int ret = mep_json_put_quoted(jsc->b, JS_VALUE_GET_STRING(val));
+        JS_FreeValue(ctx, val);
+        return ret;
+    }
+    case JS_TAG_INT: {
+        char buf[16], *q = buf + sizeof(buf);
+        int32_t n = JS_VALUE_GET_INT(val);
+        uint32_t u = n < 0 ? -(uint32_t)n : (uint32_t)n;
+        do { *--q = (char)('0' + u % 10); u /= 10; } while (u != 0);
+        if (n < 0)
+            *--q = '-';
+        return string_buffer_write8(jsc->b, (const uint8_t *)q, buf + sizeof(buf) - q);
+    }
+    case JS_TAG_BOOL:
+        return string_buffer_puts8(jsc->b, JS_VALUE_GET_BOOL(val) ? "true" : "false");
+    case JS_TAG_NULL:
+        return string_buffer_puts8(jsc->b, "null");
+    case JS_TAG_OBJECT: {
+        JSObject *p = JS_VALUE_GET_OBJ(val);
+        const MepJsonLevel *l;
+        MepJsonLevel level;
+        int ret;
+
+        if (p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY)
+            break;
+        for (l = up; l != NULL; l = l->up) {
+            if (l->obj == p) {
+                JS_ThrowTypeError(ctx, "circular reference");
+                goto fail;
+            }
+        }
+        level.depth = up != NULL ? up->depth + 1 : 1;
+        if (level.depth > MEP_JSON_MAX_DEPTH || js_check_stack_overflow(ctx->rt, 0)) {
+            JS_ThrowStackOverflow(ctx);
+            goto fail;
+        }
+        level.obj = p;
+        level.up = up;
+        ret = p->class_id == JS_CLASS_ARRAY ? mep_json_write_array(ctx, jsc, val, &level)
+                                            : mep_json_write_object(ctx, jsc, val, &level);
+        if (ret > 0)
+            break;
+        JS_FreeValue(ctx, val);
+        return ret;
+    }
+    default:
+        break;
+    }
+    return js_json_to_str(ctx, jsc, holder, val, jsc->empty);
+ fail:
+    JS_FreeValue(ctx, val);
+    return -1;
+}
+
+`;
