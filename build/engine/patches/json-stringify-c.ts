@@ -170,10 +170,24 @@ typedef struct MepJsonLevel {
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up);
 
+/* TRUE when neither p nor its prototypes, all plain objects or arrays, have a toJSON property:
+   a few look-ups in their shapes instead of a generic property read */
+static BOOL mep_json_no_tojson(JSObject *p)
+{
+    JSProperty *pr;
+
+    for (; p != NULL; p = p->shape->proto) {
+        if ((p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY) ||
+            find_own_property(&pr, p, JS_ATOM_toJSON))
+            return FALSE;
+    }
+    return TRUE;
+}
+
 /* js_json_check without a replacer: the key is made only for a toJSON method to see */
 static JSValue mep_json_check(JSContext *ctx, JSValue val, JSAtom atom, int64_t idx)
 {
-    if (JS_IsObject(val) || JS_IsBigInt(ctx, val)) {
+    if (JS_IsObject(val) ? !mep_json_no_tojson(JS_VALUE_GET_OBJ(val)) : JS_IsBigInt(ctx, val)) {
         JSValue f = JS_GetProperty(ctx, val, JS_ATOM_toJSON);
         if (JS_IsException(f))
             goto fail;
@@ -227,7 +241,12 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
     int64_t i, len;
     JSValue v;
 
-    if (js_get_length64(ctx, &len, obj) || string_buffer_putc8(jsc->b, '['))
+    /* an array's length is its first property */
+    if (JS_VALUE_GET_TAG(p->prop[0].u.value) == JS_TAG_INT)
+        len = JS_VALUE_GET_INT(p->prop[0].u.value);
+    else if (js_get_length64(ctx, &len, obj))
+        return -1;
+    if (string_buffer_putc8(jsc->b, '['))
         return -1;
     for (i = 0; i < len; i++) {
         if (i > 0 && string_buffer_putc8(jsc->b, ','))
