@@ -93,6 +93,24 @@ t('array then gc', () => { let n = 0; for (let i = 0; i < 200; i++) n += JSON.pa
 
 `;
 
+const INDENTED_CASES = String.raw`
+const values = {
+  nested: { a: [1, [2, []], {}, { b: { c: [null, true, 'x"y'] } }], e: {}, f: [], g: [[[]]], h: [{}] },
+  exotic: { m: new Map([[1, 2]]), s: new String('s'), n: [new Number(1), new Boolean(true)], p: new Proxy({ x: [1, { y: 2 }], z: {} }, {}), pa: new Proxy([1, [2], {}], {}), d: new Date(0), args: (function () { return arguments; })(1, [2]) },
+  index: { b: 1, 2: ['two', { 3: 'x', k: [] }], a: {} },
+  tojson: { a: { toJSON() { return { x: [1, 2], y: {} }; } }, b: [{ toJSON() { return []; } }, { toJSON() { return undefined; } }] },
+  skipped: { u: undefined, f() {}, s: Symbol('x'), v: 1, arr: [undefined, () => 1] },
+  onlySkipped: { u: undefined },
+  top: [1, 'two'],
+  emptyTop: [],
+  prim: 'str',
+};
+for (const gap of [2, '\t', '--', 20, 'abcdefghijklmno', 0, '', 1, new Number(3), new String('ab')]) {
+  for (const [name, v] of Object.entries(values)) t(JSON.stringify(String(gap)) + ' ' + name, () => JSON.stringify(JSON.stringify(v, null, gap)));
+}
+
+`;
+
 const json = suite('engine :: JSON edits against V8');
 
 json('should stringify as V8 does: toJSON, getters and mutation during the walk, cycles, index keys, exotic objects', async () => {
@@ -102,6 +120,14 @@ json('should stringify as V8 does: toJSON, getters and mutation during the walk,
   const v8 = inV8(source, 'f').split('\n');
   // BigInt's message differs by engine; the class is the same.
   assert.equal(engine, v8);
+});
+
+json('should indent as V8 does for every kind of gap, exotic and empty values and toJSON results included', async () => {
+  const source = `${HARNESS}${INDENTED_CASES}\nglobalThis.f = () => Host.outputString(out.join('\\n'));`;
+  const { run } = await engineWith(source);
+  const engine = run('f').split('\n');
+  assert.ok(engine.length >= 90);
+  assert.equal(engine, inV8(source, 'f').split('\n'));
 });
 
 json('should parse arrays as V8 does: sizes around the gathering buffer, bad input mid-array, revivers', async () => {

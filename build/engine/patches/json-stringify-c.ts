@@ -152,12 +152,13 @@ static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
 `;
 
 /** The direct writer, put before JS_JSONStringify. */
-export const DIRECT_WRITER = String.raw`/* mep engine: JSON.stringify without a replacer function, a property list or a gap (every call
-   the runtime and the backends make) writes straight into its buffer:
+export const DIRECT_WRITER = String.raw`/* mep engine: JSON.stringify without a replacer function or a property list (every call the
+   runtime and the backends make, indented or not) writes straight into its buffer:
    - a plain object's own enumerable string keys are read from its shape, once, before its
      values are read, as the key list of the generic path is; each value is then read by key;
    - keys and strings are quoted in place, integers written as digits;
-   - the objects being written are a list on the C stack for the cycle check.
+   - the objects being written are a list on the C stack for the cycle check;
+   - with a gap, each line is indented by the gap once per level.
    Anything else (boxed primitives, exotic objects, a plain object with an index key, which comes
    first in key order) is written by js_json_to_str. */
 typedef struct MepJsonLevel {
@@ -169,6 +170,41 @@ typedef struct MepJsonLevel {
 
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up);
+
+/* with a gap, a line break and the indentation of depth levels; nothing without one */
+static int mep_json_break(JSONStringifyContext *jsc, int depth)
+{
+    const JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
+
+    if (gap->len == 0)
+        return 0;
+    if (string_buffer_putc8(jsc->b, '\n'))
+        return -1;
+    while (depth-- > 0) {
+        if (string_buffer_concat(jsc->b, gap, 0, gap->len))
+            return -1;
+    }
+    return 0;
+}
+
+/* the indentation of depth levels as a string, for js_json_to_str */
+static JSValue mep_json_indent(JSContext *ctx, JSONStringifyContext *jsc, int depth)
+{
+    const JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
+    StringBuffer b_s, *b = &b_s;
+
+    if (gap->len == 0 || depth == 0)
+        return JS_DupValue(ctx, jsc->empty);
+    if (string_buffer_init(ctx, b, gap->len * depth))
+        return JS_EXCEPTION;
+    while (depth-- > 0) {
+        if (string_buffer_concat(b, gap, 0, gap->len)) {
+            string_buffer_free(b);
+            return JS_EXCEPTION;
+        }
+    }
+    return string_buffer_end(b);
+}
 
 /* TRUE when neither p nor its prototypes, all plain objects or arrays, have a toJSON property:
    a few look-ups in their shapes instead of a generic property read */
@@ -249,7 +285,7 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
     if (string_buffer_putc8(jsc->b, '['))
         return -1;
     for (i = 0; i < len; i++) {
-        if (i > 0 && string_buffer_putc8(jsc->b, ','))
+        if ((i > 0 && string_buffer_putc8(jsc->b, ',')) || mep_json_break(jsc, level->depth))
             return -1;
         /* a toJSON method may have changed the array: checked again for each element */
         if (p->fast_array && i < p->u.array.count)
@@ -262,6 +298,8 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
         if (mep_json_write(ctx, jsc, obj, JS_IsUndefined(v) ? JS_NULL : v, level))
             return -1;
     }
+    if (len > 0 && mep_json_break(jsc, level->depth - 1))
+        return -1;
     return string_buffer_putc8(jsc->b, ']');
 }
 
@@ -307,9 +345,9 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
             goto done;
         if (JS_IsUndefined(v))
             continue;
-        if ((has_content && string_buffer_putc8(jsc->b, ',')) ||
-            mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) ||
-            string_buffer_putc8(jsc->b, ':')) {
+        if ((has_content && string_buffer_putc8(jsc->b, ',')) || mep_json_break(jsc, level->depth) ||
+            mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) || string_buffer_putc8(jsc->b, ':') ||
+            (JS_VALUE_GET_STRING(jsc->gap)->len != 0 && string_buffer_putc8(jsc->b, ' '))) {
             JS_FreeValue(ctx, v);
             goto done;
         }
@@ -317,6 +355,8 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
             goto done;
         has_content = TRUE;
     }
+    if (has_content && mep_json_break(jsc, level->depth - 1))
+        goto done;
     ret = string_buffer_putc8(jsc->b, '}');
  done:
     for (i = 0; i < n; i++)
@@ -380,7 +420,16 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
     default:
         break;
     }
-    return js_json_to_str(ctx, jsc, holder, val, jsc->empty);
+    {
+        /* js_json_to_str indents the members of what it writes by one more gap than indent */
+        JSValue indent = mep_json_indent(ctx, jsc, up != NULL ? up->depth : 0);
+        int ret;
+        if (JS_IsException(indent))
+            goto fail;
+        ret = js_json_to_str(ctx, jsc, holder, val, indent);
+        JS_FreeValue(ctx, indent);
+        return ret;
+    }
  fail:
     JS_FreeValue(ctx, val);
     return -1;

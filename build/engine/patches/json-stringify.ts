@@ -1,7 +1,8 @@
 /**
- * Edits to JSON.stringify. Without a replacer function, a property list or a gap (every call the
- * runtime and the backends make), it writes straight into its buffer instead of building a key
- * array, a quoted copy of every key and string, and a JS array for the cycle check per object.
+ * Edits to JSON.stringify. Without a replacer function or a property list (every call the runtime
+ * and the backends make, indented or not), it writes straight into its buffer instead of building
+ * a key array, a quoted copy of every key and string, an indentation string and a JS array for the
+ * cycle check per object.
  * The C is ours; the texts it replaces are QuickJS's, so a QuickJS upgrade that changes them fails
  * the build. build/engine/json.test.ts checks the output against V8's, hostile cases included.
  */
@@ -44,11 +45,11 @@ export const JSON_STRINGIFY_PATCHES: readonly QuickjsPatch[] = [
     file: 'quickjs.c',
     find: STRINGIFY_CALL,
     replace:
-      '    /* mep engine: without a replacer function, a property list or a gap, the direct writer */\n' +
-      '    if (JS_IsUndefined(jsc->replacer_func) && JS_IsUndefined(jsc->property_list) && JS_IsEmptyString(jsc->gap)\n' +
+      '    /* mep engine: without a replacer function or a property list, the direct writer */\n' +
+      '    if (JS_IsUndefined(jsc->replacer_func) && JS_IsUndefined(jsc->property_list)\n' +
       '        ? mep_json_write(ctx, jsc, wrapper, val, NULL)\n' +
       '        : js_json_to_str(ctx, jsc, wrapper, val, jsc->empty))\n' +
       '        goto exception;\n',
-    why: 'use the direct writer when nothing can observe the generic path\'s order of work (no replacer, list or gap)',
+    why: 'use the direct writer when nothing can observe the generic path\'s order of work (no replacer or list)',
   },
 ];
