@@ -147,19 +147,30 @@ globalThis.f = () => {
   v = 1;
   for (let i = 0; i < 200000; i++) v = { v };
   t('stringify objects', () => JSON.stringify(v).length);
+  t('stringify with a replacer', () => JSON.stringify(v, (k, x) => x).length);
+  t('stringify with a property list', () => JSON.stringify(v, ['v']).length);
+  let mixed = 1;
+  for (let i = 0; i < 1000; i++) mixed = { v: mixed };
+  mixed = new Proxy({ v: mixed }, {});
+  for (let i = 0; i < 1500; i++) mixed = [mixed];
+  t('stringify, 1,500 levels direct then 1,001 generic', () => JSON.stringify(mixed).length);
   t('after', () => JSON.stringify(JSON.parse('[1,{"a":[2]}]')));
   const nest = (n, open, close) => open.repeat(n) + close.repeat(n);
   t('2,000 deep', () => [JSON.parse(nest(2000, '[', ']')), JSON.parse(nest(2000, '{"a":', '}').replace('{"a":}', '{}'))].map((x) => JSON.stringify(x).length).join());
   t('2,001 deep', () => JSON.parse(nest(2001, '[', ']')));
+  let deep = 1;
+  for (let i = 0; i < 2000; i++) deep = { v: deep };
+  t('2,000 deep, replacer', () => JSON.stringify(deep, (k, x) => x).length);
   Host.outputString(out.join('\\n'));
 };`;
   const { run } = await engineWith(source);
   const lines = run('f').split('\n');
-  for (const line of lines.slice(0, 4)) assert.match(line, / threw (SyntaxError|stack overflow)$/);
-  assert.is(lines[4], 'after [1,{"a":[2]}]');
+  for (const line of lines.slice(0, 7)) assert.match(line, / threw (SyntaxError|stack overflow)$/);
+  assert.is(lines[7], 'after [1,{"a":[2]}]');
   // The limit: 2,000 levels parse and write back; one more is the stack overflow V8 would not raise yet.
-  assert.is(lines[5], `2,000 deep ${4000},${1999 * 6 + 2}`);
-  assert.is(lines[6], '2,001 deep threw stack overflow');
+  assert.is(lines[8], `2,000 deep ${4000},${1999 * 6 + 2}`);
+  assert.is(lines[9], '2,001 deep threw stack overflow');
+  assert.is(lines[10], `2,000 deep, replacer ${2000 * 6 + 1}`);
 });
 
 json('should write a parsed IR-shaped document back byte for byte as V8 does', async () => {

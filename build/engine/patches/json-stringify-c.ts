@@ -421,11 +421,13 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
         break;
     }
     {
-        /* js_json_to_str indents the members of what it writes by one more gap than indent */
+        /* js_json_to_str indents the members of what it writes by one more gap than indent, and
+           counts its depth from here */
         JSValue indent = mep_json_indent(ctx, jsc, up != NULL ? up->depth : 0);
         int ret;
         if (JS_IsException(indent))
             goto fail;
+        jsc->mep_depth = up != NULL ? up->depth : 0;
         ret = js_json_to_str(ctx, jsc, holder, val, indent);
         JS_FreeValue(ctx, indent);
         return ret;

@@ -52,4 +52,33 @@ export const JSON_STRINGIFY_PATCHES: readonly QuickjsPatch[] = [
       '        goto exception;\n',
     why: 'use the direct writer when nothing can observe the generic path\'s order of work (no replacer or list)',
   },
+  {
+    file: 'quickjs.c',
+    find: '    JSValue empty;\n    StringBuffer *b;\n} JSONStringifyContext;',
+    replace:
+      '    JSValue empty;\n    StringBuffer *b;\n' +
+      '    int mep_depth; /* mep engine: how deep the direct writer was when it handed over to js_json_to_str */\n' +
+      '} JSONStringifyContext;',
+    why: 'where the generic writer learns how deep the direct writer already was (see the depth check below)',
+  },
+  {
+    file: 'quickjs.c',
+    find: '    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n',
+    replace: '    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n    jsc->mep_depth = 0;\n',
+    why: 'start the count of the depth check below at zero',
+  },
+  {
+    file: 'quickjs.c',
+    find: '        v = js_array_push(ctx, jsc->stack, 1, (JSValueConst *)&val, 0);\n        if (check_exception_free(ctx, v))\n            goto exception;\n',
+    replace:
+      '        v = js_array_push(ctx, jsc->stack, 1, (JSValueConst *)&val, 0);\n        if (check_exception_free(ctx, v))\n            goto exception;\n' +
+      '        /* mep engine: the direct writer\'s depth limit, counted from where it handed over */\n' +
+      '        if (jsc->mep_depth + JS_VALUE_GET_OBJ(jsc->stack)->u.array.count > MEP_JSON_MAX_DEPTH) {\n' +
+      '            JS_ThrowInternalError(ctx, "stack overflow");\n' +
+      '            goto exception;\n' +
+      '        }\n',
+    why:
+      'hold the generic writer (a replacer function or a property list, an exotic object) to the same depth as the direct ' +
+      'one: it had no limit at all, and deep data exhausted the host\'s stack and trapped the call',
+  },
 ];
