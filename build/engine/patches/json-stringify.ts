@@ -6,7 +6,8 @@
  * The C is ours; the texts it replaces are QuickJS's, so a QuickJS upgrade that changes them fails
  * the build. build/engine/json.test.ts checks the output against V8's, hostile cases included.
  */
-import { DIRECT_WRITER, QUOTED_STRING, QUOTED_STRING_ORIGINAL } from './json-stringify-c.ts';
+import { QUOTED_STRING, QUOTED_STRING_ORIGINAL } from './json-quote-c.ts';
+import { DIRECT_WRITER } from './json-writer-c.ts';
 import type { QuickjsPatch } from './types.ts';
 
 const STRINGIFY_HEAD = 'JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,\n                         JSValueConst replacer, JSValueConst space0)';
@@ -63,20 +64,23 @@ export const JSON_STRINGIFY_PATCHES: readonly QuickjsPatch[] = [
   },
   {
     file: 'quickjs.c',
-    find: '    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n',
-    replace: '    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n    jsc->mep_depth = 0;\n',
+    find: '    jsc->b = &b_s;\n    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n',
+    replace: '    jsc->b = &b_s;\n    jsc->mep_depth = 0;\n    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n',
     why: 'start the count of the depth check below at zero',
   },
   {
     file: 'quickjs.c',
-    find: '        v = js_array_push(ctx, jsc->stack, 1, (JSValueConst *)&val, 0);\n        if (check_exception_free(ctx, v))\n            goto exception;\n',
+    find:
+      '        v = js_array_push(ctx, jsc->stack, 1, (JSValueConst *)&val, 0);\n        if (check_exception_free(ctx, v))\n            goto exception;\n' +
+      '        ret = JS_IsArray(ctx, val);\n',
     replace:
       '        v = js_array_push(ctx, jsc->stack, 1, (JSValueConst *)&val, 0);\n        if (check_exception_free(ctx, v))\n            goto exception;\n' +
       '        /* mep engine: the direct writer\'s depth limit, counted from where it handed over */\n' +
       '        if (jsc->mep_depth + JS_VALUE_GET_OBJ(jsc->stack)->u.array.count > MEP_JSON_MAX_DEPTH) {\n' +
       '            JS_ThrowInternalError(ctx, "stack overflow");\n' +
       '            goto exception;\n' +
-      '        }\n',
+      '        }\n' +
+      '        ret = JS_IsArray(ctx, val);\n',
     why:
       'hold the generic writer (a replacer function or a property list, an exotic object) to the same depth as the direct ' +
       'one: it had no limit at all, and deep data exhausted the host\'s stack and trapped the call',
