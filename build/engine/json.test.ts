@@ -111,6 +111,30 @@ for (const gap of [2, '\t', '--', 20, 'abcdefghijklmno', 0, '', 1, new Number(3)
 
 `;
 
+/** Random values from a seeded generator, so the engine and V8 see the same ones. */
+const RANDOM_VALUES = String.raw`
+let seed = 12345;
+const rand = () => { seed = (seed * 1103515245 + 12345) & 0x7fffffff; return seed / 0x7fffffff; };
+const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+const CHARS = ['a', 'Z', '0', ' ', '"', '\\', '/', '\n', '\t', '\u0000', '\u001f', '\u007f', 'é', 'ß', 'α', '中', '\u2028', '\ud83d\ude00', '\ud800', '\udfff'];
+const text = () => Array.from({ length: Math.floor(rand() * 12) }, () => pick(CHARS)).join('');
+const KEYS = ['a', 'b', 'name', 'tpe', '0', '1', '10', '-1', '01', '4294967295', '__proto__', 'toString', '', 'é', '\u0000'];
+function value(depth) {
+  const r = rand();
+  if (depth > 4 || r < 0.35) return pick([0, -0, 1, -1, 2147483647, -2147483648, 2147483648, 0.5, -1e-7, 1e21, 123456789.125, NaN, Infinity, true, false, null, undefined, text(), text()]);
+  if (r < 0.65) return Array.from({ length: Math.floor(rand() * 8) }, () => value(depth + 1));
+  const o = {};
+  for (let i = Math.floor(rand() * 7); i > 0; i--) Object.defineProperty(o, pick(KEYS) + (rand() < 0.5 ? '' : text()), { value: value(depth + 1), enumerable: rand() < 0.9, writable: true, configurable: true });
+  return o;
+}
+const out = [];
+for (let i = 0; i < 400; i++) {
+  const v = value(0);
+  const flat = JSON.stringify(v);
+  out.push(flat, JSON.stringify(v, null, pick([1, 2, '\t', '--'])), flat === undefined ? '' : JSON.stringify(JSON.parse(flat)));
+}
+`;
+
 const json = suite('engine :: JSON edits against V8');
 
 json('should stringify as V8 does: toJSON, getters and mutation during the walk, cycles, index keys, exotic objects', async () => {
@@ -128,6 +152,14 @@ json('should indent as V8 does for every kind of gap, exotic and empty values an
   const engine = run('f').split('\n');
   assert.ok(engine.length >= 90);
   assert.equal(engine, inV8(source, 'f').split('\n'));
+});
+
+json('should write and read 400 random values (odd keys, non-enumerable members, surrogates, -0, NaN) as V8 does', async () => {
+  const source = `${RANDOM_VALUES}\nglobalThis.f = () => Host.outputString(JSON.stringify(out));`;
+  const { run } = await engineWith(source);
+  const engine = JSON.parse(run('f')) as string[];
+  assert.is(engine.length, 1200);
+  assert.equal(engine, JSON.parse(inV8(source, 'f')));
 });
 
 json('should parse arrays as V8 does: sizes around the gathering buffer, bad input mid-array, revivers', async () => {
