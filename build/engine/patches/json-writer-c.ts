@@ -15,10 +15,21 @@ typedef struct MepJsonLevel {
     const struct MepJsonLevel *up;
     int depth;
 } MepJsonLevel;
+
 /* MEP_JSON_MAX_DEPTH is defined with the JSON.parse edits */
 
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up);
+
+/* appends the gap depth times to b */
+static int mep_json_put_indent(StringBuffer *b, const JSString *gap, int depth)
+{
+    while (depth-- > 0) {
+        if (string_buffer_concat(b, gap, 0, gap->len))
+            return -1;
+    }
+    return 0;
+}
 
 /* with a gap, a line break and the indentation of depth levels; nothing without one */
 static int mep_json_break(JSONStringifyContext *jsc, int depth)
@@ -27,12 +38,8 @@ static int mep_json_break(JSONStringifyContext *jsc, int depth)
 
     if (gap->len == 0)
         return 0;
-    if (string_buffer_putc8(jsc->b, '\n'))
+    if (string_buffer_putc8(jsc->b, '\n') || mep_json_put_indent(jsc->b, gap, depth))
         return -1;
-    while (depth-- > 0) {
-        if (string_buffer_concat(jsc->b, gap, 0, gap->len))
-            return -1;
-    }
     return 0;
 }
 
@@ -46,11 +53,9 @@ static JSValue mep_json_indent(JSContext *ctx, JSONStringifyContext *jsc, int de
         return JS_DupValue(ctx, jsc->empty);
     if (string_buffer_init(ctx, b, gap->len * depth))
         return JS_EXCEPTION;
-    while (depth-- > 0) {
-        if (string_buffer_concat(b, gap, 0, gap->len)) {
-            string_buffer_free(b);
-            return JS_EXCEPTION;
-        }
+    if (mep_json_put_indent(b, gap, depth)) {
+        string_buffer_free(b);
+        return JS_EXCEPTION;
     }
     return string_buffer_end(b);
 }
