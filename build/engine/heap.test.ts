@@ -1,6 +1,7 @@
 /**
- * The engine's heap (glue/alloc.c, the collector's threshold) and the QuickJS edits on JSON and
- * Map, checked through the engine itself against what V8 gives for the same script.
+ * The engine's heap (glue/alloc.c, the collector's threshold) and the QuickJS edits on JSON strings,
+ * Map, instanceof and x++ / x--, checked through the engine itself against what V8 gives for the
+ * same script (the JSON writer and parser: json.test.ts).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -109,6 +110,32 @@ json('should keep instanceof semantics: classes, bound functions, Symbol.hasInst
   const answer = run('k');
   assert.is(answer, inV8(source, 'k'));
   assert.is(answer, JSON.stringify([true, false, true, true, false, true, true, false, false, true, 'TypeError', 'TypeError', true]));
+});
+
+json('should count with x++ and x-- as V8 does: integers at the int32 edges, floats, strings, BigInt, valueOf, properties', async () => {
+  const source = `globalThis.i = () => {
+    const out = [];
+    const t = (name, f) => { try { out.push(name + ' ' + f()); } catch (e) { out.push(name + ' threw ' + e.constructor.name); } };
+    t('post inc ints', () => { let i = 0; const a = []; for (let k = 0; k < 5; k++) a.push(i++); return a.join() + ' ' + i; });
+    t('post dec ints', () => { let i = 2; const a = []; for (let k = 0; k < 5; k++) a.push(i--); return a.join() + ' ' + i; });
+    t('boundaries', () => { let a = 2147483647, b = -2147483648; const x = a++, y = b--; return [x, a, y, b, typeof a, a === 2147483648, b === -2147483649].join(); });
+    t('float', () => { let f = 1.5; const x = f++; let g = -0; const y = g--; return [x, f, Object.is(y, -0), g].join(); });
+    t('strings', () => { let s = '5'; const x = s++; let u = 'x'; const y = u--; return [typeof x, x, s, y, u].join(); });
+    t('undefined/null/bool', () => { let u, n = null, b = true; return [u++, u, n++, n, b--, b].join(); });
+    t('bigint', () => { let b = 10n; const x = b++; let c = -1n; const y = c--; return [x, b, y, c, typeof x].join(); });
+    t('valueOf', () => { let calls = 0; let o = { valueOf() { calls++; return 7; } }; const x = o++; return [x, o, calls].join(); });
+    t('property', () => { const o = { p: 1, q: 2147483647 }; const x = o.p++, y = o.q++, z = o.r++; return [x, o.p, y, o.q, z, o.r].join(); });
+    t('array element', () => { const a = [1, 2]; const x = a[0]++ + a[1]--; return [x, a].join('|'); });
+    t('closure var', () => { let c = 0; const f = () => c++; f(); f(); return [f(), c].join(); });
+    t('loops', () => { let s = 0; for (let i = 0; i < 1000; i++) { const j = i; s += j; } let k = 0; while (k++ < 10) s += k; return s; });
+    t('const throws', () => { const c = 1; return eval('c++'); });
+    t('symbol throws', () => { let s = Symbol(); return s++; });
+    Host.outputString(out.join('\\n'));
+  };`;
+  const { run } = await engineWith(source);
+  const answer = run('i');
+  assert.is(answer, inV8(source, 'i'));
+  assert.match(answer, /^boundaries 2147483647,2147483648,-2147483648,-2147483649,number,true,true$/m);
 });
 
 json.run();
