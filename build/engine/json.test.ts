@@ -55,6 +55,11 @@ t('bigint toJSON', () => { BigInt.prototype.toJSON = function (k) { return this.
 t('toJSON returns undefined', () => JSON.stringify({ a: { toJSON() { return undefined; } }, b: [{ toJSON() {} }] }));
 t('toJSON throws', () => JSON.stringify({ a: { toJSON() { throw new RangeError('boom'); } } }));
 t('getter throws', () => JSON.stringify({ get a() { throw new SyntaxError('g'); } }));
+t('long strings with escapes', () => { const parts = []; for (let i = 0; i < 2000; i++) parts.push(String.fromCharCode(i % 300) + (i % 255 === 0 ? '\ud83d\ude00' : '') + (i % 97 === 0 ? '\ud800' : '') + '"\\'); const s = parts.join('x'); return JSON.stringify([s, { [s.slice(0, 700)]: s }]); });
+t('pair at a chunk edge', () => [254, 255, 256, 257, 511, 512].map((n) => JSON.stringify('"'.repeat(n) + '\ud83d\ude00' + '"'.repeat(3) + 'é')).join('|'));
+t('lone surrogates at a chunk edge', () => [255, 256, 257].map((n) => JSON.stringify('\n'.repeat(n) + '\udc00\ud800' + 'b' + '\ud800')).join('|'));
+t('narrow escapes, wide output', () => JSON.stringify(['αβ', 'x"y\\z\n'.repeat(100), 'é\u0001'.repeat(300), { 'k"\u00ff': 'é'.repeat(600) }]));
+t('narrow only', () => JSON.stringify(['x"y\\z\n\u007f\u00ff\u0080'.repeat(100), 'plain']));
 t('with gap', () => JSON.stringify({ a: [1, { b: 2 }] }, null, 2));
 t('with replacer', () => JSON.stringify({ a: 1, b: [2] }, (k, v) => (k === 'a' ? 5 : v)));
 t('with list', () => JSON.stringify({ a: 1, b: 2, c: { a: 3, b: 4 } }, ['a', 'c']));
@@ -89,6 +94,13 @@ for (const bad of ['[1,2,', '[1,2,]', '[1 2]', '[', ']', '[1,[2,[3,[4,', '{"a":[
   t('bad ' + bad, () => rt(bad));
 t('reviver', () => JSON.stringify(JSON.parse('[1,[2,3],{"a":[4]}]', (k, v) => (typeof v === 'number' ? v * 10 : v))));
 t('reviver deletes', () => JSON.stringify(JSON.parse('[1,2,3]', (k, v) => (k === '1' ? undefined : v))));
+t('repeated strings', () => { const a = JSON.parse('["name","name","x","x","","",' + JSON.stringify('y'.repeat(32)) + ',' + JSON.stringify('y'.repeat(32)) + ',' + JSON.stringify('y'.repeat(33)) + ']'); a[0] += '!'; return JSON.stringify(a) + (a[2] === a[3]) + a[6].length + a[8].length; });
+t('strings that collide', () => { const words = []; for (let i = 0; i < 3000; i++) words.push(String.fromCharCode(97 + (i % 26)).repeat(i % 41) + (i % 7 ? i : '')); const doc = JSON.stringify(words.concat(words.slice().reverse())); const a = JSON.parse(doc); return (JSON.stringify(a) === doc) + ' ' + a.filter((w, i) => w === words[i]).length; });
+t('keys QuickJS knows', () => { const o = JSON.parse('{"name":1,"value":2,"length":3,"constructor":4,"toString":5,"prototype":6,"0":7,"01":8}'); return Object.keys(o) + ' ' + o.name + o.toString + o.length + typeof ({}).toString + JSON.stringify(o); });
+t('a value then a key', () => { const a = JSON.parse('["k1",{"k1":"k1","name":"name"},"k1","name",{"name":"k1"}]'); const o = {}; o[a[0]] = a[3]; return (a[0] === a[2]) + ' ' + (Object.keys(a[1])[0] === a[0]) + JSON.stringify(o) + JSON.stringify(a) + a[4].name.length; });
+t('many shapes', () => { const objs = []; for (let i = 0; i < 1200; i++) { const o = {}; for (let k = 0; k < 1 + (i % 9); k++) o['k' + ((k * 7 + i) % 13)] = k; objs.push(o); } const doc = JSON.stringify(objs.concat(objs)); const a = JSON.parse(doc); a[5].extra = 1; delete a[7].k0; return (JSON.stringify(a.slice(10)) === JSON.stringify(objs.concat(objs).slice(10))) + ' ' + Object.keys(a[1201]) + ' ' + Object.keys(a[5]); });
+t('same keys, other order', () => rt('[{"a":1,"b":2},{"b":1,"a":2},{"a":1,"b":2,"c":3},{"a":1},{"a":[{"a":1,"b":2}],"b":{"b":{"a":1}}}]'));
+t('parse after parse', () => { let n = 0; for (let i = 0; i < 50; i++) { const a = JSON.parse('[' + Array.from({ length: 40 }, (_, j) => '{"n":"w' + (j % 5) + '","t":["x","y"]}').join(',') + ']'); n += a.length + a[i % 40].n.length; } return n; });
 t('array then gc', () => { let n = 0; for (let i = 0; i < 200; i++) n += JSON.parse('[' + Array.from({ length: 50 }, (_, j) => "[" + j + ",{\"k\":[" + j + "]}]").join(',') + ']').length; return n; });
 
 `;

@@ -141,6 +141,131 @@ static JSValue json_parse_value(JSParseState *s)
 
 `;
 
+/** Ours, after JSParseState: what one JSON.parse shares while it runs. */
+const JSON_CACHE = String.raw`
+/* mep engine: what one JSON.parse keeps while it runs (JS_ParseJSON2 makes and frees it):
+   - the strings it made last, by a hash of their text: an IR repeats its names and keys
+     thousands of times, and a repeat shares the string instead of allocating another;
+   - the shapes its objects went through: QuickJS turns an object's own shape into the next one
+     in place, so each later object of the kind found no shape for its first key, cloned one and
+     dropped it again at its second key */
+#define MEP_JSON_STRINGS 512 /* a power of two */
+#define MEP_JSON_STRING_MAX 32 /* longer strings rarely repeat */
+#define MEP_JSON_SHAPES 256
+
+typedef struct MepJsonCache {
+    JSValue strings[MEP_JSON_STRINGS];
+    JSShape *shapes[MEP_JSON_SHAPES];
+    int shape_count;
+} MepJsonCache;
+
+static void mep_json_cache_init(MepJsonCache *c)
+{
+    int i;
+
+    for (i = 0; i < MEP_JSON_STRINGS; i++)
+        c->strings[i] = JS_UNDEFINED;
+    c->shape_count = 0;
+}
+
+static void mep_json_cache_free(JSContext *ctx, MepJsonCache *c)
+{
+    int i;
+
+    for (i = 0; i < MEP_JSON_STRINGS; i++)
+        JS_FreeValue(ctx, c->strings[i]);
+    for (i = 0; i < c->shape_count; i++)
+        js_free_shape(ctx->rt, c->shapes[i]);
+}
+
+/* the string of the n bytes of printable ASCII at p: an earlier one of the same text if the
+   cache has it (strings cannot change, so sharing one is invisible) */
+static JSValue mep_json_string8(JSParseState *s, const uint8_t *p, size_t n)
+{
+    MepJsonCache *c = s->mep_json_cache;
+    JSValue *slot, str;
+    uint32_t h;
+    size_t i;
+
+    if (c == NULL || n > MEP_JSON_STRING_MAX)
+        return js_new_string8(s->ctx, p, n);
+    h = (uint32_t)n;
+    for (i = 0; i < n; i++)
+        h = h * 31 + p[i];
+    slot = &c->strings[(h ^ (h >> 11)) & (MEP_JSON_STRINGS - 1)];
+    if (JS_VALUE_GET_TAG(*slot) == JS_TAG_STRING) {
+        JSString *cached = JS_VALUE_GET_STRING(*slot);
+        if (cached->len == n && !cached->is_wide_char && memcmp(cached->u.str8, p, n) == 0)
+            return JS_DupValue(s->ctx, *slot);
+    }
+    str = js_new_string8(s->ctx, p, n);
+    if (!JS_IsException(str)) {
+        JS_FreeValue(s->ctx, *slot);
+        *slot = JS_DupValue(s->ctx, str);
+    }
+    return str;
+}
+
+/* mep_add_data_property for JSON.parse: a shape of this object's own that has no next shape for
+   prop yet is kept (add_property then clones it), so that the next object of its kind finds it */
+static int mep_json_add_member(JSParseState *s, JSObject *p, JSAtom prop, JSValue val)
+{
+    MepJsonCache *c = s->mep_json_cache;
+    JSShape *sh = p->shape;
+
+    if (c != NULL && sh->is_hashed && sh->header.ref_count == 1 && c->shape_count < MEP_JSON_SHAPES &&
+        !find_hashed_shape_prop(s->ctx->rt, sh, prop, JS_PROP_C_W_E))
+        c->shapes[c->shape_count++] = js_dup_shape(sh);
+    return mep_add_data_property(s->ctx, p, prop, val);
+}
+`;
+
+/** QuickJS's JS_ParseJSON2 from its first statement, replaced whole. */
+const JSON_PARSE_BODY_ORIGINAL = String.raw`    js_parse_init(ctx, s, buf, buf_len, filename);
+    s->ext_json = ((flags & JS_PARSE_JSON_EXT) != 0);
+    if (json_next_token(s))
+        goto fail;
+    val = json_parse_value(s);
+    if (JS_IsException(val))
+        goto fail;
+    if (s->token.val != TOK_EOF) {
+        if (js_parse_error(s, "unexpected data at the end"))
+            goto fail;
+    }
+    return val;
+ fail:
+    JS_FreeValue(ctx, val);
+    free_token(s, &s->token);
+    return JS_EXCEPTION;
+}
+`;
+
+/** Ours: the same with the cache made first and freed on both ways out. */
+const JSON_PARSE_BODY = String.raw`    MepJsonCache cache;
+
+    js_parse_init(ctx, s, buf, buf_len, filename);
+    s->ext_json = ((flags & JS_PARSE_JSON_EXT) != 0);
+    mep_json_cache_init(&cache);
+    s->mep_json_cache = &cache;
+    if (json_next_token(s))
+        goto fail;
+    val = json_parse_value(s);
+    if (JS_IsException(val))
+        goto fail;
+    if (s->token.val != TOK_EOF) {
+        if (js_parse_error(s, "unexpected data at the end"))
+            goto fail;
+    }
+    mep_json_cache_free(ctx, &cache);
+    return val;
+ fail:
+    JS_FreeValue(ctx, val);
+    free_token(s, &s->token);
+    mep_json_cache_free(ctx, &cache);
+    return JS_EXCEPTION;
+}
+`;
+
 export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
   {
     file: 'quickjs.c',
@@ -155,7 +280,7 @@ export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
       '            while (q < s->buf_end && *q >= 0x20 && *q < 0x80 && *q != \'\\"\' && *q != \'\\\\\')\n' +
       '                q++;\n' +
       '            if (q < s->buf_end && *q == \'\\"\') {\n' +
-      '                JSValue str = js_new_string8(s->ctx, p + 1, q - (p + 1));\n' +
+      '                JSValue str = mep_json_string8(s, p + 1, q - (p + 1));\n' +
       '                if (JS_IsException(str))\n' +
       '                    goto fail;\n' +
       '                s->token.val = TOK_STRING;\n' +
@@ -168,8 +293,9 @@ export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
       '        if (js_parse_string(s, c, TRUE, p + 1, &s->token, &p))\n            goto fail;\n        break;\n' +
       '    case \'\\r\':  /* accept DOS and MAC newline sequences */',
     why:
-      'let JSON.parse take a string of printable ASCII without escapes (nearly every name and key in an IR) in one copy: ' +
-      'the shared JS string lexer appended it to a growable buffer character by character',
+      'let JSON.parse take a string of printable ASCII without escapes (nearly every name and key in an IR) in one copy, ' +
+      'or share the string of an earlier one with the same text: the shared JS string lexer appended it to a growable ' +
+      'buffer character by character',
   },
   {
     file: 'quickjs.c',
@@ -182,11 +308,32 @@ export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
       '                        if (find_own_property(&pr, p, prop_name))\n' +
       '                            ret = JS_DefinePropertyValue(ctx, val, prop_name, prop_val, JS_PROP_C_W_E);\n' +
       '                        else\n' +
-      '                            ret = mep_add_data_property(ctx, p, prop_name, prop_val);\n' +
+      '                            ret = mep_json_add_member(s, p, prop_name, prop_val);\n' +
       '                    }',
     why:
       'let JSON.parse add a member to the object it is building without the generic definition path (exotic objects, ' +
-      'getters, non-extensible checks, which a fresh plain object never has); a repeated key still goes the generic way',
+      'getters, non-extensible checks, which a fresh plain object never has), through the shapes this parse keeps; a ' +
+      'repeated key still goes the generic way',
+  },
+  {
+    file: 'quickjs.c',
+    find: '                    if (s->token.val == TOK_STRING) {\n                        prop_name = JS_ValueToAtom(ctx, s->token.u.str.str);',
+    replace:
+      '                    if (s->token.val == TOK_STRING) {\n' +
+      '                        /* mep engine: a key whose (shared) string is already an atom is that atom */\n' +
+      '                        JSString *key = JS_VALUE_GET_STRING(s->token.u.str.str);\n' +
+      '                        prop_name = key->atom_type == JS_ATOM_TYPE_STRING\n' +
+      '                                        ? JS_DupAtom(ctx, js_get_atom_index(ctx->rt, key))\n' +
+      '                                        : JS_ValueToAtom(ctx, s->token.u.str.str);',
+    why:
+      'let JSON.parse find the atom of a key it has seen before without hashing its text again: the string cache hands ' +
+      'out the string that the first such key turned into an atom',
+  },
+  {
+    file: 'quickjs.c',
+    find: JSON_PARSE_BODY_ORIGINAL,
+    replace: JSON_PARSE_BODY,
+    why: 'give each JSON.parse its string and shape cache (mep_json_string8, mep_json_add_member), released when it ends',
   },
   {
     file: 'quickjs.c',
@@ -199,8 +346,11 @@ export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
   {
     file: 'quickjs.c',
     find: '    BOOL ext_json; /* true if accepting JSON superset */\n} JSParseState;',
-    replace: '    BOOL ext_json; /* true if accepting JSON superset */\n    int mep_json_depth; /* mep engine: the arrays and objects JSON.parse is in */\n} JSParseState;',
-    why: 'where JSON.parse counts how deep it is (js_parse_init zeroes it)',
+    replace:
+      '    BOOL ext_json; /* true if accepting JSON superset */\n    int mep_json_depth; /* mep engine: the arrays and objects JSON.parse is in */\n' +
+      '    struct MepJsonCache *mep_json_cache; /* mep engine: what JSON.parse shares while it runs, or NULL */\n} JSParseState;\n' +
+      JSON_CACHE,
+    why: 'where JSON.parse counts how deep it is and finds its cache (js_parse_init zeroes both), and the cache itself',
   },
   {
     file: 'quickjs.c',

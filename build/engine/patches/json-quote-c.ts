@@ -70,65 +70,143 @@ export const QUOTED_STRING_ORIGINAL = String.raw`static JSValue JS_ToQuotedStrin
 `;
 
 /** mep_json_put_quoted, the one JSON quoting loop, and JS_ToQuotedString through it. */
-export const QUOTED_STRING = String.raw`/* mep engine: appends the escape of c, a character JSON cannot hold as it is, to b */
-static int mep_json_put_escape(StringBuffer *b, uint32_t c)
+export const QUOTED_STRING = String.raw`/* mep engine: string_buffer_putc8 with its common case inline: JSON.stringify writes every
+   bracket, comma and colon through it */
+static force_inline int mep_json_putc(StringBuffer *b, uint32_t c)
 {
-    static const char hex[] = "0123456789abcdef";
-    const uint8_t esc[6] = { '\\', 'u', hex[(c >> 12) & 15], hex[(c >> 8) & 15], hex[(c >> 4) & 15], hex[c & 15] };
-    uint8_t short_esc[2] = { '\\', 0 };
-
-    switch (c) {
-    case '\t': short_esc[1] = 't'; break;
-    case '\r': short_esc[1] = 'r'; break;
-    case '\n': short_esc[1] = 'n'; break;
-    case '\b': short_esc[1] = 'b'; break;
-    case '\f': short_esc[1] = 'f'; break;
-    case '\"': case '\\': short_esc[1] = c; break;
-    default:
-        return string_buffer_write8(b, esc, 6);
+    if (likely(b->len < b->size)) {
+        if (b->is_wide_char)
+            b->str->u.str16[b->len++] = c;
+        else
+            b->str->u.str8[b->len++] = c;
+        return 0;
     }
-    return string_buffer_write8(b, short_esc, 2);
+    return string_buffer_putc8(b, c);
 }
 
-/* mep engine: appends p to b as a JSON string literal, copying the runs between the characters
-   that need an escape (a control character, a quote, a backslash, a lone surrogate) at once.
-   JSON.stringify writes keys and strings through it straight into its output. */
+/* mep engine: how long each character below 256 is in a JSON string literal: 1 as it is, 2 as a
+   short escape (a quote, a backslash, \t \r \n \b \f), 6 as \uXXXX (other control characters) */
+static const uint8_t mep_json_len8[256] = {
+    6, 6, 6, 6, 6, 6, 6, 6, 2, 2, 2, 6, 2, 2, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6,
+    1, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
+/* mep engine: how long c is in a JSON string literal (a lone surrogate is escaped: 6) */
+static force_inline int mep_json_char_len(uint32_t c)
+{
+    return c < 256 ? mep_json_len8[c] : c >= 0xd800 && c < 0xe000 ? 6 : 1;
+}
+
+/* The quoting of one chunk of SRC[i..end) into DST at b->len, which has room for it: each
+   character as it is, a surrogate pair as it is (it may end one past end, as the count did),
+   anything else escaped. */
+#define MEP_JSON_QUOTE_CHUNK(DST, SRC)                                                          \
+    do {                                                                                        \
+        static const char hex[] = "0123456789abcdef";                                           \
+        int j, k = b->len;                                                                      \
+        for (j = i; j < end; j++) {                                                             \
+            uint32_t c = SRC[j];                                                                \
+            switch (mep_json_char_len(c)) {                                                     \
+            case 1:                                                                             \
+                DST[k++] = c;                                                                   \
+                break;                                                                          \
+            case 2:                                                                             \
+                DST[k++] = '\\';                                                                \
+                DST[k++] = c == '\t' ? 't' : c == '\r' ? 'r' : c == '\n' ? 'n' : c == '\b' ? 'b' \
+                         : c == '\f' ? 'f' : c;                                                 \
+                break;                                                                          \
+            default:                                                                            \
+                if (c >= 0xd800 && c < 0xdc00 && j + 1 < p->len && SRC[j + 1] >= 0xdc00 &&     \
+                    SRC[j + 1] < 0xe000) {                                                      \
+                    DST[k++] = c;                                                               \
+                    DST[k++] = SRC[++j];                                                        \
+                    break;                                                                      \
+                }                                                                               \
+                DST[k++] = '\\';                                                                \
+                DST[k++] = 'u';                                                                 \
+                DST[k++] = hex[(c >> 12) & 15];                                                 \
+                DST[k++] = hex[(c >> 8) & 15];                                                  \
+                DST[k++] = hex[(c >> 4) & 15];                                                  \
+                DST[k++] = hex[c & 15];                                                         \
+                break;                                                                          \
+            }                                                                                   \
+        }                                                                                       \
+        b->len = k;                                                                             \
+        i = j;                                                                                  \
+    } while (0)
+
+/* mep engine: appends p to b as a JSON string literal. JSON.stringify writes keys and strings
+   through it straight into its output. A string without escapes that fits is checked as it is
+   copied; any other is written in chunks, each given room for its worst case first, so that
+   no character costs a call or a check of room. */
 static int mep_json_put_quoted(StringBuffer *b, const JSString *p)
 {
-    int i, run = 0;
+    int i = 0, n = p->len;
 
-    if (string_buffer_putc8(b, '\"'))
-        return -1;
-    if (!p->is_wide_char) {
-        const uint8_t *s8 = p->u.str8;
-        for (i = 0; i < p->len; i++) {
-            uint8_t c = s8[i];
-            if (c >= 32 && c != '\"' && c != '\\')
-                continue;
-            if (string_buffer_write8(b, s8 + run, i - run) || mep_json_put_escape(b, c))
-                return -1;
-            run = i + 1;
-        }
-        if (string_buffer_write8(b, s8 + run, i - run))
-            return -1;
-    } else {
-        const uint16_t *s16 = p->u.str16;
-        for (i = 0; i < p->len; i++) {
-            uint16_t c = s16[i];
-            if (c >= 32 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000))
-                continue;
-            if (c >= 0xd800 && c < 0xdc00 && i + 1 < p->len && s16[i + 1] >= 0xdc00 && s16[i + 1] < 0xe000) {
-                i++; /* a surrogate pair is copied as it is */
-                continue;
+    if (b->size - b->len >= n + 2 && (b->is_wide_char || !p->is_wide_char)) {
+        if (b->is_wide_char) {
+            uint16_t *d = b->str->u.str16 + b->len + 1;
+            if (!p->is_wide_char) {
+                for (; i < n && mep_json_len8[p->u.str8[i]] == 1; i++)
+                    d[i] = p->u.str8[i];
+            } else {
+                for (; i < n && mep_json_char_len(p->u.str16[i]) == 1; i++)
+                    d[i] = p->u.str16[i];
             }
-            if (string_buffer_write16(b, s16 + run, i - run) || mep_json_put_escape(b, c))
-                return -1;
-            run = i + 1;
+            if (i == n) {
+                d[-1] = '\"';
+                d[n] = '\"';
+                b->len += n + 2;
+                return 0;
+            }
+        } else {
+            uint8_t *d = b->str->u.str8 + b->len + 1;
+            for (; i < n && mep_json_len8[p->u.str8[i]] == 1; i++)
+                d[i] = p->u.str8[i];
+            if (i == n) {
+                d[-1] = '\"';
+                d[n] = '\"';
+                b->len += n + 2;
+                return 0;
+            }
         }
-        if (string_buffer_write16(b, s16 + run, i - run))
-            return -1;
+        i = 0; /* an escape: start over */
     }
-    return string_buffer_putc8(b, '\"');
+    if (p->is_wide_char && !b->is_wide_char && string_buffer_widen(b, b->size))
+        return -1;
+    if (mep_json_putc(b, '\"'))
+        return -1;
+    while (i < n) {
+        /* room for the worst case, six units a character; near the longest string, the exact count */
+        int j, end = min_int(n, i + 256), need = (end - i) * 6 + 1;
+        if (b->len + need > JS_STRING_LEN_MAX) {
+            for (need = 0, j = i; j < end; j++) {
+                uint32_t c = p->is_wide_char ? p->u.str16[j] : p->u.str8[j];
+                int len = mep_json_char_len(c);
+                if (len == 6 && c >= 0xd800 && c < 0xdc00 && j + 1 < n && p->u.str16[j + 1] >= 0xdc00 &&
+                    p->u.str16[j + 1] < 0xe000) {
+                    len = 2;
+                    j++;
+                }
+                need += len;
+            }
+        }
+        if (b->len + need > b->size && string_buffer_realloc(b, b->len + need, 0))
+            return -1;
+        if (p->is_wide_char)
+            MEP_JSON_QUOTE_CHUNK(b->str->u.str16, p->u.str16);
+        else if (b->is_wide_char)
+            MEP_JSON_QUOTE_CHUNK(b->str->u.str16, p->u.str8);
+        else
+            MEP_JSON_QUOTE_CHUNK(b->str->u.str8, p->u.str8);
+    }
+    return mep_json_putc(b, '\"');
 }
 
 static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
