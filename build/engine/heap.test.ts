@@ -32,6 +32,21 @@ json('should parse what V8 wrote, plain and escaped, to the same strings', async
   assert.is(run('g', escaped), inV8(source, 'g', escaped));
 });
 
+json('should read UTF-8 input as before: every valid sequence decoded, any other refused by name', async () => {
+  const source = `globalThis.u = () => { try { const v = __mep.inputJson(); Host.outputString(JSON.stringify(Object.entries(v[1]).concat(v))); } catch (e) { Host.outputString(e.name + ': ' + e.message); } };`;
+  const { run } = await engineWith(source);
+  const bytes = (...parts: (string | number[])[]): Uint8Array => Uint8Array.from(parts.flatMap((p) => (typeof p === 'string' ? [...new TextEncoder().encode(p)] : p)));
+  // Two-, three- and four-byte sequences, Latin-1 only (a one-byte string), an encoded surrogate
+  // (QuickJS keeps it as a lone surrogate), in keys and in values, short and past the cache's 32 bytes.
+  const valid = bytes('["é",{"', [0xce, 0xb1], '":"', [0xf0, 0x9f, 0x98, 0x80], '","k":"', [0xed, 0xa0, 0x80], 'x"},"', 'ü'.repeat(40), '","αβ","αβ","', [0xc3, 0xbf], '"]');
+  assert.is(run('u', valid), JSON.stringify([['α', '😀'], ['k', '\ud800x'], 'é', { α: '😀', k: '\ud800x' }, 'ü'.repeat(40), 'αβ', 'αβ', 'ÿ']));
+  for (const bad of [[0x80], [0xc3], [0xc0, 0xaf], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xff], [0xf4, 0x90, 0x80, 0x80]]) {
+    for (const doc of [bytes('["ok","a', bad, 'b"]'), bytes('[{"', bad, '":1}]'), bytes('["', 'x'.repeat(40), bad, '"]')]) {
+      assert.match(run('u', doc), /^SyntaxError: invalid UTF-8 sequence/, `bytes ${bad.map((b) => b.toString(16)).join(' ')}`);
+    }
+  }
+});
+
 json('should build objects and arrays as V8 does: repeated keys, numeric keys, __proto__, nesting, growth', async () => {
   const source = `globalThis.o = () => {
     const v = __mep.inputJson();

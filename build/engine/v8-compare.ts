@@ -10,14 +10,14 @@ const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null): string => (b ? new TextDecoder().decode(b) : '');
 
 /** An engine instance with `source` compiled; `run(fn, input)` returns its output or throws its error. */
-export async function engineWith(source: string, maxMemoryBytes?: number): Promise<{ r: EngineRunner; run: (fn: string, input?: string) => string }> {
+export async function engineWith(source: string, maxMemoryBytes?: number): Promise<{ r: EngineRunner; run: (fn: string, input?: string | Uint8Array) => string }> {
   let bytes: Uint8Array = readFileSync((await ensureEngine()).wasmPath);
   if (maxMemoryBytes !== undefined) bytes = capMemorySection(bytes, maxMemoryBytes / 65536).bytes;
   const r = await createEngineRunner(bytes);
   const c = r.compile(source);
   if (!c.ok) throw new Error(c.message);
-  const run = (fn: string, input?: string): string => {
-    const res = r.invoke(c.bytecode, fn, input === undefined ? undefined : enc(input));
+  const run = (fn: string, input?: string | Uint8Array): string => {
+    const res = r.invoke(c.bytecode, fn, typeof input === 'string' ? enc(input) : input);
     if (res.error !== null) throw new Error(res.error);
     return dec(res.output);
   };

@@ -153,8 +153,14 @@ const JSON_CACHE = String.raw`
 #define MEP_JSON_STRING_MAX 32 /* longer strings rarely repeat */
 #define MEP_JSON_SHAPES 256
 
+typedef struct MepJsonString {
+    JSValue str;
+    const uint8_t *text; /* where its text is in the input, which outlives the parse */
+    size_t len;
+} MepJsonString;
+
 typedef struct MepJsonCache {
-    JSValue strings[MEP_JSON_STRINGS];
+    MepJsonString strings[MEP_JSON_STRINGS];
     JSShape *shapes[MEP_JSON_SHAPES];
     int shape_count;
 } MepJsonCache;
@@ -164,7 +170,7 @@ static void mep_json_cache_init(MepJsonCache *c)
     int i;
 
     for (i = 0; i < MEP_JSON_STRINGS; i++)
-        c->strings[i] = JS_UNDEFINED;
+        c->strings[i].str = JS_UNDEFINED;
     c->shape_count = 0;
 }
 
@@ -173,35 +179,77 @@ static void mep_json_cache_free(JSContext *ctx, MepJsonCache *c)
     int i;
 
     for (i = 0; i < MEP_JSON_STRINGS; i++)
-        JS_FreeValue(ctx, c->strings[i]);
+        JS_FreeValue(ctx, c->strings[i].str);
     for (i = 0; i < c->shape_count; i++)
         js_free_shape(ctx->rt, c->shapes[i]);
 }
 
-/* the string of the n bytes of printable ASCII at p: an earlier one of the same text if the
-   cache has it (strings cannot change, so sharing one is invisible) */
-static JSValue mep_json_string8(JSParseState *s, const uint8_t *p, size_t n)
+/* the string of the n bytes of UTF-8 at p (no quote, backslash or control character among
+   them), decoded as js_parse_string decodes; JS_UNINITIALIZED when a sequence is not one
+   js_parse_string accepts (it then reads the string again and reports the error) */
+static JSValue mep_json_string_utf8(JSContext *ctx, const uint8_t *p, size_t n)
+{
+    const uint8_t *q, *end = p + n, *next;
+    uint32_t c, units = 0, wide = 0;
+    JSString *str;
+
+    for (q = p; q < end; units++) {
+        if (*q < 0x80) {
+            q++;
+            continue;
+        }
+        c = unicode_from_utf8(q, end - q, &next);
+        if (c > 0x10FFFF)
+            return JS_UNINITIALIZED;
+        units += c >= 0x10000;
+        wide |= c >= 0x100;
+        q = next;
+    }
+    str = js_alloc_string(ctx, units, wide);
+    if (!str)
+        return JS_EXCEPTION;
+    for (q = p, units = 0; q < end;) {
+        c = *q < 0x80 ? *q++ : unicode_from_utf8(q, end - q, &q);
+        if (!wide) {
+            str->u.str8[units++] = c;
+        } else if (c < 0x10000) {
+            str->u.str16[units++] = c;
+        } else {
+            c -= 0x10000;
+            str->u.str16[units++] = 0xd800 | (c >> 10);
+            str->u.str16[units++] = 0xdc00 | (c & 0x3ff);
+        }
+    }
+    if (!wide)
+        str->u.str8[units] = '\0';
+    return JS_MKPTR(JS_TAG_STRING, str);
+}
+
+/* the string of the n bytes at p, a string literal's text without escapes (ascii: all below
+   0x80): the one made for an earlier literal of the same text if the cache has it (strings
+   cannot change, so sharing one is invisible); JS_UNINITIALIZED as mep_json_string_utf8 */
+static JSValue mep_json_string(JSParseState *s, const uint8_t *p, size_t n, BOOL ascii)
 {
     MepJsonCache *c = s->mep_json_cache;
-    JSValue *slot, str;
+    MepJsonString *slot;
+    JSValue str;
     uint32_t h;
     size_t i;
 
     if (c == NULL || n > MEP_JSON_STRING_MAX)
-        return js_new_string8(s->ctx, p, n);
+        return ascii ? js_new_string8(s->ctx, p, n) : mep_json_string_utf8(s->ctx, p, n);
     h = (uint32_t)n;
     for (i = 0; i < n; i++)
         h = h * 31 + p[i];
     slot = &c->strings[(h ^ (h >> 11)) & (MEP_JSON_STRINGS - 1)];
-    if (JS_VALUE_GET_TAG(*slot) == JS_TAG_STRING) {
-        JSString *cached = JS_VALUE_GET_STRING(*slot);
-        if (cached->len == n && !cached->is_wide_char && memcmp(cached->u.str8, p, n) == 0)
-            return JS_DupValue(s->ctx, *slot);
-    }
-    str = js_new_string8(s->ctx, p, n);
-    if (!JS_IsException(str)) {
-        JS_FreeValue(s->ctx, *slot);
-        *slot = JS_DupValue(s->ctx, str);
+    if (slot->len == n && JS_VALUE_GET_TAG(slot->str) == JS_TAG_STRING && memcmp(slot->text, p, n) == 0)
+        return JS_DupValue(s->ctx, slot->str);
+    str = ascii ? js_new_string8(s->ctx, p, n) : mep_json_string_utf8(s->ctx, p, n);
+    if (JS_VALUE_GET_TAG(str) == JS_TAG_STRING) {
+        JS_FreeValue(s->ctx, slot->str);
+        slot->str = JS_DupValue(s->ctx, str);
+        slot->text = p;
+        slot->len = n;
     }
     return str;
 }
@@ -275,27 +323,31 @@ export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
     replace:
       '        /* fall through */\n    case \'\\"\':\n' +
       '        if (c == \'\\"\') {\n' +
-      '            /* mep engine: printable ASCII without escapes becomes a string at once */\n' +
+      '            /* mep engine: a string without escapes is made at once, or shared (mep_json_string);\n' +
+      '               mep_json_len8 (with the JSON.stringify edits) is 1 for the bytes it may hold */\n' +
       '            const uint8_t *q = p + 1;\n' +
-      '            while (q < s->buf_end && *q >= 0x20 && *q < 0x80 && *q != \'\\"\' && *q != \'\\\\\')\n' +
-      '                q++;\n' +
+      '            uint32_t high = 0;\n' +
+      '            while (q < s->buf_end && mep_json_len8[*q] == 1)\n' +
+      '                high |= *q++;\n' +
       '            if (q < s->buf_end && *q == \'\\"\') {\n' +
-      '                JSValue str = mep_json_string8(s, p + 1, q - (p + 1));\n' +
+      '                JSValue str = mep_json_string(s, p + 1, q - (p + 1), high < 0x80);\n' +
       '                if (JS_IsException(str))\n' +
       '                    goto fail;\n' +
-      '                s->token.val = TOK_STRING;\n' +
-      '                s->token.u.str.sep = c;\n' +
-      '                s->token.u.str.str = str;\n' +
-      '                p = q + 1;\n' +
-      '                break;\n' +
+      '                if (JS_VALUE_GET_TAG(str) == JS_TAG_STRING) {\n' +
+      '                    s->token.val = TOK_STRING;\n' +
+      '                    s->token.u.str.sep = c;\n' +
+      '                    s->token.u.str.str = str;\n' +
+      '                    p = q + 1;\n' +
+      '                    break;\n' +
+      '                }\n' +
       '            }\n' +
       '        }\n' +
       '        if (js_parse_string(s, c, TRUE, p + 1, &s->token, &p))\n            goto fail;\n        break;\n' +
       '    case \'\\r\':  /* accept DOS and MAC newline sequences */',
     why:
-      'let JSON.parse take a string of printable ASCII without escapes (nearly every name and key in an IR) in one copy, ' +
-      'or share the string of an earlier one with the same text: the shared JS string lexer appended it to a growable ' +
-      'buffer character by character',
+      'let JSON.parse make a string without escapes (nearly every name and key in an IR) at once, decoding its UTF-8 in ' +
+      'two passes, or share the string of an earlier one with the same text: the shared JS string lexer appended it to a ' +
+      'growable buffer character by character',
   },
   {
     file: 'quickjs.c',
@@ -333,7 +385,7 @@ export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
     file: 'quickjs.c',
     find: JSON_PARSE_BODY_ORIGINAL,
     replace: JSON_PARSE_BODY,
-    why: 'give each JSON.parse its string and shape cache (mep_json_string8, mep_json_add_member), released when it ends',
+    why: 'give each JSON.parse its string and shape cache (mep_json_string, mep_json_add_member), released when it ends',
   },
   {
     file: 'quickjs.c',
