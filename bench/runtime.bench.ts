@@ -107,16 +107,21 @@ for (const mb of [1, 10]) {
   progress(`${mb} MB generate round trips`);
   const ir = irOfSize(mb * 1024 * 1024);
   const params = { ir, target: 'echo', options: {} };
-  const inMb = encoder.encode(JSON.stringify(ir)).length / (1024 * 1024);
+  const irText = JSON.stringify(ir);
+  const inMb = encoder.encode(irText).length / (1024 * 1024);
   const runs = mb === 1 ? 5 : 3;
   const warmup = mb === 1 ? 1 : 0; // the 10 MB rounds run after the 1 MB ones warmed every path
   const measure = async (spec: LaunchSpec): Promise<number> => {
     const session = await started(await openTransport(spec));
     try {
+      let last: string | undefined;
       const times = await sample(runs, warmup, async () => {
         const result = await session.generate(params);
-        if (!result.success || result.artifacts[0]?.content.length !== JSON.stringify(ir).length) throw new Error('echo artifact lost bytes');
+        last = result.success ? result.artifacts[0]?.content : undefined;
+        if (last?.length !== irText.length) throw new Error('echo artifact lost bytes');
       });
+      // The text itself, against the IR's made once, outside the timed calls.
+      if (last !== irText) throw new Error('echo artifact changed the IR');
       return median(times);
     } finally {
       await session.close();
