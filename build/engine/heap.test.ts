@@ -153,6 +153,39 @@ json('should count with x++ and x-- as V8 does: integers at the int32 edges, flo
   assert.match(answer, /^boundaries 2147483647,2147483648,-2147483648,-2147483649,number,true,true$/m);
 });
 
+json('should read obj.name and compare with === as V8 does: own, inherited, accessor, exotic and primitive receivers', async () => {
+  const source = `globalThis.r = () => {
+    const out = [];
+    const t = (name, f) => { try { out.push(name + ' ' + f()); } catch (e) { out.push(name + ' threw ' + e.constructor.name); } };
+    t('own and inherited', () => { const p = { inherited: 'p', shadow: 'p' }; const o = Object.create(p); o.own = 1; o.shadow = 'o'; return [o.own, o.inherited, o.shadow, o.missing, o.toString === Object.prototype.toString].join(); });
+    t('accessors', () => { let n = 0; const o = { get g() { return ++n; }, set s(v) { n = v; } }; return [o.g, o.g, o.s, n].join(); });
+    t('non-writable, non-enumerable', () => { const o = {}; Object.defineProperty(o, 'k', { value: 5 }); Object.defineProperty(o, 'h', { get() { return 'h'; } }); return [o.k, o.h, Object.keys(o).length].join(); });
+    t('deleted and re-added', () => { const o = { a: 1, b: 2 }; delete o.a; const x = o.a; o.a = 3; return [x, o.a, o.b].join(); });
+    t('arrays and lengths', () => { const a = [1, 2, 3]; a.length = 5; const ta = new Uint8Array(4); return [a.length, ta.length, 'héllo'.length, [].length, typeof a.push].join('|'); });
+    t('proxy', () => { const p = new Proxy({ a: 1 }, { get(t, k) { return k === 'a' ? 'trapped' : Reflect.get(t, k); } }); return [p.a, p.b].join(); });
+    t('arguments and functions', () => { function f() { return [arguments.length, arguments[0], f.name, f.length]; } return f(7, 8).join(); });
+    t('primitives', () => { const s = 'str', n = 5, b = true; return [s.length, typeof s.at, typeof n.toFixed, b.valueOf(), (1n).toString()].join('|'); });
+    t('null and undefined', () => { const o = null; return o.x; });
+    t('undefined receiver', () => { let u; return u.x; });
+    t('getter on prototype chain sees receiver', () => { class A { get me() { return this.tag; } } const o = new A(); o.tag = 'o'; return o.me; });
+    t('class fields and statics', () => { class C { x = 1; static s = 2; #p = 3; get p() { return this.#p; } } const c = new C(); return [c.x, C.s, c.p].join(); });
+    t('global and module-like objects', () => [typeof globalThis.Object, Math.PI > 3, JSON.stringify.length].join());
+    t('method receivers', () => { const o = { v: 2, m() { return this.v; }, n: { v: 3, m() { return this.v; } } }; return [o.m(), o.n.m(), o.n.v].join(); });
+    t('strict equality of strings', () => {
+      const wide = 'é€'.slice(0, 1), narrow = String.fromCharCode(233), lit = 'é', built = ['a', 'b'].join(''), ab = 'ab';
+      const parsed = JSON.parse('["ab","ab","é","x"]');
+      return [wide === narrow, narrow === lit, built === ab, ab === 'ab', parsed[0] === parsed[1], parsed[0] === ab, parsed[2] === wide,
+        'abc' === 'abd', 'a' === 'ab', '' === '', '' === built.slice(2), built !== ab, 'ab' !== 'ba', ab === built.toString()].join();
+    });
+    t('strict equality of others', () => { const o = {}; return [1 === 1, 1 === 1.0, NaN === NaN, 0 === -0, o === o, o === {}, null === undefined, '1' === 1, 1n === 1n, true !== false, Symbol.iterator === Symbol.iterator].join(); });
+    Host.outputString(out.join('\\n'));
+  };`;
+  const { run } = await engineWith(source);
+  const answer = run('r');
+  assert.is(answer, inV8(source, 'r'));
+  assert.match(answer, /^strict equality of strings true,true,true,true,true,true,true,false,false,true,true,false,true,true$/m);
+});
+
 json.run();
 
 const heap = suite('engine :: heap');

@@ -30,7 +30,7 @@ export const PDK_ALIAS = { 'mep-runtime/guest-pdk': PDK_INDEX } as const;
 /** The global the wasm bundle assigns the exports object to. */
 export const EXPORTS_GLOBAL = '__mep_exports';
 /** The Extism exports of a PDK extension. */
-export const PDK_EXPORTS = ['handle', 'morphir_extension_info'] as const;
+export const PDK_EXPORTS = ['handle', 'morphir_extension_info', 'mep_release'] as const;
 
 /** A bundle ready for the next stage. */
 export interface Bundle {

@@ -43,7 +43,7 @@ function degradedNotify(message: object): void {
 }
 
 /** The exports of a PDK guest, bound to `extension`. */
-export function bindWasm(extension: Extension): { handle(): number | Promise<number>; morphir_extension_info(): number } {
+export function bindWasm(extension: Extension): { handle(): number | Promise<number>; morphir_extension_info(): number; mep_release(): number } {
   const host: GuestHost = {
     notify: (message) => {
       if (!__mep.hostChannel() || !__mep.notify(JSON.stringify(message))) degradedNotify(message);
@@ -68,16 +68,25 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
   };
   const dispatcher = createDispatcher(extension, host);
   warmUp(extension);
+  // The last message read, kept past its answer: freeing a big one (a whole IR, object by
+  // object) then costs nothing on the answer's path. It goes when the next call starts, or
+  // earlier through `mep_release`, which a MEP host calls once it has the answer.
+  let held: unknown;
   return {
     handle() {
+      held = undefined;
       const write = (reply: string | undefined): number => {
         if (reply !== undefined) Host.outputString(reply);
         return 0;
       };
       // Synchronous handlers answer without a promise: the engine then needs no job queue run.
       // The engine parses the input from its bytes, never making a JS string of a whole IR.
-      const reply = dispatcher.dispatchParsed(() => __mep.inputJson());
+      const reply = dispatcher.dispatchParsed(() => (held = __mep.inputJson()));
       return typeof reply === 'object' ? reply.then(write) : write(reply);
+    },
+    mep_release() {
+      held = undefined;
+      return 0;
     },
     morphir_extension_info() {
       const { info } = extension.definition;

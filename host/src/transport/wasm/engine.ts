@@ -94,6 +94,13 @@ export type RunOutcome =
 export interface WasmEngine {
   /** Runs `handle` with `input` (which must own its buffer). Never rejects. */
   call(input: Uint8Array, timeoutMs: number): Promise<RunOutcome>;
+  /**
+   * Lets the guest drop what it kept of its last call (a PDK guest keeps the message it read, so
+   * that freeing a big one is not on the answer's path), through its `mep_release` export: for a
+   * host that has the answer and can let the guest work meanwhile. Never rejects; a guest that
+   * fails in it is not trusted again (the next call fails as a crash). Nothing without the export.
+   */
+  release(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -233,6 +240,9 @@ export async function createWasmEngine(
   }
 
   const memoryBytes = (): number => memory?.buffer.byteLength ?? 0;
+  const releases = typeof instance.exports.mep_release === 'function';
+  /** Why the instance is not trusted any more (it failed in `mep_release`), if it is not. */
+  let broken: MepError | undefined;
 
   // QuickJS reports a failed allocation as a JS error the guest answers with; at (or near) the
   // cap that is the memory limit speaking, and the instance is not worth keeping.
@@ -274,6 +284,7 @@ export async function createWasmEngine(
 
   return {
     async call(message: Uint8Array, timeoutMs: number): Promise<RunOutcome> {
+      if (broken !== undefined) return { ok: false, error: serialize(broken), guestError: false, interrupt: 0, elapsedMs: 0 };
       input = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength ? message : message.slice();
       output = null;
       refused = null;
@@ -317,6 +328,15 @@ export async function createWasmEngine(
       // Extism 1.0.3 fails on the 16,384th call of a plugin unless its blocks are reset.
       await plugin.reset();
       return outcome;
+    },
+    async release(): Promise<void> {
+      if (!releases || broken !== undefined) return;
+      try {
+        await plugin.call(['0', 'mep_release'], EMPTY);
+      } catch (error) {
+        broken = crash(name, `it failed while releasing its last message (${error instanceof Error ? error.message : String(error)})`, error);
+      }
+      await plugin.reset();
     },
     async close(): Promise<void> {
       memory = undefined;

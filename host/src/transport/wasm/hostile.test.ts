@@ -122,4 +122,49 @@ killed('should stop a non-polling guest on close', async () => {
   assert.is(codeOf(await pending), LocalErrorCode.TransportClosed);
 });
 
+/** Params big enough that a worker asks the guest to release the message after answering. */
+const BIG_PARAMS = { data: 'x'.repeat(300 * 1024) };
+
+killed('should answer a big call, then fail the next one when the guest traps releasing the message :: ERR_EXTENSION_CRASHED', async () => {
+  const transport = await openFixture('release-trap', 'worker');
+  try {
+    const client = createTestClient(transport);
+    assert.is((await client.request(1, 'generate', BIG_PARAMS)).result, null);
+    const error = await rejection(client.request(2, 'ping'));
+    assert.is(codeOf(error), LocalErrorCode.ExtensionCrashed);
+    assert.match((error as Error).message, /failed while releasing its last message/);
+    assert.is(codeOf(await client.closed), LocalErrorCode.ExtensionCrashed);
+  } finally {
+    await transport.close();
+  }
+  await assertHostAlive('worker');
+});
+
+killed('should answer a big call, then time out the next one while the guest spins releasing the message :: ERR_TIMEOUT', async () => {
+  const deadline = 300;
+  const transport = await openFixture('release-loop', 'worker', { limits: { callTimeoutMs: deadline } });
+  try {
+    const client = createTestClient(transport);
+    assert.is((await client.request(1, 'generate', BIG_PARAMS)).result, null);
+    const started = performance.now();
+    const error = await rejection(client.request(2, 'ping'));
+    assert.is(codeOf(error), LocalErrorCode.Timeout);
+    assert.ok(performance.now() - started < deadline + 1_000, `stopped after ${(performance.now() - started).toFixed(0)} ms`);
+  } finally {
+    await transport.close();
+  }
+  await assertHostAlive('worker');
+});
+
+killed('should leave a small call\'s message to the next call (no release after a ping)', async () => {
+  // release-trap traps only if asked to release: small calls never ask.
+  const transport = await openFixture('release-trap', 'worker');
+  try {
+    const client = createTestClient(transport);
+    for (let i = 0; i < 3; i++) assert.is((await client.request(1, 'ping')).result, null);
+  } finally {
+    await transport.close();
+  }
+});
+
 killed.run();

@@ -23,6 +23,14 @@ export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
  */
 const WORKER_SPIN_MS = 0.05;
 
+/**
+ * A call whose input is at least this big is followed, once its result is on its way to the host,
+ * by the guest's `mep_release` (engine.ts): the guest frees the message it read (a big IR takes
+ * tens to hundreds of milliseconds) while the host reads the answer, instead of before answering.
+ * Smaller messages are freed when the next call starts, which costs a ping nothing.
+ */
+const RELEASE_MIN_BYTES = 256 * 1024;
+
 /** Longest single Atomics.wait of a waiting guest request (ms); guards against lost wake-ups. */
 const WAIT_SLICE_MS = 50;
 
@@ -122,9 +130,16 @@ export function serveWasmWorker(
     }
   };
 
+  /** The size of the last call's input. */
+  let lastInput = 0;
   const run = (input: Uint8Array, timeoutMs: number): Promise<RunOutcome> => {
     posted = 0;
+    lastInput = input.length;
     return (engine as WasmEngine).call(input, timeoutMs);
+  };
+  /** After a big call's result went out: the guest frees what it kept of it (RELEASE_MIN_BYTES). */
+  const release = async (): Promise<void> => {
+    if (lastInput >= RELEASE_MIN_BYTES) await engine?.release();
   };
 
   const postResult = (outcome: RunOutcome): void => {
@@ -169,6 +184,7 @@ export function serveWasmWorker(
         postResult(outcome);
         writeResult(ch, seq, 'posted', posted);
       }
+      await release();
     }
   };
 
@@ -209,6 +225,7 @@ export function serveWasmWorker(
       if (listening) await listen();
     } else if (message.type === 'call' && engine !== undefined) {
       postResult(await run(new Uint8Array(message.input), message.timeoutMs));
+      await release();
       if (listening) await listen();
     } else if (message.type === 'renew' || message.type === 'leave') {
       // The same commands for a worker that does not listen (no Atomics.waitAsync on the host).
