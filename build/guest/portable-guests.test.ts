@@ -62,6 +62,24 @@ Bare('should answer morphir_extension_info, the export the Morphir reference hos
   }
 });
 
+Bare('should let a bare Extism host call mep_release between calls, or never (the next call frees the message)', async () => {
+  const plugin = await createPlugin(compile(await builtExample('naming-validator', 'wasm')), { useWasi: false });
+  try {
+    assert.ok(WebAssembly.Module.exports(compile(await builtExample('naming-validator', 'wasm'))).some((e) => e.name === 'mep_release' && e.kind === 'function'));
+    const ask = async (id: number, method: string, params: unknown): Promise<{ id: number; result?: unknown; error?: unknown }> =>
+      (await plugin.call('handle', JSON.stringify({ jsonrpc: '2.0', id, method, params })))?.json();
+    const first = await ask(1, 'morphir.extension.describe', { protocolVersions: ['0.1'] });
+    assert.is(first.id, 1);
+    assert.ok(first.result);
+    assert.is((await plugin.call('mep_release'))?.bytes().length ?? 0, 0);
+    assert.is((await plugin.call('mep_release'))?.bytes().length ?? 0, 0, 'a second release has nothing left to free');
+    const second = await ask(2, 'morphir.extension.describe', { protocolVersions: ['0.1'] });
+    assert.equal(second, { ...first, id: 2 });
+  } finally {
+    await plugin.close();
+  }
+});
+
 Bare.run();
 
 /** A PDK backend that logs, reports progress and asks the host for a secret in one request. */
