@@ -39,9 +39,12 @@ json('should read UTF-8 input as before: every valid sequence decoded, any other
   // Two-, three- and four-byte sequences, Latin-1 only (a one-byte string), an encoded surrogate
   // (QuickJS keeps it as a lone surrogate), in keys and in values, short and past the cache's 32 bytes.
   const valid = bytes('["é",{"', [0xce, 0xb1], '":"', [0xf0, 0x9f, 0x98, 0x80], '","k":"', [0xed, 0xa0, 0x80], 'x"},"', 'ü'.repeat(40), '","αβ","αβ","', [0xc3, 0xbf], '"]');
-  assert.is(run('u', valid), JSON.stringify([['α', '😀'], ['k', '\ud800x'], 'é', { α: '😀', k: '\ud800x' }, 'ü'.repeat(40), 'αβ', 'αβ', 'ÿ']));
+  // Also padded past 4 KiB with whitespace, where JSON.parse shares repeated strings.
+  for (const doc of [valid, bytes([...valid], ' '.repeat(4096))]) {
+    assert.is(run('u', doc), JSON.stringify([['α', '😀'], ['k', '\ud800x'], 'é', { α: '😀', k: '\ud800x' }, 'ü'.repeat(40), 'αβ', 'αβ', 'ÿ']));
+  }
   for (const bad of [[0x80], [0xc3], [0xc0, 0xaf], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xff], [0xf4, 0x90, 0x80, 0x80]]) {
-    for (const doc of [bytes('["ok","a', bad, 'b"]'), bytes('[{"', bad, '":1}]'), bytes('["', 'x'.repeat(40), bad, '"]')]) {
+    for (const doc of [bytes('["ok","a', bad, 'b"]'), bytes('[{"', bad, '":1}]'), bytes('["', 'x'.repeat(40), bad, '"]'), bytes('["a', bad, '"]', ' '.repeat(4096))]) {
       assert.match(run('u', doc), /^SyntaxError: invalid UTF-8 sequence/, `bytes ${bad.map((b) => b.toString(16)).join(' ')}`);
     }
   }

@@ -94,13 +94,17 @@ for (const bad of ['[1,2,', '[1,2,]', '[1 2]', '[', ']', '[1,[2,[3,[4,', '{"a":[
   t('bad ' + bad, () => rt(bad));
 t('reviver', () => JSON.stringify(JSON.parse('[1,[2,3],{"a":[4]}]', (k, v) => (typeof v === 'number' ? v * 10 : v))));
 t('reviver deletes', () => JSON.stringify(JSON.parse('[1,2,3]', (k, v) => (k === '1' ? undefined : v))));
-t('repeated strings', () => { const a = JSON.parse('["name","name","x","x","","",' + JSON.stringify('y'.repeat(32)) + ',' + JSON.stringify('y'.repeat(32)) + ',' + JSON.stringify('y'.repeat(33)) + ']'); a[0] += '!'; return JSON.stringify(a) + (a[2] === a[3]) + a[6].length + a[8].length; });
+// Small documents are parsed without the string and shape cache (under 4 KiB); padded with
+// whitespace, the same ones go through it.
+for (const [label, P] of [['', (s) => s], [' (padded)', (s) => s + ' '.repeat(4096)]]) {
+  t('repeated strings' + label, () => { const a = JSON.parse(P('["name","name","x","x","","",' + JSON.stringify('y'.repeat(32)) + ',' + JSON.stringify('y'.repeat(32)) + ',' + JSON.stringify('y'.repeat(33)) + ']')); a[0] += '!'; return JSON.stringify(a) + (a[2] === a[3]) + a[6].length + a[8].length; });
+  t('keys QuickJS knows' + label, () => { const o = JSON.parse(P('{"name":1,"value":2,"length":3,"constructor":4,"toString":5,"prototype":6,"0":7,"01":8}')); return Object.keys(o) + ' ' + o.name + o.toString + o.length + typeof ({}).toString + JSON.stringify(o); });
+  t('a value then a key' + label, () => { const a = JSON.parse(P('["k1",{"k1":"k1","name":"name"},"k1","name",{"name":"k1"}]')); const o = {}; o[a[0]] = a[3]; return (a[0] === a[2]) + ' ' + (Object.keys(a[1])[0] === a[0]) + JSON.stringify(o) + JSON.stringify(a) + a[4].name.length; });
+  t('same keys, other order' + label, () => rt(P('[{"a":1,"b":2},{"b":1,"a":2},{"a":1,"b":2,"c":3},{"a":1},{"a":[{"a":1,"b":2}],"b":{"b":{"a":1}}}]')));
+  t('parse after parse' + label, () => { let n = 0; for (let i = 0; i < 50; i++) { const a = JSON.parse(P('[' + Array.from({ length: 40 }, (_, j) => '{"n":"w' + (j % 5) + '","t":["x","y"]}').join(',') + ']')); n += a.length + a[i % 40].n.length; } return n; });
+}
 t('strings that collide', () => { const words = []; for (let i = 0; i < 3000; i++) words.push(String.fromCharCode(97 + (i % 26)).repeat(i % 41) + (i % 7 ? i : '')); const doc = JSON.stringify(words.concat(words.slice().reverse())); const a = JSON.parse(doc); return (JSON.stringify(a) === doc) + ' ' + a.filter((w, i) => w === words[i]).length; });
-t('keys QuickJS knows', () => { const o = JSON.parse('{"name":1,"value":2,"length":3,"constructor":4,"toString":5,"prototype":6,"0":7,"01":8}'); return Object.keys(o) + ' ' + o.name + o.toString + o.length + typeof ({}).toString + JSON.stringify(o); });
-t('a value then a key', () => { const a = JSON.parse('["k1",{"k1":"k1","name":"name"},"k1","name",{"name":"k1"}]'); const o = {}; o[a[0]] = a[3]; return (a[0] === a[2]) + ' ' + (Object.keys(a[1])[0] === a[0]) + JSON.stringify(o) + JSON.stringify(a) + a[4].name.length; });
 t('many shapes', () => { const objs = []; for (let i = 0; i < 1200; i++) { const o = {}; for (let k = 0; k < 1 + (i % 9); k++) o['k' + ((k * 7 + i) % 13)] = k; objs.push(o); } const doc = JSON.stringify(objs.concat(objs)); const a = JSON.parse(doc); a[5].extra = 1; delete a[7].k0; return (JSON.stringify(a.slice(10)) === JSON.stringify(objs.concat(objs).slice(10))) + ' ' + Object.keys(a[1201]) + ' ' + Object.keys(a[5]); });
-t('same keys, other order', () => rt('[{"a":1,"b":2},{"b":1,"a":2},{"a":1,"b":2,"c":3},{"a":1},{"a":[{"a":1,"b":2}],"b":{"b":{"a":1}}}]'));
-t('parse after parse', () => { let n = 0; for (let i = 0; i < 50; i++) { const a = JSON.parse('[' + Array.from({ length: 40 }, (_, j) => '{"n":"w' + (j % 5) + '","t":["x","y"]}').join(',') + ']'); n += a.length + a[i % 40].n.length; } return n; });
 t('array then gc', () => { let n = 0; for (let i = 0; i < 200; i++) n += JSON.parse('[' + Array.from({ length: 50 }, (_, j) => "[" + j + ",{\"k\":[" + j + "]}]").join(',') + ']').length; return n; });
 
 `;

@@ -150,6 +150,7 @@ export const JSON_CACHE = String.raw`
 #define MEP_JSON_STRINGS 512 /* a power of two */
 #define MEP_JSON_STRING_MAX 32 /* longer strings rarely repeat */
 #define MEP_JSON_SHAPES 256
+#define MEP_JSON_CACHE_MIN_INPUT 4096 /* bytes of input below which JSON.parse goes without */
 
 typedef struct MepJsonString {
     JSValue str;
@@ -291,8 +292,12 @@ export const JSON_PARSE_BODY = String.raw`    MepJsonCache cache;
 
     js_parse_init(ctx, s, buf, buf_len, filename);
     s->ext_json = ((flags & JS_PARSE_JSON_EXT) != 0);
-    mep_json_cache_init(&cache);
-    s->mep_json_cache = &cache;
+    /* a small document has little to share: it is parsed without the cache, which would cost
+       more to set up and clear than it saves (a ping's few bytes, for one) */
+    if (buf_len >= MEP_JSON_CACHE_MIN_INPUT) {
+        mep_json_cache_init(&cache);
+        s->mep_json_cache = &cache;
+    }
     if (json_next_token(s))
         goto fail;
     val = json_parse_value(s);
@@ -302,12 +307,14 @@ export const JSON_PARSE_BODY = String.raw`    MepJsonCache cache;
         if (js_parse_error(s, "unexpected data at the end"))
             goto fail;
     }
-    mep_json_cache_free(ctx, &cache);
+    if (s->mep_json_cache != NULL)
+        mep_json_cache_free(ctx, &cache);
     return val;
  fail:
     JS_FreeValue(ctx, val);
     free_token(s, &s->token);
-    mep_json_cache_free(ctx, &cache);
+    if (s->mep_json_cache != NULL)
+        mep_json_cache_free(ctx, &cache);
     return JS_EXCEPTION;
 }
 `;
