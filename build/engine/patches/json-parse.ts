@@ -1,5 +1,5 @@
 /** Edits to JSON.parse: strings made at once and shared, members and elements added directly, shapes kept. */
-import { ARRAY_CASE, ARRAY_CASE_ORIGINAL, JSON_CACHE, JSON_PARSE_BODY, JSON_PARSE_BODY_ORIGINAL, NEW_ARRAY_FROM } from './json-parse-c.ts';
+import { ARRAY_CASE, ARRAY_CASE_ORIGINAL, JSON_CACHE, NEW_ARRAY_FROM } from './json-parse-c.ts';
 import type { QuickjsPatch } from './types.ts';
 
 export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
@@ -82,9 +82,35 @@ export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
   },
   {
     file: 'quickjs.c',
-    find: JSON_PARSE_BODY_ORIGINAL,
-    replace: JSON_PARSE_BODY,
-    why: 'give each JSON.parse its string and shape cache (mep_json_string, mep_json_add_member), released when it ends',
+    find: '    s->ext_json = ((flags & JS_PARSE_JSON_EXT) != 0);\n    if (json_next_token(s))\n        goto fail;\n    val = json_parse_value(s);',
+    replace:
+      '    s->ext_json = ((flags & JS_PARSE_JSON_EXT) != 0);\n' +
+      '    /* mep engine: a small document has little to share, and is parsed without the cache, which\n' +
+      '       would cost more to set up and clear than it saves (a ping\'s few bytes, for one) */\n' +
+      '    if (buf_len >= MEP_JSON_CACHE_MIN_INPUT) {\n' +
+      '        mep_json_cache_init(&cache);\n' +
+      '        s->mep_json_cache = &cache;\n' +
+      '    }\n' +
+      '    if (json_next_token(s))\n        goto fail;\n    val = json_parse_value(s);',
+    why: 'give each JSON.parse of 4 KiB or more its string and shape cache (mep_json_string, mep_json_add_member)',
+  },
+  {
+    file: 'quickjs.c',
+    find: '    JSParseState s1, *s = &s1;\n    JSValue val = JS_UNDEFINED;\n\n    js_parse_init(ctx, s, buf, buf_len, filename);',
+    replace:
+      '    JSParseState s1, *s = &s1;\n    JSValue val = JS_UNDEFINED;\n    MepJsonCache cache; /* mep engine */\n\n' +
+      '    js_parse_init(ctx, s, buf, buf_len, filename);',
+    why: 'where that cache lives: on the stack of the JSON.parse it serves',
+  },
+  {
+    file: 'quickjs.c',
+    find: '    return val;\n fail:\n    JS_FreeValue(ctx, val);\n    free_token(s, &s->token);\n    return JS_EXCEPTION;\n}\n\nJSValue JS_ParseJSON(',
+    replace:
+      '    if (s->mep_json_cache != NULL)\n        mep_json_cache_free(ctx, &cache); /* mep engine */\n' +
+      '    return val;\n fail:\n    JS_FreeValue(ctx, val);\n    free_token(s, &s->token);\n' +
+      '    if (s->mep_json_cache != NULL)\n        mep_json_cache_free(ctx, &cache); /* mep engine */\n' +
+      '    return JS_EXCEPTION;\n}\n\nJSValue JS_ParseJSON(',
+    why: 'release the cache on both ways out of JSON.parse',
   },
   {
     file: 'quickjs.c',

@@ -159,22 +159,17 @@ static int mep_json_put_quoted(StringBuffer *b, const JSString *p)
                 for (; i < n && mep_json_char_len(p->u.str16[i]) == 1; i++)
                     d[i] = p->u.str16[i];
             }
-            if (i == n) {
-                d[-1] = '\"';
-                d[n] = '\"';
-                b->len += n + 2;
-                return 0;
-            }
         } else {
             uint8_t *d = b->str->u.str8 + b->len + 1;
             for (; i < n && mep_json_len8[p->u.str8[i]] == 1; i++)
                 d[i] = p->u.str8[i];
-            if (i == n) {
-                d[-1] = '\"';
-                d[n] = '\"';
-                b->len += n + 2;
-                return 0;
-            }
+        }
+        if (i == n) {
+            /* the quotes around what was copied (the room for them was checked) */
+            mep_json_putc(b, '\"');
+            b->len += n;
+            mep_json_putc(b, '\"');
+            return 0;
         }
         i = 0; /* an escape: start over */
     }
