@@ -51,10 +51,12 @@ const KILL_GRACE_MS = 50;
 /**
  * Longest the host thread polls the channel for the result right after sending a call, before it
  * awaits it through the event loop (ms): this bounds how long a call holds the host's event loop.
- * A small call to a polling worker is answered within it (3-10 µs measured for a ping). Behind a
- * slower guest the polls fail and back off (worker-channel.ts): one call in 65 polls at most.
+ * A small call to a polling worker is answered within it: a ping takes 3-10 µs on a quiet machine
+ * and up to 20-30 µs on a crowded one, where a 10 µs poll missed often and each miss cost the
+ * event loop's wake-up (the worker ping measured 35-60 µs, against 24-35 µs with this bound).
+ * Behind a slower guest the polls fail and back off (worker-channel.ts): one call in 65 polls at most.
  */
-const HOST_SPIN_MS = 0.01;
+const HOST_SPIN_MS = 0.03;
 
 interface Call {
   resolve(outcome: RunOutcome): void;
