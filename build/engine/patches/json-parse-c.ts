@@ -168,8 +168,11 @@ static void mep_json_cache_init(MepJsonCache *c)
 {
     int i;
 
-    for (i = 0; i < MEP_JSON_STRINGS; i++)
+    for (i = 0; i < MEP_JSON_STRINGS; i++) {
         c->strings[i].str = JS_UNDEFINED;
+        c->strings[i].text = NULL;
+        c->strings[i].len = 0;
+    }
     c->shape_count = 0;
 }
 
@@ -241,7 +244,7 @@ static JSValue mep_json_string(JSParseState *s, const uint8_t *p, size_t n, BOOL
     for (i = 0; i < n; i++)
         h = h * 31 + p[i];
     slot = &c->strings[(h ^ (h >> 11)) & (MEP_JSON_STRINGS - 1)];
-    if (slot->len == n && JS_VALUE_GET_TAG(slot->str) == JS_TAG_STRING && memcmp(slot->text, p, n) == 0)
+    if (JS_VALUE_GET_TAG(slot->str) == JS_TAG_STRING && slot->len == n && memcmp(slot->text, p, n) == 0)
         return JS_DupValue(s->ctx, slot->str);
     str = ascii ? js_new_string8(s->ctx, p, n) : mep_json_string_utf8(s->ctx, p, n);
     if (JS_VALUE_GET_TAG(str) == JS_TAG_STRING) {
