@@ -109,8 +109,11 @@ for (const mb of [1, 10]) {
   const params = { ir, target: 'echo', options: {} };
   const irText = JSON.stringify(ir);
   const inMb = encoder.encode(irText).length / (1024 * 1024);
-  const runs = mb === 1 ? 5 : 3;
-  const warmup = mb === 1 ? 1 : 0; // the 10 MB rounds run after the 1 MB ones warmed every path
+  // Each transport gets a fresh session with one call unmeasured: a new wasm instance grows its
+  // memory on its first big call, a new child process warms its V8 up. At 10 MB a median of three
+  // cold-started calls swung by a third between runs on a noisy machine; five after a warm-up hold.
+  const runs = 5;
+  const warmup = 1;
   const measure = async (spec: LaunchSpec): Promise<number> => {
     const session = await started(await openTransport(spec));
     try {
