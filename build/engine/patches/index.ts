@@ -3,7 +3,6 @@
  * ../quickjs-source.ts). Each is small and says why; a source that no longer matches fails the
  * build instead of silently building without it. Grouped by what they touch, one file each.
  */
-import { INTERPRETER_PATCHES } from './interpreter.ts';
 import { JSON_PARSE_PATCHES } from './json-parse.ts';
 import { JSON_STRINGIFY_PATCHES } from './json-stringify.ts';
 import { MAP_PATCHES } from './maps.ts';
@@ -15,7 +14,6 @@ export { QUICKJS_SOURCES, type QuickjsPatch } from './types.ts';
 
 export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [
   ...RUNTIME_PATCHES,
-  ...INTERPRETER_PATCHES,
   ...OBJECT_PATCHES,
   ...JSON_PARSE_PATCHES,
   ...JSON_STRINGIFY_PATCHES,

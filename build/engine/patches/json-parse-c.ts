@@ -164,16 +164,10 @@ typedef struct MepJsonCache {
     int shape_count;
 } MepJsonCache;
 
+/* every slot empty: an all-zero JSValue is the integer 0, never a string */
 static void mep_json_cache_init(MepJsonCache *c)
 {
-    int i;
-
-    for (i = 0; i < MEP_JSON_STRINGS; i++) {
-        c->strings[i].str = JS_UNDEFINED;
-        c->strings[i].text = NULL;
-        c->strings[i].len = 0;
-    }
-    c->shape_count = 0;
+    memset(c, 0, sizeof(*c));
 }
 
 static void mep_json_cache_free(JSContext *ctx, MepJsonCache *c)

@@ -32,13 +32,13 @@ static int mep_json_put_indent(StringBuffer *b, const JSString *gap, int depth)
 }
 
 /* with a gap, a line break and the indentation of depth levels; nothing without one */
-static force_inline int mep_json_break(JSONStringifyContext *jsc, int depth)
+static int mep_json_break(JSONStringifyContext *jsc, int depth)
 {
     const JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
 
     if (gap->len == 0)
         return 0;
-    if (mep_json_putc(jsc->b, '\n') || mep_json_put_indent(jsc->b, gap, depth))
+    if (string_buffer_putc8(jsc->b, '\n') || mep_json_put_indent(jsc->b, gap, depth))
         return -1;
     return 0;
 }
@@ -186,7 +186,7 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
         if (ctx->rt->atom_array[prs->atom]->atom_type == JS_ATOM_TYPE_STRING)
             keys[n++] = JS_DupAtom(ctx, prs->atom);
     }
-    if (mep_json_putc(jsc->b, '{'))
+    if (string_buffer_putc8(jsc->b, '{'))
         goto done;
     for (i = 0; i < n; i++) {
         prs = find_own_property(&pr, p, keys[i]);
@@ -201,7 +201,7 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
             continue;
         if ((has_content && mep_json_putc(jsc->b, ',')) || mep_json_break(jsc, level->depth) ||
             mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) || mep_json_putc(jsc->b, ':') ||
-            (JS_VALUE_GET_STRING(jsc->gap)->len != 0 && mep_json_putc(jsc->b, ' '))) {
+            (JS_VALUE_GET_STRING(jsc->gap)->len != 0 && string_buffer_putc8(jsc->b, ' '))) {
             JS_FreeValue(ctx, v);
             goto done;
         }
