@@ -63,9 +63,10 @@ Bare('should answer morphir_extension_info, the export the Morphir reference hos
 });
 
 Bare('should let a bare Extism host call mep_release between calls, or never (the next call frees the message)', async () => {
-  const plugin = await createPlugin(compile(await builtExample('naming-validator', 'wasm')), { useWasi: false });
+  const module = compile(await builtExample('naming-validator', 'wasm'));
+  assert.ok(WebAssembly.Module.exports(module).some((e) => e.name === 'mep_release' && e.kind === 'function'));
+  const plugin = await createPlugin(module, { useWasi: false });
   try {
-    assert.ok(WebAssembly.Module.exports(compile(await builtExample('naming-validator', 'wasm'))).some((e) => e.name === 'mep_release' && e.kind === 'function'));
     const ask = async (id: number, method: string, params: unknown): Promise<{ id: number; result?: unknown; error?: unknown }> =>
       (await plugin.call('handle', JSON.stringify({ jsonrpc: '2.0', id, method, params })))?.json();
     const first = await ask(1, 'morphir.extension.describe', { protocolVersions: ['0.1'] });

@@ -130,16 +130,21 @@ export function serveWasmWorker(
     }
   };
 
-  /** The size of the last call's input. */
-  let lastInput = 0;
-  const run = (input: Uint8Array, timeoutMs: number): Promise<RunOutcome> => {
+  /** Whether the last call succeeded with an input of RELEASE_MIN_BYTES or more. */
+  let releasable = false;
+  const run = async (input: Uint8Array, timeoutMs: number): Promise<RunOutcome> => {
     posted = 0;
-    lastInput = input.length;
-    return (engine as WasmEngine).call(input, timeoutMs);
+    releasable = false;
+    const outcome = await (engine as WasmEngine).call(input, timeoutMs);
+    releasable = outcome.ok && input.length >= RELEASE_MIN_BYTES;
+    return outcome;
   };
-  /** After a big call's result went out: the guest frees what it kept of it (RELEASE_MIN_BYTES). */
+  /**
+   * After a big call's result went out: the guest frees what it kept of it. Not after a failed
+   * call, whose instance the host discards (a trap may have left the guest's heap half-changed).
+   */
   const release = async (): Promise<void> => {
-    if (lastInput >= RELEASE_MIN_BYTES) await engine?.release();
+    if (releasable) await engine?.release();
   };
 
   const postResult = (outcome: RunOutcome): void => {
