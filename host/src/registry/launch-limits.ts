@@ -43,6 +43,8 @@ export function wasmLimitsOf(spec: LimitedSpec): Partial<WasmLimits> {
     out.maxRequestBytes = user.maxMessageBytes;
     out.maxResponseBytes = user.maxMessageBytes;
   }
+  if (user.maxModuleBytes !== undefined) out.maxModuleBytes = user.maxModuleBytes;
+  if (user.maxNotificationBytes !== undefined) out.maxNotificationBytes = user.maxNotificationBytes;
   return { ...out, ...spec.wasm?.limits };
 }
 

@@ -5,22 +5,25 @@
  * in browsers and edge runtimes. Node's worker binding is `node/worker.ts`.
  */
 import createPlugin, { type ExtismPluginOptions } from '@extism/extism';
-import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { LogSink } from '../types.ts';
 import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
-import { checkGuestModule, compileExtensionModule } from './module.ts';
+import { checkGuestModule, compileExtensionModule, hasStartFunction } from './module.ts';
 import { createInlineRunner } from './runner.ts';
+import { createStartDeadline } from './start-deadline.ts';
 import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
 import { workerPoolOf } from './worker-pool.ts';
-import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
+import type { SpawnWasmWorker } from './worker-pool.ts';
+import { createWorkerRunner } from './worker-runner.ts';
 
 export { GUEST_MEMORY_LOG } from './engine.ts';
-export { checkGuestModule, compileExtensionModule, type CompileExtensionOptions } from './module.ts';
+export { checkGuestModule, checkModuleSize, compileExtensionModule, hasStartFunction, type CompileExtensionOptions } from './module.ts';
+export { createStartDeadline, type StartDeadline } from './start-deadline.ts';
 export { guestAbi, hostTrampolineBytes, type GuestAbi } from './host-channel.ts';
 export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
 export type { WasmTransport } from './guest-transport.ts';
-export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-runner.ts';
+export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-pool.ts';
 
 /** Where the guest runs: on the calling thread, or in a worker thread that can be killed. */
 export type WasmIsolation = 'inline' | 'worker';
@@ -37,10 +40,19 @@ export interface WasmTransportOptions {
   grants?: WasmGrants;
   /**
    * `worker` for untrusted guests: a guest that never polls `mep_interrupt` is killed at its
-   * deadline and the host thread stays responsive. `inline` is faster and needs no threads, but
-   * such a guest blocks the calling thread forever; use it only for trusted guests.
+   * deadline, and so is one whose start function does not return; the host thread stays
+   * responsive. `inline` is faster and needs no threads, but such a guest blocks the calling
+   * thread forever; use it only for trusted guests (a module with a start function is refused).
    */
   isolation: WasmIsolation;
+  /**
+   * How long everything before the first call may take: compiling, instantiating, the start
+   * function. Default `limits.callTimeoutMs`. Enforced in worker isolation (the thread is
+   * killed); inline, only compiling is bounded.
+   */
+  openTimeoutMs?: number;
+  /** Aborting it stops the opening (and the worker it was preparing); the promise rejects. */
+  signal?: AbortSignal;
   /** Receives the guest's Extism log lines. */
   log?: LogSink;
   /** Starts a worker for `isolation: 'worker'` (Node: `createNodeWasmWorkerSpawner()`). */
@@ -91,8 +103,10 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
 /**
  * Starts one instance of a wasm extension and returns a Transport to it. Rejects with
  * MepError(-32012 PermissionDenied) when the guest imports WASI or anything else the sandbox does
- * not provide, MepError(ERR_LIMIT) when its initial memory exceeds the cap, MepError(ERR_USAGE)
- * for a module that is not an MEP guest. After a trap, limit, deadline or protocol violation the
+ * not provide (or, inline, has a start function), MepError(ERR_LIMIT) when the module is over
+ * `maxModuleBytes` or its initial memory exceeds the cap, MepError(ERR_USAGE) for a module that
+ * is not an MEP guest, MepError(ERR_TIMEOUT) when it did not start within `openTimeoutMs`, and
+ * the abort error when `signal` aborted. After a trap, limit, deadline or protocol violation the
  * transport closes with that typed error; create a new transport to continue.
  *
  * @example
@@ -105,12 +119,32 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
  * }
  */
 export async function createWasmTransport(options: WasmTransportOptions): Promise<WasmTransport> {
-  const { module, engineOptions } = await guestOf(options);
-  const { name, limits } = engineOptions;
-  return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
-    options.isolation === 'worker'
-      ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
-      : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
+  const limits = resolveWasmLimits(options.name, options.limits);
+  const deadline = createStartDeadline(options.name, options.openTimeoutMs ?? limits.callTimeoutMs, options.signal, limits.callTimeoutMs);
+  try {
+    const { module, engineOptions } = await deadline.race(guestOf(options));
+    const { name } = engineOptions;
+    if (options.isolation === 'inline') refuseStartFunction(module, name);
+    return await createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
+      options.isolation === 'worker'
+        ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks, { timeoutMs: deadline.remaining(), signal: options.signal })
+        : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
+    );
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/**
+ * Inline, nothing can stop guest code once it runs, and a start function runs inside
+ * instantiation, before any deadline could be polled: such a module is refused there.
+ */
+function refuseStartFunction(module: WebAssembly.Module, name: string): void {
+  if (hasStartFunction(module) !== true) return;
+  throw new MepError(
+    ErrorCode.PermissionDenied,
+    `Wasm extension "${name}" has a start function, which runs while it is instantiated, where inline isolation cannot stop it: run it with isolation 'worker' (its start is then bounded by the call deadline), or rebuild it without a start section.`,
+    { data: { extension: name, reason: 'start-function', isolation: 'inline' } },
   );
 }
 
