@@ -16,9 +16,8 @@ export interface WasmLaunchOptions {
   isolation?: 'worker' | 'inline';
 }
 
-/** How long opening may take and what stops it (see `createWasmTransport`). */
+/** What stops an opening (see `createWasmTransport`). */
 export interface WasmOpenOptions {
-  openTimeoutMs?: number;
   signal?: AbortSignal;
 }
 

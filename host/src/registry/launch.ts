@@ -132,9 +132,9 @@ export interface OpenTransportOptions {
 }
 
 /**
- * Opens a fresh transport to the extension described by `spec`. For a wasm extension everything
- * before the first call (reading, compiling, instantiating, its start function) runs under the
- * call deadline and rejects with ERR_TIMEOUT past it.
+ * Opens a fresh transport to the extension described by `spec`. For a wasm extension, reading and
+ * compiling it, and then instantiating it and running its start function (in its worker), each
+ * run under the call deadline and reject with ERR_TIMEOUT past it.
  */
 export async function openTransport(spec: LaunchSpec, log?: LogSink, options: OpenTransportOptions = {}): Promise<Transport> {
   if (spec.runtime === 'wasm') {
@@ -143,7 +143,8 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     const deadline = createStartDeadline(spec.name, callTimeoutMs, options.signal);
     try {
       const module = await deadline.race(wasmModule(spec, limits));
-      return await openWasmTransport(spec.name, module, { ...spec.wasm, limits }, log, { openTimeoutMs: deadline.remaining(), signal: options.signal });
+      deadline.dispose();
+      return await openWasmTransport(spec.name, module, { ...spec.wasm, limits }, log, { signal: options.signal });
     } finally {
       deadline.dispose();
     }

@@ -45,12 +45,6 @@ export interface WasmTransportOptions {
    * thread forever; use it only for trusted guests (a module with a start function is refused).
    */
   isolation: WasmIsolation;
-  /**
-   * How long everything before the first call may take: compiling, instantiating, the start
-   * function. Default `limits.callTimeoutMs`. Enforced in worker isolation (the thread is
-   * killed); inline, only compiling is bounded.
-   */
-  openTimeoutMs?: number;
   /** Aborting it stops the opening (and the worker it was preparing); the promise rejects. */
   signal?: AbortSignal;
   /** Receives the guest's Extism log lines. */
@@ -105,8 +99,9 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
  * MepError(-32012 PermissionDenied) when the guest imports WASI or anything else the sandbox does
  * not provide (or, inline, has a start function), MepError(ERR_LIMIT) when the module is over
  * `maxModuleBytes` or its initial memory exceeds the cap, MepError(ERR_USAGE) for a module that
- * is not an MEP guest, MepError(ERR_TIMEOUT) when it did not start within `openTimeoutMs`, and
- * the abort error when `signal` aborted. After a trap, limit, deadline or protocol violation the
+ * is not an MEP guest, MepError(ERR_TIMEOUT) when compiling it, or (worker isolation) instantiating
+ * it and running its start function, took longer than `limits.callTimeoutMs`, and the abort error
+ * when `signal` aborted. After a trap, limit, deadline or protocol violation the
  * transport closes with that typed error; create a new transport to continue.
  *
  * @example
@@ -120,19 +115,22 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
  */
 export async function createWasmTransport(options: WasmTransportOptions): Promise<WasmTransport> {
   const limits = resolveWasmLimits(options.name, options.limits);
-  const deadline = createStartDeadline(options.name, options.openTimeoutMs ?? limits.callTimeoutMs, options.signal, limits.callTimeoutMs);
+  // Compiling is bounded here; the worker's engine has the same deadline of its own.
+  const deadline = createStartDeadline(options.name, limits.callTimeoutMs, options.signal);
+  let guest: Awaited<ReturnType<typeof guestOf>>;
   try {
-    const { module, engineOptions } = await deadline.race(guestOf(options));
-    const { name } = engineOptions;
-    if (options.isolation === 'inline') refuseStartFunction(module, name);
-    return await createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
-      options.isolation === 'worker'
-        ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks, { timeoutMs: deadline.remaining(), signal: options.signal })
-        : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
-    );
+    guest = await deadline.race(guestOf(options));
   } finally {
     deadline.dispose();
   }
+  const { module, engineOptions } = guest;
+  const { name } = engineOptions;
+  if (options.isolation === 'inline') refuseStartFunction(module, name);
+  return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
+    options.isolation === 'worker'
+      ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks, { signal: options.signal })
+      : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
+  );
 }
 
 /**

@@ -95,6 +95,8 @@ export async function startPoolThread(spawn: SpawnWasmWorker, listens: boolean, 
   const handle = await spawn();
   /** Internal waiter for `ready`/`init-error`/`released`. */
   let waiter: ((message: FromWorker) => void) | undefined;
+  /** Arms the deadline of the preparation in flight once the worker says it creates the engine. */
+  let onStarting: (() => void) | undefined;
   const awaitReply = (types: FromWorker['type'][]): Promise<FromWorker> =>
     new Promise((resolve) => {
       waiter = (message) => {
@@ -111,6 +113,7 @@ export async function startPoolThread(spawn: SpawnWasmWorker, listens: boolean, 
     fresh: false,
     requests: 0,
     dispatch(message) {
+      if (message.type === 'starting') return void onStarting?.();
       if (message.type === 'request') thread.requests++;
       if (waiter !== undefined && (message.type === 'ready' || message.type === 'init-error' || message.type === 'released')) waiter(message);
       else thread.holder?.message(message);
@@ -119,7 +122,9 @@ export async function startPoolThread(spawn: SpawnWasmWorker, listens: boolean, 
       if (size >= 0) acknowledgeFlow(thread.channel, size);
     },
     prepare(guest, timeoutMs) {
-      const preparing = prepareEngine(thread, guest, timeoutMs, awaitReply, listens).finally(() => {
+      const whenStarting = (arm: (() => void) | undefined): void => void (onStarting = arm);
+      const preparing = prepareEngine(thread, guest, timeoutMs, awaitReply, listens, whenStarting).finally(() => {
+        onStarting = undefined;
         if (thread.preparing !== preparing) return;
         thread.preparing = undefined;
         thread.wanted = undefined;
@@ -146,19 +151,26 @@ export async function startPoolThread(spawn: SpawnWasmWorker, listens: boolean, 
   return thread;
 }
 
-/** Renews the same guest's engine, or replaces another's; terminates the thread past `timeoutMs`. */
+/**
+ * Renews the same guest's engine, or replaces another's; terminates the thread when the engine
+ * is not ready `timeoutMs` after the worker began creating it (its start function runs then; a
+ * thread still booting under load is the host's time, not the guest's).
+ */
 async function prepareEngine(
   thread: PoolThread,
   guest: PooledGuest,
   timeoutMs: number,
   awaitReply: (types: FromWorker['type'][]) => Promise<FromWorker>,
   listens: boolean,
+  whenStarting: (arm: (() => void) | undefined) => void,
 ): Promise<void> {
   const key = keyOf(guest);
   thread.fresh = false;
   thread.wanted = key;
-  // The guest's start function runs in there: past the deadline the thread is killed.
-  const timer = setTimeout(() => void thread.terminate(startTimeoutError(guest.name, guest.limits.callTimeoutMs)), timeoutMs);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  whenStarting(() => {
+    timer ??= setTimeout(() => void thread.terminate(startTimeoutError(guest.name, timeoutMs)), timeoutMs);
+  });
   try {
     // The last session may have left its close signal set; the next engine starts clear.
     Atomics.store(thread.channel, FLAG_INTERRUPT, 0);

@@ -12,8 +12,6 @@ import { raiseAdvice } from '../../protocol/limits.ts';
 export interface StartDeadline {
   /** Why the start was stopped (deadline or abort), once it was. */
   readonly error: MepError | undefined;
-  /** Milliseconds left (at least 1 while the deadline runs). */
-  remaining(): number;
   /** `promise`, or the stop error if the deadline passes or the signal aborts first. */
   race<T>(promise: Promise<T>): Promise<T>;
   /** Runs `stop` once when the start is stopped (at once if it already was). */
@@ -42,17 +40,15 @@ function abortError(name: string, signal: AbortSignal): MepError {
 }
 
 /**
- * Starts a deadline of `timeoutMs` for starting extension `name`, also stopped by `signal`.
- * Its error names `reportedMs` (default `timeoutMs`): the configured deadline, when this one is
- * what is left of it. Throws the abort error at once when `signal` is already aborted.
+ * Starts a deadline of `timeoutMs` for starting extension `name` (none when undefined), also
+ * stopped by `signal`. Throws the abort error at once when `signal` is already aborted.
  *
  * @example
  * const deadline = createStartDeadline('avro', 30_000, signal);
  * try { return await deadline.race(instantiate()); } finally { deadline.dispose(); }
  */
-export function createStartDeadline(name: string, timeoutMs: number, signal?: AbortSignal, reportedMs = timeoutMs): StartDeadline {
+export function createStartDeadline(name: string, timeoutMs: number | undefined, signal?: AbortSignal): StartDeadline {
   if (signal?.aborted) throw abortError(name, signal);
-  const ends = performance.now() + timeoutMs;
   const stops: ((error: MepError) => void)[] = [];
   const racers = new Set<(error: MepError) => void>();
   let error: MepError | undefined;
@@ -65,7 +61,7 @@ export function createStartDeadline(name: string, timeoutMs: number, signal?: Ab
     racers.clear();
     for (const run of stops.splice(0)) run(reason);
   };
-  const timer = setTimeout(() => stop(startTimeoutError(name, reportedMs)), timeoutMs);
+  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop(startTimeoutError(name, timeoutMs)), timeoutMs);
   const onAbort = (): void => stop(abortError(name, signal as AbortSignal));
   signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -73,7 +69,6 @@ export function createStartDeadline(name: string, timeoutMs: number, signal?: Ab
     get error() {
       return error;
     },
-    remaining: () => Math.max(1, Math.ceil(ends - performance.now())),
     race(promise) {
       if (error !== undefined) return Promise.reject(error);
       return new Promise((resolve, reject) => {

@@ -8,7 +8,7 @@
  *   engine is instantiated, never called. A session takes a prepared worker for its guest when
  *   there is one; else an idle worker, prepared on the spot; else a new thread.
  * - Every preparation runs under the guest's call deadline: a start function that loops gets its
- *   thread killed. An `acquire` has a deadline (and an abort signal) of its own, from its start.
+ *   thread killed. An `acquire` can be aborted (its client left), which kills the thread too.
  * - When sessions overlap (another one holds a worker), a spare is prepared ahead for the guest
  *   just taken, so the next one starts at once.
  * - A session that closes while its guest is idle gives the thread back: its engine is dropped
@@ -43,8 +43,6 @@ export interface WasmWorkerPoolOptions {
 
 /** Options of one {@link WasmWorkerPool.acquire}. */
 export interface AcquireOptions {
-  /** How long the whole acquire may take, thread start and engine included. Default: the guest's callTimeoutMs. */
-  timeoutMs?: number;
   /** Stops the acquire (and the thread it was preparing) when aborted. */
   signal?: AbortSignal;
 }
@@ -79,8 +77,10 @@ export interface WasmWorkerPoolStats {
 export interface WasmWorkerPool {
   /**
    * A worker whose fresh engine runs `guest`. Rejects with the engine's error when it cannot
-   * start, ERR_TIMEOUT when it did not start within the deadline, or the abort error (the
-   * signal's MepError, else -32800) when aborted; the thread it was preparing is terminated then.
+   * start, ERR_TIMEOUT when the engine was not ready within the guest's call deadline (counted
+   * from when a running thread was asked for it: a thread's own start is the host's time, not
+   * the guest's), or the abort error (the signal's MepError, else -32800) when aborted; the
+   * thread it was preparing is terminated then.
    */
   acquire(guest: PooledGuest, options?: AcquireOptions): Promise<PooledWorker>;
   /**
@@ -269,8 +269,9 @@ function createSpares(state: PoolState): Spares {
 /** Takes (or starts) a thread for `guest` and prepares it, all within the acquire's deadline. */
 async function acquire(state: PoolState, spares: Spares, guest: PooledGuest, options: AcquireOptions = {}): Promise<PooledWorker> {
   if (state.closed) throw new MepError(LocalErrorCode.Usage, `The wasm worker pool was closed; extension "${guest.name}" cannot start in it. Create a new pool.`);
-  const deadline = createStartDeadline(guest.name, options.timeoutMs ?? guest.limits.callTimeoutMs, options.signal, guest.limits.callTimeoutMs);
-  /** The thread this acquire works on; terminated if the deadline passes or the signal aborts. */
+  // No timer of its own: each preparation it waits for has the guest's deadline.
+  const deadline = createStartDeadline(guest.name, undefined, options.signal);
+  /** The thread this acquire works on; terminated if the signal aborts. */
   let thread: PoolThread | undefined;
   deadline.onStop((error) => void thread?.terminate(error));
   try {
@@ -293,7 +294,7 @@ async function acquire(state: PoolState, spares: Spares, guest: PooledGuest, opt
     // A spare warmed for this guest that did not start within the deadline spent it already.
     if (thread.dead && forThisGuest && isMepError(failed) && failed.code === LocalErrorCode.Timeout) throw failed;
     if (thread.dead) thread = await startFor(state, deadline);
-    if (!thread.fresh || thread.key !== key) await deadline.race(thread.prepare(guest, deadline.remaining()));
+    if (!thread.fresh || thread.key !== key) await deadline.race(thread.prepare(guest, guest.limits.callTimeoutMs));
     return hold(state, spares, thread);
   } finally {
     deadline.dispose();

@@ -58,6 +58,8 @@ export type ToWorker =
 
 /** Worker to host. */
 export type FromWorker =
+  /** The engine is being created now (the host's deadline for it starts here, not at the thread's boot). */
+  | { type: 'starting' }
   | { type: 'ready' }
   | { type: 'init-error'; error: SerializedError }
   | { type: 'released' }
@@ -206,6 +208,7 @@ export function serveWasmWorker(
 
   /** Creates the engine of `message`; answers `ready` or `init-error`. */
   const start = async (message: InitMessage): Promise<boolean> => {
+    port.postMessage({ type: 'starting' });
     try {
       engine = await createEngine(message.module, {
         name: message.name,

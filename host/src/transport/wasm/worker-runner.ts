@@ -19,9 +19,8 @@ import { createWorkerCalls, type WorkerCalls } from './worker-call.ts';
 import { FLAG_INTERRUPT, FLAG_WAKE, RESULT_SEQ } from './worker-channel.ts';
 import { workerPoolOf, type SpawnWasmWorker, type WorkerListener } from './worker-pool.ts';
 
-/** How the runner's worker is taken: within `timeoutMs` (default the call deadline), stopped by `signal`. */
+/** How the runner's worker is taken: aborted by `signal` (its engine has the call deadline). */
 export interface WorkerStartOptions {
-  timeoutMs?: number;
   signal?: AbortSignal;
 }
 

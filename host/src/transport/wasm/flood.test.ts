@@ -1,0 +1,102 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
+import { loadEditedWatFixture, loadPortableWatFixture } from '../../../../fixtures/wasm/compile.ts';
+import { createTestClient, rejection } from '../../../../fixtures/wasm/test-client.ts';
+import { createWasmTransport, type WasmTransportOptions } from './index.ts';
+import { createNodeWasmWorkerSpawner } from './node/worker.ts';
+
+const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
+const spawnWorker = createNodeWasmWorkerSpawner();
+
+/** The flood guest of `via` sending `count` messages of `size` bytes of text in one call. */
+function flood(via: 'notify' | 'log', count: number, size: number): Uint8Array {
+  const edit = (wat: string): string =>
+    wat
+      .replace(/\(global \$size (i32|i64) \((i32|i64)\.const \d+\)\)/, (_m, type: string) => `(global $size ${type} (${type}.const ${size}))`)
+      .replace(/\(global \$count i32 \(i32\.const \d+\)\)/, `(global $count i32 (i32.const ${count}))`);
+  return via === 'notify' ? loadPortableWatFixture('notify-flood', edit) : loadEditedWatFixture('log-flood', edit);
+}
+
+/** Opens `module`, counting the guest's notifications and log lines, in the order they arrive. */
+async function open(module: Uint8Array, isolation: WasmTransportOptions['isolation'], limits: WasmTransportOptions['limits']) {
+  const arrived: string[] = [];
+  const transport = await createWasmTransport({
+    name: 'flood',
+    module,
+    isolation,
+    spawnWorker,
+    limits,
+    log: ({ message }) => void (/^guest memory/.test(message) || arrived.push('log')),
+  });
+  transport.onMessage((message) => arrived.push(message.method === undefined ? 'response' : 'notification'));
+  return { transport, client: createTestClient(transport), arrived };
+}
+
+for (const isolation of ['inline', 'worker'] as const) {
+  const Budget = suite(`wasm notification budget :: ${isolation}`);
+
+  for (const via of ['notify', 'log'] as const) {
+    Budget(`should stop a call whose ${via === 'notify' ? 'notifications' : 'Extism log lines'} pass maxNotificationBytes, naming the limit :: ERR_LIMIT`, async () => {
+      // 64 messages of 16 KiB against a budget of 256 KiB: the 16th fits, the 17th does not.
+      const { transport, client, arrived } = await open(flood(via, 64, 16 * 1024), isolation, { maxNotificationBytes: 256 * 1024 });
+      try {
+        const error = await rejection(client.request(1, 'flood'));
+        assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+        assert.equal([(error as { data: { limit: string } }).data.limit], ['maxNotificationBytes']);
+        assert.match((error as Error).message, /--max-notifications 512KiB/);
+        assert.is(codeOf(await client.closed), LocalErrorCode.Limit);
+        const kind = via === 'notify' ? 'notification' : 'log';
+        assert.ok(arrived.length <= 16 && arrived.every((a) => a === kind), `${arrived.length} delivered: ${arrived.slice(0, 3)}`);
+      } finally {
+        await transport.close();
+      }
+    });
+
+    Budget(`should deliver every ${via} message under the budget before the response, in order`, async () => {
+      const { transport, client, arrived } = await open(flood(via, 300, 1024), isolation, {});
+      try {
+        assert.is((await client.request(1, 'flood')).result, null);
+        assert.is(arrived.length, 301);
+        assert.is(arrived.at(-1), 'response');
+        assert.is(arrived.filter((a) => a === 'response').length, 1);
+      } finally {
+        await transport.close();
+      }
+    });
+  }
+
+  Budget('should refuse a second output in one call through mep_output_copy :: ERR_PROTOCOL', async () => {
+    const { transport, client } = await open(loadPortableWatFixture('two-outputs'), isolation, {});
+    try {
+      const error = await rejection(client.request(1, 'answer twice'));
+      assert.is(codeOf(error), LocalErrorCode.Protocol);
+      assert.is((error as { data: { reason: string } }).data.reason, 'second-output');
+    } finally {
+      await transport.close();
+    }
+  });
+
+  Budget('should refuse a second output in one call through the Extism kernel\'s output_set :: ERR_PROTOCOL', async () => {
+    const { transport, client } = await open(loadEditedWatFixture('two-output-set', (wat) => wat), isolation, {});
+    try {
+      const error = await rejection(client.request(1, 'answer twice'));
+      assert.is(codeOf(error), LocalErrorCode.Protocol);
+      assert.is((error as { data: { via: string } }).data.via, 'output_set');
+    } finally {
+      await transport.close();
+    }
+  });
+
+  Budget('should still take one output through output_set (an Extism guest)', async () => {
+    const once = loadEditedWatFixture('two-output-set', (wat) => wat.replace(/\n {4}\(call \$output_set \(call \$block \(i32\.const 64\)\) \(i64\.const 35\)\)/, ''));
+    const { transport, client } = await open(once, isolation, {});
+    try {
+      assert.is((await client.request(1, 'answer once')).result, 1);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  Budget.run();
+}
