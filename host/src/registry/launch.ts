@@ -11,7 +11,7 @@ import { createProcessTransport } from '../transport/process.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { checkModuleSize, compileExtensionModule, createStartDeadline } from '../transport/wasm/index.ts';
 import { resolveWasmLimits, type WasmLimits } from '../transport/wasm/limits.ts';
-import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
+import { processCommandOf, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
@@ -149,12 +149,12 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
       deadline.dispose();
     }
   }
-  const script = isNodeScript(spec);
+  const { command, args, memoryLimitBytes } = processCommandOf(spec);
   const maxMessageBytes = processMessageLimitOf(spec);
   return createProcessTransport({
     name: spec.name,
-    command: script ? process.execPath : spec.path,
-    args: script ? [...nodeMemoryFlags(spec), spec.path, ...(spec.args ?? [])] : [...(spec.args ?? [])],
+    command,
+    args,
     cwd: spec.cwd ?? dirname(spec.path),
     env: spec.env ?? {},
     framing: spec.framing ?? 'content-length',
@@ -162,6 +162,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     maxRequestBytes: maxMessageBytes,
     killGraceMs: spec.killGraceMs,
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
+    ...(memoryLimitBytes === undefined ? {} : { memoryLimitBytes }),
     log,
   });
 }
