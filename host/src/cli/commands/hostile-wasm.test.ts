@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
+import { builtLogFlood } from '../../../../scripts/hostile/built-guests.ts';
 import { repoRoot, withProject, type TempProject } from '../../registry/test-support.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
@@ -89,3 +90,23 @@ Size('should refuse a bad --max-module value as a usage error', () =>
 );
 
 Size.run();
+
+const Budget = suite('cli :: --max-notifications');
+
+Budget('should stop a wasm guest logging past its budget, naming the option, and let the option raise it :: ERR_LIMIT', () =>
+  withProject(async (t) => {
+    const flood = await builtLogFlood();
+    const args = ['generate', '--extension', flood, '--target', 'flood', '--input', ir, '--output', 'out', '--option', 'mib=2'];
+    const stopped = await mep(t, [...args, '--max-notifications', '1MiB']);
+    assert.is(stopped.code, 3, stopped.stderr);
+    assert.is(stopped.error?.code, 'ERR_LIMIT');
+    assert.is(stopped.error?.data.limit, 'maxNotificationBytes');
+    assert.match(stopped.error?.message ?? '', /--max-notifications 2MiB/);
+    const raised = await mep(t, [...args, '--max-notifications', '4MiB']);
+    assert.is(raised.code, 0, raised.stderr);
+    // 2 MiB is well within the default of 64 MiB.
+    assert.is((await mep(t, args)).code, 0);
+  }),
+);
+
+Budget.run();
