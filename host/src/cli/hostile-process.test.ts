@@ -2,10 +2,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withProject } from '../registry/test-support.ts';
 import { isAlive } from '../serve/testing/processes.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -14,14 +14,8 @@ const fixture = (file: string): string => join(root, 'fixtures/extensions', file
 const ir = join(root, 'fixtures/mep/ir/business-terms.json');
 const MB = 1024 * 1024;
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-hostile-cli-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+/** Runs `fn` with a fresh temporary directory, removed afterwards. */
+const withDir = (fn: (dir: string) => Promise<void>): Promise<void> => withProject((t) => fn(t.root));
 
 /** `mep generate` of `extension` (target echo, the shared IR) with `options` into `<dir>/out`. */
 function generateArgs(dir: string, extension: string, ...options: string[]): string[] {

@@ -1,13 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMepError, LocalErrorCode, type MepError } from '../protocol/errors.ts';
-import { openTransport, specFromPath } from '../registry/launch.ts';
-import { createPeer } from '../rpc/peer.ts';
+import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
+import { withProject } from '../registry/test-support.ts';
+import { createPeer, type Peer } from '../rpc/peer.ts';
 import { isAlive } from '../serve/testing/processes.ts';
 import { createSession } from '../session/session.ts';
 import { createProcessTransport } from './process.ts';
@@ -18,12 +19,20 @@ const fixture = (file: string): string => fileURLToPath(new URL(`../../../fixtur
 const IR = { formatVersion: 3, distribution: ['Library', [['my'], ['pkg']], [], { modules: [] }] };
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-lifecycle-'));
+/** Runs `fn` with a fresh temporary directory, removed afterwards. */
+const withDir = (fn: (dir: string) => Promise<void>): Promise<void> => withProject((t) => fn(t.root));
+
+/** Runs `fn` with an initialized raw peer on the extension of `spec` (as `openTransport` starts it), closed afterwards. */
+async function withPeer(spec: LaunchSpec, timeoutMs: number, fn: (peer: Peer, closed: Promise<MepError | undefined>) => Promise<void>): Promise<void> {
+  const transport = await openTransport(spec);
+  const peer = createPeer(transport, { timeoutMs });
+  const closed = new Promise<MepError | undefined>((resolve) => transport.onClose(resolve));
   try {
-    await fn(dir);
+    await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+    await fn(peer, closed);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    peer.close();
+    await transport.close();
   }
 }
 
@@ -60,11 +69,7 @@ for (const stdio of ['ignore', 'inherit'] as const) {
 Group('should end the group of an extension that crashes, grandchild included', () =>
   withDir(async (dir) => {
     const pidFile = join(dir, 'pids');
-    const transport = await openTransport(specFromPath(fixture('grandchild.mjs')));
-    const peer = createPeer(transport, { timeoutMs: 10_000 });
-    const closed = new Promise<MepError | undefined>((resolve) => transport.onClose(resolve));
-    try {
-      await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+    await withPeer(specFromPath(fixture('grandchild.mjs')), 10_000, async (peer, closed) => {
       void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { pidFile, hang: true } }).catch(() => undefined);
       for (let i = 0; i < 500 && !(await readFile(pidFile, 'utf8').catch(() => '')); i++) await new Promise((r) => setTimeout(r, 10));
       const [child, grandchild] = await pids(pidFile);
@@ -72,10 +77,7 @@ Group('should end the group of an extension that crashes, grandchild included', 
       assert.is(codeOf(await closed), LocalErrorCode.ExtensionCrashed);
       for (let i = 0; i < 300 && isAlive(grandchild); i++) await new Promise((r) => setTimeout(r, 10));
       assert.not.ok(isAlive(grandchild), 'the orphaned grandchild was ended with the group');
-    } finally {
-      peer.close();
-      await transport.close();
-    }
+    });
   }),
 );
 
@@ -84,10 +86,7 @@ Group.run();
 const Eof = suite('process extension :: end of its stdout');
 
 Eof('should end the session as soon as the extension closes its stdout, not at the deadline :: ERR_EXTENSION_CRASHED', async () => {
-  const transport = await openTransport(specFromPath(fixture('stdout-closer.mjs'), { killGraceMs: 200 }));
-  const peer = createPeer(transport, { timeoutMs: 60_000 });
-  try {
-    await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+  await withPeer(specFromPath(fixture('stdout-closer.mjs'), { killGraceMs: 200 }), 60_000, async (peer, closed) => {
     const started = performance.now();
     const error = await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: {} }).then(
       () => assert.unreachable('answered'),
@@ -95,13 +94,10 @@ Eof('should end the session as soon as the extension closes its stdout, not at t
     );
     assert.is(codeOf(error), LocalErrorCode.ExtensionCrashed);
     assert.ok(performance.now() - started < 20_000, 'well before the 60 s deadline');
-    const reason = await new Promise<MepError | undefined>((resolve) => transport.onClose(resolve));
+    const reason = await closed;
     assert.is(codeOf(reason), LocalErrorCode.ExtensionCrashed);
     assert.is((reason?.data as { reason: string }).reason, 'stdout-closed');
-  } finally {
-    peer.close();
-    await transport.close();
-  }
+  });
 });
 
 Eof.run();
@@ -109,19 +105,12 @@ Eof.run();
 const Memory = suite('process extension :: memory cap');
 
 Memory('should stop a leaking Node.js script at the default 256 MiB heap cap with the memory-limit error :: ERR_LIMIT', async () => {
-  const transport = await openTransport(specFromPath(fixture('leak.mjs')));
-  const peer = createPeer(transport, { timeoutMs: 120_000 });
-  const closed = new Promise<MepError | undefined>((resolve) => transport.onClose(resolve));
-  try {
-    await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+  await withPeer(specFromPath(fixture('leak.mjs')), 120_000, async (peer, closed) => {
     void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: {} }).catch(() => undefined);
     const error = await closed;
     assert.is(codeOf(error), LocalErrorCode.Limit, error?.message);
     assert.is((error?.data as { limit: string }).limit, 'maxMemoryBytes');
-  } finally {
-    peer.close();
-    await transport.close();
-  }
+  });
 });
 
 Memory('should run a native executable under an address-space cap (prlimit --as) when a memory limit is set', () =>
@@ -131,18 +120,12 @@ Memory('should run a native executable under an address-space cap (prlimit --as)
     const exe = join(dir, 'ext');
     await writeFile(exe, `#!/bin/sh\nexec '${process.execPath}' '${fixture('well-behaved.mjs')}'\n`);
     await chmod(exe, 0o755);
-    const cap = 8 * 1024 * 1024 * 1024;
-    const transport = await openTransport(specFromPath(exe, { limits: { maxMemoryBytes: cap } }));
-    const peer = createPeer(transport, { timeoutMs: 10_000 });
-    try {
-      await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+    const cap = 4 * 1024 * 1024 * 1024;
+    await withPeer(specFromPath(exe, { limits: { maxMemoryBytes: cap } }), 10_000, async (peer) => {
       const { pid } = (await peer.request('fixture.env', {})) as { pid: number };
       const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
       assert.match(limits, new RegExp(`Max address space\\s+${cap}\\s+${cap}\\s+bytes`));
-    } finally {
-      peer.close();
-      await transport.close();
-    }
+    });
   }),
 );
 
