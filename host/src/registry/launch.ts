@@ -3,11 +3,14 @@
  * `.js`/`.mjs`/`.cjs` file runs with this Node.js, anything else runs as an executable.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ExtensionLimits } from '../protocol/limits.ts';
 import { createProcessTransport } from '../transport/process.ts';
+import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
+import { parseSourceMap } from '../transport/source-map/source-map.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { compileExtensionModule } from '../transport/wasm/index.ts';
 import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
@@ -114,7 +117,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
   }
   const script = isNodeScript(spec);
   const maxMessageBytes = processMessageLimitOf(spec);
-  return createProcessTransport({
+  const transport = createProcessTransport({
     name: spec.name,
     command: script ? process.execPath : spec.path,
     args: script ? [...nodeMemoryFlags(spec), spec.path, ...(spec.args ?? [])] : [...(spec.args ?? [])],
@@ -126,5 +129,13 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
     killGraceMs: spec.killGraceMs,
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
     log,
+  });
+  if (!script) return transport;
+  // `mep build --runtime process` writes the bundle's map beside the script; it is read only
+  // when an error has frames of this script to map.
+  const name = basename(spec.path);
+  return withSourceMappedErrors(transport, {
+    loadMap: () => parseSourceMap(readFileSync(`${spec.path}.map`, 'utf8')),
+    isBundle: (file) => basename(decodeURI(file.replace(/^file:\/\//, ''))) === name,
   });
 }

@@ -12,6 +12,8 @@ import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts
 import { checkGuestModule, compileExtensionModule } from './module.ts';
 import { createInlineRunner } from './runner.ts';
 import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
+import { withSourceMappedErrors } from '../source-map/mapped-errors.ts';
+import { moduleSourceMap } from '../source-map/wasm-section.ts';
 import { workerPoolOf } from './worker-pool.ts';
 import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
 
@@ -93,7 +95,9 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
  * MepError(-32012 PermissionDenied) when the guest imports WASI or anything else the sandbox does
  * not provide, MepError(ERR_LIMIT) when its initial memory exceeds the cap, MepError(ERR_USAGE)
  * for a module that is not an MEP guest. After a trap, limit, deadline or protocol violation the
- * transport closes with that typed error; create a new transport to continue.
+ * transport closes with that typed error; create a new transport to continue. A guest built by
+ * `mep build` carries its source map: error responses then name the author's sources
+ * (`error.data.stack`, `frames`, `origin`; see source-map/mapped-errors.ts).
  *
  * @example
  * const transport = await createWasmTransport({ name: 'avro', module: bytes, isolation: 'inline' });
@@ -107,11 +111,12 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
 export async function createWasmTransport(options: WasmTransportOptions): Promise<WasmTransport> {
   const { module, engineOptions } = await guestOf(options);
   const { name, limits } = engineOptions;
-  return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
+  const transport = await createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
     options.isolation === 'worker'
       ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
       : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
   );
+  return withSourceMappedErrors(transport, { loadMap: moduleSourceMap(module) });
 }
 
 /**
