@@ -3,8 +3,13 @@
  * hosts, granted config only) and limited (memory, message sizes, per-call deadline). This is
  * the only file that imports `@extism/extism`, and it imports no `node:` module, so it also runs
  * in browsers and edge runtimes. Node's worker binding is `node/worker.ts`.
+ *
+ * The SDK is loaded on first use, not when this module is imported: its Node build imports
+ * `node:wasi` at the top, and Node prints "ExperimentalWarning: WASI is an experimental feature"
+ * for that import alone, although the sandbox never enables WASI. So importing mep-runtime
+ * loads nothing of it, and the first plugin loads it with exactly that warning held back.
  */
-import createPlugin, { type ExtismPluginOptions } from '@extism/extism';
+import type { default as CreatePlugin, ExtismPluginOptions } from '@extism/extism';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { LogSink } from '../types.ts';
 import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
@@ -57,8 +62,45 @@ export interface WasmTransportOptions {
 
 const refuseFetch = (): Promise<never> => Promise.reject(new Error('a MEP wasm guest has no network access'));
 
+type EmitWarning = (warning: string | Error, ...rest: unknown[]) => void;
+let sdk: Promise<typeof CreatePlugin> | undefined;
+
+/** True for the one warning the SDK's `node:wasi` import causes (its type and text, as Node words them). */
+function isWasiImportWarning(warning: string | Error, rest: readonly unknown[]): boolean {
+  const type = warning instanceof Error ? warning.name : typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type;
+  const text = warning instanceof Error ? warning.message : warning;
+  return type === 'ExperimentalWarning' && /^WASI is an experimental feature/.test(text);
+}
+
+/**
+ * `@extism/extism`, imported once. Where there is a `process` (Node, Bun, Deno's Node layer),
+ * only its WASI experimental warning is dropped while the import runs; every other warning
+ * passes, and nothing is held back afterwards.
+ */
+export function loadExtismSdk(): Promise<typeof CreatePlugin> {
+  sdk ??= (async () => {
+    const proc = (globalThis as { process?: { emitWarning?: EmitWarning } }).process;
+    const original = proc?.emitWarning;
+    let filter: EmitWarning | undefined;
+    if (proc !== undefined && typeof original === 'function') {
+      filter = function (this: unknown, warning, ...rest) {
+        if (!isWasiImportWarning(warning, rest)) original.call(this, warning, ...rest);
+      };
+      proc.emitWarning = filter;
+    }
+    try {
+      return (await import('@extism/extism')).default;
+    } finally {
+      // Put it back unless someone replaced it meanwhile (then theirs stays).
+      if (proc !== undefined && filter !== undefined && proc.emitWarning === filter) proc.emitWarning = original;
+    }
+  })();
+  return sdk;
+}
+
 /** Creates a foreground Extism plugin with nothing but the given functions and config. */
 const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log }) => {
+  const createPlugin = await loadExtismSdk();
   // A bare Module (config goes in the options) and a fetch of our own: a manifest object or the
   // SDK's default fetch make it touch the global Response/fetch, which loads Node's HTTP client
   // (tens of milliseconds in a new process) for a guest that has no network anyway.
