@@ -76,7 +76,7 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string):
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(
         LocalErrorCode.Limit,
-        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: rebuild it with a smaller initial memory, or raise the limit. ${raiseAdvice('maxMemoryBytes', error.minPages * 65_536)}`,
+        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: rebuild it with a smaller initial memory, or raise the limit. ${raiseAdvice('maxMemoryBytes', capPages * 65_536, error.minPages * 65_536)}`,
         { data: { extension: name, limit: 'maxMemoryBytes', minPages: error.minPages, capPages }, cause: error },
       );
     }
