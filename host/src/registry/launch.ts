@@ -12,7 +12,8 @@ import { createProcessTransport } from '../transport/process.ts';
 import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
 import { parseSourceMap } from '../transport/source-map/source-map.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
-import { compileExtensionModule } from '../transport/wasm/index.ts';
+import { compileExtensionModule, type WasmExportCaller } from '../transport/wasm/index.ts';
+import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
 import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
@@ -138,4 +139,18 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
     loadMap: () => parseSourceMap(readFileSync(`${spec.path}.map`, 'utf8')),
     isBundle: (file) => basename(decodeURI(file.replace(/^file:\/\//, ''))) === name,
   });
+}
+
+/**
+ * Starts a wasm artifact to call its export `entry` with raw bytes (`mep call --raw`): the same
+ * checks (lock hash), limits and sandbox as {@link openTransport}. Throws MepError(ERR_USAGE) for
+ * a process extension, which has no exports to call.
+ */
+export async function openExportCall(spec: LaunchSpec, entry: string, log?: LogSink): Promise<WasmExportCaller> {
+  if (spec.runtime !== 'wasm') {
+    throw new MepError(LocalErrorCode.Usage, `${spec.name} is a process extension; --raw calls an export of a wasm module. Call a method of it instead: mep call ${spec.name} <method>.`, { data: { extension: spec.name } });
+  }
+  const limits = wasmLimitsOf(spec);
+  const module = await wasmModule(spec, limits.maxMemoryBytes);
+  return openNodeWasmExport({ name: spec.name, module, entry, limits, grants: spec.wasm?.grants, isolation: spec.wasm?.isolation, log });
 }

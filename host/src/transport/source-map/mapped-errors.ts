@@ -98,6 +98,19 @@ function mapCloseError(error: MepError | undefined, map: Mapper): MepError | und
 }
 
 /**
+ * One error from an extension with its stack mapped (for failures that do not travel through a
+ * transport, such as a raw export call); the error itself when nothing maps.
+ */
+export function mapExtensionError(error: MepError, options: SourceMappedOptions): MepError {
+  try {
+    return mapCloseError(error, mapperOf(options)) as MepError;
+  } catch {
+    // Mapping is a courtesy: the unmapped error is still the right answer.
+    return error;
+  }
+}
+
+/**
  * Wraps `inner` so that errors from the extension carry their stack in the author's sources.
  * Everything else passes through unchanged; mapping never throws, and a message whose stack does
  * not map (no map, foreign frames) is delivered exactly as it came.

@@ -60,6 +60,8 @@ export interface WasmEngineOptions {
   name: string;
   limits: WasmLimits;
   grants: WasmGrants;
+  /** The export each call runs (default `handle`; `mep call --raw` names any other). */
+  entry?: string;
   /** Slot 0 is the interrupt flag ({@link Interrupt}); may be backed by a SharedArrayBuffer. */
   interruptFlag: Int32Array;
   bridge: GuestBridge;
@@ -120,6 +122,7 @@ export async function createWasmEngine(
   createPlugin: CreateExtismPlugin,
 ): Promise<WasmEngine> {
   const { name, limits, grants, interruptFlag, bridge } = options;
+  const entry = options.entry ?? 'handle';
   const capBytes = Math.floor(limits.maxMemoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
   let memory: WebAssembly.Memory | undefined;
   let input: Uint8Array = EMPTY;
@@ -308,7 +311,7 @@ export async function createWasmEngine(
       let outcome: RunOutcome;
       try {
         // A plugin created from a bare Module names it "0" (transport/wasm.ts).
-        const extismOutput = await plugin.call(['0', 'handle'], input);
+        const extismOutput = await plugin.call(['0', entry], input);
         const bytes = output ?? extismOutput?.bytes() ?? null;
         const elapsedMs = performance.now() - started;
         if (refused !== null) {

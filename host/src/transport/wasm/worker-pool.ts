@@ -29,6 +29,8 @@ export interface PooledGuest {
   name: string;
   limits: WasmLimits;
   grants: WasmGrants;
+  /** The export calls run (default `handle`). */
+  entry?: string;
 }
 
 /** Options of {@link createWasmWorkerPool}. */
@@ -126,7 +128,7 @@ let nextModuleId = 1;
 const keyOf = (guest: PooledGuest): string => {
   let id = moduleIds.get(guest.module);
   if (id === undefined) moduleIds.set(guest.module, (id = nextModuleId++));
-  return JSON.stringify([id, guest.name, guest.limits, guest.grants]);
+  return JSON.stringify([id, guest.name, guest.limits, guest.grants, guest.entry ?? 'handle']);
 };
 /** Workers listen on the channel only where the host can await it without blocking. */
 const canListen = typeof (Atomics as { waitAsync?: unknown }).waitAsync === 'function';
@@ -227,7 +229,8 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
         entry.guest = undefined;
         answer = awaitReply(entry, ['ready', 'init-error']);
         const { module, name, limits, grants } = guest;
-        entry.handle.postMessage({ type: 'init', module, name, limits, grants, flags: entry.channel.buffer as SharedArrayBuffer, listen: listens });
+        const calls = guest.entry === undefined ? {} : { entry: guest.entry };
+        entry.handle.postMessage({ type: 'init', module, name, limits, grants, ...calls, flags: entry.channel.buffer as SharedArrayBuffer, listen: listens });
       }
       const message = await answer;
       if (message.type === 'init-error') {
