@@ -72,6 +72,8 @@ export interface BuildGuestResult {
   size: number;
   /** Bytes of source map the build kept (in the module, or in the `.map` file), 0 without. */
   sourceMapBytes: number;
+  /** Every file the bundle was made from (absolute paths). */
+  inputs: string[];
   /** Extism exports of a wasm guest (empty for process). */
   exports: string[];
   /** True when the wasm came from the cache. */
@@ -124,13 +126,13 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     else rmSync(mapFile, { force: true });
     const code = keepMap ? `${bundle.code}//# sourceMappingURL=${encodeURIComponent(basename(mapFile))}\n` : bundle.code;
     place(outFile, code, 0o755);
-    return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], cached: false, timings };
+    return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], inputs: bundle.inputs, cached: false, timings };
   }
   if (options.compiler === 'extism-js') {
     const wasm = await compileWithExtismJs(entry, bundle.exports, join(cacheDir, 'tmp'));
     place(outFile, wasm);
     lap('extism-js');
-    return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, cached: false, timings };
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
   }
   // The map goes in last, onto the cached module: it names files, so a moved project with the
   // same code gets its own map from the same cache entry.
@@ -150,7 +152,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   if (existsSync(cached)) {
     const wasm = withMap(readFileSync(cached));
     place(outFile, wasm);
-    return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, cached: true, timings };
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: true, timings };
   }
   const optimizing = options.optimize !== false;
   const base = optimizing ? await optimizedEngine(engine) : engine.wasmPath;
@@ -169,7 +171,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   renameSync(tmp, cached);
   const shipped = withMap(wasm);
   place(outFile, shipped);
-  return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, cached: false, timings };
+  return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
 }
 
 /** The project root as seen from the folder of `outFile` (a process build's map sits beside it). */

@@ -44,6 +44,8 @@ export interface Bundle {
   map: string;
   /** The folder the map's sources are relative to (the nearest package.json above the entry). */
   projectRoot: string;
+  /** Every file the bundle was made from (absolute paths): what `mep build --watch` watches. */
+  inputs: string[];
   /** Names the wasm guest exports (Extism exports), in a stable order. */
   exports: string[];
   /** True when the entry is a PDK extension (has a default export). */
@@ -146,5 +148,9 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
     sourceRoot: options.sourceRoot,
   });
   const exports = pdk ? [...PDK_EXPORTS] : names.filter((n) => n !== 'default').sort();
-  return { code, map, projectRoot, exports, pdk };
+  // esbuild names inputs relative to its working directory; the generated wrapper is no file.
+  const inputs = Object.keys(r.metafile.inputs)
+    .filter((input) => input !== '<stdin>' && !input.includes(':'))
+    .map((input) => resolve(cwd, input));
+  return { code, map, projectRoot, inputs, exports, pdk };
 }
