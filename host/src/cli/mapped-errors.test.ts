@@ -8,13 +8,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGuest } from '../../../build/guest/index.ts';
+import { buildBothRuntimes } from '../../../build/guest/testing/build-both.ts';
 import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
 import { openTransport, specFromPath } from '../registry/launch.ts';
-import { createByteChannelPair } from '../serve/byte-channel.ts';
-import { createHostServer } from '../serve/host-server.ts';
 import { ServeMethod } from '../serve/methods.ts';
-import { createNodeOpener } from '../serve/node-open.ts';
-import { createLineClient } from '../serve/testing/line-client.ts';
+import { connectServed } from '../serve/testing/connect.ts';
 import { createSession } from '../session/session.ts';
 import type { StackFrame } from '../transport/source-map/stack.ts';
 import { captureIo } from './io.ts';
@@ -109,10 +107,7 @@ function at(frame: unknown, file: string, line: number, runtime: string): void {
 
 const Mapped = suite('mep build + host :: guest stacks mapped to the sources');
 
-Mapped.before(async () => {
-  await buildGuest({ entry: join(root, 'src', 'extension.ts'), outFile: built.wasm, cwd: root, typecheck: false });
-  await buildGuest({ entry: join(root, 'src', 'extension.ts'), outFile: built.process, runtime: 'process', cwd: root, typecheck: false });
-});
+Mapped.before(() => buildBothRuntimes(join(root, 'src', 'extension.ts'), built, root));
 Mapped.after(() => rmSync(dir, { recursive: true, force: true }));
 
 for (const runtime of ['wasm', 'process'] as const) {
@@ -160,11 +155,7 @@ Mapped('should print the first frame in the author code by default and the whole
 });
 
 Mapped('should carry the mapped stack in error.data of session/call :: mep serve', async () => {
-  const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 1_000 });
-  const [serverSide, clientSide] = createByteChannelPair();
-  const connection = server.connect(serverSide);
-  const client = createLineClient((bytes) => clientSide.write(bytes));
-  clientSide.onData((chunk) => client.push(chunk));
+  const { client, end } = connectServed();
   try {
     for (const runtime of ['wasm', 'process'] as const) {
       const opened = await client.request(`open-${runtime}`, ServeMethod.Open, { extension: built[runtime] });
@@ -176,9 +167,7 @@ Mapped('should carry the mapped stack in error.data of session/call :: mep serve
       await client.request(`close-${runtime}`, ServeMethod.Close, { sessionId });
     }
   } finally {
-    clientSide.close();
-    await connection.closed;
-    await server.close();
+    await end();
   }
 });
 

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGuest } from '../../../../build/guest/index.ts';
+import { buildBothRuntimes } from '../../../../build/guest/testing/build-both.ts';
 import { writeTestExtension } from '../../../../build/guest/testing/fixtures.ts';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 import { captureIo } from '../io.ts';
@@ -48,10 +49,7 @@ async function call(args: string[], stdin?: Uint8Array): Promise<{ code: number;
 
 const Call = suite('cli :: mep call');
 const Raw = suite('cli :: mep call --raw');
-Call.before(async () => {
-  await buildGuest({ entry: join(dir, 'src', 'all.ts'), outFile: built.wasm, cwd: dir, typecheck: false });
-  await buildGuest({ entry: join(dir, 'src', 'all.ts'), outFile: built.process, runtime: 'process', cwd: dir, typecheck: false });
-});
+Call.before(() => buildBothRuntimes(join(dir, 'src', 'all.ts'), built, dir));
 Raw.after(() => rmSync(dir, { recursive: true, force: true }));
 
 for (const runtime of ['wasm', 'process'] as const) {

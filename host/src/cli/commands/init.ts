@@ -60,6 +60,10 @@ export default defineExtension({
 });
 `;
 
+// Spelled in pieces: the package build rewrites every import.meta\.url in the bundled command's
+// source text to keep module locations (scripts/build-package.ts), this string's included.
+const META_URL = ['import', 'meta', 'url'].join('.');
+
 const TEST_SOURCE = `// The extension's behaviour on the sample model, in both runtimes: the test kit builds
 // src/extension.ts to a wasm module and to a process script, and runs each (npm test).
 import { test } from 'node:test';
@@ -67,8 +71,8 @@ import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { artifactText, minimalIr, openExtension, readIr } from 'mep-runtime/testing';
 
-const entry = new URL('../src/extension.ts', import.meta.url);
-const sample = await readIr(fileURLToPath(new URL('../sample/morphir-ir.json', import.meta.url)));
+const entry = new URL('../src/extension.ts', ${META_URL});
+const sample = await readIr(fileURLToPath(new URL('../sample/morphir-ir.json', ${META_URL})));
 
 for (const runtime of ['wasm', 'process']) {
   test(\`lists the types and values of the sample model (\${runtime})\`, async () => {
