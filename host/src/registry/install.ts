@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
 import { readClaimSet } from '../session/read-claims.ts';
 import type { Transport } from '../transport/types.ts';
+import type { ExtensionId } from './extension-id.ts';
 import { fetchPackage } from './fetch-source.ts';
 import { sha256File } from './integrity.ts';
 import { parseInstallSource } from './install-source.ts';
@@ -19,7 +20,7 @@ import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, readManifest } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
-import { pathExists } from './paths.ts';
+import { packageDirOf, pathExists } from './paths.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 import type { Platform } from './platform.ts';
 import { stagePackage } from './stage-package.ts';
@@ -46,7 +47,7 @@ export interface InstallOptions {
 
 /** What was installed. */
 export interface InstallResult {
-  id: string;
+  id: ExtensionId;
   version: string;
   runtime: ExtensionManifest['runtime'];
   scope: Scope;
@@ -96,7 +97,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
       ...(staged.platform ? { platform: staged.platform } : {}),
       ...(claims ? { claims } : {}),
     };
-    const dir = join(target.extensions, manifest.id);
+    const dir = packageDirOf(target, manifest.id);
     const replaced = await swapIn(staged.dir, dir, target.extensions, async () => {
       await updateLock(target.lock, (lock) => {
         lock.extensions[manifest.id] = entry;

@@ -9,15 +9,11 @@ import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { ExtensionLimits } from '../protocol/limits.ts';
+import { ExtensionId } from './extension-id.ts';
 import { isSecretReference } from './secret-reference.ts';
 
 /** The manifest's file name inside a package directory. */
 export const MANIFEST_FILE = 'extension.json';
-
-/** An extension id: also a directory name, so letters, digits, `.`, `_` and `-` only. */
-export const ExtensionId = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an id uses letters, digits, ".", "_" and "-" and starts with a letter or digit');
 
 /** A relative path inside the package that cannot leave it. */
 const PackagePath = z
