@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
 import { readClaimSet } from '../session/read-claims.ts';
 import type { Transport } from '../transport/types.ts';
+import { archiveLimitsOf } from './archive/budget.ts';
+import type { ArchiveLimits } from './archive/budget.ts';
 import type { ExtensionId } from './extension-id.ts';
 import { fetchPackage } from './fetch-source.ts';
 import { sha256File } from './integrity.ts';
@@ -43,6 +45,11 @@ export interface InstallOptions {
   platform?: Platform;
   /** Wraps the probe's transport (transcripts). */
   wrapTransport?: (transport: Transport) => Transport;
+  /**
+   * Budgets of an archive source: bytes it may take and unpack to, and members it may hold.
+   * Default 512 MiB and 10,000 (`mep install --max-unpacked`, `--max-entries`).
+   */
+  archiveLimits?: Partial<ArchiveLimits>;
 }
 
 /** What was installed. */
@@ -71,9 +78,10 @@ export async function installExtension(options: InstallOptions): Promise<Install
   const scope = options.scope ?? 'project';
   const target = options.paths[scope];
   const source = parseInstallSource(options.source, options.paths.projectRoot);
+  const limits = archiveLimitsOf(options.archiveLimits);
   const scratch = await mkdtemp(join(tmpdir(), 'mep-install-'));
   try {
-    const fetched = await fetchPackage(source, scratch);
+    const fetched = await fetchPackage(source, scratch, limits);
     const manifest = await readManifest(fetched.dir);
     const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.platform);
     const sha256 = await sha256File(staged.artifact);
