@@ -83,7 +83,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
   try {
     const fetched = await fetchPackage(source, scratch, limits);
     const manifest = await readManifest(fetched.dir);
-    const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.platform);
+    const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.source, options.platform);
     const sha256 = await sha256File(staged.artifact);
     const manifestSha256 = await sha256File(join(staged.dir, MANIFEST_FILE));
     const probe = options.probe ?? manifest.runtime === 'wasm';

@@ -10,6 +10,7 @@ import { join, posix, relative, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { MANIFEST_FILE } from './manifest.ts';
+import { SUMS_FILE } from './sums.ts';
 import { platformSiblings, resolvePlatformArtifact } from './platform.ts';
 import type { Platform } from './platform.ts';
 
@@ -17,6 +18,8 @@ import type { Platform } from './platform.ts';
 export interface PackageFile {
   /** Where it goes in the package, forward slashes. */
   path: string;
+  /** The path in the package it was taken from (differs for a vendored `<entry>-<os>-<arch>`). */
+  origin: string;
   /** The real path of its contents on disk (inside the package). */
   source: string;
   /** Installed with mode 0o755 (the process executable, or a file stored executable). */
@@ -59,6 +62,14 @@ async function isExecutable(real: string): Promise<boolean> {
   return ((await stat(real)).mode & 0o111) !== 0;
 }
 
+/**
+ * The real path of the package's `SHA256SUMS`, or undefined when it has none; refused like any
+ * other member when it resolves outside the package.
+ */
+export async function packageSumsFile(root: string, manifest: ExtensionManifest): Promise<string | undefined> {
+  return realInside(root, SUMS_FILE, manifest);
+}
+
 /** Adds `path` (a file, or a directory walked whole) to `out`; `seen` stops link cycles. */
 async function addListed(root: string, path: string, manifest: ExtensionManifest, out: Map<string, PackageFile>, seen: Set<string>): Promise<void> {
   const real = await realInside(root, path, manifest);
@@ -69,7 +80,7 @@ async function addListed(root: string, path: string, manifest: ExtensionManifest
   }
   const info = await stat(real);
   if (info.isFile()) {
-    if (!out.has(path)) out.set(path, { path, source: real, executable: (info.mode & 0o111) !== 0 });
+    if (!out.has(path)) out.set(path, { path, origin: path, source: real, executable: (info.mode & 0o111) !== 0 });
     return;
   }
   if (!info.isDirectory() || seen.has(real)) return;
@@ -93,7 +104,7 @@ export async function selectPackageFiles(packageDir: string, manifest: Extension
   const out = new Map<string, PackageFile>();
   const manifestReal = await realInside(root, MANIFEST_FILE, manifest);
   if (manifestReal === undefined) throw refuse(manifest, MANIFEST_FILE, 'is missing');
-  out.set(MANIFEST_FILE, { path: MANIFEST_FILE, source: manifestReal, executable: false });
+  out.set(MANIFEST_FILE, { path: MANIFEST_FILE, origin: MANIFEST_FILE, source: manifestReal, executable: false });
   const entry = posix.normalize(manifest.entry.replace(/\\/g, '/'));
   let platform: string | undefined;
   if (manifest.runtime === 'wasm') {
@@ -103,14 +114,14 @@ export async function selectPackageFiles(packageDir: string, manifest: Extension
         data: { extension: manifest.id, entry: manifest.entry, reason: 'missing-artifact' },
       });
     }
-    out.set(entry, { path: entry, source: real, executable: false });
+    out.set(entry, { path: entry, origin: entry, source: real, executable: false });
   } else if (choice === 'all') {
     // Packing: the plain executable and every per-platform one, each under its own name.
     const candidates = [join(root, entry), ...(await platformSiblings(join(root, entry))).map((s) => s.file)];
     for (const file of candidates) {
       const path = relative(root, file).split(sep).join('/');
       const real = await realInside(root, path, manifest);
-      if (real !== undefined && (await stat(real)).isFile()) out.set(path, { path, source: real, executable: await isExecutable(real) });
+      if (real !== undefined && (await stat(real)).isFile()) out.set(path, { path, origin: path, source: real, executable: await isExecutable(real) });
     }
     if (out.size === 1) {
       throw new MepError(LocalErrorCode.Registry, `Extension '${manifest.id}' has no executable ${manifest.entry} (nor any ${manifest.entry}-<os>-<arch>) in its package. Build it first, or check the manifest's "entry".`, {
@@ -119,10 +130,10 @@ export async function selectPackageFiles(packageDir: string, manifest: Extension
     }
   } else {
     const chosen = await resolvePlatformArtifact(root, entry, manifest.id, choice.platform);
-    const path = relative(root, chosen.file);
-    const real = await realInside(root, path, manifest);
-    if (real === undefined) throw refuse(manifest, path, 'is missing');
-    out.set(entry, { path: entry, source: real, executable: true });
+    const origin = relative(root, chosen.file).split(sep).join('/');
+    const real = await realInside(root, origin, manifest);
+    if (real === undefined) throw refuse(manifest, origin, 'is missing');
+    out.set(entry, { path: entry, origin, source: real, executable: true });
     platform = chosen.platform;
   }
   const seen = new Set<string>();
