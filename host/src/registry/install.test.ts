@@ -190,4 +190,16 @@ Install('should remove an extension and its lock entry, and refuse an unknown id
   }),
 );
 
+Install('should refuse an id that differs only in case from an installed one', () =>
+  withProject(async (t) => {
+    const paths = registryPaths({ cwd: t.project });
+    await installExtension({ source: await writePackage(join(t.root, 'lower'), { id: 'acme.case', capabilities: backend('c') }), paths });
+    const error = await installExtension({ source: await writePackage(join(t.root, 'upper'), { id: 'Acme.Case', capabilities: backend('c') }), paths }).catch((e) => e);
+    assert.equal([error.code, error.data?.reason, error.data?.other], [LocalErrorCode.Registry, 'id-case-collision', 'acme.case']);
+    assert.equal(Object.keys((await readLock(paths.project.lock)).extensions), ['acme.case']);
+    // The user scope is another directory: the same id in another case is fine there.
+    assert.ok(await installExtension({ source: join(t.root, 'upper'), paths, scope: 'user' }));
+  }),
+);
+
 Install.run();

@@ -44,9 +44,13 @@ function fileMode(entry: ArchiveEntry): number {
   return entry.mode !== undefined && entry.mode & 0o111 ? 0o755 : 0o644;
 }
 
-/** A sink writing a new file (never one that exists: `wx`). */
-async function fileSink(path: string, mode: number): Promise<DataSink> {
-  await mkdir(dirname(path), { recursive: true });
+/** A sink writing a new file (never one that exists: `wx`); `made` holds the directories made. */
+async function fileSink(path: string, mode: number, made: Set<string>): Promise<DataSink> {
+  const parent = dirname(path);
+  if (!made.has(parent)) {
+    await mkdir(parent, { recursive: true });
+    made.add(parent);
+  }
   const handle = await open(path, 'wx', mode);
   return {
     async write(chunk) {
@@ -57,7 +61,7 @@ async function fileSink(path: string, mode: number): Promise<DataSink> {
 }
 
 /** Writes one planned member (symlinks are only collected); returns the sink of a file's data. */
-async function writeMember(realRoot: string, planned: PlannedEntry, links: PlannedEntry[]): Promise<DataSink | undefined> {
+async function writeMember(realRoot: string, planned: PlannedEntry, links: PlannedEntry[], made: Set<string>): Promise<DataSink | undefined> {
   const target = resolve(realRoot, planned.relative);
   if (planned.entry.type === 'directory') {
     await mkdir(target, { recursive: true });
@@ -67,7 +71,7 @@ async function writeMember(realRoot: string, planned: PlannedEntry, links: Plann
     links.push(planned);
     return undefined;
   }
-  return fileSink(target, fileMode(planned.entry));
+  return fileSink(target, fileMode(planned.entry), made);
 }
 
 async function makeLinks(realRoot: string, links: readonly PlannedEntry[], archive: string): Promise<void> {
@@ -93,11 +97,12 @@ async function extractTar(options: ExtractOptions, realRoot: string): Promise<vo
   });
   const plan = planEntries(headers, options.archive);
   const links: PlannedEntry[] = [];
+  const made = new Set<string>();
   let index = 0;
   await walkTarGz(options.file, options.archive, createArchiveBudget(options.limits, options.archive), async (entry) => {
     const planned = plan.get(index);
     if (entry.path !== headers[index++]?.path) throw archiveError(options.archive, 'it changed while it was read');
-    return planned ? writeMember(realRoot, planned, links) : undefined;
+    return planned ? writeMember(realRoot, planned, links, made) : undefined;
   });
   await makeLinks(realRoot, links, options.archive);
 }
@@ -107,8 +112,9 @@ async function extractZip(options: ExtractOptions, realRoot: string): Promise<vo
   const members = await readZipDirectory(options.file, size, options.archive, createArchiveBudget(options.limits, options.archive));
   const plan = planEntries(members, options.archive);
   const links: PlannedEntry[] = [];
+  const made = new Set<string>();
   for (const [index, planned] of plan) {
-    const sink = await writeMember(realRoot, planned, links);
+    const sink = await writeMember(realRoot, planned, links, made);
     if (sink) await drainInto(zipMemberData(options.file, members[index] as (typeof members)[number], options.archive), sink);
   }
   await makeLinks(realRoot, links, options.archive);

@@ -76,7 +76,7 @@ function paxRecords(data: Uint8Array): Record<string, string> {
 }
 
 async function skip(reader: ByteReader, n: number): Promise<void> {
-  for await (const _ of reader.pieces(n));
+  if (n > 0) for await (const _ of reader.pieces(n));
 }
 
 /** The data of an extension header (long name, pax), bounded; then its padding. */
@@ -123,7 +123,8 @@ async function walk(reader: ByteReader, archive: string, budget: ArchiveBudget, 
       else if (type === '2') entry = { path, type: 'symlink', size: 0, linkTarget };
       else throw archiveError(archive, `member ${JSON.stringify(path)} has tar type '${type}' (hard link or special file), which extension packages may not contain`, { entry: path });
       const sink = await visit(entry);
-      await drainInto(reader.pieces(size), sink);
+      if (size === 0) await sink?.close();
+      else await drainInto(reader.pieces(size), sink);
       await skip(reader, padding(size));
     }
   }
