@@ -13,7 +13,7 @@ import { readLock } from './lock.ts';
 import { registryPaths } from './paths.ts';
 import { claimsOf, verifyInstalled } from './prepare.ts';
 import { removeExtension } from './remove.ts';
-import { backend, makeTarGz, makeZip, packageEntries, writePackage, withProject } from './test-support.ts';
+import { backend, makeTarGz, makeZip, packageEntries, writeMultiPlatformPackage, writePackage, withProject } from './test-support.ts';
 
 const git = promisify(execFile);
 
@@ -128,13 +128,7 @@ Install('should refuse an archive with an escaping entry and leave the previous 
 
 Install('should vendor only this platform\'s executable and list the provided platforms otherwise', () =>
   withProject(async (t) => {
-    const pkg = join(t.root, 'multi');
-    await mkdir(join(pkg, 'bin'), { recursive: true });
-    await writeFile(join(pkg, 'extension.json'), JSON.stringify({ id: 'acme.multi', name: 'Multi', version: '1.0.0', runtime: 'process', entry: 'bin/crm' }));
-    for (const p of ['linux-amd64', 'darwin-arm64', 'windows-amd64.exe']) {
-      await writeFile(join(pkg, `bin/crm-${p}`), `binary for ${p}`);
-      await chmod(join(pkg, `bin/crm-${p}`), 0o755);
-    }
+    const pkg = await writeMultiPlatformPackage(join(t.root, 'multi'));
     const paths = registryPaths({ cwd: t.project });
     const result = await installExtension({ source: pkg, paths, platform: { os: 'linux', arch: 'amd64' } });
     assert.is(result.entry.platform, 'linux-amd64');

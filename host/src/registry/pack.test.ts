@@ -12,7 +12,7 @@ import { installExtension } from './install.ts';
 import { sha256Bytes } from './integrity.ts';
 import { packExtension } from './pack.ts';
 import { registryPaths } from './paths.ts';
-import { backend, makeTarGz, withProject, writePackage } from './test-support.ts';
+import { backend, makeTarGz, withProject, writeMultiPlatformPackage, writePackage } from './test-support.ts';
 import type { TempProject } from './test-support.ts';
 
 const run = promisify(execFile);
@@ -133,13 +133,7 @@ Pack('should refuse a wrong #sha256 before extracting anything', () =>
 
 Pack('should pack every platform executable and install only this host\'s, checked against SHA256SUMS', () =>
   withProject(async (t) => {
-    const dir = join(t.root, 'multi');
-    await mkdir(join(dir, 'bin'), { recursive: true });
-    await writeFile(join(dir, 'extension.json'), JSON.stringify({ id: 'acme.multi', name: 'Multi', version: '1.0.0', runtime: 'process', entry: 'bin/crm' }));
-    for (const p of ['linux-amd64', 'darwin-arm64', 'windows-amd64.exe']) {
-      await writeFile(join(dir, `bin/crm-${p}`), `binary for ${p}`);
-      await chmod(join(dir, `bin/crm-${p}`), 0o755);
-    }
+    const dir = await writeMultiPlatformPackage(join(t.root, 'multi'));
     const packed = await packExtension({ dir, cwd: t.root });
     assert.equal(packed.files, ['SHA256SUMS', 'bin/crm-darwin-arm64', 'bin/crm-linux-amd64', 'bin/crm-windows-amd64.exe', 'extension.json']);
     const result = await installExtension({ source: packed.file, paths: registryPaths({ cwd: t.project }), platform: { os: 'linux', arch: 'amd64' } });

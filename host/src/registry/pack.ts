@@ -6,11 +6,11 @@
  * mtime, no owners), so the same package gives the same bytes and the same sha256, which is
  * what `mep install <archive>#sha256=<hex>` pins.
  */
-import { randomBytes } from 'node:crypto';
-import { rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, posix, resolve } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { posix, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { writeTarGz } from './archive/tar-write.ts';
+import { replaceAtomically } from './atomic-write.ts';
 import type { TarMember } from './archive/tar-write.ts';
 import type { ExtensionId } from './extension-id.ts';
 import { sha256File } from './integrity.ts';
@@ -90,13 +90,6 @@ export async function packExtension(options: PackOptions): Promise<PackResult> {
     else members.push({ type: 'file', path: `${top}/${path}`, executable: f.executable, size: sizes.get(path) as number, source: f.source });
   }
   // Written beside the target and renamed, so a failed pack never leaves half an archive.
-  const temp = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await writeTarGz(temp, members);
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await replaceAtomically(file, (temp) => writeTarGz(temp, members));
   return { id: manifest.id, version: manifest.version, file, sha256: await sha256File(file), bytes: (await stat(file)).size, files: paths };
 }

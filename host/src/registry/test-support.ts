@@ -96,6 +96,17 @@ export async function packageEntries(dir: string, prefix = ''): Promise<{ path: 
   return Promise.all(files.map(async (d) => ({ path: `${prefix}${join(d.parentPath, d.name).slice(dir.length + 1)}`, data: new Uint8Array(await readFile(join(d.parentPath, d.name))) })));
 }
 
+/**
+ * A process package `acme.multi` whose entry `bin/crm` exists only per platform:
+ * `bin/crm-linux-amd64`, `-darwin-arm64` and `-windows-amd64.exe`, each holding "binary for <p>".
+ */
+export async function writeMultiPlatformPackage(dir: string): Promise<string> {
+  await mkdir(join(dir, 'bin'), { recursive: true });
+  await writeFile(join(dir, 'extension.json'), JSON.stringify({ id: 'acme.multi', name: 'Multi', version: '1.0.0', runtime: 'process', entry: 'bin/crm' }));
+  for (const p of ['linux-amd64', 'darwin-arm64', 'windows-amd64.exe']) await writeFile(join(dir, `bin/crm-${p}`), `binary for ${p}`, { mode: 0o755 });
+  return dir;
+}
+
 /** A backend claiming `targets` for IR 3. */
 export function backend(...targets: string[]): Record<string, unknown> {
   return { backend: { targets, irVersions: ['3'], generate: true } };

@@ -6,6 +6,7 @@ import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { withJsonErrors } from './operation.ts';
 
+/** `mep pack`: see its help text. */
 export const packCommand: Command = {
   summary: 'pack an extension package into a .tgz with SHA256SUMS, for mep install',
   help: `Usage: mep pack [dir] [-o FILE] [--json]

@@ -57,17 +57,16 @@ function checksumMatches(header: Uint8Array, archive: string): boolean {
   return stored === unsigned || stored === signed;
 }
 
-/** Parses pax extended-header records (`<len> key=value\n`). */
+/** Parses pax extended-header records (`<len> key=value\n`); `<len>` counts bytes, not characters. */
 function paxRecords(data: Uint8Array): Record<string, string> {
   const out: Record<string, string> = {};
-  const text = decoder.decode(data);
   let i = 0;
-  while (i < text.length) {
-    const space = text.indexOf(' ', i);
+  while (i < data.length) {
+    const space = data.indexOf(0x20, i);
     if (space < 0) break;
-    const length = Number(text.slice(i, space));
-    if (!Number.isInteger(length) || length <= 0) break;
-    const record = text.slice(space + 1, i + length - 1);
+    const length = Number(decoder.decode(data.subarray(i, space)));
+    if (!Number.isInteger(length) || length <= 0 || i + length > data.length) break;
+    const record = decoder.decode(data.subarray(space + 1, i + length - 1));
     const eq = record.indexOf('=');
     if (eq > 0) out[record.slice(0, eq)] = record.slice(eq + 1);
     i += length;
