@@ -7,8 +7,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { budgetError } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
@@ -51,8 +49,30 @@ async function openSource(source: ArchiveSource, limits: Readonly<ArchiveLimits>
     await response.body.cancel();
     throw budgetError(source.spec, 'bytes', limits.maxBytes, 'announces more than');
   }
-  // A Node stream over the body: destroying it cancels the download.
-  return Readable.fromWeb(response.body as WebReadableStream<Uint8Array>);
+  return webChunks(response.body);
+}
+
+/**
+ * The chunks of a download. Read straight from the web stream (no Node stream in between, so
+ * nothing can emit an error event after the caller stopped); stopping early cancels it.
+ */
+async function* webChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const reader = body.getReader();
+  let finished = false;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) {
+        finished = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    // Stopped at the budget or by a failure: end the download. A failure to cancel a
+    // connection already torn down changes nothing for the caller, who reports its own error.
+    if (!finished) await reader.cancel().catch(() => undefined);
+  }
 }
 
 /**

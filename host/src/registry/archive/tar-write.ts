@@ -112,6 +112,8 @@ export async function writeTarGz(file: string, members: readonly TarMember[]): P
     gzip.end();
     await done;
   } catch (error) {
+    // The first failure is reported; the streams' own settling after it is not awaited.
+    done.catch(() => undefined);
     gzip.destroy();
     output.destroy();
     throw error;

@@ -134,7 +134,10 @@ export async function* zipMemberData(file: string, member: ZipMember, archive: s
   }
   const raw = createReadStream(file, { start: member.dataStart, end: member.dataStart + member.compressedSize - 1 });
   const inflate = member.method === 8 ? createInflateRaw() : undefined;
+  // Each side's failure stops the other; the iterator below reports it. (With a listener on
+  // both, a failure after iteration stopped cannot become an uncaught 'error' event.)
   raw.on('error', (error) => inflate?.destroy(error));
+  inflate?.on('error', () => raw.destroy());
   const source = inflate ? raw.pipe(inflate) : raw;
   let produced = 0;
   let crc = 0;
