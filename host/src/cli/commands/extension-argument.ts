@@ -10,6 +10,7 @@ import type { ClaimSet } from '../../protocol/index.ts';
 import type { ExtensionLimits } from '../../protocol/limits.ts';
 import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
 import type { InstalledExtension } from '../../registry/discover.ts';
+import { isExtensionId } from '../../registry/extension-id.ts';
 import { specFromPath } from '../../registry/launch.ts';
 import { withLimits } from '../../registry/launch-limits.ts';
 import type { LaunchSpec } from '../../registry/launch.ts';
@@ -60,7 +61,8 @@ async function findArgument(argument: string, io: Io, limits: ExtensionLimits | 
   const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
   const info = await stat(path).catch(() => undefined);
   if (info?.isFile()) return { spec: withLimits(specFromPath(path), limits), info };
-  const installed = info ? undefined : await findInstalled(cliRegistryPaths(io), argument);
+  // Only a plain id can name an installed extension; anything else is a path that is missing.
+  const installed = info || !isExtensionId(argument) ? undefined : await findInstalled(cliRegistryPaths(io), argument);
   if (installed) return { spec: withLimits(await verifyInstalled(installed), limits), installed };
   return { info };
 }
