@@ -22,7 +22,7 @@ export const DEFAULT_LOG_CAP_BYTES = 4 * 1024 * 1024;
 
 /** The part of a Node writable stream the writer uses. */
 export interface WritableLike {
-  write(chunk: string): boolean;
+  write(chunk: string | Uint8Array): boolean;
   readonly writableLength: number;
   on(event: 'error', listener: (error: Error) => void): unknown;
   once(event: 'drain', listener: () => void): unknown;
@@ -40,6 +40,8 @@ export interface StreamWriterOptions {
 export interface StreamWriter {
   /** Writes a line of the command's own (never dropped). */
   line(text: string): void;
+  /** Writes bytes of the command's own as they are (never dropped). */
+  bytes(chunk: Uint8Array): void;
   /** Writes a line of an extension's log, or drops it while the reader is too far behind. */
   log(text: string): void;
   /** True while more than the high-water mark waits. */
@@ -77,10 +79,10 @@ export function createStreamWriter(stream: WritableLike, options: StreamWriterOp
     waiting.clear();
   });
 
-  const write = (text: string): void => {
+  const write = (chunk: string | Uint8Array): void => {
     if (failed) return;
     try {
-      stream.write(text);
+      stream.write(chunk);
     } catch {
       // A synchronous stream (file, terminal) may throw instead of emitting: the same failure.
       failed = true;
@@ -103,6 +105,7 @@ export function createStreamWriter(stream: WritableLike, options: StreamWriterOp
 
   return {
     line: (text) => write(`${text}\n`),
+    bytes: (chunk) => write(chunk),
     log(text) {
       if (failed) return;
       if (stream.writableLength > cap) {

@@ -10,7 +10,6 @@ import type { ClaimSet, ProgressParams } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
 import { memoryLimitUnenforced, requestTimeoutOf } from '../registry/launch-limits.ts';
-import { createRedactor } from '../registry/redact.ts';
 import type { Redactor } from '../registry/redact.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
@@ -51,7 +50,7 @@ async function denyAll(params: unknown): Promise<string> {
 export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Session, signal: AbortSignal) => Promise<T>, options: SessionRunOptions = {}): Promise<T> {
   const started = performance.now();
   if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: a native executable is capped with util-linux's prlimit --as, on Linux, and there is none here (only wasm extensions and Node.js scripts are capped).`);
-  const redactor = options.redactor ?? createRedactor();
+  const redactor = options.redactor ?? io.redactor;
   // The extension's log goes to stderr through a bounded writer: a process's stderr is paused
   // while the reader lags (back-pressure), what cannot wait is dropped with a counted note.
   const sink: LogSink = Object.assign((e: LogEntry) => io.log(redactor.scrub(`[${e.source}] ${e.message}`)), { busy: io.logBusy, onDrain: io.onLogDrain });

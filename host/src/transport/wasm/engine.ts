@@ -10,9 +10,9 @@
  */
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { attachHostChannel, defaultHostTrampoline, guestAbi } from './host-channel.ts';
-import { raiseAdvice } from '../../protocol/limits.ts';
+import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
 import { crash, createGuestIo, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
-import { WASM_PAGE_BYTES, outOfMemoryAnswer, type WasmGrants, type WasmLimits } from './limits.ts';
+import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
 
 export { Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 
@@ -39,6 +39,8 @@ export interface WasmEngineOptions {
   name: string;
   limits: WasmLimits;
   grants: WasmGrants;
+  /** The export each call runs (default `handle`; `mep call --raw` names any other). */
+  entry?: string;
   /** Slot 0 is the interrupt flag ({@link Interrupt}); may be backed by a SharedArrayBuffer. */
   interruptFlag: Int32Array;
   bridge: GuestBridge;
@@ -99,6 +101,7 @@ export async function createWasmEngine(
   createPlugin: CreateExtismPlugin,
 ): Promise<WasmEngine> {
   const { name, limits, grants, bridge } = options;
+  const entry = options.entry ?? 'handle';
   const capBytes = Math.floor(limits.maxMemoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
   const io = createGuestIo(options);
   const { channel, kernel } = io;
@@ -134,12 +137,24 @@ export async function createWasmEngine(
   // QuickJS reports a failed allocation as a JS error the guest answers with; at (or near) the
   // cap that is the memory limit speaking, and the instance is not worth keeping.
   const nearCap = (): boolean => memoryBytes() >= capBytes * 0.75;
-  const exhausted = (guestMessage: string): MepError =>
-    new MepError(
+  const exhausted = (guestMessage: string, answerBytes?: number): MepError => {
+    const data = { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), guestMessage };
+    if (answerBytes === undefined) {
+      return new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data });
+    }
+    // The guest ran out while writing an answer it measured: it needs what it held plus room for
+    // the text twice (the writer's buffer grows by doubling, and while it is copied the old and
+    // the new buffer both exist), and the message limit must let the answer through too.
+    const memory = { limit: 'maxMemoryBytes' as const, current: limits.maxMemoryBytes, needed: memoryBytes() + 2 * answerBytes };
+    const tooBigToo = answerBytes > limits.maxResponseBytes;
+    const advice = raiseAllAdvice(tooBigToo ? [memory, { limit: 'maxMessageBytes', current: limits.maxResponseBytes, needed: answerBytes }] : [memory]);
+    const also = tooBigToo ? `, above its message size limit of ${limits.maxResponseBytes} bytes too` : '';
+    return new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
-      { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), guestMessage } },
+      `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes while writing an answer of at least ${answerBytes} bytes${also}. ${advice}`,
+      { data: { ...data, answerBytesAtLeast: answerBytes, limits: tooBigToo ? ['maxMemoryBytes', 'maxMessageBytes'] : ['maxMemoryBytes'] } },
     );
+  };
 
   const classify = (error: unknown): { error: MepError; guestError: boolean } => {
     if (isMepError(error)) return { error, guestError: false };
@@ -174,14 +189,14 @@ export async function createWasmEngine(
     const fail = (error: MepError): RunOutcome => ({ ok: false, error: serialize(error), guestError: false, interrupt, elapsedMs });
     if (refused !== null) return fail(refused);
     if (bytes !== null && bytes.length > limits.maxResponseBytes) {
-      return fail(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" produced a response of ${bytes.length} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes)}`, { data: { extension: name, limit: 'maxResponseBytes', size: bytes.length } }));
+      return fail(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" produced a response of ${bytes.length} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, bytes.length)}`, { data: { extension: name, limit: 'maxResponseBytes', size: bytes.length } }));
     }
     if (memoryBytes() > capBytes) {
       // Only possible for a module that did not go through compileExtensionModule.
       return fail(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } }));
     }
     // The guest's allocator failed at the cap and the guest answered with an internal error.
-    if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) return fail(exhausted(outOfMemoryAnswer(bytes) as string));
+    if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) return fail(exhausted(outOfMemoryAnswer(bytes) as string, outOfMemoryAnswerBytes(bytes)));
     return { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt, elapsedMs };
   };
   /** The outcome of a `handle` that threw; a guest told its output was refused may fail the call itself: the refusal is the cause. */
@@ -200,7 +215,7 @@ export async function createWasmEngine(
       let thrown: { error: unknown } | undefined;
       try {
         // A plugin created from a bare Module names it "0" (transport/wasm.ts).
-        extismOutput = await plugin.call(['0', 'handle'], input);
+        extismOutput = await plugin.call(['0', entry], input);
       } catch (error) {
         thrown = { error };
       }

@@ -94,7 +94,7 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
   const tooBig = (what: string, len: number): MepError =>
     new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes)}`,
+      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, len)}`,
       { data: { extension: name, limit: 'maxResponseBytes', size: len } },
     );
   /** Counts `size` bytes of notifications or logs; past the budget the call fails, before delivery. */

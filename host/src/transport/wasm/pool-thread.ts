@@ -6,8 +6,7 @@
  * the pool and the runner import them in one direction.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import type { SerializedError } from './engine.ts';
-import type { WasmGrants, WasmLimits } from './limits.ts';
+import type { SerializedError, WasmEngineOptions } from './engine.ts';
 import { startTimeoutError } from './start-deadline.ts';
 import { acknowledgeFlow, Command, createChannel, FLAG_INTERRUPT, flowSize, sendCommand, type Channel } from './worker-channel.ts';
 import type { FromWorker, ToWorker } from './worker-protocol.ts';
@@ -34,12 +33,9 @@ export interface WasmWorkerHandle {
 /** Starts a worker thread running `serveWasmWorker` (see `createNodeWasmWorkerSpawner`). */
 export type SpawnWasmWorker = () => Promise<WasmWorkerHandle>;
 
-/** The guest a worker is prepared for. */
-export interface PooledGuest {
+/** The guest a worker is prepared for: its module and engine options (`entry` defaults to `handle`). */
+export interface PooledGuest extends Pick<WasmEngineOptions, 'name' | 'limits' | 'grants' | 'entry'> {
   module: WebAssembly.Module;
-  name: string;
-  limits: WasmLimits;
-  grants: WasmGrants;
 }
 
 /** What a worker's current holder hears. */
@@ -81,7 +77,7 @@ let nextModuleId = 1;
 export function keyOf(guest: PooledGuest): string {
   let id = moduleIds.get(guest.module);
   if (id === undefined) moduleIds.set(guest.module, (id = nextModuleId++));
-  return JSON.stringify([id, guest.name, guest.limits, guest.grants]);
+  return JSON.stringify([id, guest.name, guest.limits, guest.grants, guest.entry ?? 'handle']);
 }
 
 const serializeError = (error: MepError): SerializedError => ({ code: error.code, message: error.message, data: error.data });
@@ -191,7 +187,7 @@ async function prepareEngine(
       thread.guest = undefined;
       answer = awaitReply(['ready', 'init-error']);
       const { module, name, limits, grants } = guest;
-      thread.handle.postMessage({ type: 'init', module, name, limits, grants, flags: thread.channel.buffer as SharedArrayBuffer, listen: listens });
+      thread.handle.postMessage({ type: 'init', module, name, limits, grants, ...(guest.entry === undefined ? {} : { entry: guest.entry }), flags: thread.channel.buffer as SharedArrayBuffer, listen: listens });
     }
     const message = await answer;
     if (message.type === 'init-error') throw threadError(thread, guest, message.error);

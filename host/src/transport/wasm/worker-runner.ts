@@ -28,12 +28,12 @@ export interface WorkerStartOptions {
 export async function createWorkerRunner(
   spawn: SpawnWasmWorker,
   module: WebAssembly.Module,
-  options: { name: string; limits: WasmLimits; grants: WasmGrants },
+  options: { name: string; limits: WasmLimits; grants: WasmGrants; entry?: string },
   callbacks: RunnerCallbacks,
   start: WorkerStartOptions = {},
 ): Promise<GuestRunner> {
   const { name } = options;
-  const worker = await workerPoolOf(spawn).acquire({ module, name, limits: options.limits, grants: options.grants }, start);
+  const worker = await workerPoolOf(spawn).acquire({ module, name, limits: options.limits, grants: options.grants, ...(options.entry === undefined ? {} : { entry: options.entry }) }, start);
   const channel = worker.channel;
   let released = false;
   let releasing: Promise<void> | undefined;
