@@ -47,10 +47,12 @@ function mepThroughPipe(args: string[]): Promise<{ code: number; peakRss: number
       // It exited between two samples.
     }
   }, 20);
+  // Read to the end of the pipe: mep may exit while its last output still waits in it.
+  const ended = new Promise((resolve) => child.stdout?.once('end', resolve));
   return new Promise((resolve) => {
     child.on('exit', (code) => {
       clearInterval(sampler);
-      resolve({ code: code ?? 1, peakRss: peak, received });
+      void ended.then(() => resolve({ code: code ?? 1, peakRss: peak, received }));
     });
   });
 }

@@ -137,8 +137,11 @@ Streams('should forward a 64 MiB --verbose stderr flood to a slow reader (mep â€
       peak = Math.max(peak, statusKb(child.pid!, 'VmHWM') || 0);
     }, 20);
     setTimeout(() => out.resume(), 500);
+    // mep may exit while its last output still waits in the pipe: read to the end.
+    const ended = new Promise((resolve) => out.once('end', resolve));
     const code = await exitOf(child);
     clearInterval(sampler);
+    await ended;
     assert.is(code, 0, tail);
     assert.ok(received >= 64 * MB, `the reader got ${received} bytes: nothing was dropped while mep could wait`);
     // Measured: 121 â†’ 300 MB before (1 GiB took it to 2.2-2.8 GB), 128 MB at the peak now.
