@@ -16,6 +16,19 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   }
 }
 
+const inOrder = suite('writeArtifacts :: order');
+
+inOrder('should report the paths in the order the extension returned them, not sorted', () =>
+  withDir(async (dir) => {
+    // A load order (the Avro shared layout): catalog before billing, the index last.
+    const paths = ['shop/catalog.avsc', 'shop/customers.avsc', 'shop/billing.avsc', 'load-order.json'];
+    const report = await writeArtifacts(join(dir, 'out'), validateArtifacts('ext', paths.map((path) => ({ path, content: '{}', binary: false }))));
+    assert.equal(report.written, paths);
+  }),
+);
+
+inOrder.run();
+
 const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => assert.unreachable('expected a failure'), (e: unknown) => e);
 
 const Write = suite('writeArtifacts');

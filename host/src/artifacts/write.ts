@@ -15,7 +15,7 @@ import type { ValidatedArtifacts, ValidatedFile } from './validate.ts';
 export interface WriteReport {
   /** Absolute output directory. */
   outDir: string;
-  /** Relative paths written, sorted. */
+  /** Relative paths written, in the order the extension returned them (a load order, for some formats). */
   written: string[];
   /** Total bytes written. */
   bytes: number;
@@ -154,5 +154,5 @@ export async function writeArtifacts(outDir: string, artifacts: ValidatedArtifac
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return { outDir: realRoot, written: files.map((f) => f.path).sort(), bytes };
+  return { outDir: realRoot, written: files.map((f) => f.path), bytes };
 }
