@@ -140,7 +140,7 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
     const graph = packageGraph(pkg);
     const definitions = linkedDefinitions(ctx, graph);
     if (ctx.shared) {
-      for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph)) {
+      for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph, pkg.nestedNamespaces)) {
         const values: JsonValue[] = [];
         for (let i = 0; i < artifact.definitions.length; i++) values.push(renderDefinition(ctx, graph, artifact.definitions[i]));
         list.add(artifact.path, orderedJson(values));
@@ -164,5 +164,28 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
     list.add(path, renderRoot(ctx, root, predefined));
   }
   for (const protocol of pkg.protocols) list.add(artifactPath(protocol.fullName, 'avpr'), renderProtocol(ctx, protocol, predefined));
+  if (ctx.shared) list.add(LOAD_ORDER_PATH, loadOrder(list.artifacts));
   return list.artifacts;
+}
+
+/** Where the shared layout writes its load order, beside the top namespace folders. */
+export const LOAD_ORDER_PATH = 'load-order.json';
+
+/**
+ * The shared layout's index: its `.avsc` files in the order they must be parsed, so that a
+ * reader (Java's `Schema.Parser`, Python, avsc) needs nothing but the output to load it. The
+ * files reference each other's types by full name, and a parser refuses a name it has not
+ * seen defined yet: in name order `shop/billing.avsc` would come before the `shop/catalog.avsc`
+ * whose types it uses.
+ */
+function loadOrder(artifacts: readonly Artifact[]): string {
+  const schemas: string[] = [];
+  for (let i = 0; i < artifacts.length; i++) if (artifacts[i].path.endsWith('.avsc')) schemas.push(artifacts[i].path);
+  return canonicalJson({
+    about:
+      'The .avsc files of this output in load order: parse them in this order with one parser (Java: one org.apache.avro.Schema.Parser; ' +
+      'Python: avro.schema.make_avsc_object with one avro.name.Names; avsc: one registry), and every named type is defined before its first use. ' +
+      'A .avpr file references these types by full name.',
+    schemas,
+  });
 }
