@@ -17,7 +17,10 @@ function fakeHost() {
   const exits: number[] = [];
   let secretAnswer: { result?: unknown; error?: { code: number; message: string } } = { result: 's3cret' };
   const host: GuestHost = {
-    notify: (m) => void sent.push(m),
+    notify: (m) => {
+      sent.push(m);
+      return true;
+    },
     request: async (m) => {
       sent.push(m);
       return secretAnswer;

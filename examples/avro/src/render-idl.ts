@@ -5,7 +5,7 @@
  */
 import { unsafeRecursion, missingLinkedDependency } from './diagnostics.ts';
 import { annotations, docComment, DOTTED, HYPHENATED, idlPath, idlType, inlineAnnotations, relativePath, requiresJavaCc, type PropertySpelling } from './idl-syntax.ts';
-import { ArtifactList, type Artifact } from './json-syntax.ts';
+import { ArtifactList, type ArtifactSink } from './json-syntax.ts';
 import type { AvroField, AvroMessage, AvroPackage, AvroRoot, FullName, NamedSchema, Properties } from './model.ts';
 import { fullNameKey } from './model.ts';
 import { escapeIdlIdentifier } from './naming.ts';
@@ -57,6 +57,7 @@ class IdlRenderer {
     private readonly pkg: AvroPackage,
     private readonly linked: boolean,
     private readonly spell: PropertySpelling,
+    private readonly sink: ArtifactSink | undefined,
   ) {
     this.schemas = new Map([...pkg.schemas, ...pkg.linkedSchemas]);
     this.owned = new Set(pkg.schemas.keys());
@@ -77,8 +78,8 @@ class IdlRenderer {
     }
   }
 
-  render(): Artifact[] {
-    const list = new ArtifactList();
+  render(): ArtifactList {
+    const list = new ArtifactList(this.sink);
     if (this.linked) {
       for (const name of this.linkedNames) {
         const owned = (this.graph.get(name) ?? []).find((dep) => this.owned.has(dep));
@@ -120,7 +121,7 @@ class IdlRenderer {
         }),
       );
     }
-    return list.artifacts;
+    return list;
   }
 
   private wrapperName(name: FullName): FullName {
@@ -212,9 +213,9 @@ class IdlRenderer {
 }
 
 /**
- * Render a checked package as Avro IDL artifacts.
+ * Render a checked package as Avro IDL artifacts: returned, or handed to `sink` one by one.
  * @throws {AvroError} AVRO005 for mutually recursive declarations, AVRO003 for duplicate paths.
  */
-export function renderIdl(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies' | 'idlPropertyNames'>): Artifact[] {
-  return new IdlRenderer(pkg, options.dependencies === 'linked', options.idlPropertyNames === 'hyphenated' ? HYPHENATED : DOTTED).render();
+export function renderIdl(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies' | 'idlPropertyNames'>, sink?: ArtifactSink): ArtifactList {
+  return new IdlRenderer(pkg, options.dependencies === 'linked', options.idlPropertyNames === 'hyphenated' ? HYPHENATED : DOTTED, sink).render();
 }

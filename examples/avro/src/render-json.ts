@@ -4,7 +4,7 @@
  * In `shared` mode every named type is defined once in its module namespace's `.avsc` (see
  * shared-layout.ts) and referenced by full name everywhere else.
  */
-import { ArtifactList, artifactPath, canonicalJson, orderedJson, type Artifact } from './json-syntax.ts';
+import { ArtifactList, artifactPath, canonicalJson, orderedJson, type Artifact, type ArtifactSink } from './json-syntax.ts';
 import { inlineState, isDefined, JsonTypeRenderer, type DefinitionScope, type NameSet } from './json-types.ts';
 import type { AvroPackage, AvroProtocol, AvroRoot, JsonValue, NamedSchema } from './model.ts';
 import { fullNameKey } from './model.ts';
@@ -125,15 +125,16 @@ function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: NameSe
 }
 
 /**
- * Render a checked package as Avro JSON artifacts.
+ * Render a checked package as Avro JSON artifacts: returned, or handed to `sink` one by one as
+ * each is rendered (then the list returned is empty, and only one file is held at a time).
  * @throws {AvroError} AVRO003 when two artifacts would share a path.
  */
-export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
+export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>, sink?: ArtifactSink): ArtifactList {
   const schemas = pkg.linkedSchemas.size === 0 ? pkg.schemas : new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
   const linkedNames = new Set(pkg.linkedSchemas.keys());
   const shared = options.dependencies === 'shared';
   const ctx: Context = { pkg, linked: shared || options.dependencies === 'linked', shared, schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
-  const list = new ArtifactList();
+  const list = new ArtifactList(sink);
   // Names defined by the registry artifacts; in shared mode that is every schema.
   let predefined: NameSet = new Set<string>();
   if (ctx.linked) {
@@ -164,8 +165,8 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
     list.add(path, renderRoot(ctx, root, predefined));
   }
   for (const protocol of pkg.protocols) list.add(artifactPath(protocol.fullName, 'avpr'), renderProtocol(ctx, protocol, predefined));
-  if (ctx.shared) list.add(LOAD_ORDER_PATH, loadOrder(list.artifacts));
-  return list.artifacts;
+  if (ctx.shared) list.add(LOAD_ORDER_PATH, loadOrder(list.order));
+  return list;
 }
 
 /** Where the shared layout writes its load order, beside the top namespace folders. */
@@ -178,9 +179,9 @@ export const LOAD_ORDER_PATH = 'load-order.json';
  * seen defined yet: in name order `shop/billing.avsc` would come before the `shop/catalog.avsc`
  * whose types it uses.
  */
-function loadOrder(artifacts: readonly Artifact[]): string {
+function loadOrder(paths: readonly string[]): string {
   const schemas: string[] = [];
-  for (let i = 0; i < artifacts.length; i++) if (artifacts[i].path.endsWith('.avsc')) schemas.push(artifacts[i].path);
+  for (let i = 0; i < paths.length; i++) if (paths[i].endsWith('.avsc')) schemas.push(paths[i]);
   return canonicalJson({
     about:
       'The .avsc files of this output in load order: parse them in this order with one parser (Java: one org.apache.avro.Schema.Parser; ' +
