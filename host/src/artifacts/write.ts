@@ -7,7 +7,7 @@
  * returned, so a large result is never held a second time as one big byte buffer.
  */
 import { lstat, mkdir, mkdtemp, open, realpath, rename, rm } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ValidatedArtifacts, ValidatedFile } from './validate.ts';
 
@@ -38,7 +38,9 @@ async function exists(path: string): Promise<boolean> {
 /** Refuses a target whose existing parent directories leave `root` through a symlink. */
 async function checkInside(root: string, dir: string, target: string): Promise<void> {
   let existing = dir;
-  while (!(await exists(existing))) existing = dirname(existing);
+  while (existing !== root && !(await exists(existing))) existing = dirname(existing);
+  // Not even the root exists yet: it is made at publication, and nothing under it can be a link.
+  if (existing === root && !(await exists(root))) return;
   const real = await realpath(existing);
   if (real !== root && !real.startsWith(root + sep)) {
     throw new MepError(LocalErrorCode.Artifact, `Refusing to write ${target}: ${existing} resolves to ${real}, outside the output directory ${root}. Remove the link or choose another --output.`, {
@@ -115,9 +117,13 @@ export interface StagedOutput {
  */
 export async function openStagedOutput(outDir: string, extension: string): Promise<StagedOutput> {
   const root = resolve(outDir);
-  await mkdir(root, { recursive: true });
-  const realRoot = await realpath(root);
-  const staging = await mkdtemp(join(dirname(realRoot), '.mep-staging-'));
+  // The output directory is made only when something is published: a failed run leaves none.
+  // Until then the staging directory sits beside it, or in the nearest folder above it that exists.
+  let existing = root;
+  while (!(await exists(existing)) && dirname(existing) !== existing) existing = dirname(existing);
+  const realExisting = await realpath(existing);
+  const realRoot = existing === root ? realExisting : join(realExisting, relative(existing, root));
+  const staging = await mkdtemp(join(existing === root ? dirname(realRoot) : realExisting, '.mep-staging-'));
   await mkdir(join(staging, 'new'));
   const files: ValidatedFile[] = [];
   const targets: string[] = [];
@@ -177,6 +183,7 @@ export async function openStagedOutput(outDir: string, extension: string): Promi
         return done;
       };
       try {
+        await mkdir(realRoot, { recursive: true });
         await mkdir(join(staging, 'old'));
         // Files move independently (each to its own target), so they move side by side too.
         await forEachLimited(targets, PARALLEL_FILES, async (target, n) => {
