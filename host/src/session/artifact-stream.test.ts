@@ -75,6 +75,7 @@ Stream('should collect streamed artifacts into the result, before its own, witho
     await session.start();
     const result = await session.generate({ ir: IR, target: 't' });
     assert.equal(result.artifacts.map((a) => a.path), ['out/0.txt', 'out/1.txt', 'out/last.txt']);
+    assert.is(result.streamedArtifacts, undefined, 'nothing left to count');
   } finally {
     await session.close();
   }

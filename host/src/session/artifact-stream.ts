@@ -70,7 +70,10 @@ export async function generateWithStream(
         data: { extension: core.extension, requestId: id, claimed, received },
       });
     }
-    return collected.length === 0 ? result : { ...result, artifacts: [...collected, ...result.artifacts] };
+    if (onArtifact !== undefined || received === 0) return result;
+    // As if they had come in the result: nothing left for the caller to count.
+    const { streamedArtifacts: _counted, ...rest } = result;
+    return { ...rest, artifacts: [...collected, ...result.artifacts] };
   } finally {
     off();
     // A sink still working when the call failed must not fail later unobserved.
