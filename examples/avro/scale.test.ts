@@ -4,7 +4,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { largeElmIrPath } from '../../fixtures/ir/large-elm-model.ts';
 import { DEFAULT_WASM_LIMITS } from '../../host/src/transport/wasm/index.ts';
 import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
-import { createSession } from '../../host/src/session/session.ts';
+import { createSession, type Session } from '../../host/src/session/session.ts';
 import type { Artifact } from './src/json-syntax.ts';
 import { assertParsesWithAvsc, byLoadOrder, loadSharedWithAvsc } from './src/test-support.ts';
 import { builtAvro } from '../testing/built.ts';
@@ -16,6 +16,19 @@ const options = { unsupported: 'warn-and-skip', dependencies: 'shared' };
 
 const Scale = suite('avro :: a 1,500-type morphir-elm model under default limits');
 
+/** A started session with the Avro example built for `runtime`, and the guest memory it reports after each call. */
+async function openAvro(runtime: 'wasm' | 'process', callTimeoutMs?: number): Promise<{ session: Session; memory: number[] }> {
+  const memory: number[] = [];
+  const spec = specFromPath(await builtAvro(runtime), callTimeoutMs === undefined ? {} : { limits: { callTimeoutMs } });
+  const transport = await openTransport(spec, (entry) => {
+    const match = /^guest memory: (\d+) bytes after handle$/.exec(entry.message);
+    if (match) memory.push(Number(match[1]));
+  });
+  const session = createSession({ transport, ...(callTimeoutMs === undefined ? {} : { requestTimeoutMs: callTimeoutMs }) });
+  await session.start();
+  return { session, memory };
+}
+
 Scale('should be a real morphir-elm IR of at least 15 MB', () => {
   assert.ok(statSync(irPath).size >= 15_000_000, `${irPath}: ${statSync(irPath).size} bytes`);
   const ir = JSON.parse(readFileSync(irPath, 'utf8'));
@@ -25,14 +38,8 @@ Scale('should be a real morphir-elm IR of at least 15 MB', () => {
 
 for (const runtime of ['wasm', 'process'] as const) {
   Scale(`should generate avsc-loadable shared artifacts as ${runtime}`, async () => {
-    const memory: number[] = [];
-    const transport = await openTransport(specFromPath(await builtAvro(runtime)), (entry) => {
-      const match = /^guest memory: (\d+) bytes after handle$/.exec(entry.message);
-      if (match) memory.push(Number(match[1]));
-    });
-    const session = createSession({ transport });
+    const { session, memory } = await openAvro(runtime);
     try {
-      await session.start();
       const started = performance.now();
       const result = await session.generate({ ir: JSON.parse(readFileSync(irPath, 'utf8')), target: 'avro', options });
       const elapsed = performance.now() - started;
@@ -60,15 +67,12 @@ for (const runtime of ['wasm', 'process'] as const) {
 }
 
 for (const runtime of ['wasm', 'process'] as const) {
-  Scale(`should generate the default self-contained layout (over 300 MB) as ${runtime}, streamed file by file`, async () => {
-    const memory: number[] = [];
-    const transport = await openTransport(specFromPath(await builtAvro(runtime)), (entry) => {
-      const match = /^guest memory: (\d+) bytes after handle$/.exec(entry.message);
-      if (match) memory.push(Number(match[1]));
-    });
-    const session = createSession({ transport });
+  Scale(`should generate the default self-contained layout (over 300 MB) as ${runtime} under the default memory and message limits, streamed file by file`, async () => {
+    // The default memory (256 MiB) and message (64 MiB) limits; the call's deadline is raised
+    // from 30 s so that a loaded CI machine cannot fail it: it streams over 300 MB (15 s here
+    // on a busy 2-core machine, both runtimes).
+    const { session, memory } = await openAvro(runtime, 10 * 60_000);
     try {
-      await session.start();
       const started = performance.now();
       let files = 0;
       let chars = 0;
