@@ -8,7 +8,7 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { Method } from '../../protocol/index.ts';
 import { JsonText } from '../../protocol/json-text.ts';
-import { REDACTED } from '../../registry/redact.ts';
+import { REDACTED, setOwn } from '../../registry/redact.ts';
 import type { Redactor } from '../../registry/redact.ts';
 import { createRecordingTransport } from '../../transport/recording.ts';
 import type { MessageDirection } from '../../transport/recording.ts';
@@ -34,13 +34,20 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Replaces the `text` of anything shaped like a source document ({uri, text}). */
+/**
+ * Replaces the `text` of anything shaped like a source document ({uri, text}). Plain loops, one
+ * stack frame per level, for messages as deep as the host reads (protocol/json-depth.ts).
+ */
 function redactSourceText(value: unknown): unknown {
   if (value instanceof JsonText) return redactSourceText(value.value());
-  if (Array.isArray(value)) return value.map(redactSourceText);
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = redactSourceText(value[i]);
+    return out;
+  }
   if (!isRecord(value)) return value;
   const out: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) out[key] = redactSourceText(member);
+  for (const key of Object.keys(value)) setOwn(out, key, redactSourceText(value[key]));
   if (typeof value.uri === 'string' && typeof value.text === 'string') out.text = `[redacted source text: ${value.text.length} characters]`;
   return out;
 }
