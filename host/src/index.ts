@@ -28,8 +28,9 @@ export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transpor
 export { openTransport, specFromPath } from './registry/launch.ts';
 export type { LaunchSpec, RuntimeKind } from './registry/launch.ts';
 export { withLimits } from './registry/launch-limits.ts';
-export { checkArtifactPath, validateArtifacts } from './artifacts/validate.ts';
-export type { ArtifactLimits, ValidatedArtifacts, ValidatedFile } from './artifacts/validate.ts';
+export { checkArtifactPath, createArtifactValidator, validateArtifacts } from './artifacts/validate.ts';
+export type { ArtifactLimits, ArtifactValidator, ValidatedArtifacts, ValidatedFile } from './artifacts/validate.ts';
+export { artifactPathKey } from './artifacts/path-set.ts';
 export { writeArtifacts } from './artifacts/write.ts';
 export type { WriteReport } from './artifacts/write.ts';
 export { runConformance, conformanceCases, formatResultLine, formatSummary } from './conformance/index.ts';
