@@ -1,16 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { LocalErrorCode } from '../protocol/errors.ts';
 import { artifactPathKey, createArtifactPathSet } from './path-set.ts';
+import { thrownCode } from '../testing/error-codes.ts';
 
-const codeOf = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (error) {
-    return isMepError(error) ? error.code : error;
-  }
-  return undefined;
-};
+const codeOf = thrownCode;
 
 /** ERR_ARTIFACT when `second` is added after `first`, undefined when both are accepted. */
 const after = (first: string, second: string): unknown => {

@@ -1,21 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { openStagedOutput } from './staged-output.ts';
 import type { PublishStep, StagedOutput } from './staged-output.ts';
+import { withTempDir } from '../testing/temp-dir.ts';
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-staged-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-staged-', fn);
 
 const codeOf = async (p: Promise<unknown>): Promise<unknown> =>
   p.then(

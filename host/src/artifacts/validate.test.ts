@@ -1,17 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { LocalErrorCode } from '../protocol/errors.ts';
 import { artifactBytes, createArtifactValidator, validateArtifacts } from './validate.ts';
+import { thrownCode } from '../testing/error-codes.ts';
 
 const text = (path: string, content = 'x') => ({ path, content, binary: false });
-const codeOf = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (error) {
-    return isMepError(error) ? error.code : error;
-  }
-  return undefined;
-};
+const codeOf = thrownCode;
 
 const Validate = suite('validateArtifacts');
 

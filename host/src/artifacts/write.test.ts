@@ -1,20 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { chmod, link, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, link, lstat, mkdir, readFile, readdir, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { validateArtifacts } from './validate.ts';
 import { writeArtifacts } from './write.ts';
+import { withTempDir } from '../testing/temp-dir.ts';
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-artifacts-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-artifacts-', fn);
 
 const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => assert.unreachable('expected a failure'), (e: unknown) => e);
 const text = (path: string, content: string) => ({ path, content, binary: false });

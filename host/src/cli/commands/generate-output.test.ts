@@ -2,26 +2,20 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { mkdir, readFile, readdir, rename, symlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, LocalErrorCode } from '../../protocol/errors.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
+import { withTempDir } from '../../testing/temp-dir.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const many = join(root, 'fixtures/extensions/many-artifacts.mjs');
 const ir = join(root, 'fixtures/mep/ir/business-terms.json');
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-gen-out-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-gen-out-', fn);
 
 /** An extension that leaves `started` in `dir` when it starts, then behaves as many-artifacts. */
 async function markingExtension(dir: string): Promise<string> {

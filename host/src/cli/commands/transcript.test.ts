@@ -1,26 +1,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
+import { withTempDir } from '../../testing/temp-dir.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const deepJson = join(root, 'fixtures/extensions/deep-json.mjs');
 const ir = join(root, 'fixtures/mep/ir/business-terms.json');
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-transcript-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-transcript-', fn);
 
 /** `mep generate` of the deep-json fixture (answering 1 level deep: an ordinary answer). */
 async function generate(dir: string, input: string, transcript: string): Promise<{ code: number; json: { success: boolean; error?: { code: string; data: Record<string, unknown> } } }> {
