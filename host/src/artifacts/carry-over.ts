@@ -62,7 +62,10 @@ async function carryFile(from: string, to: string): Promise<void> {
 /** Carries one entry of the old tree that no artifact touches. */
 async function carryEntry(entry: Dirent, from: string, to: string, outDir: string, rel: string, dirs: string[]): Promise<void> {
   if (entry.isDirectory()) {
-    await mkdir(to);
+    await mkdir(to).catch((error: unknown) => {
+      // A staged directory already has this name (the file system folds case): the two merge.
+      if (errno(error) !== 'EEXIST') throw error;
+    });
     dirs.push(rel);
   } else if (entry.isFile()) {
     await carryFile(from, to);

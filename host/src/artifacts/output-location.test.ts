@@ -41,7 +41,6 @@ Locate('should refuse an output that cannot be replaced by a rename, before anyt
       [join(dir, 'file'), /is a file/],
       [join(dir, 'loop-a'), /loop/],
       [join(dir, 'loop-a/out'), /cannot be read|not a directory|loop/],
-      [join(dir, 'dangling'), /does not exist/],
       [join(dir, 'to-file'), /not a directory/],
       [join(dir, 'file/out'), /not a directory|cannot be read/],
       [join(dir, 'work'), /working directory/, join(dir, 'work/sub')],
@@ -55,6 +54,8 @@ Locate('should refuse an output that cannot be replaced by a rename, before anyt
     }
     if (existsSync('/dev/shm')) assert.match((await refusal('/dev/shm')).problem, /mount point|not writable/);
     assert.equal((await readdir(dir)).sort(), ['dangling', 'file', 'loop-a', 'loop-b', 'to-file', 'work'], 'nothing created');
+    // A link to a directory that does not exist names where the output goes.
+    assert.is((await locateOutput(join(dir, 'dangling'))).path, join(dir, 'nowhere'));
   }),
 );
 

@@ -7,7 +7,7 @@
  * a directory that holds the current working directory.
  */
 import { constants } from 'node:fs';
-import { access, lstat, mkdir, realpath, rmdir, stat } from 'node:fs/promises';
+import { access, lstat, mkdir, readlink, realpath, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
@@ -72,12 +72,17 @@ async function makeParents(dir: string, requested: string): Promise<string[]> {
 /**
  * Checks `outDir` and returns where it really is, creating missing parent directories (which
  * {@link forgetCreatedParents} removes again when nothing was published). Throws ERR_USAGE,
- * naming the problem and what to do, when the output is a file, a dangling or looping symbolic
- * link, not writable, a mount point, the root, or holds the working directory.
+ * naming the problem and what to do, when the output is a file, a looping symbolic link, not
+ * writable, a mount point, the root, or holds the working directory. A link to a directory that
+ * does not exist stands for its target.
  */
 export async function locateOutput(outDir: string, options?: LocateOptions): Promise<OutputLocation>;
 export async function locateOutput(outDir: string, options: LookOptions): Promise<OutputLocation | undefined>;
 export async function locateOutput(outDir: string, options: LocateOptions & { createParents?: boolean } = {}): Promise<OutputLocation | undefined> {
+  return locate(outDir, options, 0);
+}
+
+async function locate(outDir: string, options: LocateOptions & { createParents?: boolean }, linkDepth: number): Promise<OutputLocation | undefined> {
   const requested = resolve(outDir);
   let path: string;
   let created: string[] = [];
@@ -96,7 +101,10 @@ export async function locateOutput(outDir: string, options: LocateOptions & { cr
       path = await realpath(requested);
     } catch (error) {
       const code = errno(error);
-      const problem = code === 'ELOOP' ? 'it is a symbolic link in a loop' : code === 'ENOENT' ? 'it is a symbolic link to something that does not exist' : `it cannot be resolved (${code ?? String(error)})`;
+      // A link to a directory that does not exist (yet, or any more: a swap interrupted between
+      // its renames) names where the output goes: locate its target instead.
+      if (code === 'ENOENT' && info.isSymbolicLink() && linkDepth < 32) return locate(resolve(dirname(requested), await readlink(requested)), options, linkDepth + 1);
+      const problem = code === 'ELOOP' ? 'it is a symbolic link in a loop' : `it cannot be resolved (${code ?? String(error)})`;
       throw unusable(requested, problem, 'Remove the link or choose another --output.');
     }
     const target = await stat(path);

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
@@ -78,6 +78,17 @@ Recover('should settle an interrupted publication before the next write, and wri
     await writeArtifacts(fake.out, validateArtifacts('ext', [{ path: 'more.txt', content: 'more', binary: false }]));
     assert.equal(await tree(fake.out), { ...NEW, 'more.txt': 'more' });
     assert.equal(await readdir(fake.dir), ['out']);
+  } finally {
+    await rm(fake.dir, { recursive: true, force: true });
+  }
+});
+
+Recover('should finish a half swap through a symbolic link to the output, dangling meanwhile', async () => {
+  const fake = await interrupted('swapping', moveAside);
+  try {
+    await symlink('out', join(fake.dir, 'link'));
+    assert.is(await recoverOutput(join(fake.dir, 'link')), 'finished');
+    assert.equal(await tree(join(fake.dir, 'link')), NEW);
   } finally {
     await rm(fake.dir, { recursive: true, force: true });
   }
