@@ -190,7 +190,9 @@ async function recoverAll(location: OutputLocation, names: SideNames): Promise<R
     if (record === undefined) continue;
     const claimer = names.sidePid(entry, 'recovering');
     // A live process recovering it, or the live owner of the journal: someone else is at work.
-    if (claimer !== undefined ? claimer !== process.pid && isRunning(claimer) : await ownerAlive(record, path)) throw busy(location, path, record);
+    if (claimer !== undefined ? claimer !== process.pid && isRunning(claimer) : await ownerAlive(record, path)) {
+      throw busy(location, path, claimer === undefined ? record : { ...record, pid: claimer, host: hostname() });
+    }
     const claimed = await claim(location, names, entry);
     if (claimed === undefined) continue;
     outcome = await settle(location, names, record);

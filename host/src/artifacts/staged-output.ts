@@ -190,7 +190,8 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
     step('carried');
     // Checked after the step, so that an abort from its listener still counts.
     if ((state as typeof state) === 'aborted') throw closed();
-    // The point of no return: from here the swap is finished, here or by the next writer.
+    // From here an abort waits for the swap instead of stopping it. (A process killed before the
+    // first rename still leaves the old tree: the next writer undoes a swap that never began.)
     state = 'swapping';
     let movedAside = false;
     try {

@@ -21,8 +21,9 @@ Sends the IR to the backend with morphir.backend.generate, validates every retur
 writes them all to DIR: the artifacts are added to what DIR holds, replacing files of the same
 paths, and DIR is replaced as a whole (the new tree is built beside it and renamed into place),
 so a failure or an interrupt leaves DIR as it was or completely written. DIR is checked before the
-extension runs: it must be a directory or missing, writable, and not hold the current directory. Without --extension the backend is the installed extension whose claims list target
-T for the input's IR version (project .mep/extensions first, then $MEP_HOME/extensions).
+extension runs: it must be a directory or missing, writable, and not hold the current directory.
+Without --extension the backend is the installed extension whose claims list target T for the
+input's IR version (project .mep/extensions first, then $MEP_HOME/extensions).
 
   --target T        target id, e.g. avro (must be claimed by the extension)
   --input FILE      Morphir IR JSON (morphir-ir.json)
