@@ -62,12 +62,13 @@ export function findExcessNesting(text: string, maxDepth: number = MAX_JSON_DEPT
 /**
  * The ERR_LIMIT error for a message from extension `name` that nests deeper than the host reads: it names
  * the sender, where the limit was passed and that nothing was read (`data.limit` is
- * `maxJsonDepth`, `data.maxDepth` its value, `data.offset` the offending bracket).
+ * `maxJsonDepth`, `data.maxDepth` its value, `data.offset` the offending bracket when known).
  */
-export function nestingLimitError(name: string, what: string, offset: number, maxDepth: number = MAX_JSON_DEPTH): MepError {
+export function nestingLimitError(name: string, what: string, offset?: number, maxDepth: number = MAX_JSON_DEPTH): MepError {
+  const where = offset === undefined ? '' : ` (level ${maxDepth + 1} opens at character ${offset})`;
   return new MepError(
     LocalErrorCode.Limit,
-    `Extension ${name} sent a ${what} whose JSON nests more than ${maxDepth} levels deep (level ${maxDepth + 1} opens at character ${offset}); it was refused before being read, so nothing of it was used or written. MEP hosts read at most ${maxDepth} levels, as many as the wasm guest engine writes; report this to the extension's author.`,
-    { data: { extension: name, limit: 'maxJsonDepth', maxDepth, offset } },
+    `Extension ${name} sent a ${what} whose JSON nests more than ${maxDepth} levels deep${where}; it was refused before being read, so nothing of it was used or written. MEP hosts read at most ${maxDepth} levels, as many as the wasm guest engine writes; report this to the extension's author.`,
+    { data: { extension: name, limit: 'maxJsonDepth', maxDepth, ...(offset === undefined ? {} : { offset }) } },
   );
 }
