@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode } from '../protocol/errors.ts';
 import { artifactPathKey, createArtifactPathSet } from './path-set.ts';
-import { thrownCode } from '../testing/error-codes.ts';
+import { thrownCode } from '../../../fixtures/testing/error-codes.ts';
 
 const codeOf = thrownCode;
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { openStagedOutput } from './staged-output.ts';
 import type { PublishStep, StagedOutput } from './staged-output.ts';
-import { withTempDir } from '../testing/temp-dir.ts';
+import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
 
 const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-staged-', fn);
 

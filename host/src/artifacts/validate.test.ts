@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode } from '../protocol/errors.ts';
 import { artifactBytes, createArtifactValidator, validateArtifacts } from './validate.ts';
-import { thrownCode } from '../testing/error-codes.ts';
+import { thrownCode } from '../../../fixtures/testing/error-codes.ts';
 
 const text = (path: string, content = 'x') => ({ path, content, binary: false });
 const codeOf = thrownCode;

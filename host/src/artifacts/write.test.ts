@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { validateArtifacts } from './validate.ts';
 import { writeArtifacts } from './write.ts';
-import { withTempDir } from '../testing/temp-dir.ts';
+import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
 
 const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-artifacts-', fn);
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { withTempDir } from '../testing/temp-dir.ts';
+import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 
 const Atomic = suite('writeFileAtomic');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PublishStep } from '../staged-output.ts';
 import { recoverOutput } from '../write.ts';
-import { createSeededRandom } from '../../testing/random.ts';
+import { createSeededRandom } from '../../../../fixtures/testing/random.ts';
 import { digestOf, newTree, oldTree, readTree, writeTree } from './publish-plan.ts';
 
 /** One kill: which signal, when, and whether the child handles it as `mep generate` does. */

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
-import { withTempDir } from '../../testing/temp-dir.ts';
+import { withTempDir } from '../../../../fixtures/testing/temp-dir.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const deepJson = join(root, 'fixtures/extensions/deep-json.mjs');

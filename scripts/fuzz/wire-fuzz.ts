@@ -8,15 +8,15 @@
  * Each case has its own seed, derived from the run's seed, the target and the case number, so
  * one failing case replays alone (`npm run fuzz -- --only <target> --seed S --case N`).
  */
-import { checkArtifactPath } from '../../artifacts/validate.ts';
-import { createArtifactPathSet } from '../../artifacts/path-set.ts';
-import { createContentLengthDecoder } from '../../framing/content-length.ts';
-import { parseJsonBody } from '../../framing/frame-decoder.ts';
-import { createNdjsonDecoder } from '../../framing/ndjson.ts';
-import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
-import { findExcessNesting, MAX_JSON_DEPTH } from '../../protocol/json-depth.ts';
-import { parseMessage } from '../../rpc/message.ts';
-import { createSeededRandom, type SeededRandom } from '../random.ts';
+import { checkArtifactPath } from '../../host/src/artifacts/validate.ts';
+import { createArtifactPathSet } from '../../host/src/artifacts/path-set.ts';
+import { createContentLengthDecoder } from '../../host/src/framing/content-length.ts';
+import { parseJsonBody } from '../../host/src/framing/frame-decoder.ts';
+import { createNdjsonDecoder } from '../../host/src/framing/ndjson.ts';
+import { isMepError, LocalErrorCode } from '../../host/src/protocol/errors.ts';
+import { findExcessNesting, MAX_JSON_DEPTH } from '../../host/src/protocol/json-depth.ts';
+import { parseMessage } from '../../host/src/rpc/message.ts';
+import { createSeededRandom, type SeededRandom } from '../../fixtures/testing/random.ts';
 import { referenceContentLength, referenceNdjson, type Decoded } from './reference-framing.ts';
 import { referenceClassify, referenceExcessNesting, referenceNoCollision, referencePathSafe } from './reference-envelope.ts';
 import { randomJsonText, randomPath, randomStream, splitStream } from './wire-inputs.ts';

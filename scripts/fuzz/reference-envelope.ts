@@ -4,7 +4,7 @@
  * classified (rpc/message.ts), whether an artifact path is safe (artifacts/validate.ts) and
  * whether a set of paths collides (artifacts/path-set.ts).
  */
-import { artifactPathKey } from '../../artifacts/path-set.ts';
+import { artifactPathKey } from '../../host/src/artifacts/path-set.ts';
 
 /** Where `text` first opens nesting level `max + 1`, by a plain state machine; -1 when it never does. */
 export function referenceExcessNesting(text: string, max: number): number {

@@ -4,8 +4,8 @@
  * byte, a cut, a log line, a bad or repeated Content-Length, a wrong length), the chunks a pipe
  * may cut them into, and artifact paths built from safe, hostile and look-alike segments.
  */
-import { MAX_JSON_DEPTH } from '../../protocol/json-depth.ts';
-import type { SeededRandom } from '../random.ts';
+import { MAX_JSON_DEPTH } from '../../host/src/protocol/json-depth.ts';
+import type { SeededRandom } from '../../fixtures/testing/random.ts';
 
 const encoder = new TextEncoder();
 

@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkArtifactPath } from '../../artifacts/validate.ts';
-import { createContentLengthDecoder } from '../../framing/content-length.ts';
-import { findExcessNesting } from '../../protocol/json-depth.ts';
-import { parseMessage } from '../../rpc/message.ts';
+import { checkArtifactPath } from '../../host/src/artifacts/validate.ts';
+import { createContentLengthDecoder } from '../../host/src/framing/content-length.ts';
+import { findExcessNesting } from '../../host/src/protocol/json-depth.ts';
+import { parseMessage } from '../../host/src/rpc/message.ts';
 import { FUZZ_TARGETS, runWireFuzz } from './wire-fuzz.ts';
 
 // The long run: npm run fuzz -- --only wire --cases 2000000 --seed <S>.

@@ -1,6 +1,6 @@
 /**
  * `npm run fuzz`: the long fuzz runs, both by default.
- * - wire: the framing/envelope fuzz of host/src/testing/fuzz/ (Content-Length and ndjson
+ * - wire: the framing/envelope fuzz of scripts/fuzz/ (Content-Length and ndjson
  *   decoders, body decoding and envelope classification, the nesting bound, artifact paths)
  *   against its reference models; `npm test` runs 100,000 cases of seed 22, this runs more.
  * - avro: the Avro property test over many models (examples/avro/fuzz.ts, with Apache Avro).
@@ -15,7 +15,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { FUZZ_TARGETS, runWireFuzz, type FuzzTarget } from '../host/src/testing/fuzz/wire-fuzz.ts';
+import { FUZZ_TARGETS, runWireFuzz, type FuzzTarget } from './wire-fuzz.ts';
 
 const { values } = parseArgs({
   options: {
@@ -55,7 +55,7 @@ if (values.only !== 'avro') {
 }
 
 if (values.only !== 'wire') {
-  const root = fileURLToPath(new URL('..', import.meta.url));
+  const root = fileURLToPath(new URL('../..', import.meta.url));
   const args = ['--seed', String(seed), ...(values.models ? ['--models', values.models] : []), ...(values['stop-after'] ? ['--stop-after', values['stop-after']] : [])];
   const avro = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'examples/avro/fuzz.ts'), ...args], { cwd: root, stdio: 'inherit' });
   failed ||= avro.status !== 0;

@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LocalErrorCode, isMepError } from '../../../host/src/protocol/errors.ts';
-import { MAX_JSON_DEPTH } from '../../../host/src/protocol/json-depth.ts';
-import { createSession } from '../../../host/src/session/session.ts';
-import { defineExtension, diagnostic, textArtifact } from '../index.ts';
-import { createInProcessTransport } from './in-process.ts';
+import { defineExtension, diagnostic, textArtifact } from '../../../guest-pdk/src/index.ts';
+import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { MAX_JSON_DEPTH } from '../protocol/json-depth.ts';
+import { createSession } from '../session/session.ts';
+import { createInProcessTransport } from './in-process-transport.ts';
 
 const IR = { formatVersion: 3, distribution: ['Library', [], {}, { modules: [] }] };
 

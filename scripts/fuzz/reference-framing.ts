@@ -4,7 +4,7 @@
  * decoders (host/src/framing/), fed the same bytes in any chunks, must agree with it: the same
  * bodies in the same order, then the same error code at the same place, or none.
  */
-import { LocalErrorCode } from '../../protocol/errors.ts';
+import { LocalErrorCode } from '../../host/src/protocol/errors.ts';
 
 /** What a stream decodes to: the complete bodies before the first error, and that error's code. */
 export interface Decoded {
