@@ -47,12 +47,12 @@ export function packBlob(bytecode: Uint8Array, exportNames: readonly string[]): 
   return blob;
 }
 
-/** Maps an engine message ("Error: x\n    at f (guest.js:12)") to a diagnostic in user code. */
+/** Maps an engine message ("Error: x\n    at f (guest.js:12:5)", the column optional) to a diagnostic in user code. */
 function locate(message: string, map: string, fallbackFile: string, prefix: string): Diagnostic {
   const lookup = createSourceMapLookup(map);
   const first = message.split('\n')[0] ?? message;
-  for (const m of message.matchAll(/guest\.js:(\d+)/g)) {
-    const pos = lookup(Number(m[1]));
+  for (const m of message.matchAll(/guest\.js:(\d+)(?::(\d+))?/g)) {
+    const pos = lookup(Number(m[1]), m[2] === undefined ? undefined : Number(m[2]));
     if (pos) return { file: pos.source, line: pos.line, column: pos.column, message: `${prefix}${first}` };
   }
   return { file: fallbackFile, line: 1, column: 1, message: `${prefix}${first} (no source position available)` };

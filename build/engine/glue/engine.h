@@ -1,5 +1,5 @@
 /*
- * Shared state and helpers of the mep engine glue (QuickJS 2021-03-27 on wasm32, no WASI).
+ * Shared state and helpers of the mep engine glue (quickjs-ng on wasm32, no WASI).
  * One runtime and one context live for the life of the instance.
  */
 #ifndef MEP_ENGINE_H
@@ -19,9 +19,9 @@
 extern JSRuntime *mep_rt;
 extern JSContext *mep_ctx;
 
-/* QuickJS's allocator (alloc.c), and the runtime's allocation counters once it has allocated. */
+/* QuickJS's allocator (alloc.c), and the bytes it holds for the runtime. */
 extern const JSMallocFunctions mep_malloc_functions;
-extern JSMallocState *mep_malloc_state;
+size_t mep_heap_bytes(void);
 
 /* The cycle collector runs when the heap has grown this many times since the last collection
  * (QUICKJS_PATCHES in build/engine/quickjs-source.ts makes QuickJS use the same factor). */
