@@ -34,8 +34,10 @@ export const QUICKJS_DEB: DebianPin = {
 
 /** Where the package installs the sources. */
 const SOURCE_DIR_IN_DEB = join('usr', 'src', 'quickjs-ng');
+/** quickjs-ng's OS library: not in the wasm engine, only in the native build beside it (native.ts). */
+export const QUICKJS_LIBC = 'quickjs-libc.c';
 /** What the engine takes from there: the C files and every header. */
-const TAKEN = (name: string): boolean => name.endsWith('.h') || (QUICKJS_SOURCES as readonly string[]).includes(name);
+const TAKEN = (name: string): boolean => name.endsWith('.h') || name === QUICKJS_LIBC || (QUICKJS_SOURCES as readonly string[]).includes(name);
 
 /** Applies `patches` to the QuickJS sources in `dir`, or throws a build error naming the edit that no longer fits. */
 export function applyQuickjsPatches(dir: string, patches: readonly QuickjsPatch[] = QUICKJS_PATCHES): void {
@@ -43,7 +45,12 @@ export function applyQuickjsPatches(dir: string, patches: readonly QuickjsPatch[
 }
 
 /** Names the sources the engine compiles: the package's sha256 and the engine's edits. */
-export const QUICKJS_SOURCE_KEY = `${QUICKJS_DEB.sha256} ${createHash('sha256').update(JSON.stringify(QUICKJS_PATCHES)).digest('hex').slice(0, 16)}`;
+export const QUICKJS_SOURCE_KEY = sourceKey(QUICKJS_PATCHES);
+
+/** The cache key of the sources with `patches` applied. */
+export function sourceKey(patches: readonly QuickjsPatch[]): string {
+  return `${QUICKJS_DEB.sha256} ${createHash('sha256').update(JSON.stringify([QUICKJS_LIBC, patches])).digest('hex').slice(0, 16)}`;
+}
 
 function buildError(message: string, cause?: unknown): MepError {
   return new MepError(LocalErrorCode.Build, message, { cause });
@@ -61,7 +68,7 @@ export interface QuickjsSourceOptions extends DebianFileOptions {
  */
 export async function ensureQuickjsSource(cacheDir: string, options: QuickjsSourceOptions = {}): Promise<string> {
   const patches = options.patches ?? QUICKJS_PATCHES;
-  const key = patches === QUICKJS_PATCHES ? QUICKJS_SOURCE_KEY : `${QUICKJS_DEB.sha256} ${createHash('sha256').update(JSON.stringify(patches)).digest('hex').slice(0, 16)}`;
+  const key = sourceKey(patches);
   const srcDir = join(cacheDir, `quickjs-ng-${key.split(' ')[1]}`);
   const marker = join(srcDir, '.integrity');
   if (existsSync(marker) && readFileSync(marker, 'utf8') === key) return srcDir;

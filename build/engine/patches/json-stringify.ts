@@ -1,0 +1,120 @@
+/**
+ * Edits to JSON.stringify: quoting copies runs of characters instead of one at a time, and the
+ * cycle check compares pointers. quickjs-ng 0.17.0 spent most of JSON.stringify there (callgrind,
+ * native -Os build, parse + stringify flat and indented of a 570 KB IR three times:
+ * js_array_includes with js_strict_eq2 9.5 % of all instructions, JS_ToQuotedString with
+ * string_buffer_putc and string_getc 6 %). build/engine/json.test.ts checks the output
+ * against V8's, hostile cases included.
+ */
+import type { QuickjsPatch } from './types.ts';
+
+/** Our JS_ToQuotedString, in place of quickjs-ng's. */
+const QUOTED_STRING = String.raw`/* mep engine: the escape of c (a quote, a backslash, a control character, a lone surrogate) */
+static int mep_json_put_escape(StringBuffer *b, uint32_t c)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+    int len = 2;
+
+    switch (c) {
+    case '\t': esc[1] = 't'; break;
+    case '\r': esc[1] = 'r'; break;
+    case '\n': esc[1] = 'n'; break;
+    case '\b': esc[1] = 'b'; break;
+    case '\f': esc[1] = 'f'; break;
+    case '\"': case '\\': esc[1] = c; break;
+    default:
+        esc[2] = hex[(c >> 12) & 15];
+        esc[3] = hex[(c >> 8) & 15];
+        esc[4] = hex[(c >> 4) & 15];
+        esc[5] = hex[c & 15];
+        len = 6;
+        break;
+    }
+    return string_buffer_write8(b, esc, len);
+}
+
+/* mep engine: a JSON string literal of val: the runs of characters that need no escape are copied
+   whole (string_buffer_concat), where quickjs-ng decoded and appended one character at a time */
+static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+{
+    JSValue val;
+    JSString *p;
+    StringBuffer b_s, *b = &b_s;
+    uint32_t i, run, c, n;
+    const uint8_t *s8;
+    const uint16_t *s16;
+
+    val = JS_ToStringCheckObject(ctx, val1);
+    p = JS_IsException(val) ? NULL : JS_VALUE_GET_STRING(val);
+    if (p == NULL)
+        return val;
+    n = p->len;
+    if (string_buffer_init2(ctx, b, n + 2, p->is_wide_char) || string_buffer_putc8(b, '\"'))
+        goto fail;
+    s8 = p->is_wide_char ? NULL : str8(p);
+    s16 = p->is_wide_char ? str16(p) : NULL;
+    for (i = run = 0; i < n; i++) {
+        c = s8 ? s8[i] : s16[i];
+        if (likely(c >= 0x20 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000)))
+            continue;
+        if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && s16[i + 1] >= 0xdc00 && s16[i + 1] < 0xe000) {
+            i++; /* a surrogate pair stays as it is */
+            continue;
+        }
+        if (string_buffer_concat(b, p, run, i) || mep_json_put_escape(b, c))
+            goto fail;
+        run = i + 1;
+    }
+    if (string_buffer_concat(b, p, run, n) || string_buffer_putc8(b, '\"'))
+        goto fail;
+    JS_FreeValue(ctx, val);
+    return string_buffer_end(b);
+ fail:
+    JS_FreeValue(ctx, val);
+    string_buffer_free(b);
+    return JS_EXCEPTION;
+}`;
+
+export const JSON_STRINGIFY_PATCHES: readonly QuickjsPatch[] = [
+  {
+    file: 'quickjs.c',
+    at: { fn: 'static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)', sha256: 'cdddc83466b47d30' },
+    op: 'replace',
+    text: QUOTED_STRING,
+    why:
+      'quote a string by copying the runs between the characters that need an escape: quickjs-ng read and appended every ' +
+      'character with a call each (JS_ToQuotedString, string_getc, string_buffer_putc: 6 % of a JSON round trip)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'static JSValue JS_ToQuotedStringFree(JSContext *ctx, JSValue val) {' },
+    op: 'before',
+    text: String.raw`/* mep engine: is obj on JSON.stringify's stack of the objects being written? Only JSON.stringify
+   touches that array and it holds objects only, so comparing pointers is SameValueZero */
+static JSValue mep_json_on_stack(JSContext *ctx, JSValueConst stack, JSValueConst obj)
+{
+    JSValue *arrp;
+    uint32_t i, count;
+
+    if (!js_get_fast_array(ctx, stack, &arrp, &count))
+        return js_array_includes(ctx, stack, 1, &obj);
+    for (i = 0; i < count; i++) {
+        if (JS_VALUE_GET_PTR(arrp[i]) == JS_VALUE_GET_PTR(obj))
+            return js_bool(true);
+    }
+    return js_bool(false);
+}
+`,
+    why: 'the cycle check of JSON.stringify without a call and a generic comparison per object on the stack (see the next edit)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'v = js_array_includes(ctx, jsc->stack, 1, vc(&val));' },
+    op: 'replace',
+    text: '        v = mep_json_on_stack(ctx, jsc->stack, val); /* mep engine */',
+    why:
+      'check for a cycle by comparing pointers: js_array_includes ran js_strict_eq2 on every object being written, for ' +
+      'every object (9.5 % of a JSON round trip)',
+  },
+];
