@@ -66,13 +66,13 @@ static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
             goto fail;
         run = i + 1;
     }
-    if (string_buffer_concat(b, p, run, n) || string_buffer_putc8(b, '\"'))
-        goto fail;
-    JS_FreeValue(ctx, val);
-    return string_buffer_end(b);
+    if (string_buffer_concat(b, p, run, n) == 0 && string_buffer_putc8(b, '\"') == 0) {
+        JS_FreeValue(ctx, val);
+        return string_buffer_end(b);
+    }
  fail:
-    JS_FreeValue(ctx, val);
     string_buffer_free(b);
+    JS_FreeValue(ctx, val);
     return JS_EXCEPTION;
 }`;
 
