@@ -6,6 +6,7 @@
  * string_buffer_putc and string_getc 6 %). build/engine/json.test.ts checks the output
  * against V8's, hostile cases included.
  */
+import { DIRECT_WRITER } from './json-writer-c.ts';
 import type { QuickjsPatch } from './types.ts';
 
 /** Our JS_ToQuotedString, in place of quickjs-ng's. */
@@ -34,26 +35,17 @@ static int mep_json_put_escape(StringBuffer *b, uint32_t c)
     return string_buffer_write8(b, esc, len);
 }
 
-/* mep engine: a JSON string literal of val: the runs of characters that need no escape are copied
-   whole (string_buffer_concat), where quickjs-ng decoded and appended one character at a time */
-static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+/* mep engine: appends p to b as a JSON string literal: the runs of characters that need no escape
+   are copied whole (string_buffer_concat), where quickjs-ng decoded and appended one character
+   at a time. JSON.stringify's direct writer quotes keys and strings straight into its output. */
+static int mep_json_put_quoted(StringBuffer *b, JSString *p)
 {
-    JSValue val;
-    JSString *p;
-    StringBuffer b_s, *b = &b_s;
-    uint32_t i, run, c, n;
-    const uint8_t *s8;
-    const uint16_t *s16;
+    uint32_t i, run, c, n = p->len;
+    const uint8_t *s8 = p->is_wide_char ? NULL : str8(p);
+    const uint16_t *s16 = p->is_wide_char ? str16(p) : NULL;
 
-    val = JS_ToStringCheckObject(ctx, val1);
-    p = JS_IsException(val) ? NULL : JS_VALUE_GET_STRING(val);
-    if (p == NULL)
-        return val;
-    n = p->len;
-    if (string_buffer_init2(ctx, b, n + 2, p->is_wide_char) || string_buffer_putc8(b, '\"'))
-        goto fail;
-    s8 = p->is_wide_char ? NULL : str8(p);
-    s16 = p->is_wide_char ? str16(p) : NULL;
+    if (string_buffer_putc8(b, '\"'))
+        return -1;
     for (i = run = 0; i < n; i++) {
         c = s8 ? s8[i] : s16[i];
         if (likely(c >= 0x20 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000)))
@@ -63,14 +55,29 @@ static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
             continue;
         }
         if (string_buffer_concat(b, p, run, i) || mep_json_put_escape(b, c))
-            goto fail;
+            return -1;
         run = i + 1;
     }
-    if (string_buffer_concat(b, p, run, n) == 0 && string_buffer_putc8(b, '\"') == 0) {
+    if (string_buffer_concat(b, p, run, n))
+        return -1;
+    return string_buffer_putc8(b, '\"');
+}
+
+/* mep engine: JS_ToQuotedString through mep_json_put_quoted */
+static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+{
+    JSValue val;
+    JSString *p;
+    StringBuffer b_s, *b = &b_s;
+
+    val = JS_ToStringCheckObject(ctx, val1);
+    p = JS_IsException(val) ? NULL : JS_VALUE_GET_STRING(val);
+    if (p == NULL)
+        return val;
+    if (string_buffer_init2(ctx, b, p->len + 2, p->is_wide_char) == 0 && mep_json_put_quoted(b, p) == 0) {
         JS_FreeValue(ctx, val);
         return string_buffer_end(b);
     }
- fail:
     string_buffer_free(b);
     JS_FreeValue(ctx, val);
     return JS_EXCEPTION;
@@ -107,6 +114,27 @@ static JSValue mep_json_on_stack(JSContext *ctx, JSValueConst stack, JSValueCons
 }
 `,
     why: 'the cycle check of JSON.stringify without a call and a generic comparison per object on the stack (see the next edit)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,' },
+    op: 'before',
+    text: DIRECT_WRITER,
+    why:
+      'write plain objects and arrays directly: js_json_to_str listed each object\'s keys as a JS array of strings, read ' +
+      'each value back by that string, quoted a copy of each key, built the indentation and separators as strings per ' +
+      'level and named every array index (the direct writer, json-writer-c.ts)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'if (js_json_to_str(ctx, jsc, wrapper, val, jsc->empty))' },
+    op: 'replace',
+    text:
+      '    /* mep engine: without a replacer function or a property list, the direct writer */\n' +
+      '    if (JS_IsUndefined(jsc->replacer_func) && JS_IsUndefined(jsc->property_list)\n' +
+      '        ? mep_json_write(ctx, jsc, wrapper, val, NULL)\n' +
+      '        : js_json_to_str(ctx, jsc, wrapper, val, jsc->empty))',
+    why: 'use the direct writer when nothing can observe the generic path\'s order of work (no replacer or list)',
   },
   {
     file: 'quickjs.c',
