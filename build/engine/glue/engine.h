@@ -75,6 +75,9 @@ static inline int mep_host_attached(void) { return !mep_initializing && mep_host
 /* Called at the start of every exported call (resets per-call state such as the RNG seed). */
 void mep_host_begin_call(void);
 
+/* Lets go of the objects WeakRefs kept alive during the last call (patches/weakref.ts). */
+void mep_clear_kept(void);
+
 /* Reports the pending exception through Extism error_set ("Name: message\nstack"). */
 void mep_report_exception(JSContext *ctx);
 /* Reports a plain C string through Extism error_set. */
