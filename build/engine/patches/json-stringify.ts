@@ -35,31 +35,104 @@ static int mep_json_put_escape(StringBuffer *b, uint32_t c)
     return string_buffer_write8(b, esc, len);
 }
 
-/* mep engine: appends p to b as a JSON string literal: the runs of characters that need no escape
-   are copied whole (string_buffer_concat), where quickjs-ng decoded and appended one character
-   at a time. JSON.stringify's direct writer quotes keys and strings straight into its output. */
-static int mep_json_put_quoted(StringBuffer *b, JSString *p)
+/* mep engine: the characters of p from i on that a JSON string literal holds as they are (a
+   valid surrogate pair among them) are appended to b in runs, each other escaped: the way for
+   a string near the longest a string may be */
+static int mep_json_put_runs(StringBuffer *b, JSString *p, uint32_t i)
 {
-    uint32_t i, run, c, n = p->len;
+    uint32_t run, c, n = p->len;
     const uint8_t *s8 = p->is_wide_char ? NULL : str8(p);
     const uint16_t *s16 = p->is_wide_char ? str16(p) : NULL;
 
-    if (string_buffer_putc8(b, '\"'))
-        return -1;
-    for (i = run = 0; i < n; i++) {
+    for (run = i; i < n; i++) {
         c = s8 ? s8[i] : s16[i];
         if (likely(c >= 0x20 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000)))
             continue;
         if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && s16[i + 1] >= 0xdc00 && s16[i + 1] < 0xe000) {
-            i++; /* a surrogate pair stays as it is */
+            i++;
             continue;
         }
         if (string_buffer_concat(b, p, run, i) || mep_json_put_escape(b, c))
             return -1;
         run = i + 1;
     }
-    if (string_buffer_concat(b, p, run, n))
+    return string_buffer_concat(b, p, run, n);
+}
+
+/* the JSON escape of c (a quote, a backslash, a control character or a lone surrogate) at d */
+#define MEP_JSON_ESCAPE_AT(d, k, c)                                                           \
+    do {                                                                                    \
+        static const char mep_hex[] = "0123456789abcdef";                                   \
+        (d)[(k)++] = '\\';                                                                  \
+        switch (c) {                                                                        \
+        case '\t': (d)[(k)++] = 't'; break;                                                 \
+        case '\r': (d)[(k)++] = 'r'; break;                                                 \
+        case '\n': (d)[(k)++] = 'n'; break;                                                 \
+        case '\b': (d)[(k)++] = 'b'; break;                                                 \
+        case '\f': (d)[(k)++] = 'f'; break;                                                 \
+        case '\"': case '\\': (d)[(k)++] = (c); break;                                      \
+        default:                                                                            \
+            (d)[(k)++] = 'u';                                                               \
+            (d)[(k)++] = mep_hex[((c) >> 12) & 15];                                         \
+            (d)[(k)++] = mep_hex[((c) >> 8) & 15];                                          \
+            (d)[(k)++] = mep_hex[((c) >> 4) & 15];                                          \
+            (d)[(k)++] = mep_hex[(c) & 15];                                                 \
+        }                                                                                   \
+    } while (0)
+
+/* one chunk [i, end) of p into d at k, which has room for six units a character: a plain
+   character as it is, a valid surrogate pair as it is (its second half may lie at end), any other
+   escaped; the index after the chunk in *pi, the new length returned */
+#define MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n)                                        \
+    do {                                                                                    \
+        for (; (i) < (end); (i)++) {                                                        \
+            uint32_t c = (s8) ? (s8)[i] : (s16)[i];                                         \
+            if (likely(c >= 0x20 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000))) { \
+                (d)[(k)++] = c;                                                             \
+            } else if (c >= 0xd800 && c < 0xdc00 && (i) + 1 < (n) && (s16)[(i) + 1] >= 0xdc00 && \
+                       (s16)[(i) + 1] < 0xe000) {                                           \
+                (d)[(k)++] = c;                                                             \
+                (d)[(k)++] = (s16)[++(i)];                                                  \
+            } else {                                                                        \
+                MEP_JSON_ESCAPE_AT(d, k, c);                                                \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+
+/* mep engine: appends p to b as a JSON string literal. JSON.stringify's direct writer quotes keys
+   and strings through it straight into its output. The characters go in chunks, each given its
+   worst-case room first, so that none costs a call or a check of room; quickjs-ng decoded and
+   appended one character at a time, with a call each. */
+static int mep_json_put_quoted(StringBuffer *b, JSString *p)
+{
+    uint32_t i = 0, n = p->len;
+    const uint8_t *s8 = p->is_wide_char ? NULL : str8(p);
+    const uint16_t *s16 = p->is_wide_char ? str16(p) : NULL;
+
+    if (string_buffer_putc8(b, '\"'))
         return -1;
+    if (p->is_wide_char && !b->is_wide_char && string_buffer_widen(b, b->size))
+        return -1;
+    while (i < n) {
+        uint32_t end = n - i > 4096 ? i + 4096 : n;
+        int k, need = (int)(end - i) * 6 + 1;
+        if (b->len + (int64_t)need > JS_STRING_LEN_MAX) {
+            if (mep_json_put_runs(b, p, i))
+                return -1;
+            break;
+        }
+        if (b->len + need > b->size && string_buffer_realloc(b, b->len + need, 0))
+            return -1;
+        k = b->len;
+        if (b->is_wide_char) {
+            uint16_t *d = str16(b->str);
+            MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n);
+        } else {
+            uint8_t *d = str8(b->str);
+            MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n);
+        }
+        b->len = k;
+    }
     return string_buffer_putc8(b, '\"');
 }
 
