@@ -1,11 +1,157 @@
 /**
- * Edits to JSON.parse: members and elements of the objects and arrays it builds are added directly,
- * and a string value takes its token's string. build/engine/json.test.ts and heap.test.ts check
+ * Edits to JSON.parse: a string without escapes is made at once and, in a document of 4 KiB or
+ * more, shared with an earlier one of the same bytes; a key whose shared string is already an atom
+ * is that atom; members and elements of the objects and arrays it builds are added directly, and
+ * a string value takes its token's string. build/engine/json.test.ts and heap.test.ts check
  * the results against V8's (repeated keys, `__proto__`, index keys, nesting, revivers).
  */
 import type { QuickjsPatch } from './types.ts';
 
+const FAST_STRINGS = String.raw`/* mep engine: what one JSON.parse of MEP_JSON_CACHE_MIN_INPUT bytes or more shares while it runs:
+   the strings it made last, by a hash of their bytes. An IR repeats its names and keys thousands
+   of times; a repeat shares the string (strings cannot change, so sharing is invisible) instead of
+   allocating another, and a key's string, once an atom, is that atom at once. */
+#define MEP_JSON_STRINGS 512 /* a power of two */
+#define MEP_JSON_STRING_MAX 32 /* longer strings rarely repeat */
+#define MEP_JSON_CACHE_MIN_INPUT 4096
+
+typedef struct MepJsonSlot {
+    JSValue str; /* an all-zero JSValue is the integer 0: an empty slot */
+    const uint8_t *text; /* its bytes in the input, which outlives the parse */
+    uint32_t len;
+} MepJsonSlot;
+
+static MepJsonSlot mep_json_slots[MEP_JSON_STRINGS];
+static JSContext *mep_json_slots_ctx; /* the parse using the slots, or NULL */
+
+/* the string of the n ASCII bytes at p (no quote, backslash or control character), shared
+   when the slots hold one of the same bytes */
+static JSValue mep_json_ascii(JSContext *ctx, const uint8_t *p, uint32_t n)
+{
+    MepJsonSlot *slot;
+    JSValue str;
+    uint32_t h, i;
+
+    if (mep_json_slots_ctx != ctx || n > MEP_JSON_STRING_MAX)
+        return js_new_string8_len(ctx, (const char *)p, n);
+    for (h = n, i = 0; i < n; i++)
+        h = h * 31 + p[i];
+    slot = &mep_json_slots[(h ^ (h >> 11)) & (MEP_JSON_STRINGS - 1)];
+    if (JS_VALUE_GET_TAG(slot->str) == JS_TAG_STRING && slot->len == n && memcmp(slot->text, p, n) == 0)
+        return js_dup(slot->str);
+    str = js_new_string8_len(ctx, (const char *)p, n);
+    if (JS_VALUE_GET_TAG(str) == JS_TAG_STRING) {
+        JS_FreeValue(ctx, slot->str);
+        slot->str = js_dup(str);
+        slot->text = p;
+        slot->len = n;
+    }
+    return str;
+}
+
+/* mep engine: a string literal of ASCII without escapes (nearly every name and key of an IR),
+   *pp just after its opening quote, made at once: 1 with the token set and *pp after the
+   closing quote, 0 for any other literal (json_parse_string reads it, and reports what is
+   wrong with it), -1 out of memory */
+static int mep_json_fast_string(JSParseState *s, const uint8_t **pp)
+{
+    const uint8_t *p = *pp, *q = p;
+    JSValue str;
+
+    while (q < s->buf_end && *q >= 0x20 && *q < 0x80 && *q != '\"' && *q != '\\')
+        q++;
+    if (q >= s->buf_end || *q != '\"')
+        return 0;
+    str = mep_json_ascii(s->ctx, p, q - p);
+    if (JS_IsException(str))
+        return -1;
+    s->token.val = TOK_STRING;
+    s->token.u.str.sep = '\"';
+    s->token.u.str.str = str;
+    *pp = q + 1;
+    return 1;
+}
+
+/* mep engine: the slots are this parse's (ctx) when it is big enough and no other has them */
+static bool mep_json_slots_take(JSContext *ctx, size_t buf_len)
+{
+    if (mep_json_slots_ctx != NULL || buf_len < MEP_JSON_CACHE_MIN_INPUT)
+        return false;
+    memset(mep_json_slots, 0, sizeof(mep_json_slots));
+    mep_json_slots_ctx = ctx;
+    return true;
+}
+
+static void mep_json_slots_release(JSContext *ctx)
+{
+    int i;
+
+    for (i = 0; i < MEP_JSON_STRINGS; i++)
+        JS_FreeValue(ctx, mep_json_slots[i].str);
+    memset(mep_json_slots, 0, sizeof(mep_json_slots));
+    mep_json_slots_ctx = NULL;
+}
+`;
+
 export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
+  {
+    file: 'quickjs.c',
+    at: { line: 'static __exception int json_next_token(JSParseState *s)' },
+    op: 'before',
+    text: FAST_STRINGS,
+    why: 'the string maker and cache of the edits below',
+  },
+  {
+    file: 'quickjs.c',
+    at: { from: 'if (json_parse_string(s, &p))', to: 'goto fail;', sha256: 'ac9f0dbd8d214829' },
+    op: 'replace',
+    text: String.raw`        {
+            /* mep engine: an ASCII string without escapes is made at once, or shared */
+            int mep_r = mep_json_fast_string(s, &p);
+            if (mep_r < 0 || (mep_r == 0 && json_parse_string(s, &p)))
+                goto fail;
+        }`,
+    why:
+      'let JSON.parse make a string without escapes at once, or share the string of an earlier one with the same bytes: ' +
+      'json_parse_string built each in a growable buffer (48 bytes, then grown, then shrunk to fit), and an IR repeats ' +
+      'its names and keys thousands of times',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'prop_name = JS_ValueToAtom(ctx, s->token.u.str.str);' },
+    op: 'replace',
+    text: String.raw`                        /* mep engine: a key whose (shared) string is already an atom is that atom */
+                        JSString *mep_key = JS_VALUE_GET_STRING(s->token.u.str.str);
+                        prop_name = mep_key->atom_type == JS_ATOM_TYPE_STRING
+                                        ? JS_DupAtom(ctx, js_get_atom_index(ctx->rt, mep_key))
+                                        : JS_ValueToAtom(ctx, s->token.u.str.str);`,
+    why:
+      'let JSON.parse find the atom of a key it has seen before without hashing its text again: the string cache hands ' +
+      'out the string that the first such key turned into an atom',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'static JSValue JS_ParseJSON_internal(JSContext *ctx, const char *buf, size_t buf_len,' },
+    op: 'replace',
+    text: String.raw`static JSValue mep_parse_json_body(JSContext *ctx, const char *buf, size_t buf_len,
+                                   const char *filename, JSONParseRecord *pr);
+
+/* mep engine: JS_ParseJSON_internal with the string cache set up and released around it */
+static JSValue JS_ParseJSON_internal(JSContext *ctx, const char *buf, size_t buf_len,
+                                     const char *filename, JSONParseRecord *pr)
+{
+    bool mine = mep_json_slots_take(ctx, buf_len);
+    JSValue val = mep_parse_json_body(ctx, buf, buf_len, filename, pr);
+
+    if (mine)
+        mep_json_slots_release(ctx);
+    return val;
+}
+
+static JSValue mep_parse_json_body(JSContext *ctx, const char *buf, size_t buf_len,`,
+    why: 'give each JSON.parse of 4 KiB or more the string cache, and let go of what it holds when the parse ends',
+  },
+
   {
     file: 'quickjs.c',
     at: { from: 'ret = JS_DefinePropertyValue(ctx, val, prop_name,', to: 'prop_val, JS_PROP_C_W_E);', near: 'prop_val = json_parse_value(s, pr1);', sha256: '25544d56456a6ec4' },
