@@ -24,6 +24,23 @@ typedef struct MepJsonSlot {
 static MepJsonSlot mep_json_slots[MEP_JSON_STRINGS];
 static JSContext *mep_json_slots_ctx; /* the parse using the slots, or NULL */
 
+/* mep engine: the shapes that parse's objects went through. QuickJS turns an object's own shape
+   into the next one in place, so each later object of the kind found no shape for its first key,
+   cloned one and dropped it again at its second; kept here, the next object finds them all. */
+#define MEP_JSON_SHAPES 256
+static JSShape *mep_json_shapes[MEP_JSON_SHAPES];
+static int mep_json_shape_count;
+
+/* keeps p's shape before prop is added to it, when adding would change it in place */
+static void mep_json_keep_shape(JSContext *ctx, JSObject *p, JSAtom prop)
+{
+    JSShape *sh = p->shape;
+
+    if (mep_json_slots_ctx == ctx && mep_json_shape_count < MEP_JSON_SHAPES && sh->is_hashed &&
+        JS_REF_COUNT(sh) == 1 && !find_hashed_shape_prop(ctx->rt, sh, prop, JS_PROP_C_W_E))
+        mep_json_shapes[mep_json_shape_count++] = js_dup_shape(sh);
+}
+
 /* the string of the n ASCII bytes at p (no quote, backslash or control character), shared
    when the slots hold one of the same bytes */
 static JSValue mep_json_ascii(JSContext *ctx, const uint8_t *p, uint32_t n)
@@ -89,6 +106,9 @@ static void mep_json_slots_release(JSContext *ctx)
     for (i = 0; i < MEP_JSON_STRINGS; i++)
         JS_FreeValue(ctx, mep_json_slots[i].str);
     memset(mep_json_slots, 0, sizeof(mep_json_slots));
+    for (i = 0; i < mep_json_shape_count; i++)
+        js_free_shape(ctx->rt, mep_json_shapes[i]);
+    mep_json_shape_count = 0;
     mep_json_slots_ctx = NULL;
 }
 `;
@@ -162,7 +182,8 @@ static JSValue mep_parse_json_body(JSContext *ctx, const char *buf, size_t buf_l
                         JSObject *mep_p = JS_VALUE_GET_OBJ(val);
                         if (find_own_property(&mep_pr, mep_p, prop_name)) {
                             ret = JS_DefinePropertyValue(ctx, val, prop_name, prop_val, JS_PROP_C_W_E);
-                        } else if ((mep_pr = add_property(ctx, mep_p, prop_name, JS_PROP_C_W_E)) != NULL) {
+                        } else if (mep_json_keep_shape(ctx, mep_p, prop_name),
+                                   (mep_pr = add_property(ctx, mep_p, prop_name, JS_PROP_C_W_E)) != NULL) {
                             mep_pr->u.value = prop_val;
                             ret = 0;
                         } else {
