@@ -79,6 +79,17 @@ abi('should compile a script as a script (its top-level var is global) and an im
   assert.ok(r.compile('import("y").catch(() => 0);').ok);
 });
 
+abi('should write bytecode without the functions\' source text, nested or not, as QuickJS 2021 did', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const body = 'total += step * 3;'.repeat(500);
+  const c = r.compile(`function outer(step) { let total = 0; function inner() { ${body} } inner(); return total; }\nglobalThis.f = () => Host.outputString(String(outer(1)) + ' ' + outer.toString());`);
+  if (!c.ok) throw new Error(c.message);
+  assert.not.ok(Buffer.from(c.bytecode).includes('total += step * 3;'), 'the source text is not in the bytecode');
+  // With the source, outer's and inner's copies alone would be twice the body.
+  assert.ok(c.bytecode.length < 1.5 * body.length, `${c.bytecode.length} bytes of bytecode for ${body.length} of source`);
+  assert.is(dec(r.invoke(c.bytecode, 'f').output), '1500 function outer() {\n    [native code]\n}');
+});
+
 abi('should turn infinite recursion into the RangeError V8 throws, catchable, and stay usable', async () => {
   const r = await createEngineRunner((await ensureEngine()).wasmPath);
   const source =
