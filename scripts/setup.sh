@@ -33,11 +33,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm packages, exactly as locked. Install scripts stay off: every binary we use ships inside
-# its registry package (esbuild, wizer, workerd), and qjsc's node-gyp script must never run.
+# its registry package (esbuild, wizer, workerd).
 npm ci --no-audit --no-fund --ignore-scripts
 
-# The guest engine: QuickJS (fetched from the npm registry, integrity-pinned) compiled to wasm.
-# Cached under .cache/engine so only the first run pays for it.
+# The guest engine: quickjs-ng's C sources (Debian's qjs-src package, fetched from Debian's
+# archive by its pinned sha256, unpacked with dpkg-deb) compiled to wasm. Cached under
+# .cache/engine so only the first run pays for it.
 npm run --silent build:engine
 
 if [ "$main_job" = 1 ]; then
