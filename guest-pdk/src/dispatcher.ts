@@ -25,7 +25,8 @@ import {
 import { isOutOfMemory, jsonBytesAtLeast } from './answer-size.ts';
 import { createHandlerContext } from './context.ts';
 import type { HandlerContext, RequestState } from './context.ts';
-import type { AuthorDiagnostic, Extension } from './define-extension.ts';
+import type { AuthorDiagnostic } from './answers.ts';
+import type { Extension } from './define-extension.ts';
 import type { GuestHost } from './guest-host.ts';
 
 type Id = string | number | null;
