@@ -21,9 +21,12 @@ export type AuthorDiagnostic = {
   data?: unknown;
 };
 
-/** What a generate handler returns; `success` defaults to "no error diagnostic". */
+/**
+ * What a generate handler returns; `success` defaults to "no error diagnostic". `artifacts`
+ * (default none) come after any the handler emitted with `ctx.emit`.
+ */
 export interface GenerateAnswer {
-  artifacts: Artifact[];
+  artifacts?: Artifact[];
   diagnostics?: AuthorDiagnostic[];
   success?: boolean;
 }

@@ -14,12 +14,12 @@ import { ClaimRequirements, ExtensionIdentity, FrontendLanguage, HOST_COMPARATOR
 import type { GenerateParams, NormalizedCompileParams, TransformParams, ValidateParams } from '../../host/src/protocol/index.ts';
 import { NonEmptyString } from '../../host/src/protocol/json-value.ts';
 import type { CompileAnswer, GenerateAnswer, TransformAnswer, ValidateAnswer } from './answers.ts';
-import type { HandlerContext } from './context.ts';
+import type { GenerateContext, HandlerContext } from './context.ts';
 
 /** A handler may answer synchronously or with a promise. */
 type MaybePromise<T> = T | Promise<T>;
 
-type GenerateHandler = (params: GenerateParams, ctx: HandlerContext) => MaybePromise<GenerateAnswer>;
+type GenerateHandler = (params: GenerateParams, ctx: GenerateContext) => MaybePromise<GenerateAnswer>;
 type CompileHandler = (params: NormalizedCompileParams, ctx: HandlerContext) => MaybePromise<CompileAnswer>;
 type ValidateHandler = (params: ValidateParams, ctx: HandlerContext) => MaybePromise<ValidateAnswer>;
 type TransformHandler = (params: TransformParams, ctx: HandlerContext) => MaybePromise<TransformAnswer>;
@@ -38,7 +38,8 @@ export const BackendDefinition = z.strictObject({
    * `params` is the request's own object, checked against MEP 0.1. A backend that turns the IR
    * into a model of its own can set `params.ir = null` once it has read it: nothing else holds
    * the parsed document, so it is freed at once instead of staying alive, and rescanned by the
-   * sandbox's garbage collector, for the rest of the call.
+   * sandbox's garbage collector, for the rest of the call. `ctx.emit(artifact)` hands an artifact
+   * over while the handler runs (see {@link GenerateContext}).
    */
   generate: handler<GenerateHandler>(),
 });

@@ -103,43 +103,70 @@ export interface ValidatedArtifacts {
 }
 
 /**
+ * Checks artifacts one at a time as they arrive (streamed) against everything seen before:
+ * the checks of {@link validateArtifacts}, which is this over a whole result.
+ */
+export interface ArtifactValidator {
+  /** Validates `artifact` against itself and the ones added before; throws on a problem. */
+  add(artifact: Artifact): ValidatedFile;
+  /** How many were added. */
+  readonly count: number;
+}
+
+/** An {@link ArtifactValidator} for the artifacts of one result of `extension`. */
+export function createArtifactValidator(extension: string, limits: ArtifactLimits = {}): ArtifactValidator {
+  const maxBytes = limits.maxArtifactBytes ?? MAX_MESSAGE_BYTES_CEILING;
+  const maxCount = limits.maxArtifacts ?? 100_000;
+  // Two paths that differ only in case collide on case-insensitive file systems.
+  const folded = new Map<string, string>();
+  const directories = new Set<string>();
+  let count = 0;
+  return {
+    get count() {
+      return count;
+    },
+    add(artifact) {
+      if (count + 1 > maxCount) {
+        throw new MepError(LocalErrorCode.Limit, `Extension '${extension}' returned more than the limit of ${maxCount} artifacts.`, {
+          data: { extension, count: count + 1, limit: maxCount },
+        });
+      }
+      checkArtifactPath(extension, artifact.path);
+      const key = artifact.path.toLowerCase();
+      const clash = folded.get(key);
+      if (clash !== undefined) throw reject(extension, artifact.path, `it collides with ${JSON.stringify(clash)}`);
+      if (directories.has(key)) throw reject(extension, artifact.path, 'another artifact uses it as a directory');
+      const segments = key.split('/');
+      for (let i = 1; i < segments.length; i++) {
+        const file = folded.get(segments.slice(0, i).join('/'));
+        if (file !== undefined) throw reject(extension, artifact.path, `its parent ${JSON.stringify(file)} is also an artifact`);
+      }
+      const clean = artifact.binary ? checkBase64(extension, artifact) : undefined;
+      if (sizeBound(artifact, clean) > maxBytes) {
+        const bytes = clean === undefined ? utf8Length(artifact.content) : (clean.length / 4) * 3 - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
+        if (bytes > maxBytes) throw reject(extension, artifact.path, `it is ${bytes} bytes, over the ${maxBytes}-byte limit`);
+      }
+      folded.set(key, artifact.path);
+      for (let i = 1; i < segments.length; i++) directories.add(segments.slice(0, i).join('/'));
+      count++;
+      return { path: artifact.path, content: clean ?? artifact.content, binary: Boolean(artifact.binary) };
+    },
+  };
+}
+
+/**
  * Validates every artifact of one result: safe, distinct paths (also case-insensitively, and no
  * file used as a directory), valid base64 for binary content, and sizes within the limits. Throws
  * on the first problem; on success the caller may write all of them with `writeArtifacts`.
  * Contents are not copied or encoded here, so a large result is held in memory only once.
  */
 export function validateArtifacts(extension: string, artifacts: readonly Artifact[], limits: ArtifactLimits = {}): ValidatedArtifacts {
-  const maxBytes = limits.maxArtifactBytes ?? MAX_MESSAGE_BYTES_CEILING;
   const maxCount = limits.maxArtifacts ?? 100_000;
   if (artifacts.length > maxCount) {
     throw new MepError(LocalErrorCode.Limit, `Extension '${extension}' returned ${artifacts.length} artifacts, more than the limit of ${maxCount}.`, {
       data: { extension, count: artifacts.length, limit: maxCount },
     });
   }
-  const files: ValidatedFile[] = [];
-  // Two paths that differ only in case collide on case-insensitive file systems.
-  const folded = new Map<string, string>();
-  const directories = new Set<string>();
-  for (const artifact of artifacts) {
-    checkArtifactPath(extension, artifact.path);
-    const key = artifact.path.toLowerCase();
-    const clash = folded.get(key);
-    if (clash !== undefined) throw reject(extension, artifact.path, `it collides with ${JSON.stringify(clash)}`);
-    folded.set(key, artifact.path);
-    if (directories.has(key)) throw reject(extension, artifact.path, 'another artifact uses it as a directory');
-    const segments = key.split('/');
-    for (let i = 1; i < segments.length; i++) {
-      const parent = segments.slice(0, i).join('/');
-      const file = folded.get(parent);
-      if (file !== undefined) throw reject(extension, artifact.path, `its parent ${JSON.stringify(file)} is also an artifact`);
-      directories.add(parent);
-    }
-    const clean = artifact.binary ? checkBase64(extension, artifact) : undefined;
-    if (sizeBound(artifact, clean) > maxBytes) {
-      const bytes = clean === undefined ? utf8Length(artifact.content) : (clean.length / 4) * 3 - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
-      if (bytes > maxBytes) throw reject(extension, artifact.path, `it is ${bytes} bytes, over the ${maxBytes}-byte limit`);
-    }
-    files.push({ path: artifact.path, content: clean ?? artifact.content, binary: Boolean(artifact.binary) });
-  }
-  return { extension, files };
+  const validator = createArtifactValidator(extension, limits);
+  return { extension, files: artifacts.map((artifact) => validator.add(artifact)) };
 }

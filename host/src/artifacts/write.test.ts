@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { validateArtifacts } from './validate.ts';
-import { writeArtifacts } from './write.ts';
+import { openStagedOutput, writeArtifacts } from './write.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'mep-artifacts-'));
@@ -15,6 +15,68 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+const inOrder = suite('writeArtifacts :: order');
+
+inOrder('should report the paths in the order the extension returned them, not sorted', () =>
+  withDir(async (dir) => {
+    // A load order (the Avro shared layout): catalog before billing, the index last.
+    const paths = ['shop/catalog.avsc', 'shop/customers.avsc', 'shop/billing.avsc', 'load-order.json'];
+    const report = await writeArtifacts(join(dir, 'out'), validateArtifacts('ext', paths.map((path) => ({ path, content: '{}', binary: false }))));
+    assert.equal(report.written, paths);
+  }),
+);
+
+inOrder.run();
+
+const Staged = suite('openStagedOutput');
+
+const text = (path: string, content = path) => ({ path, content, binary: false });
+
+Staged('should publish files added one at a time, and make the output directory only then', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'deep', 'out');
+    const output = await openStagedOutput(out, 'ext');
+    await output.add(text('b/2.txt'));
+    await Promise.all([output.add(text('a/1.txt')), output.add(text('c.txt'))]);
+    const before = await readdir(dir);
+    assert.is(before.length, 1);
+    assert.ok(before[0]?.startsWith('.mep-staging-'), `only the staging directory so far: ${before.join(', ')}`);
+    const report = await output.publish();
+    assert.equal(report.written, ['b/2.txt', 'a/1.txt', 'c.txt']);
+    assert.is(await readFile(join(out, 'a', '1.txt'), 'utf8'), 'a/1.txt');
+    assert.equal(await readdir(dir), ['deep'], 'no staging directory left');
+    const late = await output.add(text('late.txt')).then(() => undefined, (e: unknown) => e);
+    assert.ok(isMepError(late) && late.code === LocalErrorCode.Artifact, 'nothing is added after publishing');
+  }),
+);
+
+Staged('should leave the output directory as it was on abort, and on a failed add :: hostile', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'out');
+    await mkdir(out);
+    await writeFile(join(out, 'keep.txt'), 'kept');
+    const aborted = await openStagedOutput(out, 'ext');
+    await aborted.add(text('keep.txt', 'replaced'));
+    await aborted.abort();
+    assert.is(await readFile(join(out, 'keep.txt'), 'utf8'), 'kept');
+    // A link inside the output that leads out of it: that add fails, and so does publishing.
+    const outside = join(dir, 'outside');
+    await mkdir(outside);
+    await symlink(outside, join(out, 'link'));
+    const output = await openStagedOutput(out, 'ext');
+    await output.add(text('new.txt'));
+    const failed = await output.add(text('link/escape.txt')).then(() => undefined, (e: unknown) => e);
+    assert.ok(isMepError(failed) && failed.code === LocalErrorCode.Artifact, String(failed));
+    const refused = await output.publish().then(() => undefined, (e: unknown) => e);
+    assert.ok(isMepError(refused) && refused.code === LocalErrorCode.Artifact, String(refused));
+    assert.equal((await readdir(out)).sort(), ['keep.txt', 'link'], 'nothing published');
+    assert.equal(await readdir(outside), []);
+    assert.equal((await readdir(dir)).sort(), ['out', 'outside'], 'no staging directory left');
+  }),
+);
+
+Staged.run();
 
 const rejection = async (p: Promise<unknown>): Promise<unknown> => p.then(() => assert.unreachable('expected a failure'), (e: unknown) => e);
 

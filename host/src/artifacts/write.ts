@@ -7,7 +7,7 @@
  * returned, so a large result is never held a second time as one big byte buffer.
  */
 import { lstat, mkdir, mkdtemp, open, realpath, rename, rm } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ValidatedArtifacts, ValidatedFile } from './validate.ts';
 
@@ -15,7 +15,7 @@ import type { ValidatedArtifacts, ValidatedFile } from './validate.ts';
 export interface WriteReport {
   /** Absolute output directory. */
   outDir: string;
-  /** Relative paths written, sorted. */
+  /** Relative paths written, in the order the extension returned them (a load order, for some formats). */
   written: string[];
   /** Total bytes written. */
   bytes: number;
@@ -38,7 +38,9 @@ async function exists(path: string): Promise<boolean> {
 /** Refuses a target whose existing parent directories leave `root` through a symlink. */
 async function checkInside(root: string, dir: string, target: string): Promise<void> {
   let existing = dir;
-  while (!(await exists(existing))) existing = dirname(existing);
+  while (existing !== root && !(await exists(existing))) existing = dirname(existing);
+  // Not even the root exists yet: it is made at publication, and nothing under it can be a link.
+  if (existing === root && !(await exists(root))) return;
   const real = await realpath(existing);
   if (real !== root && !real.startsWith(root + sep)) {
     throw new MepError(LocalErrorCode.Artifact, `Refusing to write ${target}: ${existing} resolves to ${real}, outside the output directory ${root}. Remove the link or choose another --output.`, {
@@ -93,6 +95,147 @@ async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: 
 }
 
 /**
+ * An output directory being staged: files are added one at a time (as a backend streams them)
+ * into a staging directory beside it, and only {@link StagedOutput.publish} moves them into place,
+ * all or none; {@link StagedOutput.abort} leaves the output directory as it was.
+ */
+export interface StagedOutput {
+  /** Stage one validated file (its content is written now); adds may overlap. */
+  add(file: ValidatedFile): Promise<void>;
+  /** Waits for every add, then moves every staged file into place; a failure restores what was there. */
+  publish(): Promise<WriteReport>;
+  /** Drops everything staged. Idempotent; safe after a failed add or publish. */
+  abort(): Promise<void>;
+}
+
+/**
+ * Open `outDir` for staged writing of the artifacts of `extension`.
+ *
+ * @example
+ * const output = await openStagedOutput('out/avro', extension);
+ * try { for (const file of files) await output.add(file); await output.publish(); } finally { await output.abort(); }
+ */
+export async function openStagedOutput(outDir: string, extension: string): Promise<StagedOutput> {
+  const root = resolve(outDir);
+  // The output directory is made only when something is published: a failed run leaves none.
+  // Until then the staging directory sits beside it, or in the nearest folder above it that exists.
+  let existing = root;
+  while (!(await exists(existing)) && dirname(existing) !== existing) existing = dirname(existing);
+  const realExisting = await realpath(existing);
+  const realRoot = existing === root ? realExisting : join(realExisting, relative(existing, root));
+  const staging = await mkdtemp(join(existing === root ? dirname(realRoot) : realExisting, '.mep-staging-'));
+  await mkdir(join(staging, 'new'));
+  const files: ValidatedFile[] = [];
+  const targets: string[] = [];
+  const pending = new Set<Promise<void>>();
+  // One check per directory, however many files it holds; at most PARALLEL_FILES writes at once.
+  const checked = new Map<string, Promise<void>>();
+  const slots = createSlots(PARALLEL_FILES);
+  let failure: { error: unknown } | undefined;
+  let bytes = 0;
+  let closed = false;
+  const failed = (error: unknown): MepError =>
+    error instanceof MepError
+      ? error
+      : new MepError(LocalErrorCode.Artifact, `Writing the artifacts of ${extension} to ${root} failed (${(error as Error).message}); the output directory was left as it was.`, {
+          cause: error,
+          data: { extension, outDir: root },
+        });
+  const stage = async (file: ValidatedFile, n: number, target: string): Promise<void> => {
+    const dir = dirname(target);
+    let check = checked.get(dir);
+    if (check === undefined) checked.set(dir, (check = checkInside(realRoot, dir, target)));
+    await check;
+    const written = await slots.run(() => writeContent(join(staging, 'new', String(n)), file));
+    bytes += written;
+  };
+  const output: StagedOutput = {
+    add(file) {
+      if (closed) return Promise.reject(new MepError(LocalErrorCode.Artifact, `The output ${root} of ${extension} is already published or aborted; nothing more can be staged.`));
+      const n = files.length;
+      const target = join(realRoot, ...file.path.split('/'));
+      files.push(file);
+      targets.push(target);
+      const done = stage(file, n, target).catch((error: unknown) => {
+        failure ??= { error };
+        throw failed(error);
+      });
+      pending.add(done);
+      // Settled adds leave the set; their outcome is in `failure` for publish to report.
+      void done.then(
+        () => pending.delete(done),
+        () => pending.delete(done),
+      );
+      return done;
+    },
+    async publish() {
+      closed = true;
+      await Promise.allSettled([...pending]);
+      if (failure !== undefined) {
+        await output.abort();
+        throw failed(failure.error);
+      }
+      const moved: { target: string; backup?: string }[] = [];
+      const made = new Map<string, Promise<unknown>>();
+      const ensureDir = (dir: string): Promise<unknown> => {
+        let done = made.get(dir);
+        if (done === undefined) made.set(dir, (done = mkdir(dir, { recursive: true })));
+        return done;
+      };
+      try {
+        await mkdir(realRoot, { recursive: true });
+        await mkdir(join(staging, 'old'));
+        // Files move independently (each to its own target), so they move side by side too.
+        await forEachLimited(targets, PARALLEL_FILES, async (target, n) => {
+          const entry: { target: string; backup?: string } = { target };
+          if (await exists(target)) {
+            entry.backup = join(staging, 'old', String(n));
+            await rename(target, entry.backup);
+          }
+          moved.push(entry);
+          await ensureDir(dirname(target));
+          await rename(join(staging, 'new', String(n)), target);
+        });
+      } catch (error) {
+        // Put back what was there; best effort per file so one failure does not stop the rest.
+        for (const entry of moved.reverse()) {
+          await rm(entry.target, { force: true, recursive: true }).catch(() => undefined);
+          if (entry.backup) await rename(entry.backup, entry.target).catch(() => undefined);
+        }
+        throw failed(error);
+      } finally {
+        await rm(staging, { recursive: true, force: true });
+      }
+      return { outDir: realRoot, written: files.map((f) => f.path), bytes };
+    },
+    async abort() {
+      closed = true;
+      await Promise.allSettled([...pending]);
+      await rm(staging, { recursive: true, force: true });
+    },
+  };
+  return output;
+}
+
+/** At most `limit` tasks at once, started in the order they asked. */
+function createSlots(limit: number): { run<T>(task: () => Promise<T>): Promise<T> } {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return {
+    async run(task) {
+      if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+      active++;
+      try {
+        return await task();
+      } finally {
+        active--;
+        waiting.shift()?.();
+      }
+    },
+  };
+}
+
+/**
  * Write the artifacts validated by `validateArtifacts` under `outDir`. Either every file is in
  * place afterwards or none of the output directory changed.
  *
@@ -100,59 +243,11 @@ async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: 
  * const report = await writeArtifacts('out/avro', validateArtifacts(extension, result.artifacts));
  */
 export async function writeArtifacts(outDir: string, artifacts: ValidatedArtifacts): Promise<WriteReport> {
-  const files = artifacts.files;
-  const root = resolve(outDir);
-  await mkdir(root, { recursive: true });
-  const realRoot = await realpath(root);
-  const staging = await mkdtemp(join(dirname(realRoot), '.mep-staging-'));
-  const moved: { target: string; backup?: string }[] = [];
-  const targets = files.map((file) => join(realRoot, ...file.path.split('/')));
-  // One check and one mkdir per directory, however many files it holds.
-  const checked = new Map<string, Promise<void>>();
-  const made = new Map<string, Promise<unknown>>();
-  const ensureDir = (dir: string): Promise<unknown> => {
-    let done = made.get(dir);
-    if (done === undefined) made.set(dir, (done = mkdir(dir, { recursive: true })));
-    return done;
-  };
-  let bytes = 0;
+  const output = await openStagedOutput(outDir, artifacts.extension);
   try {
-    await mkdir(join(staging, 'new'));
-    await forEachLimited(files, PARALLEL_FILES, async (file, n) => {
-      const target = targets[n] as string;
-      const dir = dirname(target);
-      let check = checked.get(dir);
-      if (check === undefined) checked.set(dir, (check = checkInside(realRoot, dir, target)));
-      await check;
-      const written = await writeContent(join(staging, 'new', String(n)), file);
-      bytes += written;
-    });
-    await mkdir(join(staging, 'old'));
-    // Files move independently (each to its own target), so they move side by side too.
-    await forEachLimited(targets, PARALLEL_FILES, async (target, n) => {
-      const entry: { target: string; backup?: string } = { target };
-      if (await exists(target)) {
-        entry.backup = join(staging, 'old', String(n));
-        await rename(target, entry.backup);
-      }
-      moved.push(entry);
-      await ensureDir(dirname(target));
-      await rename(join(staging, 'new', String(n)), target);
-    });
-  } catch (error) {
-    // Put back what was there; best effort per file so one failure does not stop the rest.
-    for (const entry of moved.reverse()) {
-      await rm(entry.target, { force: true, recursive: true }).catch(() => undefined);
-      if (entry.backup) await rename(entry.backup, entry.target).catch(() => undefined);
-    }
-    throw error instanceof MepError
-      ? error
-      : new MepError(LocalErrorCode.Artifact, `Writing the artifacts of ${artifacts.extension} to ${root} failed (${(error as Error).message}); the output directory was left as it was.`, {
-          cause: error,
-          data: { extension: artifacts.extension, outDir: root },
-        });
+    await forEachLimited(artifacts.files, PARALLEL_FILES, (file) => output.add(file));
+    return await output.publish();
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await output.abort();
   }
-  return { outDir: realRoot, written: files.map((f) => f.path).sort(), bytes };
 }

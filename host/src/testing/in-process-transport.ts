@@ -25,7 +25,10 @@ export function createInProcessTransport(extension: Extension, name = extension.
   const waiting = new Map<string | number, (r: HostResponse) => void>();
   const emit = (message: object) => events.emitMessage(JSON.parse(JSON.stringify(message)) as JsonRpcMessage);
   const host: GuestHost = {
-    notify: (m) => queueMicrotask(() => emit(m)),
+    notify: (m) => {
+      queueMicrotask(() => emit(m));
+      return true;
+    },
     request: (m) =>
       new Promise((resolve) => {
         waiting.set(m.id, resolve);

@@ -1,7 +1,8 @@
 /** `mep generate`: Morphir IR → artifacts through a backend extension, written all-or-nothing. */
 import { resolve } from 'node:path';
-import { validateArtifacts } from '../../artifacts/validate.ts';
-import { writeArtifacts } from '../../artifacts/write.ts';
+import { createArtifactValidator, validateArtifacts, type ArtifactValidator } from '../../artifacts/validate.ts';
+import { openStagedOutput, writeArtifacts, type StagedOutput, type WriteReport } from '../../artifacts/write.ts';
+import type { Artifact } from '../../protocol/index.ts';
 import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
@@ -30,11 +31,31 @@ ${OPERATION_HELP}`,
       const { ir, irVersion } = await readIrInput(io, values.input as string, values);
       const target = values.target as string;
 
+      // Artifacts the backend streams are validated and staged as they arrive; the ones in its
+      // result follow. MEP 0.1: nothing is published before every one passed, and none unless
+      // the result says success (the stager moves all of them into place, or none).
+      const outDir = resolve(io.cwd, values.output as string);
+      let staged: { output: Promise<StagedOutput>; validator: ArtifactValidator } | undefined;
+      const stage = (extension: string, artifact: Artifact): Promise<void> => {
+        staged ??= { output: openStagedOutput(outDir, extension), validator: createArtifactValidator(extension) };
+        const file = staged.validator.add(artifact);
+        return staged.output.then((output) => output.add(file));
+      };
+      let report: WriteReport | undefined;
       const { result, extension, redactor } = await runOperation(io, values, { kind: 'backend', target, irVersion }, (session, signal) =>
-        session.generate({ ir, target, options }, { signal }),
-      );
-      // MEP 0.1: validate every artifact before writing any of them.
-      const report = result.success ? await writeArtifacts(resolve(io.cwd, values.output as string), validateArtifacts(extension, result.artifacts)) : undefined;
+        session.generate({ ir, target, options }, { signal, onArtifact: (artifact) => stage(session.extension, artifact) }),
+      ).catch(async (error: unknown) => {
+        await (await staged?.output.catch(() => undefined))?.abort();
+        throw error;
+      });
+      try {
+        if (result.success) {
+          await Promise.all(result.artifacts.map((artifact) => stage(extension, artifact)));
+          report = staged ? await (await staged.output).publish() : await writeArtifacts(outDir, validateArtifacts(extension, []));
+        }
+      } finally {
+        await (await staged?.output.catch(() => undefined))?.abort();
+      }
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
 
       if (values.json) {
