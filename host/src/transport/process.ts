@@ -28,6 +28,7 @@ import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
 import { createTransportEvents } from './events.ts';
 import { endGroup, PROCESS_GROUPS, signalGroup, trackGroup } from './process-group.ts';
 import type { LogSink, Transport } from './types.ts';
+import { createStderrRecord } from './stderr-record.ts';
 
 export { endAllProcessGroups } from './process-group.ts';
 
@@ -70,7 +71,6 @@ export interface ProcessTransport extends Transport {
   sendRaw(body: string): void;
 }
 
-const STDERR_TAIL = 20;
 /** How long after its stdout ended a child may take to exit before it is stopped. */
 const EOF_GRACE_MS = 250;
 /** What Node.js prints when a script reaches its V8 heap limit (`--max-old-space-size`). */
@@ -109,7 +109,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
 
   const events = createTransportEvents((error) => logLine(`host listener failed on a message from ${name}: ${String(error)}`, 'error'));
   const stderrLines = createLineSplitter();
-  const tail: string[] = [];
+  const stderr = createStderrRecord();
   let exited = false;
   let stopping: Promise<void> | undefined;
   let markExited!: () => void;
@@ -120,12 +120,11 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   if (child.pid !== undefined) trackGroup(child.pid);
 
   function logLine(line: string, level: 'info' | 'error' = 'info'): void {
-    tail.push(line);
-    if (tail.length > STDERR_TAIL) tail.shift();
+    stderr.push(line);
     try {
       options.log?.({ level, message: line, source: name });
     } catch {
-      // A failing log sink must not break the connection; the line stays in the crash tail.
+      // A failing log sink must not break the connection; the line stays in the crash record.
     }
   }
 
@@ -230,25 +229,25 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     if (stoppedAtEof) {
       emitClose(
         new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} closed its standard output while still running, so it could send no more messages; it was stopped. Check that it writes its log to stderr and never closes stdout.`, {
-          data: { extension: name, pid: child.pid, reason: 'stdout-closed', exitCode: code, signal, stderr: [...tail] },
+          data: { extension: name, pid: child.pid, reason: 'stdout-closed', exitCode: code, signal, stderr: stderr.lines() },
         }),
       );
       return;
     }
     const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
-    if (tail.some((line) => V8_HEAP_EXHAUSTED.test(line))) {
+    if (stderr.lines().some((line) => V8_HEAP_EXHAUSTED.test(line))) {
       emitClose(
         new MepError(LocalErrorCode.Limit, `Extension ${name} ran out of memory at its heap limit and exited (${how}). ${raiseAdvice('maxMemoryBytes')}`, {
-          data: { extension: name, limit: 'maxMemoryBytes', pid: child.pid, exitCode: code, signal, stderr: [...tail] },
+          data: { extension: name, limit: 'maxMemoryBytes', pid: child.pid, exitCode: code, signal, stderr: stderr.lines() },
         }),
       );
       return;
     }
-    const last = tail.length ? ` Its last log lines: ${JSON.stringify(tail.slice(-3).join(' | '))}.` : ' It wrote nothing to stderr.';
+    const last = stderr.total > 0 ? ` Its last log lines: ${JSON.stringify(stderr.last(3).join(' | '))}.` : ' It wrote nothing to stderr.';
     const cap = options.memoryLimitBytes === undefined ? '' : ` It ran with its memory capped at ${options.memoryLimitBytes} bytes: if it ran out of memory, ${raiseAdvice('maxMemoryBytes', options.memoryLimitBytes).replace(/^R/, 'r')}`;
     emitClose(
       new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} exited unexpectedly (${how}).${last} Check its log, or run it by hand to reproduce.${cap}`, {
-        data: { extension: name, pid: child.pid, exitCode: code, signal, stderr: [...tail], ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) },
+        data: { extension: name, pid: child.pid, exitCode: code, signal, stderr: stderr.lines(), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) },
       }),
     );
   }
