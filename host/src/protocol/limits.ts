@@ -29,7 +29,7 @@ export const ExtensionLimits = z.strictObject({
   maxMessageBytes: z.number().int().min(1024).max(MAX_MESSAGE_BYTES_CEILING).optional(),
   /** Wasm only: the largest module accepted, checked before it is read and compiled, in bytes. */
   maxModuleBytes: z.number().int().min(1024).max(MAX_MODULE_BYTES_CEILING).optional(),
-  /** Wasm only: bytes of notifications and logs one call may send (its budget), in bytes. */
+  /** Wasm only: bytes of notifications (streamed artifacts aside) and of logs one call may send, in bytes. */
   maxNotificationBytes: z.number().int().min(1024).max(MAX_NOTIFICATION_BYTES_CEILING).optional(),
 });
 /** What the user may set: every field optional, positive integers. */

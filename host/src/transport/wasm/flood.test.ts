@@ -66,6 +66,35 @@ for (const isolation of ['inline', 'worker'] as const) {
     });
   }
 
+  Budget('should not count the artifacts the running request streams, and count those for another id :: ERR_LIMIT', async () => {
+    const artifacts = (requestId: number): Uint8Array => {
+      const prefix = `{"jsonrpc":"2.0","method":"morphir.backend.artifact","params":{"requestId":${requestId},"artifact":{"path":"a.txt","binary":false,"content":"`;
+      const edit = (wat: string): string =>
+        wat
+          .replace(/\(global \$size i32 \(i32\.const \d+\)\)/, '(global $size i32 (i32.const 16384))')
+          .replace(/\(global \$count i32 \(i32\.const \d+\)\)/, '(global $count i32 (i32.const 64))')
+          .replace(/\(global \$prefix_len i32 \(i32\.const \d+\)\)/, `(global $prefix_len i32 (i32.const ${prefix.length}))`)
+          .replace(/\(global \$suffix_len i32 \(i32\.const \d+\)\)/, '(global $suffix_len i32 (i32.const 4))')
+          .replace(/\(data \(i32\.const 1024\) "[^\n]*"\)/, `(data (i32.const 1024) "${prefix.replaceAll('"', '\\"')}")`)
+          .replace('(data (i32.const 256) "\\"}}")', '(data (i32.const 256) "\\"}}}")');
+      return loadPortableWatFixture('notify-flood', edit);
+    };
+    // 1 MiB of the running request's artifacts against a budget of 256 KiB: all delivered.
+    const own = await open(artifacts(1), isolation, { maxNotificationBytes: 256 * 1024 });
+    try {
+      assert.is((await own.client.request(1, 'generate')).result, null);
+      assert.is(own.arrived.filter((a) => a === 'notification').length, 64);
+    } finally {
+      await own.transport.close();
+    }
+    const other = await open(artifacts(2), isolation, { maxNotificationBytes: 256 * 1024 });
+    try {
+      assert.is(codeOf(await rejection(other.client.request(1, 'generate'))), LocalErrorCode.Limit);
+    } finally {
+      await other.transport.close();
+    }
+  });
+
   const twice = [
     ['mep_output_copy', () => loadPortableWatFixture('two-outputs')],
     ['output_set', () => loadEditedWatFixture('two-output-set', (wat) => wat)],

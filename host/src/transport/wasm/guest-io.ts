@@ -6,8 +6,9 @@
  * calls; this file decides what a guest may do within one.
  *
  * Bounds, each a typed error: a message over `maxResponseBytes` (checked before copying), Extism
- * allocations over `maxMemoryBytes`, notifications and logs past `maxNotificationBytes` in one
- * call, and a second output in one call (ERR_PROTOCOL: which one counts would be a guess).
+ * allocations over `maxMemoryBytes`, Extism log lines past `maxNotificationBytes` in one call
+ * (notifications are counted by the transport, guest-requests.ts, which knows a streamed artifact
+ * from a log), and a second output in one call (ERR_PROTOCOL: which one counts would be a guess).
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
@@ -80,7 +81,7 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
   let deadline = Infinity;
   let interruptSeen = 0;
   let allocated = 0;
-  /** Notification and log bytes of this call (the start phase counts as one call too). */
+  /** Characters of Extism log lines of this call (the start phase counts as one call too). */
   let notified = 0;
 
   const region = (ptr: number, len: number, what: string): [Uint8Array, number, number] => {
@@ -97,13 +98,13 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
       `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, len)}`,
       { data: { extension: name, limit: 'maxResponseBytes', size: len } },
     );
-  /** Counts `size` bytes of notifications or logs; past the budget the call fails, before delivery. */
+  /** Counts `size` characters of log lines; past the budget the call fails, before delivery. */
   const charge = (size: number): void => {
     notified += size;
     if (notified <= limits.maxNotificationBytes) return;
     throw new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" sent more than its budget of ${limits.maxNotificationBytes} bytes of notifications and logs in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', limits.maxNotificationBytes)}`,
+      `Wasm extension "${name}" logged more than its budget of ${limits.maxNotificationBytes} bytes in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', limits.maxNotificationBytes)}`,
       { data: { extension: name, limit: 'maxNotificationBytes', limitBytes: limits.maxNotificationBytes, sent: notified } },
     );
   };
@@ -143,7 +144,6 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
     },
     mep_notify: (ptr: number, len: number) => {
       if (len >>> 0 > limits.maxResponseBytes) throw tooBig('notification', len >>> 0);
-      charge(len >>> 0);
       const [mem, start, length] = region(ptr, len, 'mep_notify');
       bridge.notify(mem.slice(start, start + length));
     },

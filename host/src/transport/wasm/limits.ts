@@ -22,7 +22,10 @@ export interface WasmLimits {
   callTimeoutMs: number;
   /** Cap on the module's size, checked before it is compiled, in bytes. */
   maxModuleBytes: number;
-  /** Budget of one call's notifications and logs (bytes of JSON; a log line counts its characters). */
+  /**
+   * Budget of one call's notifications (bytes of JSON; the running request's streamed artifacts
+   * do not count) and, apart, of its Extism log lines (characters).
+   */
   maxNotificationBytes: number;
 }
 

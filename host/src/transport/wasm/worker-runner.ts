@@ -99,7 +99,11 @@ function routeWorkerMessages(runner: GuestRunner, calls: WorkerCalls, callbacks:
     message(message) {
       switch (message.type) {
         case 'notify':
-          callbacks.onNotify(new Uint8Array(message.bytes));
+          try {
+            callbacks.onNotify(new Uint8Array(message.bytes));
+          } catch {
+            // Past its budget: the transport has failed already, and the worker is being stopped.
+          }
           calls.delivered();
           break;
         case 'request': {
