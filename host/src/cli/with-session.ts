@@ -13,7 +13,7 @@ import { memoryLimitUnenforced, requestTimeoutOf } from '../registry/launch-limi
 import type { Redactor } from '../registry/redact.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
-import type { Transport } from '../transport/types.ts';
+import type { LogEntry, LogSink, Transport } from '../transport/types.ts';
 import type { Io } from './io.ts';
 
 /** What a session of a CLI run may carry besides the launch spec. */
@@ -49,13 +49,16 @@ async function denyAll(params: unknown): Promise<string> {
  */
 export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Session, signal: AbortSignal) => Promise<T>, options: SessionRunOptions = {}): Promise<T> {
   const started = performance.now();
-  if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: only wasm extensions and Node.js scripts can be capped, not native executables.`);
+  if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: a native executable is capped with util-linux's prlimit --as, on Linux, and there is none here (only wasm extensions and Node.js scripts are capped).`);
   const redactor = options.redactor ?? io.redactor;
-  const opened = await openTransport(spec, io.verbose ? (e) => io.err(redactor.scrub(`[${e.source}] ${e.message}`)) : undefined);
+  // The extension's log goes to stderr through a bounded writer: a process's stderr is paused
+  // while the reader lags (back-pressure), what cannot wait is dropped with a counted note.
+  const sink: LogSink = Object.assign((e: LogEntry) => io.log(redactor.scrub(`[${e.source}] ${e.message}`)), { busy: io.logBusy, onDrain: io.onLogDrain });
+  const opened = await openTransport(spec, io.verbose ? sink : undefined);
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
   const session = createSession({ transport, requestTimeoutMs: requestTimeoutOf(spec), ...(options.claims ? { claims: options.claims } : {}) });
   session.peer.onRequest(Method.SecretResolve, options.resolveSecret ?? denyAll);
-  const stopLog = io.verbose ? session.onLog((l) => io.err(redactor.scrub(`[${session.extension} ${l.level}] ${l.message}`))) : () => undefined;
+  const stopLog = io.verbose ? session.onLog((l) => io.log(redactor.scrub(`[${session.extension} ${l.level}] ${l.message}`))) : () => undefined;
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {

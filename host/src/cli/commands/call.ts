@@ -120,7 +120,7 @@ async function runRaw(io: Io, extension: string, entry: string, values: { input?
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${values.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
   }
-  const plugin = await openExportCall(spec, entry, values.verbose ? (e) => io.err(`[${e.source}] ${e.message}`) : undefined);
+  const plugin = await openExportCall(spec, entry, values.verbose ? (e) => io.log(`[${e.source}] ${e.message}`) : undefined);
   try {
     const times: number[] = [];
     let output: Uint8Array = new Uint8Array(0);

@@ -30,7 +30,7 @@ ${LIMIT_HELP}`,
       const limits = parseLimitFlags(values);
       const resolved = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io, { limits });
       // stdout stays the claim set alone, so it can be piped into other tools.
-      if (resolved.spec.runtime === 'wasm') io.err(formatWasmAbi(await wasmAbiOf(resolved.spec.path)));
+      if (resolved.spec.runtime === 'wasm') io.err(formatWasmAbi(await wasmAbiOf(resolved.spec)));
       if (resolved.claims) {
         if (io.verbose) io.err(`claims of ${resolved.installed?.id} pinned in ${resolved.installed?.lock}`);
         io.out(JSON.stringify(resolved.claims, null, 2));
