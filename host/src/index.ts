@@ -28,6 +28,8 @@ export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transpor
 export { openTransport, specFromPath } from './registry/launch.ts';
 export type { LaunchSpec, RuntimeKind } from './registry/launch.ts';
 export { withLimits } from './registry/launch-limits.ts';
+export { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject, MorphirJson, ONE_FILE_PACKAGE } from './project/index.ts';
+export type { CompileProjectOptions, MorphirProject, ProjectCompileOutcome, ReadProjectOptions } from './project/index.ts';
 export { checkArtifactPath, validateArtifacts } from './artifacts/validate.ts';
 export type { ArtifactLimits, ValidatedArtifacts, ValidatedFile } from './artifacts/validate.ts';
 export { writeArtifacts } from './artifacts/write.ts';
