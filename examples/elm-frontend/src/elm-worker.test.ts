@@ -47,7 +47,7 @@ Worker('should give the IR and the cycle errors of the unedited compiler (forwar
   const unedited = new Function('setTimeout', 'clearTimeout', 'console', source) as ElmWorkerCode;
   const plain = createElmWorker(unedited, createTimerQueue(), QUIET);
   const edited = sharedWorker();
-  for (const files of [{ 'Acme/Shop/Money.elm': money }, { 'Acme/Shop/Cycle.elm': cycle }]) {
+  for (const files of [{ 'Acme/Shop/Money.elm': money }, { 'Acme/Shop/Cycle.elm': cycle }] as Record<string, string>[]) {
     assert.equal(edited.build(input(files)), plain.build(input(files)));
   }
   const cyclic = edited.build(input({ 'Acme/Shop/Cycle.elm': cycle })) as ElmBuildOutcome;
