@@ -98,6 +98,13 @@ Errors('should point a module cycle at the import that closes it', () => {
   assert.match(where(d), /^Acme\/Shop\/[AB]\.elm:2:7-2:18$/);
 });
 
+Errors('should report a source nested deeper than the stack as a diagnostic, and compile the next request', () => {
+  const deep = compile(request([doc('Acme/Shop/Deep.elm', `module Acme.Shop.Deep exposing (x)\n\nx : Int\nx =\n    ${'('.repeat(5000)}1${')'.repeat(5000)}\n`)], { name: 'Acme.Shop' }));
+  assert.not.ok(deep.success);
+  assert.match(only(deep, 'elm.compiler').message, /nested too deeply/);
+  assert.ok(compile(request([doc('Acme/Shop/Money.elm', money)], { name: 'Acme.Shop' })).success);
+});
+
 Errors('should refuse a module declared twice before compiling', () => {
   const answer = compile(request([doc('Acme/Shop/Money.elm', money), doc('Acme/Shop/Money2.elm', money)], { name: 'Acme.Shop' }));
   assert.is(where(only(answer, 'elm.duplicate-module')), 'Acme/Shop/Money2.elm:0:7-0:22');

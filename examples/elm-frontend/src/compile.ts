@@ -95,6 +95,19 @@ export function compileElm(params: NormalizedCompileParams, worker: ElmWorker, c
     }
     return { success: true, irVersion, ir: convertV3ToV4(ir, 'wrapped') as Record<string, unknown>, modules, diagnostics };
   };
-  const outcome = worker.build(input, (message) => ctx.progress('report', message));
+  let outcome: ReturnType<ElmWorker['build']>;
+  try {
+    outcome = worker.build(input, (message) => ctx.progress('report', message));
+  } catch (error) {
+    if (!isStackOverflow(error)) throw error;
+    // A source nested deeper than the engine's stack: the sources' fault, and the worker restarts.
+    return failed([...before, elmDiagnostic('error', ELM_CODES.compiler, 'morphir-elm ran out of stack compiling these sources: an expression, pattern or type is nested too deeply. Split it into smaller definitions.')]);
+  }
   return outcome instanceof Promise ? outcome.then(finish) : finish(outcome);
+}
+
+/** V8's and QuickJS's stack overflow (an interrupt at a deadline is neither). */
+function isStackOverflow(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  return (error instanceof RangeError && /call stack/i.test(error.message)) || (error.name === 'InternalError' && /stack overflow/i.test(error.message));
 }
