@@ -12,6 +12,8 @@ import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
+import { createSession } from '../../host/src/session/session.ts';
 import { parseWithApacheAvro } from '../avro/src/apache-avro.ts';
 import { builtExample, REPO_ROOT } from '../testing/built.ts';
 
@@ -40,6 +42,26 @@ Pipeline('should import nothing but the Extism kernel in either module (no file 
     const module = await WebAssembly.compile(await readFile(await builtExample(example, 'wasm')));
     const namespaces = [...new Set(WebAssembly.Module.imports(module).map((i) => i.module))];
     assert.equal(namespaces, ['extism:host/env'], example);
+  }
+});
+
+Pipeline('should pass the MEP 0.1 conformance suite as a wasm module', async () => {
+  const { stdout } = await mep(REPO_ROOT, 'conformance', await builtExample('elm-frontend', 'wasm'));
+  assert.match(stdout, /\n\d+ passed, 0 failed/);
+});
+
+Pipeline('should answer a source nested deeper than the sandbox\'s stack with a diagnostic, and compile on', async () => {
+  const session = createSession({ transport: await openTransport(specFromPath(await builtExample('elm-frontend', 'wasm'))) });
+  const request = (body: string) => ({ languageId: 'elm', sources: { documents: [{ uri: 'file:///w/Deep.elm', languageId: 'elm', version: 1, text: `module Deep exposing (x)\n\nx : Int\nx =\n    ${body}\n` }] }, package: { name: 'local/example' } });
+  try {
+    await session.start();
+    const deep = await session.compile(request(`${'('.repeat(5000)}1${')'.repeat(5000)}`));
+    assert.equal([deep.success, deep.diagnostics.map((d) => d.code)], [false, ['elm.compiler']]);
+    const next = await session.compile(request('1'));
+    assert.ok(next.success, JSON.stringify(next.diagnostics));
+    assert.equal(next.modules, ['Deep']);
+  } finally {
+    await session.close();
   }
 });
 
