@@ -42,14 +42,30 @@ Worker('should answer input the compiler cannot decode as rejected', () => {
   assert.is(outcome.kind, 'rejected');
 });
 
-Worker('should give the IR and the cycle errors of the unedited compiler (forward-reachability)', () => {
+const billing = 'module Acme.Shop.Billing exposing (Invoice, total)\n\nimport Acme.Shop.Money exposing (Money)\n\n\ntype alias Invoice =\n    { amount : Money, lines : List Line }\n\n\ntype alias Line =\n    { price : Money }\n\n\ntotal : Invoice -> Money\ntotal invoice =\n    List.foldl (\\l sum -> l.price + sum) invoice.amount invoice.lines\n';
+const generic = 'module Acme.Shop.Generic exposing (apply, selfApply)\n\n\napply : (a -> b) -> a -> b\napply f x =\n    f x\n\n\nselfApply f =\n    f f\n';
+
+Worker('should give the IR and the errors of the unedited compiler (every edit of elm-patches.ts)', () => {
   const { source } = installedWorkerSource();
   const unedited = new Function('setTimeout', 'clearTimeout', 'console', source) as ElmWorkerCode;
   const plain = createElmWorker(unedited, createTimerQueue(), QUIET);
   const edited = sharedWorker();
-  for (const files of [{ 'Acme/Shop/Money.elm': money }, { 'Acme/Shop/Cycle.elm': cycle }] as Record<string, string>[]) {
-    assert.equal(edited.build(input(files)), plain.build(input(files)));
+  const cases: [Record<string, string>, string[] | undefined][] = [
+    [{ 'Acme/Shop/Money.elm': money }, undefined],
+    // A type cycle (the DAG's reachability), a type used before its declaration (an insertion that
+    // is not fresh), a module made public by an exposed one (implicit exposure), own-package look-ups.
+    [{ 'Acme/Shop/Cycle.elm': cycle }, undefined],
+    [{ 'Acme/Shop/Money.elm': money, 'Acme/Shop/Billing.elm': billing }, ['Billing']],
+    // Type variables in constraints, and a recursive one (x applied to itself).
+    [{ 'Acme/Shop/Generic.elm': generic }, undefined],
+    [{ 'Acme/Shop/Generic.elm': generic.replace(/\n\n\nselfApply[\s\S]*$/, '\n').replace(', selfApply', '') }, undefined],
+  ];
+  for (const [files, exposed] of cases) {
+    assert.equal(edited.build(input(files, exposed)), plain.build(input(files, exposed)), Object.keys(files).join(', '));
   }
+  assert.match(JSON.stringify(edited.build(input({ 'Acme/Shop/Generic.elm': generic }))), /RecursiveConstraint|recursive/i);
+  const shop = built(edited.build(input({ 'Acme/Shop/Money.elm': money, 'Acme/Shop/Billing.elm': billing }, ['Billing'])) as ElmBuildOutcome);
+  assert.match(JSON.stringify(shop), /\[\["money"\]\],\{"access":"Public"/);
   const cyclic = edited.build(input({ 'Acme/Shop/Cycle.elm': cycle })) as ElmBuildOutcome;
   assert.is(cyclic.kind, 'failed', 'a type alias cycle is an error');
   assert.match(JSON.stringify(cyclic), /CycleDetected/);
