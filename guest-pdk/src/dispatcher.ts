@@ -22,9 +22,11 @@ import {
   decodeParams,
   normalizeCompileParams,
 } from '../../host/src/protocol/index.ts';
-import { createHandlerContext } from './context.ts';
-import type { HandlerContext, RequestState } from './context.ts';
-import type { AuthorDiagnostic, Extension } from './define-extension.ts';
+import { isOutOfMemory, jsonBytesAtLeast } from './answer-size.ts';
+import { createGenerateContext, createHandlerContext } from './context.ts';
+import type { EmitRecord, HandlerContext, RequestState } from './context.ts';
+import type { AuthorDiagnostic } from './answers.ts';
+import type { Extension } from './define-extension.ts';
 import type { GuestHost } from './guest-host.ts';
 
 type Id = string | number | null;
@@ -78,6 +80,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
   const def = extension.definition;
   let state: GuestState = 'loaded';
   let progressEnabled = true;
+  // The host takes morphir.backend.artifact notifications (initialize capabilities).
+  let artifactStream = false;
   const running = new Map<string | number, RequestState>();
   // $/cancelRequest may overtake its request in a concurrent host: remember it (bounded).
   const cancelledEarly = new Set<string | number>();
@@ -95,7 +99,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         if (def.backend.targets.length > 1 && !def.backend.targets.includes(p.target)) {
           return { success: false, artifacts: [], diagnostics: [{ severity: 'error', code: 'MEP_UNKNOWN_TARGET', message: `Target '${p.target}' is not one of this extension's targets (${def.backend.targets.join(', ')}).` }] };
         }
-        return settle(def.backend.generate(p, ctx), (a) => checked(GenerateResult, complete(a), method));
+        const record: EmitRecord = { streamed: 0, kept: [] };
+        return settle(def.backend.generate(p, createGenerateContext(ctx, host, artifactStream, record)), (a) => checked(GenerateResult, withEmitted(complete(a), record), method));
       }
       case Method.FrontendCompile: {
         if (!def.frontend) break;
@@ -127,6 +132,7 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         });
       }
       progressEnabled = p.capabilities?.progress !== false;
+      artifactStream = p.capabilities?.artifactStream === true;
       state = 'ready';
       return { protocolVersion: version, extension: { ...def.info }, capabilities: extension.capabilities };
     }
@@ -248,7 +254,14 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       return undefined;
     }
     const method = m.method;
-    const answer = (result: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result });
+    const answer = (result: unknown): string => {
+      try {
+        return JSON.stringify({ jsonrpc: '2.0', id, result });
+      } catch (error) {
+        if (!isOutOfMemory(error)) throw error;
+        return tooBigToWrite(id, result, def.info.id, method, error as Error);
+      }
+    };
     const refuse = (error: unknown) => JSON.stringify(toErrorResponse(id, error, def.info.id, method));
     let result: unknown;
     try {
@@ -272,6 +285,16 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
+/**
+ * The result with what the handler emitted: the count of streamed artifacts, and the kept ones
+ * before those it returned. A handler that never emits gets its answer back unchanged.
+ */
+function withEmitted<T extends { artifacts?: unknown[]; success: boolean }>(answer: T, record: EmitRecord): T & { artifacts: unknown[]; streamedArtifacts?: number } {
+  // A failed result carries no artifacts it kept (a host publishes none of a failure anyway).
+  const artifacts = record.kept.length > 0 && answer.success ? [...record.kept, ...(answer.artifacts ?? [])] : (answer.artifacts ?? []);
+  return { ...answer, artifacts, ...(record.streamed > 0 ? { streamedArtifacts: record.streamed } : {}) };
+}
+
 /** Applies `next` to `value` now, or once it resolves when it is a promise. */
 function settle<T, U>(value: T | PromiseLike<T>, next: (v: T) => U): U | Promise<U> {
   return isThenable(value) ? Promise.resolve(value).then(next) : next(value as T);
@@ -282,6 +305,21 @@ function checked<S extends { safeParse(v: unknown): { success: boolean; error?: 
   if (parsed.success) return value;
   const issue = parsed.error?.issues[0];
   throw new MepError(ErrorCode.InternalError, `The extension's ${method} handler returned an invalid result${issue ? ` (${issue.path.map(String).join('.')}: ${issue.message})` : ''}.`);
+}
+
+/**
+ * The answer to a request whose result ran out of memory while it was written: an InternalError
+ * saying how big it is at least (`data.answerBytesAtLeast`), so the host can name every limit it
+ * needs. Measured after the failed text is gone; if even that fails, the error propagates.
+ */
+function tooBigToWrite(id: Id, result: unknown, extensionId: string, method: string, error: Error): string {
+  const bytes = jsonBytesAtLeast({ jsonrpc: '2.0', id, result });
+  return JSON.stringify(
+    errorResponse(id, ErrorCode.InternalError, `Extension '${extensionId}' ran out of memory writing its answer to ${method} (${error.message}; at least ${bytes} bytes of JSON).`, {
+      reason: 'out-of-memory',
+      answerBytesAtLeast: bytes,
+    }),
+  );
 }
 
 function toErrorResponse(id: Id, error: unknown, extensionId: string, method: string): Response {

@@ -47,7 +47,10 @@ MEP_EXPORT("mep_host_attach") int32_t mep_host_attach(int32_t first_slot, int32_
 static uint64_t rng_s0 = 0x9E3779B97F4A7C15ull, rng_s1 = 0xBF58476D1CE4E5B9ull;
 static int rng_seeded_this_call;
 
-void mep_host_begin_call(void) { rng_seeded_this_call = 0; }
+void mep_host_begin_call(void) {
+  rng_seeded_this_call = 0;
+  mep_clear_kept();
+}
 
 /* Used by the WASI clock stub (wasi-stubs.c): 0 while initializing, without a channel, or when
  * time is not granted. */

@@ -35,7 +35,10 @@ export function runProcess(extension: Extension): void {
     if (!exiting) process.stdout.write(encodeContentLength(JSON.stringify(message)));
   };
   const host: GuestHost = {
-    notify: send,
+    notify: (message) => {
+      send(message);
+      return true;
+    },
     request(message) {
       return new Promise((resolve) => {
         pending.set(message.id, resolve);

@@ -1,31 +1,62 @@
-/** Where the CLI writes, injectable so tests can capture output without a child process. */
+/**
+ * Where the CLI writes, injectable so tests can capture output without a child process. Every
+ * line goes through the run's redactor, so a secret value an extension resolved is replaced
+ * wherever the CLI prints it (file lists, --json, errors, diagnostics, logs), whatever path
+ * carried it there; files on disk keep their real names.
+ */
+import { createRedactor } from '../registry/redact.ts';
+import type { Redactor } from '../registry/redact.ts';
 
 /** Output channels of one CLI run. */
 export interface Io {
   out(line: string): void;
   err(line: string): void;
+  /** Bytes to stdout as they are (`mep call --raw`). */
+  outBytes(bytes: Uint8Array): void;
+  /** All of stdin (`mep call --raw` without --input). */
+  readStdin(): Promise<Uint8Array>;
   /** True when stderr is a terminal (progress is drawn only then). */
   readonly isTty: boolean;
   /** Set by `--verbose`. */
   verbose: boolean;
   /** Current working directory for relative paths. */
   readonly cwd: string;
+  /** The run's secret values: resolved values are added here, and scrubbed from every line. */
+  readonly redactor: Redactor;
 }
 
 /** The real process streams. */
 export function processIo(): Io {
+  const redactor = createRedactor();
   return {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => process.stdout.write(`${redactor.scrub(line)}\n`),
+    err: (line) => process.stderr.write(`${redactor.scrub(line)}\n`),
+    // Raw bytes of `mep call --raw`: no session, so no secret was ever resolved into them.
+    outBytes: (bytes) => process.stdout.write(bytes),
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return new Uint8Array(Buffer.concat(chunks));
+    },
     isTty: Boolean(process.stderr.isTTY),
     verbose: false,
     cwd: process.cwd(),
+    redactor,
   };
 }
 
-/** An Io that records lines, for tests. */
-export function captureIo(cwd = process.cwd()): Io & { stdout: string[]; stderr: string[] } {
+/** An Io that records lines (and raw bytes) and reads `stdin` as its standard input, for tests. */
+export function captureIo(cwd = process.cwd(), stdin: Uint8Array = new Uint8Array(0)): Io & { stdout: string[]; stderr: string[]; bytes: Uint8Array[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), isTty: false, verbose: false, cwd };
+  const bytes: Uint8Array[] = [];
+  const redactor = createRedactor();
+  return {
+    stdout, stderr, bytes, redactor,
+    out: (l) => stdout.push(redactor.scrub(l)),
+    err: (l) => stderr.push(redactor.scrub(l)),
+    outBytes: (b) => bytes.push(b),
+    readStdin: async () => stdin,
+    isTty: false, verbose: false, cwd,
+  };
 }

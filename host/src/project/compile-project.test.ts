@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createInProcessTransport, defineExtension } from '../../../guest-pdk/src/index.ts';
+import { defineExtension } from '../../../guest-pdk/src/index.ts';
+import { createInProcessTransport } from '../testing/in-process-transport.ts';
 import type { NormalizedCompileParams } from '../../../guest-pdk/src/index.ts';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { createSession } from '../session/session.ts';

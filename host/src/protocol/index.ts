@@ -5,7 +5,7 @@
  */
 export { ErrorCode, LocalErrorCode, MepError, isMepError } from './errors.ts';
 export type { WireErrorCode, LocalErrorCodeValue, MepErrorCode, MepErrorOptions } from './errors.ts';
-export { DEFAULT_LIMITS, ExtensionLimits, LIMIT_KNOBS, formatLimit, raiseAdvice } from './limits.ts';
+export { DEFAULT_LIMITS, ExtensionLimits, LIMIT_KNOBS, formatLimit, raiseAdvice, raiseAllAdvice, suggestedLimit } from './limits.ts';
 export type { LimitName } from './limits.ts';
 
 export { Method, PROTOCOL_VERSIONS, CLAIMS_VERSION, STATEMENT_VERSION_DRAFT_1, PRE_INITIALIZE_METHODS } from './methods.ts';
@@ -45,7 +45,7 @@ export {
   ExitParams,
 } from './lifecycle.ts';
 
-export { CancelParams, ProgressKind, ProgressParams, LogLevel, LogParams } from './notifications.ts';
+export { ArtifactParams, CancelParams, ProgressKind, ProgressParams, LogLevel, LogParams } from './notifications.ts';
 export { SecretResolveParams, SecretResolveResult } from './secret.ts';
 
 export { Position, Range, Location, DiagnosticSeverity, RelatedInformation, Diagnostic } from './diagnostics.ts';
@@ -70,7 +70,7 @@ export { GenerateParams, GenerateResult } from './generate.ts';
 export { ValidateParams, ValidateResult } from './validate.ts';
 export { TransformParams, TransformResult } from './transform.ts';
 
-export { DescribeParams, ClaimRequirements, ClaimSet, UNDERSTOOD_CRITICAL_PATHS, parseClaimSet, claimSetFromSession } from './claim-set.ts';
+export { DescribeParams, ClaimRequirements, ClaimSet, HOST_COMPARATOR, UNDERSTOOD_CRITICAL_PATHS, parseClaimSet, claimSetFromSession } from './claim-set.ts';
 export { checkAgreement } from './agreement.ts';
 export { jsonEqual } from './json-equal.ts';
 export type { AgreementResult } from './agreement.ts';

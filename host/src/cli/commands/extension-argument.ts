@@ -10,6 +10,7 @@ import type { ClaimSet } from '../../protocol/index.ts';
 import type { ExtensionLimits } from '../../protocol/limits.ts';
 import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
 import type { InstalledExtension } from '../../registry/discover.ts';
+import { isExtensionId } from '../../registry/extension-id.ts';
 import { specFromPath } from '../../registry/launch.ts';
 import { withLimits } from '../../registry/launch-limits.ts';
 import type { LaunchSpec } from '../../registry/launch.ts';
@@ -60,7 +61,8 @@ async function findArgument(argument: string, io: Io, limits: ExtensionLimits | 
   const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
   const info = await stat(path).catch(() => undefined);
   if (info?.isFile()) return { spec: withLimits(specFromPath(path), limits), info };
-  const installed = info ? undefined : await findInstalled(cliRegistryPaths(io), argument);
+  // Only a plain id can name an installed extension; anything else is a path that is missing.
+  const installed = info || !isExtensionId(argument) ? undefined : await findInstalled(cliRegistryPaths(io), argument);
   if (installed) return { spec: withLimits(await verifyInstalled(installed), limits), installed };
   return { info };
 }
@@ -96,10 +98,11 @@ export async function resolveExtensionArgument(argument: string, io: Io, options
  * The provider for `need`: the `--extension` argument when given (an installed one must meet
  * the need), else the one installed extension whose claims meet it.
  */
-export async function resolveProvider(argument: string | undefined, need: ProviderNeed, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
-  if (argument !== undefined) {
+export async function resolveProvider(argument: string | undefined, need: ProviderNeed | undefined, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
+  if (argument !== undefined || need === undefined) {
+    if (argument === undefined) throw new UsageError('an extension is required: pass an installed id or the path of a .wasm module, a .js/.mjs script or an executable.');
     const resolved = await resolveExtensionArgument(argument, io, options);
-    if (resolved.claims) {
+    if (resolved.claims && need !== undefined) {
       const match = matchNeed(resolved.claims, need);
       if (match.ok && match.language) resolved.language = match.language;
     }

@@ -12,7 +12,6 @@ import { writeFileAtomic } from '../../registry/atomic-write.ts';
 import { approvedSecrets } from '../../registry/config.ts';
 import { warmTransport } from '../../registry/launch.ts';
 import type { ProviderNeed } from '../../registry/provider-need.ts';
-import { createRedactor } from '../../registry/redact.ts';
 import type { Redactor } from '../../registry/redact.ts';
 import { createSecretResolver } from '../../registry/secrets.ts';
 import type { Session } from '../../session/session.ts';
@@ -133,13 +132,14 @@ export interface OperationOutcome<T> {
 }
 
 /**
- * Resolves the provider for `need`, runs `fn` in one session with secrets answered per the
+ * Resolves the provider for `need` (none: the `--extension` given, as it is), runs `fn` in one session with secrets answered per the
  * manifest and configuration, records the transcript when asked, and scrubs secret values from
  * any error that escapes.
  */
-export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
+export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed | undefined, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
   const limits = parseLimitFlags(flags);
-  const redactor = createRedactor();
+  // The run's redactor: what the extension resolves is scrubbed from every line io prints.
+  const redactor = io.redactor;
   const transcript = flags.transcript ? openTranscript({ path: resolve(io.cwd, flags.transcript), redactor, unredacted: flags['transcript-unredacted'] }) : undefined;
   if (flags['transcript-unredacted'] && transcript) io.err(`mep: the transcript ${flags.transcript} keeps source text (secret values are still redacted).`);
   try {
@@ -169,8 +169,13 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
       },
       { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor },
     );
+    // A transcript that lost a message fails the run before its output is written.
+    transcript?.close();
+    if (transcript?.failure) throw transcript.failure;
     return { result, provider, extension, redactor };
   } catch (error) {
+    // The operation's own failure is the one reported; a transcript that also lost messages says so.
+    if (transcript?.failure && error !== transcript.failure) io.err(`mep: ${redactor.scrub(transcript.failure.message)}`);
     throw scrubError(error, redactor);
   } finally {
     transcript?.close();
