@@ -76,7 +76,6 @@
     if (left === 0) reject(new Error('All promises were rejected'));
     list.forEach((p, i) => Promise.resolve(p).then(resolve, (e) => { errors[i] = e; if (--left === 0) { const err = new Error('All promises were rejected'); err.errors = errors; reject(err); } }));
   }));
-  polyfill(G, 'queueMicrotask', (fn) => { Promise.resolve().then(fn); });
 
   // structuredClone for data: primitives, arrays, plain objects, Date, RegExp, Map, Set,
   // ArrayBuffer, typed arrays and errors, with cycles. Functions and symbols are refused.
@@ -194,7 +193,6 @@
     },
   };
   polyfill(G, 'crypto', crypto);
-  polyfill(G, 'performance', { now: () => native.clockMs(), timeOrigin: 0 });
 
   // ---- Extism js-pdk globals ---------------------------------------------------------------
   class MemoryHandle {
