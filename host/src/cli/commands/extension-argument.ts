@@ -12,6 +12,8 @@ import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
 import type { InstalledExtension } from '../../registry/discover.ts';
 import { specFromPath } from '../../registry/launch.ts';
 import { withLimits } from '../../registry/launch-limits.ts';
+import { withGrants } from '../../registry/launch-grants.ts';
+import type { ClockRandomGrants } from '../../registry/launch-grants.ts';
 import type { LaunchSpec } from '../../registry/launch.ts';
 import { registryPaths } from '../../registry/paths.ts';
 import type { RegistryPaths } from '../../registry/paths.ts';
@@ -41,6 +43,8 @@ export interface ResolveOptions {
   wrapTransport?: (transport: Transport) => Transport;
   /** Limits from the command line; they win over the manifest's `limits`. */
   limits?: ExtensionLimits;
+  /** Clock and randomness granted on the command line, added to what the manifest asks. */
+  grants?: ClockRandomGrants;
 }
 
 /** The registry paths of a CLI run: the project is the working directory. */
@@ -56,12 +60,12 @@ function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
 }
 
 /** What an `--extension` argument names: a file's spec, or an installed extension's (verified) spec. */
-async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
+async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined, grants?: ClockRandomGrants): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
   const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
   const info = await stat(path).catch(() => undefined);
-  if (info?.isFile()) return { spec: withLimits(specFromPath(path), limits), info };
+  if (info?.isFile()) return { spec: withGrants(withLimits(specFromPath(path), limits), grants), info };
   const installed = info ? undefined : await findInstalled(cliRegistryPaths(io), argument);
-  if (installed) return { spec: withLimits(await verifyInstalled(installed), limits), installed };
+  if (installed) return { spec: withGrants(withLimits(await verifyInstalled(installed), limits), grants), installed };
   return { info };
 }
 
@@ -69,8 +73,8 @@ async function findArgument(argument: string, io: Io, limits: ExtensionLimits | 
  * The launch spec of an `--extension` argument, found without reading claims (nothing is
  * started or written), or undefined when the argument names nothing; for starting it ahead.
  */
-export async function launchSpecOfArgument(argument: string, io: Io, limits?: ExtensionLimits): Promise<LaunchSpec | undefined> {
-  return (await findArgument(argument, io, limits)).spec;
+export async function launchSpecOfArgument(argument: string, io: Io, limits?: ExtensionLimits, grants?: ClockRandomGrants): Promise<LaunchSpec | undefined> {
+  return (await findArgument(argument, io, limits, grants)).spec;
 }
 
 /**
@@ -78,7 +82,7 @@ export async function launchSpecOfArgument(argument: string, io: Io, limits?: Ex
  * Throws UsageError when it is neither.
  */
 export async function resolveExtensionArgument(argument: string, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
-  const { spec, installed, info } = await findArgument(argument, io, options.limits);
+  const { spec, installed, info } = await findArgument(argument, io, options.limits, options.grants);
   if (spec && !installed) return { spec };
   if (spec && installed) {
     const { claims } = await claimsOf(installed, claimOptions(io, options));
@@ -107,5 +111,5 @@ export async function resolveProvider(argument: string | undefined, need: Provid
   }
   const selected = await selectProvider(cliRegistryPaths(io), need, claimOptions(io, options));
   if (io.verbose) io.err(`selected ${selected.installed.id} ${selected.installed.manifest.version} from ${selected.installed.dir}`);
-  return { spec: withLimits(selected.spec, options.limits), installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
+  return { spec: withGrants(withLimits(selected.spec, options.limits), options.grants), installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
 }
