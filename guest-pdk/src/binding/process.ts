@@ -1,23 +1,22 @@
 /**
  * The process binding: the extension speaks Content-Length framed JSON-RPC on stdin/stdout
  * (MEP 0.1, Native executable transport). stdout carries frames only, so every console method
- * is redirected to stderr, the extension's log.
+ * writes to stderr, the extension's log, formatted by Node's own Console. What the wasm sandbox
+ * guarantees is kept where a process can: its time zone (UTC unless the environment sets TZ),
+ * and its event-loop rules (call-timers.ts).
  */
 import { createContentLengthDecoder, encodeContentLength } from '../../../host/src/framing/index.ts';
 import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
+import { installCallTimers } from './call-timers.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
 function redirectConsole(): void {
-  const write = (...args: unknown[]) => {
-    const text = args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
-    process.stderr.write(`${text}\n`);
-  };
-  for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace'] as const) {
-    (console as unknown as Record<string, unknown>)[method] = write;
-  }
+  // Every method of Node's console (group, table, count, time, ...) with stdout sent to stderr.
+  const toStderr = new console.Console({ stdout: process.stderr, stderr: process.stderr });
+  Object.defineProperty(globalThis, 'console', { value: toStderr, writable: true, configurable: true });
 }
 
 /**
@@ -29,6 +28,9 @@ function redirectConsole(): void {
  */
 export function runProcess(extension: Extension): void {
   redirectConsole();
+  // The sandbox's only time zone; an extension that wants another sets TZ in its manifest's env.
+  process.env.TZ ??= 'UTC';
+  const timers = installCallTimers((text) => process.stderr.write(`${text}\n`));
   const pending = new Map<string | number, (response: HostResponse) => void>();
   let exiting = false;
   const send = (message: object) => {
@@ -82,8 +84,10 @@ export function runProcess(extension: Extension): void {
       resolve(parsed as HostResponse);
       return;
     }
-    // Requests run concurrently; each answers when its handler settles.
+    // Requests run concurrently; each answers when its handler settles, its timers dropped then.
+    const end = timers.begin();
     void Promise.resolve(dispatcher.dispatch(body)).then((reply) => {
+      end();
       if (reply !== undefined && !exiting) process.stdout.write(encodeContentLength(reply));
     });
   }
