@@ -3,7 +3,7 @@
  * both runtimes. Its backend target `compat` answers one artifact, `compat/results.json`: what
  * each package and built-in gave, or what it threw.
  */
-import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
+import { defineExtension, textArtifact } from '../../guest-pdk/src/index.ts';
 import { runProbes } from './ajv-probe.js';
 
 export default defineExtension({

@@ -2,7 +2,7 @@
  * The compatibility guest without ajv and fast-xml-parser, for the engine that cannot load them
  * (QuickJS 2021-03-27; see ajv-probe.js): the other 13 packages still run in one guest.
  */
-import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
+import { defineExtension, textArtifact } from '../../guest-pdk/src/index.ts';
 import { runProbes } from './probes.js';
 
 export default defineExtension({
