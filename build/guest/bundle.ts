@@ -166,7 +166,8 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const common: esbuild.BuildOptions = { ...source, alias: PDK_ALIAS, bundle: true, sourcemap: 'external', sourcesContent: false, legalComments: 'none', charset: 'utf8' };
   const builtins: { path: string; importer: string }[] = [];
   // Process builds are ESM: a CommonJS dependency's require() of a Node built-in needs a real require.
-  const processBanner = "#!/usr/bin/env node\nimport { createRequire as __mepCreateRequire } from 'node:module';\nconst require = __mepCreateRequire(import.meta.url);";
+  // (The module URL's name is spelled in two pieces: the package build rewrites the whole word in this file.)
+  const processBanner = `#!/usr/bin/env node\nimport { createRequire as __mepCreateRequire } from 'node:module';\nconst require = __mepCreateRequire(${'import.meta'}.url);`;
   const r =
     runtime === 'wasm'
       ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(cwd, 'guest.js'), plugins: [builtinGuard(builtins)] }, entry, cwd)
