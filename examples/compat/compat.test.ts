@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { QUICKJS_FLAGS } from '../../build/engine/compile.ts';
+import { ENGINE_QUICKJS_2021 as ENGINE_2021 } from '../../build/engine/testing/engine-version.ts';
 import { buildGuest } from '../../build/guest/index.ts';
 import { LocalErrorCode, isMepError } from '../../host/src/protocol/errors.ts';
 import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
@@ -14,8 +14,6 @@ import { BUILTINS } from './probes.js';
 
 type Results = Record<string, { ok?: unknown; threw?: string }>;
 
-/** The engine until quickjs-ng lands: it cannot parse ajv's `/[\-]/u`. */
-const ENGINE_2021 = QUICKJS_FLAGS.some((f) => f.includes('2021-03-27'));
 const AJV_REFUSED = /invalid escape sequence in regular expression/;
 
 /** The wasm guest: all 15 packages, or with the 2021 engine the 13 it can load. */
