@@ -192,3 +192,69 @@ ending('should refuse a callback that is not a function, as Node does', async ()
 });
 
 ending.run();
+
+const rejections = suite('event loop :: unhandled promise rejections');
+
+const REJECTIONS = script(`
+  unhandled() {
+    Promise.reject(new TypeError('nobody handles this'));
+    (async () => { throw new RangeError('an async function threw'); })();
+    Promise.reject(2).catch(() => {});
+    const later = Promise.reject('handled in a timer');
+    return new Promise((resolve) => setTimeout(() => { later.catch(() => {}); Promise.reject({ code: 7 }); setTimeout(() => resolve(0), 1); }, 1));
+  },
+  quiet() { Host.outputString('quiet'); return 0; },
+  leaves() { Promise.reject(new Error('left behind')); Host.outputString('answered'); return 0; },
+  rejects() { return Promise.reject(new SyntaxError('the answer itself')); },
+  many() {
+    const all = Array.from({ length: 50000 }, (_, i) => (async () => { if (i % 2) throw new Error('odd ' + i); return i; })());
+    return Promise.allSettled(all).then((r) => { Host.outputString(String(r.filter((x) => x.status === 'rejected').length)); return 0; });
+  },
+`);
+const warnings = (logs: { level: string; text: string }[]): string[] => logs.filter((l) => l.level === 'warn').map((l) => l.text.split('\n')[0]!);
+
+rejections('should log each rejection nothing handled once the microtasks ran out, and go on :: hostile', async () => {
+  const g = await loadScriptGuest(REJECTIONS, ['unhandled', 'quiet', 'leaves', 'rejects', 'many']);
+  const r = g.call('unhandled');
+  assert.is(r.error, null);
+  assert.equal(warnings(r.logs), [
+    'Unhandled promise rejection: TypeError: nobody handles this',
+    'Unhandled promise rejection: RangeError: an async function threw',
+    'Unhandled promise rejection: handled in a timer',
+    'Unhandled promise rejection: { code: 7 }',
+  ]);
+  assert.ok(r.logs.some((l) => l.level === 'warn' && /\n\s+at /.test(l.text)), 'an error is logged with its stack');
+  assert.equal(warnings(g.call('quiet').logs), [], 'nothing is carried into the next call');
+});
+
+rejections("should log a rejection a handler left behind in that call, and fail a call whose answer rejected without a warning", async () => {
+  const g = await loadScriptGuest(REJECTIONS, ['unhandled', 'quiet', 'leaves', 'rejects', 'many']);
+  const left = g.call('leaves');
+  assert.is(left.text, 'answered');
+  assert.equal(warnings(left.logs), ['Unhandled promise rejection: Error: left behind']);
+  const rejected = g.call('rejects');
+  assert.is(rejected.rc, 1);
+  assert.match(rejected.error ?? '', /^SyntaxError: the answer itself/);
+  assert.equal(warnings(rejected.logs), []);
+});
+
+rejections('should keep no false alarm for many rejections handled together', async () => {
+  const g = await loadScriptGuest(REJECTIONS, ['unhandled', 'quiet', 'leaves', 'rejects', 'many']);
+  const r = g.call('many');
+  assert.is(r.text, '25000');
+  assert.equal(warnings(r.logs), []);
+});
+
+rejections("should refuse a module whose top level leaves a rejection unhandled, as Node ends such a process", async () => {
+  try {
+    await loadScriptGuest(`Promise.reject(new Error('at the top')); globalThis.__mep_exports = { run() { return 0; } };`, ['run']);
+    assert.unreachable('the module loaded');
+  } catch (error) {
+    assert.match(String(error), /top level left a promise rejection unhandled \(Error: at the top\)/);
+  }
+  // Handled before the top level ends: fine.
+  const ok = await loadScriptGuest(`const p = Promise.reject(1); p.catch(() => {}); globalThis.__mep_exports = { run() { Host.outputString('ok'); return 0; } };`, ['run']);
+  assert.is(ok.call('run').text, 'ok');
+});
+
+rejections.run();

@@ -10,6 +10,7 @@ import { installCrypto } from './crypto.js';
 import { installDomException } from './dom-exception.js';
 import { installEvents } from './events.js';
 import { installLocale } from './locale.js';
+import { installRejections } from './rejections.js';
 import { installText } from './text.js';
 import { installTimers } from './timers.js';
 import { installUrl } from './url.js';
@@ -27,4 +28,5 @@ globalThis.__mep_install_globals = function install(native) {
   installCrypto(G, native);
   installUrl(G);
   installLocale(G, native);
+  installRejections(G, native);
 };
