@@ -147,7 +147,8 @@ function pdkWrapper(entry: string, runtime: 'wasm' | 'process'): string {
   return runtime === 'wasm'
     ? `import extension from ${e};\nimport { bindWasm } from ${b};\nconst bound = bindWasm(extension);\n` +
         PDK_EXPORTS.map((n) => `export function ${n}() { return bound.${n}(); }`).join('\n') + '\n'
-    : `import extension from ${e};\nimport { runProcess } from ${b};\nrunProcess(extension);\n`;
+    : // The binding first: its console (binding/process-console.ts) is in place before the extension's top level runs.
+      `import { runProcess } from ${b};\nimport extension from ${e};\nrunProcess(extension);\n`;
 }
 
 /**

@@ -1,11 +1,16 @@
 /**
  * The process binding: the extension speaks Content-Length framed JSON-RPC on stdin/stdout
- * (MEP 0.1, Native executable transport). stdout carries frames only, so every console method
- * writes to stderr, the extension's log, formatted by Node's own Console. What the wasm sandbox
- * guarantees is kept where a process can: its time zone (UTC unless the environment sets TZ),
- * and its event-loop rules (call-timers.ts).
+ * (MEP 0.1, Native executable transport). stdout carries frames only: `console` sends each line
+ * to the host as `morphir.log` at the sandbox's level for the method (process-console.ts, which
+ * this module imports first so that it is in place before the extension's own code runs). What
+ * the wasm sandbox guarantees is kept where a process can: its time zone (UTC unless the
+ * environment sets TZ), its event-loop rules (call-timers.ts) and its reports of a rejection
+ * nothing handled (a warning, where Node would end the process).
  */
+import { processLog, setProcessLogSink } from './process-console.ts';
+import { inspect } from 'node:util';
 import { createContentLengthDecoder, encodeContentLength } from '../../../host/src/framing/index.ts';
+import { Method } from '../../../host/src/protocol/index.ts';
 import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
@@ -13,10 +18,10 @@ import { installCallTimers } from './call-timers.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
-function redirectConsole(): void {
-  // Every method of Node's console (group, table, count, time, ...) with stdout sent to stderr.
-  const toStderr = new console.Console({ stdout: process.stderr, stderr: process.stderr });
-  Object.defineProperty(globalThis, 'console', { value: toStderr, writable: true, configurable: true });
+/** An unhandled rejection's reason as the sandbox logs it (glue/globals/rejections.js). */
+function rejectionText(reason: unknown): string {
+  if (reason instanceof Error) return `Unhandled promise rejection: ${reason.stack ?? `${reason.name}: ${reason.message}`}`;
+  return `Unhandled promise rejection: ${typeof reason === 'string' ? reason : inspect(reason)}`;
 }
 
 /**
@@ -27,15 +32,16 @@ function redirectConsole(): void {
  * runProcess(extension);
  */
 export function runProcess(extension: Extension): void {
-  redirectConsole();
   // The sandbox's only time zone; an extension that wants another sets TZ in its manifest's env.
   process.env.TZ ??= 'UTC';
-  const timers = installCallTimers((text) => process.stderr.write(`${text}\n`));
+  const timers = installCallTimers((text) => processLog('error', text));
+  process.on('unhandledRejection', (reason) => processLog('warn', rejectionText(reason)));
   const pending = new Map<string | number, (response: HostResponse) => void>();
   let exiting = false;
   const send = (message: object) => {
     if (!exiting) process.stdout.write(encodeContentLength(JSON.stringify(message)));
   };
+  setProcessLogSink((level, message) => send({ jsonrpc: '2.0', method: Method.Log, params: { level, message } }));
   const host: GuestHost = {
     notify: send,
     request(message) {
