@@ -125,6 +125,7 @@ check('should accept what the sandbox has: its globals, ES2023, and Intl in type
   const t = setTimeout((n: number) => n, 5, 1); clearTimeout(t); clearInterval(setInterval(() => {}, 1));
   queueMicrotask(() => {});
   await new Promise<void>((resolve) => setTimeout(resolve, 10));
+  await new Promise((resolve) => setTimeout(resolve, 10));
   const clone = structuredClone({ m: new Map([[1, new Set([2])]]) });
   const bytes = new TextEncoder().encode('é'); const text = new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });
   console.table([{ a: 1 }]); console.group('g'); console.groupEnd(); console.time(); console.timeEnd(); console.count(); console.assert(true);

@@ -22,8 +22,11 @@ interface Timeout {
 }
 /** Runs `handler` after `ms` (below 1, NaN or above 2^31-1: 1 ms), in the call's time (virtual unless the clock is granted). */
 declare function setTimeout<A extends unknown[]>(handler: (...args: A) => void, ms?: number, ...args: A): Timeout;
+/** Without arguments for the handler (e.g. a promise's `resolve`). */
+declare function setTimeout(handler: (...args: never[]) => void, ms?: number): Timeout;
 /** Runs `handler` every `ms`; an interval that never stops ends at the call's deadline. */
 declare function setInterval<A extends unknown[]>(handler: (...args: A) => void, ms?: number, ...args: A): Timeout;
+declare function setInterval(handler: (...args: never[]) => void, ms?: number): Timeout;
 declare function clearTimeout(handle: Timeout | number | string | undefined | null): void;
 declare function clearInterval(handle: Timeout | number | string | undefined | null): void;
 /** Runs `callback` after the current job, before the next timer. */
