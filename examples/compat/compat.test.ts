@@ -1,14 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ENGINE_QUICKJS_2021 as ENGINE_2021 } from '../../build/engine/testing/engine-version.ts';
-import { buildGuest } from '../../build/guest/index.ts';
 import { LocalErrorCode, isMepError } from '../../host/src/protocol/errors.ts';
-import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
-import { withGrants } from '../../host/src/registry/launch-grants.ts';
-import { createSession } from '../../host/src/session/session.ts';
-import { REPO_ROOT, builtExample } from '../testing/built.ts';
+import { builtExample } from '../testing/built.ts';
+import { builtProbeGuest, probeResults } from '../testing/probe-guest.ts';
 import { ALL_PACKAGES, runProbes } from './ajv-probe.js';
 import { BUILTINS } from './probes.js';
 
@@ -17,26 +13,9 @@ type Results = Record<string, { ok?: unknown; threw?: string }>;
 const AJV_REFUSED = /invalid escape sequence in regular expression/;
 
 /** The wasm guest: all 15 packages, or with the 2021 engine the 13 it can load. */
-function wasmGuest(): Promise<string> {
-  if (!ENGINE_2021) return builtExample('compat', 'wasm');
-  const outDir = join(REPO_ROOT, '.cache', 'examples');
-  mkdirSync(outDir, { recursive: true });
-  return buildGuest({ entry: join(REPO_ROOT, 'examples/compat/without-ajv.ts'), outFile: join(outDir, 'compat-without-ajv.wasm'), runtime: 'wasm' }).then((r) => r.outFile);
-}
-
-async function resultsOf(path: string): Promise<Results> {
-  // uuid's v4 needs randomness: the sandbox gets the grant (a process has it anyway).
-  const transport = await openTransport(withGrants(specFromPath(path), { random: true }));
-  const session = createSession({ transport });
-  try {
-    await session.start();
-    const r = await session.generate({ ir: { formatVersion: 3, distribution: [] }, target: 'compat', options: {} });
-    assert.ok(r.success);
-    return JSON.parse(r.artifacts[0]!.content) as Results;
-  } finally {
-    await session.close();
-  }
-}
+const wasmGuest = (): Promise<string> => builtProbeGuest('compat', ENGINE_2021 ? 'without-ajv.ts' : undefined);
+// uuid's v4 needs randomness: the sandbox gets the grant (a process has it anyway).
+const resultsOf = (path: string): Promise<Results> => probeResults<Results>(path, { random: true });
 
 let cached: Promise<{ wasm: Results; process: Results; node: Results }> | undefined;
 const all = () =>

@@ -1,13 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { ENGINE_QUICKJS_2021 } from '../../build/engine/testing/engine-version.ts';
-import { buildGuest } from '../../build/guest/index.ts';
 import { LocalErrorCode, isMepError } from '../../host/src/protocol/errors.ts';
-import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
-import { createSession } from '../../host/src/session/session.ts';
-import { REPO_ROOT, builtExample } from '../testing/built.ts';
+import { builtExample } from '../testing/built.ts';
+import { builtProbeGuest, probeResults } from '../testing/probe-guest.ts';
 import { ALL_PROBES, runProbes } from './literal.js';
 import type { Outcome } from './probes.js';
 
@@ -52,24 +48,8 @@ function expectedIn(where: 'wasm' | 'process' | 'node', name: string): Outcome {
 }
 
 /** The wasm guest: every probe, or on QuickJS 2021 all but the literal it cannot parse. */
-function wasmGuest(): Promise<string> {
-  if (!ENGINE_QUICKJS_2021) return builtExample('modern-js', 'wasm');
-  const outDir = join(REPO_ROOT, '.cache', 'examples');
-  mkdirSync(outDir, { recursive: true });
-  return buildGuest({ entry: join(REPO_ROOT, 'examples/modern-js/without-literal.ts'), outFile: join(outDir, 'modern-js-without-literal.wasm') }).then((r) => r.outFile);
-}
-
-async function resultsOf(path: string): Promise<Results> {
-  const session = createSession({ transport: await openTransport(specFromPath(path)) });
-  try {
-    await session.start();
-    const r = await session.generate({ ir: { formatVersion: 3, distribution: [] }, target: 'compat', options: {} });
-    assert.ok(r.success);
-    return JSON.parse(r.artifacts[0]!.content) as Results;
-  } finally {
-    await session.close();
-  }
-}
+const wasmGuest = (): Promise<string> => builtProbeGuest('modern-js', ENGINE_QUICKJS_2021 ? 'without-literal.ts' : undefined);
+const resultsOf = (path: string): Promise<Results> => probeResults<Results>(path);
 
 let cached: Promise<{ wasm: Results; process: Results; node: Results }> | undefined;
 const all = () =>
