@@ -18,7 +18,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInProcessTransport } from '../guest-pdk/src/index.ts';
+import { createInProcessTransport } from '../host/src/testing/in-process-transport.ts';
 import { openTransport, specFromPath, type LaunchSpec } from '../host/src/registry/launch.ts';
 import { createSession } from '../host/src/session/session.ts';
 import type { Transport } from '../host/src/transport/types.ts';

@@ -15,7 +15,7 @@
 import createPlugin from '@extism/extism';
 import { join } from 'node:path';
 import { loadWatFixture } from '../fixtures/wasm/compile.ts';
-import { createInProcessTransport } from '../guest-pdk/src/index.ts';
+import { createInProcessTransport } from '../host/src/testing/in-process-transport.ts';
 import { openTransport, specFromPath, type LaunchSpec } from '../host/src/registry/launch.ts';
 import { createSession, type Session } from '../host/src/session/session.ts';
 import { compileExtensionModule } from '../host/src/transport/wasm/module.ts';

@@ -1,7 +1,8 @@
 /**
  * `npm run build` (and `prepack`): the npm package's contents in dist/.
  *
- *  1. tsc (tsconfig.build.json) compiles the host, the guest PDK, the guest build pipeline and the
+ *  1. tsc (tsconfig.build.json) compiles the host, the test kit (`mep-runtime/testing`, with the
+ *     sample IR it imports as JSON), the guest PDK, the guest build pipeline and the
  *     browser/workerd entries to ESM JavaScript and `.d.ts`, mirroring the source tree
  *     (`host/src/index.ts` -> `dist/host/src/index.js`), so relative paths between folders and
  *     to the JSON fixtures the conformance suite imports stay the same;

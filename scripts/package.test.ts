@@ -1,8 +1,10 @@
-// SLOW (about 1–2 minutes): packs mep-runtime with `npm pack` (which runs `npm run build`),
+// SLOW (about 2–3 minutes): packs mep-runtime with `npm pack` (which runs `npm run build`),
 // installs the tarball into empty directories outside the repository as a user would (npm,
 // registry reachable, shared npm cache, --prefer-offline) and uses it there: the `mep` command
-// (init, build, describe, conformance), the next steps `mep init` prints, run verbatim, and a
-// plain .mjs script that imports the host API and runs a session. Removes its temp dir.
+// (init, build, describe, conformance), the next steps `mep init` prints, run verbatim (the new
+// project depends on the tarball this mep came from, and its own tests pass), a plain .mjs
+// script that imports the host API and runs a session, and the test kit from plain JavaScript
+// under node:test and uvu. Removes its temp dir.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -52,6 +54,45 @@ try {
 }
 `;
 
+const KIT_NODE_TEST = `import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { artifactText, openExtension, sampleIr } from 'mep-runtime/testing';
+
+for (const target of ['h.wasm', 'h.mjs', 'hello/src/extension.ts']) {
+  test(\`generates catalog.txt from \${target}\`, async () => {
+    const extension = await openExtension(target);
+    try {
+      assert.match(artifactText(await extension.generate({ ir: sampleIr() }), 'catalog.txt'), /^module Acme\\.Customer\\.Customer$/m);
+    } finally {
+      await extension.close();
+    }
+  });
+}
+`;
+
+const KIT_UVU = `import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { artifactText, minimalIr, openExtension } from 'mep-runtime/testing';
+
+test('wasm from the source', async () => {
+  const extension = await openExtension('hello/src/extension.ts', { runtime: 'wasm' });
+  try {
+    assert.is(artifactText(await extension.generate({ ir: minimalIr({ packageName: 'acme.a', modules: ['orders'] }) }), 'catalog.txt'), 'module Acme.A.Orders\\n');
+  } finally {
+    await extension.close();
+  }
+});
+test('process from the source', async () => {
+  const extension = await openExtension('hello/src/extension.ts', { runtime: 'process' });
+  try {
+    assert.is((await extension.generate({ ir: minimalIr() })).success, true);
+  } finally {
+    await extension.close();
+  }
+});
+test.run();
+`;
+
 Package('should pack, install from the tarball into an empty directory, and build, describe and run an extension there', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'mep-pack-'));
   try {
@@ -74,12 +115,14 @@ Package('should pack, install from the tarball into an empty directory, and buil
     await ok(`npm install ../${tarball}`, app);
     assert.not.ok(existsSync(join(app, 'node_modules', 'tsx')), 'tsx is not installed for users');
 
-    await ok(`node -e "import('mep-runtime').then((m) => { if (typeof m.createSession !== 'function') process.exit(1); })"`, app);
+    // Importing the library prints nothing (no ExperimentalWarning: WASI, which it never uses).
+    const quiet = await sh(`node -e "import('mep-runtime').then((m) => { if (typeof m.createSession !== 'function') process.exit(1); })"`, app);
+    assert.equal([quiet.code, quiet.stderr], [0, '']);
     await ok(`node -e "import('mep-runtime/guest-pdk').then((m) => { if (typeof m.defineExtension !== 'function') process.exit(1); })"`, app);
     assert.match(await ok('npx mep --version', app), /^mep-runtime 0\.1\.0\n$/);
 
-    // The brief's sequence, verbatim, with the new project pointed at the tarball.
-    const init = await ok(`npx mep init hello --mep-runtime file:../${tarball} && npx mep build hello/src/extension.ts -o h.wasm && npx mep describe h.wasm`, app);
+    // The brief's sequence, verbatim: the new project depends on the tarball mep was installed from.
+    const init = await ok(`npx mep init hello && npx mep build hello/src/extension.ts -o h.wasm && npx mep describe h.wasm`, app);
     assert.match(init, /"protocolVersions"/);
     const nextSteps = /Next:\n\s+(.+)\n/.exec(init)?.[1];
     assert.ok(nextSteps?.startsWith('cd hello && npm install'), init);
@@ -93,10 +136,10 @@ Package('should pack, install from the tarball into an empty directory, and buil
     await writeFile(script, SESSION_SCRIPT);
     const session = JSON.parse(await ok('node session.mjs', app)) as { success: boolean; paths: string[] };
     assert.is(session.success, true);
-    assert.equal(session.paths, ['modules.txt']);
+    assert.equal(session.paths, ['catalog.txt']);
     // The bundled command runs the same wasm sandboxed in a worker, from the prebuilt worker entry.
     await writeFile(join(app, 'ir.json'), JSON.stringify({ formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [[[['orders']], {}]] }] }));
-    assert.match(await ok('npx mep generate --extension h.wasm --target hello --input ir.json --output out', app), /modules\.txt/);
+    assert.match(await ok('npx mep generate --extension h.wasm --target hello --input ir.json --output out', app), /catalog\.txt/);
 
     // The same source as a process extension, and the package's types seen by a user's tsc.
     await ok('npx mep build hello/src/extension.ts --runtime process -o h.mjs && npx mep conformance h.mjs', app);
@@ -109,12 +152,20 @@ Package('should pack, install from the tarball into an empty directory, and buil
     );
     await ok('npx tsc -p tsconfig.json', app);
 
-    // What `mep init` told the user to do, run as printed, then the project's own test.
-    const steps = await ok(nextSteps as string, app);
-    assert.match(steps, / 0 failed/);
+    // What `mep init` told the user to do, run as printed: install, build, call, and its own tests.
     const pkg = JSON.parse(await readFile(join(app, 'hello', 'package.json'), 'utf8'));
-    assert.is(pkg.devDependencies['mep-runtime'], `file:../../${tarball}`);
-    await ok('npm test', join(app, 'hello'));
+    assert.is(pkg.devDependencies['mep-runtime'], `file:${join(dir, tarball)}`);
+    const steps = await ok(nextSteps as string, app);
+    assert.match(steps, /"path": "catalog\.txt"/);
+    assert.match(steps, /^# pass 2$/m);
+    assert.match(steps, /^# fail 0$/m);
+
+    // The test kit from plain JavaScript, no TypeScript loader: node:test and uvu.
+    await writeFile(join(app, 'kit.test.mjs'), KIT_NODE_TEST);
+    assert.match(await ok('node --test kit.test.mjs', app), /^# fail 0$/m);
+    await ok('npm install --save-dev uvu@0.5.6', app);
+    await writeFile(join(app, 'kit.uvu.mjs'), KIT_UVU);
+    assert.match(await ok('node kit.uvu.mjs', app), /Passed:\s+2/);
 
     // The template's tsconfig sees the sandbox's globals (mep-runtime/guest-pdk/globals), no DOM:
     // the editor and mep build both refuse fetch, saying why.

@@ -6,12 +6,15 @@
  * build runs no full optimizer. Wasm outputs are cached by content hash.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { SOURCE_MAP_SECTION } from '../../host/src/transport/source-map/wasm-section.ts';
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
 import { bundleGuest } from './bundle.ts';
+import { appendCustomSection } from './internal/wasm-binary.ts';
 import { compileBundle, type Snapshotter } from './bytecode.ts';
+import { projectRootOf } from './bundle-map.ts';
 import { buildFailure } from './diagnostics.ts';
 import { compileWithExtismJs } from './extism-js.ts';
 import { engineLayout, linkGuest } from './link.ts';
@@ -48,6 +51,13 @@ export interface BuildGuestOptions {
    * exports and behaviour.
    */
   snapshot?: Snapshotter;
+  /**
+   * Keep the bundle's source map (default true): in the wasm's `mep.sourcemap` custom section, or
+   * beside a process build as `<out>.map`. The host maps guest stacks through it.
+   */
+  sourceMap?: boolean;
+  /** Put the sources' text in the map too (default false: the map names files, it does not ship them). */
+  sourcesContent?: boolean;
   /** Cache folder (default `.cache/guest` at the repository root). */
   cacheDir?: string;
   /** Folder diagnostics are relative to (default process.cwd()). */
@@ -58,8 +68,12 @@ export interface BuildGuestOptions {
 export interface BuildGuestResult {
   outFile: string;
   runtime: 'wasm' | 'process';
-  /** Size of the output in bytes. */
+  /** Size of the output in bytes (with the source map section of a wasm guest). */
   size: number;
+  /** Bytes of source map the build kept (in the module, or in the `.map` file), 0 without. */
+  sourceMapBytes: number;
+  /** Every file the bundle was made from (absolute paths). */
+  inputs: string[];
   /** Extism exports of a wasm guest (empty for process). */
   exports: string[];
   /** True when the wasm came from the cache. */
@@ -100,19 +114,30 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
     lap('typecheck');
   }
-  const bundle = await bundleGuest({ entry, runtime, cwd });
+  const keepMap = options.sourceMap !== false;
+  const mapOptions = runtime === 'process' ? { mapFile: basename(outFile), sourceRoot: sourceRootOf(outFile, entry, cwd) } : {};
+  const bundle = await bundleGuest({ entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions });
   lap('bundle');
 
   if (runtime === 'process') {
-    place(outFile, bundle.code, 0o755);
-    return { outFile, runtime, size: Buffer.byteLength(bundle.code), exports: [], cached: false, timings };
+    const mapFile = `${outFile}.map`;
+    // The map first, so a script never points at a map of another build; without one, an old map goes.
+    if (keepMap) place(mapFile, bundle.map);
+    else rmSync(mapFile, { force: true });
+    const code = keepMap ? `${bundle.code}//# sourceMappingURL=${encodeURIComponent(basename(mapFile))}\n` : bundle.code;
+    place(outFile, code, 0o755);
+    return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], inputs: bundle.inputs, cached: false, timings };
   }
   if (options.compiler === 'extism-js') {
     const wasm = await compileWithExtismJs(entry, bundle.exports, join(cacheDir, 'tmp'));
     place(outFile, wasm);
     lap('extism-js');
-    return { outFile, runtime, size: wasm.length, exports: bundle.exports, cached: false, timings };
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
   }
+  // The map goes in last, onto the cached module: it names files, so a moved project with the
+  // same code gets its own map from the same cache entry.
+  const withMap = (wasm: Uint8Array): Uint8Array => (keepMap ? appendCustomSection(wasm, SOURCE_MAP_SECTION, new TextEncoder().encode(bundle.map)) : wasm);
+  const mapBytes = keepMap ? Buffer.byteLength(bundle.map) : 0;
 
   const engine = await ensureEngine();
   lap('engine');
@@ -125,14 +150,15 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     .slice(0, 24);
   const cached = join(cacheDir, `${key}.wasm`);
   if (existsSync(cached)) {
-    place(outFile, readFileSync(cached));
-    return { outFile, runtime, size: readFileSync(cached).length, exports: bundle.exports, cached: true, timings };
+    const wasm = withMap(readFileSync(cached));
+    place(outFile, wasm);
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: true, timings };
   }
   const optimizing = options.optimize !== false;
   const base = optimizing ? await optimizedEngine(engine) : engine.wasmPath;
   lap('optimize engine');
   const engineBytes = readFileSync(base);
-  const image = await compileBundle(base, engineLayout(engineBytes), bundle, options.entry, { snapshot, tmpRoot: join(cacheDir, 'tmp') });
+  const image = await compileBundle(base, engineLayout(engineBytes), bundle, options.entry, { snapshot, tmpRoot: join(cacheDir, 'tmp'), cwd });
   lap('snapshot');
   let wasm = linkGuest(engineBytes, image, bundle.exports);
   lap('link');
@@ -143,8 +169,15 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   const tmp = `${cached}.tmp-${process.pid}`;
   writeFileSync(tmp, wasm);
   renameSync(tmp, cached);
-  place(outFile, wasm);
-  return { outFile, runtime, size: wasm.length, exports: bundle.exports, cached: false, timings };
+  const shipped = withMap(wasm);
+  place(outFile, shipped);
+  return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
+}
+
+/** The project root as seen from the folder of `outFile` (a process build's map sits beside it). */
+function sourceRootOf(outFile: string, entry: string, cwd: string): string {
+  const root = relative(dirname(outFile), projectRootOf(entry, cwd)).split(sep).join('/');
+  return root === '' ? '' : `${root}/`;
 }
 
 /**

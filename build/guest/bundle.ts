@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { finishBundleMap, projectRootOf } from './bundle-map.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 
 /**
@@ -37,8 +38,15 @@ export const PDK_EXPORTS = ['handle', 'morphir_extension_info', 'mep_release'] a
 export interface Bundle {
   /** The bundled JavaScript. */
   code: string;
-  /** Its source map (JSON), sources relative to `cwd`. */
+  /**
+   * Its source map (JSON; bundle-map.ts): sources relative to {@link Bundle.projectRoot},
+   * dependencies in `ignoreList`, no source text unless asked.
+   */
   map: string;
+  /** The folder the map's sources are relative to (the nearest package.json above the entry). */
+  projectRoot: string;
+  /** Every file the bundle was made from (absolute paths): what `mep build --watch` watches. */
+  inputs: string[];
   /** Names the wasm guest exports (Extism exports), in a stable order. */
   exports: string[];
   /** True when the entry is a PDK extension (has a default export). */
@@ -49,9 +57,18 @@ export interface Bundle {
 export interface BundleOptions {
   entry: string;
   runtime: 'wasm' | 'process';
-  /** Folder that diagnostics and source map paths are relative to. */
+  /** Folder that diagnostics are relative to (and the project root when no package.json is found). */
   cwd: string;
+  /** The generated file's name in the map (default `guest.js`, the name the engine compiles a wasm bundle under). */
+  mapFile?: string;
+  /** Keep the sources' text in the map (default false). */
+  sourcesContent?: boolean;
+  /** The map's `sourceRoot`, for a map written beside its script (bundle-map.ts). */
+  sourceRoot?: string;
 }
+
+/** The file name the engine's compile-src gives a wasm bundle; its stack frames name it. */
+export const WASM_BUNDLE_FILE = 'guest.js';
 
 const aliases = (): Record<string, string> => ({ ...PDK_ALIAS });
 
@@ -161,18 +178,21 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const { entry, runtime, cwd } = options;
   const names = await exportsOf(entry, cwd);
   const pdk = names.includes('default');
+  const projectRoot = projectRootOf(entry, cwd);
+  const wrapper = `${relative(cwd, entry)}.wrapper.js`;
   const source: Pick<esbuild.BuildOptions, 'entryPoints' | 'stdin'> = pdk
-    ? { stdin: { contents: pdkWrapper(entry, runtime), resolveDir: cwd, sourcefile: `${relative(cwd, entry)}.wrapper.js`, loader: 'js' } }
+    ? { stdin: { contents: pdkWrapper(entry, runtime), resolveDir: cwd, sourcefile: wrapper, loader: 'js' } }
     : { entryPoints: [entry] };
-  const common: esbuild.BuildOptions = { ...source, alias: PDK_ALIAS, bundle: true, sourcemap: 'external', sourcesContent: false, legalComments: 'none', charset: 'utf8' };
+  const common: esbuild.BuildOptions = { ...source, alias: PDK_ALIAS, bundle: true, sourcemap: 'external', sourcesContent: options.sourcesContent === true, legalComments: 'none', charset: 'utf8' };
   const builtins: { path: string; importer: string }[] = [];
   // Process builds are ESM: a CommonJS dependency's require() of a Node built-in needs a real require.
   // (The module URL's name is spelled in two pieces: the package build rewrites the whole word in this file.)
   const processBanner = `#!/usr/bin/env node\nimport { createRequire as __mepCreateRequire } from 'node:module';\nconst require = __mepCreateRequire(${'import.meta'}.url);`;
+  // The outfile only places the map: its sources come out relative to the project root.
   const r =
     runtime === 'wasm'
-      ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(cwd, 'guest.js'), plugins: [builtinGuard(builtins)] }, entry, cwd)
-      : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(cwd, 'guest.mjs'), banner: { js: processBanner } }, entry, cwd);
+      ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE), plugins: [builtinGuard(builtins)] }, entry, cwd)
+      : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(projectRoot, 'guest.mjs'), banner: { js: processBanner } }, entry, cwd);
   if (builtins.length > 0) {
     throw buildFailure(
       entry,
@@ -186,7 +206,20 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
     );
   }
   const code = r.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
-  const map = r.outputFiles.find((f) => f.path.endsWith('.map'))?.text ?? '{"version":3,"sources":[],"mappings":""}';
+  const raw = r.outputFiles.find((f) => f.path.endsWith('.map'))?.text ?? '{"version":3,"sources":[],"mappings":""}';
+  const map = finishBundleMap(raw, {
+    projectRoot,
+    file: options.mapFile ?? WASM_BUNDLE_FILE,
+    runtimeRoot: REPO_ROOT,
+    // esbuild names the stdin module by its sourcefile, relative to the outfile's folder.
+    generated: [wrapper, relative(projectRoot, resolve(cwd, wrapper)).split('\\').join('/')],
+    sourcesContent: options.sourcesContent,
+    sourceRoot: options.sourceRoot,
+  });
   const exports = pdk ? [...PDK_EXPORTS] : names.filter((n) => n !== 'default').sort();
-  return { code, map, exports, pdk };
+  // esbuild names inputs relative to its working directory; the generated wrapper is no file.
+  const inputs = Object.keys(r.metafile.inputs)
+    .filter((input) => input !== '<stdin>' && !input.includes(':'))
+    .map((input) => resolve(cwd, input));
+  return { code, map, projectRoot, inputs, exports, pdk };
 }

@@ -6,9 +6,11 @@
  * located in the user's files through the bundle's source map.
  */
 import { readFileSync } from 'node:fs';
+import { relative, resolve } from 'node:path';
+import { parseSourceMap } from '../../host/src/transport/source-map/source-map.ts';
+import { mapStack, type MappedStack } from '../../host/src/transport/source-map/stack.ts';
 import { createEngineRunner } from '../engine/index.ts';
 import { buildFailure, type Diagnostic } from './diagnostics.ts';
-import { createSourceMapLookup } from './internal/sourcemap.ts';
 import type { Bundle } from './bundle.ts';
 import type { EngineLayout, MemoryImage } from './link.ts';
 import { snapshotGuest, type SnapshotResult } from './snapshot.ts';
@@ -23,6 +25,8 @@ export interface CompileBundleOptions {
   snapshot?: Snapshotter;
   /** Folder for wizer's temporary files (required with `snapshot: 'wizer'`). */
   tmpRoot?: string;
+  /** Folder diagnostics are relative to (default process.cwd()). */
+  cwd?: string;
 }
 
 const modules = new Map<string, Promise<WebAssembly.Module>>();
@@ -47,15 +51,20 @@ export function packBlob(bytecode: Uint8Array, exportNames: readonly string[]): 
   return blob;
 }
 
-/** Maps an engine message ("Error: x\n    at f (guest.js:12)") to a diagnostic in user code. */
-function locate(message: string, map: string, fallbackFile: string, prefix: string): Diagnostic {
-  const lookup = createSourceMapLookup(map);
+/**
+ * Maps an engine message ("Error: x\n    at f (guest.js:12)") to a diagnostic at the first frame
+ * in the author's code (or the first mapped one: a dependency that throws at load), with the
+ * whole mapped stack.
+ */
+function locate(message: string, bundle: Bundle, fallbackFile: string, prefix: string, cwd: string): { diagnostic: Diagnostic; stack?: MappedStack } {
   const first = message.split('\n')[0] ?? message;
-  for (const m of message.matchAll(/guest\.js:(\d+)/g)) {
-    const pos = lookup(Number(m[1]));
-    if (pos) return { file: pos.source, line: pos.line, column: pos.column, message: `${prefix}${first}` };
-  }
-  return { file: fallbackFile, line: 1, column: 1, message: `${prefix}${first} (no source position available)` };
+  const stack = mapStack(message, { map: parseSourceMap(bundle.map) });
+  const frame = stack.origin ?? stack.frames.find((f) => f.mapped);
+  if (!frame) return { diagnostic: { file: fallbackFile, line: 1, column: 1, message: `${prefix}${first} (no source position available)` } };
+  // Build diagnostics name files from the working directory, as tsc and esbuild do; a mapped
+  // dependency keeps its node_modules/… name.
+  const file = frame.ignored ? frame.file : relative(cwd, resolve(bundle.projectRoot, frame.file)) || frame.file;
+  return { diagnostic: { file, line: frame.line, column: frame.column ?? 1, message: `${prefix}${first}` }, stack };
 }
 
 /**
@@ -69,7 +78,11 @@ export async function compileBundle(engineWasm: string, layout: EngineLayout, bu
   const module = await engineModule(engineWasm);
   const runner = await createEngineRunner(module);
   const compiled = runner.compile(bundle.code);
-  if (!compiled.ok) throw buildFailure(entry, 'compile to QuickJS bytecode', [locate(compiled.message, bundle.map, entry, '')]);
+  const cwd = options.cwd ?? process.cwd();
+  if (!compiled.ok) {
+    const { diagnostic, stack } = locate(compiled.message, bundle, entry, '', cwd);
+    throw buildFailure(entry, 'compile to QuickJS bytecode', [diagnostic], stack);
+  }
   const blob = packBlob(compiled.bytecode, bundle.exports);
   let result: SnapshotResult;
   if (options.snapshot === 'wizer') {
@@ -79,7 +92,8 @@ export async function compileBundle(engineWasm: string, layout: EngineLayout, bu
     result = await snapshotGuest(module, layout, blob);
   }
   if (!result.ok) {
-    throw buildFailure(entry, 'module initialization', [locate(result.message, bundle.map, entry, 'the module threw while initializing (top level): ')]);
+    const { diagnostic, stack } = locate(result.message, bundle, entry, 'the module threw while initializing (top level): ', cwd);
+    throw buildFailure(entry, 'module initialization', [diagnostic], stack);
   }
   return result.image;
 }

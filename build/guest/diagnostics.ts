@@ -1,5 +1,6 @@
 /** Build diagnostics and the one error the guest build throws. */
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import type { MappedStack } from '../../host/src/transport/source-map/stack.ts';
 
 /** One problem in user code, located in the user's own files (1-based line and column). */
 export interface Diagnostic {
@@ -15,15 +16,17 @@ export function formatDiagnostic(d: Diagnostic): string {
 }
 
 /**
- * The `MepError` (code `ERR_BUILD`) for failed user code, with `data.diagnostics`.
+ * The `MepError` (code `ERR_BUILD`) for failed user code, with `data.diagnostics` and, for a
+ * throw while the module initialized, its stack mapped to the sources (`data.stack`, `frames`,
+ * `origin`, as the host reports a guest's runtime errors).
  *
  * @param stage what failed, e.g. "type check"
  */
-export function buildFailure(entry: string, stage: string, diagnostics: Diagnostic[]): MepError {
+export function buildFailure(entry: string, stage: string, diagnostics: Diagnostic[], stack?: MappedStack): MepError {
   const shown = diagnostics.slice(0, 10).map(formatDiagnostic).join('\n');
   const more = diagnostics.length > 10 ? `\n… and ${diagnostics.length - 10} more` : '';
   return new MepError(LocalErrorCode.Build, `build of ${entry} failed (${stage}); fix these and rebuild:\n${shown}${more}`, {
-    data: { diagnostics },
+    data: { diagnostics, ...(stack ? { stack: stack.stack, frames: stack.frames, ...(stack.origin ? { origin: stack.origin } : {}) } : {}) },
   });
 }
 

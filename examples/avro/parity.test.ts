@@ -8,7 +8,7 @@ import { main } from '../../host/src/cli/main.ts';
 import { runConformance } from '../../host/src/conformance/index.ts';
 import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
 import { createSession } from '../../host/src/session/session.ts';
-import { createInProcessTransport } from '../../guest-pdk/src/index.ts';
+import { createInProcessTransport } from '../../host/src/testing/in-process-transport.ts';
 import extension from './extension.ts';
 import { REPO_ROOT, builtAvro } from '../testing/built.ts';
 

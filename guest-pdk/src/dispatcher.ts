@@ -22,6 +22,7 @@ import {
   decodeParams,
   normalizeCompileParams,
 } from '../../host/src/protocol/index.ts';
+import { isOutOfMemory, jsonBytesAtLeast } from './answer-size.ts';
 import { createHandlerContext } from './context.ts';
 import type { HandlerContext, RequestState } from './context.ts';
 import type { AuthorDiagnostic, Extension } from './define-extension.ts';
@@ -248,7 +249,14 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       return undefined;
     }
     const method = m.method;
-    const answer = (result: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result });
+    const answer = (result: unknown): string => {
+      try {
+        return JSON.stringify({ jsonrpc: '2.0', id, result });
+      } catch (error) {
+        if (!isOutOfMemory(error)) throw error;
+        return tooBigToWrite(id, result, def.info.id, method, error as Error);
+      }
+    };
     const refuse = (error: unknown) => JSON.stringify(toErrorResponse(id, error, def.info.id, method));
     let result: unknown;
     try {
@@ -282,6 +290,21 @@ function checked<S extends { safeParse(v: unknown): { success: boolean; error?: 
   if (parsed.success) return value;
   const issue = parsed.error?.issues[0];
   throw new MepError(ErrorCode.InternalError, `The extension's ${method} handler returned an invalid result${issue ? ` (${issue.path.map(String).join('.')}: ${issue.message})` : ''}.`);
+}
+
+/**
+ * The answer to a request whose result ran out of memory while it was written: an InternalError
+ * saying how big it is at least (`data.answerBytesAtLeast`), so the host can name every limit it
+ * needs. Measured after the failed text is gone; if even that fails, the error propagates.
+ */
+function tooBigToWrite(id: Id, result: unknown, extensionId: string, method: string, error: Error): string {
+  const bytes = jsonBytesAtLeast({ jsonrpc: '2.0', id, result });
+  return JSON.stringify(
+    errorResponse(id, ErrorCode.InternalError, `Extension '${extensionId}' ran out of memory writing its answer to ${method} (${error.message}; at least ${bytes} bytes of JSON).`, {
+      reason: 'out-of-memory',
+      answerBytesAtLeast: bytes,
+    }),
+  );
 }
 
 function toErrorResponse(id: Id, error: unknown, extensionId: string, method: string): Response {

@@ -12,4 +12,3 @@ export { binaryArtifact, checkRelativePath, diagnostic, textArtifact, toBase64 }
 export type { DiagnosticAt } from './results.ts';
 export { ErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 export type { Artifact, Diagnostic, GenerateParams, GenerateResult, NormalizedCompileParams, CompileResult, ValidateParams, ValidateResult, TransformParams, TransformResult } from '../../host/src/protocol/index.ts';
-export { createInProcessTransport } from './binding/in-process.ts';

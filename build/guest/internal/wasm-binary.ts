@@ -208,3 +208,14 @@ export function readLimits(r: ByteReader): { min: number; max?: number } {
   const min = r.u32();
   return flags & 1 ? { min, max: r.u32() } : { min };
 }
+
+/** `wasm` with a custom section `name` holding `data` appended at its end (custom sections may go anywhere). */
+export function appendCustomSection(wasm: Uint8Array, name: string, data: Uint8Array): Uint8Array {
+  const body = new ByteWriter().name(name).bytes(data).toBytes();
+  const header = new ByteWriter().byte(SectionId.Custom).u32(body.length).toBytes();
+  const out = new Uint8Array(wasm.length + header.length + body.length);
+  out.set(wasm, 0);
+  out.set(header, wasm.length);
+  out.set(body, wasm.length + header.length);
+  return out;
+}

@@ -1,16 +1,7 @@
-
 /**
  * The process entry of the `mep` command (bin/mep.mjs loads it: compiled from `dist/` in the npm
  * package, through tsx from a checkout). Sets the exit code from {@link main}.
  */
-
-// The Extism SDK loads node:wasi (which we never enable); keep its experimental-API warning
-// out of every command's output, and let every other warning through. Set before the CLI loads.
-process.removeAllListeners('warning');
-process.on('warning', (warning) => {
-  if (warning.name === 'ExperimentalWarning' && /WASI/.test(warning.message)) return;
-  process.stderr.write(`${warning.name}: ${warning.message}\n`);
-});
 
 export {}; // a module, so that top-level await is allowed
 

@@ -5,27 +5,48 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
-import { nextSteps } from './commands/init.ts';
+import { nextSteps, SAMPLE_CATALOG } from './commands/init.ts';
+import { ownInstall } from './commands/own-install.ts';
+import { ExtensionManifest } from '../registry/manifest.ts';
+import { HOST_VERSION } from '../session/host-info.ts';
+import { artifactText, openExtension, readIr, sampleIr } from '../testing/index.ts';
 
 const Init = suite('cli :: mep init');
 
-Init('should scaffold an extension that builds to wasm and passes conformance as generated', async () => {
+Init('should scaffold an extension that builds, answers mep call on its sample and gives the catalog its test expects', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'mep-init-'));
   const dir = join(parent, 'hello-ext');
   try {
     const init = captureIo(parent);
     assert.is(await main(['init', 'hello-ext'], init), 0);
-    assert.is(init.stdout.join('\n').split('\n').at(-1)?.trim(), 'cd hello-ext && npm install && npm run build && npx mep conformance dist/extension.wasm');
-    assert.equal((await readdir(dir)).sort(), ['.gitignore', 'README.md', 'package.json', 'src', 'test', 'tsconfig.json']);
+    assert.is(init.stdout.join('\n').split('\n').at(-1)?.trim(), 'cd hello-ext && npm install && npm run build && npx mep call dist/extension.wasm generate --ir sample/morphir-ir.json && npm test');
+    assert.equal((await readdir(dir)).sort(), ['.gitignore', 'README.md', 'extension.json', 'package.json', 'sample', 'src', 'test', 'tsconfig.json']);
     const pkg = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
-    assert.is(pkg.devDependencies['mep-runtime'], '^0.1.0', 'the published release, never a path on this machine');
+    assert.is(pkg.devDependencies['mep-runtime'], ownInstall(HOST_VERSION).spec, 'where this mep came from');
     assert.ok(pkg.devDependencies.typescript);
+    assert.ok(pkg.scripts.watch.includes('--watch'));
+    const manifest = ExtensionManifest.parse(JSON.parse(await readFile(join(dir, 'extension.json'), 'utf8')));
+    assert.equal([manifest.id, manifest.runtime, manifest.entry], ['hello-ext', 'wasm', 'dist/extension.wasm']);
+    assert.equal(await readIr('sample/morphir-ir.json', dir), sampleIr());
+    assert.match(await readFile(join(dir, 'test/extension.test.mjs'), 'utf8'), /from 'mep-runtime\/testing'/);
     assert.match(await readFile(join(dir, 'src/extension.ts'), 'utf8'), /from 'mep-runtime\/guest-pdk'/);
     const io = captureIo(dir);
     assert.is(await main(['build', 'src/extension.ts', '-o', 'dist/extension.wasm'], io), 0, io.stderr.join('\n'));
-    const conf = captureIo(dir);
-    assert.is(await main(['conformance', 'dist/extension.wasm'], conf), 0, conf.stdout.join('\n'));
-    assert.match(conf.stdout.at(-1) as string, / 0 failed/);
+    const call = captureIo(dir);
+    assert.is(await main(['call', 'dist/extension.wasm', 'generate', '--ir', 'sample/morphir-ir.json'], call), 0, call.stderr.join('\n'));
+    assert.is(JSON.parse(call.stdout.join('\n')).artifacts[0].content, SAMPLE_CATALOG);
+    // What the scaffolded test checks, in both runtimes, through the same test kit.
+    for (const runtime of ['wasm', 'process'] as const) {
+      const extension = await openExtension(join(dir, 'src/extension.ts'), { runtime });
+      try {
+        assert.is(artifactText(await extension.generate({ ir: sampleIr() }), 'catalog.txt'), SAMPLE_CATALOG);
+      } finally {
+        await extension.close();
+      }
+    }
+    // The package installs as scaffolded.
+    const install = captureIo(dir);
+    assert.is(await main(['install', '.'], install), 0, install.stderr.join('\n'));
   } finally {
     await rm(parent, { recursive: true, force: true });
   }
@@ -46,7 +67,7 @@ Init('should depend on a packed tarball given relative to the current directory'
 });
 
 Init('should quote a directory the shell would split in the next steps', () => {
-  assert.is(nextSteps("my ext's"), `cd 'my ext'\\''s' && npm install && npm run build && npx mep conformance dist/extension.wasm`);
+  assert.is(nextSteps("my ext's").split(' && ')[0], `cd 'my ext'\\''s'`);
   assert.is(nextSteps('$(rm -rf ~)').startsWith("cd '$(rm -rf ~)' && "), true);
 });
 

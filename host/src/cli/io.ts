@@ -4,6 +4,10 @@
 export interface Io {
   out(line: string): void;
   err(line: string): void;
+  /** Bytes to stdout as they are (`mep call --raw`). */
+  outBytes(bytes: Uint8Array): void;
+  /** All of stdin (`mep call --raw` without --input). */
+  readStdin(): Promise<Uint8Array>;
   /** True when stderr is a terminal (progress is drawn only then). */
   readonly isTty: boolean;
   /** Set by `--verbose`. */
@@ -17,15 +21,22 @@ export function processIo(): Io {
   return {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
+    outBytes: (bytes) => process.stdout.write(bytes),
+    async readStdin() {
+      const chunks: Buffer[] = [];
+      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+      return new Uint8Array(Buffer.concat(chunks));
+    },
     isTty: Boolean(process.stderr.isTTY),
     verbose: false,
     cwd: process.cwd(),
   };
 }
 
-/** An Io that records lines, for tests. */
-export function captureIo(cwd = process.cwd()): Io & { stdout: string[]; stderr: string[] } {
+/** An Io that records lines (and raw bytes) and reads `stdin` as its standard input, for tests. */
+export function captureIo(cwd = process.cwd(), stdin: Uint8Array = new Uint8Array(0)): Io & { stdout: string[]; stderr: string[]; bytes: Uint8Array[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), isTty: false, verbose: false, cwd };
+  const bytes: Uint8Array[] = [];
+  return { stdout, stderr, bytes, out: (l) => stdout.push(l), err: (l) => stderr.push(l), outBytes: (b) => bytes.push(b), readStdin: async () => stdin, isTty: false, verbose: false, cwd };
 }

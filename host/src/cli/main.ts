@@ -8,6 +8,7 @@ import { ExitCode, UsageError } from './exit-codes.ts';
 import { commands } from './commands/index.ts';
 import type { Io } from './io.ts';
 import { processIo } from './io.ts';
+import { errorDetailLines } from './render-error.ts';
 
 const HELP = `mep — run Morphir Extension Protocol (MEP 0.1) extensions, sandboxed in wasm or as processes
 
@@ -56,7 +57,7 @@ function reportError(command: string, error: unknown, io: Io): number {
   }
   if (isMepError(error)) {
     io.err(`mep ${command}: ${error.message}`);
-    if (io.verbose && error.data !== undefined) io.err(JSON.stringify(error.data, null, 2));
+    for (const line of errorDetailLines(error.data, io.verbose)) io.err(line);
     return error.code === LocalErrorCode.Usage ? ExitCode.Usage : error.code === LocalErrorCode.Build ? ExitCode.Diagnostics : ExitCode.ExtensionFailure;
   }
   io.err(`mep ${command}: unexpected failure: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createInProcessTransport, defineExtension, diagnostic, textArtifact } from '../../../guest-pdk/src/index.ts';
+import { defineExtension, diagnostic, textArtifact } from '../../../guest-pdk/src/index.ts';
+import { createInProcessTransport } from '../testing/in-process-transport.ts';
 import { runConformance } from './runner.ts';
 
 const backend = defineExtension({

@@ -67,7 +67,7 @@ export function framingError(name: string, problem: string, offending?: Uint8Arr
  * ERR_LIMIT naming the extension, both sizes, and the `mep` option and manifest field that
  * raise the limit (`data.limit` is `maxMessageBytes`, `data.limitBytes` its value).
  */
-export function messageLimitError(name: string, limitBytes: number, size?: number, data: Record<string, unknown> = {}, advice = raiseAdvice('maxMessageBytes', limitBytes)): MepError {
+export function messageLimitError(name: string, limitBytes: number, size?: number, data: Record<string, unknown> = {}, advice = raiseAdvice('maxMessageBytes', limitBytes, size)): MepError {
   const what = size === undefined ? `more than ${limitBytes}` : String(size);
   return new MepError(
     LocalErrorCode.Limit,

@@ -5,7 +5,7 @@
  */
 export { ErrorCode, LocalErrorCode, MepError, isMepError } from './errors.ts';
 export type { WireErrorCode, LocalErrorCodeValue, MepErrorCode, MepErrorOptions } from './errors.ts';
-export { DEFAULT_LIMITS, ExtensionLimits, LIMIT_KNOBS, formatLimit, raiseAdvice } from './limits.ts';
+export { DEFAULT_LIMITS, ExtensionLimits, LIMIT_KNOBS, formatLimit, raiseAdvice, raiseAllAdvice, suggestedLimit } from './limits.ts';
 export type { LimitName } from './limits.ts';
 
 export { Method, PROTOCOL_VERSIONS, CLAIMS_VERSION, STATEMENT_VERSION_DRAFT_1, PRE_INITIALIZE_METHODS } from './methods.ts';

@@ -59,22 +59,60 @@ export function userLimitOf(name: string): LimitName | undefined {
   return ALIASES[name];
 }
 
+/** Each limit's largest settable value. */
+const CEILINGS: Readonly<Record<LimitName, number>> = { maxMemoryBytes: MAX_MEMORY_BYTES_CEILING, callTimeoutMs: MAX_CALL_TIMEOUT_MS_CEILING, maxMessageBytes: MAX_MESSAGE_BYTES_CEILING };
+
+/** The smallest power of two above `n` (a size that fits it with room, and reads well: 256MiB). */
+function powerOfTwoAbove(n: number): number {
+  return 2 ** (Math.floor(Math.log2(Math.max(1, n))) + 1);
+}
+
+/**
+ * The value to suggest for `limit`: when the amount that must fit (`needed`, e.g. a refused
+ * message's measured size) is known, the power of two above it, so one retry is enough (a
+ * 209,715,329-byte message gets 256MiB); otherwise twice `current` (or the default). Never
+ * above the limit's ceiling; undefined when even the ceiling is too small for `needed`.
+ */
+export function suggestedLimit(limit: LimitName, current?: number, needed?: number): number | undefined {
+  const ceiling = CEILINGS[limit];
+  if (needed !== undefined && needed > 0) return needed > ceiling ? undefined : Math.min(ceiling, Math.max(powerOfTwoAbove(needed), current ?? 0));
+  return Math.min(ceiling, 2 * (current !== undefined && current > 0 ? current : DEFAULT_LIMITS[limit]));
+}
+
 /**
  * The sentence every limit error ends with: which `mep` option and which `extension.json`
  * field raise `limit` (an internal name such as `maxResponseBytes` is mapped to the user's), with
- * twice `current` as the example value, e.g. `Raise it with --max-memory 512MiB on the mep
- * command line, or "limits": {"maxMemoryBytes": 536870912} in the extension's extension.json`.
+ * the value of {@link suggestedLimit} as the example, e.g. `Raise it with --max-memory 512MiB on
+ * the mep command line, or "limits": {"maxMemoryBytes": 536870912} in the extension's
+ * extension.json`. When `needed` is above what any limit allows, it says so instead.
  *
  * @example
- * throw new MepError(LocalErrorCode.Limit, `… over its limit of ${n} bytes. ${raiseAdvice('maxMemoryBytes', n)}`, { data: { limit: 'maxMemoryBytes' } });
+ * throw new MepError(LocalErrorCode.Limit, `… over its limit of ${n} bytes. ${raiseAdvice('maxMessageBytes', n, size)}`, { data: { limit: 'maxMessageBytes' } });
  */
-export function raiseAdvice(limit: LimitName | string, current?: number): string {
+export function raiseAdvice(limit: LimitName | string, current?: number, needed?: number): string {
   const name = userLimitOf(limit);
   if (name === undefined) return '';
   const knob = LIMIT_KNOBS[name];
-  const ceiling = name === 'callTimeoutMs' ? MAX_CALL_TIMEOUT_MS_CEILING : name === 'maxMemoryBytes' ? MAX_MEMORY_BYTES_CEILING : MAX_MESSAGE_BYTES_CEILING;
-  const value = Math.min(ceiling, 2 * (current !== undefined && current > 0 ? current : DEFAULT_LIMITS[name]));
+  const value = suggestedLimit(name, current, needed);
+  if (value === undefined) {
+    const what = name === 'maxMessageBytes' ? 'a message cannot be that big: make it smaller (split the work, or ask the extension for less at once)' : 'give the extension less to do at once';
+    return `No ${knob.option} is large enough: it allows at most ${formatLimit(name, CEILINGS[name])}, below the ${needed} bytes needed; ${what}.`;
+  }
   return `Raise it with ${knob.option} ${formatLimit(name, value)} on the mep command line, or "limits": {"${knob.field}": ${value}} in the extension's extension.json (the option wins).`;
+}
+
+/**
+ * {@link raiseAdvice} for several limits at once, when one failure needs them all raised (a wasm
+ * guest that ran out of memory writing an answer also too big for the message limit): one
+ * sentence naming every option and field, so a single retry is enough.
+ */
+export function raiseAllAdvice(items: readonly { limit: LimitName; current?: number; needed?: number }[]): string {
+  const values = items.map((item) => ({ ...item, value: suggestedLimit(item.limit, item.current, item.needed) }));
+  const impossible = values.find((v) => v.value === undefined);
+  if (impossible) return raiseAdvice(impossible.limit, impossible.current, impossible.needed);
+  const options = values.map((v) => `${LIMIT_KNOBS[v.limit].option} ${formatLimit(v.limit, v.value as number)}`).join(' ');
+  const fields = values.map((v) => `"${LIMIT_KNOBS[v.limit].field}": ${v.value}`).join(', ');
+  return `Raise ${values.length === 1 ? 'it' : 'them'} with ${options} on the mep command line, or "limits": {${fields}} in the extension's extension.json (the options win).`;
 }
 
 /** A limit's value as the `mep` option writes it: `512MiB`, `1.5GiB`, `60s`, `250ms`. */

@@ -3,13 +3,17 @@
  * `.js`/`.mjs`/`.cjs` file runs with this Node.js, anything else runs as an executable.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ExtensionLimits } from '../protocol/limits.ts';
 import { createProcessTransport } from '../transport/process.ts';
+import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
+import { parseSourceMap } from '../transport/source-map/source-map.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
-import { compileExtensionModule } from '../transport/wasm/index.ts';
+import { compileExtensionModule, type WasmExportCaller } from '../transport/wasm/index.ts';
+import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
 import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
@@ -114,7 +118,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
   }
   const script = isNodeScript(spec);
   const maxMessageBytes = processMessageLimitOf(spec);
-  return createProcessTransport({
+  const transport = createProcessTransport({
     name: spec.name,
     command: script ? process.execPath : spec.path,
     args: script ? [...nodeMemoryFlags(spec), spec.path, ...(spec.args ?? [])] : [...(spec.args ?? [])],
@@ -127,4 +131,26 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
     log,
   });
+  if (!script) return transport;
+  // `mep build --runtime process` writes the bundle's map beside the script; it is read only
+  // when an error has frames of this script to map.
+  const name = basename(spec.path);
+  return withSourceMappedErrors(transport, {
+    loadMap: () => parseSourceMap(readFileSync(`${spec.path}.map`, 'utf8')),
+    isBundle: (file) => basename(decodeURI(file.replace(/^file:\/\//, ''))) === name,
+  });
+}
+
+/**
+ * Starts a wasm artifact to call its export `entry` with raw bytes (`mep call --raw`): the same
+ * checks (lock hash), limits and sandbox as {@link openTransport}. Throws MepError(ERR_USAGE) for
+ * a process extension, which has no exports to call.
+ */
+export async function openExportCall(spec: LaunchSpec, entry: string, log?: LogSink): Promise<WasmExportCaller> {
+  if (spec.runtime !== 'wasm') {
+    throw new MepError(LocalErrorCode.Usage, `${spec.name} is a process extension; --raw calls an export of a wasm module. Call a method of it instead: mep call ${spec.name} <method>.`, { data: { extension: spec.name } });
+  }
+  const limits = wasmLimitsOf(spec);
+  const module = await wasmModule(spec, limits.maxMemoryBytes);
+  return openNodeWasmExport({ name: spec.name, module, entry, limits, grants: spec.wasm?.grants, isolation: spec.wasm?.isolation, log });
 }

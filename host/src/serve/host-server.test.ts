@@ -6,33 +6,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtAvro } from '../../../examples/testing/built.ts';
 import { ErrorCode, LocalErrorCode } from '../protocol/errors.ts';
-import { createByteChannelPair } from './byte-channel.ts';
-import { createHostServer, type HostServer } from './host-server.ts';
 import { ServeMethod } from './methods.ts';
-import { createNodeOpener } from './node-open.ts';
-import { createLineClient, type LineClient } from './testing/line-client.ts';
+import { connectServed } from './testing/connect.ts';
+import type { LineClient } from './testing/line-client.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const fixture = (name: string) => join(root, 'fixtures/extensions', `${name}.mjs`);
 const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
 
-/** A server and one in-process client; `end()` disconnects and waits until everything stopped. */
-function connect(): { server: HostServer; client: LineClient; end(): Promise<void> } {
-  const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 1_000 });
-  const [serverSide, clientSide] = createByteChannelPair();
-  const connection = server.connect(serverSide);
-  const client = createLineClient((bytes) => clientSide.write(bytes));
-  clientSide.onData((chunk) => client.push(chunk));
-  return {
-    server,
-    client,
-    async end() {
-      clientSide.close();
-      await connection.closed;
-      await server.close();
-    },
-  };
-}
+const connect = connectServed;
 
 async function open(client: LineClient, extension: string, id: string | number = 'open'): Promise<string> {
   const response = await client.request(id, ServeMethod.Open, { extension });

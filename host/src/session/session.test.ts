@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createInProcessTransport, defineExtension, textArtifact } from '../../../guest-pdk/src/index.ts';
+import { defineExtension, textArtifact } from '../../../guest-pdk/src/index.ts';
+import { createInProcessTransport } from '../testing/in-process-transport.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import type { ClaimSet } from '../protocol/index.ts';
 import { createMemoryTransportPair } from '../transport/memory.ts';

@@ -236,7 +236,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     const size = Buffer.byteLength(json, 'utf8');
     if (size > maxRequestBytes) {
       // Refused before writing: the extension never sees half a message, and the session goes on.
-      throw new MepError(LocalErrorCode.Limit, `A message of ${size} bytes for extension ${name} is over its message size limit of ${maxRequestBytes} bytes; nothing was sent. ${raiseAdvice('maxMessageBytes', maxRequestBytes)}`, {
+      throw new MepError(LocalErrorCode.Limit, `A message of ${size} bytes for extension ${name} is over its message size limit of ${maxRequestBytes} bytes; nothing was sent. ${raiseAdvice('maxMessageBytes', maxRequestBytes, size)}`, {
         data: { extension: name, limit: 'maxMessageBytes', limitBytes: maxRequestBytes, size, direction: 'request' },
       });
     }

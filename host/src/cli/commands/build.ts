@@ -1,12 +1,16 @@
 /** `mep build`: compile a TypeScript extension to a sandboxed wasm module or a Node process file. */
-import { resolve } from 'node:path';
+import { relative, resolve } from 'node:path';
 import { ExitCode, UsageError } from '../exit-codes.ts';
+import { watchBuild } from './build-watch.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 
+/** Exit codes of a watch ended by a signal, as shells report a process it killed (128 + the signal's number). */
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+
 export const buildCommand: Command = {
   summary: 'compile a TypeScript extension to wasm (default) or a Node process file',
-  help: `Usage: mep build <entry.ts> -o <out> [--runtime wasm|process] [--compiler mep|extism-js] [--snapshot node|wizer] [--no-typecheck] [--no-optimize]
+  help: `Usage: mep build <entry.ts> -o <out> [--runtime wasm|process] [--watch] [--compiler mep|extism-js] [--snapshot node|wizer] [--no-typecheck] [--no-optimize] [--no-source-map] [--sources-content]
 
 Bundles the entry with esbuild and, for --runtime wasm (the default), compiles it to QuickJS
 bytecode, snapshots the initialized engine (in process, or with wizer) and shrinks it with
@@ -14,7 +18,9 @@ wasm-opt. An entry whose default export is defineExtension(...) becomes an MEP e
 (exports handle and morphir_extension_info); otherwise every exported function becomes a wasm
 export, as with extism-js. --runtime process writes one executable .mjs file that speaks
 Content-Length framed JSON-RPC on stdio. Type errors, syntax errors and top-level throws are
-reported with file:line.
+reported with file:line. The bundle's source map goes with the output (in the module's
+mep.sourcemap section, or beside the script as <out>.map), so errors the extension throws are
+reported at file:line of its sources; it names the files without their text.
 
   -o, --out FILE       the module (.wasm) or script (.mjs) to write
   --runtime R          wasm (default) or process
@@ -24,6 +30,10 @@ reported with file:line.
   --no-typecheck       skip the TypeScript check (an unchanged entry that checked clean is not
                        checked again; TypeScript is loaded only when a check runs)
   --no-optimize        skip wasm-opt (faster builds while developing)
+  --watch              rebuild whenever the entry or a file it imports changes, printing each
+                       outcome; a failed rebuild keeps the last good output. Ctrl+C stops it
+  --no-source-map      leave the source map out
+  --sources-content    put the sources' text in the source map too
   --verbose            print the time of each stage on stderr, and the command's start-up time`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(
@@ -35,6 +45,9 @@ reported with file:line.
         snapshot: { type: 'string' },
         'no-typecheck': { type: 'boolean' },
         'no-optimize': { type: 'boolean' },
+        'no-source-map': { type: 'boolean' },
+        'sources-content': { type: 'boolean' },
+        watch: { type: 'boolean' },
         verbose: { type: 'boolean' },
       },
       'build',
@@ -52,21 +65,56 @@ reported with file:line.
     // Milliseconds from the process's start to the first build step (meaningful for `mep build`
     // in its own process, the figure bench/cli.bench.ts reads).
     const startup = performance.now();
-    const result = await buildGuest({
-      entry,
-      outFile: resolve(io.cwd, values.out),
-      runtime,
-      compiler,
-      snapshot,
-      typecheck: !values['no-typecheck'],
-      optimize: !values['no-optimize'],
-    });
-    const kb = (result.size / 1024).toFixed(0);
-    if (values.verbose) {
-      const stages = Object.entries(result.timings).map(([stage, ms]) => `${stage} ${ms} ms`);
-      io.err(`mep build: start-up ${Math.round(startup)} ms; ${stages.length ? stages.join(', ') : 'no stage ran'}`);
-    }
-    io.out(`Built ${result.outFile} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''}); exports: ${result.exports.join(', ')}`);
+    const outFile = resolve(io.cwd, values.out);
+    const build = async () => {
+      const result = await buildGuest({
+        entry,
+        outFile,
+        runtime,
+        compiler,
+        snapshot,
+        typecheck: !values['no-typecheck'],
+        optimize: !values['no-optimize'],
+        sourceMap: !values['no-source-map'],
+        sourcesContent: values['sources-content'] === true,
+        cwd: io.cwd,
+      });
+      const kb = (result.size / 1024).toFixed(0);
+      if (values.verbose) {
+        const stages = Object.entries(result.timings).map(([stage, ms]) => `${stage} ${ms} ms`);
+        io.err(`mep build: start-up ${Math.round(startup)} ms; ${stages.length ? stages.join(', ') : 'no stage ran'}`);
+      }
+      const shown = values.watch ? relative(io.cwd, result.outFile) || result.outFile : result.outFile;
+      return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''}); exports: ${result.exports.join(', ')}` };
+    };
+    if (values.watch) return watch(io, entry, build);
+    io.out((await build()).summary);
     return ExitCode.Ok;
   },
 };
+
+/** Runs the watch until Ctrl+C (or SIGTERM), then exits as a process killed by it would. */
+async function watch(io: Parameters<Command['run']>[1], entry: string, build: () => Promise<{ result: { inputs: string[] }; summary: string }>): Promise<number> {
+  const controller = new AbortController();
+  let stoppedBy: keyof typeof SIGNAL_EXIT | undefined;
+  const stop = (signal: keyof typeof SIGNAL_EXIT) => () => {
+    stoppedBy ??= signal;
+    controller.abort();
+  };
+  const handlers = { SIGINT: stop('SIGINT'), SIGTERM: stop('SIGTERM') };
+  for (const [signal, handler] of Object.entries(handlers)) process.on(signal, handler);
+  try {
+    await watchBuild(io, {
+      entry,
+      signal: controller.signal,
+      build: async () => {
+        const { result, summary } = await build();
+        return { summary, inputs: result.inputs };
+      },
+    });
+  } finally {
+    for (const [signal, handler] of Object.entries(handlers)) process.off(signal, handler);
+  }
+  io.err('mep build: stopped watching.');
+  return stoppedBy === undefined ? ExitCode.Ok : SIGNAL_EXIT[stoppedBy];
+}

@@ -100,10 +100,11 @@ export async function resolveExtensionArgument(argument: string, io: Io, options
  * The provider for `need`: the `--extension` argument when given (an installed one must meet
  * the need), else the one installed extension whose claims meet it.
  */
-export async function resolveProvider(argument: string | undefined, need: ProviderNeed, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
-  if (argument !== undefined) {
+export async function resolveProvider(argument: string | undefined, need: ProviderNeed | undefined, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
+  if (argument !== undefined || need === undefined) {
+    if (argument === undefined) throw new UsageError('an extension is required: pass an installed id or the path of a .wasm module, a .js/.mjs script or an executable.');
     const resolved = await resolveExtensionArgument(argument, io, options);
-    if (resolved.claims) {
+    if (resolved.claims && need !== undefined) {
       const match = matchNeed(resolved.claims, need);
       if (match.ok && match.language) resolved.language = match.language;
     }

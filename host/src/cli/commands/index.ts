@@ -14,6 +14,7 @@ export interface CommandEntry {
 
 export const commands: Record<string, CommandEntry> = {
   build: { summary: 'compile a TypeScript extension to wasm (default) or a Node process file', load: async () => (await import('./build.ts')).buildCommand },
+  call: { summary: 'send one request to an extension and print its result as JSON', load: async () => (await import('./call.ts')).callCommand },
   init: { summary: 'scaffold a new TypeScript extension', load: async () => (await import('./init.ts')).initCommand },
   compile: { summary: 'compile a source file to Morphir IR with a frontend extension', load: async () => (await import('./compile.ts')).compileCommand },
   conformance: { summary: 'run the MEP 0.1 conformance suite against an extension', load: async () => (await import('./conformance.ts')).conformanceCommand },

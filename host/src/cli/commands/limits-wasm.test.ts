@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildGuest } from '../../../../build/guest/index.ts';
+import { writeFixture } from '../../../../build/guest/testing/fixtures.ts';
 import { builtAvro } from '../../../../examples/testing/built.ts';
 import { repoRoot, withProject } from '../../registry/test-support.ts';
 import type { TempProject } from '../../registry/test-support.ts';
@@ -15,6 +16,16 @@ import { main } from '../main.ts';
 const customerIr = join(repoRoot, 'fixtures/ir/customer/morphir-ir.json');
 const showcaseIr = join(repoRoot, 'fixtures/ir/showcase/morphir-ir.json');
 let echoBuild: Promise<string> | undefined;
+// A backend whose answer is one artifact of `options.size` bytes, held as one string.
+const BIG_ANSWER = `import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
+export default defineExtension({
+  info: { id: 'big', name: 'big', version: '0.1.0' },
+  backend: { targets: ['big'], irVersions: ['3'], generate: ({ options }) => ({ artifacts: [textArtifact('big.txt', 'x'.repeat(Number(options.size)))] }) },
+});
+`;
+let bigBuild: Promise<string> | undefined;
+const bigWasm = (): Promise<string> =>
+  (bigBuild ??= buildGuest({ entry: writeFixture('big-answer.ts', BIG_ANSWER), outFile: join(repoRoot, '.cache/examples/big-answer.wasm'), typecheck: false }).then((r) => r.outFile));
 const echoWasm = (): Promise<string> =>
   (echoBuild ??= buildGuest({ entry: join(repoRoot, 'bench/guests/echo-artifact.ts'), outFile: join(repoRoot, '.cache/examples/echo-artifact.wasm') }).then((r) => r.outFile));
 
@@ -75,6 +86,22 @@ Wasm('should refuse an answer over --max-message, and a request over it :: hosti
     assertLimit(answer, 'ERR_LIMIT', 'maxResponseBytes', '--max-message');
     const request = await generate(t, ['--extension', await echoWasm(), '--target', 'echo', '--input', showcaseIr, '--max-message', '4KiB']);
     assertLimit(request, 'ERR_LIMIT', 'maxRequestBytes', '--max-message');
+  }),
+);
+
+Wasm('should name memory and message size at once for an answer that ran out of memory while written, and one retry is enough', () =>
+  withProject(async (t) => {
+    // 20 MB of text at a 32 MiB cap: the string fits, writing the answer's JSON does not, and
+    // the answer is over the 8 MiB message limit too.
+    const args = ['--extension', await bigWasm(), '--target', 'big', '--input', customerIr, '--option', 'size=20000000'];
+    const run = await generate(t, [...args, '--max-memory', '32MiB', '--max-message', '8MiB']);
+    assertLimit(run, 'ERR_LIMIT', 'maxMemoryBytes', '--max-memory');
+    assert.equal(run.error?.data.limits, ['maxMemoryBytes', 'maxMessageBytes']);
+    assert.ok((run.error?.data.answerBytesAtLeast as number) >= 20_000_000);
+    const suggested = /with (--max-memory \S+) (--max-message \S+) on/.exec(run.error?.message ?? '');
+    assert.ok(suggested, run.error?.message);
+    const retry = await generate(t, [...args, ...(suggested[1] as string).split(' '), ...(suggested[2] as string).split(' ')]);
+    assert.is(retry.code, 0, retry.stderr);
   }),
 );
 

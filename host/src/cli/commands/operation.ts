@@ -137,11 +137,11 @@ export interface OperationOutcome<T> {
 }
 
 /**
- * Resolves the provider for `need`, runs `fn` in one session with secrets answered per the
+ * Resolves the provider for `need` (none: the `--extension` given, as it is), runs `fn` in one session with secrets answered per the
  * manifest and configuration, records the transcript when asked, and scrubs secret values from
  * any error that escapes.
  */
-export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
+export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed | undefined, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
   const limits = parseLimitFlags(flags);
   const redactor = createRedactor();
   const transcript = flags.transcript ? openTranscript({ path: resolve(io.cwd, flags.transcript), redactor, unredacted: flags['transcript-unredacted'] }) : undefined;

@@ -10,8 +10,8 @@
  */
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { attachHostChannel, defaultHostTrampoline, guestAbi, type HostChannelFunctions } from './host-channel.ts';
-import { raiseAdvice } from '../../protocol/limits.ts';
-import { WASM_PAGE_BYTES, outOfMemoryAnswer, type WasmGrants, type WasmLimits } from './limits.ts';
+import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
+import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
 
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
 export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
@@ -60,6 +60,8 @@ export interface WasmEngineOptions {
   name: string;
   limits: WasmLimits;
   grants: WasmGrants;
+  /** The export each call runs (default `handle`; `mep call --raw` names any other). */
+  entry?: string;
   /** Slot 0 is the interrupt flag ({@link Interrupt}); may be backed by a SharedArrayBuffer. */
   interruptFlag: Int32Array;
   bridge: GuestBridge;
@@ -120,6 +122,7 @@ export async function createWasmEngine(
   createPlugin: CreateExtismPlugin,
 ): Promise<WasmEngine> {
   const { name, limits, grants, interruptFlag, bridge } = options;
+  const entry = options.entry ?? 'handle';
   const capBytes = Math.floor(limits.maxMemoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
   let memory: WebAssembly.Memory | undefined;
   let input: Uint8Array = EMPTY;
@@ -144,7 +147,7 @@ export async function createWasmEngine(
   const tooBig = (what: string, len: number): MepError =>
     new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes)}`,
+      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, len)}`,
       { data: { extension: name, limit: 'maxResponseBytes', size: len } },
     );
   const interrupted = (): number => {
@@ -247,12 +250,24 @@ export async function createWasmEngine(
   // QuickJS reports a failed allocation as a JS error the guest answers with; at (or near) the
   // cap that is the memory limit speaking, and the instance is not worth keeping.
   const nearCap = (): boolean => memoryBytes() >= capBytes * 0.75;
-  const exhausted = (guestMessage: string): MepError =>
-    new MepError(
+  const exhausted = (guestMessage: string, answerBytes?: number): MepError => {
+    const data = { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), guestMessage };
+    if (answerBytes === undefined) {
+      return new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data });
+    }
+    // The guest ran out while writing an answer it measured: it needs what it held plus room for
+    // the text twice (the writer's buffer grows by doubling, and while it is copied the old and
+    // the new buffer both exist), and the message limit must let the answer through too.
+    const memory = { limit: 'maxMemoryBytes' as const, current: limits.maxMemoryBytes, needed: memoryBytes() + 2 * answerBytes };
+    const tooBigToo = answerBytes > limits.maxResponseBytes;
+    const advice = raiseAllAdvice(tooBigToo ? [memory, { limit: 'maxMessageBytes', current: limits.maxResponseBytes, needed: answerBytes }] : [memory]);
+    const also = tooBigToo ? `, above its message size limit of ${limits.maxResponseBytes} bytes too` : '';
+    return new MepError(
       LocalErrorCode.Limit,
-      `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
-      { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), guestMessage } },
+      `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes while writing an answer of at least ${answerBytes} bytes${also}. ${advice}`,
+      { data: { ...data, answerBytesAtLeast: answerBytes, limits: tooBigToo ? ['maxMemoryBytes', 'maxMessageBytes'] : ['maxMemoryBytes'] } },
     );
+  };
 
   const classify = (error: unknown): { error: MepError; guestError: boolean } => {
     if (isMepError(error)) return { error, guestError: false };
@@ -296,7 +311,7 @@ export async function createWasmEngine(
       let outcome: RunOutcome;
       try {
         // A plugin created from a bare Module names it "0" (transport/wasm.ts).
-        const extismOutput = await plugin.call(['0', 'handle'], input);
+        const extismOutput = await plugin.call(['0', entry], input);
         const bytes = output ?? extismOutput?.bytes() ?? null;
         const elapsedMs = performance.now() - started;
         if (refused !== null) {
@@ -309,7 +324,7 @@ export async function createWasmEngine(
           outcome = { ok: false, error: serialize(error), guestError: false, interrupt: interruptSeen, elapsedMs };
         } else if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) {
           // The guest's allocator failed at the cap and the guest answered with an internal error.
-          outcome = { ok: false, error: serialize(exhausted(outOfMemoryAnswer(bytes) as string)), guestError: false, interrupt: interruptSeen, elapsedMs };
+          outcome = { ok: false, error: serialize(exhausted(outOfMemoryAnswer(bytes) as string, outOfMemoryAnswerBytes(bytes))), guestError: false, interrupt: interruptSeen, elapsedMs };
         } else {
           outcome = { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt: interruptSeen, elapsedMs };
         }

@@ -69,7 +69,7 @@ export async function createGuestTransport(
       }
       const bytes = encoder.encode(stringifyMessage(message));
       if (bytes.length > limits.maxRequestBytes) {
-        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes)}`, {
+        throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes, bytes.length)}`, {
           data: { extension: name, limit: 'maxRequestBytes', size: bytes.length },
         });
       }

@@ -3,15 +3,25 @@
  * hosts, granted config only) and limited (memory, message sizes, per-call deadline). This is
  * the only file that imports `@extism/extism`, and it imports no `node:` module, so it also runs
  * in browsers and edge runtimes. Node's worker binding is `node/worker.ts`.
+ *
+ * The SDK is loaded on first use, not when this module is imported: its Node build imports
+ * `node:wasi` at the top, and Node prints "ExperimentalWarning: WASI is an experimental feature"
+ * for that import alone, although the sandbox never enables WASI. So importing mep-runtime
+ * loads nothing of it, and the first plugin loads it with exactly that warning held back.
  */
-import createPlugin, { type ExtismPluginOptions } from '@extism/extism';
+import type { default as CreatePlugin, ExtismPluginOptions } from '@extism/extism';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
 import type { LogSink } from '../types.ts';
 import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
 import { checkGuestModule, compileExtensionModule } from './module.ts';
 import { createInlineRunner } from './runner.ts';
 import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
+import { Interrupt } from './engine.ts';
+import type { GuestRunner, RunnerCallbacks } from './runner.ts';
+import { mapExtensionError, withSourceMappedErrors } from '../source-map/mapped-errors.ts';
+import { moduleSourceMap } from '../source-map/wasm-section.ts';
 import { workerPoolOf } from './worker-pool.ts';
 import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
 
@@ -55,8 +65,45 @@ export interface WasmTransportOptions {
 
 const refuseFetch = (): Promise<never> => Promise.reject(new Error('a MEP wasm guest has no network access'));
 
+type EmitWarning = (warning: string | Error, ...rest: unknown[]) => void;
+let sdk: Promise<typeof CreatePlugin> | undefined;
+
+/** True for the one warning the SDK's `node:wasi` import causes (its type and text, as Node words them). */
+function isWasiImportWarning(warning: string | Error, rest: readonly unknown[]): boolean {
+  const type = warning instanceof Error ? warning.name : typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type;
+  const text = warning instanceof Error ? warning.message : warning;
+  return type === 'ExperimentalWarning' && /^WASI is an experimental feature/.test(text);
+}
+
+/**
+ * `@extism/extism`, imported once. Where there is a `process` (Node, Bun, Deno's Node layer),
+ * only its WASI experimental warning is dropped while the import runs; every other warning
+ * passes, and nothing is held back afterwards.
+ */
+export function loadExtismSdk(): Promise<typeof CreatePlugin> {
+  sdk ??= (async () => {
+    const proc = (globalThis as { process?: { emitWarning?: EmitWarning } }).process;
+    const original = proc?.emitWarning;
+    let filter: EmitWarning | undefined;
+    if (proc !== undefined && typeof original === 'function') {
+      filter = function (this: unknown, warning, ...rest) {
+        if (!isWasiImportWarning(warning, rest)) original.call(this, warning, ...rest);
+      };
+      proc.emitWarning = filter;
+    }
+    try {
+      return (await import('@extism/extism')).default;
+    } finally {
+      // Put it back unless someone replaced it meanwhile (then theirs stays).
+      if (proc !== undefined && filter !== undefined && proc.emitWarning === filter) proc.emitWarning = original;
+    }
+  })();
+  return sdk;
+}
+
 /** Creates a foreground Extism plugin with nothing but the given functions and config. */
 const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log }) => {
+  const createPlugin = await loadExtismSdk();
   // A bare Module (config goes in the options) and a fetch of our own: a manifest object or the
   // SDK's default fetch make it touch the global Response/fetch, which loads Node's HTTP client
   // (tens of milliseconds in a new process) for a guest that has no network anyway.
@@ -93,7 +140,9 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
  * MepError(-32012 PermissionDenied) when the guest imports WASI or anything else the sandbox does
  * not provide, MepError(ERR_LIMIT) when its initial memory exceeds the cap, MepError(ERR_USAGE)
  * for a module that is not an MEP guest. After a trap, limit, deadline or protocol violation the
- * transport closes with that typed error; create a new transport to continue.
+ * transport closes with that typed error; create a new transport to continue. A guest built by
+ * `mep build` carries its source map: error responses then name the author's sources
+ * (`error.data.stack`, `frames`, `origin`; see source-map/mapped-errors.ts).
  *
  * @example
  * const transport = await createWasmTransport({ name: 'avro', module: bytes, isolation: 'inline' });
@@ -107,11 +156,12 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
 export async function createWasmTransport(options: WasmTransportOptions): Promise<WasmTransport> {
   const { module, engineOptions } = await guestOf(options);
   const { name, limits } = engineOptions;
-  return createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
+  const transport = await createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
     options.isolation === 'worker'
       ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
       : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
   );
+  return withSourceMappedErrors(transport, { loadMap: moduleSourceMap(module) });
 }
 
 /**
@@ -131,8 +181,71 @@ export async function warmWasmTransport(options: WasmTransportOptions): Promise<
   }
 }
 
+/** One instance of a plugin whose export {@link openWasmExport} named: bytes in, bytes out. */
+export interface WasmExportCaller {
+  /** Runs the export once with `input`; resolves with its output (empty when it set none). */
+  call(input: Uint8Array): Promise<Uint8Array>;
+  /** Stops the instance; resolves when nothing of it runs. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts one instance of any Extism plugin to call its export `entry` with raw bytes, as
+ * `extism call` does, in the same sandbox and limits as an extension (no WASI, memory capped, the
+ * deadline enforced — in worker isolation even for a plugin that never yields). A call that
+ * fails rejects with the typed error of the engine (ERR_TIMEOUT, ERR_LIMIT, -32010 for an error the
+ * plugin set, its stack mapped when the module carries a source map); the instance survives an
+ * error the plugin reported itself, not a trap.
+ *
+ * @example
+ * const plugin = await openWasmExport({ name: 'greet.wasm', module: bytes, entry: 'greet', isolation: 'inline' });
+ * try { console.log(new TextDecoder().decode(await plugin.call(new TextEncoder().encode('world')))); } finally { await plugin.close(); }
+ */
+export async function openWasmExport(options: WasmTransportOptions & { entry: string }): Promise<WasmExportCaller> {
+  const { module, engineOptions } = await guestOf(options, options.entry);
+  const { name, limits } = engineOptions;
+  let dead: MepError | undefined;
+  const callbacks: RunnerCallbacks = {
+    onNotify: (bytes) => options.log?.({ level: 'info', message: new TextDecoder().decode(bytes), source: name }),
+    // Nothing answers a plugin's requests here (no session, no secrets): it sees no reply.
+    onRequest: () => null,
+    onLog: (level, message) => options.log?.({ level, message, source: name }),
+    onDead: (error) => void (dead = error),
+  };
+  const entryOptions = { ...engineOptions, entry: options.entry };
+  const runner: GuestRunner =
+    options.isolation === 'worker'
+      ? await createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, entryOptions, callbacks)
+      : await createInlineRunner(createExtismEngine, module, { ...entryOptions, hostTrampoline: options.hostTrampoline }, callbacks);
+  const mapped = (error: MepError): MepError => mapExtensionError(error, { loadMap: moduleSourceMap(module) });
+  return {
+    async call(input) {
+      if (dead !== undefined) throw dead;
+      if (input.length > limits.maxRequestBytes) {
+        throw new MepError(LocalErrorCode.Limit, `An input of ${input.length} bytes for wasm plugin "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes, input.length)}`, {
+          data: { extension: name, limit: 'maxRequestBytes', size: input.length },
+        });
+      }
+      const outcome = await runner.run(input.slice(), limits.callTimeoutMs);
+      if (outcome.interrupt === Interrupt.Deadline || (!outcome.ok && outcome.error.code === LocalErrorCode.Timeout) || outcome.elapsedMs > limits.callTimeoutMs) {
+        dead = new MepError(LocalErrorCode.Timeout, `Wasm plugin "${name}" did not finish ${options.entry} within ${limits.callTimeoutMs} ms and was stopped. ${raiseAdvice('callTimeoutMs', limits.callTimeoutMs)}`, {
+          data: { extension: name, export: options.entry, timeoutMs: limits.callTimeoutMs, limit: 'callTimeoutMs' },
+        });
+        throw dead;
+      }
+      if (!outcome.ok) {
+        const error = mapped(new MepError(outcome.error.code, outcome.error.message, { data: outcome.error.data }));
+        if (!outcome.guestError) dead = error;
+        throw error;
+      }
+      return outcome.output ?? new Uint8Array(0);
+    },
+    close: () => runner.close(),
+  };
+}
+
 /** The compiled guest and its engine options, or the error that makes the options unusable. */
-async function guestOf(options: WasmTransportOptions): Promise<{ module: WebAssembly.Module; engineOptions: { name: string; limits: WasmLimits; grants: WasmGrants } }> {
+async function guestOf(options: WasmTransportOptions, entry = 'handle'): Promise<{ module: WebAssembly.Module; engineOptions: { name: string; limits: WasmLimits; grants: WasmGrants } }> {
   const { name, isolation, spawnWorker } = options;
   const limits = resolveWasmLimits(name, options.limits);
   const grants: WasmGrants = { config: { ...(options.grants?.config ?? {}) }, clock: options.grants?.clock === true, random: options.grants?.random === true };
@@ -142,6 +255,6 @@ async function guestOf(options: WasmTransportOptions): Promise<{ module: WebAsse
     });
   }
   const module = await compileExtensionModule(options.module, { name, limits });
-  checkGuestModule(module, name);
+  checkGuestModule(module, name, entry);
   return { module, engineOptions: { name, limits, grants } };
 }

@@ -95,3 +95,18 @@ export function outOfMemoryAnswer(answer: Uint8Array | string | null): string | 
   }
   return undefined;
 }
+
+/**
+ * How big the guest PDK measured the answer it ran out of memory writing (`data.answerBytesAtLeast`
+ * of its -32603 answer, a lower bound of the JSON's bytes), if it could tell.
+ */
+export function outOfMemoryAnswerBytes(answer: Uint8Array | null): number | undefined {
+  if (answer === null || answer.length > OUT_OF_MEMORY_ANSWER_MAX_BYTES) return undefined;
+  try {
+    const message = JSON.parse(decoder.decode(answer)) as { error?: { data?: { answerBytesAtLeast?: unknown } } };
+    const bytes = message.error?.data?.answerBytesAtLeast;
+    return typeof bytes === 'number' && Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -76,7 +76,7 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string):
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(
         LocalErrorCode.Limit,
-        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: rebuild it with a smaller initial memory, or raise the limit. ${raiseAdvice('maxMemoryBytes', error.minPages * 65_536)}`,
+        `Wasm extension "${name}" needs ${error.minPages} pages (${error.minPages * 64} KiB) of memory at start, above its limit of ${capPages} pages: rebuild it with a smaller initial memory, or raise the limit. ${raiseAdvice('maxMemoryBytes', capPages * 65_536, error.minPages * 65_536)}`,
         { data: { extension: name, limit: 'maxMemoryBytes', minPages: error.minPages, capPages }, cause: error },
       );
     }
@@ -107,9 +107,9 @@ function invalidModule(name: string, cause: unknown): MepError {
  * Accepts both ABIs: `extism` (kernel imports only, host channel attached) and the legacy
  * `mep-imports`. Returns the ABI (`extism` for a plain Extism plugin that has no channel at all:
  * it runs on the kernel alone). Throws MepError(-32012 PermissionDenied) listing the imports, or
- * MepError(ERR_USAGE).
+ * MepError(ERR_USAGE). `entry` is the export calls will run (default `handle`, what makes an MEP guest).
  */
-export function checkGuestModule(module: WebAssembly.Module, name: string): GuestAbi {
+export function checkGuestModule(module: WebAssembly.Module, name: string, entry = 'handle'): GuestAbi {
   const refused: string[] = [];
   let needsMemory = false;
   for (const imp of WebAssembly.Module.imports(module)) {
@@ -131,13 +131,15 @@ export function checkGuestModule(module: WebAssembly.Module, name: string): Gues
   if (guestAbi(module) === 'extism') needsMemory = true;
   const exports = WebAssembly.Module.exports(module);
   const missing: string[] = [];
-  if (!exports.some((e) => e.name === 'handle' && e.kind === 'function')) missing.push('function "handle"');
+  if (!exports.some((e) => e.name === entry && e.kind === 'function')) missing.push(`function "${entry}"`);
   if (needsMemory && !exports.some((e) => e.name === 'memory' && e.kind === 'memory')) missing.push('memory "memory"');
   if (missing.length > 0) {
+    const functions = exports.filter((e) => e.kind === 'function').map((e) => e.name);
+    const what = entry === 'handle' ? 'an MEP guest: it does not export' : 'callable that way: it does not export';
     throw new MepError(
       LocalErrorCode.Usage,
-      `Wasm extension "${name}" is not an MEP guest: it does not export ${missing.join(' and ')} (see wit/mep-guest.wit).`,
-      { data: { extension: name, missing } },
+      `Wasm extension "${name}" is not ${what} ${missing.join(' and ')} (see wit/mep-guest.wit); its functions: ${functions.join(', ') || 'none'}.`,
+      { data: { extension: name, missing, exports: functions } },
     );
   }
   return abi;

@@ -18,17 +18,14 @@
  *   else by messages; preparing, renewing and reuse work the same either way.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import type { WasmGrants, WasmLimits } from './limits.ts';
+import type { WasmEngineOptions } from './engine.ts';
 import { Command, createChannel, FLAG_INTERRUPT, sendCommand, type Channel } from './worker-channel.ts';
 import type { FromWorker, ToWorker } from './worker-protocol.ts';
 import type { SpawnWasmWorker, WasmWorkerHandle } from './worker-runner.ts';
 
-/** The guest a worker is prepared for. */
-export interface PooledGuest {
+/** The guest a worker is prepared for: its module and engine options (`entry` defaults to `handle`). */
+export interface PooledGuest extends Pick<WasmEngineOptions, 'name' | 'limits' | 'grants' | 'entry'> {
   module: WebAssembly.Module;
-  name: string;
-  limits: WasmLimits;
-  grants: WasmGrants;
 }
 
 /** Options of {@link createWasmWorkerPool}. */
@@ -126,7 +123,7 @@ let nextModuleId = 1;
 const keyOf = (guest: PooledGuest): string => {
   let id = moduleIds.get(guest.module);
   if (id === undefined) moduleIds.set(guest.module, (id = nextModuleId++));
-  return JSON.stringify([id, guest.name, guest.limits, guest.grants]);
+  return JSON.stringify([id, guest.name, guest.limits, guest.grants, guest.entry ?? 'handle']);
 };
 /** Workers listen on the channel only where the host can await it without blocking. */
 const canListen = typeof (Atomics as { waitAsync?: unknown }).waitAsync === 'function';
@@ -227,7 +224,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
         entry.guest = undefined;
         answer = awaitReply(entry, ['ready', 'init-error']);
         const { module, name, limits, grants } = guest;
-        entry.handle.postMessage({ type: 'init', module, name, limits, grants, flags: entry.channel.buffer as SharedArrayBuffer, listen: listens });
+        entry.handle.postMessage({ type: 'init', module, name, limits, grants, ...(guest.entry === undefined ? {} : { entry: guest.entry }), flags: entry.channel.buffer as SharedArrayBuffer, listen: listens });
       }
       const message = await answer;
       if (message.type === 'init-error') {

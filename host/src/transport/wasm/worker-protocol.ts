@@ -41,6 +41,8 @@ export interface InitMessage {
   name: string;
   limits: WasmLimits;
   grants: WasmGrants;
+  /** The export calls run (default `handle`). */
+  entry?: string;
   flags: SharedArrayBuffer;
   listen: boolean;
 }
@@ -200,6 +202,7 @@ export function serveWasmWorker(
         name: message.name,
         limits: message.limits,
         grants: message.grants,
+        ...(message.entry === undefined ? {} : { entry: message.entry }),
         interruptFlag: channel as Channel,
         bridge: {
           notify: (bytes) => post({ type: 'notify', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]),

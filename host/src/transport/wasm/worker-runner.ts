@@ -75,11 +75,11 @@ interface Call {
 export async function createWorkerRunner(
   spawn: SpawnWasmWorker,
   module: WebAssembly.Module,
-  options: { name: string; limits: WasmLimits; grants: WasmGrants },
+  options: { name: string; limits: WasmLimits; grants: WasmGrants; entry?: string },
   callbacks: RunnerCallbacks,
 ): Promise<GuestRunner> {
   const { name } = options;
-  const worker = await workerPoolOf(spawn).acquire({ module, name, limits: options.limits, grants: options.grants });
+  const worker = await workerPoolOf(spawn).acquire({ module, name, limits: options.limits, grants: options.grants, ...(options.entry === undefined ? {} : { entry: options.entry }) });
   const channel = worker.channel;
   let released = false;
   let current: Call | null = null;

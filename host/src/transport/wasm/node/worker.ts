@@ -2,7 +2,7 @@
  * Node binding of worker isolation for wasm transports: {@link createNodeWasmTransport}, the Node
  * default (isolation `worker`, on the shared pool of spawner.ts).
  */
-import { createWasmTransport, warmWasmTransport, type WasmTransport, type WasmTransportOptions } from '../index.ts';
+import { createWasmTransport, openWasmExport, warmWasmTransport, type WasmExportCaller, type WasmTransport, type WasmTransportOptions } from '../index.ts';
 import { sharedNodeWasmSpawner } from './spawner.ts';
 
 export { createNodeWasmWorkerSpawner, prestartNodeWasmWorker, type NodeWorkerSpawnerOptions } from './spawner.ts';
@@ -16,6 +16,11 @@ export { createNodeWasmWorkerSpawner, prestartNodeWasmWorker, type NodeWorkerSpa
  */
 export function createNodeWasmTransport(options: NodeWasmTransportOptions): Promise<WasmTransport> {
   return createWasmTransport(withNodeDefaults(options));
+}
+
+/** {@link openWasmExport} with Node's default: worker isolation with a Node spawner. */
+export function openNodeWasmExport(options: NodeWasmTransportOptions & { entry: string }): Promise<WasmExportCaller> {
+  return openWasmExport({ ...withNodeDefaults(options), entry: options.entry });
 }
 
 /** {@link warmWasmTransport} for a later {@link createNodeWasmTransport} with the same options. */

@@ -1,14 +1,15 @@
 /**
- * The in-process binding: a PDK extension served directly to a host in the same JavaScript
- * realm, behind the ordinary Transport interface. No sandbox — for tests, for trusted code, and as
- * the "same code in V8" baseline in benchmarks.
+ * A PDK extension served directly to a host in the same JavaScript realm, behind the ordinary
+ * Transport interface. No sandbox — for tests, for trusted code, and as the "same code in V8"
+ * baseline in benchmarks. It lives with the test kit, on the host's side: the guest PDK knows
+ * nothing of host transports (it moved here from `mep-runtime/guest-pdk`).
  */
-import { LocalErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
-import { createTransportEvents } from '../../../host/src/transport/events.ts';
-import type { JsonRpcMessage, Transport } from '../../../host/src/transport/types.ts';
-import { createDispatcher } from '../dispatcher.ts';
-import type { Extension } from '../define-extension.ts';
-import type { GuestHost } from '../guest-host.ts';
+import { createDispatcher } from '../../../guest-pdk/src/dispatcher.ts';
+import type { Extension } from '../../../guest-pdk/src/define-extension.ts';
+import type { GuestHost } from '../../../guest-pdk/src/guest-host.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { createTransportEvents } from '../transport/events.ts';
+import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 

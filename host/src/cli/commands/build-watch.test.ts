@@ -1,0 +1,128 @@
+// `mep build --watch` in a process of its own, driven like a user: edit, break, fix, Ctrl+C.
+// Every step waits for the line the watcher prints, never for a fixed time.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+
+const ENTRY = `import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
+import { greeting } from './lib/greeting.ts';
+
+export default defineExtension({
+  info: { id: 'watched', name: 'watched', version: '0.1.0' },
+  backend: { targets: ['w'], irVersions: ['3'], generate: () => ({ artifacts: [textArtifact('g.txt', greeting)] }) },
+});
+`;
+
+/** A `mep build --watch` child whose output lines can be awaited. */
+function start(cwd: string, args: string[]) {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  const child = spawn(process.execPath, [join(root, 'bin/mep.mjs'), 'build', ...args, '--watch'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const lines: string[] = [];
+  const waiters: { test: RegExp; from: number; resolve(line: string): void; reject(error: Error): void }[] = [];
+  const feed = (stream: NodeJS.ReadableStream, tag: string) => {
+    let rest = '';
+    stream.on('data', (chunk: Buffer) => {
+      const parts = (rest + chunk.toString('utf8')).split('\n');
+      rest = parts.pop() ?? '';
+      for (const part of parts) {
+        lines.push(`${tag} ${part}`);
+        for (const w of [...waiters]) {
+          if (lines.length - 1 >= w.from && w.test.test(`${tag} ${part}`)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(part);
+          }
+        }
+      }
+    });
+  };
+  feed(child.stdout, 'out');
+  feed(child.stderr, 'err');
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code) => {
+      // A watcher that died early fails the awaited step instead of leaving it waiting.
+      for (const w of waiters.splice(0)) w.reject(new Error(`mep build --watch exited (${code}) before printing ${w.test}:\n${lines.join('\n')}`));
+      resolve(code);
+    }),
+  );
+  return {
+    child,
+    lines,
+    exited,
+    /** The next line (after those seen so far) matching `test`. */
+    next(test: RegExp): Promise<string> {
+      const from = lines.length;
+      return new Promise((resolve, reject) => waiters.push({ test, from, resolve, reject }));
+    },
+  };
+}
+
+const Watch = suite('cli :: mep build --watch');
+
+Watch('should rebuild after an edit of an imported file, keep the last good output over a syntax error, and stop cleanly on Ctrl+C', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mep-watch-'));
+  try {
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'watched', private: true, type: 'module' }));
+    mkdirSync(join(dir, 'src', 'lib'), { recursive: true });
+    writeFileSync(join(dir, 'src', 'extension.ts'), ENTRY);
+    const lib = join(dir, 'src', 'lib', 'greeting.ts');
+    writeFileSync(lib, `export const greeting = 'one';\n`);
+    const out = join(dir, 'dist', 'w.mjs');
+    const watcher = start(dir, ['src/extension.ts', '-o', 'dist/w.mjs', '--runtime', 'process', '--no-typecheck']);
+    const watching = watcher.next(/^err mep build: watching src\/extension\.ts/);
+    assert.match(await watcher.next(/^out \[\d\d:\d\d:\d\d\] Built dist\/w\.mjs/), /— \d+ ms, watching \d+ files/);
+    await watching;
+    assert.match(readFileSync(out, 'utf8'), /"one"/);
+
+    // An edit of the imported file rebuilds.
+    let built = watcher.next(/^out .*Built/);
+    writeFileSync(lib, `export const greeting = 'two';\n`);
+    await built;
+    assert.match(readFileSync(out, 'utf8'), /"two"/);
+
+    // A syntax error is reported with its place and leaves the last good output.
+    const good = readFileSync(out);
+    const failed = watcher.next(/^err .*build failed/);
+    writeFileSync(lib, `export const greeting = 'three' +;\n`);
+    await failed;
+    const report = watcher.lines.slice(-3).join('\n');
+    assert.match(report, /src\/lib\/greeting\.ts:1:\d+/);
+    assert.equal(readFileSync(out), good);
+
+    // Fixing it rebuilds; a burst of saves makes fewer builds than saves.
+    built = watcher.next(/^out .*Built/);
+    const before = watcher.lines.filter((l) => /Built/.test(l)).length;
+    for (let i = 0; i < 5; i++) writeFileSync(lib, `export const greeting = 'burst ${i}';\n`);
+    await built;
+    // Wait for the burst's last build: its output has the last save.
+    while (!/"burst 4"/.test(readFileSync(out, 'utf8'))) await watcher.next(/^out .*Built/);
+    assert.ok(watcher.lines.filter((l) => /Built/.test(l)).length - before < 5, watcher.lines.join('\n'));
+
+    // A file the entry starts to import is watched from the next build on.
+    const extra = join(dir, 'src', 'lib', 'extra.ts');
+    writeFileSync(extra, `export const extra = 'x1';\n`);
+    built = watcher.next(/^out .*Built/);
+    writeFileSync(lib, `import { extra } from './extra.ts';\nexport const greeting = extra;\n`);
+    await built;
+    built = watcher.next(/^out .*Built/);
+    writeFileSync(extra, `export const extra = 'x2';\n`);
+    await built;
+    assert.match(readFileSync(out, 'utf8'), /"x2"/);
+
+    const stopped = watcher.next(/^err mep build: stopped watching/);
+    watcher.child.kill('SIGINT');
+    await stopped;
+    assert.is(await watcher.exited, 130);
+    assert.equal(readdirSync(join(dir, 'dist')).sort(), ['w.mjs', 'w.mjs.map'], 'no temporary files left');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Watch.run();

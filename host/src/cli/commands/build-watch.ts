@@ -1,0 +1,125 @@
+/**
+ * `mep build --watch`: build, then rebuild whenever the entry or a file the bundle was made from
+ * changes. Each rebuild prints its time and outcome (the diagnostics when it fails); the output is
+ * only ever replaced whole (buildGuest writes by rename), so a failed rebuild leaves the last good
+ * one in place. Bursts of changes (an editor's save, a checkout) make one rebuild: it starts once
+ * the files have been quiet for {@link DEBOUNCE_MS}, and a change during a build queues one more.
+ *
+ * Folders are watched rather than files, so a save that replaces a file (write a copy, rename it
+ * over) is seen like any other; only the names the build read count.
+ */
+import { watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, relative, resolve } from 'node:path';
+import { isMepError } from '../../protocol/errors.ts';
+import type { Io } from '../io.ts';
+
+/** How long the watched files must be quiet before a rebuild starts (ms). */
+export const DEBOUNCE_MS = 80;
+
+/** What one build reports to the watcher. */
+export interface WatchedBuild {
+  /** The line to print for a good build (`Built …`). */
+  summary: string;
+  /** Every file the build read (absolute paths). */
+  inputs: readonly string[];
+}
+
+/** Options of {@link watchBuild}. */
+export interface WatchBuildOptions {
+  /** The entry (absolute), watched even when no build succeeded yet. */
+  entry: string;
+  /** Runs one build; throws for a failed one (a MepError with `data.diagnostics` names more files to watch). */
+  build(): Promise<WatchedBuild>;
+  /** Ends the watch: the current build finishes, then every watcher closes. */
+  signal: AbortSignal;
+}
+
+const clock = (): string => new Date().toTimeString().slice(0, 8);
+
+/** Files named by a failed build's diagnostics (relative to `cwd`), so fixing one of them rebuilds. */
+function filesOfFailure(error: unknown, cwd: string): string[] {
+  const diagnostics = isMepError(error) ? (error.data as { diagnostics?: { file?: unknown }[] } | undefined)?.diagnostics : undefined;
+  return (diagnostics ?? []).flatMap((d) => (typeof d.file === 'string' && !d.file.startsWith('<') ? [resolve(cwd, d.file)] : []));
+}
+
+/**
+ * Builds once, then on every change until `signal` aborts. Resolves after the last build ended
+ * and every watcher closed; never rejects for a failed build (it prints it and waits for a fix).
+ */
+export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<void> {
+  const { signal } = options;
+  const files = new Set<string>([options.entry]);
+  const watchers = new Map<string, FSWatcher>();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const schedule = (): void => {
+    if (signal.aborted) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void rebuild(), DEBOUNCE_MS);
+  };
+  const watchFolders = (): void => {
+    const folders = new Set([...files].map((f) => dirname(f)));
+    for (const [folder, watcher] of watchers) {
+      if (!folders.has(folder)) {
+        watcher.close();
+        watchers.delete(folder);
+      }
+    }
+    for (const folder of folders) {
+      if (watchers.has(folder)) continue;
+      try {
+        const watcher = watch(folder, { persistent: true }, (_event, name) => {
+          if (name === null || files.has(resolve(folder, name.toString()))) schedule();
+        });
+        watcher.on('error', () => {
+          // The folder went away (a branch switch): the next build says what is missing.
+          watcher.close();
+          watchers.delete(folder);
+        });
+        watchers.set(folder, watcher);
+      } catch {
+        // A folder that cannot be watched (gone already) is retried after the next build.
+      }
+    }
+  };
+  const once = async (): Promise<void> => {
+    const started = performance.now();
+    try {
+      const built = await options.build();
+      files.clear();
+      files.add(options.entry);
+      for (const input of built.inputs) files.add(input);
+      io.out(`[${clock()}] ${built.summary} — ${Math.round(performance.now() - started)} ms, watching ${files.size} file${files.size === 1 ? '' : 's'}`);
+    } catch (error) {
+      for (const file of filesOfFailure(error, io.cwd)) files.add(file);
+      io.err(`[${clock()}] build failed in ${Math.round(performance.now() - started)} ms; the last good output stays. ${error instanceof Error ? error.message : String(error)}`);
+    }
+    watchFolders();
+  };
+  const rebuild = (): Promise<void> => {
+    if (running) {
+      again = true;
+      return running;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await once();
+      } while (again && !signal.aborted);
+      running = undefined;
+    })();
+    return running;
+  };
+
+  const stopped = new Promise<void>((resolveStop) => signal.addEventListener('abort', () => resolveStop(), { once: true }));
+  await rebuild();
+  if (!signal.aborted) io.err(`mep build: watching ${relative(io.cwd, options.entry) || basename(options.entry)} and what it imports; press Ctrl+C to stop.`);
+  await stopped;
+  clearTimeout(timer);
+  for (const watcher of watchers.values()) watcher.close();
+  watchers.clear();
+  // A build in flight finishes, so nothing half-written is left behind.
+  await running;
+}
