@@ -28,6 +28,17 @@ export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transpor
 export { openTransport, specFromPath } from './registry/launch.ts';
 export type { LaunchSpec, RuntimeKind } from './registry/launch.ts';
 export { withLimits } from './registry/launch-limits.ts';
+export { registryPaths } from './registry/paths.ts';
+export type { RegistryPaths, Scope } from './registry/paths.ts';
+export { ExtensionId, isExtensionId, parseExtensionId } from './registry/extension-id.ts';
+export { installExtension } from './registry/install.ts';
+export type { InstallOptions, InstallResult } from './registry/install.ts';
+export { removeExtension } from './registry/remove.ts';
+export type { RemoveResult } from './registry/remove.ts';
+export { packExtension } from './registry/pack.ts';
+export type { PackOptions, PackResult } from './registry/pack.ts';
+export { DEFAULT_ARCHIVE_LIMITS } from './registry/archive/budget.ts';
+export type { ArchiveLimits } from './registry/archive/budget.ts';
 export { checkArtifactPath, validateArtifacts } from './artifacts/validate.ts';
 export type { ArtifactLimits, ValidatedArtifacts, ValidatedFile } from './artifacts/validate.ts';
 export { writeArtifacts } from './artifacts/write.ts';

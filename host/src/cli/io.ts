@@ -1,4 +1,11 @@
-/** Where the CLI writes, injectable so tests can capture output without a child process. */
+/**
+ * Where the CLI writes, injectable so tests can capture output without a child process. Every
+ * line goes through the run's redactor, so a secret value an extension resolved is replaced
+ * wherever the CLI prints it (file lists, --json, errors, diagnostics, logs), whatever path
+ * carried it there; files on disk keep their real names.
+ */
+import { createRedactor } from '../registry/redact.ts';
+import type { Redactor } from '../registry/redact.ts';
 
 /** Output channels of one CLI run. */
 export interface Io {
@@ -14,13 +21,17 @@ export interface Io {
   verbose: boolean;
   /** Current working directory for relative paths. */
   readonly cwd: string;
+  /** The run's secret values: resolved values are added here, and scrubbed from every line. */
+  readonly redactor: Redactor;
 }
 
 /** The real process streams. */
 export function processIo(): Io {
+  const redactor = createRedactor();
   return {
-    out: (line) => process.stdout.write(`${line}\n`),
-    err: (line) => process.stderr.write(`${line}\n`),
+    out: (line) => process.stdout.write(`${redactor.scrub(line)}\n`),
+    err: (line) => process.stderr.write(`${redactor.scrub(line)}\n`),
+    // Raw bytes of `mep call --raw`: no session, so no secret was ever resolved into them.
     outBytes: (bytes) => process.stdout.write(bytes),
     async readStdin() {
       const chunks: Buffer[] = [];
@@ -30,6 +41,7 @@ export function processIo(): Io {
     isTty: Boolean(process.stderr.isTTY),
     verbose: false,
     cwd: process.cwd(),
+    redactor,
   };
 }
 
@@ -38,5 +50,13 @@ export function captureIo(cwd = process.cwd(), stdin: Uint8Array = new Uint8Arra
   const stdout: string[] = [];
   const stderr: string[] = [];
   const bytes: Uint8Array[] = [];
-  return { stdout, stderr, bytes, out: (l) => stdout.push(l), err: (l) => stderr.push(l), outBytes: (b) => bytes.push(b), readStdin: async () => stdin, isTty: false, verbose: false, cwd };
+  const redactor = createRedactor();
+  return {
+    stdout, stderr, bytes, redactor,
+    out: (l) => stdout.push(redactor.scrub(l)),
+    err: (l) => stderr.push(redactor.scrub(l)),
+    outBytes: (b) => bytes.push(b),
+    readStdin: async () => stdin,
+    isTty: false, verbose: false, cwd,
+  };
 }

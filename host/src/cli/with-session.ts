@@ -10,7 +10,6 @@ import type { ClaimSet, ProgressParams } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
 import { memoryLimitUnenforced, requestTimeoutOf } from '../registry/launch-limits.ts';
-import { createRedactor } from '../registry/redact.ts';
 import type { Redactor } from '../registry/redact.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
@@ -52,7 +51,7 @@ async function denyAll(params: unknown): Promise<string> {
 export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Session, signal: AbortSignal) => Promise<T>, options: SessionRunOptions = {}): Promise<T> {
   const started = performance.now();
   if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: only wasm extensions and Node.js scripts can be capped, not native executables.`);
-  const redactor = options.redactor ?? createRedactor();
+  const redactor = options.redactor ?? io.redactor;
   // Its warnings and errors always reach the user; the rest with --verbose (extension-log.ts).
   let extensionName = (): string => spec.name;
   const log = createExtensionLogPrinter(io, () => extensionName(), redactor);

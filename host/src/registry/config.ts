@@ -5,13 +5,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
+import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { ExtensionIdText } from './extension-id.ts';
+import type { ExtensionId } from './extension-id.ts';
 import type { RegistryPaths } from './paths.ts';
 
 /** The `config.json` document. */
 export const MepConfig = z.looseObject({
   /** Approved secret references per extension id. */
-  secrets: z.record(z.string(), z.array(z.string())).optional(),
+  secrets: z.record(ExtensionIdText, z.array(z.string())).optional(),
 });
 /** The `config.json` document. */
 export type MepConfig = z.infer<typeof MepConfig>;
@@ -32,18 +35,24 @@ async function readConfig(path: string): Promise<MepConfig> {
   }
   const parsed = MepConfig.safeParse(doc);
   if (!parsed.success) {
-    throw new MepError(LocalErrorCode.Usage, `The configuration ${path} is malformed: "secrets" maps extension ids to lists of references such as ["env(\\"TOKEN\\")"].`, {
-      data: { config: path },
-    });
+    const issues = toDecodeIssues(parsed.error);
+    const first = issues[0];
+    throw new MepError(
+      LocalErrorCode.Usage,
+      `The configuration ${path} is malformed (${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}): "secrets" maps plain extension ids (such as acme.crm) to lists of references such as ["env(\\"TOKEN\\")"].`,
+      { data: { config: path, issues } },
+    );
   }
   return parsed.data;
 }
 
 /** The secret references the user approved for `extension`, from both configuration files. */
-export async function approvedSecrets(paths: RegistryPaths, extension: string): Promise<string[]> {
+export async function approvedSecrets(paths: RegistryPaths, extension: ExtensionId): Promise<string[]> {
   const approved = new Set<string>();
   for (const path of [paths.user.config, paths.project.config]) {
-    for (const reference of (await readConfig(path)).secrets?.[extension] ?? []) approved.add(reference);
+    const secrets = (await readConfig(path)).secrets ?? {};
+    // Own members only: an extension named `constructor` must not read Object's.
+    for (const reference of Object.hasOwn(secrets, extension) ? (secrets[extension] ?? []) : []) approved.add(reference);
   }
   return [...approved];
 }

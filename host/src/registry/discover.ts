@@ -6,16 +6,18 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isMepError } from '../protocol/errors.ts';
-import { readLock } from './lock.ts';
+import { extensionIdProblem, parseExtensionId } from './extension-id.ts';
+import type { ExtensionId } from './extension-id.ts';
+import { lockEntryOf, readLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
 import { readManifest } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
-import { scopesOf } from './paths.ts';
+import { packageDirOf, scopesOf } from './paths.ts';
 import type { RegistryPaths, Scope, ScopePaths } from './paths.ts';
 
 /** One installed package. */
 export interface InstalledExtension {
-  id: string;
+  id: ExtensionId;
   scope: Scope;
   /** The package directory. */
   dir: string;
@@ -53,15 +55,22 @@ async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): P
   const lock = await readLock(scope.lock);
   const found: InstalledExtension[] = [];
   for (const name of names.sort()) {
-    const dir = join(scope.extensions, name);
+    const problem = extensionIdProblem(name);
+    if (problem !== undefined) {
+      // Not something install makes: report it, never read from it.
+      problems.push({ scope: scope.scope, dir: join(scope.extensions, name), message: `the directory name ${JSON.stringify(name)} ${problem}, so it is not an installed extension; remove it.` });
+      continue;
+    }
+    const id = name as ExtensionId;
+    const dir = packageDirOf(scope, id);
     try {
       const manifest = await readManifest(dir);
-      if (manifest.id !== name) {
+      if (manifest.id !== id) {
         problems.push({ scope: scope.scope, dir, message: `extension.json says id '${manifest.id}' but the directory is '${name}'; reinstall it with 'mep install'.` });
         continue;
       }
-      const lockEntry = lock.extensions[name];
-      found.push({ id: name, scope: scope.scope, dir, manifest, artifact: join(dir, manifest.entry), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
+      const lockEntry = lockEntryOf(lock, id);
+      found.push({ id, scope: scope.scope, dir, manifest, artifact: join(dir, manifest.entry), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
     } catch (error) {
       if (!isMepError(error)) throw error;
       problems.push({ scope: scope.scope, dir, message: error.message });
@@ -89,7 +98,11 @@ export async function discoverExtensions(paths: RegistryPaths): Promise<Discover
   return { extensions, shadowed, problems };
 }
 
-/** The installed extension with `id` (project scope wins), or undefined. */
+/**
+ * The installed extension with `id` (project scope wins), or undefined. An `id` that is not a
+ * plain id is refused with MepError(ERR_USAGE, `data.reason: 'bad-id'`) before anything is read.
+ */
 export async function findInstalled(paths: RegistryPaths, id: string): Promise<InstalledExtension | undefined> {
-  return (await discoverExtensions(paths)).extensions.find((e) => e.id === id);
+  const plain = parseExtensionId(id);
+  return (await discoverExtensions(paths)).extensions.find((e) => e.id === plain);
 }

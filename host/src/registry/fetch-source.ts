@@ -3,14 +3,13 @@
  * is, a git source is cloned into the work directory, an archive is hash-checked (before any
  * byte is extracted) and extracted safely. Nothing here touches the installed extensions.
  */
-import { mkdir, readFile, readdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { extractEntries } from './archive/extract.ts';
-import { readTarGz } from './archive/tar.ts';
-import { readZip } from './archive/zip.ts';
+import type { ArchiveLimits } from './archive/budget.ts';
+import { extractArchive } from './archive/extract.ts';
+import { copyArchive } from './archive-file.ts';
 import { cloneAt } from './git.ts';
-import { sha256Bytes } from './integrity.ts';
 import type { InstallSource } from './install-source.ts';
 import { MANIFEST_FILE } from './manifest.ts';
 
@@ -34,29 +33,6 @@ async function isDirectory(path: string): Promise<boolean> {
   }
 }
 
-async function readArchive(source: Extract<InstallSource, { kind: 'archive' }>): Promise<Uint8Array> {
-  if ('path' in source.location) {
-    try {
-      return new Uint8Array(await readFile(source.location.path));
-    } catch (error) {
-      throw new MepError(LocalErrorCode.Usage, `Cannot read the archive ${source.location.path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Check the path.`, {
-        data: { source: source.spec },
-      });
-    }
-  }
-  let response: Response;
-  try {
-    response = await fetch(source.location.url, { redirect: 'follow' });
-  } catch (error) {
-    throw registryError(`Cannot download ${source.location.url}: ${(error as Error).message}. Check the URL and the network, or download it and install the file.`, {
-      source: source.spec,
-      reason: 'download',
-    });
-  }
-  if (!response.ok) throw registryError(`Downloading ${source.location.url} failed with HTTP ${response.status}. Check the URL.`, { source: source.spec, reason: 'download', status: response.status });
-  return new Uint8Array(await response.arrayBuffer());
-}
-
 /** The archive root, or its single top-level directory, whichever holds the manifest. */
 async function packageRootOf(extracted: string, spec: string): Promise<string> {
   if (await stat(join(extracted, MANIFEST_FILE)).catch(() => undefined)) return extracted;
@@ -72,12 +48,13 @@ async function packageRootOf(extracted: string, spec: string): Promise<string> {
 }
 
 /**
- * Materializes `source` under `work` (an empty scratch directory the caller removes).
+ * Materializes `source` under `work` (an empty scratch directory the caller removes); an
+ * archive is copied and extracted within `limits`.
  *
  * @example
- * const pkg = await fetchPackage(parseInstallSource(spec, cwd), scratch);
+ * const pkg = await fetchPackage(parseInstallSource(spec, cwd), scratch, archiveLimitsOf());
  */
-export async function fetchPackage(source: InstallSource, work: string): Promise<FetchedPackage> {
+export async function fetchPackage(source: InstallSource, work: string, limits: Readonly<ArchiveLimits>): Promise<FetchedPackage> {
   if (source.kind === 'directory') {
     if (!(await isDirectory(source.path))) {
       throw new MepError(LocalErrorCode.Usage, `No package directory at ${source.path}; pass a directory with ${MANIFEST_FILE}, a git URL or a .tar.gz/.tgz/.zip archive.`, {
@@ -101,22 +78,19 @@ export async function fetchPackage(source: InstallSource, work: string): Promise
     }
     return { dir: real, commit };
   }
-  const bytes = await readArchive(source);
-  if (source.sha256) {
+  const file = join(work, 'archive.bin');
+  const actual = await copyArchive(source, file, limits);
+  if (source.sha256 && actual !== source.sha256) {
     // Checked before anything is extracted (packaging spec: "checked against the download").
-    const actual = sha256Bytes(bytes);
-    if (actual !== source.sha256) {
-      throw registryError(`The archive ${source.spec} has sha256 ${actual}, not the expected ${source.sha256}. Nothing was extracted; check the URL and the SHA256SUMS you copied.`, {
-        source: source.spec,
-        expected: source.sha256,
-        actual,
-        reason: 'hash-mismatch',
-      });
-    }
+    throw registryError(`The archive ${source.spec} has sha256 ${actual}, not the expected ${source.sha256}. Nothing was extracted; check the URL and the SHA256SUMS you copied.`, {
+      source: source.spec,
+      expected: source.sha256,
+      actual,
+      reason: 'hash-mismatch',
+    });
   }
-  const entries = source.format === 'zip' ? readZip(bytes, source.spec) : readTarGz(bytes, source.spec);
   const extracted = join(work, 'archive');
   await mkdir(extracted);
-  await extractEntries(entries, extracted, source.spec);
+  await extractArchive({ file, format: source.format, root: extracted, archive: source.spec, limits });
   return { dir: await packageRootOf(extracted, source.spec) };
 }

@@ -3,12 +3,13 @@
  * archive, the lock, discovery across the project and user scopes, verification before every
  * session, provider selection by claimed capability, and the host side of `secret.resolve`.
  */
-export { ExtensionManifest, ExtensionId, ManifestPermissions, MANIFEST_FILE, parseManifest, readManifest } from './manifest.ts';
+export { ExtensionManifest, ManifestPermissions, MANIFEST_FILE, parseManifest, readManifest } from './manifest.ts';
+export { ExtensionId, EXTENSION_ID_RULE, MAX_EXTENSION_ID_LENGTH, extensionIdProblem, isExtensionId, parseExtensionId } from './extension-id.ts';
 export { parseSecretReference, isSecretReference } from './secret-reference.ts';
 export type { SecretReference } from './secret-reference.ts';
-export { registryPaths, scopesOf } from './paths.ts';
+export { packageDirOf, registryPaths, scopesOf } from './paths.ts';
 export type { RegistryPaths, RegistryLocation, Scope, ScopePaths } from './paths.ts';
-export { LockEntry, LockFile, readLock, writeLock, updateLock } from './lock.ts';
+export { LockEntry, LockFile, lockEntryOf, readLock, writeLock, updateLock } from './lock.ts';
 export { writeFileAtomic } from './atomic-write.ts';
 export { sha256File, sha256Bytes, verifyArtifact } from './integrity.ts';
 export type { ArtifactPin } from './integrity.ts';
@@ -17,6 +18,14 @@ export type { Platform, PlatformArtifact } from './platform.ts';
 export { parseInstallSource } from './install-source.ts';
 export type { InstallSource, ArchiveFormat } from './install-source.ts';
 export { installExtension } from './install.ts';
+export { packExtension } from './pack.ts';
+export type { PackOptions, PackResult } from './pack.ts';
+export { selectPackageFiles } from './package-files.ts';
+export type { PackageFile, PackageSelection, PlatformChoice } from './package-files.ts';
+export { SUMS_FILE, checkSums, formatSums, parseSums } from './sums.ts';
+export type { SumLine, SummedFile } from './sums.ts';
+export { DEFAULT_ARCHIVE_LIMITS } from './archive/budget.ts';
+export type { ArchiveLimits } from './archive/budget.ts';
 export type { InstallOptions, InstallResult } from './install.ts';
 export { removeExtension } from './remove.ts';
 export type { RemoveResult } from './remove.ts';

@@ -13,16 +13,11 @@ import { readLock } from './lock.ts';
 import { registryPaths } from './paths.ts';
 import { claimsOf, verifyInstalled } from './prepare.ts';
 import { removeExtension } from './remove.ts';
-import { backend, makeTarGz, makeZip, writePackage, withProject } from './test-support.ts';
+import { backend, makeTarGz, makeZip, packageEntries, writeMultiPlatformPackage, writePackage, withProject } from './test-support.ts';
 
 const git = promisify(execFile);
 
 
-/** A package's files as archive entries under `prefix`. */
-async function entriesOf(dir: string, prefix: string): Promise<{ path: string; data: Uint8Array }[]> {
-  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile());
-  return Promise.all(files.map(async (d) => ({ path: `${prefix}${join(d.parentPath, d.name).slice(dir.length + 1)}`, data: new Uint8Array(await readFile(join(d.parentPath, d.name))) })));
-}
 
 const Install = suite('registry :: installExtension');
 
@@ -94,8 +89,8 @@ Install('should install from git with //subdir and #ref, recording source and co
 Install('should install tar.gz (top-level dir) and zip (root) archives and check #sha256 first', () =>
   withProject(async (t) => {
     const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.arc', capabilities: backend('arc') });
-    const tgz = makeTarGz(await entriesOf(pkg, 'acme-arc-1.0.0/'));
-    const zip = makeZip(await entriesOf(pkg, ''));
+    const tgz = makeTarGz(await packageEntries(pkg, 'acme-arc-1.0.0/'));
+    const zip = makeZip(await packageEntries(pkg, ''));
     await writeFile(join(t.root, 'a.tgz'), tgz);
     await writeFile(join(t.root, 'a.zip'), zip);
     const paths = registryPaths({ cwd: t.project });
@@ -120,7 +115,7 @@ Install('should refuse an archive with an escaping entry and leave the previous 
     const listing = async () => (await readdir(join(t.project, '.mep'), { recursive: true })).sort();
     const before = await listing();
     for (const evil of [{ path: '../escape.txt', data: 'x' }, { path: 'bin/link', link: '../../../outside' }]) {
-      const bytes = makeTarGz([...(await entriesOf(pkg, '')).map((e) => (e.path === 'extension.json' ? { ...e, data: new TextEncoder().encode(new TextDecoder().decode(e.data).replace('1.0.0', '9.9.9')) } : e)), evil]);
+      const bytes = makeTarGz([...(await packageEntries(pkg, '')).map((e) => (e.path === 'extension.json' ? { ...e, data: new TextEncoder().encode(new TextDecoder().decode(e.data).replace('1.0.0', '9.9.9')) } : e)), evil]);
       await writeFile(join(t.root, 'evil.tgz'), bytes);
       const error = await installExtension({ source: join(t.root, 'evil.tgz'), paths }).catch((e) => e);
       assert.is(error.data?.reason, 'unsafe-entry');
@@ -133,13 +128,7 @@ Install('should refuse an archive with an escaping entry and leave the previous 
 
 Install('should vendor only this platform\'s executable and list the provided platforms otherwise', () =>
   withProject(async (t) => {
-    const pkg = join(t.root, 'multi');
-    await mkdir(join(pkg, 'bin'), { recursive: true });
-    await writeFile(join(pkg, 'extension.json'), JSON.stringify({ id: 'acme.multi', name: 'Multi', version: '1.0.0', runtime: 'process', entry: 'bin/crm' }));
-    for (const p of ['linux-amd64', 'darwin-arm64', 'windows-amd64.exe']) {
-      await writeFile(join(pkg, `bin/crm-${p}`), `binary for ${p}`);
-      await chmod(join(pkg, `bin/crm-${p}`), 0o755);
-    }
+    const pkg = await writeMultiPlatformPackage(join(t.root, 'multi'));
     const paths = registryPaths({ cwd: t.project });
     const result = await installExtension({ source: pkg, paths, platform: { os: 'linux', arch: 'amd64' } });
     assert.is(result.entry.platform, 'linux-amd64');
@@ -192,6 +181,18 @@ Install('should remove an extension and its lock entry, and refuse an unknown id
     assert.equal((await readLock(paths.project.lock)).extensions, {});
     assert.equal(await readdir(paths.project.extensions), []);
     assert.is((await removeExtension(paths, 'acme.r').catch((e) => e)).data?.reason, 'not-installed');
+  }),
+);
+
+Install('should refuse an id that differs only in case from an installed one', () =>
+  withProject(async (t) => {
+    const paths = registryPaths({ cwd: t.project });
+    await installExtension({ source: await writePackage(join(t.root, 'lower'), { id: 'acme.case', capabilities: backend('c') }), paths });
+    const error = await installExtension({ source: await writePackage(join(t.root, 'upper'), { id: 'Acme.Case', capabilities: backend('c') }), paths }).catch((e) => e);
+    assert.equal([error.code, error.data?.reason, error.data?.other], [LocalErrorCode.Registry, 'id-case-collision', 'acme.case']);
+    assert.equal(Object.keys((await readLock(paths.project.lock)).extensions), ['acme.case']);
+    // The user scope is another directory: the same id in another case is fine there.
+    assert.ok(await installExtension({ source: join(t.root, 'upper'), paths, scope: 'user' }));
   }),
 );
 

@@ -4,23 +4,27 @@
  * the swap happens in scratch directories, so a failure leaves the previous install untouched.
  */
 import { randomBytes } from 'node:crypto';
-import { cp, mkdir, mkdtemp, rename, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { readClaimSet } from '../session/read-claims.ts';
 import type { Transport } from '../transport/types.ts';
+import { archiveLimitsOf } from './archive/budget.ts';
+import type { ArchiveLimits } from './archive/budget.ts';
+import type { ExtensionId } from './extension-id.ts';
 import { fetchPackage } from './fetch-source.ts';
 import { sha256File } from './integrity.ts';
 import { parseInstallSource } from './install-source.ts';
 import { openTransport } from './launch.ts';
-import { updateLock } from './lock.ts';
+import { readLock, updateLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, readManifest } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
-import { pathExists } from './paths.ts';
-import type { RegistryPaths, Scope } from './paths.ts';
+import { packageDirOf, pathExists } from './paths.ts';
+import type { RegistryPaths, Scope, ScopePaths } from './paths.ts';
 import type { Platform } from './platform.ts';
 import { stagePackage } from './stage-package.ts';
 
@@ -42,11 +46,16 @@ export interface InstallOptions {
   platform?: Platform;
   /** Wraps the probe's transport (transcripts). */
   wrapTransport?: (transport: Transport) => Transport;
+  /**
+   * Budgets of an archive source: bytes it may take and unpack to, and members it may hold.
+   * Default 512 MiB and 10,000 (`mep install --max-unpacked`, `--max-entries`).
+   */
+  archiveLimits?: Partial<ArchiveLimits>;
 }
 
 /** What was installed. */
 export interface InstallResult {
-  id: string;
+  id: ExtensionId;
   version: string;
   runtime: ExtensionManifest['runtime'];
   scope: Scope;
@@ -70,11 +79,13 @@ export async function installExtension(options: InstallOptions): Promise<Install
   const scope = options.scope ?? 'project';
   const target = options.paths[scope];
   const source = parseInstallSource(options.source, options.paths.projectRoot);
+  const limits = archiveLimitsOf(options.archiveLimits);
   const scratch = await mkdtemp(join(tmpdir(), 'mep-install-'));
   try {
-    const fetched = await fetchPackage(source, scratch);
+    const fetched = await fetchPackage(source, scratch, limits);
     const manifest = await readManifest(fetched.dir);
-    const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.platform);
+    await refuseCaseVariant(target, manifest.id);
+    const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.source, options.platform);
     const sha256 = await sha256File(staged.artifact);
     const manifestSha256 = await sha256File(join(staged.dir, MANIFEST_FILE));
     const probe = options.probe ?? manifest.runtime === 'wasm';
@@ -96,7 +107,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
       ...(staged.platform ? { platform: staged.platform } : {}),
       ...(claims ? { claims } : {}),
     };
-    const dir = join(target.extensions, manifest.id);
+    const dir = packageDirOf(target, manifest.id);
     const replaced = await swapIn(staged.dir, dir, target.extensions, async () => {
       await updateLock(target.lock, (lock) => {
         lock.extensions[manifest.id] = entry;
@@ -105,6 +116,21 @@ export async function installExtension(options: InstallOptions): Promise<Install
     return { id: manifest.id, version: manifest.version, runtime: manifest.runtime, scope, dir, lock: target.lock, entry, replaced };
   } finally {
     await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Refuses an id that differs only in case from one already installed in `scope`: on a
+ * case-insensitive filesystem (macOS, Windows) both would be one directory, and the lock would
+ * pin two ids for it.
+ */
+async function refuseCaseVariant(scope: ScopePaths, id: ExtensionId): Promise<void> {
+  const names = [...Object.keys((await readLock(scope.lock)).extensions), ...(await readdir(scope.extensions).catch(() => []))];
+  const other = names.find((name) => name !== id && name.toLowerCase() === id.toLowerCase());
+  if (other !== undefined) {
+    throw new MepError(LocalErrorCode.Registry, `Extension '${id}' differs only in case from the installed '${other}' in ${scope.extensions}; on a case-insensitive filesystem they are one directory. Remove '${other}' first ('mep remove ${other}'), or keep its id.`, {
+      data: { extension: id, other, reason: 'id-case-collision' },
+    });
   }
 }
 

@@ -8,6 +8,8 @@ import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { writeFileAtomic } from './atomic-write.ts';
+import { ExtensionIdText } from './extension-id.ts';
+import type { ExtensionId } from './extension-id.ts';
 
 /** One pinned extension. Only `version` and `sha256` are required (older locks). */
 export const LockEntry = z.looseObject({
@@ -31,9 +33,12 @@ export const LockEntry = z.looseObject({
 /** One pinned extension. */
 export type LockEntry = z.infer<typeof LockEntry>;
 
-/** The lock document. */
+/**
+ * The lock document. Its keys must be plain ids: a hand-edited or hostile key such as `../../src`
+ * makes the whole lock unreadable (no command then acts on it) instead of naming a path.
+ */
 export const LockFile = z.looseObject({
-  extensions: z.record(z.string(), LockEntry),
+  extensions: z.record(ExtensionIdText, LockEntry),
 });
 /** The lock document. */
 export type LockFile = z.infer<typeof LockFile>;
@@ -57,6 +62,14 @@ export async function readLock(path: string): Promise<LockFile> {
   }
   const parsed = LockFile.safeParse(doc);
   if (!parsed.success) {
+    const badKey = badIdKey(doc);
+    if (badKey !== undefined) {
+      throw new MepError(
+        LocalErrorCode.Registry,
+        `The lock ${path} has an entry ${JSON.stringify(badKey)}, which is not a plain extension id; nothing was read or changed. Remove that entry from the file (it was edited by hand or comes from an untrusted source), then reinstall what it should pin.`,
+        { data: { lock: path, extension: badKey, reason: 'bad-lock-id' } },
+      );
+    }
     const issues = toDecodeIssues(parsed.error);
     const first = issues[0];
     throw new MepError(LocalErrorCode.Registry, `The lock ${path} is malformed (${first ? `${first.path.join('.')}: ${first.message}` : 'invalid'}). Restore it or reinstall the extensions.`, {
@@ -66,8 +79,26 @@ export async function readLock(path: string): Promise<LockFile> {
   return parsed.data;
 }
 
+/** The first key of `doc.extensions` that is not a plain id. */
+function badIdKey(doc: unknown): string | undefined {
+  const extensions = typeof doc === 'object' && doc !== null ? (doc as { extensions?: unknown }).extensions : undefined;
+  if (typeof extensions !== 'object' || extensions === null) return undefined;
+  return Object.keys(extensions).find((key) => !ExtensionIdText.safeParse(key).success);
+}
+
+/** The entry pinned for `id`, never an inherited member (`constructor`, `toString`). */
+export function lockEntryOf(lock: LockFile, id: ExtensionId): LockEntry | undefined {
+  return Object.hasOwn(lock.extensions, id) ? lock.extensions[id] : undefined;
+}
+
 /** Writes a lock atomically (temp file + rename), ids sorted so diffs stay small. */
 export async function writeLock(path: string, lock: LockFile): Promise<void> {
+  const badKey = badIdKey(lock);
+  if (badKey !== undefined) {
+    throw new MepError(LocalErrorCode.Registry, `Refusing to write the lock ${path}: its entry ${JSON.stringify(badKey)} is not a plain extension id. Nothing was written.`, {
+      data: { lock: path, extension: badKey, reason: 'bad-lock-id' },
+    });
+  }
   const extensions = Object.fromEntries(Object.entries(lock.extensions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   await writeFileAtomic(path, `${JSON.stringify({ ...lock, extensions }, null, 2)}\n`);
 }

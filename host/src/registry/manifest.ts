@@ -9,21 +9,20 @@ import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { ExtensionLimits } from '../protocol/limits.ts';
+import { ExtensionId } from './extension-id.ts';
 import { isSecretReference } from './secret-reference.ts';
 
 /** The manifest's file name inside a package directory. */
 export const MANIFEST_FILE = 'extension.json';
 
-/** An extension id: also a directory name, so letters, digits, `.`, `_` and `-` only. */
-export const ExtensionId = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'an id uses letters, digits, ".", "_" and "-" and starts with a letter or digit');
-
-/** A relative path inside the package that cannot leave it. */
+/** A relative path inside the package that cannot leave it (and names something: not `.`). */
 const PackagePath = z
   .string()
   .min(1)
-  .refine((p) => !/^([/\\]|[A-Za-z]:)/.test(p) && !p.split(/[/\\]/).includes('..'), 'must be a relative path inside the package (no "..", not absolute)');
+  .refine(
+    (p) => !/^([/\\]|[A-Za-z]:)/.test(p) && !p.split(/[/\\]/).includes('..') && !p.includes('\0') && p.split(/[/\\]/).some((part) => part !== '' && part !== '.'),
+    'must be a relative path naming a file inside the package (no "..", not absolute, not ".")',
+  );
 
 /** What a package asks the host for; granted only when configuration approves too. */
 export const ManifestPermissions = z.looseObject({
@@ -47,6 +46,11 @@ export const ExtensionManifest = z.looseObject({
   runtime: z.enum(['wasm', 'process']),
   /** The artifact's path in the package; for a process, the stem of per-platform executables. */
   entry: PackagePath,
+  /**
+   * Files and directories shipped besides `extension.json` and the entry (data the artifact
+   * reads at run time), relative to the package. Install and `mep pack` copy nothing else.
+   */
+  files: z.array(PackagePath).optional(),
   args: z.array(z.string()).optional(),
   /** The process environment: exactly these entries, nothing inherited. */
   env: z.record(z.string(), z.string()).optional(),

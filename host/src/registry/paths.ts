@@ -6,6 +6,8 @@
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { parseExtensionId } from './extension-id.ts';
+import type { ExtensionId } from './extension-id.ts';
 
 /** The two install scopes, in precedence order. */
 export type Scope = 'project' | 'user';
@@ -63,4 +65,13 @@ export function scopesOf(paths: RegistryPaths): [ScopePaths, ScopePaths] {
 /** True when something exists at `path` (a missing file or an unreadable parent: false). */
 export async function pathExists(path: string): Promise<boolean> {
   return (await stat(path).catch(() => undefined)) !== undefined;
+}
+
+/**
+ * The package directory of `id` in `scope`: the only place an id becomes a path. The id is
+ * checked again here (a cast cannot smuggle `../x` past the type), so the result is always one
+ * plain segment below `scope.extensions`.
+ */
+export function packageDirOf(scope: ScopePaths, id: ExtensionId): string {
+  return join(scope.extensions, parseExtensionId(id));
 }

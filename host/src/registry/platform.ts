@@ -45,8 +45,8 @@ async function isFile(path: string): Promise<boolean> {
   }
 }
 
-/** The per-platform files beside `entryPath`, with the `<os>-<arch>` each provides. */
-async function platformSiblings(entryPath: string): Promise<{ file: string; platform: string }[]> {
+/** The per-platform files beside `entryPath` (absolute), with the `<os>-<arch>` each provides. */
+export async function platformSiblings(entryPath: string): Promise<{ file: string; platform: string }[]> {
   const stem = basename(entryPath);
   let names: string[];
   try {

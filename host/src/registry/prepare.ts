@@ -15,7 +15,7 @@ import { verifyArtifact } from './integrity.ts';
 import { MANIFEST_FILE } from './manifest.ts';
 import { openTransport } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
-import { updateLock } from './lock.ts';
+import { lockEntryOf, updateLock } from './lock.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
 
 /** Options for reading claims that are not pinned yet. */
@@ -75,7 +75,7 @@ export async function claimsOf(installed: InstalledExtension, options: ClaimRead
   const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
   checkClaimsIdentity(installed.manifest, claims, `'${installed.id}' in ${installed.dir}`);
   await updateLock(installed.lock, (lock) => {
-    const entry = lock.extensions[installed.id];
+    const entry = lockEntryOf(lock, installed.id);
     if (entry && entry.sha256 === installed.lockEntry?.sha256) entry.claims = claims;
   });
   installed.lockEntry = { ...(installed.lockEntry as NonNullable<InstalledExtension['lockEntry']>), claims };

@@ -30,10 +30,11 @@ export interface Redactor {
  */
 export function createRedactor(): Redactor {
   const values = new Set<string>();
+  // Longest first, so a value containing another is replaced whole; kept sorted as values arrive.
+  let ordered: string[] = [];
   function scrub(text: string): string {
     let out = text;
-    // Longest first, so a value containing another is replaced whole.
-    for (const value of [...values].sort((a, b) => b.length - a.length)) out = out.split(value).join(REDACTED);
+    for (const value of ordered) if (out.includes(value)) out = out.split(value).join(REDACTED);
     return out;
   }
   function scrubValue(value: unknown): unknown {
@@ -48,7 +49,13 @@ export function createRedactor(): Redactor {
   }
   return {
     add(value) {
-      if (value !== '') values.add(value);
+      if (value === '') return;
+      values.add(value);
+      // The value as it appears inside a JSON string (quotes, backslashes and control
+      // characters escaped), so a line of JSON output is scrubbed as well as plain text.
+      const escaped = JSON.stringify(value).slice(1, -1);
+      if (escaped !== value) values.add(escaped);
+      ordered = [...values].sort((a, b) => b.length - a.length);
     },
     scrub,
     scrubValue: scrubValue as <T>(value: T) => T,

@@ -1,55 +1,65 @@
 /** `mep remove <id>`: drop an installed package and its lock entry together. */
 import { randomBytes } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { lstat, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { readLock, updateLock } from './lock.ts';
-import { pathExists, scopesOf } from './paths.ts';
+import { parseExtensionId } from './extension-id.ts';
+import type { ExtensionId } from './extension-id.ts';
+import { lockEntryOf, readLock, updateLock } from './lock.ts';
+import { packageDirOf, scopesOf } from './paths.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 
 /** What {@link removeExtension} removed. */
 export interface RemoveResult {
-  id: string;
+  id: ExtensionId;
   scope: Scope;
   /** The directory that was removed (it may not have existed when only a lock entry was left). */
   dir: string;
   lock: string;
 }
 
+/** True when `path` exists as anything, a dangling symlink included. */
+async function entryExists(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => undefined)) !== undefined;
+}
 
 /**
- * Removes `id` from `scope`, or from the first scope that has it (project, then user). Throws
+ * Removes `id` from `scope`, or from the first scope that has it (project, then user). An `id`
+ * that is not a plain id (`../x`, `a/b`, `.`, an absolute path, `.removing-…`) is refused with
+ * MepError(ERR_USAGE, `data.reason: 'bad-id'`) before any filesystem call. Throws
  * MepError(ERR_REGISTRY, `data.reason: 'not-installed'`) when no scope has it.
  *
  * @example
  * await removeExtension(registryPaths({ cwd }), 'acme.crm');
  */
 export async function removeExtension(paths: RegistryPaths, id: string, scope?: Scope): Promise<RemoveResult> {
+  const plain = parseExtensionId(id, 'The id to remove');
   for (const candidate of scopesOf(paths)) {
     if (scope && candidate.scope !== scope) continue;
-    const dir = join(candidate.extensions, id);
-    const locked = (await readLock(candidate.lock)).extensions[id] !== undefined;
-    if (!locked && !(await pathExists(dir))) continue;
-    // Move the directory aside first so a failed lock write can put it back.
+    const dir = packageDirOf(candidate, plain);
+    const locked = lockEntryOf(await readLock(candidate.lock), plain) !== undefined;
+    if (!locked && !(await entryExists(dir))) continue;
+    // Move the directory aside first so a failed lock write can put it back. A symlink is moved
+    // and removed as the link itself: what it points to is never touched.
     const aside = join(candidate.extensions, `.removing-${randomBytes(4).toString('hex')}`);
-    const moved = await pathExists(dir);
+    const moved = await entryExists(dir);
     if (moved) await rename(dir, aside);
     try {
       await updateLock(candidate.lock, (lock) => {
-        delete lock.extensions[id];
+        delete lock.extensions[plain];
       });
     } catch (error) {
       if (moved) await rename(aside, dir);
       throw error;
     }
     if (moved) await rm(aside, { recursive: true, force: true });
-    return { id, scope: candidate.scope, dir, lock: candidate.lock };
+    return { id: plain, scope: candidate.scope, dir, lock: candidate.lock };
   }
   const where = scopesOf(paths)
     .filter((s) => !scope || s.scope === scope)
     .map((s) => s.extensions)
     .join(' or ');
-  throw new MepError(LocalErrorCode.Registry, `Extension '${id}' is not installed in ${where}. Run 'mep list' to see what is.`, {
-    data: { extension: id, reason: 'not-installed' },
+  throw new MepError(LocalErrorCode.Registry, `Extension '${plain}' is not installed in ${where}. Run 'mep list' to see what is.`, {
+    data: { extension: plain, reason: 'not-installed' },
   });
 }

@@ -1,15 +1,15 @@
 /**
- * Copies a fetched package into a staging directory the way it will be installed: every file
- * except `.git` and the other platforms' executables, with this host's executable vendored
- * under the plain `entry` name. Symlinks are copied as the files they point to and refused when
- * they point outside the package.
+ * Copies a fetched package into a staging directory the way it will be installed: only
+ * `extension.json`, the entry (for a process, this host's executable vendored under the plain
+ * `entry` name) and the manifest's `files` (package-files.ts decides, refusing anything that
+ * resolves outside the package). Links inside the package are installed as the files they name.
  */
-import { chmod, copyFile, lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
-import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { chmod, copyFile, mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { ExtensionManifest } from './manifest.ts';
-import { resolvePlatformArtifact } from './platform.ts';
+import { packageSumsFile, selectPackageFiles } from './package-files.ts';
 import type { Platform } from './platform.ts';
+import { checkSums } from './sums.ts';
 
 /** What {@link stagePackage} produced. */
 export interface StagedPackage {
@@ -21,53 +21,24 @@ export interface StagedPackage {
   platform?: string;
 }
 
-async function copyTree(from: string, to: string, root: string, skip: ReadonlySet<string>): Promise<void> {
-  await mkdir(to, { recursive: true });
-  for (const name of await readdir(from)) {
-    const source = join(from, name);
-    if (skip.has(source) || name === '.git') continue;
-    const target = join(to, name);
-    const info = await lstat(source);
-    let real = source;
-    if (info.isSymbolicLink()) {
-      real = await realpath(source).catch(() => '');
-      if (real === '' || !(real === root || real.startsWith(root + sep))) {
-        throw new MepError(LocalErrorCode.Registry, `Refusing the package: ${relative(root, source)} is a symlink pointing outside the package (or nowhere). Replace it with the file itself.`, {
-          data: { entry: relative(root, source), reason: 'unsafe-entry' },
-        });
-      }
-    }
-    const resolved = await stat(real);
-    if (resolved.isDirectory()) await copyTree(real, target, root, skip);
-    else if (resolved.isFile()) await copyFile(real, target);
-  }
-}
-
 /**
  * Stages `packageDir` into `stagingDir` (which must not exist) for `manifest`, choosing the
- * process executable for `platform`.
+ * process executable for `platform`. A package that carries `SHA256SUMS` (as `mep pack`
+ * writes) has every file it installs checked against it first; `where` names it in errors.
  *
  * @example
- * const staged = await stagePackage(pkg.dir, manifest, join(scratch, 'staged'));
+ * const staged = await stagePackage(pkg.dir, manifest, join(scratch, 'staged'), spec);
  */
-export async function stagePackage(packageDir: string, manifest: ExtensionManifest, stagingDir: string, platform?: Platform): Promise<StagedPackage> {
-  const root = await realpath(packageDir);
-  const artifact = join(stagingDir, manifest.entry);
-  if (manifest.runtime === 'wasm') {
-    const file = join(root, manifest.entry);
-    const info = await stat(file).catch(() => undefined);
-    if (!info?.isFile()) {
-      throw new MepError(LocalErrorCode.Registry, `Extension '${manifest.id}' has no wasm module ${manifest.entry} in its package. Check the manifest's "entry" or build the module first.`, {
-        data: { extension: manifest.id, entry: manifest.entry, reason: 'missing-artifact' },
-      });
-    }
-    await copyTree(root, stagingDir, root, new Set());
-    return { dir: stagingDir, artifact };
+export async function stagePackage(packageDir: string, manifest: ExtensionManifest, stagingDir: string, where: string, platform?: Platform): Promise<StagedPackage> {
+  const selection = await selectPackageFiles(packageDir, manifest, platform ? { platform } : {});
+  const sums = await packageSumsFile(selection.root, manifest);
+  if (sums !== undefined) await checkSums(await readFile(sums, 'utf8'), selection.files, where);
+  await mkdir(stagingDir, { recursive: true });
+  for (const file of selection.files) {
+    const target = join(stagingDir, ...file.path.split('/'));
+    await mkdir(dirname(target), { recursive: true });
+    await copyFile(file.source, target);
+    await chmod(target, file.executable ? 0o755 : 0o644);
   }
-  const chosen = await resolvePlatformArtifact(root, manifest.entry, manifest.id, platform);
-  await copyTree(root, stagingDir, root, new Set([...chosen.siblings, chosen.file]));
-  await mkdir(dirname(artifact), { recursive: true });
-  await copyFile(chosen.file, artifact);
-  await chmod(artifact, 0o755);
-  return { dir: stagingDir, artifact, ...(chosen.platform ? { platform: chosen.platform } : {}) };
+  return { dir: stagingDir, artifact: join(stagingDir, manifest.entry), ...(selection.platform ? { platform: selection.platform } : {}) };
 }

@@ -3,11 +3,11 @@
  * packages built around the configurable process fixture, and tiny tar.gz / zip writers that
  * can produce the hostile archives real tools refuse to make.
  */
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { deflateRawSync, gzipSync } from 'node:zlib';
+import { constants, deflateRawSync, gzipSync } from 'node:zlib';
 import { crc32 } from './archive/crc32.ts';
 
 /** The repository root. */
@@ -90,6 +90,23 @@ export async function writePackage(dir: string, pkg: FixturePackage): Promise<st
   return dir;
 }
 
+/** A package directory's files as archive members under `prefix` (e.g. `acme-1.0.0/`). */
+export async function packageEntries(dir: string, prefix = ''): Promise<{ path: string; data: Uint8Array }[]> {
+  const files = (await readdir(dir, { recursive: true, withFileTypes: true })).filter((d) => d.isFile());
+  return Promise.all(files.map(async (d) => ({ path: `${prefix}${join(d.parentPath, d.name).slice(dir.length + 1)}`, data: new Uint8Array(await readFile(join(d.parentPath, d.name))) })));
+}
+
+/**
+ * A process package `acme.multi` whose entry `bin/crm` exists only per platform:
+ * `bin/crm-linux-amd64`, `-darwin-arm64` and `-windows-amd64.exe`, each holding "binary for <p>".
+ */
+export async function writeMultiPlatformPackage(dir: string): Promise<string> {
+  await mkdir(join(dir, 'bin'), { recursive: true });
+  await writeFile(join(dir, 'extension.json'), JSON.stringify({ id: 'acme.multi', name: 'Multi', version: '1.0.0', runtime: 'process', entry: 'bin/crm' }));
+  for (const p of ['linux-amd64', 'darwin-arm64', 'windows-amd64.exe']) await writeFile(join(dir, `bin/crm-${p}`), `binary for ${p}`, { mode: 0o755 });
+  return dir;
+}
+
 /** A backend claiming `targets` for IR 3. */
 export function backend(...targets: string[]): Record<string, unknown> {
   return { backend: { targets, irVersions: ['3'], generate: true } };
@@ -102,6 +119,52 @@ export interface TestEntry {
   /** A symlink target instead of data. */
   link?: string;
   mode?: number;
+  /** Zip only: already deflated data with the size and CRC-32 to declare (which may lie). */
+  deflated?: { data: Uint8Array; size: number; crc: number };
+  /** Zip only: point this member's central record at the local header of member `sharesWith`. */
+  sharesWith?: number;
+}
+
+/**
+ * A raw deflate stream of `prefix` followed by `mib` MiB of zeros, about 1 KB per MiB: one
+ * fully flushed block of zeros (it refers to nothing before it) repeated, so a stream that
+ * inflates to 10 GiB is made in milliseconds and takes 10 MB.
+ */
+export function zerosDeflated(mib: number, prefix: Uint8Array = new Uint8Array()): Uint8Array {
+  const flush = { finishFlush: constants.Z_FULL_FLUSH, level: 9 };
+  const zeros = deflateRawSync(Buffer.alloc(1 << 20), flush);
+  const parts = [deflateRawSync(Buffer.concat([prefix, Buffer.alloc(1 << 20)]), flush)];
+  for (let i = 1; i < mib; i++) parts.push(zeros);
+  parts.push(deflateRawSync(Buffer.alloc(0)));
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+/** A tar header block for a regular file of `size` bytes (GNU base-256 size: any size fits). */
+export function tarHeader(path: string, size: number): Uint8Array {
+  const header = Buffer.alloc(512);
+  header.write(path, 0, 100, 'utf8');
+  header.write(octal(0o644, 8), 100, 'ascii');
+  header.write(octal(0, 8), 108, 'ascii');
+  header.write(octal(0, 8), 116, 'ascii');
+  header[124] = 0x80;
+  for (let i = 135, rest = size; i > 124; i--, rest = Math.floor(rest / 256)) header[i] = rest % 256;
+  header.write(octal(0, 12), 136, 'ascii');
+  header.write('0', 156, 'ascii');
+  header.write('ustar\x0000', 257, 'binary');
+  header.write('        ', 148, 'ascii');
+  let sum = 0;
+  for (const b of header) sum += b;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  return new Uint8Array(header);
+}
+
+/**
+ * A gzip bomb: `mib` MiB of zeros after `prefix` (e.g. a {@link tarHeader} declaring a huge
+ * member), in a gzip wrapper whose trailer is never reached by a reader that stops in time.
+ */
+export function gzipBomb(mib: number, prefix?: Uint8Array): Uint8Array {
+  const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255]);
+  return new Uint8Array(Buffer.concat([header, zerosDeflated(mib, prefix), Buffer.alloc(8)]));
 }
 
 function octal(value: number, length: number): string {
@@ -138,11 +201,13 @@ export function makeZip(entries: readonly TestEntry[]): Uint8Array {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
+  const localOffsets: number[] = [];
   for (const e of entries) {
     const name = Buffer.from(e.path, 'utf8');
     const data = Buffer.from(e.link ?? e.data ?? '');
-    const packed = deflateRawSync(data);
-    const crc = crc32(data);
+    const packed = e.deflated ? Buffer.from(e.deflated.data) : deflateRawSync(data);
+    const crc = e.deflated ? e.deflated.crc : crc32(data);
+    const size = e.deflated ? e.deflated.size : data.length;
     const mode = e.link !== undefined ? 0o120777 : e.path.endsWith('/') ? 0o040755 : 0o100000 | (e.mode ?? 0o644);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
@@ -150,7 +215,7 @@ export function makeZip(entries: readonly TestEntry[]): Uint8Array {
     local.writeUInt16LE(8, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
+    local.writeUInt32LE(size, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
@@ -159,12 +224,14 @@ export function makeZip(entries: readonly TestEntry[]): Uint8Array {
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
+    central.writeUInt32LE(size, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE((mode << 16) >>> 0, 38);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, name, packed);
+    localOffsets.push(offset);
+    central.writeUInt32LE(e.sharesWith === undefined ? offset : (localOffsets[e.sharesWith] as number), 42);
     centrals.push(central, name);
+    if (e.sharesWith !== undefined) continue;
+    locals.push(local, name, packed);
     offset += local.length + name.length + packed.length;
   }
   const directory = Buffer.concat(centrals);

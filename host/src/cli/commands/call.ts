@@ -10,7 +10,6 @@ import { Method } from '../../protocol/index.ts';
 import type { ProgressParams } from '../../protocol/index.ts';
 import { JsonText } from '../../protocol/json-text.ts';
 import { openExportCall } from '../../registry/launch.ts';
-import { createRedactor } from '../../registry/redact.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import { createExtensionLogPrinter } from '../extension-log.ts';
@@ -123,7 +122,7 @@ async function runRaw(io: Io, extension: string, entry: string, values: { input?
     throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${values.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
   }
   // Its warnings and errors on stderr, the rest with --verbose, as for a session (extension-log.ts).
-  const plugin = await openExportCall(spec, entry, createExtensionLogPrinter(io, () => spec.name, createRedactor()).sink);
+  const plugin = await openExportCall(spec, entry, createExtensionLogPrinter(io, () => spec.name, io.redactor).sink);
   try {
     const times: number[] = [];
     let output: Uint8Array = new Uint8Array(0);

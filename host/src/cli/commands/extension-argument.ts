@@ -10,6 +10,7 @@ import type { ClaimSet } from '../../protocol/index.ts';
 import type { ExtensionLimits } from '../../protocol/limits.ts';
 import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
 import type { InstalledExtension } from '../../registry/discover.ts';
+import { isExtensionId } from '../../registry/extension-id.ts';
 import { specFromPath } from '../../registry/launch.ts';
 import { withLimits } from '../../registry/launch-limits.ts';
 import { withGrants } from '../../registry/launch-grants.ts';
@@ -64,7 +65,8 @@ async function findArgument(argument: string, io: Io, limits: ExtensionLimits | 
   const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
   const info = await stat(path).catch(() => undefined);
   if (info?.isFile()) return { spec: withGrants(withLimits(specFromPath(path), limits), grants), info };
-  const installed = info ? undefined : await findInstalled(cliRegistryPaths(io), argument);
+  // Only a plain id can name an installed extension; anything else is a path that is missing.
+  const installed = info || !isExtensionId(argument) ? undefined : await findInstalled(cliRegistryPaths(io), argument);
   if (installed) return { spec: withGrants(withLimits(await verifyInstalled(installed), limits), grants), installed };
   return { info };
 }

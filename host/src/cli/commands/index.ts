@@ -22,6 +22,7 @@ export const commands: Record<string, CommandEntry> = {
   generate: { summary: 'generate artifacts from Morphir IR with a backend extension', load: async () => (await import('./generate.ts')).generateCommand },
   install: { summary: 'install an extension package from a directory, git or an archive', load: async () => (await import('./install.ts')).installCommand },
   list: { summary: 'list installed extensions and their capabilities', load: async () => (await import('./list.ts')).listCommand },
+  pack: { summary: 'pack an extension package into a .tgz with SHA256SUMS, for mep install', load: async () => (await import('./pack.ts')).packCommand },
   remove: { summary: 'uninstall an extension', load: async () => (await import('./remove.ts')).removeCommand },
   serve: { summary: 'serve extension sessions to another process (JSON-RPC, one message per line)', load: async () => (await import('./serve.ts')).serveCommand },
   transform: { summary: 'transform Morphir IR with a transform extension', load: async () => (await import('./transform.ts')).transformCommand },

@@ -1,4 +1,5 @@
 /** `mep install <source>`: install and pin an extension package. */
+import type { ArchiveLimits } from '../../registry/archive/budget.ts';
 import { installExtension } from '../../registry/install.ts';
 import { readManifest } from '../../registry/manifest.ts';
 import { launchSpecOf } from '../../registry/package-launch.ts';
@@ -7,6 +8,7 @@ import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { cliRegistryPaths } from './extension-argument.ts';
 import { withJsonErrors } from './operation.ts';
+import { parseSize } from './limit-flags.ts';
 import { formatWasmAbi, wasmAbiOf } from './wasm-abi.ts';
 
 /** Path of the artifact of the package installed in `dir`. */
@@ -14,12 +16,26 @@ async function installedArtifact(dir: string): Promise<string> {
   return launchSpecOf(await readManifest(dir), dir).path;
 }
 
+/** The archive budgets given on the command line. */
+function archiveLimitFlags(maxUnpacked: string | undefined, maxEntries: string | undefined): Partial<ArchiveLimits> {
+  const limits: Partial<ArchiveLimits> = {};
+  if (maxUnpacked !== undefined) limits.maxBytes = parseSize('--max-unpacked', maxUnpacked);
+  if (maxEntries !== undefined) {
+    if (!/^[1-9][0-9]{0,8}$/.test(maxEntries)) throw new UsageError(`--max-entries takes a positive whole number, got '${maxEntries}'.`);
+    limits.maxEntries = Number(maxEntries);
+  }
+  return limits;
+}
+
 export const installCommand: Command = {
   summary: 'install an extension package from a directory, git or an archive',
-  help: `Usage: mep install <source> [--user] [--probe | --no-probe] [--json]
+  help: `Usage: mep install <source> [--user] [--probe | --no-probe] [--max-unpacked SIZE] [--max-entries N] [--json]
 
-Copies the package into .mep/extensions/<id>/ (or $MEP_HOME/extensions/<id>/ with --user),
-hashes its artifact and pins it in the scope's extensions.lock. A failed install changes nothing.
+Copies the package (extension.json, its entry and the files its "files" lists, nothing else)
+into .mep/extensions/<id>/ (or $MEP_HOME/extensions/<id>/ with --user), hashes its artifact and
+pins it in the scope's extensions.lock. A path that leaves the package through a symlink is
+refused; a package with SHA256SUMS (as 'mep pack' writes) is checked against it. A failed
+install changes nothing.
 
 <source> is one of:
   ./path/to/package                         a directory with extension.json and the artifact
@@ -37,14 +53,22 @@ read and pinned at first use) unless --probe is given.
   --user       install for this user ($MEP_HOME, default ~/.mep) instead of this project
   --probe      read the claims now, also for a process extension
   --no-probe   do not run the artifact at install, also for a wasm module
+  --max-unpacked SIZE  an archive may take and unpack to at most SIZE (default 512MiB);
+                       a bigger one (a gzip bomb) fails at the budget, nothing installed
+  --max-entries N      an archive may hold at most N members (default 10000)
   --json       print the installed entry as JSON`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { user: { type: 'boolean' }, probe: { type: 'boolean' }, 'no-probe': { type: 'boolean' }, json: { type: 'boolean' } }, 'install');
+    const { values, positionals } = parseFlags(
+      argv,
+      { user: { type: 'boolean' }, probe: { type: 'boolean' }, 'no-probe': { type: 'boolean' }, json: { type: 'boolean' }, 'max-unpacked': { type: 'string' }, 'max-entries': { type: 'string' } },
+      'install',
+    );
     return withJsonErrors(io, values.json, async () => {
       const source = onePositional(positionals, 'source', 'install');
       if (values.probe && values['no-probe']) throw new UsageError(`--probe and --no-probe exclude each other. Run 'mep install --help'.`);
       const probe = values.probe ? true : values['no-probe'] ? false : undefined;
-      const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', ...(probe === undefined ? {} : { probe }) });
+      const archiveLimits = archiveLimitFlags(values['max-unpacked'], values['max-entries']);
+      const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', archiveLimits, ...(probe === undefined ? {} : { probe }) });
       const abi = result.runtime === 'wasm' ? await wasmAbiOf(await installedArtifact(result.dir)) : undefined;
       if (values.json) {
         io.out(JSON.stringify({ success: true, id: result.id, version: result.version, runtime: result.runtime, ...(abi ? { abi } : {}), scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry }, null, 2));

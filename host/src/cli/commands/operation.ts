@@ -12,7 +12,6 @@ import { writeFileAtomic } from '../../registry/atomic-write.ts';
 import { approvedSecrets } from '../../registry/config.ts';
 import { warmTransport } from '../../registry/launch.ts';
 import type { ProviderNeed } from '../../registry/provider-need.ts';
-import { createRedactor } from '../../registry/redact.ts';
 import type { Redactor } from '../../registry/redact.ts';
 import { createSecretResolver } from '../../registry/secrets.ts';
 import type { Session } from '../../session/session.ts';
@@ -143,7 +142,8 @@ export interface OperationOutcome<T> {
  */
 export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed | undefined, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
   const limits = parseLimitFlags(flags);
-  const redactor = createRedactor();
+  // The run's redactor: what the extension resolves is scrubbed from every line io prints.
+  const redactor = io.redactor;
   const transcript = flags.transcript ? openTranscript({ path: resolve(io.cwd, flags.transcript), redactor, unredacted: flags['transcript-unredacted'] }) : undefined;
   if (flags['transcript-unredacted'] && transcript) io.err(`mep: the transcript ${flags.transcript} keeps source text (secret values are still redacted).`);
   try {

@@ -1,13 +1,24 @@
 /**
- * A small reader for gzip-compressed tar archives (ustar, pax and GNU long names), enough for
- * extension releases. Hard links, devices and FIFOs are refused rather than guessed at.
+ * A streaming reader for gzip-compressed tar archives (ustar, pax and GNU long names), enough
+ * for extension releases. The archive is gunzipped as it is read and every byte counts against
+ * the budget, so a bomb stops at the budget with memory bounded by one chunk. Hard links,
+ * devices and FIFOs are refused rather than guessed at.
  */
-import { gunzipSync } from 'node:zlib';
-import type { ArchiveEntry } from './entry.ts';
-import { archiveError } from './entry.ts';
+import { createReadStream } from 'node:fs';
+import { createGunzip } from 'node:zlib';
+import type { ArchiveBudget } from './budget.ts';
+import { createByteReader } from './byte-reader.ts';
+import type { ByteReader } from './byte-reader.ts';
+import type { ArchiveEntry, DataSink } from './entry.ts';
+import { archiveError, drainInto } from './entry.ts';
 
 const BLOCK = 512;
+/** Longest pax or GNU long-name record kept in memory. */
+const MAX_EXTENSION_HEADER = 1 << 20;
 const decoder = new TextDecoder();
+
+/** Called per member in archive order; returns where a file's data goes, or undefined to skip it. */
+export type TarVisitor = (entry: ArchiveEntry) => Promise<DataSink | undefined>;
 
 function field(block: Uint8Array, offset: number, length: number): string {
   const bytes = block.subarray(offset, offset + length);
@@ -18,8 +29,9 @@ function field(block: Uint8Array, offset: number, length: number): string {
 function octal(block: Uint8Array, offset: number, length: number, archive: string): number {
   // GNU base-256 encoding for large sizes: high bit of the first byte set.
   if ((block[offset] as number) & 0x80) {
-    let value = 0;
+    let value = (block[offset] as number) & 0x7f;
     for (let i = 1; i < length; i++) value = value * 256 + (block[offset + i] as number);
+    if (!Number.isSafeInteger(value)) throw archiveError(archive, 'a tar size field is too large');
     return value;
   }
   const text = field(block, offset, length).trim();
@@ -32,17 +44,29 @@ function isZeroBlock(block: Uint8Array): boolean {
   return block.every((b) => b === 0);
 }
 
-/** Parses pax extended-header records (`<len> key=value\n`). */
+/** The header checksum: unsigned per POSIX, signed as some old tars wrote it. */
+function checksumMatches(header: Uint8Array, archive: string): boolean {
+  const stored = octal(header, 148, 8, archive);
+  let unsigned = 0;
+  let signed = 0;
+  for (let i = 0; i < BLOCK; i++) {
+    const b = i >= 148 && i < 156 ? 0x20 : (header[i] as number);
+    unsigned += b;
+    signed += b > 127 ? b - 256 : b;
+  }
+  return stored === unsigned || stored === signed;
+}
+
+/** Parses pax extended-header records (`<len> key=value\n`); `<len>` counts bytes, not characters. */
 function paxRecords(data: Uint8Array): Record<string, string> {
   const out: Record<string, string> = {};
-  const text = decoder.decode(data);
   let i = 0;
-  while (i < text.length) {
-    const space = text.indexOf(' ', i);
+  while (i < data.length) {
+    const space = data.indexOf(0x20, i);
     if (space < 0) break;
-    const length = Number(text.slice(i, space));
-    if (!Number.isInteger(length) || length <= 0) break;
-    const record = text.slice(space + 1, i + length - 1);
+    const length = Number(decoder.decode(data.subarray(i, space)));
+    if (!Number.isInteger(length) || length <= 0 || i + length > data.length) break;
+    const record = decoder.decode(data.subarray(space + 1, i + length - 1));
     const eq = record.indexOf('=');
     if (eq > 0) out[record.slice(0, eq)] = record.slice(eq + 1);
     i += length;
@@ -50,38 +74,38 @@ function paxRecords(data: Uint8Array): Record<string, string> {
   return out;
 }
 
-/** Gunzips and reads every member of a `.tar.gz`/`.tgz`; `archive` names it in errors. */
-export function readTarGz(bytes: Uint8Array, archive: string): ArchiveEntry[] {
-  let tar: Uint8Array;
-  try {
-    tar = gunzipSync(bytes);
-  } catch (error) {
-    throw archiveError(archive, `not gzip data (${(error as Error).message})`);
-  }
-  return readTar(tar, archive);
+async function skip(reader: ByteReader, n: number): Promise<void> {
+  if (n > 0) for await (const _ of reader.pieces(n));
 }
 
-/** Reads every member of an uncompressed tar archive. */
-export function readTar(tar: Uint8Array, archive: string): ArchiveEntry[] {
-  const entries: ArchiveEntry[] = [];
-  let offset = 0;
+/** The data of an extension header (long name, pax), bounded; then its padding. */
+async function extensionData(reader: ByteReader, size: number, archive: string): Promise<Uint8Array> {
+  if (size > MAX_EXTENSION_HEADER) throw archiveError(archive, `a tar extension header of ${size} bytes (at most ${MAX_EXTENSION_HEADER})`);
+  const data = size === 0 ? new Uint8Array(0) : await reader.take(size);
+  if (data === undefined) throw archiveError(archive, 'truncated tar member');
+  await skip(reader, padding(size));
+  return data;
+}
+
+function padding(size: number): number {
+  return (BLOCK - (size % BLOCK)) % BLOCK;
+}
+
+async function walk(reader: ByteReader, archive: string, budget: ArchiveBudget, visit: TarVisitor): Promise<void> {
   let longName: string | undefined;
   let longLink: string | undefined;
   let pax: Record<string, string> = {};
-  while (offset + BLOCK <= tar.length) {
-    const header = tar.subarray(offset, offset + BLOCK);
-    if (isZeroBlock(header)) break;
+  for (;;) {
+    const header = await reader.take(BLOCK);
+    // The end: two zero blocks by the standard; one, or none at all, is accepted too.
+    if (header === undefined || isZeroBlock(header)) return;
+    if (!checksumMatches(header, archive)) throw archiveError(archive, 'a tar header fails its checksum (corrupt, or not a tar archive)');
     const size = octal(header, 124, 12, archive);
     const type = String.fromCharCode(header[156] as number);
-    const dataStart = offset + BLOCK;
-    if (dataStart + size > tar.length) throw archiveError(archive, 'truncated tar member');
-    const data = tar.subarray(dataStart, dataStart + size);
-    offset = dataStart + Math.ceil(size / BLOCK) * BLOCK;
-
-    if (type === 'L') longName = field(data, 0, data.length);
-    else if (type === 'K') longLink = field(data, 0, data.length);
-    else if (type === 'x') pax = paxRecords(data);
-    else if (type === 'g') continue; // global pax header: nothing here affects paths
+    if (type === 'L') longName = field(await extensionData(reader, size, archive), 0, size);
+    else if (type === 'K') longLink = field(await extensionData(reader, size, archive), 0, size);
+    else if (type === 'x') pax = paxRecords(await extensionData(reader, size, archive));
+    else if (type === 'g') await extensionData(reader, size, archive); // global pax header: nothing here affects paths
     else {
       const magic = field(header, 257, 6);
       const prefix = magic.startsWith('ustar') ? field(header, 345, 155) : '';
@@ -91,11 +115,46 @@ export function readTar(tar: Uint8Array, archive: string): ArchiveEntry[] {
       const mode = octal(header, 100, 8, archive);
       longName = longLink = undefined;
       pax = {};
-      if (type === '0' || type === '\0' || type === '7') entries.push({ path, type: 'file', data: new Uint8Array(data), mode });
-      else if (type === '5') entries.push({ path, type: 'directory', mode });
-      else if (type === '2') entries.push({ path, type: 'symlink', linkTarget });
+      budget.entry();
+      let entry: ArchiveEntry;
+      if (type === '0' || type === '\0' || type === '7') entry = { path, type: 'file', size, mode };
+      else if (type === '5') entry = { path, type: 'directory', size: 0, mode };
+      else if (type === '2') entry = { path, type: 'symlink', size: 0, linkTarget };
       else throw archiveError(archive, `member ${JSON.stringify(path)} has tar type '${type}' (hard link or special file), which extension packages may not contain`, { entry: path });
+      const sink = await visit(entry);
+      if (size === 0) await sink?.close();
+      else await drainInto(reader.pieces(size), sink);
+      await skip(reader, padding(size));
     }
   }
-  return entries;
+}
+
+/**
+ * Streams the `.tar.gz`/`.tgz` at `file`, calling `visit` per member in order; stops at the end
+ * of the tar stream or at the first failure (a typed error; `archive` names it), and counts
+ * every unpacked byte and every member against `budget`.
+ *
+ * @example
+ * await walkTarGz(file, url, createArchiveBudget(limits, url), async (entry) => undefined);
+ */
+export async function walkTarGz(file: string, archive: string, budget: ArchiveBudget, visit: TarVisitor): Promise<void> {
+  const input = createReadStream(file);
+  // 64 KiB pieces: a quarter of the hops of the default 16 KiB, still a bounded buffer.
+  const gunzip = createGunzip({ chunkSize: 64 * 1024 });
+  let streamError: Error | undefined;
+  // Read errors and gzip errors surface through the iterator; keep the first for the message.
+  input.on('error', (error) => gunzip.destroy((streamError ??= error)));
+  gunzip.on('error', (error) => (streamError ??= error));
+  input.pipe(gunzip);
+  const reader = createByteReader(gunzip[Symbol.asyncIterator](), (n) => budget.bytes(n), () => archiveError(archive, 'truncated tar member'));
+  try {
+    await walk(reader, archive, budget, visit);
+  } catch (error) {
+    if (streamError !== undefined && error === streamError) throw archiveError(archive, `not gzip data, or corrupt (${streamError.message})`);
+    throw error;
+  } finally {
+    // Stop reading at once: the rest (a bomb's zeros) is never decompressed.
+    input.destroy();
+    gunzip.destroy();
+  }
 }

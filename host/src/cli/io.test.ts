@@ -1,0 +1,86 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { REDACTED } from '../registry/redact.ts';
+import { backend, repoRoot, withProject, writePackage } from '../registry/test-support.ts';
+import type { TempProject } from '../registry/test-support.ts';
+import { captureIo } from './io.ts';
+import { main } from './main.ts';
+
+const SECRET = 'tok-5e3c2b1a0f9d';
+const ir = join(repoRoot, 'fixtures/ir/customer/morphir-ir.json');
+
+/** Installs a backend allowed to resolve MEP_TEST_SECRET, approved in the project's config. */
+async function secretBackend(t: TempProject): Promise<void> {
+  const io = captureIo(t.project);
+  assert.is(await main(['install', await writePackage(join(t.root, 'crm'), { id: 'acme.crm', capabilities: backend('crm'), secrets: ['env("MEP_TEST_SECRET")'] })], io), 0, io.stderr.join('\n'));
+  await mkdir(join(t.project, '.mep'), { recursive: true });
+  await writeFile(join(t.project, '.mep/config.json'), JSON.stringify({ secrets: { 'acme.crm': ['env("MEP_TEST_SECRET")'] } }));
+}
+
+async function withSecret(fn: () => Promise<void>): Promise<void> {
+  process.env.MEP_TEST_SECRET = SECRET;
+  try {
+    await fn();
+  } finally {
+    delete process.env.MEP_TEST_SECRET;
+  }
+}
+
+const generate = (output: string, secretPath: string, ...more: string[]) => [
+  'generate', '--target', 'crm', '--input', ir, '--output', output, '--option', 'secret=env("MEP_TEST_SECRET")', '--option', `secretPath=${secretPath}`, ...more,
+];
+
+const Redacted = suite('cli :: secret values in printed paths');
+
+Redacted('should redact a secret in artifact paths in the human file list and --json written, but write the real name', () =>
+  withProject((t) =>
+    withSecret(async () => {
+      await secretBackend(t);
+      for (const json of [false, true]) {
+        const output = json ? 'out-json' : 'out-human';
+        const io = captureIo(t.project);
+        assert.is(await main(generate(output, 'out/{secret}/crm.json', ...(json ? ['--json'] : [])), io), 0, io.stderr.join('\n'));
+        const everything = [...io.stdout, ...io.stderr].join('\n');
+        assert.not.ok(everything.includes(SECRET), everything);
+        if (json) assert.equal(JSON.parse(io.stdout.join('\n')).written, [`out/${REDACTED}/crm.json`]);
+        else assert.ok(io.stdout.includes(`  out/${REDACTED}/crm.json`), io.stdout.join('\n'));
+        // The extension asked for this name: the file keeps it.
+        assert.ok((await stat(join(t.project, output, 'out', SECRET, 'crm.json'))).isFile());
+      }
+    }),
+  ),
+);
+
+Redacted('should redact a secret in a refused artifact path, in the error, its --json form and --verbose data', () =>
+  withProject((t) =>
+    withSecret(async () => {
+      await secretBackend(t);
+      for (const flags of [[], ['--json'], ['--verbose'], ['--json', '--verbose']]) {
+        const io = captureIo(t.project);
+        assert.is(await main(generate('out', `../${'{secret}'}.json`, ...flags), io), 3, flags.join(' '));
+        const everything = [...io.stdout, ...io.stderr].join('\n');
+        assert.ok(everything.includes(REDACTED), everything);
+        assert.not.ok(everything.includes(SECRET), everything);
+        if (flags.includes('--json')) assert.is(JSON.parse(io.stdout.join('\n')).error.code, 'ERR_ARTIFACT');
+      }
+      assert.not.ok(await stat(join(t.project, 'out')).catch(() => undefined));
+    }),
+  ),
+);
+
+Redacted('should keep the secret out of the transcript of a run that put it in a path', () =>
+  withProject((t) =>
+    withSecret(async () => {
+      await secretBackend(t);
+      const transcript = join(t.project, 'run.jsonl');
+      assert.is(await main(generate('out', 'out/{secret}/crm.json', '--transcript', transcript), captureIo(t.project)), 0);
+      const text = await readFile(transcript, 'utf8');
+      assert.ok(text.includes(`out/${REDACTED}/crm.json`));
+      assert.not.ok(text.includes(SECRET));
+    }),
+  ),
+);
+
+Redacted.run();

@@ -1,0 +1,87 @@
+/**
+ * What an archive may cost to install: a byte budget (the archive file itself, and the bytes it
+ * unpacks to) and an entry-count budget. Readers count as they stream, so a gzip bomb or an
+ * archive of a million empty files fails at the budget, with memory bounded, never at the end.
+ */
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+
+/** Budgets of one archive install. */
+export interface ArchiveLimits {
+  /**
+   * Most bytes the archive may unpack to (every member's data plus the tar stream's own
+   * headers), and the most the archive file itself may take. `mep install --max-unpacked`.
+   */
+  maxBytes: number;
+  /** Most members (files, directories, links). `mep install --max-entries`. */
+  maxEntries: number;
+}
+
+/**
+ * Defaults: 512 MiB (a package carrying native executables for several platforms stays well
+ * below it) and 10,000 members (a package ships its entry and the files it lists, not a tree).
+ */
+export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxBytes: 512 * 1024 * 1024, maxEntries: 10_000 });
+
+/** The option of `mep install` that raises each budget, named in its error. */
+const OPTION = { bytes: '--max-unpacked', entries: '--max-entries' } as const;
+
+/** A running count against {@link ArchiveLimits}. */
+export interface ArchiveBudget {
+  readonly limits: Readonly<ArchiveLimits>;
+  /** Counts `n` more bytes; throws the budget error past {@link ArchiveLimits.maxBytes}. */
+  bytes(n: number): void;
+  /** Counts one more member; throws the budget error past {@link ArchiveLimits.maxEntries}. */
+  entry(): void;
+}
+
+function formatBytes(n: number): string {
+  return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
+}
+
+/**
+ * The typed error of an exceeded budget: MepError(ERR_LIMIT) with `data.reason:
+ * 'archive-budget'`, the budget (`bytes` or `entries`), its limit and the option that raises it.
+ */
+export function budgetError(archive: string, budget: keyof typeof OPTION, limit: number, what = 'unpacks to more than'): MepError {
+  const amount = budget === 'bytes' ? formatBytes(limit) : `${limit} members`;
+  const raise = budget === 'bytes' ? `${OPTION.bytes} ${formatBytes(limit * 2).replace(' ', '')}` : `${OPTION.entries} ${limit * 2}`;
+  return new MepError(
+    LocalErrorCode.Limit,
+    `Refusing the archive ${archive}: it ${budget === 'bytes' ? what : 'has more than'} ${amount} (the install's ${budget === 'bytes' ? 'byte' : 'entry'} budget); nothing was installed. If you trust it, raise the budget with 'mep install … ${raise}' (archiveLimits.${budget === 'bytes' ? 'maxBytes' : 'maxEntries'} in the library).`,
+    { data: { archive, reason: 'archive-budget', budget, limit, option: OPTION[budget] } },
+  );
+}
+
+/** The limits with defaults filled in, checked to be positive integers. */
+export function archiveLimitsOf(limits: Partial<ArchiveLimits> = {}): Readonly<ArchiveLimits> {
+  const out = { ...DEFAULT_ARCHIVE_LIMITS, ...limits };
+  for (const [name, value] of Object.entries(out)) {
+    if (!Number.isSafeInteger(value) || value <= 0) {
+      throw new MepError(LocalErrorCode.Usage, `archiveLimits.${name} must be a positive integer, got ${String(value)}.`, { data: { limit: name, value } });
+    }
+  }
+  return out;
+}
+
+/**
+ * A fresh count for one pass over `archive`.
+ *
+ * @example
+ * const budget = createArchiveBudget(archiveLimitsOf(options.archiveLimits), url);
+ * budget.entry(); budget.bytes(chunk.length);
+ */
+export function createArchiveBudget(limits: Readonly<ArchiveLimits>, archive: string): ArchiveBudget {
+  let bytes = 0;
+  let entries = 0;
+  return {
+    limits,
+    bytes(n) {
+      bytes += n;
+      if (bytes > limits.maxBytes) throw budgetError(archive, 'bytes', limits.maxBytes);
+    },
+    entry() {
+      entries += 1;
+      if (entries > limits.maxEntries) throw budgetError(archive, 'entries', limits.maxEntries);
+    },
+  };
+}

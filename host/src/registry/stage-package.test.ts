@@ -1,0 +1,133 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { captureIo } from '../cli/io.ts';
+import { main } from '../cli/main.ts';
+import { LocalErrorCode } from '../protocol/errors.ts';
+import { installExtension } from './install.ts';
+import { registryPaths } from './paths.ts';
+import { backend, withProject, writePackage } from './test-support.ts';
+import type { TempProject } from './test-support.ts';
+
+const git = promisify(execFile);
+
+/** Every file under `dir`, relative and sorted. */
+async function files(dir: string): Promise<string[]> {
+  return (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((d) => !d.isDirectory())
+    .map((d) => join(d.parentPath, d.name).slice(dir.length + 1))
+    .sort();
+}
+
+/** A project the way an author has it: sources, a big node_modules, the built entry. */
+async function authorProject(t: TempProject, manifest: Record<string, unknown> = {}): Promise<string> {
+  const dir = join(t.root, 'author');
+  await writePackage(dir, { id: 'acme.author', capabilities: backend('a'), entry: 'dist/ext.mjs', manifest });
+  await mkdir(join(dir, 'src'), { recursive: true });
+  await writeFile(join(dir, 'src/extension.ts'), 'export default {};\n');
+  await writeFile(join(dir, 'package.json'), '{"name":"author"}\n');
+  for (let p = 0; p < 40; p++) {
+    await mkdir(join(dir, `node_modules/pkg-${p}/lib`), { recursive: true });
+    for (let f = 0; f < 50; f++) await writeFile(join(dir, `node_modules/pkg-${p}/lib/f${f}.js`), 'x'.repeat(1024));
+  }
+  return dir;
+}
+
+const Stage = suite('registry :: what a directory install copies');
+
+Stage('should copy only extension.json and the entry, never node_modules or sources', () =>
+  withProject(async (t) => {
+    const dir = await authorProject(t);
+    const result = await installExtension({ source: dir, paths: registryPaths({ cwd: t.project }) });
+    assert.equal(await files(result.dir), ['dist/ext.mjs', 'extension.json']);
+    let bytes = 0;
+    for (const f of await files(result.dir)) bytes += (await stat(join(result.dir, f))).size;
+    assert.ok(bytes < 64 * 1024, `${bytes} bytes installed`);
+  }),
+);
+
+Stage('should copy the files the manifest lists (files and directories), and nothing else', () =>
+  withProject(async (t) => {
+    const dir = await authorProject(t, { files: ['data', 'README.md', 'dist/ext.mjs'] });
+    await mkdir(join(dir, 'data/nested'), { recursive: true });
+    await writeFile(join(dir, 'data/nested/table.json'), '{}');
+    await writeFile(join(dir, 'data/inside-link-target.txt'), 'target');
+    await symlink('inside-link-target.txt', join(dir, 'data/link.txt'));
+    await writeFile(join(dir, 'README.md'), '# hi');
+    const result = await installExtension({ source: dir, paths: registryPaths({ cwd: t.project }) });
+    assert.equal(await files(result.dir), ['README.md', 'data/inside-link-target.txt', 'data/link.txt', 'data/nested/table.json', 'dist/ext.mjs', 'extension.json']);
+    // An inside link is installed as the file it names.
+    assert.ok((await stat(join(result.dir, 'data/link.txt'))).isFile());
+    assert.is(await readFile(join(result.dir, 'data/link.txt'), 'utf8'), 'target');
+  }),
+);
+
+Stage('should refuse a listed file that is missing, or that leaves the package', () =>
+  withProject(async (t) => {
+    const paths = registryPaths({ cwd: t.project });
+    const missing = await installExtension({ source: await authorProject(t, { files: ['nope.txt'] }), paths }).catch((e) => e);
+    assert.equal([missing.code, missing.data?.reason, missing.data?.file], [LocalErrorCode.Registry, 'missing-file', 'nope.txt']);
+    for (const bad of ['../outside.txt', '/etc/passwd', 'a/../../x', '', '.']) {
+      const error = await installExtension({ source: await authorProject(t, { files: [bad] }), paths }).catch((e) => e);
+      assert.equal([error.code, error.data?.issues?.[0]?.path], [LocalErrorCode.Registry, ['files', 0]], JSON.stringify(bad));
+    }
+    await writeFile(join(t.root, 'secret.txt'), 'outside');
+    const dir = await authorProject(t, { files: ['leak.txt', 'dir'] });
+    await symlink(join(t.root, 'secret.txt'), join(dir, 'leak.txt'));
+    const linkOut = await installExtension({ source: dir, paths }).catch((e) => e);
+    assert.equal([linkOut.code, linkOut.data?.reason], [LocalErrorCode.Registry, 'unsafe-entry']);
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined));
+  }),
+);
+
+Stage('should refuse an entry that is a symlink leaving the package (wasm and process), never copying what it points to', () =>
+  withProject(async (t) => {
+    const paths = registryPaths({ cwd: t.project });
+    const outside = join(t.root, 'outside');
+    await mkdir(join(outside, 'bin'), { recursive: true });
+    await writeFile(join(outside, 'bin/ext.mjs'), 'process.exit(0) // not in the package');
+    await writeFile(join(outside, 'ext.wasm'), 'not in the package');
+    const relink = (path: string, target: string) => async (dir: string) => {
+      await rm(join(dir, path), { recursive: true, force: true });
+      await symlink(target, join(dir, path));
+    };
+    const cases: [string, (dir: string) => Promise<void>, Record<string, unknown>][] = [
+      ['a process entry linking out', relink('bin/ext.mjs', join(outside, 'bin/ext.mjs')), {}],
+      ['a process entry under a directory linking out', relink('bin', join(outside, 'bin')), {}],
+      ['a wasm entry linking out', relink('ext.wasm', join(outside, 'ext.wasm')), { runtime: 'wasm', entry: 'ext.wasm' }],
+      ['a per-platform executable linking out', relink('bin/crm-linux-amd64', join(outside, 'bin/ext.mjs')), { entry: 'bin/crm' }],
+      ['a relative link climbing out', relink('bin/ext.mjs', '../../outside/bin/ext.mjs'), {}],
+    ];
+    for (const [index, [name, prepare, manifest]] of cases.entries()) {
+      const dir = await writePackage(join(t.root, `pkg-${index}`), { id: 'acme.link', capabilities: backend('l'), manifest });
+      await prepare(dir);
+      const error = await installExtension({ source: dir, paths, probe: false, platform: { os: 'linux', arch: 'amd64' } }).catch((e) => e);
+      assert.equal([error.code, error.data?.reason], [LocalErrorCode.Registry, 'unsafe-entry'], name);
+    }
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined));
+  }),
+);
+
+Stage('should refuse a git package whose entry is a committed symlink out of the package', () =>
+  withProject(async (t) => {
+    const work = join(t.root, 'work');
+    await writePackage(join(work, 'ext'), { id: 'acme.git', capabilities: backend('g') });
+    await rm(join(work, 'ext/bin/ext.mjs'));
+    await writeFile(join(t.root, 'outside.mjs'), 'process.exit(0) // not in the repository');
+    await symlink(join(t.root, 'outside.mjs'), join(work, 'ext/bin/ext.mjs'));
+    const g = (...args: string[]) => git('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    await g('init', '--quiet', '-b', 'main');
+    await g('add', '.');
+    await g('commit', '--quiet', '-m', 'v1');
+    const io = captureIo(t.project);
+    assert.is(await main(['install', `${pathToFileURL(work).href}//ext`, '--json'], io), 3);
+    assert.is(JSON.parse(io.stdout.join('\n')).error.data.reason, 'unsafe-entry');
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined));
+  }),
+);
+
+Stage.run();

@@ -1,0 +1,73 @@
+/**
+ * `SHA256SUMS`: one `<sha256>  <path>` line per file of a package (the format `sha256sum`
+ * writes and `sha256sum -c` checks), written by `mep pack` and checked by install whenever a
+ * package carries one: every listed file must be there with that hash, and every file install
+ * takes must be listed, so a file changed or slipped into the archive after packing is refused.
+ */
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { sha256File } from './integrity.ts';
+
+/** The file's name at the package root. */
+export const SUMS_FILE = 'SHA256SUMS';
+
+/** One line of the file. */
+export interface SumLine {
+  sha256: string;
+  /** Relative, forward slashes. */
+  path: string;
+}
+
+/** The text of a `SHA256SUMS` for `lines`, sorted by path. */
+export function formatSums(lines: readonly SumLine[]): string {
+  return [...lines]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((l) => `${l.sha256}  ${l.path}\n`)
+    .join('');
+}
+
+function sumsError(where: string, message: string, data: Record<string, unknown>): MepError {
+  return new MepError(LocalErrorCode.Registry, `Refusing the package ${where}: ${message} Nothing was installed; repack it with 'mep pack', or ask the publisher for an intact one.`, {
+    data: { source: where, reason: 'sums-mismatch', ...data },
+  });
+}
+
+/** Parses `text`; `where` names the package in errors. Blank lines are skipped. */
+export function parseSums(text: string, where: string): Map<string, string> {
+  const sums = new Map<string, string>();
+  for (const [n, line] of text.split(/\r?\n/).entries()) {
+    if (line.trim() === '') continue;
+    // `sha256sum` marks binary mode with '*' in place of the second space.
+    const match = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(line);
+    if (!match) throw sumsError(where, `line ${n + 1} of ${SUMS_FILE} is not "<sha256>  <path>".`, { line: n + 1, problem: 'syntax' });
+    const path = (match[2] as string).replace(/^\.\//, '');
+    if (sums.has(path)) throw sumsError(where, `${SUMS_FILE} lists ${path} twice.`, { file: path, problem: 'syntax' });
+    sums.set(path, (match[1] as string).toLowerCase());
+  }
+  return sums;
+}
+
+/** A file to check: the path it has in the package, and where its contents are. */
+export interface SummedFile {
+  origin: string;
+  source: string;
+}
+
+/**
+ * Checks the files a package install takes against its `SHA256SUMS` text: each must be listed
+ * (under the path it has in the package) with its hash. Throws MepError(ERR_REGISTRY,
+ * `data.reason: 'sums-mismatch'`, `data.problem` `hash`, `unlisted` or `syntax`).
+ *
+ * @example
+ * await checkSums(await readFile(join(dir, SUMS_FILE), 'utf8'), selection.files, spec);
+ */
+export async function checkSums(text: string, files: readonly SummedFile[], where: string): Promise<void> {
+  const sums = parseSums(text, where);
+  for (const file of files) {
+    const expected = sums.get(file.origin);
+    if (expected === undefined) throw sumsError(where, `${file.origin} is not listed in its ${SUMS_FILE}.`, { file: file.origin, problem: 'unlisted' });
+    const actual = await sha256File(file.source);
+    if (actual !== expected) {
+      throw sumsError(where, `${file.origin} has sha256 ${actual}, but its ${SUMS_FILE} says ${expected}.`, { file: file.origin, expected, actual, problem: 'hash' });
+    }
+  }
+}
