@@ -15,9 +15,12 @@ done
 
 # Debian packages: the wasm toolchain for the guest engine (clang/lld 19, wasi-libc and the
 # wasm32 compiler runtime), binaryen's native wasm-opt, wabt for hand-written test guests,
-# Chromium for the browser embedding tests, and Apache Avro's Python library (Avro 1.11), which
-# the Avro example's tests use as a second schema parser beside avsc.
-debs=(clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium python3-avro)
+# Chromium for the browser embedding tests, Apache Avro's Python library (Avro 1.11), which
+# the Avro example's tests use as a second schema parser beside avsc, and Apache Avro for Java
+# (1.8.2: the parser, the IDL parser and SpecificCompiler) with a JDK, with which they compile
+# the generated schemas to Java classes, javac them and round-trip data through them.
+debs=(clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium python3-avro
+  openjdk-17-jdk-headless libavro-java libavro-compiler-java)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -30,11 +33,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 # npm packages, exactly as locked. Install scripts stay off: every binary we use ships inside
-# its registry package (esbuild, wizer, workerd), and qjsc's node-gyp script must never run.
+# its registry package (esbuild, wizer, workerd).
 npm ci --no-audit --no-fund --ignore-scripts
 
-# The guest engine: QuickJS (fetched from the npm registry, integrity-pinned) compiled to wasm.
-# Cached under .cache/engine so only the first run pays for it.
+# The guest engine: quickjs-ng's C sources (Debian's qjs-src package, fetched from Debian's
+# archive by its pinned sha256, unpacked with dpkg-deb) compiled to wasm. Cached under
+# .cache/engine so only the first run pays for it.
 npm run --silent build:engine
 
 if [ "$main_job" = 1 ]; then

@@ -1,5 +1,5 @@
 /**
- * Compiles the engine: libquickjs (once per QuickJS integrity + flags + compiler) and the glue
+ * Compiles the engine: libquickjs (quickjs-ng; once per package sha256 + edits + flags + compiler) and the glue
  * linked against it (once per glue sources + flags). Every output is named by a hash of its
  * inputs under the cache folder, written to a temporary name and renamed, so concurrent builds
  * and later runs are safe and instant.
@@ -37,12 +37,6 @@ const COMMON_FLAGS = (tc: Toolchain): string[] => [
 /** Flags for libquickjs (part of its cache key). */
 export const QUICKJS_FLAGS = [
   '-D_GNU_SOURCE',
-  '-DCONFIG_VERSION="2021-03-27"',
-  '-DCONFIG_BIGNUM',
-  '-DEMSCRIPTEN', // no computed goto, no Atomics, no malloc_usable_size
-  '-DCONFIG_STACK_CHECK', // EMSCRIPTEN disables it; recursion must raise InternalError
-  '-DFE_UPWARD=0', // no FP rounding modes on wasi: toFixed/toPrecision round to nearest
-  '-DFE_DOWNWARD=0',
   '-w',
 ];
 
@@ -84,7 +78,7 @@ function toolError(what: string, e: unknown): MepError {
 }
 
 async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: string; include: string; key: string; built: boolean }> {
-  const include = ensureQuickjsSource(cacheDir);
+  const include = await ensureQuickjsSource(cacheDir);
   const key = sha(QUICKJS_SOURCE_KEY, tc.version, ...COMMON_FLAGS(tc), ...QUICKJS_FLAGS);
   const dir = join(cacheDir, `lib-${key}`);
   const lib = join(dir, 'libquickjs.a');

@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngineRunner, ENGINE_CACHE_DIR, ensureEngine, IMPORT_NAMESPACE, REPO_ROOT } from './index.ts';
-import { applyQuickjsPatches, QUICKJS_PATCHES, ensureQuickjsSource } from './quickjs-source.ts';
+import { applyPatch } from './patches/apply.ts';
+import { inV8 } from './v8-compare.ts';
+import { QUICKJS_PATCHES, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
 
 const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 const dec = (b: Uint8Array | null): string => (b ? new TextDecoder().decode(b) : '');
@@ -61,12 +62,44 @@ abi('should report an exception through error_set with message and stack', async
   assert.match(res.error ?? '', /^TypeError: boom\n\s+at .*guest\.js:2/);
 });
 
-abi('should turn infinite recursion into InternalError and stay usable', async () => {
+abi('should compile a script as a script (its top-level var is global) and an import or export first as a module', async () => {
   const r = await createEngineRunner((await ensureEngine()).wasmPath);
-  const c = r.compile('function down(n) { return down(n + 1) + 1 }\nglobalThis.deep = () => down(0);\nglobalThis.ok = () => Host.outputString("ok");');
+  // A script that also parses as a module, as esbuild's IIFE bundles do.
+  const script = r.compile('#!/usr/bin/env qjs\n/* a */ // b\nvar kept = 1;\nglobalThis.f = () => Host.outputString(typeof globalThis.kept + typeof import("x"));');
+  if (!script.ok) throw new Error(script.message);
+  assert.is(dec(r.invoke(script.bytecode, 'f').output), 'numberobject');
+  for (const source of ['export const a = 1;', '/* c */\nexport default 1;']) assert.ok(r.compile(source).ok, source);
+  // A module's imports are resolved as it compiles, and the engine loads no modules.
+  for (const source of ['import x from "y";', 'import{ x } from "y";', 'import "y";']) {
+    const m = r.compile(source);
+    assert.match(m.ok ? '' : m.message, /could not load module/, source);
+  }
+  // An import call or import.meta first is a script, so `import.meta` does not compile.
+  assert.not.ok(r.compile('import.meta.url;').ok);
+  assert.ok(r.compile('import("y").catch(() => 0);').ok);
+});
+
+abi('should write bytecode without the functions\' source text, nested or not, as QuickJS 2021 did', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const body = 'total += step * 3;'.repeat(500);
+  const c = r.compile(`function outer(step) { let total = 0; function inner() { ${body} } inner(); return total; }\nglobalThis.f = () => Host.outputString(String(outer(1)) + ' ' + outer.toString());`);
   if (!c.ok) throw new Error(c.message);
-  assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^InternalError: stack overflow/);
-  assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^InternalError: stack overflow/);
+  assert.not.ok(Buffer.from(c.bytecode).includes('total += step * 3;'), 'the source text is not in the bytecode');
+  // With the source, outer's and inner's copies alone would be twice the body.
+  assert.ok(c.bytecode.length < 1.5 * body.length, `${c.bytecode.length} bytes of bytecode for ${body.length} of source`);
+  assert.is(dec(r.invoke(c.bytecode, 'f').output), '1500 function outer() {\n    [native code]\n}');
+});
+
+abi('should turn infinite recursion into the RangeError V8 throws, catchable, and stay usable', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const source =
+    'function down(n) { return down(n + 1) + 1 }\nglobalThis.deep = () => down(0);\nglobalThis.ok = () => Host.outputString("ok");\n' +
+    'globalThis.caught = () => { try { down(0); } catch (e) { Host.outputString(`${e instanceof RangeError} ${e.message}`); } };';
+  const c = r.compile(source);
+  if (!c.ok) throw new Error(c.message);
+  assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^RangeError: Maximum call stack size exceeded/);
+  assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^RangeError: Maximum call stack size exceeded/);
+  assert.is(dec(r.invoke(c.bytecode, 'caught').output), 'true Maximum call stack size exceeded');
   assert.is(dec(r.invoke(c.bytecode, 'ok').output), 'ok');
 });
 
@@ -152,34 +185,68 @@ globals('should map console and Config to the Extism kernel', async () => {
   assert.equal(logs, ['warn w { a: 1 }', 'error e']);
 });
 
+globals('should run current syntax and built-ins natively, as V8 does: RegExp u, d and v flags, Error cause, WeakRef', async () => {
+  const source = `globalThis.f = () => {
+    const d = /b(c)/d.exec('abc');
+    // Nothing else holds the target: the standard keeps it until the job ends, as V8 does.
+    const weak = new WeakRef({ k: 1 });
+    new FinalizationRegistry(() => {}).register({}, 'held');
+    Host.outputString(JSON.stringify([
+      /[\\-]/u.test('-'), d.indices, /[\\p{L}--[a-z]]/v.test('A'), /[\\p{L}--[a-z]]/v.test('a'),
+      new Error('x', { cause: 'why' }).cause, weak.deref(), [3, 1, 2].toSorted(), [1, 2, 3].at(-1), 'abc'.at(-1),
+      structuredClone(new Map([[1, { a: [1] }]])).get(1), typeof queueMicrotask, atob(btoa('hi')), Object.hasOwn({ a: 1 }, 'a'),
+    ]));
+  };
+  globalThis.g = () => Host.outputString(JSON.stringify([
+    [...new Set([1, 2, 3]).union(new Set([4])).intersection(new Set([2, 4]))],
+    [1, 2, 3, 4].values().filter((n) => n % 2 === 0).map((n) => n * 10).toArray(),
+    Object.groupBy([1, 2, 3], (n) => (n % 2 ? 'odd' : 'even')), typeof Promise.withResolvers, typeof Array.fromAsync,
+  ]));`;
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = r.compile(source);
+  if (!c.ok) throw new Error(c.message);
+  const res = r.invoke(c.bytecode, 'f');
+  assert.is(res.error, null);
+  assert.is(dec(res.output), inV8(source, 'f'));
+  // Newer than this Node's V8 (Set methods, iterator helpers, Object.groupBy: Node 22): the values the standard gives.
+  assert.is(dec(r.invoke(c.bytecode, 'g').output), JSON.stringify([[2, 4], [20, 40], { odd: [1, 3], even: [2] }, 'function', 'function']));
+});
+
+globals('should keep a WeakRef target for the rest of the call and let it go when the next call begins', async () => {
+  const r = await createEngineRunner((await ensureEngine()).wasmPath);
+  const c = r.compile('globalThis.make = () => { globalThis.w = new WeakRef({ k: 1 }); Host.outputString(String(w.deref().k)); };\nglobalThis.read = () => Host.outputString(typeof w.deref());');
+  if (!c.ok) throw new Error(c.message);
+  assert.is(dec(r.invoke(c.bytecode, 'make').output), '1');
+  assert.is(dec(r.invoke(c.bytecode, 'read').output), 'undefined');
+});
+
 globals.run();
 
 const sources = suite('engine :: QuickJS sources');
 
 sources('should compile the fetched sources with every one of the engine\'s edits in place', async () => {
   await ensureEngine();
-  const dir = ensureQuickjsSource(ENGINE_CACHE_DIR);
+  const dir = await ensureQuickjsSource(ENGINE_CACHE_DIR);
+  const pristine = await ensureQuickjsSource(ENGINE_CACHE_DIR, { patches: [] });
   assert.ok(QUICKJS_PATCHES.length > 0);
-  for (const patch of QUICKJS_PATCHES) {
-    const text = readFileSync(join(dir, patch.file), 'utf8');
-    assert.ok(text.includes(patch.replace), patch.why);
-    assert.not.ok(text.includes(patch.find), `the original text is gone: ${patch.why}`);
+  for (const file of QUICKJS_SOURCES) {
+    const edits = QUICKJS_PATCHES.filter((p) => p.file === file);
+    const expected = edits.reduce((text, patch) => applyPatch(text, patch), readFileSync(join(pristine, file), 'utf8'));
+    assert.ok(readFileSync(join(dir, file), 'utf8') === expected, `${file}: the built source is the pristine one with its ${edits.length} edits`);
+    for (const patch of edits) assert.ok(expected.includes(patch.text.replace(/\n$/, '')), patch.why);
   }
 });
 
-sources('should refuse to build from sources an edit no longer fits, naming the edit and where to update it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mep-qjs-'));
-  try {
-    writeFileSync(join(dir, 'quickjs.c'), '/* a QuickJS without the text the edit replaces */\n');
-    assert.throws(() => applyQuickjsPatches(dir), (e: Error & { code?: string }) => e.code === 'ERR_BUILD' && /quickjs\.c/.test(e.message) && /QUICKJS_PATCHES/.test(e.message));
-    const twice = [{ ...(QUICKJS_PATCHES[0] as (typeof QUICKJS_PATCHES)[number]), find: 'x', replace: 'y' }];
-    writeFileSync(join(dir, 'quickjs.c'), 'x x');
-    assert.throws(() => applyQuickjsPatches(dir, twice), /exactly once/);
-    writeFileSync(join(dir, 'quickjs.c'), 'a x b');
-    applyQuickjsPatches(dir, twice);
-    assert.is(readFileSync(join(dir, 'quickjs.c'), 'utf8'), 'a y b');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+sources('should hold no block of QuickJS\'s own source: no three lines of an edit are three lines of quickjs-ng', async () => {
+  const pristine = await ensureQuickjsSource(ENGINE_CACHE_DIR, { patches: [] });
+  for (const file of QUICKJS_SOURCES) {
+    const lines = readFileSync(join(pristine, file), 'utf8').split('\n').map((l) => l.trim());
+    const runs = new Set<string>();
+    for (let i = 0; i + 3 <= lines.length; i++) if (lines.slice(i, i + 3).every((l) => l.length >= 8)) runs.add(lines.slice(i, i + 3).join('\n'));
+    for (const patch of QUICKJS_PATCHES.filter((p) => p.file === file)) {
+      const ours = patch.text.split('\n').map((l) => l.trim());
+      for (let i = 0; i + 3 <= ours.length; i++) assert.not.ok(runs.has(ours.slice(i, i + 3).join('\n')), `${patch.why.slice(0, 60)}: lines ${i + 1}-${i + 3} copy QuickJS`);
+    }
   }
 });
 

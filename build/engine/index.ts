@@ -1,5 +1,5 @@
 /**
- * The guest engine: QuickJS 2021-03-27 compiled to wasm32 with the mep glue. It is both a Javy
+ * The guest engine: quickjs-ng compiled to wasm32 with the mep glue. It is both a Javy
  * plugin (initialize-runtime, compile-src, invoke, cabi_realloc, import_namespace) and an
  * Extism guest whose MEP host functions are described in wit/mep-guest.wit.
  */
@@ -9,7 +9,7 @@ import { compileEngine } from './compile.ts';
 import { readShippedEngine } from './shipped.ts';
 
 export { IMPORT_NAMESPACE, STACK_SIZE } from './compile.ts';
-export { QUICKJS_INTEGRITY, QUICKJS_PACKAGE } from './quickjs-source.ts';
+export { QUICKJS_DEB, QUICKJS_VERSION } from './quickjs-source.ts';
 export { findToolchain, type Toolchain } from './toolchain.ts';
 export { createEngineRunner, type EngineRunner, type CompileResult } from './runner.ts';
 export { createStubHost, type StubHost, type StubHostOptions } from './stub-host.ts';

@@ -57,6 +57,7 @@ t('toJSON throws', () => JSON.stringify({ a: { toJSON() { throw new RangeError('
 t('getter throws', () => JSON.stringify({ get a() { throw new SyntaxError('g'); } }));
 t('long strings with escapes', () => { const parts = []; for (let i = 0; i < 2000; i++) parts.push(String.fromCharCode(i % 300) + (i % 255 === 0 ? '\ud83d\ude00' : '') + (i % 97 === 0 ? '\ud800' : '') + '"\\'); const s = parts.join('x'); return JSON.stringify([s, { [s.slice(0, 700)]: s }]); });
 t('pair at a chunk edge', () => [254, 255, 256, 257, 511, 512].map((n) => JSON.stringify('"'.repeat(n) + '\ud83d\ude00' + '"'.repeat(3) + 'é')).join('|'));
+t('pair and escapes at a 4,096 chunk edge', () => [4094, 4095, 4096, 4097, 8191].map((n) => JSON.stringify(['x'.repeat(n) + '\ud83d\ude00"', 'é'.repeat(n) + '\n\ud800', '"'.repeat(n) + '\ud83d'])).join('|'));
 t('lone surrogates at a chunk edge', () => [255, 256, 257].map((n) => JSON.stringify('\n'.repeat(n) + '\udc00\ud800' + 'b' + '\ud800')).join('|'));
 t('narrow escapes, wide output', () => JSON.stringify(['αβ', 'x"y\\z\n'.repeat(100), 'é\u0001'.repeat(300), { 'k"\u00ff': 'é'.repeat(600) }]));
 t('narrow only', () => JSON.stringify(['x"y\\z\n\u007f\u00ff\u0080'.repeat(100), 'plain']));

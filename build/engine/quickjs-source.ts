@@ -1,97 +1,105 @@
 /**
- * Fetches the QuickJS 2021-03-27 C sources from the npm registry (`npm pack qjsc@0.3.0`),
- * verifies the tarball against a pinned sha512 integrity and extracts only
- * `deps/quickjs_2021_03_27/`. The package's install scripts never run (npm pack does not run
- * lifecycle scripts of registry packages, and --ignore-scripts makes that explicit), then
- * applies the engine's few edits ({@link QUICKJS_PATCHES}).
+ * The guest engine's C sources: quickjs-ng, from Debian's `qjs-src` package (the quickjs-ng
+ * source package's binary package of C sources, installed under /usr/src/quickjs-ng). The .deb
+ * is fetched by its pinned sha256 ({@link QUICKJS_DEB}; fallbacks in ./debian-file.ts), unpacked,
+ * and the engine's edits ({@link QUICKJS_PATCHES}) applied to the files it compiles.
  */
 import { createHash } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { ensureDebianFile, type DebianFileOptions, type DebianPin } from './debian-file.ts';
+import { extractDeb } from './internal/deb-archive.ts';
+import { applyQuickjsPatches as applyPatches } from './patches/apply.ts';
 import { QUICKJS_PATCHES, QUICKJS_SOURCES, type QuickjsPatch } from './patches/index.ts';
 
 export { QUICKJS_PATCHES, QUICKJS_SOURCES, type QuickjsPatch };
 
-/** The registry package that carries the QuickJS sources, pinned exactly. */
-export const QUICKJS_PACKAGE = 'qjsc@0.3.0';
-/** `npm view qjsc@0.3.0 dist.integrity`. */
-export const QUICKJS_INTEGRITY =
-  'sha512-a7+cU6/IVcZbIejffdt/wZVMX6LL2MDL3HQ9Zb5Gm23G9DvBMS/z9GHFxz39bAvp2PvMOM+ypSOAyokt2DdZ2w==';
-/** The folder inside the tarball that holds QuickJS. */
-const QUICKJS_DIR_IN_TARBALL = 'package/deps/quickjs_2021_03_27';
+/** The engine's version, as the sandbox reports it (`QJS_VERSION` in quickjs.h). */
+export const QUICKJS_VERSION = 'quickjs-ng 0.17.0';
+
+/**
+ * `qjs-src` 0.17.0-1 as Debian testing's Packages index lists it (2026-12-01). When testing
+ * moves to a newer quickjs-ng this pool file goes; snapshot.debian.org keeps it by its sha1.
+ */
+export const QUICKJS_DEB: DebianPin = {
+  package: 'qjs-src',
+  version: '0.17.0-1',
+  suites: ['testing (forky)', 'sid'],
+  filename: 'pool/main/q/quickjs-ng/qjs-src_0.17.0-1_all.deb',
+  size: 452352,
+  sha256: '04631979bdadaccffd76c1cb0aff5d07389aa889a90b6a902eba858a3a3b3988',
+  sha1: '4c8cd4424cda5bfa4f16c6274ffe767a57b2e14e',
+};
+
+/** Where the package installs the sources. */
+const SOURCE_DIR_IN_DEB = join('usr', 'src', 'quickjs-ng');
+/** quickjs-ng's OS library: not in the wasm engine, only in the native build beside it (native.ts). */
+export const QUICKJS_LIBC = 'quickjs-libc.c';
+/** What the engine takes from there: the C files and every header. */
+const TAKEN = (name: string): boolean => name.endsWith('.h') || name === QUICKJS_LIBC || (QUICKJS_SOURCES as readonly string[]).includes(name);
+
 /** Applies `patches` to the QuickJS sources in `dir`, or throws a build error naming the edit that no longer fits. */
 export function applyQuickjsPatches(dir: string, patches: readonly QuickjsPatch[] = QUICKJS_PATCHES): void {
-  for (const patch of patches) {
-    const file = join(dir, patch.file);
-    const text = readFileSync(file, 'utf8');
-    const at = text.indexOf(patch.find);
-    if (at < 0 || text.indexOf(patch.find, at + 1) >= 0) {
-      throw buildError(`cannot apply the engine's edit to ${patch.file} (${patch.why.split(':')[0]}): the text it replaces is not there exactly once. The QuickJS sources changed; update QUICKJS_PATCHES in build/engine/patches/.`);
-    }
-    writeFileSync(file, text.slice(0, at) + patch.replace + text.slice(at + patch.find.length));
-  }
+  applyPatches(dir, patches);
 }
 
-/** Names the sources the engine compiles: the tarball's integrity and the engine's edits. */
-export const QUICKJS_SOURCE_KEY = `${QUICKJS_INTEGRITY} ${createHash('sha256').update(JSON.stringify(QUICKJS_PATCHES)).digest('hex').slice(0, 16)}`;
+/** Names the sources the engine compiles: the package's sha256 and the engine's edits. */
+export const QUICKJS_SOURCE_KEY = sourceKey(QUICKJS_PATCHES);
 
-function integrityOf(file: string): string {
-  return `sha512-${createHash('sha512').update(readFileSync(file)).digest('base64')}`;
+/** The cache key of the sources with `patches` applied. */
+export function sourceKey(patches: readonly QuickjsPatch[]): string {
+  return `${QUICKJS_DEB.sha256} ${createHash('sha256').update(JSON.stringify([QUICKJS_LIBC, patches])).digest('hex').slice(0, 16)}`;
 }
 
 function buildError(message: string, cause?: unknown): MepError {
   return new MepError(LocalErrorCode.Build, message, { cause });
 }
 
+/** Options of {@link ensureQuickjsSource}. */
+export interface QuickjsSourceOptions extends DebianFileOptions {
+  /** The edits to apply (default {@link QUICKJS_PATCHES}); a different list gets its own folder. */
+  patches?: readonly QuickjsPatch[];
+}
+
 /**
- * Returns the folder holding the verified QuickJS sources under `cacheDir`, downloading and
- * extracting them the first time.
+ * Returns the folder under `cacheDir` holding the verified, edited quickjs-ng sources, fetching
+ * and unpacking them the first time.
  */
-export function ensureQuickjsSource(cacheDir: string): string {
-  const srcDir = join(cacheDir, 'quickjs-2021-03-27');
+export async function ensureQuickjsSource(cacheDir: string, options: QuickjsSourceOptions = {}): Promise<string> {
+  const patches = options.patches ?? QUICKJS_PATCHES;
+  const key = sourceKey(patches);
+  const srcDir = join(cacheDir, `quickjs-ng-${key.split(' ')[1]}`);
   const marker = join(srcDir, '.integrity');
-  if (existsSync(marker) && readFileSync(marker, 'utf8') === QUICKJS_SOURCE_KEY) return srcDir;
+  if (existsSync(marker) && readFileSync(marker, 'utf8') === key) return srcDir;
 
+  const deb = await ensureDebianFile(QUICKJS_DEB, cacheDir, options);
   mkdirSync(cacheDir, { recursive: true });
-  const tarball = join(cacheDir, 'qjsc-0.3.0.tgz');
-  if (!existsSync(tarball) || integrityOf(tarball) !== QUICKJS_INTEGRITY) {
-    try {
-      execFileSync('npm', ['pack', QUICKJS_PACKAGE, '--ignore-scripts', '--silent', '--pack-destination', cacheDir], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-    } catch (e) {
-      const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim();
-      throw buildError(`cannot fetch ${QUICKJS_PACKAGE} from the npm registry (needed for the QuickJS sources): ${stderr || String(e)}. Check network access to the registry and retry.`, e);
-    }
-  }
-  const actual = integrityOf(tarball);
-  if (actual !== QUICKJS_INTEGRITY) {
-    rmSync(tarball, { force: true });
-    throw buildError(`the ${QUICKJS_PACKAGE} tarball failed its integrity check (expected ${QUICKJS_INTEGRITY}, got ${actual}); it was deleted. Retry; if it persists the registry served different content.`);
-  }
-
-  const staging = join(cacheDir, `extract-${process.pid}`);
+  const staging = join(cacheDir, `extract-${process.pid}-${Date.now()}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   try {
-    execFileSync('tar', ['-xzf', tarball, '-C', staging, '--strip-components=3', QUICKJS_DIR_IN_TARBALL], { stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (e) {
+    const unpacked = join(staging, 'deb');
+    mkdirSync(unpacked);
+    try {
+      extractDeb(deb, unpacked);
+    } catch (e) {
+      const stderr = (e as { stderr?: Buffer }).stderr?.toString().trim();
+      throw buildError(`cannot unpack ${deb}: ${stderr || String(e)}`, e);
+    }
+    const from = join(unpacked, SOURCE_DIR_IN_DEB);
+    const present = existsSync(from) ? readdirSync(from) : [];
+    const absent = QUICKJS_SOURCES.filter((f) => !present.includes(f));
+    if (absent.length > 0) throw buildError(`${QUICKJS_DEB.package} ${QUICKJS_DEB.version} lacks ${absent.join(', ')} under /${SOURCE_DIR_IN_DEB}`);
+    const out = join(staging, 'src');
+    mkdirSync(out);
+    for (const name of present.filter(TAKEN)) writeFileSync(join(out, name), readFileSync(join(from, name)));
+    applyPatches(out, patches);
+    writeFileSync(join(out, '.integrity'), key);
+    rmSync(srcDir, { recursive: true, force: true });
+    renameSync(out, srcDir);
+  } finally {
     rmSync(staging, { recursive: true, force: true });
-    throw buildError(`cannot extract ${QUICKJS_DIR_IN_TARBALL} from ${tarball}: ${String(e)}`, e);
   }
-  const present = new Set(readdirSync(staging));
-  const absent = QUICKJS_SOURCES.filter((f) => !present.has(f));
-  if (absent.length > 0) throw buildError(`the ${QUICKJS_PACKAGE} tarball lacks ${absent.join(', ')}`);
-  try {
-    applyQuickjsPatches(staging);
-  } catch (e) {
-    rmSync(staging, { recursive: true, force: true });
-    throw e;
-  }
-  writeFileSync(join(staging, '.integrity'), QUICKJS_SOURCE_KEY);
-  rmSync(srcDir, { recursive: true, force: true });
-  renameSync(staging, srcDir);
   return srcDir;
 }

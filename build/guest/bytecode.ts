@@ -52,7 +52,7 @@ export function packBlob(bytecode: Uint8Array, exportNames: readonly string[]): 
 }
 
 /**
- * Maps an engine message ("Error: x\n    at f (guest.js:12)") to a diagnostic at the first frame
+ * Maps an engine message ("Error: x\n    at f (guest.js:12:5)") to a diagnostic at the first frame
  * in the author's code (or the first mapped one: a dependency that throws at load), with the
  * whole mapped stack.
  */

@@ -13,11 +13,18 @@ export default defineExtension({
     irVersions: [...AVRO_CAPABILITY.irVersions],
     generate(params, ctx) {
       ctx.progress('begin', 'Projecting Morphir IR to Avro', 0);
-      // Takes params.ir and leaves null: the parsed IR is freed as soon as it is read.
-      const result = generateAvroFrom(params, (params.options ?? {}) as Record<string, unknown>);
+      // Takes params.ir and leaves null: the parsed IR is freed as soon as it is read. Each
+      // artifact goes to the host as soon as it is rendered (ctx.emit), so the sandbox holds one
+      // file and the model, never the whole output.
+      let emitted = 0;
+      const result = generateAvroFrom(params, (params.options ?? {}) as Record<string, unknown>, (artifact) => {
+        emitted++;
+        ctx.emit(artifact);
+      });
       const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
-      ctx.log('info', `avro: ${result.artifacts.length} artifact(s), ${errors} error(s), ${result.diagnostics.length - errors} other diagnostic(s)`);
-      ctx.progress('end', `${result.artifacts.length} artifact(s)`, 100);
+      const count = emitted + result.artifacts.length;
+      ctx.log('info', `avro: ${count} artifact(s), ${errors} error(s), ${result.diagnostics.length - errors} other diagnostic(s)`);
+      ctx.progress('end', `${count} artifact(s)`, 100);
       return result;
     },
   },

@@ -30,6 +30,22 @@ Wasm('should deliver progress and log notifications to the host before the respo
   }
 });
 
+Wasm('should list the written files in the order the backend returned them with mep generate --json (the shared layout\'s load order)', async () => {
+  const out = await mkdtemp(join(tmpdir(), 'mep-avro-order-'));
+  try {
+    const io = captureIo(REPO_ROOT);
+    const args = ['generate', '--extension', await builtAvro('wasm'), '--target', 'avro', '--input', 'fixtures/ir/shop/morphir-ir.json', '--output', out, '--option', 'dependencies=shared', '--json'];
+    assert.is(await main(args, io), 0, io.stderr.join('\n'));
+    const report = JSON.parse(io.stdout.join('\n'));
+    const index = JSON.parse(await readFile(join(out, 'load-order.json'), 'utf8'));
+    // shop/billing.avsc uses the catalog's and the customers' types: it comes after them, not in name order.
+    assert.equal(report.written, [...index.schemas, 'load-order.json']);
+    assert.ok(report.written.indexOf('shop/catalog.avsc') < report.written.indexOf('shop/billing.avsc'));
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+});
+
 Wasm('should print the claim set of a wasm extension with mep describe', async () => {
   const io = captureIo(REPO_ROOT);
   assert.is(await main(['describe', await builtAvro('wasm')], io), 0, io.stderr.join('\n'));

@@ -4,7 +4,7 @@
  */
 import { ErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { Method } from '../../host/src/protocol/index.ts';
-import type { LogLevel, ProgressKind } from '../../host/src/protocol/index.ts';
+import type { Artifact, LogLevel, ProgressKind } from '../../host/src/protocol/index.ts';
 import type { GuestHost } from './guest-host.ts';
 
 /** What a handler can do besides computing its result. */
@@ -64,4 +64,47 @@ export function createHandlerContext(host: GuestHost, requestId: string | number
     },
   };
   return ctx;
+}
+
+/** The context of a generate handler: a {@link HandlerContext} that can also hand over artifacts as it goes. */
+export interface GenerateContext extends HandlerContext {
+  /**
+   * Hand one artifact to the host now instead of in the result, so the backend need not hold
+   * every artifact until it returns (streamed artifacts, an extension of MEP 0.1). With a host
+   * that takes them (mep-runtime's) it is sent at once, as a message of its own; with any other
+   * host it is kept and put in the result's `artifacts`, before the ones the handler returns.
+   * Either way the host receives the emitted artifacts first, in the order emitted.
+   */
+  emit(artifact: Artifact): void;
+}
+
+/** What the dispatcher learns from a generate handler's emits. */
+export interface EmitRecord {
+  /** Sent to the host as morphir.backend.artifact. */
+  streamed: number;
+  /** Kept for the result: the host does not take streamed artifacts, or one could not be sent. */
+  readonly kept: Artifact[];
+}
+
+const isArtifact = (a: unknown): a is Artifact => {
+  if (typeof a !== 'object' || a === null) return false;
+  const { path, content, binary } = a as Record<string, unknown>;
+  return typeof path === 'string' && path.length > 0 && typeof content === 'string' && typeof binary === 'boolean' && Object.keys(a).length === 3;
+};
+
+/** Adds `emit` to `ctx`: streamed to the host when `streaming`, else kept in `record`. */
+export function createGenerateContext(ctx: HandlerContext, host: GuestHost, streaming: boolean, record: EmitRecord): GenerateContext {
+  const generate = Object.create(ctx) as GenerateContext;
+  generate.emit = (artifact) => {
+    if (!isArtifact(artifact)) {
+      throw new MepError(ErrorCode.InternalError, 'ctx.emit takes one artifact: exactly { path: a non-empty string, content: a string, binary: a boolean }.');
+    }
+    // Once one had to be kept, keep the rest too: the host gets them in the order emitted.
+    if (streaming && record.kept.length === 0 && host.notify({ jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId: ctx.requestId, artifact } })) {
+      record.streamed++;
+    } else {
+      record.kept.push(artifact);
+    }
+  };
+  return generate;
 }

@@ -17,7 +17,7 @@ import type {
   TransformParams,
   ValidateParams,
 } from '../../host/src/protocol/index.ts';
-import type { HandlerContext } from './context.ts';
+import type { GenerateContext, HandlerContext } from './context.ts';
 
 /** A handler may answer synchronously or with a promise. */
 type MaybePromise<T> = T | Promise<T>;
@@ -38,9 +38,12 @@ export type AuthorDiagnostic = {
   data?: unknown;
 };
 
-/** What a generate handler returns; `success` defaults to "no error diagnostic". */
+/**
+ * What a generate handler returns; `success` defaults to "no error diagnostic". `artifacts`
+ * (default none) come after any the handler emitted with `ctx.emit`.
+ */
 export interface GenerateAnswer {
-  artifacts: Artifact[];
+  artifacts?: Artifact[];
   diagnostics?: AuthorDiagnostic[];
   success?: boolean;
 }
@@ -78,9 +81,10 @@ export interface BackendDefinition {
    * `params` is the request's own object, checked against MEP 0.1. A backend that turns the IR
    * into a model of its own can set `params.ir = null` once it has read it: nothing else holds
    * the parsed document, so it is freed at once instead of staying alive, and rescanned by the
-   * sandbox's garbage collector, for the rest of the call.
+   * sandbox's garbage collector, for the rest of the call. `ctx.emit(artifact)` hands an artifact
+   * over while the handler runs (see {@link GenerateContext}).
    */
-  generate(params: GenerateParams, ctx: HandlerContext): MaybePromise<GenerateAnswer>;
+  generate(params: GenerateParams, ctx: GenerateContext): MaybePromise<GenerateAnswer>;
 }
 
 /** A frontend: source documents → Morphir IR (`morphir.frontend.compile`). */

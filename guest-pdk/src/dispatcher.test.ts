@@ -17,7 +17,10 @@ function fakeHost() {
   const exits: number[] = [];
   let secretAnswer: { result?: unknown; error?: { code: number; message: string } } = { result: 's3cret' };
   const host: GuestHost = {
-    notify: (m) => void sent.push(m),
+    notify: (m) => {
+      sent.push(m);
+      return true;
+    },
     request: async (m) => {
       sent.push(m);
       return secretAnswer;
@@ -287,4 +290,81 @@ Operations('should answer synchronously when the handler is synchronous, and wit
   assert.type(d.dispatch(message(5, 'morphir.backend.generate', { ir: {} })), 'string');
 });
 
+const Emit = suite('dispatcher :: ctx.emit (streamed artifacts)');
+
+function emitter() {
+  return defineExtension({
+    info: { id: 'test.emit', name: 'Emit', version: '1.0.0' },
+    backend: {
+      targets: ['t'],
+      irVersions: ['3'],
+      generate(params, ctx) {
+        const { count = 2, fail = false, bad = false } = (params.options ?? {}) as { count?: number; fail?: boolean; bad?: boolean };
+        if (bad) ctx.emit({ path: 'x', content: 'y' } as never);
+        for (let i = 0; i < count; i++) ctx.emit(textArtifact(`e${i}.txt`, String(i)));
+        return { success: !fail, artifacts: [textArtifact('own.txt', 'own')] };
+      },
+    },
+  });
+}
+
+async function emitting(streaming: boolean) {
+  const fake = fakeHost();
+  const d = createDispatcher(emitter(), fake.host);
+  await call(d, 'morphir.initialize', { ...INIT, capabilities: streaming ? { artifactStream: true } : {} }, 0);
+  return { d, ...fake };
+}
+
+Emit('should send each emitted artifact as it is emitted to a host that announced artifactStream, and count them', async () => {
+  const { d, sent } = await emitting(true);
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'g-1');
+  assert.equal(sent.map((m: any) => [m.method, m.params.requestId, m.params.artifact.path]), [
+    ['morphir.backend.artifact', 'g-1', 'e0.txt'],
+    ['morphir.backend.artifact', 'g-1', 'e1.txt'],
+  ]);
+  assert.equal(reply.result.artifacts.map((a: any) => a.path), ['own.txt']);
+  assert.is(reply.result.streamedArtifacts, 2);
+});
+
+Emit('should answer once, with the emitted artifacts first, to a host without artifactStream (MEP 0.1)', async () => {
+  const { d, sent } = await emitting(false);
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'g-1');
+  assert.equal(sent, []);
+  assert.equal(reply.result.artifacts.map((a: any) => a.path), ['e0.txt', 'e1.txt', 'own.txt']);
+  assert.is(reply.result.streamedArtifacts, undefined);
+});
+
+Emit('should keep the answer of a handler that never emits unchanged', async () => {
+  const { d } = await emitting(true);
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 't', options: { count: 0 } });
+  assert.equal(Object.keys(reply.result).sort(), ['artifacts', 'diagnostics', 'success']);
+});
+
+Emit('should put no kept artifact into a failed result', async () => {
+  const { d } = await emitting(false);
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 't', options: { fail: true } });
+  assert.is(reply.result.success, false);
+  assert.equal(reply.result.artifacts.map((a: any) => a.path), ['own.txt']);
+});
+
+Emit('should keep the rest for the result once one could not be sent, in the order emitted', async () => {
+  const fake = fakeHost();
+  let refused = 0;
+  const host = { ...fake.host, notify: (m: object) => (refused++ === 0 ? fake.host.notify(m) : false) };
+  const d = createDispatcher(emitter(), host);
+  await call(d, 'morphir.initialize', { ...INIT, capabilities: { artifactStream: true } }, 0);
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 't', options: { count: 3 } });
+  assert.equal(fake.sent.map((m: any) => m.params.artifact.path), ['e0.txt']);
+  assert.is(reply.result.streamedArtifacts, 1);
+  assert.equal(reply.result.artifacts.map((a: any) => a.path), ['e1.txt', 'e2.txt', 'own.txt']);
+});
+
+Emit('should refuse an emit that is not an artifact with -32603', async () => {
+  const { d, sent } = await emitting(true);
+  const reply = await call(d, 'morphir.backend.generate', { ir: {}, target: 't', options: { bad: true } });
+  assert.is(reply.error?.code, -32603);
+  assert.equal(sent, []);
+});
+
 Operations.run();
+Emit.run();

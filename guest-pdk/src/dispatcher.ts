@@ -23,8 +23,8 @@ import {
   normalizeCompileParams,
 } from '../../host/src/protocol/index.ts';
 import { isOutOfMemory, jsonBytesAtLeast } from './answer-size.ts';
-import { createHandlerContext } from './context.ts';
-import type { HandlerContext, RequestState } from './context.ts';
+import { createGenerateContext, createHandlerContext } from './context.ts';
+import type { EmitRecord, HandlerContext, RequestState } from './context.ts';
 import type { AuthorDiagnostic, Extension } from './define-extension.ts';
 import type { GuestHost } from './guest-host.ts';
 
@@ -79,6 +79,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
   const def = extension.definition;
   let state: GuestState = 'loaded';
   let progressEnabled = true;
+  // The host takes morphir.backend.artifact notifications (initialize capabilities).
+  let artifactStream = false;
   const running = new Map<string | number, RequestState>();
   // $/cancelRequest may overtake its request in a concurrent host: remember it (bounded).
   const cancelledEarly = new Set<string | number>();
@@ -96,7 +98,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         if (def.backend.targets.length > 1 && !def.backend.targets.includes(p.target)) {
           return { success: false, artifacts: [], diagnostics: [{ severity: 'error', code: 'MEP_UNKNOWN_TARGET', message: `Target '${p.target}' is not one of this extension's targets (${def.backend.targets.join(', ')}).` }] };
         }
-        return settle(def.backend.generate(p, ctx), (a) => checked(GenerateResult, complete(a), method));
+        const record: EmitRecord = { streamed: 0, kept: [] };
+        return settle(def.backend.generate(p, createGenerateContext(ctx, host, artifactStream, record)), (a) => checked(GenerateResult, withEmitted(complete(a), record), method));
       }
       case Method.FrontendCompile: {
         if (!def.frontend) break;
@@ -128,6 +131,7 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         });
       }
       progressEnabled = p.capabilities?.progress !== false;
+      artifactStream = p.capabilities?.artifactStream === true;
       state = 'ready';
       return { protocolVersion: version, extension: { ...def.info }, capabilities: extension.capabilities };
     }
@@ -278,6 +282,16 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * The result with what the handler emitted: the count of streamed artifacts, and the kept ones
+ * before those it returned. A handler that never emits gets its answer back unchanged.
+ */
+function withEmitted<T extends { artifacts?: unknown[]; success: boolean }>(answer: T, record: EmitRecord): T & { artifacts: unknown[]; streamedArtifacts?: number } {
+  // A failed result carries no artifacts it kept (a host publishes none of a failure anyway).
+  const artifacts = record.kept.length > 0 && answer.success ? [...record.kept, ...(answer.artifacts ?? [])] : (answer.artifacts ?? []);
+  return { ...answer, artifacts, ...(record.streamed > 0 ? { streamedArtifacts: record.streamed } : {}) };
 }
 
 /** Applies `next` to `value` now, or once it resolves when it is a promise. */

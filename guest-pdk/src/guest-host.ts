@@ -5,8 +5,11 @@
 
 /** The runtime's side of the guest. */
 export interface GuestHost {
-  /** Send one JSON-RPC notification to the host (progress, log). */
-  notify(message: object): void;
+  /**
+   * Send one JSON-RPC notification to the host (progress, log, a streamed artifact). False when
+   * it could not reach the host itself (a plain Extism host, without the MEP host channel).
+   */
+  notify(message: object): boolean;
   /** Send one JSON-RPC request to the host and get its response envelope. */
   request(message: { id: string | number; method: string; params: unknown }): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
   /** True when the host asked the running call to stop (deadline or cancel), where it can say so. */

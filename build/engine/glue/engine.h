@@ -1,5 +1,5 @@
 /*
- * Shared state and helpers of the mep engine glue (QuickJS 2021-03-27 on wasm32, no WASI).
+ * Shared state and helpers of the mep engine glue (quickjs-ng on wasm32, no WASI).
  * One runtime and one context live for the life of the instance.
  */
 #ifndef MEP_ENGINE_H
@@ -19,9 +19,9 @@
 extern JSRuntime *mep_rt;
 extern JSContext *mep_ctx;
 
-/* QuickJS's allocator (alloc.c), and the runtime's allocation counters once it has allocated. */
+/* QuickJS's allocator (alloc.c), and the bytes it holds for the runtime. */
 extern const JSMallocFunctions mep_malloc_functions;
-extern JSMallocState *mep_malloc_state;
+size_t mep_heap_bytes(void);
 
 /* The cycle collector runs when the heap has grown this many times since the last collection
  * (QUICKJS_PATCHES in build/engine/quickjs-source.ts makes QuickJS use the same factor). */
@@ -74,6 +74,9 @@ static inline int mep_host_attached(void) { return !mep_initializing && mep_host
 
 /* Called at the start of every exported call (resets per-call state such as the RNG seed). */
 void mep_host_begin_call(void);
+
+/* Lets go of the objects WeakRefs kept alive during the last call (patches/weakref.ts). */
+void mep_clear_kept(void);
 
 /* Reports the pending exception through Extism error_set ("Name: message\nstack"). */
 void mep_report_exception(JSContext *ctx);

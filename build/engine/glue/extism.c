@@ -179,7 +179,7 @@ static JSValue js_input_json(JSContext *ctx, JSValueConst this, int argc, JSValu
   JS_SetGCThreshold(rt, SIZE_MAX);
   JSValue v = JS_ParseJSON(ctx, p, n, "<input>");
   free(p);
-  JS_SetGCThreshold(rt, mep_gc_threshold(mep_malloc_state->malloc_size));
+  JS_SetGCThreshold(rt, mep_gc_threshold(mep_heap_bytes()));
   return v;
 }
 

@@ -74,7 +74,7 @@ done:
   /* QuickJS raises its GC threshold only after a GC it triggered itself; the snapshot would keep
    * the initial 256 KiB, so every fresh instance would run a full collection of the whole heap
    * (zod's schemas, the extension's code) on its first request. Set it the way QuickJS would. */
-  JS_SetGCThreshold(mep_rt, mep_gc_threshold(mep_malloc_state->malloc_size));
+  JS_SetGCThreshold(mep_rt, mep_gc_threshold(mep_heap_bytes()));
   mep_initializing = 0;
   return err;
 }

@@ -53,6 +53,7 @@ static int rng_seeded_this_call;
 void mep_host_begin_call(void) {
   rng_seeded_this_call = 0;
   mep_platform_begin_call();
+  mep_clear_kept();
 }
 
 /* Used by the WASI clock stub (wasi-stubs.c): 0 while initializing, without a channel, or when

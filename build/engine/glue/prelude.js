@@ -1,17 +1,14 @@
 // The JS half of the mep engine, evaluated once per instance (inside the wizer snapshot for a
 // built guest). `native` holds the C functions from extism.c, mep-host.c and text.c; this file
-// turns them into the @extism/js-pdk compatible globals (Host, Memory, Config), the MEP host API
-// (__mep) and polyfills for ES2021+ builtins that QuickJS 2021-03-27 lacks (each installed only
-// when missing). The platform's globals (console, timers, URL, TextEncoder, crypto, ...) are in
-// globals/, evaluated after this file.
+// turns them into the @extism/js-pdk compatible globals (Host, Memory, Config) and the MEP host
+// API (__mep). quickjs-ng has the ES2021+ builtins itself; the platform's globals (console,
+// timers, URL, TextEncoder/TextDecoder, structuredClone, crypto, ...) are in globals/, evaluated
+// after this file.
 (function (native) {
   'use strict';
   const G = globalThis;
   const define = (obj, name, value) =>
     Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
-  const polyfill = (obj, name, value) => {
-    if (!Object.prototype.hasOwnProperty.call(obj, name)) define(obj, name, value);
-  };
 
   // Used by the C side to settle a promise returned by an export (guest.c, mep_settle).
   native.settle = (p) => {
@@ -22,61 +19,6 @@
     );
     return box;
   };
-
-  // ---- ES2021+ builtins -------------------------------------------------------------------
-  const toInt = (n) => { n = Math.trunc(Number(n)); return Number.isNaN(n) ? 0 : n; };
-  const relIndex = (len, i) => { i = toInt(i); return i < 0 ? len + i : i; };
-  function at(i) { const len = this.length >>> 0; const k = relIndex(len, i); return k < 0 || k >= len ? undefined : this[k]; }
-  function findLast(fn, thisArg) { for (let i = (this.length >>> 0) - 1; i >= 0; i--) if (fn.call(thisArg, this[i], i, this)) return this[i]; return undefined; }
-  function findLastIndex(fn, thisArg) { for (let i = (this.length >>> 0) - 1; i >= 0; i--) if (fn.call(thisArg, this[i], i, this)) return i; return -1; }
-  const TypedArray = Object.getPrototypeOf(Uint8Array);
-  for (const proto of [Array.prototype, TypedArray.prototype]) {
-    polyfill(proto, 'at', at);
-    polyfill(proto, 'findLast', findLast);
-    polyfill(proto, 'findLastIndex', findLastIndex);
-  }
-  polyfill(String.prototype, 'at', function (i) { const s = String(this); const k = relIndex(s.length, i); return k < 0 || k >= s.length ? undefined : s[k]; });
-  polyfill(Array.prototype, 'toReversed', function () { return Array.prototype.slice.call(this).reverse(); });
-  polyfill(Array.prototype, 'toSorted', function (cmp) { return Array.prototype.slice.call(this).sort(cmp); });
-  polyfill(Array.prototype, 'toSpliced', function (...args) { const a = Array.prototype.slice.call(this); a.splice(...args); return a; });
-  polyfill(Array.prototype, 'with', function (i, v) {
-    const a = Array.prototype.slice.call(this); const k = relIndex(a.length, i);
-    if (k < 0 || k >= a.length) throw new RangeError('Array.prototype.with: index out of range');
-    a[k] = v; return a;
-  });
-  polyfill(TypedArray.prototype, 'toReversed', function () { return this.slice().reverse(); });
-  polyfill(TypedArray.prototype, 'toSorted', function (cmp) { return this.slice().sort(cmp); });
-  polyfill(Array.prototype, 'flat', function flat(depth = 1) {
-    const out = [];
-    const walk = (a, d) => { for (const v of a) (Array.isArray(v) && d > 0 ? walk(v, d - 1) : out.push(v)); };
-    walk(this, toInt(depth)); return out;
-  });
-  polyfill(Array.prototype, 'flatMap', function (fn, thisArg) { return Array.prototype.map.call(this, fn, thisArg).flat(1); });
-  polyfill(String.prototype, 'replaceAll', function (search, replacement) {
-    if (search instanceof RegExp) {
-      if (!search.global) throw new TypeError('replaceAll must be called with a global RegExp');
-      return String(this).replace(search, replacement);
-    }
-    return String(this).split(String(search)).join(typeof replacement === 'function' ? '' : replacement);
-  });
-  polyfill(Object, 'hasOwn', (o, k) => Object.prototype.hasOwnProperty.call(Object(o), k));
-  polyfill(Object, 'groupBy', (items, fn) => {
-    const out = Object.create(null); let i = 0;
-    for (const v of items) { const k = fn(v, i++); (out[k] || (out[k] = [])).push(v); }
-    return out;
-  });
-  polyfill(Map, 'groupBy', (items, fn) => {
-    const out = new Map(); let i = 0;
-    for (const v of items) { const k = fn(v, i++); if (!out.has(k)) out.set(k, []); out.get(k).push(v); }
-    return out;
-  });
-  polyfill(Promise, 'allSettled', (ps) => Promise.all(Array.from(ps, (p) => Promise.resolve(p).then(
-    (value) => ({ status: 'fulfilled', value }), (reason) => ({ status: 'rejected', reason })))));
-  polyfill(Promise, 'any', (ps) => new Promise((resolve, reject) => {
-    const list = Array.from(ps); const errors = []; let left = list.length;
-    if (left === 0) reject(new Error('All promises were rejected'));
-    list.forEach((p, i) => Promise.resolve(p).then(resolve, (e) => { errors[i] = e; if (--left === 0) { const err = new Error('All promises were rejected'); err.errors = errors; reject(err); } }));
-  }));
 
   // ---- MEP host API ------------------------------------------------------------------------
   // Without the host channel (a foreign Extism host) nothing here traps: notify returns false,

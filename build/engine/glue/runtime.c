@@ -121,7 +121,7 @@ char *mep_exception_text(JSContext *ctx, size_t *out_len) {
     JS_FreeValue(ctx, JS_GetException(ctx));
     append(&buf, &len, &cap, "exception (not convertible to a string)", 39);
   }
-  if (JS_IsError(ctx, exc)) {
+  if (JS_IsError(exc)) {
     JSValue stack = JS_GetPropertyStr(ctx, exc, "stack");
     if (JS_IsString(stack)) {
       const char *st = JS_ToCStringLen(ctx, &n, stack);

@@ -1,140 +1,223 @@
-/** Edits to JSON.parse: strings made at once and shared, members and elements added directly, shapes kept. */
-import { ARRAY_CASE, ARRAY_CASE_ORIGINAL, JSON_CACHE, NEW_ARRAY_FROM } from './json-parse-c.ts';
+/**
+ * Edits to JSON.parse: a string without escapes is made at once and, in a document of 4 KiB or
+ * more, shared with an earlier one of the same bytes; a key whose shared string is already an atom
+ * is that atom; members and elements of the objects and arrays it builds are added directly, and
+ * a string value takes its token's string. build/engine/json.test.ts and heap.test.ts check
+ * the results against V8's (repeated keys, `__proto__`, index keys, nesting, revivers).
+ */
 import type { QuickjsPatch } from './types.ts';
+
+const FAST_STRINGS = String.raw`/* mep engine: what one JSON.parse of MEP_JSON_CACHE_MIN_INPUT bytes or more shares while it runs:
+   the strings it made last, by a hash of their bytes. An IR repeats its names and keys thousands
+   of times; a repeat shares the string (strings cannot change, so sharing is invisible) instead of
+   allocating another, and a key's string, once an atom, is that atom at once. */
+#define MEP_JSON_STRINGS 512 /* a power of two */
+#define MEP_JSON_STRING_MAX 32 /* longer strings rarely repeat */
+#define MEP_JSON_CACHE_MIN_INPUT 4096
+
+typedef struct MepJsonSlot {
+    JSValue str; /* an all-zero JSValue is the integer 0: an empty slot */
+    const uint8_t *text; /* its bytes in the input, which outlives the parse */
+    uint32_t len;
+} MepJsonSlot;
+
+static MepJsonSlot mep_json_slots[MEP_JSON_STRINGS];
+static JSContext *mep_json_slots_ctx; /* the parse using the slots, or NULL */
+
+/* mep engine: the shapes that parse's objects went through. QuickJS turns an object's own shape
+   into the next one in place, so each later object of the kind found no shape for its first key,
+   cloned one and dropped it again at its second; kept here, the next object finds them all. */
+#define MEP_JSON_SHAPES 256
+static JSShape *mep_json_shapes[MEP_JSON_SHAPES];
+static int mep_json_shape_count;
+
+/* keeps p's shape before prop is added to it, when adding would change it in place */
+static void mep_json_keep_shape(JSContext *ctx, JSObject *p, JSAtom prop)
+{
+    JSShape *sh = p->shape;
+
+    if (mep_json_slots_ctx == ctx && mep_json_shape_count < MEP_JSON_SHAPES && sh->is_hashed &&
+        JS_REF_COUNT(sh) == 1 && !find_hashed_shape_prop(ctx->rt, sh, prop, JS_PROP_C_W_E))
+        mep_json_shapes[mep_json_shape_count++] = js_dup_shape(sh);
+}
+
+/* the string of the n ASCII bytes at p (no quote, backslash or control character), shared
+   when the slots hold one of the same bytes */
+static JSValue mep_json_ascii(JSContext *ctx, const uint8_t *p, uint32_t n)
+{
+    MepJsonSlot *slot;
+    JSValue str;
+    uint32_t h, i;
+
+    if (mep_json_slots_ctx != ctx || n > MEP_JSON_STRING_MAX)
+        return js_new_string8_len(ctx, (const char *)p, n);
+    for (h = n, i = 0; i < n; i++)
+        h = h * 31 + p[i];
+    slot = &mep_json_slots[(h ^ (h >> 11)) & (MEP_JSON_STRINGS - 1)];
+    if (JS_VALUE_GET_TAG(slot->str) == JS_TAG_STRING && slot->len == n && memcmp(slot->text, p, n) == 0)
+        return js_dup(slot->str);
+    str = js_new_string8_len(ctx, (const char *)p, n);
+    if (JS_VALUE_GET_TAG(str) == JS_TAG_STRING) {
+        JS_FreeValue(ctx, slot->str);
+        slot->str = js_dup(str);
+        slot->text = p;
+        slot->len = n;
+    }
+    return str;
+}
+
+/* mep engine: a string literal of ASCII without escapes (nearly every name and key of an IR),
+   *pp just after its opening quote, made at once: 1 with the token set and *pp after the
+   closing quote, 0 for any other literal (json_parse_string reads it, and reports what is
+   wrong with it), -1 out of memory */
+static int mep_json_fast_string(JSParseState *s, const uint8_t **pp)
+{
+    const uint8_t *p = *pp, *q = p;
+    JSValue str;
+
+    while (q < s->buf_end && *q >= 0x20 && *q < 0x80 && *q != '\"' && *q != '\\')
+        q++;
+    if (q >= s->buf_end || *q != '\"')
+        return 0;
+    str = mep_json_ascii(s->ctx, p, q - p);
+    if (JS_IsException(str))
+        return -1;
+    s->token.val = TOK_STRING;
+    s->token.u.str.sep = '\"';
+    s->token.u.str.str = str;
+    *pp = q + 1;
+    return 1;
+}
+
+/* mep engine: the slots are this parse's (ctx) when it is big enough and no other has them */
+static bool mep_json_slots_take(JSContext *ctx, size_t buf_len)
+{
+    if (mep_json_slots_ctx != NULL || buf_len < MEP_JSON_CACHE_MIN_INPUT)
+        return false;
+    memset(mep_json_slots, 0, sizeof(mep_json_slots));
+    mep_json_slots_ctx = ctx;
+    return true;
+}
+
+static void mep_json_slots_release(JSContext *ctx)
+{
+    int i;
+
+    for (i = 0; i < MEP_JSON_STRINGS; i++)
+        JS_FreeValue(ctx, mep_json_slots[i].str);
+    memset(mep_json_slots, 0, sizeof(mep_json_slots));
+    for (i = 0; i < mep_json_shape_count; i++)
+        js_free_shape(ctx->rt, mep_json_shapes[i]);
+    mep_json_shape_count = 0;
+    mep_json_slots_ctx = NULL;
+}
+`;
 
 export const JSON_PARSE_PATCHES: readonly QuickjsPatch[] = [
   {
     file: 'quickjs.c',
-    find:
-      '        /* fall through */\n    case \'\\"\':\n        if (js_parse_string(s, c, TRUE, p + 1, &s->token, &p))\n            goto fail;\n        break;\n' +
-      '    case \'\\r\':  /* accept DOS and MAC newline sequences */',
-    replace:
-      '        /* fall through */\n    case \'\\"\':\n' +
-      '        if (c == \'\\"\') {\n' +
-      '            /* mep engine: a string without escapes is made at once, or shared (mep_json_string);\n' +
-      '               mep_json_len8 (with the JSON.stringify edits) is 1 for the bytes it may hold */\n' +
-      '            const uint8_t *q = p + 1;\n' +
-      '            uint32_t high = 0;\n' +
-      '            while (q < s->buf_end && mep_json_len8[*q] == 1)\n' +
-      '                high |= *q++;\n' +
-      '            if (q < s->buf_end && *q == \'\\"\') {\n' +
-      '                JSValue str = mep_json_string(s, p + 1, q - (p + 1), high < 0x80);\n' +
-      '                if (JS_IsException(str))\n' +
-      '                    goto fail;\n' +
-      '                if (JS_VALUE_GET_TAG(str) == JS_TAG_STRING) {\n' +
-      '                    s->token.val = TOK_STRING;\n' +
-      '                    s->token.u.str.sep = c;\n' +
-      '                    s->token.u.str.str = str;\n' +
-      '                    p = q + 1;\n' +
-      '                    break;\n' +
-      '                }\n' +
-      '            }\n' +
-      '        }\n' +
-      '        if (js_parse_string(s, c, TRUE, p + 1, &s->token, &p))\n            goto fail;\n        break;\n' +
-      '    case \'\\r\':  /* accept DOS and MAC newline sequences */',
-    why:
-      'let JSON.parse make a string without escapes (nearly every name and key in an IR) at once, decoding its UTF-8 in ' +
-      'two passes, or share the string of an earlier one with the same text: the shared JS string lexer appended it to a ' +
-      'growable buffer character by character',
+    at: { line: 'static __exception int json_next_token(JSParseState *s)' },
+    op: 'before',
+    text: FAST_STRINGS,
+    why: 'the string maker and cache of the edits below',
   },
   {
     file: 'quickjs.c',
-    find: '                    ret = JS_DefinePropertyValue(ctx, val, prop_name,\n                                                 prop_val, JS_PROP_C_W_E);',
-    replace:
-      '                    {\n' +
-      '                        /* mep engine: a new key of the fresh plain object is added directly */\n' +
-      '                        JSProperty *pr;\n' +
-      '                        JSObject *p = JS_VALUE_GET_OBJ(val);\n' +
-      '                        if (find_own_property(&pr, p, prop_name))\n' +
-      '                            ret = JS_DefinePropertyValue(ctx, val, prop_name, prop_val, JS_PROP_C_W_E);\n' +
-      '                        else\n' +
-      '                            ret = mep_json_add_member(s, p, prop_name, prop_val);\n' +
-      '                    }',
+    at: { from: 'if (json_parse_string(s, &p))', to: 'goto fail;', sha256: 'ac9f0dbd8d214829' },
+    op: 'replace',
+    text: String.raw`        {
+            /* mep engine: an ASCII string without escapes is made at once, or shared */
+            int mep_r = mep_json_fast_string(s, &p);
+            if (mep_r < 0 || (mep_r == 0 && json_parse_string(s, &p)))
+                goto fail;
+        }`,
     why:
-      'let JSON.parse add a member to the object it is building without the generic definition path (exotic objects, ' +
-      'getters, non-extensible checks, which a fresh plain object never has), through the shapes this parse keeps; a ' +
-      'repeated key still goes the generic way',
+      'let JSON.parse make a string without escapes at once, or share the string of an earlier one with the same bytes: ' +
+      'json_parse_string built each in a growable buffer (48 bytes, then grown, then shrunk to fit), and an IR repeats ' +
+      'its names and keys thousands of times',
   },
   {
     file: 'quickjs.c',
-    find: '                    if (s->token.val == TOK_STRING) {\n                        prop_name = JS_ValueToAtom(ctx, s->token.u.str.str);',
-    replace:
-      '                    if (s->token.val == TOK_STRING) {\n' +
-      '                        /* mep engine: a key whose (shared) string is already an atom is that atom */\n' +
-      '                        JSString *key = JS_VALUE_GET_STRING(s->token.u.str.str);\n' +
-      '                        prop_name = key->atom_type == JS_ATOM_TYPE_STRING\n' +
-      '                                        ? JS_DupAtom(ctx, js_get_atom_index(ctx->rt, key))\n' +
-      '                                        : JS_ValueToAtom(ctx, s->token.u.str.str);',
+    at: { line: 'prop_name = JS_ValueToAtom(ctx, s->token.u.str.str);' },
+    op: 'replace',
+    text: String.raw`                        /* mep engine: a key whose (shared) string is already an atom is that atom */
+                        JSString *mep_key = JS_VALUE_GET_STRING(s->token.u.str.str);
+                        prop_name = mep_key->atom_type == JS_ATOM_TYPE_STRING
+                                        ? JS_DupAtom(ctx, js_get_atom_index(ctx->rt, mep_key))
+                                        : JS_ValueToAtom(ctx, s->token.u.str.str);`,
     why:
       'let JSON.parse find the atom of a key it has seen before without hashing its text again: the string cache hands ' +
       'out the string that the first such key turned into an atom',
   },
   {
     file: 'quickjs.c',
-    find: '    case TOK_STRING:\n        val = JS_DupValue(ctx, s->token.u.str.str);\n        if (json_next_token(s))',
-    replace:
-      '    case TOK_STRING:\n' +
-      '        /* mep engine: the value takes the token\'s string (the token no longer holds it) */\n' +
-      '        val = s->token.u.str.str;\n' +
-      '        s->token.val = TOK_EOF;\n' +
-      '        if (json_next_token(s))',
+    at: { line: 'static JSValue JS_ParseJSON_internal(JSContext *ctx, const char *buf, size_t buf_len,' },
+    op: 'replace',
+    text: String.raw`static JSValue mep_parse_json_body(JSContext *ctx, const char *buf, size_t buf_len,
+                                   const char *filename, JSONParseRecord *pr);
+
+/* mep engine: JS_ParseJSON_internal with the string cache set up and released around it */
+static JSValue JS_ParseJSON_internal(JSContext *ctx, const char *buf, size_t buf_len,
+                                     const char *filename, JSONParseRecord *pr)
+{
+    bool mine = mep_json_slots_take(ctx, buf_len);
+    JSValue val = mep_parse_json_body(ctx, buf, buf_len, filename, pr);
+
+    if (mine)
+        mep_json_slots_release(ctx);
+    return val;
+}
+
+static JSValue mep_parse_json_body(JSContext *ctx, const char *buf, size_t buf_len,`,
+    why: 'give each JSON.parse of 4 KiB or more the string cache, and let go of what it holds when the parse ends',
+  },
+
+  {
+    file: 'quickjs.c',
+    at: { from: 'ret = JS_DefinePropertyValue(ctx, val, prop_name,', to: 'prop_val, JS_PROP_C_W_E);', near: 'prop_val = json_parse_value(s, pr1);', sha256: '25544d56456a6ec4' },
+    op: 'replace',
+    text: String.raw`                    {
+                        /* mep engine: a new key of the fresh plain object is added directly */
+                        JSProperty *mep_pr;
+                        JSObject *mep_p = JS_VALUE_GET_OBJ(val);
+                        if (find_own_property(&mep_pr, mep_p, prop_name)) {
+                            ret = JS_DefinePropertyValue(ctx, val, prop_name, prop_val, JS_PROP_C_W_E);
+                        } else if (mep_json_keep_shape(ctx, mep_p, prop_name),
+                                   (mep_pr = add_property(ctx, mep_p, prop_name, JS_PROP_C_W_E)) != NULL) {
+                            mep_pr->u.value = prop_val;
+                            ret = 0;
+                        } else {
+                            JS_FreeValue(ctx, prop_val);
+                            ret = -1;
+                        }
+                    }`,
+    why:
+      'let JSON.parse add a member to the object it is building without the generic definition path (exotic objects, ' +
+      'setters, non-extensible checks, which a fresh plain object never has); a repeated key still goes the generic way',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'ret = JS_DefinePropertyValueUint32(ctx, val, idx, el, JS_PROP_C_W_E);', near: 'el = json_parse_value(s, pr1);' },
+    op: 'replace',
+    text: String.raw`                    {
+                        /* mep engine: the next element of the fresh array is appended directly */
+                        JSObject *mep_p = JS_VALUE_GET_OBJ(val);
+                        if (mep_p->fast_array && idx == mep_p->u.array.count)
+                            ret = add_fast_array_element(ctx, mep_p, el, JS_PROP_THROW) < 0 ? -1 : 0;
+                        else
+                            ret = JS_DefinePropertyValueUint32(ctx, val, idx, el, JS_PROP_C_W_E);
+                    }`,
+    why:
+      'let JSON.parse append an element to the array it is building directly: each went through an atom for its index and ' +
+      'the generic definition path',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'val = js_dup(s->token.u.str.str);' },
+    op: 'replace',
+    text: String.raw`        /* mep engine: the value takes the token's string (the token no longer holds it) */
+        val = s->token.u.str.str;
+        s->token.val = TOK_EOF;`,
     why: 'let a string value take its token\'s string instead of a reference that the next token then dropped again',
-  },
-  {
-    file: 'quickjs.c',
-    find: '    s->ext_json = ((flags & JS_PARSE_JSON_EXT) != 0);\n    if (json_next_token(s))\n        goto fail;\n    val = json_parse_value(s);',
-    replace:
-      '    s->ext_json = ((flags & JS_PARSE_JSON_EXT) != 0);\n' +
-      '    /* mep engine: a small document has little to share, and is parsed without the cache, which\n' +
-      '       would cost more to set up and clear than it saves (a ping\'s few bytes, for one) */\n' +
-      '    if (buf_len >= MEP_JSON_CACHE_MIN_INPUT) {\n' +
-      '        mep_json_cache_init(&cache);\n' +
-      '        s->mep_json_cache = &cache;\n' +
-      '    }\n' +
-      '    if (json_next_token(s))\n        goto fail;\n    val = json_parse_value(s);',
-    why: 'give each JSON.parse of 4 KiB or more its string and shape cache (mep_json_string, mep_json_add_member)',
-  },
-  {
-    file: 'quickjs.c',
-    find: '    JSParseState s1, *s = &s1;\n    JSValue val = JS_UNDEFINED;\n\n    js_parse_init(ctx, s, buf, buf_len, filename);',
-    replace:
-      '    JSParseState s1, *s = &s1;\n    JSValue val = JS_UNDEFINED;\n    MepJsonCache cache; /* mep engine */\n\n' +
-      '    js_parse_init(ctx, s, buf, buf_len, filename);',
-    why: 'where that cache lives: on the stack of the JSON.parse it serves',
-  },
-  {
-    file: 'quickjs.c',
-    find: '    return val;\n fail:\n    JS_FreeValue(ctx, val);\n    free_token(s, &s->token);\n    return JS_EXCEPTION;\n}\n\nJSValue JS_ParseJSON(',
-    replace:
-      '    if (s->mep_json_cache != NULL)\n        mep_json_cache_free(ctx, &cache); /* mep engine */\n' +
-      '    return val;\n fail:\n    JS_FreeValue(ctx, val);\n    free_token(s, &s->token);\n' +
-      '    if (s->mep_json_cache != NULL)\n        mep_json_cache_free(ctx, &cache); /* mep engine */\n' +
-      '    return JS_EXCEPTION;\n}\n\nJSValue JS_ParseJSON(',
-    why: 'release the cache on both ways out of JSON.parse',
-  },
-  {
-    file: 'quickjs.c',
-    find: 'static JSValue json_parse_value(JSParseState *s)\n{\n    JSContext *ctx = s->ctx;',
-    replace: NEW_ARRAY_FROM + 'static JSValue mep_json_parse_value(JSParseState *s)\n{\n    JSContext *ctx = s->ctx;',
-    why:
-      'count how deep JSON.parse is (a stack overflow past MEP_JSON_MAX_DEPTH, before the host\'s stack overflows and traps ' +
-      'the call), and the helper of the edit below: a fast array made at its size from values in hand',
-  },
-  {
-    file: 'quickjs.c',
-    find: '    BOOL ext_json; /* true if accepting JSON superset */\n} JSParseState;',
-    replace:
-      '    BOOL ext_json; /* true if accepting JSON superset */\n    int mep_json_depth; /* mep engine: the arrays and objects JSON.parse is in */\n' +
-      '    struct MepJsonCache *mep_json_cache; /* mep engine: what JSON.parse shares while it runs, or NULL */\n} JSParseState;\n' +
-      JSON_CACHE,
-    why: 'where JSON.parse counts how deep it is and finds its cache (js_parse_init zeroes both), and the cache itself',
-  },
-  {
-    file: 'quickjs.c',
-    find: ARRAY_CASE_ORIGINAL,
-    replace: ARRAY_CASE,
-    why:
-      'let JSON.parse gather an array\'s elements and make the array once, at its size: each element went through a number, ' +
-      'an atom and the generic definition path, and the array grew to 1, 2, 3, 4, 6... elements, moving each time',
   },
 ];

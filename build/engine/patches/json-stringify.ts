@@ -1,88 +1,221 @@
 /**
- * Edits to JSON.stringify. Without a replacer function or a property list (every call the runtime
- * and the backends make, indented or not), it writes straight into its buffer instead of building
- * a key array, a quoted copy of every key and string, an indentation string and a JS array for the
- * cycle check per object.
- * The C is ours; the texts it replaces are QuickJS's, so a QuickJS upgrade that changes them fails
- * the build. build/engine/json.test.ts checks the output against V8's, hostile cases included.
+ * Edits to JSON.stringify: quoting copies runs of characters instead of one at a time, and the
+ * cycle check compares pointers. quickjs-ng 0.17.0 spent most of JSON.stringify there (callgrind,
+ * native -Os build, parse + stringify flat and indented of a 570 KB IR three times:
+ * js_array_includes with js_strict_eq2 9.5 % of all instructions, JS_ToQuotedString with
+ * string_buffer_putc and string_getc 6 %). build/engine/json.test.ts checks the output
+ * against V8's, hostile cases included.
  */
-import { QUOTED_STRING, QUOTED_STRING_ORIGINAL } from './json-quote-c.ts';
 import { DIRECT_WRITER } from './json-writer-c.ts';
 import type { QuickjsPatch } from './types.ts';
 
-const STRINGIFY_HEAD = 'JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,\n                         JSValueConst replacer, JSValueConst space0)';
-const STRINGIFY_CALL = '    if (js_json_to_str(ctx, jsc, wrapper, val, jsc->empty))\n        goto exception;\n';
+/** Our JS_ToQuotedString, in place of quickjs-ng's. */
+const QUOTED_STRING = String.raw`/* mep engine: the escape of c (a quote, a backslash, a control character, a lone surrogate) */
+static int mep_json_put_escape(StringBuffer *b, uint32_t c)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t esc[6] = { '\\', 'u', '0', '0', 0, 0 };
+    int len = 2;
+
+    switch (c) {
+    case '\t': esc[1] = 't'; break;
+    case '\r': esc[1] = 'r'; break;
+    case '\n': esc[1] = 'n'; break;
+    case '\b': esc[1] = 'b'; break;
+    case '\f': esc[1] = 'f'; break;
+    case '\"': case '\\': esc[1] = c; break;
+    default:
+        esc[2] = hex[(c >> 12) & 15];
+        esc[3] = hex[(c >> 8) & 15];
+        esc[4] = hex[(c >> 4) & 15];
+        esc[5] = hex[c & 15];
+        len = 6;
+        break;
+    }
+    return string_buffer_write8(b, esc, len);
+}
+
+/* mep engine: the characters of p from i on that a JSON string literal holds as they are (a
+   valid surrogate pair among them) are appended to b in runs, each other escaped: the way for
+   a string near the longest a string may be */
+static int mep_json_put_runs(StringBuffer *b, JSString *p, uint32_t i)
+{
+    uint32_t run, c, n = p->len;
+    const uint8_t *s8 = p->is_wide_char ? NULL : str8(p);
+    const uint16_t *s16 = p->is_wide_char ? str16(p) : NULL;
+
+    for (run = i; i < n; i++) {
+        c = s8 ? s8[i] : s16[i];
+        if (likely(c >= 0x20 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000)))
+            continue;
+        if (c >= 0xd800 && c < 0xdc00 && i + 1 < n && s16[i + 1] >= 0xdc00 && s16[i + 1] < 0xe000) {
+            i++;
+            continue;
+        }
+        if (string_buffer_concat(b, p, run, i) || mep_json_put_escape(b, c))
+            return -1;
+        run = i + 1;
+    }
+    return string_buffer_concat(b, p, run, n);
+}
+
+/* the JSON escape of c (a quote, a backslash, a control character or a lone surrogate) at d */
+#define MEP_JSON_ESCAPE_AT(d, k, c)                                                           \
+    do {                                                                                    \
+        static const char mep_hex[] = "0123456789abcdef";                                   \
+        (d)[(k)++] = '\\';                                                                  \
+        switch (c) {                                                                        \
+        case '\t': (d)[(k)++] = 't'; break;                                                 \
+        case '\r': (d)[(k)++] = 'r'; break;                                                 \
+        case '\n': (d)[(k)++] = 'n'; break;                                                 \
+        case '\b': (d)[(k)++] = 'b'; break;                                                 \
+        case '\f': (d)[(k)++] = 'f'; break;                                                 \
+        case '\"': case '\\': (d)[(k)++] = (c); break;                                      \
+        default:                                                                            \
+            (d)[(k)++] = 'u';                                                               \
+            (d)[(k)++] = mep_hex[((c) >> 12) & 15];                                         \
+            (d)[(k)++] = mep_hex[((c) >> 8) & 15];                                          \
+            (d)[(k)++] = mep_hex[((c) >> 4) & 15];                                          \
+            (d)[(k)++] = mep_hex[(c) & 15];                                                 \
+        }                                                                                   \
+    } while (0)
+
+/* one chunk [i, end) of p into d at k, which has room for six units a character: a plain
+   character as it is, a valid surrogate pair as it is (its second half may lie at end), any other
+   escaped; the index after the chunk in *pi, the new length returned */
+#define MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n)                                        \
+    do {                                                                                    \
+        for (; (i) < (end); (i)++) {                                                        \
+            uint32_t c = (s8) ? (s8)[i] : (s16)[i];                                         \
+            if (likely(c >= 0x20 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000))) { \
+                (d)[(k)++] = c;                                                             \
+            } else if (c >= 0xd800 && c < 0xdc00 && (i) + 1 < (n) && (s16)[(i) + 1] >= 0xdc00 && \
+                       (s16)[(i) + 1] < 0xe000) {                                           \
+                (d)[(k)++] = c;                                                             \
+                (d)[(k)++] = (s16)[++(i)];                                                  \
+            } else {                                                                        \
+                MEP_JSON_ESCAPE_AT(d, k, c);                                                \
+            }                                                                               \
+        }                                                                                   \
+    } while (0)
+
+/* mep engine: appends p to b as a JSON string literal. JSON.stringify's direct writer quotes keys
+   and strings through it straight into its output. The characters go in chunks, each given its
+   worst-case room first, so that none costs a call or a check of room; quickjs-ng decoded and
+   appended one character at a time, with a call each. */
+static int mep_json_put_quoted(StringBuffer *b, JSString *p)
+{
+    uint32_t i = 0, n = p->len;
+    const uint8_t *s8 = p->is_wide_char ? NULL : str8(p);
+    const uint16_t *s16 = p->is_wide_char ? str16(p) : NULL;
+
+    if (string_buffer_putc8(b, '\"'))
+        return -1;
+    if (p->is_wide_char && !b->is_wide_char && string_buffer_widen(b, b->size))
+        return -1;
+    while (i < n) {
+        uint32_t end = n - i > 4096 ? i + 4096 : n;
+        int k, need = (int)(end - i) * 6 + 1;
+        if (b->len + (int64_t)need > JS_STRING_LEN_MAX) {
+            if (mep_json_put_runs(b, p, i))
+                return -1;
+            break;
+        }
+        if (b->len + need > b->size && string_buffer_realloc(b, b->len + need, 0))
+            return -1;
+        k = b->len;
+        if (b->is_wide_char) {
+            uint16_t *d = str16(b->str);
+            MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n);
+        } else {
+            uint8_t *d = str8(b->str);
+            MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n);
+        }
+        b->len = k;
+    }
+    return string_buffer_putc8(b, '\"');
+}
+
+/* mep engine: JS_ToQuotedString through mep_json_put_quoted */
+static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)
+{
+    JSValue val;
+    JSString *p;
+    StringBuffer b_s, *b = &b_s;
+
+    val = JS_ToStringCheckObject(ctx, val1);
+    p = JS_IsException(val) ? NULL : JS_VALUE_GET_STRING(val);
+    if (p == NULL)
+        return val;
+    if (string_buffer_init2(ctx, b, p->len + 2, p->is_wide_char) == 0 && mep_json_put_quoted(b, p) == 0) {
+        JS_FreeValue(ctx, val);
+        return string_buffer_end(b);
+    }
+    string_buffer_free(b);
+    JS_FreeValue(ctx, val);
+    return JS_EXCEPTION;
+}`;
 
 export const JSON_STRINGIFY_PATCHES: readonly QuickjsPatch[] = [
   {
     file: 'quickjs.c',
-    find: '                /* XXX: could do this string conversion only when needed */\n                prop = JS_ToStringFree(ctx, JS_NewInt64(ctx, i));',
-    replace:
-      '                /* mep engine: the key is only passed to toJSON (objects, BigInt) or the replacer */\n' +
-      '                prop = JS_IsObject(v) || JS_IsBigInt(ctx, v) || !JS_IsUndefined(jsc->replacer_func)\n' +
-      '                    ? JS_ToStringFree(ctx, JS_NewInt64(ctx, i)) : JS_UNDEFINED;',
-    why: 'make JSON.stringify name an array element only when toJSON or a replacer can see the name, as the XXX note there suggests',
-  },
-  {
-    file: 'quickjs.c',
-    find: QUOTED_STRING_ORIGINAL,
-    replace: QUOTED_STRING,
+    at: { fn: 'static JSValue JS_ToQuotedString(JSContext *ctx, JSValueConst val1)', sha256: 'cdddc83466b47d30' },
+    op: 'replace',
+    text: QUOTED_STRING,
     why:
-      'quote a string into the output it is written to, copying a one-byte string in runs between the characters that ' +
-      'need an escape: JS_ToQuotedString made a quoted copy of every key and string (character by character), which ' +
-      'JSON.stringify then copied into its output',
+      'quote a string by copying the runs between the characters that need an escape: quickjs-ng read and appended every ' +
+      'character with a call each (JS_ToQuotedString, string_getc, string_buffer_putc: 6 % of a JSON round trip)',
   },
   {
     file: 'quickjs.c',
-    find: STRINGIFY_HEAD,
-    // The head on one line: the edit's test checks that the text it found is gone.
-    replace: DIRECT_WRITER + 'JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj, JSValueConst replacer, JSValueConst space0)',
+    at: { line: 'static JSValue JS_ToQuotedStringFree(JSContext *ctx, JSValue val) {' },
+    op: 'before',
+    text: String.raw`/* mep engine: is obj on JSON.stringify's stack of the objects being written? Only JSON.stringify
+   touches that array and it holds objects only, so comparing pointers is SameValueZero */
+static JSValue mep_json_on_stack(JSContext *ctx, JSValueConst stack, JSValueConst obj)
+{
+    JSValue *arrp;
+    uint32_t i, count;
+
+    if (!js_get_fast_array(ctx, stack, &arrp, &count))
+        return js_array_includes(ctx, stack, 1, &obj);
+    for (i = 0; i < count; i++) {
+        if (JS_VALUE_GET_PTR(arrp[i]) == JS_VALUE_GET_PTR(obj))
+            return js_bool(true);
+    }
+    return js_bool(false);
+}
+`,
+    why: 'the cycle check of JSON.stringify without a call and a generic comparison per object on the stack (see the next edit)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'JSValue JS_JSONStringify(JSContext *ctx, JSValueConst obj,' },
+    op: 'before',
+    text: DIRECT_WRITER,
     why:
-      'write plain objects and arrays directly: js_json_to_str listed each object\'s keys as a JS array of strings, turned ' +
-      'each back into an atom to read its value, quoted a copy of it, and kept the cycle check in a JS array with generic ' +
-      'push, pop and includes (measured natively: JSON.stringify of a 10 MB IR 0.5-0.9 s -> 0.15 s)',
+      'write plain objects and arrays directly: js_json_to_str listed each object\'s keys as a JS array of strings, read ' +
+      'each value back by that string, quoted a copy of each key, built the indentation and separators as strings per ' +
+      'level and named every array index (the direct writer, json-writer-c.ts)',
   },
   {
     file: 'quickjs.c',
-    find: STRINGIFY_CALL,
-    replace:
+    at: { line: 'if (js_json_to_str(ctx, jsc, wrapper, val, jsc->empty))' },
+    op: 'replace',
+    text:
       '    /* mep engine: without a replacer function or a property list, the direct writer */\n' +
       '    if (JS_IsUndefined(jsc->replacer_func) && JS_IsUndefined(jsc->property_list)\n' +
       '        ? mep_json_write(ctx, jsc, wrapper, val, NULL)\n' +
-      '        : js_json_to_str(ctx, jsc, wrapper, val, jsc->empty))\n' +
-      '        goto exception;\n',
+      '        : js_json_to_str(ctx, jsc, wrapper, val, jsc->empty))',
     why: 'use the direct writer when nothing can observe the generic path\'s order of work (no replacer or list)',
   },
   {
     file: 'quickjs.c',
-    find: '    JSValue empty;\n    StringBuffer *b;\n} JSONStringifyContext;',
-    replace:
-      '    JSValue empty;\n    StringBuffer *b;\n' +
-      '    int mep_depth; /* mep engine: how deep the direct writer was when it handed over to js_json_to_str */\n' +
-      '} JSONStringifyContext;',
-    why: 'where the generic writer learns how deep the direct writer already was (see the depth check below)',
-  },
-  {
-    file: 'quickjs.c',
-    find: '    jsc->b = &b_s;\n    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n',
-    replace: '    jsc->b = &b_s;\n    jsc->mep_depth = 0;\n    jsc->empty = JS_AtomToString(ctx, JS_ATOM_empty_string);\n',
-    why: 'start the count of the depth check below at zero',
-  },
-  {
-    file: 'quickjs.c',
-    find:
-      '        v = js_array_push(ctx, jsc->stack, 1, (JSValueConst *)&val, 0);\n        if (check_exception_free(ctx, v))\n            goto exception;\n' +
-      '        ret = JS_IsArray(ctx, val);\n',
-    replace:
-      '        v = js_array_push(ctx, jsc->stack, 1, (JSValueConst *)&val, 0);\n        if (check_exception_free(ctx, v))\n            goto exception;\n' +
-      '        /* mep engine: the direct writer\'s depth limit, counted from where it handed over */\n' +
-      '        if (jsc->mep_depth + JS_VALUE_GET_OBJ(jsc->stack)->u.array.count > MEP_JSON_MAX_DEPTH) {\n' +
-      '            JS_ThrowInternalError(ctx, "stack overflow");\n' +
-      '            goto exception;\n' +
-      '        }\n' +
-      '        ret = JS_IsArray(ctx, val);\n',
+    at: { line: 'v = js_array_includes(ctx, jsc->stack, 1, vc(&val));' },
+    op: 'replace',
+    text: '        v = mep_json_on_stack(ctx, jsc->stack, val); /* mep engine */',
     why:
-      'hold the generic writer (a replacer function or a property list, an exotic object) to the same depth as the direct ' +
-      'one: it had no limit at all, and deep data exhausted the host\'s stack and trapped the call',
+      'check for a cycle by comparing pointers: js_array_includes ran js_strict_eq2 on every object being written, for ' +
+      'every object (9.5 % of a JSON round trip)',
   },
 ];

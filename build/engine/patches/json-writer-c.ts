@@ -1,127 +1,112 @@
-/** The C text of the direct JSON writer ({@link ./json-stringify.ts}), ours. */
+/** The C text of the direct JSON writer ({@link ./json-stringify.ts}), ours, put before JS_JSONStringify. */
 
-/** The direct writer, put before JS_JSONStringify. */
 export const DIRECT_WRITER = String.raw`/* mep engine: JSON.stringify without a replacer function or a property list (every call the
    runtime and the backends make, indented or not) writes straight into its buffer:
    - a plain object's own enumerable string keys are read from its shape, once, before its
      values are read, as the key list of the generic path is; each value is then read by key;
-   - keys and strings are quoted in place, integers written as digits;
+   - keys and strings are quoted in place (mep_json_put_quoted), integers written as digits;
    - the objects being written are a list on the C stack for the cycle check;
    - with a gap, each line is indented by the gap once per level.
-   Anything else (boxed primitives, exotic objects, a plain object with an index key, which comes
-   first in key order) is written by js_json_to_str. */
+   Anything else (numbers other than integers, ropes, boxed primitives, exotic objects, a plain
+   object with an index key, which comes first in key order) is written by js_json_to_str, which
+   counts its depth on from mep_json_depth. */
 typedef struct MepJsonLevel {
     JSObject *obj;
     const struct MepJsonLevel *up;
-    int depth;
+    int depth; /* for the indentation: 1 inside the outermost object */
 } MepJsonLevel;
-
-/* MEP_JSON_MAX_DEPTH is defined with the JSON.parse edits */
 
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up);
 
-/* appends the gap depth times to b */
-static int mep_json_put_indent(StringBuffer *b, const JSString *gap, int depth)
-{
-    while (depth-- > 0) {
-        if (string_buffer_concat(b, gap, 0, gap->len))
-            return -1;
-    }
-    return 0;
-}
-
 /* with a gap, a line break and the indentation of depth levels; nothing without one */
 static int mep_json_break(JSONStringifyContext *jsc, int depth)
 {
-    const JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
+    JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
 
     if (gap->len == 0)
         return 0;
-    if (string_buffer_putc8(jsc->b, '\n') || mep_json_put_indent(jsc->b, gap, depth))
+    if (string_buffer_putc8(jsc->b, '\n'))
         return -1;
+    while (depth-- > 0) {
+        if (string_buffer_concat(jsc->b, gap, 0, gap->len))
+            return -1;
+    }
     return 0;
 }
 
 /* the indentation of depth levels as a string, for js_json_to_str */
 static JSValue mep_json_indent(JSContext *ctx, JSONStringifyContext *jsc, int depth)
 {
-    const JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
+    JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
     StringBuffer b_s, *b = &b_s;
 
     if (gap->len == 0 || depth == 0)
-        return JS_DupValue(ctx, jsc->empty);
+        return js_dup(jsc->empty);
     if (string_buffer_init(ctx, b, gap->len * depth))
         return JS_EXCEPTION;
-    if (mep_json_put_indent(b, gap, depth)) {
-        string_buffer_free(b);
-        return JS_EXCEPTION;
+    while (depth-- > 0) {
+        if (string_buffer_concat(b, gap, 0, gap->len)) {
+            string_buffer_free(b);
+            return JS_EXCEPTION;
+        }
     }
     return string_buffer_end(b);
 }
 
-/* TRUE when neither p nor its prototypes, all plain objects or arrays, have a toJSON property:
+/* true when neither p nor its prototypes, all plain objects or arrays, have a toJSON property:
    a few look-ups in their shapes instead of a generic property read */
-static BOOL mep_json_no_tojson(JSObject *p)
+static bool mep_json_no_tojson(JSObject *p)
 {
     JSProperty *pr;
 
     for (; p != NULL; p = p->shape->proto) {
         if ((p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY) ||
             find_own_property(&pr, p, JS_ATOM_toJSON))
-            return FALSE;
+            return false;
     }
-    return TRUE;
+    return true;
 }
 
-/* js_json_check without a replacer: the key is made only for a toJSON method to see */
+/* js_json_check without a replacer: the key (atom, or the index idx when atom is JS_ATOM_NULL)
+   is made only for a toJSON method to see; val is taken, the checked value returned */
 static JSValue mep_json_check(JSContext *ctx, JSValue val, JSAtom atom, int64_t idx)
 {
-    if (JS_IsObject(val) ? !mep_json_no_tojson(JS_VALUE_GET_OBJ(val)) : JS_IsBigInt(ctx, val)) {
+    if (JS_IsObject(val) ? !mep_json_no_tojson(JS_VALUE_GET_OBJ(val)) : JS_IsBigInt(val)) {
         JSValue f = JS_GetProperty(ctx, val, JS_ATOM_toJSON);
-        if (JS_IsException(f))
-            goto fail;
+        if (JS_IsException(f)) {
+            JS_FreeValue(ctx, val);
+            return JS_EXCEPTION;
+        }
         if (JS_IsFunction(ctx, f)) {
             JSValue v, key = atom != JS_ATOM_NULL ? JS_AtomToString(ctx, atom)
-                                                  : JS_ToStringFree(ctx, JS_NewInt64(ctx, idx));
+                                                  : JS_ToStringFree(ctx, js_int64(idx));
             if (JS_IsException(key)) {
                 JS_FreeValue(ctx, f);
-                goto fail;
+                JS_FreeValue(ctx, val);
+                return JS_EXCEPTION;
             }
-            v = JS_CallFree(ctx, f, val, 1, (JSValueConst *)&key);
+            v = JS_CallFree(ctx, f, val, 1, vc(&key));
             JS_FreeValue(ctx, key);
             JS_FreeValue(ctx, val);
+            if (JS_IsException(v))
+                return v;
             val = v;
-            if (JS_IsException(val))
-                return val;
         } else {
             JS_FreeValue(ctx, f);
         }
     }
-    switch (JS_VALUE_GET_NORM_TAG(val)) {
-    case JS_TAG_OBJECT:
-        if (JS_IsFunction(ctx, val))
-            break;
-        /* fall through */
-    case JS_TAG_STRING:
-    case JS_TAG_INT:
-    case JS_TAG_FLOAT64:
-#ifdef CONFIG_BIGNUM
-    case JS_TAG_BIG_FLOAT:
-    case JS_TAG_BIG_INT:
-#endif
-    case JS_TAG_BOOL:
-    case JS_TAG_NULL:
-    case JS_TAG_EXCEPTION:
-        return val;
-    default:
-        break;
+    {
+        /* what JSON writes, as js_json_check decides it (an exception passes through) */
+        int tag = JS_VALUE_GET_NORM_TAG(val);
+        if (tag == JS_TAG_OBJECT ? !JS_IsFunction(ctx, val)
+                                 : tag == JS_TAG_STRING || tag == JS_TAG_STRING_ROPE || tag == JS_TAG_INT || tag == JS_TAG_FLOAT64 ||
+                                   tag == JS_TAG_BOOL || tag == JS_TAG_NULL || tag == JS_TAG_SHORT_BIG_INT ||
+                                   tag == JS_TAG_BIG_INT || tag == JS_TAG_EXCEPTION)
+            return val;
     }
     JS_FreeValue(ctx, val);
     return JS_UNDEFINED;
- fail:
-    JS_FreeValue(ctx, val);
-    return JS_EXCEPTION;
 }
 
 static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst obj,
@@ -136,14 +121,14 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
         len = JS_VALUE_GET_INT(p->prop[0].u.value);
     else if (js_get_length64(ctx, &len, obj))
         return -1;
-    if (mep_json_putc(jsc->b, '['))
+    if (string_buffer_putc8(jsc->b, '['))
         return -1;
     for (i = 0; i < len; i++) {
-        if ((i > 0 && mep_json_putc(jsc->b, ',')) || mep_json_break(jsc, level->depth))
+        if ((i > 0 && string_buffer_putc8(jsc->b, ',')) || mep_json_break(jsc, level->depth))
             return -1;
-        /* a toJSON method may have changed the array: checked again for each element */
+        /* a toJSON method may have changed the array: looked at again for each element */
         if (p->fast_array && i < p->u.array.count)
-            v = JS_DupValue(ctx, p->u.array.u.values[i]);
+            v = js_dup(p->u.array.u.values[i]);
         else
             v = JS_GetPropertyInt64(ctx, obj, i);
         v = mep_json_check(ctx, v, JS_ATOM_NULL, i);
@@ -154,7 +139,7 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
     }
     if (len > 0 && mep_json_break(jsc, level->depth - 1))
         return -1;
-    return mep_json_putc(jsc->b, ']');
+    return string_buffer_putc8(jsc->b, ']');
 }
 
 /* 1 when the object has an index key (the generic path writes it), else 0 or -1 */
@@ -169,7 +154,7 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
     JSValue v;
     uint32_t idx;
     int i, n = 0, ret = -1;
-    BOOL has_content = FALSE;
+    bool has_content = false;
 
     if (sh->prop_count > countof(local)) {
         keys = js_malloc(ctx, sizeof(keys[0]) * sh->prop_count);
@@ -191,7 +176,7 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
     for (i = 0; i < n; i++) {
         prs = find_own_property(&pr, p, keys[i]);
         if (prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL)
-            v = JS_DupValue(ctx, pr->u.value);
+            v = js_dup(pr->u.value);
         else
             v = JS_GetProperty(ctx, obj, keys[i]);
         v = mep_json_check(ctx, v, keys[i], 0);
@@ -199,19 +184,19 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
             goto done;
         if (JS_IsUndefined(v))
             continue;
-        if ((has_content && mep_json_putc(jsc->b, ',')) || mep_json_break(jsc, level->depth) ||
-            mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) || mep_json_putc(jsc->b, ':') ||
+        if ((has_content && string_buffer_putc8(jsc->b, ',')) || mep_json_break(jsc, level->depth) ||
+            mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) || string_buffer_putc8(jsc->b, ':') ||
             (JS_VALUE_GET_STRING(jsc->gap)->len != 0 && string_buffer_putc8(jsc->b, ' '))) {
             JS_FreeValue(ctx, v);
             goto done;
         }
         if (mep_json_write(ctx, jsc, obj, v, level))
             goto done;
-        has_content = TRUE;
+        has_content = true;
     }
     if (has_content && mep_json_break(jsc, level->depth - 1))
         goto done;
-    ret = mep_json_putc(jsc->b, '}');
+    ret = string_buffer_putc8(jsc->b, '}');
  done:
     for (i = 0; i < n; i++)
         JS_FreeAtom(ctx, keys[i]);
@@ -220,7 +205,7 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
     return ret;
 }
 
-/* writes val (checked by mep_json_check or js_json_check, and freed here) */
+/* writes val (checked by mep_json_check or js_json_check; taken) */
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up)
 {
@@ -231,13 +216,8 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
         return ret;
     }
     case JS_TAG_INT: {
-        char buf[16], *q = buf + sizeof(buf);
-        int32_t n = JS_VALUE_GET_INT(val);
-        uint32_t u = n < 0 ? -(uint32_t)n : (uint32_t)n;
-        do { *--q = (char)('0' + u % 10); u /= 10; } while (u != 0);
-        if (n < 0)
-            *--q = '-';
-        return string_buffer_write8(jsc->b, (const uint8_t *)q, buf + sizeof(buf) - q);
+        char buf[16];
+        return string_buffer_write8(jsc->b, (const uint8_t *)buf, i32toa(buf, JS_VALUE_GET_INT(val)));
     }
     case JS_TAG_BOOL:
         return string_buffer_puts8(jsc->b, JS_VALUE_GET_BOOL(val) ? "true" : "false");
@@ -257,15 +237,17 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
                 goto fail;
             }
         }
-        level.depth = up != NULL ? up->depth + 1 : 1;
-        if (level.depth > MEP_JSON_MAX_DEPTH || js_check_stack_overflow(ctx->rt, 0)) {
+        if (mep_json_depth >= MEP_JSON_MAX_DEPTH || js_check_stack_overflow(ctx->rt, 0)) {
             JS_ThrowStackOverflow(ctx);
             goto fail;
         }
         level.obj = p;
         level.up = up;
+        level.depth = up != NULL ? up->depth + 1 : 1;
+        mep_json_depth++;
         ret = p->class_id == JS_CLASS_ARRAY ? mep_json_write_array(ctx, jsc, val, &level)
                                             : mep_json_write_object(ctx, jsc, val, &level);
+        mep_json_depth--;
         if (ret > 0)
             break;
         JS_FreeValue(ctx, val);
@@ -275,13 +257,11 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
         break;
     }
     {
-        /* js_json_to_str indents the members of what it writes by one more gap than indent, and
-           counts its depth from here */
+        /* js_json_to_str indents the members of what it writes by one more gap than indent */
         JSValue indent = mep_json_indent(ctx, jsc, up != NULL ? up->depth : 0);
         int ret;
         if (JS_IsException(indent))
             goto fail;
-        jsc->mep_depth = up != NULL ? up->depth : 0;
         ret = js_json_to_str(ctx, jsc, holder, val, indent);
         JS_FreeValue(ctx, indent);
         return ret;
@@ -290,5 +270,4 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
     JS_FreeValue(ctx, val);
     return -1;
 }
-
 `;

@@ -107,6 +107,20 @@ export function projectAliasSchema(
 }
 
 /** Emit an enum (all constructors nullary) or a payload record with one record per constructor. */
+/**
+ * The namespace of a custom type's constructor records: the type's full name (the reference's
+ * mapping), or with `constructor_namespace=lowercase-type` the type's name in lower case, which
+ * Java's SpecificCompiler turns into a package that no generated class shares its name with.
+ * Recorded as nested under the type, so the shared layout keeps the records in its module's file.
+ */
+function constructorNamespace(p: Projector, fullName: FullName, key: string): string {
+  if (p.options.constructorNamespace === 'type') return key;
+  const lower = fullName.name.toLowerCase();
+  const namespace = fullName.namespace === '' ? lower : `${fullName.namespace}.${lower}`;
+  p.nest(namespace, key);
+  return namespace;
+}
+
 export function projectCustom(
   p: Projector,
   source: string,
@@ -139,8 +153,9 @@ export function projectCustom(
   // Claim every constructor's name before any argument is projected, so a name an anonymous
   // record derives (`<Ctor><Arg>`) never takes a later constructor's name.
   const constructorNames: FullName[] = [];
+  const namespace = constructorNamespace(p, fullName, key);
   for (let i = 0; i < sorted.length; i++) {
-    const constructorName = checkedFullName(key, sorted[i].name);
+    const constructorName = checkedFullName(namespace, sorted[i].name);
     p.claim(fullNameKey(constructorName), `${sorted[i].constructor.source}:${key}`);
     constructorNames[i] = constructorName;
   }

@@ -1,5 +1,5 @@
 /**
- * Avro backend diagnostics: the stable AVRO001–006 codes, the IR-reading codes, and their
+ * Avro backend diagnostics: the stable AVRO001–006 codes, the AVRO007 layout hint, the IR-reading codes, and their
  * conversion to MEP 0.1 diagnostics located at `morphir-fqname:<fqname>` URIs.
  */
 
@@ -11,6 +11,8 @@ export const AVRO_CODES = {
   invalidOption: 'AVRO004',
   unsafeRecursion: 'AVRO005',
   missingLinkedDependency: 'AVRO006',
+  /** Info: the output is far larger than the `shared` layout of the same model would be. */
+  largeLayout: 'AVRO007',
   missingFormatVersion: 'missing_format_version',
   invalidFormatVersionType: 'invalid_format_version_type',
   invalidFormatVersionSyntax: 'invalid_format_version_syntax',

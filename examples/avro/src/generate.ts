@@ -2,11 +2,11 @@
  * The backend entry point: options first, then the IR, projection and rendering. Every
  * domain failure comes back as `success: false` with diagnostics; nothing here throws.
  */
-import { AvroError, sortDiagnostics, toMepDiagnostic, type AvroDiagnostic, type Diagnostic } from './diagnostics.ts';
+import { AVRO_CODES, AvroError, sortDiagnostics, toMepDiagnostic, type AvroDiagnostic, type Diagnostic } from './diagnostics.ts';
 import { projectModules } from './declarations.ts';
 import { readIr } from './ir-reader.ts';
 import { IrReadError } from './ir-version.ts';
-import type { Artifact } from './json-syntax.ts';
+import type { Artifact, ArtifactSink } from './json-syntax.ts';
 import { parseOptions, type AvroOptions } from './options.ts';
 import { finishPackage } from './package-check.ts';
 import { Projector } from './projector.ts';
@@ -28,7 +28,39 @@ export interface IrSource {
   ir: unknown;
 }
 
-function generateFromPackage(source: IrSource, options: AvroOptions): GenerateResult {
+/** Below this many characters of output no layout hint is given, whatever the ratio. */
+const HINT_MIN_CHARS = 16 * 2 ** 20;
+/** How many times the `shared` layout's size an output must be for the hint. */
+const HINT_RATIO = 8;
+
+const megabytes = (chars: number): string => `${(chars / 1e6).toFixed(chars < 1e7 ? 1 : 0)} MB`;
+
+/**
+ * AVRO007 (info) when the output of a self-contained or linked layout, which repeats each root's
+ * closure, is far larger than the `shared` layout of the same package, which defines every type
+ * once: the sizes, and the option that asks for it. The shared layout is rendered to count it
+ * (nothing of it is kept), which costs a small part of what the larger output cost.
+ */
+function layoutHint(pkg: Parameters<typeof renderJson>[0], options: AvroOptions, chars: number, files: number): Diagnostic | undefined {
+  if (options.dependencies === 'shared' || chars < HINT_MIN_CHARS) return undefined;
+  let sharedChars = 0;
+  let sharedFiles = 0;
+  renderJson(pkg, { dependencies: 'shared' }, (artifact) => {
+    sharedChars += artifact.content.length;
+    sharedFiles++;
+  });
+  if (chars < HINT_RATIO * sharedChars) return undefined;
+  return {
+    severity: 'info',
+    code: AVRO_CODES.largeLayout,
+    message:
+      `The ${options.dependencies} layout repeats every type's closure in each root's file: ${megabytes(chars)} in ${files} files. ` +
+      `With --option dependencies=shared each named type is defined once, in one .avsc per module (loaded in the order of load-order.json): ${megabytes(sharedChars)} in ${sharedFiles} files.`,
+    data: { layout: options.dependencies, chars, files, sharedChars, sharedFiles },
+  };
+}
+
+function generateFromPackage(source: IrSource, options: AvroOptions, sink: ArtifactSink | undefined): GenerateResult {
   // Read, then let go: once in the model the parsed IR is garbage, freed right here by reference
   // counting, instead of living on (and being rescanned by every collection, in QuickJS) until
   // the answer is sent. In QuickJS on 2,000 types everything after reading takes a quarter less.
@@ -44,8 +76,11 @@ function generateFromPackage(source: IrSource, options: AvroOptions): GenerateRe
   const sorted = sortDiagnostics(found);
   if (options.unsupported === 'error' && sorted.length > 0) return failed(sorted.map((d) => toMepDiagnostic(d, 'error')));
   const checked = finishPackage(projector);
-  const artifacts = options.representation === 'idl' ? renderIdl(checked, options) : renderJson(checked, options);
-  return { success: true, artifacts, diagnostics: sorted.map((d) => toMepDiagnostic(d, 'warning')) };
+  const list = options.representation === 'idl' ? renderIdl(checked, options, sink) : renderJson(checked, options, sink);
+  const diagnostics = sorted.map((d) => toMepDiagnostic(d, 'warning'));
+  const hint = options.representation === 'json' && options.projection === 'schemas' ? layoutHint(checked, options, list.chars, list.order.length) : undefined;
+  if (hint) diagnostics.push(hint);
+  return { success: true, artifacts: list.artifacts, diagnostics };
 }
 
 /**
@@ -67,11 +102,15 @@ export function generateAvro(ir: unknown, options: Record<string, unknown> = {})
 /**
  * {@link generateAvro} reading the IR from `source.ir` and setting it to null once read, so the
  * parsed document can be freed while the rest runs (as `generateAvro`'s own argument cannot).
+ * With `sink` each artifact is handed over as soon as it is rendered and the result's
+ * `artifacts` is empty: only one file is held at a time (a backend passes `ctx.emit`). An error
+ * found while rendering (AVRO003, AVRO005) can come after some were handed over; the result then
+ * says `success: false`, and a host publishes none of them.
  *
  * @example
  * generate: (params) => generateAvroFrom(params, params.options ?? {})
  */
-export function generateAvroFrom(source: IrSource, options: Record<string, unknown> = {}): GenerateResult {
+export function generateAvroFrom(source: IrSource, options: Record<string, unknown> = {}, sink?: ArtifactSink): GenerateResult {
   let parsed: AvroOptions;
   try {
     parsed = parseOptions(options);
@@ -80,7 +119,7 @@ export function generateAvroFrom(source: IrSource, options: Record<string, unkno
     throw error;
   }
   try {
-    return generateFromPackage(source, parsed);
+    return generateFromPackage(source, parsed, sink);
   } catch (error) {
     if (error instanceof IrReadError) return failed([{ severity: 'error', code: error.code, message: error.message }]);
     if (error instanceof AvroError) return failed([toMepDiagnostic(error.diagnostic, 'error')]);

@@ -6,21 +6,35 @@ import { invalidOption } from './diagnostics.ts';
 import type { AvroMessage, AvroType, FullName, JsonValue, Properties } from './model.ts';
 import { escapeIdlIdentifier } from './naming.ts';
 
-const sortedEntries = (props: Properties): [string, JsonValue][] =>
+/**
+ * How a property name is written after `@`. Avro 1.8's IDL grammar (Debian bookworm's
+ * libavro-compiler-java) reads names of identifiers joined by `-` only, so `@morphir.fqname`
+ * stops it; `idl_property_names=hyphenated` writes `@morphir-fqname` instead.
+ */
+export type PropertySpelling = (name: string) => string;
+
+/** The property's own name (`idl_property_names=dotted`, as the reference). */
+export const DOTTED: PropertySpelling = (name) => name;
+
+/** Every `.` of the name as `-` (`idl_property_names=hyphenated`). */
+export const HYPHENATED: PropertySpelling = (name) => name.split('.').join('-');
+
+// Sorted by the name as written, so either spelling gives annotations in a stable order.
+const sortedEntries = (props: Properties, spell: PropertySpelling): [string, JsonValue][] =>
   Object.keys(props)
-    .sort()
-    .map((key) => [key, props[key]]);
+    .map((key): [string, JsonValue] => [spell(key), props[key]])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
 
 /** `@name(json)` per property, each on its own line. */
-export function annotations(indent: string, props: Properties): string {
-  return sortedEntries(props)
+export function annotations(indent: string, props: Properties, spell: PropertySpelling): string {
+  return sortedEntries(props, spell)
     .map(([key, value]) => `${indent}@${key}(${JSON.stringify(value)})\n`)
     .join('');
 }
 
 /** `@name(json) ` per property, inline before a type or name. */
-export function inlineAnnotations(props: Properties): string {
-  return sortedEntries(props)
+export function inlineAnnotations(props: Properties, spell: PropertySpelling): string {
+  return sortedEntries(props, spell)
     .map(([key, value]) => `@${key}(${JSON.stringify(value)}) `)
     .join('');
 }
@@ -45,41 +59,41 @@ function integerProperty(props: Properties, key: string): number {
   return value;
 }
 
-function logicalType(physical: AvroType, name: string, props: Properties): string {
+function logicalType(physical: AvroType, name: string, props: Properties, spell: PropertySpelling): string {
   const physicalName = physical.kind === 'primitive' ? physical.name : undefined;
   if (name === 'decimal' && physicalName === 'bytes') {
     const rest: Record<string, JsonValue> = { ...props };
     delete rest.precision;
     delete rest.scale;
     delete rest.logicalType;
-    return `${inlineAnnotations(rest)}decimal(${integerProperty(props, 'precision')}, ${integerProperty(props, 'scale')})`;
+    return `${inlineAnnotations(rest, spell)}decimal(${integerProperty(props, 'precision')}, ${integerProperty(props, 'scale')})`;
   }
   const shorthand = SHORTHANDS[name];
   if (shorthand && shorthand.physical === physicalName) {
     const rest: Record<string, JsonValue> = { ...props };
     delete rest.logicalType;
-    return `${inlineAnnotations(rest)}${shorthand.text}`;
+    return `${inlineAnnotations(rest, spell)}${shorthand.text}`;
   }
-  return `${inlineAnnotations({ ...props, logicalType: name })}${idlType(physical)}`;
+  return `${inlineAnnotations({ ...props, logicalType: name }, spell)}${idlType(physical, spell)}`;
 }
 
 /** An IDL type expression. */
-export function idlType(tpe: AvroType): string {
+export function idlType(tpe: AvroType, spell: PropertySpelling): string {
   switch (tpe.kind) {
     case 'primitive':
       return tpe.name;
     case 'array':
-      return `${inlineAnnotations(tpe.props)}array<${idlType(tpe.items)}>`;
+      return `${inlineAnnotations(tpe.props, spell)}array<${idlType(tpe.items, spell)}>`;
     case 'map':
-      return `${inlineAnnotations(tpe.props)}map<${idlType(tpe.values)}>`;
+      return `${inlineAnnotations(tpe.props, spell)}map<${idlType(tpe.values, spell)}>`;
     case 'union':
-      return `union { ${tpe.branches.map(idlType).join(', ')} }`;
+      return `union { ${tpe.branches.map((branch) => idlType(branch, spell)).join(', ')} }`;
     case 'named':
       return idlFullName(tpe.fullName);
     case 'logical':
-      return logicalType(tpe.physical, tpe.logicalType, tpe.props);
+      return logicalType(tpe.physical, tpe.logicalType, tpe.props, spell);
     case 'annotated':
-      return `${inlineAnnotations(tpe.props)}${idlType(tpe.physical)}`;
+      return `${inlineAnnotations(tpe.props, spell)}${idlType(tpe.physical, spell)}`;
   }
 }
 

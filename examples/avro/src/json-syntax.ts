@@ -72,10 +72,22 @@ export function artifactPath(name: FullName, extension: string): string {
   return `${parts.join('/')}.${extension}`;
 }
 
-/** Collects artifacts, refusing a second artifact at the same path (AVRO003). */
+/** Where rendered artifacts go as they are made, instead of into a list (streamed to the host). */
+export type ArtifactSink = (artifact: Artifact) => void;
+
+/**
+ * Collects artifacts, refusing a second artifact at the same path (AVRO003). With a sink each
+ * artifact is handed over as soon as it is added and not kept: memory then holds one file.
+ */
 export class ArtifactList {
   readonly artifacts: Artifact[] = [];
+  /** Every path added, in order. */
+  readonly order: string[] = [];
+  /** UTF-16 code units of content added. */
+  chars = 0;
   private readonly paths = new Set<string>();
+
+  constructor(private readonly sink?: ArtifactSink) {}
 
   /** Whether an artifact already claims `path`. */
   has(path: string): boolean {
@@ -86,6 +98,10 @@ export class ArtifactList {
   add(path: string, content: string): void {
     if (this.paths.has(path)) throw nameCollision(`duplicate artifact path ${path}`);
     this.paths.add(path);
-    this.artifacts.push({ path, content, binary: false });
+    this.order.push(path);
+    this.chars += content.length;
+    const artifact: Artifact = { path, content, binary: false };
+    if (this.sink) this.sink(artifact);
+    else this.artifacts.push(artifact);
   }
 }

@@ -141,6 +141,8 @@ export interface AvroPackage {
   readonly schemas: ReadonlyMap<string, NamedSchema>;
   readonly linkedSchemas: ReadonlyMap<string, NamedSchema>;
   readonly protocols: readonly AvroProtocol[];
+  /** Namespaces nested under a named type other than its full name, to that type's full name. */
+  readonly nestedNamespaces: ReadonlyMap<string, string>;
 }
 
 const KEY = Symbol('fullNameKey');

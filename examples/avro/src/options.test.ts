@@ -38,6 +38,9 @@ for (const [name, options] of [
   ['bad dependencies', { dependencies: 'bundled' }],
   ['bad aliases', { aliases: 'keep' }],
   ['bad unsupported', { unsupported: 'ignore' }],
+  ['bad constructor_namespace', { constructor_namespace: 'Type' }],
+  ['constructor_namespace not a string', { constructor_namespace: true }],
+  ['bad idl_property_names', { idl_property_names: 'underscored' }],
   ['logical_types not boolean', { logical_types: 'yes' }],
   ['decimal_precision zero', { decimal_precision: 0 }],
   ['decimal_precision negative', { decimal_precision: -1 }],
@@ -147,6 +150,42 @@ effects('unsupported=error should fail with zero artifacts; warn-and-skip should
   assert.is(lenient.success, true);
   assert.equal(lenient.artifacts.map((a) => a.path).sort(), ['acme/shop/orders/Order.avsc', 'acme/shop/orders/OrderId.avsc']);
   assert.equal(lenient.diagnostics.map((d) => [d.severity, d.code, d.location?.uri]), [['warning', 'AVRO001', 'morphir-fqname:acme/shop:orders#money']]);
+});
+
+effects('constructor_namespace=lowercase-type should name constructor records under the type in lower case', () => {
+  const custom = library('acme/shop', [
+    { path: 'billing', types: [{ name: 'payment-method', custom: [['cash', []], ['voucher', [['code', t.string()]]]] }, { name: 'invoice', alias: t.record([['paid', t.ref('acme/shop:billing#payment-method')]]) }] },
+  ]);
+  const namespaces = (options: Record<string, unknown>): string[] => {
+    const schema = JSON.parse((generateAvro(custom, options).artifacts.find((a) => a.path.endsWith('/Invoice.avsc')) as { content: string }).content);
+    return schema.fields[0].type.fields[0].type.map((branch: { namespace: string; name: string }) => `${branch.namespace}.${branch.name}`);
+  };
+  assert.equal(namespaces({}), ['acme.shop.billing.PaymentMethod.Cash', 'acme.shop.billing.PaymentMethod.Voucher']);
+  assert.equal(namespaces({ constructor_namespace: 'type' }), namespaces({}));
+  assert.equal(namespaces({ constructor_namespace: 'lowercase-type' }), ['acme.shop.billing.paymentmethod.Cash', 'acme.shop.billing.paymentmethod.Voucher']);
+});
+
+effects('constructor_namespace=lowercase-type should report AVRO003 when a type already holds the name', () => {
+  // Module `billing.paymentmethod` declares Voucher, as the lower-cased constructor namespace of billing's PaymentMethod does.
+  const clash = library('acme/shop', [
+    { path: 'billing', types: [{ name: 'payment-method', custom: [['voucher', [['code', t.string()]]]] }] },
+    { path: 'billing/paymentmethod', types: [{ name: 'voucher', alias: t.record([['code', t.int()]]) }] },
+  ]);
+  assert.ok(generateAvro(clash, {}).success);
+  const result = generateAvro(clash, { constructor_namespace: 'lowercase-type' });
+  assert.is(result.success, false);
+  assert.ok(result.diagnostics.some((d) => d.code === 'AVRO003'), JSON.stringify(result.diagnostics));
+});
+
+effects('idl_property_names=hyphenated should write @morphir-fqname for every property name with a dot', () => {
+  const dotted = content({ representation: 'idl' }, 'acme/shop/orders/OrderSchemas.avdl');
+  const hyphenated = content({ representation: 'idl', idl_property_names: 'hyphenated' }, 'acme/shop/orders/OrderSchemas.avdl');
+  assert.match(dotted, /@morphir\.fqname\(/);
+  assert.not.match(hyphenated, /@morphir\./);
+  assert.match(hyphenated, /@morphir-fqname\("acme\/shop:orders#order"\)/);
+  // Nothing else changes: the same text with the names spelled back.
+  assert.is(hyphenated.replace(/@morphir-/g, '@morphir.'), dotted);
+  assert.equal(generateAvro(ir, { ...ok, idl_property_names: 'hyphenated' }), generateAvro(ir, ok), 'JSON output is not affected');
 });
 
 effects.run();

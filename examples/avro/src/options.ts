@@ -23,6 +23,14 @@ export interface AvroOptions {
   readonly logicalTypes: boolean;
   readonly decimalPrecision: number;
   readonly decimalScale: number;
+  /**
+   * Where a custom type's constructor records live: `type` puts them in `<namespace>.<Type>`
+   * (the reference's mapping), `lowercase-type` in `<namespace>.<type in lower case>`, so that
+   * Java code generated from them has no package named like a class.
+   */
+  readonly constructorNamespace: 'type' | 'lowercase-type';
+  /** How `.avdl` annotations spell property names: `@morphir.fqname` or `@morphir-fqname`. */
+  readonly idlPropertyNames: 'dotted' | 'hyphenated';
   /** Keyed by canonical FQName. */
   readonly typeMappings: ReadonlyMap<string, TypeMapping>;
 }
@@ -37,6 +45,8 @@ export const DEFAULT_OPTIONS: AvroOptions = {
   logicalTypes: true,
   decimalPrecision: 38,
   decimalScale: 10,
+  constructorNamespace: 'type',
+  idlPropertyNames: 'dotted',
   typeMappings: new Map(),
 };
 
@@ -46,7 +56,15 @@ const ENUMS = {
   dependencies: ['self-contained', 'linked', 'shared'],
   aliases: ['inline', 'wrapper-record'],
   unsupported: ['error', 'warn-and-skip'],
+  constructor_namespace: ['type', 'lowercase-type'],
+  idl_property_names: ['dotted', 'hyphenated'],
 } as const;
+
+/** The option keys of {@link ENUMS} whose field in {@link AvroOptions} is spelled differently. */
+const ENUM_FIELDS: Partial<Record<keyof typeof ENUMS, keyof AvroOptions>> = {
+  constructor_namespace: 'constructorNamespace',
+  idl_property_names: 'idlPropertyNames',
+};
 
 const PHYSICAL_TYPES: readonly AvroPrimitive[] = ['null', 'boolean', 'int', 'long', 'float', 'double', 'bytes', 'string'];
 const OPTION_KEYS = [...Object.keys(ENUMS), 'logical_types', 'decimal_precision', 'decimal_scale', 'type_mappings'];
@@ -135,7 +153,7 @@ export function parseOptions(raw: unknown): AvroOptions {
       if (typeof value !== 'string' || !allowed.includes(value)) {
         throw invalidOption(`${key} must be one of ${allowed.join('|')}, got ${JSON.stringify(value) ?? describe(value)}`);
       }
-      (out as Record<string, unknown>)[key] = value;
+      (out as Record<string, unknown>)[ENUM_FIELDS[key as keyof typeof ENUMS] ?? key] = value;
     } else if (key === 'logical_types') {
       if (typeof value !== 'boolean') throw invalidOption(`logical_types must be a boolean, got ${describe(value)}`);
       out.logicalTypes = value;

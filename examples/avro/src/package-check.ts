@@ -104,7 +104,7 @@ export function finishPackage(p: Projector): AvroPackage {
   for (const key of direct.keys()) if (!available.has(key)) undeclared.push(key);
   // The first missing name in sorted order is the one reported.
   if (undeclared.length > 0) throw missingLinkedDependency(undeclared.sort()[0]);
-  const pkg: AvroPackage = { roots, schemas, linkedSchemas, protocols };
+  const pkg: AvroPackage = { roots, schemas, linkedSchemas, protocols, nestedNamespaces: p.nestedNamespaces };
   rememberGraph(pkg, graph);
   return pkg;
 }

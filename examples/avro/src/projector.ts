@@ -54,6 +54,11 @@ export class Projector {
   readonly resultNames = new Map<string, EmittedName>();
   /** Names of generated tuple schemas by namespace and identity (type-mapping.ts). */
   readonly tupleNames = new Map<string, EmittedName>();
+  /**
+   * Namespaces of constructor records that are not their type's full name
+   * (`constructor_namespace=lowercase-type`), each to the full name of the type that owns them.
+   */
+  readonly nestedNamespaces = new Map<string, string>();
   private journal: Undo[] | undefined;
 
   constructor(options: AvroOptions) {
@@ -117,6 +122,11 @@ export class Projector {
   /** {@link containsSchema} by full-name key. */
   containsKey(key: string): boolean {
     return this.schemas.has(key) || this.linkedSchemas.has(key);
+  }
+
+  /** Record that the schemas of `namespace` belong to the named type `owner` (see {@link nestedNamespaces}). */
+  nest(namespace: string, owner: string): void {
+    this.write(this.nestedNamespaces, namespace, owner);
   }
 
   /** Record a public root. */

@@ -4,8 +4,8 @@
  * imported by relative path.
  */
 import { unsafeRecursion, missingLinkedDependency } from './diagnostics.ts';
-import { annotations, docComment, idlPath, idlType, inlineAnnotations, relativePath, requiresJavaCc } from './idl-syntax.ts';
-import { ArtifactList, type Artifact } from './json-syntax.ts';
+import { annotations, docComment, DOTTED, HYPHENATED, idlPath, idlType, inlineAnnotations, relativePath, requiresJavaCc, type PropertySpelling } from './idl-syntax.ts';
+import { ArtifactList, type ArtifactSink } from './json-syntax.ts';
 import type { AvroField, AvroMessage, AvroPackage, AvroRoot, FullName, NamedSchema, Properties } from './model.ts';
 import { fullNameKey } from './model.ts';
 import { escapeIdlIdentifier } from './naming.ts';
@@ -56,6 +56,8 @@ class IdlRenderer {
   constructor(
     private readonly pkg: AvroPackage,
     private readonly linked: boolean,
+    private readonly spell: PropertySpelling,
+    private readonly sink: ArtifactSink | undefined,
   ) {
     this.schemas = new Map([...pkg.schemas, ...pkg.linkedSchemas]);
     this.owned = new Set(pkg.schemas.keys());
@@ -76,8 +78,8 @@ class IdlRenderer {
     }
   }
 
-  render(): Artifact[] {
-    const list = new ArtifactList();
+  render(): ArtifactList {
+    const list = new ArtifactList(this.sink);
     if (this.linked) {
       for (const name of this.linkedNames) {
         const owned = (this.graph.get(name) ?? []).find((dep) => this.owned.has(dep));
@@ -119,7 +121,7 @@ class IdlRenderer {
         }),
       );
     }
-    return list.artifacts;
+    return list;
   }
 
   private wrapperName(name: FullName): FullName {
@@ -139,8 +141,8 @@ class IdlRenderer {
       ? '// Avro Tools 1.12.2 requires `idl --useJavaCC` for message annotations with named responses.\n'
       : '';
     out += docComment('', file.doc);
-    out += annotations('', file.props);
-    out += annotations('', { namespace: file.name.namespace });
+    out += annotations('', file.props, this.spell);
+    out += annotations('', { namespace: file.name.namespace }, this.spell);
     out += `protocol ${escapeIdlIdentifier(file.name.name)} {\n`;
     const currentPath = idlPath(file.name);
     for (const imported of file.imports) {
@@ -158,9 +160,9 @@ class IdlRenderer {
     if (file.syntheticRoot) {
       const root = file.syntheticRoot;
       out += docComment('  ', root.doc);
-      out += annotations('  ', { namespace: root.fullName.namespace });
-      out += annotations('  ', { 'morphir.fqname': root.source });
-      out += `  record ${escapeIdlIdentifier(root.fullName.name)} {\n    ${idlType(root.type)} value;\n  }\n`;
+      out += annotations('  ', { namespace: root.fullName.namespace }, this.spell);
+      out += annotations('  ', { 'morphir.fqname': root.source }, this.spell);
+      out += `  record ${escapeIdlIdentifier(root.fullName.name)} {\n    ${idlType(root.type, this.spell)} value;\n  }\n`;
       if (file.messages.length > 0) out += '\n';
     }
     file.messages.forEach((message, index) => {
@@ -188,8 +190,8 @@ class IdlRenderer {
 
   private named(schema: NamedSchema): string {
     let out = docComment('  ', schema.doc);
-    out += annotations('  ', { namespace: schema.fullName.namespace });
-    out += annotations('  ', schema.props);
+    out += annotations('  ', { namespace: schema.fullName.namespace }, this.spell);
+    out += annotations('  ', schema.props, this.spell);
     const name = escapeIdlIdentifier(schema.fullName.name);
     if (schema.kind === 'enum') return `${out}  enum ${name} { ${schema.symbols.map(escapeIdlIdentifier).join(', ')} }\n`;
     out += `  record ${name} {\n`;
@@ -198,22 +200,22 @@ class IdlRenderer {
   }
 
   private field(field: AvroField): string {
-    return `${idlType(field.type)} ${inlineAnnotations(field.props)}${escapeIdlIdentifier(field.name)}`;
+    return `${idlType(field.type, this.spell)} ${inlineAnnotations(field.props, this.spell)}${escapeIdlIdentifier(field.name)}`;
   }
 
   private message(message: AvroMessage): string {
     const doc = message.props['morphir.doc'];
     let out = docComment('  ', typeof doc === 'string' ? doc : undefined);
-    out += annotations('  ', message.props);
+    out += annotations('  ', message.props, this.spell);
     const request = message.request.map((field) => this.field(field)).join(', ');
-    return `${out}  ${idlType(message.response)} ${escapeIdlIdentifier(message.name)}(${request});\n`;
+    return `${out}  ${idlType(message.response, this.spell)} ${escapeIdlIdentifier(message.name)}(${request});\n`;
   }
 }
 
 /**
- * Render a checked package as Avro IDL artifacts.
+ * Render a checked package as Avro IDL artifacts: returned, or handed to `sink` one by one.
  * @throws {AvroError} AVRO005 for mutually recursive declarations, AVRO003 for duplicate paths.
  */
-export function renderIdl(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
-  return new IdlRenderer(pkg, options.dependencies === 'linked').render();
+export function renderIdl(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies' | 'idlPropertyNames'>, sink?: ArtifactSink): ArtifactList {
+  return new IdlRenderer(pkg, options.dependencies === 'linked', options.idlPropertyNames === 'hyphenated' ? HYPHENATED : DOTTED, sink).render();
 }

@@ -4,7 +4,7 @@
  * In `shared` mode every named type is defined once in its module namespace's `.avsc` (see
  * shared-layout.ts) and referenced by full name everywhere else.
  */
-import { ArtifactList, artifactPath, canonicalJson, orderedJson, type Artifact } from './json-syntax.ts';
+import { ArtifactList, artifactPath, canonicalJson, orderedJson, type Artifact, type ArtifactSink } from './json-syntax.ts';
 import { inlineState, isDefined, JsonTypeRenderer, type DefinitionScope, type NameSet } from './json-types.ts';
 import type { AvroPackage, AvroProtocol, AvroRoot, JsonValue, NamedSchema } from './model.ts';
 import { fullNameKey } from './model.ts';
@@ -125,22 +125,23 @@ function renderProtocol(ctx: Context, protocol: AvroProtocol, predefined: NameSe
 }
 
 /**
- * Render a checked package as Avro JSON artifacts.
+ * Render a checked package as Avro JSON artifacts: returned, or handed to `sink` one by one as
+ * each is rendered (then the list returned is empty, and only one file is held at a time).
  * @throws {AvroError} AVRO003 when two artifacts would share a path.
  */
-export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>): Artifact[] {
+export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'dependencies'>, sink?: ArtifactSink): ArtifactList {
   const schemas = pkg.linkedSchemas.size === 0 ? pkg.schemas : new Map<string, NamedSchema>([...pkg.schemas, ...pkg.linkedSchemas]);
   const linkedNames = new Set(pkg.linkedSchemas.keys());
   const shared = options.dependencies === 'shared';
   const ctx: Context = { pkg, linked: shared || options.dependencies === 'linked', shared, schemas, linkedNames, types: new JsonTypeRenderer(schemas, linkedNames) };
-  const list = new ArtifactList();
+  const list = new ArtifactList(sink);
   // Names defined by the registry artifacts; in shared mode that is every schema.
   let predefined: NameSet = new Set<string>();
   if (ctx.linked) {
     const graph = packageGraph(pkg);
     const definitions = linkedDefinitions(ctx, graph);
     if (ctx.shared) {
-      for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph)) {
+      for (const artifact of sharedArtifacts(definitions, ctx.schemas, graph, pkg.nestedNamespaces)) {
         const values: JsonValue[] = [];
         for (let i = 0; i < artifact.definitions.length; i++) values.push(renderDefinition(ctx, graph, artifact.definitions[i]));
         list.add(artifact.path, orderedJson(values));
@@ -164,5 +165,28 @@ export function renderJson(pkg: AvroPackage, options: Pick<AvroOptions, 'depende
     list.add(path, renderRoot(ctx, root, predefined));
   }
   for (const protocol of pkg.protocols) list.add(artifactPath(protocol.fullName, 'avpr'), renderProtocol(ctx, protocol, predefined));
-  return list.artifacts;
+  if (ctx.shared) list.add(LOAD_ORDER_PATH, loadOrder(list.order));
+  return list;
+}
+
+/** Where the shared layout writes its load order, beside the top namespace folders. */
+export const LOAD_ORDER_PATH = 'load-order.json';
+
+/**
+ * The shared layout's index: its `.avsc` files in the order they must be parsed, so that a
+ * reader (Java's `Schema.Parser`, Python, avsc) needs nothing but the output to load it. The
+ * files reference each other's types by full name, and a parser refuses a name it has not
+ * seen defined yet: in name order `shop/billing.avsc` would come before the `shop/catalog.avsc`
+ * whose types it uses.
+ */
+function loadOrder(paths: readonly string[]): string {
+  const schemas: string[] = [];
+  for (let i = 0; i < paths.length; i++) if (paths[i].endsWith('.avsc')) schemas.push(paths[i]);
+  return canonicalJson({
+    about:
+      'The .avsc files of this output in load order: parse them in this order with one parser (Java: one org.apache.avro.Schema.Parser; ' +
+      'Python: avro.schema.make_avsc_object with one avro.name.Names; avsc: one registry), and every named type is defined before its first use. ' +
+      'A .avpr file references these types by full name.',
+    schemas,
+  });
 }

@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { generateAvro } from './generate.ts';
-import { dependency, library, loadSharedWithAvsc, t } from './test-support.ts';
+import { LOAD_ORDER_PATH } from './render-json.ts';
+import { byLoadOrder, dependency, library, loadSharedWithAvsc, t } from './test-support.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const showcase = JSON.parse(readFileSync(join(here, '..', '..', '..', 'fixtures', 'ir', 'showcase', 'morphir-ir.json'), 'utf8'));
@@ -31,7 +32,9 @@ Shared('should define every named type once, dependencies first, and reference i
   const result = generateAvro(chain, { dependencies: 'shared' });
   assert.ok(result.success, JSON.stringify(result.diagnostics));
   // One file per module namespace, dependencies first; inside a file, definitions before uses.
-  assert.equal(result.artifacts.map((a) => a.path), ['shared/base/ids.avsc', 'acme/app/base.avsc', 'acme/app/top.avsc']);
+  assert.equal(result.artifacts.map((a) => a.path), ['shared/base/ids.avsc', 'acme/app/base.avsc', 'acme/app/top.avsc', LOAD_ORDER_PATH]);
+  // The index lists the .avsc files in the order they were returned, for readers of the files alone.
+  assert.equal(JSON.parse(result.artifacts[3].content).schemas, ['shared/base/ids.avsc', 'acme/app/base.avsc', 'acme/app/top.avsc']);
   const base = JSON.parse(result.artifacts[1].content);
   assert.equal(base.map((d: { name: string }) => d.name), ['C', 'B']);
   const ids = JSON.parse(result.artifacts[0].content);
@@ -63,16 +66,26 @@ Shared('should put namespaces that reference each other in a cycle into one file
   ]);
   const result = generateAvro(cyclic, { dependencies: 'shared' });
   assert.ok(result.success, JSON.stringify(result.diagnostics));
-  assert.equal(result.artifacts.map((a) => a.path), ['acme/app/one.avsc', 'acme/app/three.avsc']);
+  assert.equal(result.artifacts.map((a) => a.path), ['acme/app/one.avsc', 'acme/app/three.avsc', LOAD_ORDER_PATH]);
   assert.equal(loadSharedWithAvsc(result.artifacts).sort(), ['acme.app.one.A', 'acme.app.one.D', 'acme.app.three.E', 'acme.app.two.B', 'acme.app.two.C']);
 });
 
-Shared('should keep the showcase model loadable in artifact order (cycles, generics, protocols)', () => {
+Shared('should keep the showcase model loadable in artifact order and in index order (cycles, generics, protocols)', () => {
   for (const projection of ['schemas', 'protocol-public']) {
     const result = generateAvro(showcase, { dependencies: 'shared', unsupported: 'warn-and-skip', projection });
     assert.ok(result.success, JSON.stringify(result.diagnostics));
     assert.ok(loadSharedWithAvsc(result.artifacts).length > 5, projection);
+    assert.equal(loadSharedWithAvsc(byLoadOrder(result.artifacts)), loadSharedWithAvsc(result.artifacts));
   }
+});
+
+Shared('should keep constructor records in their module file with constructor_namespace=lowercase-type', () => {
+  const result = generateAvro(chain, { dependencies: 'shared', constructor_namespace: 'lowercase-type' });
+  assert.ok(result.success, JSON.stringify(result.diagnostics));
+  assert.equal(result.artifacts.map((a) => a.path), ['shared/base/ids.avsc', 'acme/app/base.avsc', 'acme/app/top.avsc', LOAD_ORDER_PATH]);
+  const ids = JSON.parse(result.artifacts[0].content);
+  assert.equal(ids.map((d: { name: string; namespace: string }) => `${d.namespace}.${d.name}`), ['shared.base.ids.zip.Zip', 'shared.base.ids.Zip']);
+  assert.ok(loadSharedWithAvsc(byLoadOrder(result.artifacts)).includes('shared.base.ids.zip.Zip'));
 });
 
 Shared('should be smaller than self-contained output and deterministic', () => {

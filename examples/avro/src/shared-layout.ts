@@ -26,12 +26,15 @@ export interface SharedArtifact {
 }
 
 /**
- * The module namespace a schema belongs to: constructor records live in `<ns>.<Type>`, nested
- * under their type's full name, so climb while the namespace is itself a schema's full name.
+ * The module namespace a schema belongs to: constructor records live in `<ns>.<Type>` (or
+ * `<ns>.<type>`, see `nested`), nested under their type, so climb while the namespace is itself a
+ * schema's full name or nested under one.
  */
-function moduleNamespace(schema: NamedSchema, schemas: ReadonlyMap<string, NamedSchema>): string {
+function moduleNamespace(schema: NamedSchema, schemas: ReadonlyMap<string, NamedSchema>, nested: ReadonlyMap<string, string>): string {
   let namespace = schema.fullName.namespace;
-  for (let parent = schemas.get(namespace); parent !== undefined; parent = schemas.get(namespace)) namespace = parent.fullName.namespace;
+  for (let parent = schemas.get(nested.get(namespace) ?? namespace); parent !== undefined; parent = schemas.get(nested.get(namespace) ?? namespace)) {
+    namespace = parent.fullName.namespace;
+  }
   return namespace;
 }
 
@@ -49,6 +52,7 @@ export function sharedArtifacts(
   definitions: readonly SharedDefinition[],
   schemas: ReadonlyMap<string, NamedSchema>,
   graph: SchemaGraph,
+  nested: ReadonlyMap<string, string>,
 ): SharedArtifact[] {
   // The module namespaces as a graph of their own, by id like the schema graph (see
   // schema-graph.ts). A module's schemas share a few namespaces, so each namespace is
@@ -61,7 +65,7 @@ export function sharedArtifacts(
     let slot = slotOf.get(leader.fullName.namespace);
     if (slot === undefined) {
       slot = slotModules.length;
-      slotModules.push(moduleNamespace(leader, schemas));
+      slotModules.push(moduleNamespace(leader, schemas, nested));
       slotOf.set(leader.fullName.namespace, slot);
     }
     definitionSlots[d] = slot;

@@ -6,6 +6,7 @@
 import avsc from 'avsc';
 import * as assert from 'uvu/assert';
 import type { Artifact } from './json-syntax.ts';
+import { LOAD_ORDER_PATH } from './render-json.ts';
 
 type Json = unknown;
 
@@ -286,6 +287,7 @@ export function avscLinkedTypesOf(artifacts: readonly Artifact[]): { path: strin
 export function loadSharedWithAvsc(artifacts: readonly Pick<Artifact, 'path' | 'content'>[]): string[] {
   const registry: Record<string, unknown> = {};
   for (const artifact of artifacts) {
+    if (artifact.path === LOAD_ORDER_PATH) continue;
     assert.ok(artifact.content.endsWith('\n') && !artifact.content.endsWith('\n\n'), `${artifact.path}: one trailing newline`);
     const value = JSON.parse(artifact.content) as { type?: unknown };
     try {
@@ -296,4 +298,24 @@ export function loadSharedWithAvsc(artifacts: readonly Pick<Artifact, 'path' | '
     }
   }
   return Object.keys(registry).filter((name) => name.includes('.'));
+}
+
+/**
+ * The `dependencies=shared` artifacts in the order their index (`load-order.json`) gives: the
+ * `.avsc` files it lists, then the other files as they came. Asserts that the index is there and
+ * lists every `.avsc` once.
+ */
+export function byLoadOrder<A extends Pick<Artifact, 'path' | 'content'>>(artifacts: readonly A[]): A[] {
+  const index = artifacts.find((a) => a.path === LOAD_ORDER_PATH);
+  assert.ok(index, `no ${LOAD_ORDER_PATH} among ${artifacts.length} artifacts`);
+  const { schemas } = JSON.parse(index.content) as { schemas: string[] };
+  const byPath = new Map(artifacts.map((a) => [a.path, a]));
+  const listed = schemas.map((path) => {
+    const artifact = byPath.get(path);
+    assert.ok(artifact, `${LOAD_ORDER_PATH} lists ${path}, which is not an artifact`);
+    return artifact;
+  });
+  assert.is(new Set(schemas).size, schemas.length, `${LOAD_ORDER_PATH} lists a file twice`);
+  assert.equal(schemas.slice().sort(), artifacts.filter((a) => a.path.endsWith('.avsc')).map((a) => a.path).sort(), `${LOAD_ORDER_PATH} lists every .avsc`);
+  return [...listed, ...artifacts.filter((a) => !a.path.endsWith('.avsc') && a !== index)];
 }

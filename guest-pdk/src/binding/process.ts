@@ -43,7 +43,10 @@ export function runProcess(extension: Extension): void {
   };
   setProcessLogSink((level, message) => send({ jsonrpc: '2.0', method: Method.Log, params: { level, message } }));
   const host: GuestHost = {
-    notify: send,
+    notify: (message) => {
+      send(message);
+      return true;
+    },
     request(message) {
       return new Promise((resolve) => {
         pending.set(message.id, resolve);

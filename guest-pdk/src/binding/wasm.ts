@@ -46,7 +46,9 @@ function degradedNotify(message: object): void {
 export function bindWasm(extension: Extension): { handle(): number | Promise<number>; morphir_extension_info(): number; mep_release(): number } {
   const host: GuestHost = {
     notify: (message) => {
-      if (!__mep.hostChannel() || !__mep.notify(JSON.stringify(message))) degradedNotify(message);
+      if (__mep.hostChannel() && __mep.notify(JSON.stringify(message))) return true;
+      degradedNotify(message);
+      return false;
     },
     async request(message) {
       if (!__mep.hostChannel()) {
@@ -102,7 +104,7 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
  * repeated on each instance's first request. Touches nothing outside the scratch dispatcher.
  */
 function warmUp(extension: Extension): void {
-  const idle: GuestHost = { notify: () => undefined, request: async () => ({}), interrupted: () => false, exit: () => undefined };
+  const idle: GuestHost = { notify: () => true, request: async () => ({}), interrupted: () => false, exit: () => undefined };
   const scratch = createDispatcher(extension, idle);
   const send = (id: number, method: string, params: unknown) => void scratch.dispatch(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
   send(1, 'morphir.extension.describe', { protocolVersions: ['0.1'] });

@@ -1,17 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
-import { artifactBytes, validateArtifacts } from './validate.ts';
+import { LocalErrorCode } from '../protocol/errors.ts';
+import { artifactBytes, createArtifactValidator, validateArtifacts } from './validate.ts';
+import { thrownCode } from '../../../fixtures/testing/error-codes.ts';
 
 const text = (path: string, content = 'x') => ({ path, content, binary: false });
-const codeOf = (fn: () => unknown): unknown => {
-  try {
-    fn();
-  } catch (error) {
-    return isMepError(error) ? error.code : error;
-  }
-  return undefined;
-};
+const codeOf = thrownCode;
 
 const Validate = suite('validateArtifacts');
 
@@ -37,6 +31,26 @@ Validate('should refuse unsafe paths, collisions and bad base64 :: hostile', () 
   assert.is(codeOf(() => validateArtifacts('ext', [text('a/b'), text('a')])), LocalErrorCode.Artifact);
   assert.is(codeOf(() => validateArtifacts('ext', [{ path: 'x.bin', content: 'not base64!', binary: true }])), LocalErrorCode.Artifact);
   assert.is(codeOf(() => validateArtifacts('ext', [text('a'), text('b')], { maxArtifacts: 1 })), LocalErrorCode.Limit);
+});
+
+Validate('should refuse paths that name one file on macOS or Windows :: hostile', () => {
+  assert.is(codeOf(() => validateArtifacts('ext', [text('caf\u00e9.avsc'), text('cafe\u0301.avsc')])), LocalErrorCode.Artifact, 'NFC and NFD');
+  assert.is(codeOf(() => validateArtifacts('ext', [text('Stra\u00dfe.avsc'), text('STRASSE.avsc')])), LocalErrorCode.Artifact, 'case folding');
+  assert.is(codeOf(() => validateArtifacts('ext', [text('Types/a.avsc'), text('types/b.avsc')])), LocalErrorCode.Artifact, 'directories');
+  for (const path of ['a.', 'a ', 'd./x', 'CON .txt', 'conin$.txt', 'COM\u00b9.log', 'x/aux.tar.gz', `${'é'.repeat(128)}`, 'x'.repeat(256)]) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, path);
+  }
+  assert.is(validateArtifacts('ext', [text('x'.repeat(255)), text(`${'é'.repeat(127)}x`), text('con0.txt'), text('a.b'), text('aux_x')]).files.length, 5);
+});
+
+Validate('should check artifacts one at a time as they arrive, with the count limit', () => {
+  const validator = createArtifactValidator('ext', { maxArtifacts: 2 });
+  assert.is(validator.check(text('a')).path, 'a');
+  assert.is(codeOf(() => validator.check(text('A'))), LocalErrorCode.Artifact);
+  assert.is(codeOf(() => validator.check(text('b/../c'))), LocalErrorCode.Artifact);
+  assert.equal(validator.check({ path: 'b', content: 'AA\nAA', binary: true }), { path: 'b', content: 'AAAA', binary: true });
+  assert.is(validator.count, 2);
+  assert.is(codeOf(() => validator.check(text('c'))), LocalErrorCode.Limit);
 });
 
 Validate('should measure sizes exactly only near the limit :: multibyte', () => {

@@ -6,6 +6,7 @@
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Artifact } from '../protocol/index.ts';
 import { MAX_MESSAGE_BYTES_CEILING } from '../protocol/limits.ts';
+import { createArtifactPathSet } from './path-set.ts';
 
 /** Limits applied to a set of artifacts. */
 export interface ArtifactLimits {
@@ -19,8 +20,12 @@ export interface ArtifactLimits {
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-// Windows reserves these device names in every directory; a portable output tree avoids them.
-const RESERVED = /^(con|prn|aux|nul|com[1-9]|lpt[1-9])(\..*)?$/i;
+// Windows reserves these device names in every directory, whatever follows the first dot and
+// with trailing spaces ignored ("CON .txt"); a portable output tree avoids them.
+const RESERVED = /^(con|prn|aux|nul|conin\$|conout\$|com[1-9¹²³]|lpt[1-9¹²³]) *$/i;
+/** Longest name of one path segment, in UTF-16 units and in UTF-8 bytes (NTFS, ext4, APFS). */
+const MAX_SEGMENT_UNITS = 255;
+const utf8 = new TextEncoder();
 
 function reject(extension: string, path: string, problem: string): MepError {
   return new MepError(
@@ -40,9 +45,14 @@ export function checkArtifactPath(extension: string, path: string): void {
   for (const segment of path.split('/')) {
     if (segment === '') throw reject(extension, path, 'the path has an empty segment');
     if (segment === '.' || segment === '..') throw reject(extension, path, `the path has a "${segment}" segment`);
-    if (RESERVED.test(segment)) throw reject(extension, path, `"${segment}" is a reserved device name on Windows`);
+    if (RESERVED.test(segment.split('.', 1)[0] as string)) throw reject(extension, path, `"${segment}" is a reserved device name on Windows`);
     // eslint-disable-next-line no-control-regex
     if (/[\x00-\x1f<>:"|?*]/.test(segment)) throw reject(extension, path, `"${segment}" contains a character that is not portable in file names`);
+    // Windows drops a trailing dot or space: "a." and "a" would be one file there.
+    if (segment.endsWith('.') || segment.endsWith(' ')) throw reject(extension, path, `"${segment}" ends with a dot or a space, which Windows drops`);
+    if (segment.length > MAX_SEGMENT_UNITS || (segment.length * 3 > MAX_SEGMENT_UNITS && utf8.encode(segment).length > MAX_SEGMENT_UNITS)) {
+      throw reject(extension, path, `a segment is longer than ${MAX_SEGMENT_UNITS} bytes, which file systems refuse`);
+    }
   }
 }
 
@@ -102,44 +112,66 @@ export interface ValidatedArtifacts {
   files: readonly ValidatedFile[];
 }
 
+/** Checks artifacts one at a time as they arrive; see {@link createArtifactValidator}. */
+export interface ArtifactValidator {
+  /**
+   * Validates one more artifact of the result: a safe path that collides with none before it
+   * (see `createArtifactPathSet`), valid base64 for binary content, its size within the limit,
+   * and the count within the limit. Returns it ready to write; throws ERR_ARTIFACT or ERR_LIMIT.
+   */
+  check(artifact: Artifact): ValidatedFile;
+  /** How many artifacts passed. */
+  readonly count: number;
+}
+
 /**
- * Validates every artifact of one result: safe, distinct paths (also case-insensitively, and no
- * file used as a directory), valid base64 for binary content, and sizes within the limits. Throws
- * on the first problem; on success the caller may write all of them with `writeArtifacts`.
- * Contents are not copied or encoded here, so a large result is held in memory only once.
+ * Creates a validator for the artifacts of one result of `extension`, for a caller that gets
+ * them one at a time (a stream from the guest) and writes each as it passes. Contents are not
+ * copied or encoded, so a large result is held in memory only once.
+ *
+ * @example
+ * const validator = createArtifactValidator(extension);
+ * for await (const artifact of incoming) await output.add(validator.check(artifact));
+ */
+export function createArtifactValidator(extension: string, limits: ArtifactLimits = {}): ArtifactValidator {
+  const maxBytes = limits.maxArtifactBytes ?? MAX_MESSAGE_BYTES_CEILING;
+  const maxCount = limits.maxArtifacts ?? 100_000;
+  const paths = createArtifactPathSet(extension);
+  return {
+    check(artifact) {
+      if (paths.size >= maxCount) {
+        throw new MepError(LocalErrorCode.Limit, `Extension '${extension}' returned more than ${maxCount} artifacts, the limit.`, {
+          data: { extension, count: paths.size + 1, limit: maxCount },
+        });
+      }
+      checkArtifactPath(extension, artifact.path);
+      const clean = artifact.binary ? checkBase64(extension, artifact) : undefined;
+      if (sizeBound(artifact, clean) > maxBytes) {
+        const bytes = clean === undefined ? utf8Length(artifact.content) : (clean.length / 4) * 3 - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
+        if (bytes > maxBytes) throw reject(extension, artifact.path, `it is ${bytes} bytes, over the ${maxBytes}-byte limit`);
+      }
+      paths.add(artifact.path);
+      return { path: artifact.path, content: clean ?? artifact.content, binary: Boolean(artifact.binary) };
+    },
+    get count() {
+      return paths.size;
+    },
+  };
+}
+
+/**
+ * Validates every artifact of one result with {@link createArtifactValidator}: safe paths that
+ * name distinct files on every file system (compared after NFC and case folding), valid base64
+ * for binary content, and sizes and count within the limits. Throws on the first problem; on
+ * success the caller may write all of them with `writeArtifacts`.
  */
 export function validateArtifacts(extension: string, artifacts: readonly Artifact[], limits: ArtifactLimits = {}): ValidatedArtifacts {
-  const maxBytes = limits.maxArtifactBytes ?? MAX_MESSAGE_BYTES_CEILING;
   const maxCount = limits.maxArtifacts ?? 100_000;
   if (artifacts.length > maxCount) {
     throw new MepError(LocalErrorCode.Limit, `Extension '${extension}' returned ${artifacts.length} artifacts, more than the limit of ${maxCount}.`, {
       data: { extension, count: artifacts.length, limit: maxCount },
     });
   }
-  const files: ValidatedFile[] = [];
-  // Two paths that differ only in case collide on case-insensitive file systems.
-  const folded = new Map<string, string>();
-  const directories = new Set<string>();
-  for (const artifact of artifacts) {
-    checkArtifactPath(extension, artifact.path);
-    const key = artifact.path.toLowerCase();
-    const clash = folded.get(key);
-    if (clash !== undefined) throw reject(extension, artifact.path, `it collides with ${JSON.stringify(clash)}`);
-    folded.set(key, artifact.path);
-    if (directories.has(key)) throw reject(extension, artifact.path, 'another artifact uses it as a directory');
-    const segments = key.split('/');
-    for (let i = 1; i < segments.length; i++) {
-      const parent = segments.slice(0, i).join('/');
-      const file = folded.get(parent);
-      if (file !== undefined) throw reject(extension, artifact.path, `its parent ${JSON.stringify(file)} is also an artifact`);
-      directories.add(parent);
-    }
-    const clean = artifact.binary ? checkBase64(extension, artifact) : undefined;
-    if (sizeBound(artifact, clean) > maxBytes) {
-      const bytes = clean === undefined ? utf8Length(artifact.content) : (clean.length / 4) * 3 - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
-      if (bytes > maxBytes) throw reject(extension, artifact.path, `it is ${bytes} bytes, over the ${maxBytes}-byte limit`);
-    }
-    files.push({ path: artifact.path, content: clean ?? artifact.content, binary: Boolean(artifact.binary) });
-  }
-  return { extension, files };
+  const validator = createArtifactValidator(extension, limits);
+  return { extension, files: artifacts.map((artifact) => validator.check(artifact)) };
 }

@@ -1,158 +1,72 @@
 /**
- * Staged, all-or-nothing writing of validated artifacts into an output directory (Node edge).
- * Every file is first written into a staging directory beside the output; only when all of them
- * are on disk are they moved into place, and a failure while moving restores what was there.
- *
- * Contents are streamed to disk in bounded chunks straight from the strings the extension
- * returned, so a large result is never held a second time as one big byte buffer.
+ * Writing a validated result into an output directory in one call (Node edge): the simple entry
+ * point over {@link openStagedOutput}, which publishes all-or-nothing and safe against any
+ * interruption, and {@link recoverOutput}, which settles an interrupted publication on demand.
  */
-import { lstat, mkdir, mkdtemp, open, realpath, rename, rm } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
-import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import type { ValidatedArtifacts, ValidatedFile } from './validate.ts';
+import { forEachLimited } from './for-each-limited.ts';
+import { forgetCreatedParents, locateOutput } from './output-location.ts';
+import type { LocateOptions } from './output-location.ts';
+import { recoverPublication } from './publish-journal.ts';
+import type { RecoveryOutcome } from './publish-journal.ts';
+import { openStagedOutput } from './staged-output.ts';
+import type { StagedOutput, StagedOutputOptions, WriteReport } from './staged-output.ts';
+import type { ValidatedArtifacts } from './validate.ts';
 
-/** What {@link writeArtifacts} did. */
-export interface WriteReport {
-  /** Absolute output directory. */
-  outDir: string;
-  /** Relative paths written, sorted. */
-  written: string[];
-  /** Total bytes written. */
-  bytes: number;
-}
+export type { WriteReport } from './staged-output.ts';
 
-/** Characters encoded per write: bounds the bytes held at once to a few MiB per file. */
-const CHUNK_CHARS = 1 << 20;
-/** Files staged, and then moved, at the same time. */
+/** Files staged at the same time. */
 const PARALLEL_FILES = 8;
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await lstat(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Refuses a target whose existing parent directories leave `root` through a symlink. */
-async function checkInside(root: string, dir: string, target: string): Promise<void> {
-  let existing = dir;
-  while (!(await exists(existing))) existing = dirname(existing);
-  const real = await realpath(existing);
-  if (real !== root && !real.startsWith(root + sep)) {
-    throw new MepError(LocalErrorCode.Artifact, `Refusing to write ${target}: ${existing} resolves to ${real}, outside the output directory ${root}. Remove the link or choose another --output.`, {
-      data: { path: target, resolved: real, outDir: root },
-    });
-  }
-}
-
 /**
- * Writes one file's content in chunks. Text is cut between UTF-16 surrogate pairs, never inside
- * one; base64 (already without whitespace) is cut at multiples of 4 characters.
- */
-async function writeContent(path: string, file: ValidatedFile): Promise<number> {
-  const handle = await open(path, 'wx', 0o644);
-  let bytes = 0;
-  try {
-    const { content } = file;
-    for (let at = 0; at < content.length; ) {
-      let end = Math.min(content.length, at + CHUNK_CHARS);
-      if (!file.binary && end < content.length && (content.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
-      const chunk = Buffer.from(content.slice(at, end), file.binary ? 'base64' : 'utf8');
-      await handle.write(chunk);
-      bytes += chunk.length;
-      at = end;
-    }
-  } finally {
-    await handle.close();
-  }
-  return bytes;
-}
-
-/**
- * Runs `fn` over `items` with at most `limit` in flight. After a failure no item starts, and the
- * first failure is thrown once every call in flight has settled, so that nothing is still
- * writing or moving while the caller cleans up.
- */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const index = next++;
-      try {
-        await fn(items[index] as T, index);
-      } catch (error) {
-        failure ??= { error };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== undefined) throw failure.error;
-}
-
-/**
- * Write the artifacts validated by `validateArtifacts` under `outDir`. Either every file is in
- * place afterwards or none of the output directory changed.
+ * Writes the artifacts validated by `validateArtifacts` to `outDir`: afterwards the output is
+ * the old one with every artifact added or replaced and everything else kept, or, on any
+ * failure or interruption, exactly as it was. See {@link openStagedOutput} for the mechanism and
+ * the errors.
  *
  * @example
  * const report = await writeArtifacts('out/avro', validateArtifacts(extension, result.artifacts));
  */
-export async function writeArtifacts(outDir: string, artifacts: ValidatedArtifacts): Promise<WriteReport> {
-  const files = artifacts.files;
-  const root = resolve(outDir);
-  await mkdir(root, { recursive: true });
-  const realRoot = await realpath(root);
-  const staging = await mkdtemp(join(dirname(realRoot), '.mep-staging-'));
-  const moved: { target: string; backup?: string }[] = [];
-  const targets = files.map((file) => join(realRoot, ...file.path.split('/')));
-  // One check and one mkdir per directory, however many files it holds.
-  const checked = new Map<string, Promise<void>>();
-  const made = new Map<string, Promise<unknown>>();
-  const ensureDir = (dir: string): Promise<unknown> => {
-    let done = made.get(dir);
-    if (done === undefined) made.set(dir, (done = mkdir(dir, { recursive: true })));
-    return done;
-  };
-  let bytes = 0;
+export async function writeArtifacts(outDir: string, artifacts: ValidatedArtifacts, options: Omit<StagedOutputOptions, 'extension'> = {}): Promise<WriteReport> {
+  return publishArtifacts(await openStagedOutput(outDir, { ...options, extension: artifacts.extension }), artifacts);
+}
+
+/**
+ * Adds every validated file to the open `output` (a few at a time) and publishes it; on any
+ * failure the output is aborted (left as it was) and the error rethrown. For a caller that
+ * opened the output early, before the extension ran.
+ *
+ * @example
+ * const output = await openStagedOutput('out/avro');   // refuses an unusable output up front
+ * const result = await session.generate(request);
+ * const report = await publishArtifacts(output, validateArtifacts(session.extension, result.artifacts));
+ */
+export async function publishArtifacts(output: StagedOutput, artifacts: ValidatedArtifacts): Promise<WriteReport> {
   try {
-    await mkdir(join(staging, 'new'));
-    await forEachLimited(files, PARALLEL_FILES, async (file, n) => {
-      const target = targets[n] as string;
-      const dir = dirname(target);
-      let check = checked.get(dir);
-      if (check === undefined) checked.set(dir, (check = checkInside(realRoot, dir, target)));
-      await check;
-      const written = await writeContent(join(staging, 'new', String(n)), file);
-      bytes += written;
-    });
-    await mkdir(join(staging, 'old'));
-    // Files move independently (each to its own target), so they move side by side too.
-    await forEachLimited(targets, PARALLEL_FILES, async (target, n) => {
-      const entry: { target: string; backup?: string } = { target };
-      if (await exists(target)) {
-        entry.backup = join(staging, 'old', String(n));
-        await rename(target, entry.backup);
-      }
-      moved.push(entry);
-      await ensureDir(dirname(target));
-      await rename(join(staging, 'new', String(n)), target);
-    });
+    await forEachLimited(artifacts.files, PARALLEL_FILES, async (file) => void (await output.add(file)));
+    return await output.publish();
   } catch (error) {
-    // Put back what was there; best effort per file so one failure does not stop the rest.
-    for (const entry of moved.reverse()) {
-      await rm(entry.target, { force: true, recursive: true }).catch(() => undefined);
-      if (entry.backup) await rename(entry.backup, entry.target).catch(() => undefined);
-    }
-    throw error instanceof MepError
-      ? error
-      : new MepError(LocalErrorCode.Artifact, `Writing the artifacts of ${artifacts.extension} to ${root} failed (${(error as Error).message}); the output directory was left as it was.`, {
-          cause: error,
-          data: { extension: artifacts.extension, outDir: root },
-        });
-  } finally {
-    await rm(staging, { recursive: true, force: true });
+    await output.abort();
+    throw error;
   }
-  return { outDir: realRoot, written: files.map((f) => f.path).sort(), bytes };
+}
+
+/**
+ * Finishes or undoes an interrupted publication to `outDir` (a run killed while it wrote
+ * there), so the output is its old tree or its new one with nothing left beside it. Every
+ * writer does this first by itself; this is for a caller that only wants the output settled.
+ * Resolves what it did: `none` (nothing was interrupted), `undone` (the new tree was discarded),
+ * `finished` (the new tree was moved in) or `cleaned` (the new tree was in place; leftovers
+ * removed). Throws ERR_USAGE while another mep publishes there.
+ *
+ * @example
+ * if ((await recoverOutput('out/avro')) === 'finished') console.log('the interrupted run was completed');
+ */
+export async function recoverOutput(outDir: string, options: LocateOptions = {}): Promise<RecoveryOutcome> {
+  const location = await locateOutput(outDir, { ...options, createParents: false });
+  if (location === undefined) return 'none';
+  try {
+    return await recoverPublication(location);
+  } finally {
+    await forgetCreatedParents(location);
+  }
 }

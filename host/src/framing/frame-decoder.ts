@@ -5,6 +5,7 @@
  * JSON-RPC semantics; it only guarantees that each returned string is one complete body.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { findExcessNesting, nestingLimitError } from '../protocol/json-depth.ts';
 import { raiseAdvice } from '../protocol/limits.ts';
 
 /** A stateful byte-stream decoder. After the first error it stays failed and rethrows it. */
@@ -91,9 +92,12 @@ const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * Parse one decoded body as a JSON object. Anything else (invalid JSON, an array, a number) is
- * a framing error, because the transport can only hand JSON-RPC objects to the peer.
+ * a framing error, because the transport can only hand JSON-RPC objects to the peer. A body
+ * nested deeper than the host reads (protocol/json-depth.ts) is refused unread with ERR_LIMIT.
  */
 export function parseJsonBody(name: string, body: string): { [key: string]: unknown } {
+  const excess = findExcessNesting(body);
+  if (excess >= 0) throw nestingLimitError(name, 'message', excess);
   let value: unknown;
   try {
     value = JSON.parse(body);

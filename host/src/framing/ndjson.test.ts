@@ -51,6 +51,17 @@ ndjson('should refuse a line over the limit before its newline', () => {
   assert.is(codeOf(() => d.push(bytes('"0123456789abcdef'))), LocalErrorCode.Limit);
 });
 
+ndjson('should report the same error however the line is cut, the one whose byte comes first :: chunked', () => {
+  // 5 blanks pass the 4-byte limit before the "x" that is no JSON object: a limit error, in any chunks.
+  const stream = bytes('     x');
+  for (let cut = 0; cut <= stream.length; cut++) {
+    const d = createNdjsonDecoder({ name: 'ext', maxLineBytes: 4 });
+    assert.is(codeOf(() => [stream.subarray(0, cut), stream.subarray(cut)].forEach((c) => d.push(c))), LocalErrorCode.Limit, `cut at ${cut}`);
+  }
+  const early = createNdjsonDecoder({ name: 'ext', maxLineBytes: 4 });
+  assert.is(codeOf(() => early.push(bytes('  x    '))), LocalErrorCode.Framing, 'the "x" comes first');
+});
+
 ndjson('should refuse invalid UTF-8 and a truncated last line', () => {
   assert.is(codeOf(() => createNdjsonDecoder({ name: 'ext' }).push(Uint8Array.of(0x7b, 0xff, 0x7d, 0x0a))), LocalErrorCode.Framing);
   const d = createNdjsonDecoder({ name: 'ext' });

@@ -54,18 +54,20 @@ export function createNdjsonDecoder(options: NdjsonDecoderOptions): FrameDecoder
 
   function append(piece: Uint8Array): void {
     if (piece.length === 0) return;
+    const overLimit = () => fail(messageLimitError(name, maxLine, undefined, {}, options.oversizeAdvice));
     if (firstByte < 0) {
-      for (const byte of piece) {
+      for (let i = 0; i < piece.length; i++) {
+        const byte = piece[i] as number;
         if (isBlank(byte)) continue;
+        // Whichever problem comes first in the line is reported, however the line was cut.
+        if (lineBytes + i + 1 > maxLine) overLimit();
         firstByte = byte;
         if (byte !== OPEN_BRACE) fail(framingError(name, 'a line is not a JSON object', piece));
         break;
       }
     }
     lineBytes += piece.length;
-    if (lineBytes > maxLine) {
-      fail(messageLimitError(name, maxLine, undefined, {}, options.oversizeAdvice));
-    }
+    if (lineBytes > maxLine) overLimit();
     parts.push(piece);
   }
 

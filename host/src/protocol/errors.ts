@@ -57,6 +57,8 @@ export const LocalErrorCode = {
   Artifact: 'ERR_ARTIFACT',
   /** Installation, lock verification or provider selection failed. */
   Registry: 'ERR_REGISTRY',
+  /** A transcript could not record a message (the file cannot be written, or the message cannot be serialized). */
+  Transcript: 'ERR_TRANSCRIPT',
 } as const;
 
 /** A local string code from {@link LocalErrorCode}. */

@@ -20,11 +20,17 @@ export const GenerateParams = z.looseObject({
 /** Params of morphir.backend.generate. */
 export type GenerateParams = z.infer<typeof GenerateParams>;
 
-/** Result of morphir.backend.generate; a domain failure is `success: false` with diagnostics. */
+/**
+ * Result of morphir.backend.generate; a domain failure is `success: false` with diagnostics.
+ * `streamedArtifacts` (streamed artifacts, an extension of MEP 0.1; see protocol/notifications.ts)
+ * counts the artifacts sent as morphir.backend.artifact before it; `artifacts` then holds any
+ * others, which come after them.
+ */
 export const GenerateResult = z.looseObject({
   success: z.boolean(),
   artifacts: z.array(Artifact),
   diagnostics: z.array(Diagnostic),
+  streamedArtifacts: z.number().int().nonnegative().optional(),
 });
 /** Result of morphir.backend.generate. */
 export type GenerateResult = z.infer<typeof GenerateResult>;

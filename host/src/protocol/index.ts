@@ -45,7 +45,7 @@ export {
   ExitParams,
 } from './lifecycle.ts';
 
-export { CancelParams, ProgressKind, ProgressParams, LogLevel, LogParams } from './notifications.ts';
+export { ArtifactParams, CancelParams, ProgressKind, ProgressParams, LogLevel, LogParams } from './notifications.ts';
 export { SecretResolveParams, SecretResolveResult } from './secret.ts';
 
 export { Position, Range, Location, DiagnosticSeverity, RelatedInformation, Diagnostic } from './diagnostics.ts';

@@ -31,6 +31,8 @@ export type Workspace = z.infer<typeof Workspace>;
 export const HostCapabilities = z.looseObject({
   cancellation: z.boolean().optional(),
   progress: z.boolean().optional(),
+  /** The host takes morphir.backend.artifact notifications (streamed artifacts, an extension of MEP 0.1). */
+  artifactStream: z.boolean().optional(),
 });
 /** What the host itself supports. */
 export type HostCapabilities = z.infer<typeof HostCapabilities>;

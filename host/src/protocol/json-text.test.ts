@@ -93,6 +93,38 @@ test('should agree with JSON.parse on many random token sequences', () => {
   assert.ok(valid > 500, `only ${valid} valid samples`);
 });
 
+test('should agree with JSON.parse on random indented token sequences, and name the place in the text given', () => {
+  // Mostly whitespace, as morphir-elm writes IR: the path that compacts before it checks.
+  const pieces = ['{', '}', '[', ']', ',', ':', '"k"', '"a b"', '"q\\"', '"\\\\"', '1', '-2.5e3', 'true', 'null', '"', '\\', '0', '.', 'e', '-', 'x'];
+  const spaces = ['\n        ', '    ', ' ', '\t', '', '\r\n  '];
+  let seed = 777;
+  const random = (n: number): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+  let valid = 0;
+  for (let round = 0; round < 20000; round++) {
+    let text = '        ';
+    for (let k = 1 + random(8); k > 0; k--) text += pieces[random(pieces.length)] + spaces[random(spaces.length)] + spaces[random(spaces.length)];
+    let actual: JsonText | JsonTextError;
+    try {
+      actual = JsonText.parse(text);
+    } catch (e) {
+      if (!(e instanceof JsonTextError)) throw e;
+      actual = e;
+    }
+    const expected = accepts(text);
+    assert.is(actual instanceof JsonText, expected, JSON.stringify(text));
+    if (actual instanceof JsonText) {
+      valid++;
+      assert.not.match(actual.compactText().replace(/"(?:[^"\\]|\\.)*"/g, '""'), /[ \t\n\r]/, JSON.stringify(text));
+      assert.equal(JSON.parse(actual.compactText()), JSON.parse(text));
+    } else {
+      assert.ok(actual.position <= text.length, 'a position in the text given');
+    }
+  }
+  assert.ok(valid > 300, `only ${valid} valid samples`);
+  const indented = `{\n${' '.repeat(40)}"a": [1,\n${' '.repeat(40)}2,,]\n}`;
+  assert.throws(() => JsonText.parse(indented), (e: unknown) => e instanceof JsonTextError && e.position === indented.indexOf(',,') + 1 && /line 3, column 43/.test(e.message));
+});
+
 test('should check deeply nested documents without a deep call stack', () => {
   const depth = 200_000;
   const json = JsonText.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`);

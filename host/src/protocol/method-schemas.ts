@@ -11,7 +11,7 @@ import { GenerateParams, GenerateResult } from './generate.ts';
 import { ExtensionInfo, InitializeParams, InitializeResult } from './initialize.ts';
 import { CapabilitiesParams, ExitParams, InfoParams, InitializedParams, PingParams, PingResult, ShutdownParams, ShutdownResult } from './lifecycle.ts';
 import { Method, type MethodName } from './methods.ts';
-import { CancelParams, LogParams, ProgressParams } from './notifications.ts';
+import { ArtifactParams, CancelParams, LogParams, ProgressParams } from './notifications.ts';
 import { SecretResolveParams, SecretResolveResult } from './secret.ts';
 import { TransformParams, TransformResult } from './transform.ts';
 import { ValidateParams, ValidateResult } from './validate.ts';
@@ -49,4 +49,5 @@ export const MethodSchemas: { readonly [M in MethodName]: MethodSchema } = {
   [Method.ValidatorValidate]: { kind: 'request', direction: 'host-to-extension', params: ValidateParams, result: ValidateResult },
   [Method.TransformTransform]: { kind: 'request', direction: 'host-to-extension', params: TransformParams, result: TransformResult },
   [Method.SecretResolve]: { kind: 'request', direction: 'extension-to-host', params: SecretResolveParams, result: SecretResolveResult },
+  [Method.BackendArtifact]: { kind: 'notification', direction: 'extension-to-host', params: ArtifactParams },
 };

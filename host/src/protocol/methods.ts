@@ -39,6 +39,12 @@ export const Method = {
   TransformTransform: 'morphir.transform.transform',
   /** Extension → host request: resolve a secret reference to its value. */
   SecretResolve: 'secret.resolve',
+  /**
+   * Extension → host notification: one artifact of an active morphir.backend.generate, sent
+   * before its result. An extension of MEP 0.1 (streamed artifacts): only sent to a host whose
+   * initialize capabilities say `artifactStream: true` (protocol/notifications.ts).
+   */
+  BackendArtifact: 'morphir.backend.artifact',
 } as const;
 
 /** One method name from {@link Method}. */

@@ -6,6 +6,7 @@
  * percentage from 0 through 100.
  */
 import * as z from 'zod';
+import { Artifact } from './artifact.ts';
 import { RequestId } from './envelope.ts';
 
 /** Params of `$/cancelRequest`: the id of the request to cancel, with its original type. */
@@ -45,3 +46,20 @@ export const LogParams = z.looseObject({
 });
 /** Params of morphir.log. */
 export type LogParams = z.infer<typeof LogParams>;
+
+/**
+ * Params of morphir.backend.artifact, an extension of MEP 0.1 (streamed artifacts): one artifact
+ * of the active generate request `requestId`, handed over while the backend runs instead of in
+ * its result, so neither side holds every artifact at once and each is a message of its own
+ * (checked against the message limit on its own). The request's result then carries the
+ * diagnostics and `streamedArtifacts`, the number sent; the host publishes the artifacts, all or
+ * none, only once that result says `success`. A host announces it in initialize
+ * (`capabilities.artifactStream: true`); to any other host the extension sends none and returns
+ * every artifact in its result, as MEP 0.1 says.
+ */
+export const ArtifactParams = z.looseObject({
+  requestId: RequestId,
+  artifact: Artifact,
+});
+/** Params of morphir.backend.artifact. */
+export type ArtifactParams = z.infer<typeof ArtifactParams>;

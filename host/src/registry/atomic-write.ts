@@ -1,11 +1,37 @@
 /** Whole-file replacement that readers never see half-done: write a temp file, then rename. */
 import { randomBytes } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
+ * Removes the temporary files of earlier writes to `path` by processes that are gone (killed
+ * between writing and renaming), so that no run leaves them behind for good.
+ */
+async function removeStaleTemps(path: string): Promise<void> {
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = await readdir(dirname(path));
+  } catch {
+    return; // nothing to clean where nothing can be read; the write reports its own failure
+  }
+  for (const name of names) {
+    const pid = name.startsWith(prefix) && name.endsWith('.tmp') ? /^(\d+)\.[0-9a-f]{8}$/.exec(name.slice(prefix.length, -4))?.[1] : undefined;
+    if (pid === undefined || Number(pid) === process.pid) continue;
+    let gone = false;
+    try {
+      process.kill(Number(pid), 0);
+    } catch (error) {
+      gone = (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+    if (gone) await rm(join(dirname(path), name), { force: true });
+  }
+}
+
+/**
  * Writes `data` to `path` atomically: the bytes go to a temporary file beside it, which is then
- * renamed over `path` (a rename within one directory is atomic on POSIX and NTFS).
+ * renamed over `path` (a rename within one directory is atomic on POSIX and NTFS). Temporary
+ * files that killed writers left beside `path` are removed first.
  *
  * @example
  * await writeFileAtomic('.mep/extensions.lock', JSON.stringify(lock, null, 2) + '\n');
@@ -23,6 +49,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  */
 export async function replaceAtomically(path: string, write: (temp: string) => Promise<void>): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
+  await removeStaleTemps(path);
   const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await write(temp);

@@ -8,6 +8,15 @@ import { JsonText } from '../protocol/json-text.ts';
 /** The replacement written where a secret value was. */
 export const REDACTED = '[redacted secret]';
 
+/**
+ * Sets an own, enumerable member, also one named `__proto__` (which JSON.parse makes an own
+ * member and a plain assignment would turn into the prototype).
+ */
+export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
 /** Collects secret values and scrubs them from text and JSON values. */
 export interface Redactor {
   /** Remember a resolved value (empty strings are ignored). */
@@ -37,15 +46,21 @@ export function createRedactor(): Redactor {
     for (const value of ordered) if (out.includes(value)) out = out.split(value).join(REDACTED);
     return out;
   }
+  // Plain loops, one stack frame per level: a message may nest as deep as the host reads
+  // (protocol/json-depth.ts), and map/fromEntries took four frames a level.
   function scrubValue(value: unknown): unknown {
     if (values.size === 0) return value;
     if (typeof value === 'string') return scrub(value);
     if (value instanceof JsonText) return scrubValue(value.value());
-    if (Array.isArray(value)) return value.map(scrubValue);
-    if (typeof value === 'object' && value !== null) {
-      return Object.fromEntries(Object.entries(value).map(([k, v]) => [scrub(k), scrubValue(v)]));
+    if (typeof value !== 'object' || value === null) return value;
+    if (Array.isArray(value)) {
+      const out: unknown[] = new Array(value.length);
+      for (let i = 0; i < value.length; i++) out[i] = scrubValue(value[i]);
+      return out;
     }
-    return value;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) setOwn(out, scrub(key), scrubValue((value as Record<string, unknown>)[key]));
+    return out;
   }
   return {
     add(value) {

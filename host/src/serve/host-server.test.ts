@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtAvro } from '../../../examples/testing/built.ts';
 import { ErrorCode, LocalErrorCode } from '../protocol/errors.ts';
+import { MAX_JSON_DEPTH } from '../protocol/json-depth.ts';
 import { ServeMethod } from './methods.ts';
 import { connectServed } from './testing/connect.ts';
 import type { LineClient } from './testing/line-client.ts';
@@ -84,6 +85,21 @@ Serve('should answer protocol errors with JSON-RPC errors and go on', async () =
     assert.is((refused.error as { code: number }).code, ErrorCode.CapabilityUnavailable);
     const invalid = await client.request(8, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { target: 'echo' } });
     assert.is((invalid.error as { code: number }).code, ErrorCode.InvalidParams);
+  } finally {
+    await end();
+  }
+});
+
+Serve('should refuse a line nested 100,000 levels deep unread, and go on :: hostile', async () => {
+  const { client, end } = connect();
+  try {
+    client.sendRaw(`{"jsonrpc":"2.0","id":1,"method":"morphir.ping","params":{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}}}\n`);
+    const refused = await client.next((m) => m.id === null);
+    const error = refused.error as { code: number; data: { limit: string; maxDepth: number } };
+    assert.is(error.code, ErrorCode.InvalidRequest);
+    assert.equal([error.data.limit, error.data.maxDepth], ['maxJsonDepth', MAX_JSON_DEPTH]);
+    const sessionId = await open(client, fixture('well-behaved'));
+    assert.equal((await client.request(2, ServeMethod.Call, { sessionId, method: 'morphir.ping' })).result, { ok: true });
   } finally {
     await end();
   }
@@ -170,7 +186,9 @@ Wasm('should stop a running Avro generation on $/cancelRequest and keep the sess
     assert.ok(elapsed < 1_500, `cancelled and answered within ${elapsed.toFixed(0)} ms, well before a full generation`);
     const small = JSON.parse(readFileSync(join(root, 'fixtures/ir/customer/morphir-ir.json'), 'utf8'));
     const done = await client.request('small', ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir: small, target: 'avro', options: {} } });
+    // The Avro guest streams its artifacts (morphir.backend.artifact); the server collects them into the result.
     assert.equal((done.result as { artifacts: { path: string }[] }).artifacts.map((a) => a.path), ['acme/customer/customer/Customer.avsc']);
+    assert.is((done.result as { streamedArtifacts?: number }).streamedArtifacts, undefined);
   } finally {
     await end();
   }

@@ -3,7 +3,8 @@
  * message per line, host-daemon protocol), used by the served host for its clients.
  *
  * JSON-RPC 2.0, Error object: a line that is not JSON is answered with a Parse error (id null)
- * and the connection goes on; a line that is not one JSON object (a batch, a log line) cannot be
+ * and the connection goes on, as does a line nested deeper than the host reads (Invalid request,
+ * unread); a line that is not one JSON object (a batch, a log line) cannot be
  * framed safely, so it is answered the same way and the connection is closed.
  *
  * Back-pressure: answers pile up in this process when a client sends requests but does not read
@@ -13,6 +14,7 @@
  */
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
+import { MAX_JSON_DEPTH, findExcessNesting } from '../protocol/json-depth.ts';
 import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
@@ -68,7 +70,8 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
       channel.pause();
     }
   };
-  const refuse = (code: number, message: string): void => write({ jsonrpc: '2.0', id: null, error: { code, message } });
+  const refuse = (code: number, message: string, data?: Record<string, unknown>): void =>
+    write({ jsonrpc: '2.0', id: null, error: data === undefined ? { code, message } : { code, message, data } });
 
   const finish = (error: MepError | undefined, discard = false): void => {
     if (closed) return;
@@ -83,6 +86,16 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
   };
 
   const receive = (body: string): void => {
+    // Unread, so that no walk of the value (logging, redaction, stringify) can overflow the stack.
+    const excess = findExcessNesting(body);
+    if (excess >= 0) {
+      refuse(ErrorCode.InvalidRequest, `Invalid request: a line from ${name} nests more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at character ${excess}); it was not read. Send messages nested at most ${MAX_JSON_DEPTH} levels.`, {
+        limit: 'maxJsonDepth',
+        maxDepth: MAX_JSON_DEPTH,
+        offset: excess,
+      });
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(body);

@@ -29,7 +29,8 @@ export async function openSession(core: SessionCore): Promise<InitializeResult> 
       protocolVersions: offered,
       host,
       ...(core.workspace ? { workspace: core.workspace } : {}),
-      capabilities: { cancellation: true, progress: true },
+      // artifactStream: this host takes morphir.backend.artifact (session/artifact-stream.ts).
+      capabilities: { cancellation: true, progress: true, artifactStream: true },
       permissions: core.permissions,
     });
     const result = decodeResult(InitializeResult, raw, `the initialize result from '${core.extension}'`) as InitializeResult;

@@ -14,8 +14,9 @@ import {
   decodeResult,
   normalizeCompileParams,
 } from '../protocol/index.ts';
+import { generateWithStream } from './artifact-stream.ts';
 import { checkCompile, checkGenerate, checkTransform, checkValidate } from './capability-checks.ts';
-import type { CallOptions, Session } from './session.ts';
+import type { GenerateOptions, Session } from './types.ts';
 import type { SessionCore } from './session-core.ts';
 import { SessionState } from './state.ts';
 
@@ -26,7 +27,7 @@ export type SessionOperations = Pick<Session, 'describe' | 'ping' | 'info' | 'ca
 export function sessionOperations(core: SessionCore): SessionOperations {
   const { lifecycle } = core;
 
-  async function operation<T>(method: string, params: unknown, schema: Parameters<typeof decodeResult>[0], opts?: CallOptions): Promise<T> {
+  async function operation<T>(method: string, params: unknown, schema: Parameters<typeof decodeResult>[0], opts?: GenerateOptions): Promise<T> {
     lifecycle.require(`call ${method}`, SessionState.Ready);
     try {
       const raw = await core.call(method, params, opts);
@@ -62,7 +63,7 @@ export function sessionOperations(core: SessionCore): SessionOperations {
     async generate(params, opts) {
       lifecycle.require('generate', SessionState.Ready);
       checkGenerate(core.extension, core.negotiated(), params);
-      return operation<GenerateResult>(Method.BackendGenerate, params, GenerateResult, opts);
+      return generateWithStream(core, opts ?? {}, (withId) => operation<GenerateResult>(Method.BackendGenerate, params, GenerateResult, withId));
     },
     async validate(params, opts) {
       lifecycle.require('validate', SessionState.Ready);

@@ -7,7 +7,7 @@ import { claimSetFromSession, parseClaimSet } from '../protocol/index.ts';
 import type { ClaimSet } from '../protocol/index.ts';
 import { ErrorCode, isMepError } from '../protocol/errors.ts';
 import { createSession } from './session.ts';
-import type { SessionOptions } from './session.ts';
+import type { SessionOptions } from './types.ts';
 
 /** How a claim set was obtained. */
 export type ClaimSource = 'describe' | 'session';

@@ -12,7 +12,7 @@ import type { Peer } from '../rpc/index.ts';
 import type { Transport } from '../transport/types.ts';
 import { HOST_INFO } from './host-info.ts';
 import { Lifecycle, SessionState } from './state.ts';
-import type { CallOptions, SessionOptions } from './session.ts';
+import type { CallOptions, SessionOptions } from './types.ts';
 
 /** The shared state of one session; see the file comment. */
 export interface SessionCore {

@@ -2,107 +2,19 @@
  * A MEP 0.1 session with one extension, over any transport. It owns the lifecycle order
  * (initialize, validate, initialized, operations, shutdown, exit), version negotiation, claim-set
  * agreement and the refuse-before-dispatch checks. It never spawns a process or instantiates wasm.
- * This file is the public surface; each phase lives in its own file: session-core.ts (shared
- * state), opening.ts (handshake and negotiation), operations.ts (checks and dispatch),
- * closing.ts (shutdown and close).
+ * This file assembles the public surface; the types are in types.ts and each phase lives in its
+ * own file: session-core.ts (shared state), opening.ts (handshake and negotiation),
+ * operations.ts (checks and dispatch), closing.ts (shutdown and close).
  */
 import { Method } from '../protocol/index.ts';
-import type {
-  Capabilities,
-  ClaimSet,
-  CompileParams,
-  CompileResult,
-  GenerateParams,
-  GenerateResult,
-  HostInfo,
-  InitializeResult,
-  LogParams,
-  Permissions,
-  ProgressParams,
-  TransformParams,
-  TransformResult,
-  ValidateParams,
-  ValidateResult,
-  Workspace,
-} from '../protocol/index.ts';
-import type { WithIrText } from '../protocol/json-text.ts';
-import type { Peer } from '../rpc/index.ts';
-import type { Disposer, Transport } from '../transport/types.ts';
+import type { LogParams, ProgressParams } from '../protocol/index.ts';
 import { sessionClosing } from './closing.ts';
 import { openSession } from './opening.ts';
 import { sessionOperations } from './operations.ts';
 import { createSessionCore } from './session-core.ts';
-import type { SessionStateValue } from './state.ts';
+import type { Session, SessionOptions } from './types.ts';
 
-/** Options for {@link createSession}; defaults are applied once, in session-core.ts. */
-export interface SessionOptions {
-  /** The channel to the extension; the session closes it when it ends. */
-  transport: Transport;
-  /** Who we are, sent in `initialize` and compared with `requires.host`. */
-  host?: HostInfo;
-  /** Protocol versions offered, most preferred first. Default `["0.1"]`. */
-  protocolVersions?: readonly string[];
-  /** Permissions granted to the extension (MEP 0.1, Security). Default: nothing. */
-  permissions?: Permissions;
-  /** Optional workspace; absent for configuration-free work. */
-  workspace?: Workspace;
-  /** A pinned claim set (from a lock or an earlier describe): the initialize result must agree. */
-  claims?: ClaimSet;
-  /** Per-request timeout for operations. Default 30 s (the reference host's limit). */
-  requestTimeoutMs?: number;
-  /** How long to wait for the shutdown response before failing. Default 5 s. */
-  shutdownTimeoutMs?: number;
-}
-
-/** Options of one operation call. */
-export interface CallOptions {
-  /** Cancels the request: sends `$/cancelRequest`, rejects with -32800. */
-  signal?: AbortSignal;
-  /** Overrides the session's request timeout. */
-  timeoutMs?: number;
-  /** A specific JSON-RPC id (string or integer); otherwise the peer assigns one. */
-  id?: string | number;
-}
-
-/** A live session; see {@link createSession}. */
-export interface Session {
-  /** The extension's name for messages: its id once known, else the transport's name. */
-  readonly extension: string;
-  /** The current lifecycle state. */
-  readonly state: SessionStateValue;
-  /** The validated initialize result, once `start()` resolved. */
-  readonly initializeResult: InitializeResult | undefined;
-  /** The JSON-RPC peer, for requests the extension makes (`secret.resolve`) and raw calls. */
-  readonly peer: Peer;
-  /** initialize → validate → initialized. Resolves with the negotiated result. */
-  start(): Promise<InitializeResult>;
-  /** Read the capability claim set (allowed before initialize and until shutdown). */
-  describe(options?: CallOptions): Promise<unknown>;
-  /** `morphir.ping`. */
-  ping(options?: CallOptions): Promise<unknown>;
-  /** `morphir.extension.info` (ready only). */
-  info(options?: CallOptions): Promise<unknown>;
-  /** `morphir.extension.capabilities` (ready only). */
-  capabilities(options?: CallOptions): Promise<Capabilities>;
-  /** `morphir.frontend.compile`, refused before dispatch unless advertised. */
-  compile(params: CompileParams, options?: CallOptions): Promise<CompileResult>;
-  /** `morphir.backend.generate`, refused before dispatch unless advertised. */
-  generate(params: WithIrText<GenerateParams>, options?: CallOptions): Promise<GenerateResult>;
-  /** `morphir.validator.validate`, refused before dispatch unless advertised. */
-  validate(params: WithIrText<ValidateParams>, options?: CallOptions): Promise<ValidateResult>;
-  /** `morphir.transform.transform`, refused before dispatch unless advertised. */
-  transform(params: WithIrText<TransformParams>, options?: CallOptions): Promise<TransformResult>;
-  /** shutdown → wait for its response → exit → close the transport. */
-  shutdown(): Promise<void>;
-  /** End the session whatever its state (graceful when ready); idempotent. */
-  close(): Promise<void>;
-  /** Progress notifications (`morphir.progress`) from the extension. */
-  onProgress(listener: (progress: ProgressParams) => void): Disposer;
-  /** Log notifications (`morphir.log`) from the extension. */
-  onLog(listener: (log: LogParams) => void): Disposer;
-  /** Lifecycle transitions. */
-  onStateChange(listener: (state: SessionStateValue, previous: SessionStateValue) => void): Disposer;
-}
+export type { CallOptions, GenerateOptions, Session, SessionOptions } from './types.ts';
 
 /**
  * Create a session over `options.transport`. Nothing is sent until `start()` or `describe()`.

@@ -8,6 +8,7 @@ import { createDispatcher } from '../../../guest-pdk/src/dispatcher.ts';
 import type { Extension } from '../../../guest-pdk/src/define-extension.ts';
 import type { GuestHost } from '../../../guest-pdk/src/guest-host.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { findExcessNesting, nestingLimitError } from '../protocol/json-depth.ts';
 import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 
@@ -23,9 +24,29 @@ type HostResponse = { result?: unknown; error?: { code: number; message: string;
 export function createInProcessTransport(extension: Extension, name = extension.definition.info.id): Transport {
   const events = createTransportEvents();
   const waiting = new Map<string | number, (r: HostResponse) => void>();
-  const emit = (message: object) => events.emitMessage(JSON.parse(JSON.stringify(message)) as JsonRpcMessage);
+  // What reaches the host is read as from a wire: text nested deeper than the host reads, or a
+  // value too deep to write as text, ends the transport with the typed error every transport gives.
+  const receive = (text: string): void => {
+    if (events.closed) return;
+    const excess = findExcessNesting(text);
+    if (excess >= 0) events.emitClose(nestingLimitError(name, 'message', excess));
+    else events.emitMessage(JSON.parse(text) as JsonRpcMessage);
+  };
+  const emit = (message: object): void => {
+    let text: string;
+    try {
+      text = JSON.stringify(message);
+    } catch {
+      events.emitClose(nestingLimitError(name, 'message'));
+      return;
+    }
+    receive(text);
+  };
   const host: GuestHost = {
-    notify: (m) => queueMicrotask(() => emit(m)),
+    notify: (m) => {
+      queueMicrotask(() => emit(m));
+      return true;
+    },
     request: (m) =>
       new Promise((resolve) => {
         waiting.set(m.id, resolve);
@@ -37,7 +58,7 @@ export function createInProcessTransport(extension: Extension, name = extension.
   const dispatcher = createDispatcher(extension, host);
   const deliver = (body: string) => {
     void Promise.resolve(dispatcher.dispatch(body)).then((reply) => {
-      if (reply !== undefined) emit(JSON.parse(reply));
+      if (reply !== undefined) receive(reply);
     });
   };
   return {

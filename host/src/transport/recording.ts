@@ -3,6 +3,7 @@
  * `--transcript`. It does not interpret messages; what to keep or redact is the recorder's
  * business. No `node:` imports: it can wrap any transport on any platform.
  */
+import type { MepError } from '../protocol/errors.ts';
 import type { Disposer, JsonRpcMessage, Transport } from './types.ts';
 
 /** Which way a message travelled. */
@@ -11,14 +12,18 @@ export type MessageDirection = 'host->extension' | 'extension->host';
 /** Receives each message as it passes, before the other side sees it. */
 export type MessageRecorder = (direction: MessageDirection, message: JsonRpcMessage) => void;
 
+/** Receives the error a transport closed with (a refused message, a crash); never a clean close. */
+export type CloseRecorder = (error: MepError) => void;
+
 /**
- * Wraps `inner` so `record` sees every message sent and received. A recorder that throws does
- * not stop the message.
+ * Wraps `inner` so `record` sees every message sent and received, and `recordClose` the error
+ * the transport closes with (which may be a message the transport refused to read). A recorder
+ * that throws does not stop the message: reporting its own failures is the recorder's business.
  *
  * @example
  * const transport = createRecordingTransport(await openTransport(spec), (dir, msg) => lines.push({ dir, msg }));
  */
-export function createRecordingTransport(inner: Transport, record: MessageRecorder): Transport {
+export function createRecordingTransport(inner: Transport, record: MessageRecorder, recordClose?: CloseRecorder): Transport {
   const safeRecord = (direction: MessageDirection, message: JsonRpcMessage) => {
     try {
       record(direction, message);
@@ -26,6 +31,15 @@ export function createRecordingTransport(inner: Transport, record: MessageRecord
       // A broken transcript must not break the conversation it records.
     }
   };
+  if (recordClose) {
+    inner.onClose((error) => {
+      try {
+        if (error !== undefined) recordClose(error);
+      } catch {
+        // As above: the recorder reports its own failures.
+      }
+    });
+  }
   // One subscription to `inner`, made on first use, so each message is recorded once however
   // many listeners there are.
   const listeners = new Set<(message: JsonRpcMessage) => void>();

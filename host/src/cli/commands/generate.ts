@@ -1,11 +1,16 @@
 /** `mep generate`: Morphir IR → artifacts through a backend extension, written all-or-nothing. */
 import { resolve } from 'node:path';
-import { validateArtifacts } from '../../artifacts/validate.ts';
-import { writeArtifacts } from '../../artifacts/write.ts';
+import { openStagedOutput } from '../../artifacts/staged-output.ts';
+import type { WriteReport } from '../../artifacts/staged-output.ts';
+import { createArtifactValidator } from '../../artifacts/validate.ts';
+import type { ArtifactValidator } from '../../artifacts/validate.ts';
+import type { Artifact, GenerateResult } from '../../protocol/index.ts';
+import { publishInterruptibly } from '../publish-output.ts';
 import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
+import type { OperationOutcome } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
 export const generateCommand: Command = {
@@ -13,9 +18,13 @@ export const generateCommand: Command = {
   help: `Usage: mep generate --target T --input IR.json --output DIR [--extension EXT] [--option k=v]… [--json] [--verbose]
 
 Sends the IR to the backend with morphir.backend.generate, validates every returned artifact
-(safe relative paths, valid content) and only then writes them all to DIR; on any failure nothing
-is written. Without --extension the backend is the installed extension whose claims list target
-T for the input's IR version (project .mep/extensions first, then $MEP_HOME/extensions).
+(safe relative paths that name distinct files on every file system, valid content) and only then
+writes them all to DIR: the artifacts are added to what DIR holds, replacing files of the same
+paths, and DIR is replaced as a whole (the new tree is built beside it and renamed into place),
+so a failure or an interrupt leaves DIR as it was or completely written. DIR is checked before the
+extension runs: it must be a directory or missing, writable, and not hold the current directory.
+Without --extension the backend is the installed extension whose claims list target T for the
+input's IR version (project .mep/extensions first, then $MEP_HOME/extensions).
 
   --target T        target id, e.g. avro (must be claimed by the extension)
   --input FILE      Morphir IR JSON (morphir-ir.json)
@@ -27,14 +36,30 @@ ${OPERATION_HELP}`,
       requireFlags('generate', positionals, values, ['target', 'input', 'output']);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? []);
-      const { ir, irVersion } = await readIrInput(io, values.input as string, values);
       const target = values.target as string;
-
-      const { result, extension, redactor } = await runOperation(io, values, { kind: 'backend', target, irVersion }, (session, signal) =>
-        session.generate({ ir, target, options }, { signal }),
-      );
-      // MEP 0.1: validate every artifact before writing any of them.
-      const report = result.success ? await writeArtifacts(resolve(io.cwd, values.output as string), validateArtifacts(extension, result.artifacts)) : undefined;
+      // Before the extension runs: an unusable output is refused, an interrupted earlier write
+      // there is finished or undone, and the output is held for this run.
+      const output = await openStagedOutput(resolve(io.cwd, values.output as string), { cwd: io.cwd });
+      let run: { irVersion: string; outcome: OperationOutcome<GenerateResult>; report?: WriteReport };
+      try {
+        const { ir, irVersion } = await readIrInput(io, values.input as string, values);
+        // Artifacts the backend streams are validated and staged as they arrive; the ones in its
+        // result follow. MEP 0.1: nothing is published before every one passed, and none unless
+        // the result says success (the stager swaps all of them in, or none).
+        let validator: ArtifactValidator | undefined;
+        const check = (extension: string, artifact: Artifact) => (validator ??= createArtifactValidator(extension)).check(artifact);
+        const outcome = await runOperation(io, values, { kind: 'backend', target, irVersion }, (session, signal) =>
+          session.generate({ ir, target, options }, { signal, onArtifact: (artifact) => output.add(check(session.extension, artifact)).then(() => undefined) }),
+        );
+        const { result, extension } = outcome;
+        const report = result.success ? await publishInterruptibly(io, output, { extension, files: result.artifacts.map((artifact) => check(extension, artifact)) }) : undefined;
+        run = { irVersion, outcome, ...(report ? { report } : {}) };
+      } finally {
+        // After a publication this only reports it; in every other case nothing was written.
+        await output.abort();
+      }
+      const { irVersion, report } = run;
+      const { result, extension, redactor } = run.outcome;
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
 
       if (values.json) {

@@ -173,8 +173,13 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
       },
       { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor },
     );
+    // A transcript that lost a message fails the run before its output is written.
+    transcript?.close();
+    if (transcript?.failure) throw transcript.failure;
     return { result, provider, extension, redactor };
   } catch (error) {
+    // The operation's own failure is the one reported; a transcript that also lost messages says so.
+    if (transcript?.failure && error !== transcript.failure) io.err(`mep: ${redactor.scrub(transcript.failure.message)}`);
     throw scrubError(error, redactor);
   } finally {
     transcript?.close();

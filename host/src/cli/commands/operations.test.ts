@@ -19,6 +19,38 @@ async function install(t: TempProject, id: string, capabilities: Record<string, 
 
 const Ops = suite('cli :: provider selection and operations');
 
+Ops('should stage streamed artifacts as they arrive and publish them with the result\'s, all or none', () =>
+  withProject(async (t) => {
+    await install(t, 'acme.stream', backend('echo'));
+    const run = async (out: string, ...options: string[]) => {
+      const io = captureIo(t.project);
+      const code = await main(['generate', '--target', 'echo', '--input', ir, '--output', out, '--json', ...options.flatMap((o) => ['--option', o])], io);
+      return { code, report: JSON.parse(io.stdout.join('\n')) };
+    };
+    const ok = await run('out', 'stream=["b/2.txt","a/1.txt"]');
+    assert.is(ok.code, 0, JSON.stringify(ok.report));
+    // Streamed first, in the order they came, then the result's own.
+    assert.equal(ok.report.written, ['b/2.txt', 'a/1.txt', 'out/echo.json']);
+    assert.is(await readFile(join(t.project, 'out', 'b', '2.txt'), 'utf8'), 'streamed b/2.txt\n');
+    // Hostile: an unsafe streamed path, a repeated one, a count that disagrees, a failed result.
+    for (const [options, code] of [
+      [['stream=["x/ok.txt","../escape.txt"]'], 'ERR_ARTIFACT'],
+      [['stream=["x/ok.txt","X/OK.txt"]'], 'ERR_ARTIFACT'],
+      [['stream=["x/ok.txt"]', 'claim=2'], 'ERR_PROTOCOL'],
+    ] as const) {
+      const failed = await run('bad', ...options);
+      assert.is.not(failed.code, 0);
+      assert.is(failed.report.error.code, code, JSON.stringify(failed.report));
+    }
+    const refused = await run('bad', 'stream=["x/ok.txt"]', 'fail=true');
+    assert.is(refused.report.success, false);
+    assert.equal(refused.report.written, []);
+    const left = await readdir(t.project);
+    assert.not.ok(left.includes('bad'), `nothing published: ${left.join(', ')}`);
+    assert.not.ok(left.some((name) => name.startsWith('.mep-staging-')), 'no staging directory left');
+  }),
+);
+
 Ops('should generate with the provider selected by target, in human and JSON form', () =>
   withProject(async (t) => {
     await install(t, 'acme.echo', backend('echo'));

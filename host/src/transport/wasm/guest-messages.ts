@@ -4,6 +4,7 @@
  * the phases of the guest transport (guest-transport.ts).
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { findExcessNesting, nestingLimitError } from '../../protocol/json-depth.ts';
 import type { JsonRpcMessage } from '../types.ts';
 
 /** A JSON-RPC id as the transport sees it. */
@@ -11,7 +12,10 @@ export type Id = string | number;
 
 /** Decoding and error helpers bound to one extension name. */
 export interface GuestMessages {
-  /** Parses `bytes` as a JSON-RPC message object; throws the protocol error naming `what`. */
+  /**
+   * Parses `bytes` as a JSON-RPC message object; throws the protocol error naming `what`, or
+   * ERR_LIMIT for JSON nested deeper than the host reads.
+   */
   decode(bytes: Uint8Array, what: string): JsonRpcMessage;
   /** The ERR_PROTOCOL error of a guest that broke the protocol. */
   protocolError(detail: string, data?: Record<string, unknown>, cause?: unknown): MepError;
@@ -31,8 +35,16 @@ export function createGuestMessages(name: string): GuestMessages {
     protocolError,
     decode(bytes, what) {
       let value: unknown;
+      let text: string;
       try {
-        value = JSON.parse(decoder.decode(bytes));
+        text = decoder.decode(bytes);
+      } catch (cause) {
+        throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
+      }
+      const excess = findExcessNesting(text);
+      if (excess >= 0) throw nestingLimitError(name, what, excess);
+      try {
+        value = JSON.parse(text);
       } catch (cause) {
         throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
       }

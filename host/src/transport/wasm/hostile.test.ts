@@ -63,6 +63,10 @@ for (const isolation of ['inline', 'worker'] as const) {
     await assertFails('bad-json', isolation, LocalErrorCode.Protocol);
   });
 
+  hostile('should refuse a response nested 100,000 levels deep before parsing it :: ERR_LIMIT', async () => {
+    await assertFails('deep-json', isolation, LocalErrorCode.Limit);
+  });
+
   hostile('should fail on a response with another id :: ERR_PROTOCOL', async () => {
     await assertFails('wrong-id', isolation, LocalErrorCode.Protocol);
   });

@@ -1,0 +1,57 @@
+/**
+ * The engine's quickjs-ng built natively: the same fetched sources with the same edits as the
+ * wasm engine, plus quickjs-ng's own OS library and a small runner (native/runner.c), compiled
+ * with the machine's C compiler. It is what the sandbox is measured against (bench/quickjs-elm)
+ * and what the edits are measured on (callgrind counts a native run's instructions exactly).
+ * Never part of a guest.
+ */
+import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { QUICKJS_LIBC, QUICKJS_PATCHES, QUICKJS_SOURCES, ensureQuickjsSource, sourceKey, type QuickjsPatch } from './quickjs-source.ts';
+
+const run = promisify(execFile);
+const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'native', 'runner.c');
+
+/** Options of {@link ensureNativeEngine}. */
+export interface NativeEngineOptions {
+  /** Cache folder (the engine's, `.cache/engine`). */
+  cacheDir: string;
+  /** The edits (default: the wasm engine's, {@link QUICKJS_PATCHES}). */
+  patches?: readonly QuickjsPatch[];
+  /** The optimization flag (default `-Os`, the wasm engine's). */
+  opt?: '-Os' | '-O2';
+  /** The C compiler (default `cc`). */
+  cc?: string;
+}
+
+/**
+ * Returns the path of the native runner (`runner FILE`), building it the first time. Throws
+ * `MepError` `ERR_BUILD` when the compiler is missing or fails.
+ */
+export async function ensureNativeEngine(options: NativeEngineOptions): Promise<string> {
+  const patches = options.patches ?? QUICKJS_PATCHES;
+  const opt = options.opt ?? '-Os';
+  const cc = options.cc ?? 'cc';
+  const src = await ensureQuickjsSource(options.cacheDir, { patches });
+  const flags = [opt, '-D_GNU_SOURCE', '-w', '-I', src];
+  const key = createHash('sha256').update([sourceKey(patches), cc, ...flags.slice(0, -1), readFileSync(RUNNER, 'utf8')].join('\0')).digest('hex').slice(0, 16);
+  const out = join(options.cacheDir, `native-${key}`, 'runner');
+  if (existsSync(out)) return out;
+  mkdirSync(dirname(out), { recursive: true });
+  const tmp = `${out}.tmp-${process.pid}`;
+  const files = [RUNNER, join(src, QUICKJS_LIBC), ...QUICKJS_SOURCES.map((f) => join(src, f))];
+  try {
+    await run(cc, [...flags, '-o', tmp, ...files, '-lm', '-lpthread'], { maxBuffer: 16 << 20 });
+  } catch (e) {
+    rmSync(tmp, { force: true });
+    const stderr = (e as { stderr?: string }).stderr?.trim();
+    throw new MepError(LocalErrorCode.Build, `cannot build the native quickjs-ng runner with ${cc}: ${stderr || String(e)}. Install a C compiler (apt-get install gcc).`, { cause: e });
+  }
+  renameSync(tmp, out);
+  return out;
+}

@@ -1,0 +1,118 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
+import { openStagedOutput } from './staged-output.ts';
+import type { PublishStep, StagedOutput } from './staged-output.ts';
+import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
+
+const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-staged-', fn);
+
+const codeOf = async (p: Promise<unknown>): Promise<unknown> =>
+  p.then(
+    () => assert.unreachable('expected a failure'),
+    (e: unknown) => (isMepError(e) ? e.code : e),
+  );
+const file = (path: string, content = path) => ({ path, content, binary: false });
+
+/** An output `out` in `dir` holding old.txt: "old". */
+async function withOld(dir: string): Promise<string> {
+  const out = join(dir, 'out');
+  await mkdir(out);
+  await writeFile(join(out, 'old.txt'), 'old');
+  return out;
+}
+
+const Staged = suite('openStagedOutput');
+
+Staged('should take files one at a time and publish them with every step in order', () =>
+  withDir(async (dir) => {
+    const out = await withOld(dir);
+    const steps: PublishStep[] = [];
+    const output = await openStagedOutput(out, { onStep: (s) => steps.push(s) });
+    assert.equal(await readdir(out), ['old.txt'], 'nothing visible while staging');
+    assert.is(await output.add(file('a/one.txt')), 9);
+    assert.is(await output.add(file('old.txt', 'new')), 3);
+    const report = await output.publish();
+    assert.equal(report.written, ['a/one.txt', 'old.txt']);
+    assert.is(report.bytes, 12);
+    assert.equal(steps, ['staged', 'carried', 'swapping', 'moved-aside', 'published', 'cleaned']);
+    assert.is(await readFile(join(out, 'old.txt'), 'utf8'), 'new');
+    assert.is(await codeOf(output.add(file('late.txt'))), LocalErrorCode.Usage, 'closed once published');
+    assert.is(await output.abort(), 'published');
+    assert.equal(await readdir(dir), ['out']);
+  }),
+);
+
+Staged('should refuse a colliding path and publish the rest', () =>
+  withDir(async (dir) => {
+    const output = await openStagedOutput(join(dir, 'out'), { extension: 'acme.gen' });
+    await output.add(file('Types/a.avsc'));
+    assert.is(await codeOf(output.add(file('types/b.avsc'))), LocalErrorCode.Artifact);
+    await output.publish();
+    assert.equal(await readdir(join(dir, 'out/Types')), ['a.avsc']);
+  }),
+);
+
+Staged('should leave the output, and no empty directory it created, when aborted :: rollback', () =>
+  withDir(async (dir) => {
+    const output = await openStagedOutput(join(dir, 'a/b/out'));
+    await output.add(file('x/y.txt'));
+    assert.is(await output.abort(), 'aborted');
+    assert.equal(await readdir(dir), [], 'the parents created for the output are gone too');
+    assert.is(await codeOf(output.add(file('z.txt'))), ErrorCode.RequestCancelled);
+    assert.is(await codeOf(output.publish()), ErrorCode.RequestCancelled);
+  }),
+);
+
+for (const [at, outcome] of [['staged', 'aborted'], ['carried', 'aborted'], ['swapping', 'published'], ['moved-aside', 'published']] as const) {
+  Staged(`should end as ${outcome} when aborted at the step "${at}" :: interrupt`, () =>
+    withDir(async (dir) => {
+      const out = await withOld(dir);
+      let aborting: Promise<string> | undefined;
+      const reason = new MepError(ErrorCode.RequestCancelled, 'interrupted');
+      const holder: { output?: StagedOutput } = {};
+      const output = await openStagedOutput(out, { onStep: (s) => void (s === at && (aborting = holder.output?.abort(reason))) });
+      holder.output = output;
+      await output.add(file('old.txt', 'new'));
+      const published = await output.publish().then(
+        () => true,
+        (e: unknown) => (assert.is(e, reason), false),
+      );
+      assert.is(await aborting, outcome);
+      assert.is(published, outcome === 'published');
+      assert.is(await readFile(join(out, 'old.txt'), 'utf8'), outcome === 'published' ? 'new' : 'old');
+      assert.equal(await readdir(dir), ['out']);
+    }),
+  );
+}
+
+Staged('should let one publication at a time write to an output :: concurrency', () =>
+  withDir(async (dir) => {
+    const first = await openStagedOutput(join(dir, 'out'));
+    assert.is(await codeOf(openStagedOutput(join(dir, 'out'))), LocalErrorCode.Usage);
+    await first.add(file('1.txt'));
+    await first.publish();
+    const second = await openStagedOutput(join(dir, 'out'));
+    await second.add(file('2.txt'));
+    await second.publish();
+    assert.equal((await readdir(join(dir, 'out'))).sort(), ['1.txt', '2.txt']);
+  }),
+);
+
+Staged('should refuse an output that became a file while staging, and change nothing', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'out');
+    const output = await openStagedOutput(out);
+    await output.add(file('a.txt'));
+    await writeFile(out, 'a file now');
+    assert.is(await codeOf(output.publish()), LocalErrorCode.Usage);
+    assert.is(await readFile(out, 'utf8'), 'a file now');
+    assert.equal(await readdir(dir), ['out']);
+    assert.not.ok(existsSync(join(dir, '.mep-publish-out.json')));
+  }),
+);
+
+Staged.run();

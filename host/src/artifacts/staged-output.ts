@@ -1,0 +1,296 @@
+/**
+ * All-or-nothing publication of artifacts into an output directory, safe against interruption
+ * at any moment (Node edge).
+ *
+ * The rule: the published output is the old output with the artifacts added, or replacing the
+ * files of the same paths; everything else in it is kept. It is published as a whole: the
+ * complete new tree is built beside the output (the artifacts written as they arrive, then the
+ * other files of the old tree carried over), and two renames swap it in: the old tree aside,
+ * the new tree into its place. A journal beside the output records the step (see
+ * publish-journal.ts), so whenever the process dies (SIGINT, SIGTERM, SIGKILL, a crash), the
+ * next writer to the output finishes or undoes the swap first: the output is the old tree or
+ * the new one, never a mix and never part of the new one. Interrupted before the swap, the
+ * output never changed; the staging tree is removed by `abort()` or by the next writer.
+ *
+ * An incremental stager: open it before the extension runs (an unusable output is refused then),
+ * add files one at a time as they arrive, then publish or abort.
+ */
+import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { carryOver } from './carry-over.ts';
+import { forgetCreatedParents, locateOutput } from './output-location.ts';
+import type { LocateOptions } from './output-location.ts';
+import { createArtifactPathSet } from './path-set.ts';
+import { acquirePublication } from './publish-journal.ts';
+import type { ValidatedFile } from './validate.ts';
+
+/** What a publication did. */
+export interface WriteReport {
+  /** Absolute output directory (symbolic links resolved). */
+  outDir: string;
+  /** Relative paths written, in the order they were added (the order the extension returned them: a load order, for some formats). */
+  written: string[];
+  /** Total bytes written. */
+  bytes: number;
+}
+
+/** The steps of {@link StagedOutput.publish}, in order, as `onStep` reports them. */
+export type PublishStep = 'staged' | 'carried' | 'swapping' | 'moved-aside' | 'published' | 'cleaned';
+
+/** Options of {@link openStagedOutput}. */
+export interface StagedOutputOptions extends LocateOptions {
+  /** Who returned the artifacts, named in errors. Default "the extension". */
+  extension?: string;
+  /** Called as publication passes each step, synchronously (progress; tests interrupt at a step). */
+  onStep?: (step: PublishStep) => void;
+}
+
+/** An output being staged; see {@link openStagedOutput}. */
+export interface StagedOutput {
+  /** The output directory that is replaced (absolute, symbolic links resolved). */
+  readonly outDir: string;
+  /**
+   * Writes one validated file into the staged tree, returning its size in bytes. Calls may
+   * overlap. Throws ERR_ARTIFACT for a path that collides with one added before.
+   */
+  add(file: ValidatedFile): Promise<number>;
+  /** Completes the staged tree with the old output's other files and swaps it in. */
+  publish(): Promise<WriteReport>;
+  /**
+   * Discards the staged tree (any time, also during `add` or `publish`), leaving the output as
+   * it was and removing the lock and any directories created above the output. Resolves
+   * `published` when the swap had already begun (the new tree is then the output), else
+   * `aborted`; `add` and `publish` then reject with `reason`.
+   */
+  abort(reason?: MepError): Promise<'aborted' | 'published'>;
+}
+
+/** Characters encoded per write: bounds the bytes held at once to a few MiB per file. */
+const CHUNK_CHARS = 1 << 20;
+
+/**
+ * Writes one file's content in chunks. Text is cut between UTF-16 surrogate pairs, never inside
+ * one; base64 (already without whitespace) is cut at multiples of 4 characters.
+ */
+async function writeContent(path: string, file: ValidatedFile): Promise<number> {
+  const handle = await open(path, 'wx', 0o644);
+  let bytes = 0;
+  try {
+    const { content } = file;
+    for (let at = 0; at < content.length; ) {
+      let end = Math.min(content.length, at + CHUNK_CHARS);
+      if (!file.binary && end < content.length && (content.charCodeAt(end - 1) & 0xfc00) === 0xd800) end--;
+      const chunk = Buffer.from(content.slice(at, end), file.binary ? 'base64' : 'utf8');
+      await handle.write(chunk);
+      bytes += chunk.length;
+      at = end;
+    }
+  } finally {
+    await handle.close();
+  }
+  return bytes;
+}
+
+function failedWrite(extension: string, outDir: string, error: unknown): MepError {
+  if (error instanceof MepError) return error;
+  return new MepError(LocalErrorCode.Artifact, `Writing the artifacts of ${extension} to ${outDir} failed (${(error as Error).message}); the output directory was left as it was.`, {
+    cause: error,
+    data: { extension, outDir },
+  });
+}
+
+/**
+ * Opens a staged output for `outDir`: checks the output can be published to (ERR_USAGE before
+ * anything runs when it is a file, not writable, a link loop, a mount point, or holds the
+ * working directory), finishes or undoes an interrupted publication there, takes the lock
+ * (ERR_USAGE while another mep publishes there) and creates the staging tree beside it.
+ *
+ * @example
+ * const output = await openStagedOutput('out/avro', { extension });
+ * try {
+ *   for (const file of validateArtifacts(extension, result.artifacts).files) await output.add(file);
+ *   const report = await output.publish();
+ * } catch (error) { await output.abort(); throw error; }
+ */
+export async function openStagedOutput(outDir: string, options: StagedOutputOptions = {}): Promise<StagedOutput> {
+  const extension = options.extension ?? 'the extension';
+  const location = await locateOutput(outDir, options);
+  let publication;
+  try {
+    publication = await acquirePublication(location);
+  } catch (error) {
+    await forgetCreatedParents(location);
+    throw error;
+  }
+  const lock = publication;
+  const staging = lock.staging;
+  const fresh = join(staging, 'new');
+  const aside = join(staging, 'old');
+  try {
+    await mkdir(staging, { mode: 0o700 });
+    await mkdir(fresh);
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    await lock.release();
+    await forgetCreatedParents(location);
+    throw failedWrite(extension, location.path, error);
+  }
+
+  const paths = createArtifactPathSet(extension);
+  const files = new Set<string>();
+  const directories = new Set<string>();
+  const made = new Map<string, Promise<unknown>>();
+  const inflight = new Set<Promise<unknown>>();
+  let bytes = 0;
+  let failure: unknown;
+  // open -> publishing -> swapping (no way back) -> done; aborted from open or publishing, or
+  // when a swap failed and was undone; stuck when it could not be undone (the journal finishes it).
+  let state: 'open' | 'publishing' | 'swapping' | 'done' | 'aborted' | 'stuck' = 'open';
+  let reason: MepError | undefined;
+  let publishing: Promise<WriteReport> | undefined;
+  let rolledBack: Promise<void> | undefined;
+  const step = (name: Parameters<NonNullable<StagedOutputOptions['onStep']>>[0]) => options.onStep?.(name);
+
+  const closed = (): MepError =>
+    reason ??
+    (state === 'aborted'
+      ? new MepError(ErrorCode.RequestCancelled, `Writing artifacts to ${location.path} was cancelled; the output was left as it was.`, { data: { outDir: location.path } })
+      : new MepError(LocalErrorCode.Usage, `The staged output for ${location.path} is already ${state === 'done' ? 'published' : 'being published'}; open another to write again.`, { data: { outDir: location.path } }));
+
+  // Idempotent: waits for writes in flight, then removes everything of this publication.
+  const rollback = (): Promise<void> =>
+    (rolledBack ??= (async () => {
+      await Promise.allSettled([...inflight]);
+      await rm(staging, { recursive: true, force: true });
+      await lock.release();
+      await forgetCreatedParents(location);
+    })());
+
+  const ensureDir = (dir: string): Promise<unknown> => {
+    let done = made.get(dir);
+    if (done === undefined) made.set(dir, (done = mkdir(dir, { recursive: true })));
+    return done;
+  };
+
+  async function swap(): Promise<WriteReport> {
+    await Promise.allSettled([...inflight]);
+    if (failure !== undefined) throw failure;
+    step('staged');
+    let old;
+    try {
+      old = await lstat(location.path);
+    } catch {
+      old = undefined;
+    }
+    if (old !== undefined && !old.isDirectory()) {
+      throw new MepError(LocalErrorCode.Usage, `Cannot write artifacts to ${location.path}: it became a ${old.isSymbolicLink() ? 'symbolic link' : 'file'} while the artifacts were staged; nothing was written.`, { data: { outDir: location.path } });
+    }
+    if (old !== undefined) await carryOver(location.path, fresh, { files, directories }, { outDir: location.requested, stopped: () => state === 'aborted' });
+    step('carried');
+    // Checked after the step, so that an abort from its listener still counts.
+    if ((state as typeof state) === 'aborted') throw closed();
+    // From here an abort waits for the swap instead of stopping it. (A process killed before the
+    // first rename still leaves the old tree: the next writer undoes a swap that never began.)
+    state = 'swapping';
+    let movedAside = false;
+    try {
+      await lock.setPhase('swapping');
+      step('swapping');
+      if (old !== undefined) {
+        await rename(location.path, aside);
+        movedAside = true;
+        step('moved-aside');
+      }
+      await rename(fresh, location.path);
+    } catch (error) {
+      if (movedAside) {
+        try {
+          await rename(aside, location.path);
+        } catch (undo) {
+          // The journal still says "swapping", and the staging tree stays: the next writer moves the new tree in.
+          state = 'stuck';
+          lock.abandon();
+          throw new MepError(LocalErrorCode.Artifact, `Publishing to ${location.path} failed halfway (${(error as Error).message}) and the old tree could not be put back (${(undo as Error).message}); the next mep run that writes there finishes the publication.`, {
+            cause: error,
+            data: { outDir: location.path, staging },
+          });
+        }
+      }
+      state = 'aborted';
+      throw error;
+    }
+    state = 'done';
+    step('published');
+    try {
+      await lock.setPhase('cleanup');
+      await rm(staging, { recursive: true, force: true });
+      await lock.release();
+    } catch {
+      // The new tree is the output; what is left beside it, the journal says, and the next writer removes it.
+      lock.abandon();
+    }
+    step('cleaned');
+    return { outDir: location.path, written: [...files], bytes };
+  }
+
+  return {
+    outDir: location.path,
+    async add(file) {
+      if (state !== 'open') throw closed();
+      paths.add(file.path);
+      files.add(file.path);
+      for (let slash = file.path.indexOf('/'); slash >= 0; slash = file.path.indexOf('/', slash + 1)) directories.add(file.path.slice(0, slash));
+      const target = join(fresh, ...file.path.split('/'));
+      const write = (async () => {
+        await ensureDir(dirname(target));
+        return writeContent(target, file);
+      })();
+      inflight.add(write);
+      try {
+        const written = await write;
+        bytes += written;
+        return written;
+      } catch (error) {
+        failure ??= failedWrite(extension, location.path, error);
+        throw failure;
+      } finally {
+        inflight.delete(write);
+      }
+    },
+    publish() {
+      if (state !== 'open') return Promise.reject(closed());
+      state = 'publishing';
+      publishing = swap().catch(async (error: unknown) => {
+        // Stopped before the point of no return, or a swap undone: the output never changed.
+        if (state === 'publishing' || state === 'aborted') {
+          state = 'aborted';
+          await rollback();
+        }
+        throw failedWrite(extension, location.path, error);
+      });
+      return publishing;
+    },
+    async abort(why) {
+      if (state === 'done') return 'published';
+      if (state === 'open' || (state === 'aborted' && publishing === undefined)) {
+        reason ??= why;
+        state = 'aborted';
+        await rollback();
+        return 'aborted';
+      }
+      // Publishing: the swap sees the flag before its point of no return, or is past it.
+      if (state === 'publishing') {
+        reason ??= why;
+        state = 'aborted';
+      }
+      try {
+        await publishing;
+        return 'published';
+      } catch {
+        // The publication failed or stopped: its own rollback left the output as it was.
+        return 'aborted';
+      }
+    },
+  };
+}

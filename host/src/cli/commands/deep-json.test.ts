@@ -1,0 +1,80 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { MAX_JSON_DEPTH } from '../../protocol/json-depth.ts';
+import { captureIo } from '../io.ts';
+import { main } from '../main.ts';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const fixture = join(root, 'fixtures/extensions/deep-json.mjs');
+const ir = join(root, 'fixtures/mep/ir/business-terms.json');
+
+interface Run {
+  code: number;
+  json: { success: boolean; written?: string[]; error?: { code: string; data?: Record<string, unknown> } };
+  entries: string[];
+  transcript: { direction: string; message?: { method?: string; result?: unknown } }[];
+  dir: string;
+}
+
+async function generate(where: string, depth: number, body: (run: Run) => Promise<void> | void): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-deep-'));
+  try {
+    const io = captureIo(dir);
+    const args = ['generate', '--extension', fixture, '--target', 'echo', '--input', ir, '--output', 'out', '--json', '--transcript', 't.jsonl'];
+    const code = await main([...args, '--option', `depth=${depth}`, '--option', `where="${where}"`], io);
+    const lines = (await readFile(join(dir, 't.jsonl'), 'utf8')).trim().split('\n');
+    // Every line of the transcript is one JSON object: none was dropped or cut.
+    const transcript = lines.map((line) => JSON.parse(line) as Run['transcript'][number]);
+    await body({ code, json: JSON.parse(io.stdout.join('\n')), entries: (await readdir(dir)).sort(), transcript, dir });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const Deep = suite('cli :: JSON nested deeper than the host reads');
+
+for (const where of ['diagnostic', 'log', 'result']) {
+  Deep(`should refuse 100,000 levels in ${where === 'log' ? 'a log notification' : `the ${where}`} with a typed error before anything is written :: hostile`, () =>
+    generate(where, 100_000, ({ code, json, entries, transcript }) => {
+      assert.is(code, 3);
+      assert.is(json.success, false);
+      assert.is(json.error?.code, 'ERR_LIMIT');
+      assert.is(json.error?.data?.limit, 'maxJsonDepth');
+      assert.equal(entries, ['t.jsonl'], 'no output directory, no staging left');
+      assert.ok(transcript.some((e) => e.message?.method === 'morphir.backend.generate'));
+    }),
+  );
+}
+
+Deep('should accept a result exactly at the limit, and write it, print it and record it whole', () =>
+  // The diagnostic's data sits 4 levels down: message, result, diagnostics, the diagnostic.
+  generate('diagnostic', MAX_JSON_DEPTH - 4, async ({ code, json, entries, transcript, dir }) => {
+    assert.is(code, 0);
+    assert.equal([json.success, json.written], [true, ['deep/ok.txt']]);
+    assert.equal(entries, ['out', 't.jsonl']);
+    assert.is(await readFile(join(dir, 'out/deep/ok.txt'), 'utf8'), 'written');
+    assert.ok(transcript.some((e) => e.direction === 'extension->host' && e.message?.result !== undefined && JSON.stringify(e.message).includes('"deep data"')), 'the answer is in the transcript');
+  }),
+);
+
+Deep('should refuse one level more than the limit', () =>
+  generate('diagnostic', MAX_JSON_DEPTH - 3, ({ code, json }) => {
+    assert.is(code, 3);
+    assert.is(json.error?.code, 'ERR_LIMIT');
+  }),
+);
+
+Deep('should write 100,000 levels of brackets that are only the text of an artifact :: strings', () =>
+  generate('artifact', 100_000, async ({ code, json, dir }) => {
+    assert.is(code, 0, JSON.stringify(json));
+    const content = await readFile(join(dir, 'out/deep/ok.txt'), 'utf8');
+    assert.is(content.length, 200_000);
+    assert.ok(content.startsWith('[[[') && content.endsWith(']]]'));
+  }),
+);
+
+Deep.run();

@@ -1,0 +1,75 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { LocalErrorCode } from './errors.ts';
+import { MAX_JSON_DEPTH, findExcessNesting, nestingLimitError } from './json-depth.ts';
+
+/** The reference: the depth of the parsed value, measured without recursion. */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop() as [unknown, number];
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, d + 1);
+    for (const member of Object.values(v)) stack.push([member, d + 1]);
+  }
+  return deepest;
+}
+
+const nest = (n: number, inner = '1') => `${'{"a":['.repeat(n)}${inner}${']}'.repeat(n)}`;
+
+const Depth = suite('findExcessNesting');
+
+Depth('should pass text at the limit and stop at the bracket one level past it', () => {
+  const at = `${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}`;
+  assert.is(findExcessNesting(at), -1);
+  const past = `${'['.repeat(MAX_JSON_DEPTH + 1)}${']'.repeat(MAX_JSON_DEPTH + 1)}`;
+  assert.is(findExcessNesting(past), MAX_JSON_DEPTH);
+  assert.is(findExcessNesting('{"a":{"b":[1]}}', 2), 10);
+  assert.is(findExcessNesting('{"a":{"b":[1]}}', 3), -1);
+});
+
+Depth('should not count brackets inside strings, whatever escapes precede the quotes :: strings', () => {
+  assert.is(findExcessNesting('["[[[[", "{{{{"]', 1), -1);
+  assert.is(findExcessNesting('["\\"[[[", "\\\\", [1]]', 1), 16);
+  assert.is(findExcessNesting('["\\\\\\"[[["]', 1), -1);
+  assert.is(findExcessNesting('{"k\\u0022[[": "\\\\"}', 1), -1);
+  assert.is(findExcessNesting('"unterminated [[[', 0), -1, 'an open string ends the scan; the parser refuses it');
+});
+
+Depth('should agree with the depth of the parsed value on seeded random documents :: reference', () => {
+  let seed = 7;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+  const strings = ['"x"', '"[{"', '"\\"]"', '"\\\\"', '"é😀"', '""'];
+  const value = (depth: number): string => {
+    const r = rand();
+    if (depth > 12 || r < 0.3) return strings[Math.floor(rand() * strings.length)] as string;
+    const n = Math.floor(rand() * 4);
+    if (r < 0.65) return `[${Array.from({ length: n }, () => value(depth + 1)).join(',')}]`;
+    return `{${Array.from({ length: n }, (_, i) => `${strings[i % strings.length]}:${value(depth + 1)}`).join(',')}}`;
+  };
+  for (let i = 0; i < 2000; i++) {
+    const text = value(0);
+    const depth = depthOf(JSON.parse(text));
+    for (const max of [Math.max(0, depth - 1), depth, depth + 1]) {
+      assert.is(findExcessNesting(text, max) >= 0, depth > max, `${text} at ${max}`);
+    }
+  }
+});
+
+Depth('should scan a 100,000-deep document without recursing :: hostile', () => {
+  // Each `{"a":[` is 6 characters and 2 levels: level 2,001 is the brace of the 1,001st.
+  assert.is(findExcessNesting(nest(50_000)), 6 * (MAX_JSON_DEPTH / 2));
+});
+
+Depth.run();
+
+const LimitError = suite('nestingLimitError');
+
+LimitError('should be an ERR_LIMIT naming the extension, the limit and the offset', () => {
+  const error = nestingLimitError('acme.gen', 'response', 42);
+  assert.is(error.code, LocalErrorCode.Limit);
+  assert.equal(error.data, { extension: 'acme.gen', limit: 'maxJsonDepth', maxDepth: MAX_JSON_DEPTH, offset: 42 });
+});
+
+LimitError.run();

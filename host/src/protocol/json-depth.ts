@@ -1,0 +1,74 @@
+/**
+ * The one bound on how deeply the JSON of a message may nest, checked on the text before it is
+ * parsed. V8's `JSON.parse` takes any depth, but everything after it that walks a value
+ * (`JSON.stringify` for `--json` output and transcripts, redaction, schema checks) recurses, and
+ * a result nested 100,000 levels deep made `mep generate --json` report a failure after the
+ * files were written. Bounding every message where it is decoded makes such a result a typed
+ * error before anything is written, on every transport alike.
+ *
+ * No I/O: the same check runs in the wasm core, the process transport and `mep serve`.
+ */
+import { LocalErrorCode, MepError } from './errors.ts';
+
+/**
+ * The deepest nesting of arrays and objects (the whole message counted, the envelope's own
+ * object is level 1) that the host reads: 2,000 levels, as many as the wasm guest engine parses
+ * and writes (build/engine/json.test.ts, "2,000 deep"), so whatever a sandboxed guest can
+ * send, the host can read, and well within what the host's own `JSON.stringify` takes (about
+ * 4,100 levels on Node's default stack).
+ */
+export const MAX_JSON_DEPTH = 2000;
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+
+/**
+ * The offset (in UTF-16 code units) of the bracket that opens nesting level `maxDepth + 1`, or
+ * -1 when `text` never nests deeper than `maxDepth`. Brackets inside strings do not count. The
+ * text need not be valid JSON (the parser that runs next judges that); for valid JSON the answer
+ * is exact. One pass, nothing allocated; a string is skipped to its closing quote at once.
+ *
+ * @example
+ * if (findExcessNesting(body) >= 0) throw nestingLimitError('acme.gen', 'response', findExcessNesting(body));
+ */
+export function findExcessNesting(text: string, maxDepth: number = MAX_JSON_DEPTH): number {
+  let depth = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      // Jump to the next quote that an odd run of backslashes does not escape.
+      for (;;) {
+        const close = text.indexOf('"', i + 1);
+        if (close < 0) return -1;
+        let backslashes = 0;
+        while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
+        i = close;
+        if ((backslashes & 1) === 0) break;
+      }
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > maxDepth) return i;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The ERR_LIMIT error for a message from extension `name` that nests deeper than the host reads: it names
+ * the sender, where the limit was passed and that nothing was read (`data.limit` is
+ * `maxJsonDepth`, `data.maxDepth` its value, `data.offset` the offending bracket when known).
+ */
+export function nestingLimitError(name: string, what: string, offset?: number, maxDepth: number = MAX_JSON_DEPTH): MepError {
+  const where = offset === undefined ? '' : ` (level ${maxDepth + 1} opens at character ${offset})`;
+  return new MepError(
+    LocalErrorCode.Limit,
+    `Extension ${name} sent a ${what} whose JSON nests more than ${maxDepth} levels deep${where}; it was refused before being read, so nothing of it was used or written. MEP hosts read at most ${maxDepth} levels, as many as the wasm guest engine writes; report this to the extension's author.`,
+    { data: { extension: name, limit: 'maxJsonDepth', maxDepth, ...(offset === undefined ? {} : { offset }) } },
+  );
+}

@@ -1,0 +1,102 @@
+/**
+ * Reference models for the wire fuzz (test support), each written out rule by rule, apart from
+ * the code it checks: how deeply a text nests (protocol/json-depth.ts), how a decoded message is
+ * classified (rpc/message.ts), whether an artifact path is safe (artifacts/validate.ts) and
+ * whether a set of paths collides (artifacts/path-set.ts).
+ */
+import { artifactPathKey } from '../../host/src/artifacts/path-set.ts';
+
+/** Where `text` first opens nesting level `max + 1`, by a plain state machine; -1 when it never does. */
+export function referenceExcessNesting(text: string, max: number): number {
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') {
+      depth++;
+      if (depth > max) return i;
+    } else if (c === ']' || c === '}') depth--;
+  }
+  return -1;
+}
+
+/** The classification of a decoded message, as rpc/message.ts's parseMessage reports it. */
+export type Classified = { kind: 'request' | 'result'; id: string | number } | { kind: 'notification' } | { kind: 'error'; id: string | number | null } | { kind: 'invalid'; id: string | number | null; looksLike: string };
+
+const isRequestId = (v: unknown): v is string | number => typeof v === 'string' || Number.isSafeInteger(v);
+const isParams = (v: unknown) => v === undefined || v === null || typeof v === 'object';
+const isErrorObject = (v: unknown): boolean => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const e = v as Record<string, unknown>;
+  return Number.isSafeInteger(e.code) && typeof e.message === 'string';
+};
+
+/** JSON-RPC 2.0 as MEP 0.1 takes it: the rules of rpc/message.ts and protocol/envelope.ts, one by one. */
+export function referenceClassify(m: Record<string, unknown>): Classified {
+  const has = (key: string) => Object.prototype.hasOwnProperty.call(m, key);
+  const id = isRequestId(m.id) ? m.id : null;
+  const v2 = m.jsonrpc === '2.0';
+  const method = typeof m.method === 'string' && m.method.length > 0;
+  if (has('method')) {
+    if (has('result') || has('error')) return { kind: 'invalid', id, looksLike: 'request' };
+    if (has('id')) return v2 && isRequestId(m.id) && method && isParams(m.params) ? { kind: 'request', id: m.id as string | number } : { kind: 'invalid', id, looksLike: 'request' };
+    return v2 && method && isParams(m.params) ? { kind: 'notification' } : { kind: 'invalid', id, looksLike: 'unknown' };
+  }
+  if (has('result') && has('error')) return { kind: 'invalid', id, looksLike: 'response' };
+  const responseId = isRequestId(m.id) || m.id === null;
+  if (has('result')) return v2 && responseId && m.id !== null ? { kind: 'result', id: m.id as string | number } : { kind: 'invalid', id, looksLike: 'response' };
+  if (has('error')) return v2 && responseId && isErrorObject(m.error) ? { kind: 'error', id } : { kind: 'invalid', id, looksLike: 'response' };
+  return { kind: 'invalid', id, looksLike: 'unknown' };
+}
+
+const RESERVED = new Set(['con', 'prn', 'aux', 'nul', 'conin$', 'conout$']);
+
+function portableSegment(segment: string): boolean {
+  if (segment === '' || segment === '.' || segment === '..') return false;
+  let stem = segment.includes('.') ? segment.slice(0, segment.indexOf('.')) : segment;
+  while (stem.endsWith(' ')) stem = stem.slice(0, -1);
+  const lower = stem.toLowerCase();
+  if (RESERVED.has(lower)) return false;
+  if (lower.length === 4 && (lower.startsWith('com') || lower.startsWith('lpt')) && '123456789¹²³'.includes(lower[3] as string)) return false;
+  for (const c of segment) if (c.charCodeAt(0) < 0x20 || '<>:"|?*'.includes(c)) return false;
+  if (segment.endsWith('.') || segment.endsWith(' ')) return false;
+  return segment.length <= 255 && new TextEncoder().encode(segment).length <= 255;
+}
+
+/** Whether `path` is a safe relative artifact path: the rules of checkArtifactPath, one by one. */
+export function referencePathSafe(path: string): boolean {
+  if (path.length === 0 || path.length > 1024) return false;
+  if (path.includes('\0') || path.includes('\\') || path.startsWith('/')) return false;
+  if (path.length >= 2 && path[1] === ':' && /[A-Za-z]/.test(path[0] as string)) return false;
+  return path.split('/').every(portableSegment);
+}
+
+/** Every prefix of `path` with its kind, as a collision check compares them. */
+function prefixes(path: string): { spelling: string; key: string; kind: 'file' | 'directory' }[] {
+  const segments = path.split('/');
+  return segments.map((_, i) => {
+    const spelling = segments.slice(0, i + 1).join('/');
+    return { spelling, key: artifactPathKey(spelling), kind: i === segments.length - 1 ? 'file' : 'directory' };
+  });
+}
+
+/** Whether `path` may join the accepted paths `before`, compared pair by pair. */
+export function referenceNoCollision(before: readonly string[], path: string): boolean {
+  const mine = prefixes(path);
+  for (const other of before) {
+    if (other === path) return false;
+    for (const a of prefixes(other)) {
+      for (const b of mine) {
+        if (a.key !== b.key) continue;
+        if (a.spelling !== b.spelling || a.kind !== b.kind) return false;
+      }
+    }
+  }
+  return true;
+}
