@@ -40,4 +40,7 @@ int mep_random_granted(int warn);
 /* Logs `text` at `level` (0 debug .. 3 error) through the engine's console channel. */
 void mep_platform_log(int level, const char *text);
 
+/* Zeroes the heap's free memory at the end of initialization, so the snapshot carries none of it (scrub.c). */
+void mep_scrub_free_memory(void);
+
 #endif
