@@ -31,7 +31,7 @@ const all = () =>
 
 const compat = suite('compatibility :: 15 npm packages in one guest, wasm = process = Node');
 
-compat('should bundle all fifteen into one guest (engine-blocked on QuickJS 2021: ajv\'s /[\\-]/u)', async () => {
+compat(`should bundle all fifteen into one guest${ENGINE_2021 ? " (engine-blocked on QuickJS 2021: ajv's /[\\-]/u)" : ''}`, async () => {
   assert.is(Object.keys(ALL_PACKAGES).length, 15);
   if (ENGINE_2021) {
     // Not skipped: the 2021 engine must refuse exactly ajv's regular expression, with ERR_BUILD.
@@ -45,8 +45,11 @@ compat('should bundle all fifteen into one guest (engine-blocked on QuickJS 2021
     }
     return;
   }
+  // 8.4 MB on quickjs-ng 0.17 (2026-12-01): the fifteen packages' code and the heap their modules
+  // build, all in the snapshot. A bound well above it, so that a build that suddenly carries much
+  // more (a package's Node build, a duplicated dependency) is noticed.
   const size = readFileSync(await builtExample('compat', 'wasm')).length;
-  assert.ok(size < 4 * 1024 * 1024, `${size} bytes`);
+  assert.ok(size < 12 * 1024 * 1024, `${size} bytes`);
 });
 
 for (const name of [...Object.keys(ALL_PACKAGES), ...Object.keys(BUILTINS)]) {
