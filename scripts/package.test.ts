@@ -4,7 +4,7 @@
 // (init, build, describe, conformance), the next steps `mep init` prints, run verbatim (the new
 // project depends on the tarball this mep came from, and its own tests pass), a plain .mjs
 // script that imports the host API and runs a session, and the test kit from plain JavaScript
-// under node:test and uvu. Removes its temp dir.
+// under node:test, uvu and vitest. Removes its temp dir.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
@@ -93,6 +93,45 @@ test('process from the source', async () => {
 test.run();
 `;
 
+// A vitest spec, plain .mjs: the kit opens the built wasm module and the process script.
+const KIT_VITEST = `import { describe, expect, test } from 'vitest';
+import { artifactText, minimalIr, openExtension } from 'mep-runtime/testing';
+
+describe('the hello extension under vitest', () => {
+  for (const artifact of ['h.wasm', 'h.mjs']) {
+    test(\`catalog.txt from \${artifact}\`, async () => {
+      const extension = await openExtension(artifact);
+      try {
+        const result = await extension.generate({ ir: minimalIr({ packageName: 'acme.v', modules: ['orders'] }) });
+        expect(result.success).toBe(true);
+        expect(artifactText(result, 'catalog.txt')).toBe('module Acme.V.Orders\\n');
+      } finally {
+        await extension.close();
+      }
+    });
+  }
+});
+`;
+
+// The same kit, expecting what the extension does not write: vitest must report it as failed.
+const KIT_VITEST_WRONG = `import { expect, test } from 'vitest';
+import { artifactText, minimalIr, openExtension } from 'mep-runtime/testing';
+
+test('a catalog the extension does not write', async () => {
+  const extension = await openExtension('h.wasm');
+  try {
+    expect(artifactText(await extension.generate({ ir: minimalIr({ packageName: 'acme.v', modules: ['orders'] }) }), 'catalog.txt')).toBe('module Acme.V.Invoices\\n');
+  } finally {
+    await extension.close();
+  }
+});
+`;
+
+/** What vitest's JSON reporter wrote: each spec file and the status of each of its tests. */
+interface VitestReport {
+  testResults: { name: string; assertionResults: { title: string; status: string }[] }[];
+}
+
 Package('should pack, install from the tarball into an empty directory, and build, describe and run an extension there', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'mep-pack-'));
   try {
@@ -166,6 +205,21 @@ Package('should pack, install from the tarball into an empty directory, and buil
     await ok('npm install --save-dev uvu@0.5.6', app);
     await writeFile(join(app, 'kit.uvu.mjs'), KIT_UVU);
     assert.match(await ok('node kit.uvu.mjs', app), /Passed:\s+2/);
+    // ... and vitest (`vitest run`, the versions this checkout pins): the right catalog passes,
+    // a wrong one fails. The timeout is generous because opening a module is work, not a race.
+    const pins = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+    await ok(`npm install --save-dev vitest@${pins.vitest} vite@${pins.vite}`, app);
+    await writeFile(join(app, 'kit.spec.mjs'), KIT_VITEST);
+    await writeFile(join(app, 'kit-wrong.spec.mjs'), KIT_VITEST_WRONG);
+    const vitest = await sh('npx vitest run kit --testTimeout=120000 --reporter=json --outputFile=vitest.json', app);
+    assert.is(vitest.code, 1, `${vitest.stdout}\n${vitest.stderr}`);
+    const report = JSON.parse(await readFile(join(app, 'vitest.json'), 'utf8')) as VitestReport;
+    const statuses = Object.fromEntries(report.testResults.flatMap((file) => file.assertionResults.map((t) => [`${file.name.slice(app.length + 1)}: ${t.title}`, t.status])));
+    assert.equal(statuses, {
+      'kit.spec.mjs: catalog.txt from h.wasm': 'passed',
+      'kit.spec.mjs: catalog.txt from h.mjs': 'passed',
+      'kit-wrong.spec.mjs: a catalog the extension does not write': 'failed',
+    });
 
     // The template's tsconfig sees the sandbox's globals (mep-runtime/guest-pdk/globals), no DOM:
     // the editor and mep build both refuse fetch, saying why.

@@ -266,8 +266,16 @@ Operations('should exit cleanly after shutdown and with 1 mid-session', async ()
 });
 
 Operations('should reject bad definitions and artifact paths early', () => {
-  assert.throws(() => defineExtension({ info: { id: '', name: 'x', version: '1' }, validator: { irVersions: ['3'], validate: () => ({}) } }), /info.id/);
-  assert.throws(() => defineExtension({ info: { id: 'x', name: 'x', version: '1' } }), /at least one/);
+  const refused = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (error) {
+      return [(error as MepError).code, ((error as MepError).data as { problems: { path: string }[] }).problems.map((p) => p.path)];
+    }
+    return 'accepted';
+  };
+  assert.equal(refused(() => defineExtension({ info: { id: '', name: 'x', version: '1' }, validator: { irVersions: ['3'], validate: () => ({}) } })), ['ERR_USAGE', ['info.id']]);
+  assert.equal(refused(() => defineExtension({ info: { id: 'x', name: 'x', version: '1' } })), ['ERR_USAGE', ['the definition']]);
   assert.throws(() => textArtifact('../escape.avsc', ''), /relative/);
   assert.throws(() => textArtifact('/abs', ''), /relative/);
   assert.ok(new MepError(-32012, 'x').isWire);

@@ -25,7 +25,8 @@ import {
 import { isOutOfMemory, jsonBytesAtLeast } from './answer-size.ts';
 import { createGenerateContext, createHandlerContext } from './context.ts';
 import type { EmitRecord, HandlerContext, RequestState } from './context.ts';
-import type { AuthorDiagnostic, Extension } from './define-extension.ts';
+import type { AuthorDiagnostic } from './answers.ts';
+import type { Extension } from './define-extension.ts';
 import type { GuestHost } from './guest-host.ts';
 
 type Id = string | number | null;

@@ -3,7 +3,9 @@
  * sandboxed in wasm or as a process, unchanged.
  */
 export { defineExtension, isExtension } from './define-extension.ts';
-export type { AuthorDiagnostic, AuthorPosition, BackendDefinition, CompileAnswer, Extension, GenerateAnswer, TransformAnswer, ValidateAnswer, ExtensionDefinition, FrontendDefinition, TransformDefinition, ValidatorDefinition } from './define-extension.ts';
+export type { Extension } from './define-extension.ts';
+export type { BackendDefinition, ExtensionDefinition, FrontendDefinition, TransformDefinition, ValidatorDefinition } from './definition.ts';
+export type { AuthorDiagnostic, AuthorPosition, CompileAnswer, GenerateAnswer, TransformAnswer, ValidateAnswer } from './answers.ts';
 export type { HandlerContext } from './context.ts';
 export { createDispatcher } from './dispatcher.ts';
 export type { Dispatcher } from './dispatcher.ts';

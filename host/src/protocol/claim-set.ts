@@ -20,6 +20,14 @@ export const DescribeParams = z.looseObject({
 /** Params of morphir.extension.describe. */
 export type DescribeParams = z.infer<typeof DescribeParams>;
 
+/**
+ * The shape of one `requires.host` comparator: an operator and a full version, such as
+ * `>=0.4.0-alpha.7`. Only the operators whose meaning is identical in node-semver, the Rust
+ * semver crate and @std/semver: a bare version is refused (Rust reads "1.2.3" as "^1.2.3",
+ * node-semver as "=1.2.3"), and so are caret, tilde, wildcards and hyphen ranges.
+ */
+export const HOST_COMPARATOR = /^(>=|<=|>|<|=)\s*(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/;
+
 /** What a claim set requires of its environment; `host` is a list of single SemVer comparators. */
 export const ClaimRequirements = z.looseObject({
   host: z.array(z.string()).optional(),

@@ -51,7 +51,7 @@ export const LocalErrorCode = {
   Limit: 'ERR_LIMIT',
   /** A build step failed (type errors, syntax errors, toolchain missing). */
   Build: 'ERR_BUILD',
-  /** Bad user input to a host API or the CLI (a missing file, a bad option). */
+  /** Bad user input to a host or guest PDK API or the CLI (a missing file, a bad option, a malformed extension definition). */
   Usage: 'ERR_USAGE',
   /** An artifact path or content returned by an extension is unsafe or invalid. */
   Artifact: 'ERR_ARTIFACT',

@@ -9,7 +9,7 @@
  */
 import Comparator from 'semver/classes/comparator.js';
 import SemVer from 'semver/classes/semver.js';
-import type { ClaimSet } from './claim-set.ts';
+import { HOST_COMPARATOR, type ClaimSet } from './claim-set.ts';
 
 /** The outcome of {@link checkHostRequirement}: ok, or the refusal naming the range. */
 export type HostRequirementResult =
@@ -24,10 +24,6 @@ export type HostRequirementResult =
       message: string;
     };
 
-// Only the operators whose meaning is identical in node-semver, the Rust semver crate and
-// @std/semver. A bare version is refused: Rust reads "1.2.3" as "^1.2.3", node-semver as "=1.2.3".
-// Caret, tilde, wildcards and hyphen ranges are refused for the same reason.
-const COMPARATOR = /^(>=|<=|>|<|=)\s*(\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?)$/;
 
 function parseVersion(text: string): SemVer | undefined {
   try {
@@ -38,7 +34,7 @@ function parseVersion(text: string): SemVer | undefined {
 }
 
 function parseComparator(text: string): Comparator | undefined {
-  const match = COMPARATOR.exec(text.trim());
+  const match = HOST_COMPARATOR.exec(text.trim());
   if (match === null || parseVersion(match[2]) === undefined) return undefined;
   return new Comparator(`${match[1]}${match[2]}`);
 }

@@ -68,7 +68,7 @@ export { GenerateParams, GenerateResult } from './generate.ts';
 export { ValidateParams, ValidateResult } from './validate.ts';
 export { TransformParams, TransformResult } from './transform.ts';
 
-export { DescribeParams, ClaimRequirements, ClaimSet, UNDERSTOOD_CRITICAL_PATHS, parseClaimSet, claimSetFromSession } from './claim-set.ts';
+export { DescribeParams, ClaimRequirements, ClaimSet, HOST_COMPARATOR, UNDERSTOOD_CRITICAL_PATHS, parseClaimSet, claimSetFromSession } from './claim-set.ts';
 export { checkAgreement } from './agreement.ts';
 export { jsonEqual } from './json-equal.ts';
 export type { AgreementResult } from './agreement.ts';

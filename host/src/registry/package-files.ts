@@ -1,9 +1,12 @@
 /**
  * Which files make up a package: `extension.json`, the manifest's `entry` (for a process, the
- * plain executable or this host's `<entry>-<os>-<arch>`; for `mep pack`, all of them) and the
- * files and directories its `files` list names. Nothing else: an author's `node_modules`,
- * sources and build caches stay behind. Every path must resolve inside the package on disk: a
- * symlink (or a directory on the way) that leaves it is refused, never followed and copied.
+ * plain executable or this host's `<entry>-<os>-<arch>`; for `mep pack`, all of them), the
+ * source map beside a process entry when there is one (`<entry>.map`, as `mep build --runtime
+ * process` writes it: installed as `<entry>.map`, so the installed extension's errors still name
+ * the author's sources) and the files and directories its `files` list names. Nothing else: an
+ * author's `node_modules`, sources and build caches stay behind. Every path must resolve inside
+ * the package on disk: a symlink (or a directory on the way) that leaves it is refused, never
+ * followed and copied.
  */
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
@@ -70,6 +73,16 @@ export async function packageSumsFile(root: string, manifest: ExtensionManifest)
   return realInside(root, SUMS_FILE, manifest);
 }
 
+/**
+ * Adds the source map beside the executable at `origin` (`<origin>.map`), when it is a file, as
+ * `<path>.map`: the map of the entry installed as `path`. A wasm module carries its map inside.
+ */
+async function addSourceMap(root: string, origin: string, path: string, manifest: ExtensionManifest, out: Map<string, PackageFile>): Promise<void> {
+  const real = await realInside(root, `${origin}.map`, manifest);
+  if (real === undefined || !(await stat(real)).isFile()) return;
+  out.set(`${path}.map`, { path: `${path}.map`, origin: `${origin}.map`, source: real, executable: false });
+}
+
 /** Adds `path` (a file, or a directory walked whole) to `out`; `seen` stops link cycles. */
 async function addListed(root: string, path: string, manifest: ExtensionManifest, out: Map<string, PackageFile>, seen: Set<string>): Promise<void> {
   const real = await realInside(root, path, manifest);
@@ -128,12 +141,14 @@ export async function selectPackageFiles(packageDir: string, manifest: Extension
         data: { extension: manifest.id, entry: manifest.entry, reason: 'missing-artifact' },
       });
     }
+    for (const executable of [...out.keys()].filter((path) => path !== MANIFEST_FILE)) await addSourceMap(root, executable, executable, manifest, out);
   } else {
     const chosen = await resolvePlatformArtifact(root, entry, manifest.id, choice.platform);
     const origin = relative(root, chosen.file).split(sep).join('/');
     const real = await realInside(root, origin, manifest);
     if (real === undefined) throw refuse(manifest, origin, 'is missing');
     out.set(entry, { path: entry, origin, source: real, executable: true });
+    await addSourceMap(root, origin, entry, manifest, out);
     platform = chosen.platform;
   }
   const seen = new Set<string>();

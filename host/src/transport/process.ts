@@ -23,6 +23,7 @@ import { LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
 import { createTransportEvents } from './events.ts';
 import type { LogSink, Transport } from './types.ts';
+import { createStderrRecord } from './stderr-record.ts';
 
 /** Options for {@link createProcessTransport}. */
 export interface ProcessTransportOptions {
@@ -75,7 +76,6 @@ function track(child: ChildProcessWithoutNullStreams): void {
   });
 }
 
-const STDERR_TAIL = 20;
 /** What Node.js prints when a script reaches its V8 heap limit (`--max-old-space-size`). */
 const V8_HEAP_EXHAUSTED = /JavaScript heap out of memory|Reached heap limit|Allocation failed - process out of memory/;
 
@@ -112,7 +112,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
 
   const events = createTransportEvents((error) => logLine(`host listener failed on a message from ${name}: ${String(error)}`, 'error'));
   const stderrLines = createLineSplitter();
-  const tail: string[] = [];
+  const stderr = createStderrRecord();
   let exited = false;
   let stopping: Promise<void> | undefined;
   let markExited!: () => void;
@@ -122,12 +122,11 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   track(child);
 
   function logLine(line: string, level: 'info' | 'error' = 'info'): void {
-    tail.push(line);
-    if (tail.length > STDERR_TAIL) tail.shift();
+    stderr.push(line);
     try {
       options.log?.({ level, message: line, source: name });
     } catch {
-      // A failing log sink must not break the connection; the line stays in the crash tail.
+      // A failing log sink must not break the connection; the line stays in the crash record.
     }
   }
 
@@ -197,18 +196,18 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       return;
     }
     const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
-    if (tail.some((line) => V8_HEAP_EXHAUSTED.test(line))) {
+    if (stderr.lines().some((line) => V8_HEAP_EXHAUSTED.test(line))) {
       emitClose(
         new MepError(LocalErrorCode.Limit, `Extension ${name} ran out of memory at its heap limit and exited (${how}). ${raiseAdvice('maxMemoryBytes')}`, {
-          data: { extension: name, limit: 'maxMemoryBytes', pid: child.pid, exitCode: code, signal, stderr: [...tail] },
+          data: { extension: name, limit: 'maxMemoryBytes', pid: child.pid, exitCode: code, signal, stderr: stderr.lines() },
         }),
       );
       return;
     }
-    const last = tail.length ? ` Its last log lines: ${JSON.stringify(tail.slice(-3).join(' | '))}.` : ' It wrote nothing to stderr.';
+    const last = stderr.total > 0 ? ` Its last log lines: ${JSON.stringify(stderr.last(3).join(' | '))}.` : ' It wrote nothing to stderr.';
     emitClose(
       new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} exited unexpectedly (${how}).${last} Check its log, or run it by hand to reproduce.`, {
-        data: { extension: name, pid: child.pid, exitCode: code, signal, stderr: [...tail] },
+        data: { extension: name, pid: child.pid, exitCode: code, signal, stderr: stderr.lines() },
       }),
     );
   }

@@ -31,11 +31,11 @@ export const installCommand: Command = {
   summary: 'install an extension package from a directory, git or an archive',
   help: `Usage: mep install <source> [--user] [--probe | --no-probe] [--max-unpacked SIZE] [--max-entries N] [--json]
 
-Copies the package (extension.json, its entry and the files its "files" lists, nothing else)
-into .mep/extensions/<id>/ (or $MEP_HOME/extensions/<id>/ with --user), hashes its artifact and
-pins it in the scope's extensions.lock. A path that leaves the package through a symlink is
-refused; a package with SHA256SUMS (as 'mep pack' writes) is checked against it. A failed
-install changes nothing.
+Copies the package (extension.json, its entry, a process entry's source map <entry>.map when it
+has one, and the files its "files" lists; nothing else) into .mep/extensions/<id>/ (or
+$MEP_HOME/extensions/<id>/ with --user), hashes its artifact and pins it in the scope's
+extensions.lock. A path that leaves the package through a symlink is refused; a package with
+SHA256SUMS (as 'mep pack' writes) is checked against it. A failed install changes nothing.
 
 <source> is one of:
   ./path/to/package                         a directory with extension.json and the artifact

@@ -13,8 +13,9 @@ export const packCommand: Command = {
 
 Writes <id>-<version>.tgz (or FILE) holding, under one top directory <id>-<version>/, what
 'mep install' takes from the package in dir (default .): extension.json, the entry (for a
-process, also every <entry>-<os>-<arch> beside it), the files the manifest's "files" lists,
-and SHA256SUMS over them. Nothing else: not node_modules, not the sources. The archive is
+process, also every <entry>-<os>-<arch> beside it, and the source map <executable>.map of each
+that has one, so errors of the installed extension name the author's sources), the files the
+manifest's "files" lists, and SHA256SUMS over them. Nothing else: not node_modules, not the sources. The archive is
 deterministic (sorted members, fixed times, no owners): the same package gives the same bytes.
 It prints the archive's sha256 and the install command that pins it:
 
