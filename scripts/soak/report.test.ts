@@ -8,7 +8,7 @@ const MB = 1024 * 1024;
 const checkpoint = (sessions: number, rssMb: number, heapMb: number): Checkpoint => ({
   sessions,
   elapsedMs: sessions * 10,
-  sample: { rss: rssMb * MB, heapUsed: heapMb * MB, external: 0, arrayBuffers: 0, sessions: 0, connections: 0, resources: { PipeWrap: 2 } },
+  sample: { rss: rssMb * MB, heapUsed: heapMb * MB, external: 0, arrayBuffers: 0, sessions: 0, slots: 0, connections: 0, resources: { PipeWrap: 2 } },
 });
 
 const Growth = suite('growth');

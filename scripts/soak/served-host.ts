@@ -20,6 +20,8 @@ export interface ServerSample {
   external: number;
   arrayBuffers: number;
   sessions: number;
+  /** Session slots taken (opening, open or closing). */
+  slots: number;
   connections: number;
   /** Live handles and requests by kind (timers, pipes, workers, child processes, …). */
   resources: Record<string, number>;
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
         external: memory.external,
         arrayBuffers: memory.arrayBuffers,
         sessions: server.sessionCount,
+        slots: server.slotCount,
         connections: server.connectionCount,
         resources,
       };

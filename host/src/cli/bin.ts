@@ -8,5 +8,7 @@ export {}; // a module, so that top-level await is allowed
 const argv = process.argv.slice(2);
 // A wasm operation's worker thread boots while the CLI loads (early-start.ts).
 await (await import('./early-start.ts')).startEarly(argv);
+// Interrupted, mep ends its extensions' process groups before it exits (signals.ts).
+(await import('./signals.ts')).installSignalHandling();
 const { main } = await import('./main.ts');
 process.exitCode = await main(argv);

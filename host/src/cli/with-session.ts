@@ -14,6 +14,7 @@ import type { Redactor } from '../registry/redact.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
 import type { Transport } from '../transport/types.ts';
+import { createExtensionLogPrinter } from './extension-log.ts';
 import type { Io } from './io.ts';
 
 /** What a session of a CLI run may carry besides the launch spec. */
@@ -49,13 +50,17 @@ async function denyAll(params: unknown): Promise<string> {
  */
 export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Session, signal: AbortSignal) => Promise<T>, options: SessionRunOptions = {}): Promise<T> {
   const started = performance.now();
-  if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: only wasm extensions and Node.js scripts can be capped, not native executables.`);
+  if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: a native executable is capped with util-linux's prlimit --as, on Linux, and there is none here (only wasm extensions and Node.js scripts are capped).`);
   const redactor = options.redactor ?? io.redactor;
-  const opened = await openTransport(spec, io.verbose ? (e) => io.err(redactor.scrub(`[${e.source}] ${e.message}`)) : undefined);
+  // Its warnings and errors always reach the user; the rest with --verbose (extension-log.ts).
+  let extensionName = (): string => spec.name;
+  const log = createExtensionLogPrinter(io, () => extensionName(), redactor);
+  const opened = await openTransport(spec, log.sink);
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
   const session = createSession({ transport, requestTimeoutMs: requestTimeoutOf(spec), ...(options.claims ? { claims: options.claims } : {}) });
+  extensionName = () => session.extension;
   session.peer.onRequest(Method.SecretResolve, options.resolveSecret ?? denyAll);
-  const stopLog = io.verbose ? session.onLog((l) => io.err(redactor.scrub(`[${session.extension} ${l.level}] ${l.message}`))) : () => undefined;
+  const stopLog = session.onLog(log.onSessionLog);
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {

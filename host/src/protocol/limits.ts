@@ -1,6 +1,6 @@
 /**
- * The three resource limits a user sets per extension, for both runtimes, and the one way a
- * limit error says how to raise them. No I/O: the same table serves the wasm core, the process
+ * The resource limits a user sets per extension (three for both runtimes, two more for the wasm
+ * sandbox), and the one way a limit error says how to raise them. No I/O: the same table serves the wasm core, the process
  * transport, framing, the manifest schema and the CLI.
  *
  * Each limit has one name everywhere: the `extension.json` field (`"limits": {"maxMemoryBytes":
@@ -14,6 +14,10 @@ export const MAX_MESSAGE_BYTES_CEILING = 511 * 1024 * 1024;
 export const MAX_MEMORY_BYTES_CEILING = 4 * 1024 * 1024 * 1024;
 /** The longest timer a JavaScript host can arm (2^31 − 1 ms, about 24.8 days). */
 export const MAX_CALL_TIMEOUT_MS_CEILING = 2_147_483_647;
+/** The largest module V8 compiles (1 GiB). */
+export const MAX_MODULE_BYTES_CEILING = 1024 * 1024 * 1024;
+/** The largest per-call budget of notifications and logs that may be set (64 GiB). */
+export const MAX_NOTIFICATION_BYTES_CEILING = 64 * 1024 * 1024 * 1024;
 
 /** What the user may set: every field optional, positive integers. */
 export const ExtensionLimits = z.strictObject({
@@ -23,6 +27,10 @@ export const ExtensionLimits = z.strictObject({
   callTimeoutMs: z.number().int().positive().max(MAX_CALL_TIMEOUT_MS_CEILING).optional(),
   /** Largest JSON-RPC message in either direction (request to, response from), in bytes. */
   maxMessageBytes: z.number().int().min(1024).max(MAX_MESSAGE_BYTES_CEILING).optional(),
+  /** Wasm only: the largest module accepted, checked before it is read and compiled, in bytes. */
+  maxModuleBytes: z.number().int().min(1024).max(MAX_MODULE_BYTES_CEILING).optional(),
+  /** Wasm only: bytes of notifications (streamed artifacts aside) and of logs one call may send, in bytes. */
+  maxNotificationBytes: z.number().int().min(1024).max(MAX_NOTIFICATION_BYTES_CEILING).optional(),
 });
 /** What the user may set: every field optional, positive integers. */
 export type ExtensionLimits = z.infer<typeof ExtensionLimits>;
@@ -35,6 +43,8 @@ export const DEFAULT_LIMITS: Readonly<Required<ExtensionLimits>> = Object.freeze
   maxMemoryBytes: 256 * 1024 * 1024,
   callTimeoutMs: 30_000,
   maxMessageBytes: 64 * 1024 * 1024,
+  maxModuleBytes: 64 * 1024 * 1024,
+  maxNotificationBytes: 64 * 1024 * 1024,
 });
 
 /** How each limit is raised: the `mep` option, the manifest field and an example value. */
@@ -42,6 +52,17 @@ export const LIMIT_KNOBS: Readonly<Record<LimitName, { option: string; field: st
   maxMemoryBytes: { option: '--max-memory', field: 'maxMemoryBytes', example: '512MiB' },
   callTimeoutMs: { option: '--call-timeout', field: 'callTimeoutMs', example: '120s' },
   maxMessageBytes: { option: '--max-message', field: 'maxMessageBytes', example: '256MiB' },
+  maxModuleBytes: { option: '--max-module', field: 'maxModuleBytes', example: '128MiB' },
+  maxNotificationBytes: { option: '--max-notifications', field: 'maxNotificationBytes', example: '256MiB' },
+});
+
+/** The largest value each limit takes. */
+export const LIMIT_CEILINGS: Readonly<Record<LimitName, number>> = Object.freeze({
+  maxMemoryBytes: MAX_MEMORY_BYTES_CEILING,
+  callTimeoutMs: MAX_CALL_TIMEOUT_MS_CEILING,
+  maxMessageBytes: MAX_MESSAGE_BYTES_CEILING,
+  maxModuleBytes: MAX_MODULE_BYTES_CEILING,
+  maxNotificationBytes: MAX_NOTIFICATION_BYTES_CEILING,
 });
 
 /** Internal limit names of the transports, mapped to the user's knob that sets them. */
@@ -59,9 +80,6 @@ export function userLimitOf(name: string): LimitName | undefined {
   return ALIASES[name];
 }
 
-/** Each limit's largest settable value. */
-const CEILINGS: Readonly<Record<LimitName, number>> = { maxMemoryBytes: MAX_MEMORY_BYTES_CEILING, callTimeoutMs: MAX_CALL_TIMEOUT_MS_CEILING, maxMessageBytes: MAX_MESSAGE_BYTES_CEILING };
-
 /** The smallest power of two above `n` (a size that fits it with room, and reads well: 256MiB). */
 function powerOfTwoAbove(n: number): number {
   return 2 ** (Math.floor(Math.log2(Math.max(1, n))) + 1);
@@ -74,7 +92,7 @@ function powerOfTwoAbove(n: number): number {
  * above the limit's ceiling; undefined when even the ceiling is too small for `needed`.
  */
 export function suggestedLimit(limit: LimitName, current?: number, needed?: number): number | undefined {
-  const ceiling = CEILINGS[limit];
+  const ceiling = LIMIT_CEILINGS[limit];
   if (needed !== undefined && needed > 0) return needed > ceiling ? undefined : Math.min(ceiling, Math.max(powerOfTwoAbove(needed), current ?? 0));
   return Math.min(ceiling, 2 * (current !== undefined && current > 0 ? current : DEFAULT_LIMITS[limit]));
 }
@@ -96,7 +114,7 @@ export function raiseAdvice(limit: LimitName | string, current?: number, needed?
   const value = suggestedLimit(name, current, needed);
   if (value === undefined) {
     const what = name === 'maxMessageBytes' ? 'a message cannot be that big: make it smaller (split the work, or ask the extension for less at once)' : 'give the extension less to do at once';
-    return `No ${knob.option} is large enough: it allows at most ${formatLimit(name, CEILINGS[name])}, below the ${needed} bytes needed; ${what}.`;
+    return `No ${knob.option} is large enough: it allows at most ${formatLimit(name, LIMIT_CEILINGS[name])}, below the ${needed} bytes needed; ${what}.`;
   }
   return `Raise it with ${knob.option} ${formatLimit(name, value)} on the mep command line, or "limits": {"${knob.field}": ${value}} in the extension's extension.json (the option wins).`;
 }

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { memoryLimitUnenforced, nodeMemoryFlags, processMessageLimitOf, requestTimeoutOf, wasmLimitsOf, withLimits } from './launch-limits.ts';
+import { addressSpaceTool, memoryLimitUnenforced, nodeMemoryFlags, processCommandOf, processMessageLimitOf, requestTimeoutOf, wasmLimitsOf, withLimits } from './launch-limits.ts';
 import type { LaunchSpec } from './launch.ts';
 
 const spec = (over: Partial<LaunchSpec> = {}): LaunchSpec => ({ name: 'x', runtime: 'wasm', path: '/x.wasm', ...over });
@@ -33,18 +33,30 @@ Limits('should set the session deadline past the sandbox deadline for wasm, equa
   assert.is(requestTimeoutOf(spec({ runtime: 'process' })), 30_000);
 });
 
-Limits('should cap a Node script heap only when a memory limit is set, and say when nothing can', () => {
+Limits('should cap a Node script heap at the memory limit, 256 MiB by default', () => {
   const script = (over: Partial<LaunchSpec> = {}): LaunchSpec => spec({ runtime: 'process', path: '/ext.mjs', ...over });
-  assert.equal(nodeMemoryFlags(script()), []);
+  assert.equal(nodeMemoryFlags(script()), ['--max-old-space-size=256']);
   assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 512 * 1024 * 1024 } })), ['--max-old-space-size=512']);
   assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 65_536 } })), ['--max-old-space-size=16']);
   assert.equal(nodeMemoryFlags(script({ path: '/bin/ext', limits: { maxMemoryBytes: 1 << 30 } })), []);
-  assert.ok(memoryLimitUnenforced(script({ path: '/bin/ext', limits: { maxMemoryBytes: 1 << 30 } })));
-  assert.not.ok(memoryLimitUnenforced(script({ path: '/bin/ext' })));
-  assert.not.ok(memoryLimitUnenforced(script({ limits: { maxMemoryBytes: 1 << 30 } })));
-  assert.not.ok(memoryLimitUnenforced(spec({ limits: { maxMemoryBytes: 1 << 30 } })));
+  assert.equal(processCommandOf({ ...script(), args: ['-v'] }, '/usr/bin/prlimit'), { command: process.execPath, args: ['--max-old-space-size=256', '/ext.mjs', '-v'] });
   assert.is(processMessageLimitOf(spec({ runtime: 'process' })), 64 * 1024 * 1024);
   assert.is(processMessageLimitOf(spec({ runtime: 'process', limits: { maxMessageBytes: 2048 } })), 2048);
+});
+
+Limits('should cap a native executable\'s address space with prlimit when a limit is set, and say when nothing can', () => {
+  const native = (over: Partial<LaunchSpec> = {}): LaunchSpec => spec({ runtime: 'process', path: '/bin/ext', args: ['a'], ...over });
+  const capped = native({ limits: { maxMemoryBytes: 1 << 30 } });
+  assert.equal(processCommandOf(capped, '/usr/bin/prlimit'), { command: '/usr/bin/prlimit', args: [`--as=${1 << 30}`, '--', '/bin/ext', 'a'], memoryLimitBytes: 1 << 30 });
+  // No default for executables: what they reserve is not what they use.
+  assert.equal(processCommandOf(native(), '/usr/bin/prlimit'), { command: '/bin/ext', args: ['a'] });
+  assert.equal(processCommandOf(capped, null), { command: '/bin/ext', args: ['a'] });
+  assert.ok(memoryLimitUnenforced(capped, null));
+  assert.not.ok(memoryLimitUnenforced(capped, '/usr/bin/prlimit'));
+  assert.not.ok(memoryLimitUnenforced(native(), null));
+  assert.not.ok(memoryLimitUnenforced(spec({ runtime: 'process', path: '/ext.mjs', limits: { maxMemoryBytes: 1 << 30 } }), null));
+  assert.not.ok(memoryLimitUnenforced(spec({ limits: { maxMemoryBytes: 1 << 30 } }), null));
+  if (process.platform === 'linux') assert.ok(addressSpaceTool(), 'util-linux prlimit is on this Linux machine');
 });
 
 Limits.run();

@@ -1,9 +1,10 @@
 /**
  * The user's limits ({@link ExtensionLimits}: manifest `limits`, then `mep` flags) turned into
  * what each runtime enforces: the wasm sandbox's memory cap, per-call deadline and message caps
- * each way; a process's message caps each way, the session's request deadline, and for a
- * Node.js script its V8 heap.
+ * each way; a process's message caps each way, the session's request deadline, and its memory
+ * cap (a Node.js script's V8 heap, a native executable's address space through `prlimit`).
  */
+import { existsSync } from 'node:fs';
 import { DEFAULT_LIMITS, type ExtensionLimits } from '../protocol/limits.ts';
 import type { WasmLimits } from '../transport/wasm/limits.ts';
 
@@ -43,6 +44,8 @@ export function wasmLimitsOf(spec: LimitedSpec): Partial<WasmLimits> {
     out.maxRequestBytes = user.maxMessageBytes;
     out.maxResponseBytes = user.maxMessageBytes;
   }
+  if (user.maxModuleBytes !== undefined) out.maxModuleBytes = user.maxModuleBytes;
+  if (user.maxNotificationBytes !== undefined) out.maxNotificationBytes = user.maxNotificationBytes;
   return { ...out, ...spec.wasm?.limits };
 }
 
@@ -64,14 +67,13 @@ export function processMessageLimitOf(spec: LimitedSpec): number {
 }
 
 /**
- * Node.js flags that cap a script extension's V8 heap at the user's memory limit (only when one
- * is set: without it the script keeps Node's own default). Native executables cannot be capped
- * portably from here and run unlimited.
+ * Node.js flags that cap a script extension's V8 heap at its memory limit: the user's, else the
+ * default 256 MiB (so a leaking script fails with the memory-limit error rather than a timeout).
+ * The heap is what V8 can cap; Buffers outside it are not counted.
  */
 export function nodeMemoryFlags(spec: LimitedSpec): string[] {
   if (!isNodeScript(spec)) return [];
-  const bytes = spec.limits?.maxMemoryBytes;
-  if (bytes === undefined) return [];
+  const bytes = spec.limits?.maxMemoryBytes ?? DEFAULT_LIMITS.maxMemoryBytes;
   return [`--max-old-space-size=${Math.max(16, Math.floor(bytes / (1024 * 1024)))}`];
 }
 
@@ -80,10 +82,51 @@ export function isNodeScript(spec: LimitedSpec): boolean {
   return spec.runtime === 'process' && /\.(m|c)?js$/.test(spec.path ?? '');
 }
 
+/** Where util-linux's prlimit is (Debian: util-linux is essential, so always there). */
+const PRLIMIT_PATHS = ['/usr/bin/prlimit', '/bin/prlimit'];
+
 /**
- * True when a memory limit is set but nothing can enforce it: a native executable (only wasm
- * guests and Node.js scripts are capped). Callers warn the user rather than pretend.
+ * The tool that caps a native executable's address space (`prlimit --as`), or null where
+ * there is none (not Linux, or no util-linux).
  */
-export function memoryLimitUnenforced(spec: LimitedSpec): boolean {
-  return spec.limits?.maxMemoryBytes !== undefined && spec.runtime === 'process' && !isNodeScript(spec);
+export function addressSpaceTool(): string | null {
+  if (process.platform !== 'linux') return null;
+  return PRLIMIT_PATHS.find((path) => existsSync(path)) ?? null;
+}
+
+/** How a process extension is started: the command, its arguments, and the memory cap it runs under. */
+export interface ProcessCommand {
+  command: string;
+  args: string[];
+  /**
+   * The address-space cap of an executable, in bytes, when one applies: a crash there may have
+   * been the cap, and its report says so (a script's heap limit announces itself on stderr).
+   */
+  memoryLimitBytes?: number;
+}
+
+/**
+ * The command line of the process extension `spec`: a Node.js script runs with this Node.js and
+ * its heap capped ({@link nodeMemoryFlags}); a native executable runs as is, or, when the user
+ * set a memory limit and `prlimit` is at hand (`tool`, default {@link addressSpaceTool}), under
+ * `prlimit --as=<bytes>`, which execs it with that address-space limit (same pid and group). The
+ * default is not applied to executables: the address space they reserve is not what they use.
+ */
+export function processCommandOf(spec: LimitedSpec & { path: string; args?: string[] }, tool: string | null = addressSpaceTool()): ProcessCommand {
+  const args = [...(spec.args ?? [])];
+  if (isNodeScript(spec)) {
+    const flags = nodeMemoryFlags(spec);
+    return { command: process.execPath, args: [...flags, spec.path, ...args] };
+  }
+  const bytes = spec.limits?.maxMemoryBytes;
+  if (bytes === undefined || tool === null) return { command: spec.path, args };
+  return { command: tool, args: [`--as=${bytes}`, '--', spec.path, ...args], memoryLimitBytes: bytes };
+}
+
+/**
+ * True when a memory limit is set but nothing can enforce it: a native executable where there is
+ * no `prlimit` (`tool`). Callers warn the user rather than pretend.
+ */
+export function memoryLimitUnenforced(spec: LimitedSpec, tool: string | null = addressSpaceTool()): boolean {
+  return spec.limits?.maxMemoryBytes !== undefined && spec.runtime === 'process' && !isNodeScript(spec) && tool === null;
 }

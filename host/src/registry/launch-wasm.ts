@@ -16,9 +16,14 @@ export interface WasmLaunchOptions {
   isolation?: 'worker' | 'inline';
 }
 
+/** What stops an opening (see `createWasmTransport`). */
+export interface WasmOpenOptions {
+  signal?: AbortSignal;
+}
+
 /** Opens a wasm transport for `module` (bytes, or a module from `compileExtensionModule`). */
-export function openWasmTransport(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions, log?: LogSink): Promise<Transport> {
-  return createNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation, log });
+export function openWasmTransport(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions, log?: LogSink, open: WasmOpenOptions = {}): Promise<Transport> {
+  return createNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation, log, ...open });
 }
 
 /** Starts what a later {@link openWasmTransport} with the same arguments needs (its worker); never rejects. */

@@ -12,9 +12,10 @@ import { createProcessTransport } from '../transport/process.ts';
 import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
 import { parseSourceMap } from '../transport/source-map/source-map.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
-import { compileExtensionModule, type WasmExportCaller } from '../transport/wasm/index.ts';
+import { checkModuleSize, compileExtensionModule, createStartDeadline, type WasmExportCaller } from '../transport/wasm/index.ts';
+import { resolveWasmLimits, type WasmLimits } from '../transport/wasm/limits.ts';
 import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
-import { isNodeScript, nodeMemoryFlags, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
+import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
@@ -65,14 +66,18 @@ const COMPILED_CACHE_SIZE = 16;
 /**
  * The compiled (and memory-capped) module of a wasm artifact, compiled once per process for as
  * long as the file is unchanged: the key includes its inode, size, mtime and ctime, so any write
- * to the file (which always moves ctime) compiles it afresh.
+ * to the file (which always moves ctime) compiles it afresh. A file over `maxModuleBytes` is
+ * refused by its size, before it is read.
  */
-async function wasmModule(spec: LaunchSpec, maxMemoryBytes: number | undefined): Promise<WebAssembly.Module> {
+async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promise<WebAssembly.Module> {
+  const { maxMemoryBytes, maxModuleBytes } = limits;
   let key: string;
   try {
     const s = await stat(spec.path);
+    checkModuleSize(spec.name, s.size, resolveWasmLimits(spec.name, limits).maxModuleBytes);
     key = [spec.path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, maxMemoryBytes ?? '', spec.sha256 ?? ''].join(':');
   } catch (error) {
+    if (error instanceof MepError) throw error;
     throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
   }
   let module = compiled.get(key);
@@ -84,7 +89,10 @@ async function wasmModule(spec: LaunchSpec, maxMemoryBytes: number | undefined):
           data: { extension: spec.name, file: spec.path, expected: spec.sha256, actual, reason: 'hash-mismatch' },
         });
       }
-      return compileExtensionModule(new Uint8Array(bytes), { name: spec.name, limits: maxMemoryBytes === undefined ? {} : { maxMemoryBytes } });
+      return compileExtensionModule(new Uint8Array(bytes), {
+        name: spec.name,
+        limits: { ...(maxMemoryBytes === undefined ? {} : { maxMemoryBytes }), ...(maxModuleBytes === undefined ? {} : { maxModuleBytes }) },
+      });
     });
     compiled.set(key, module);
     // A failed compile is not kept: the next attempt reports its own error.
@@ -104,24 +112,53 @@ export async function warmTransport(spec: LaunchSpec): Promise<void> {
   if (spec.runtime !== 'wasm') return;
   try {
     const limits = wasmLimitsOf(spec);
-    await warmWasmLaunch(spec.name, await wasmModule(spec, limits.maxMemoryBytes), { ...spec.wasm, limits });
+    await warmWasmLaunch(spec.name, await wasmModule(spec, limits), { ...spec.wasm, limits });
   } catch {
     // openTransport reports it.
   }
 }
 
-/** Opens a fresh transport to the extension described by `spec`. */
-export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Transport> {
+/**
+ * The compiled module of the wasm artifact of `spec` (size-checked, memory-capped, cached), as
+ * {@link openTransport} runs it, e.g. to read its ABI without compiling it twice.
+ */
+export function compiledWasmModule(spec: LaunchSpec): Promise<WebAssembly.Module> {
+  return wasmModule(spec, wasmLimitsOf(spec));
+}
+
+/** Options of {@link openTransport}. */
+export interface OpenTransportOptions {
+  /**
+   * Stops the opening when aborted (e.g. its client left): a wasm guest still compiling or
+   * instantiating is stopped with its worker, and the promise rejects.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * Opens a fresh transport to the extension described by `spec`. For a wasm extension, reading and
+ * compiling it, and then instantiating it and running its start function (in its worker), each
+ * run under the call deadline and reject with ERR_TIMEOUT past it.
+ */
+export async function openTransport(spec: LaunchSpec, log?: LogSink, options: OpenTransportOptions = {}): Promise<Transport> {
   if (spec.runtime === 'wasm') {
     const limits = wasmLimitsOf(spec);
-    return openWasmTransport(spec.name, await wasmModule(spec, limits.maxMemoryBytes), { ...spec.wasm, limits }, log);
+    const { callTimeoutMs } = resolveWasmLimits(spec.name, limits);
+    const deadline = createStartDeadline(spec.name, callTimeoutMs, options.signal);
+    try {
+      const module = await deadline.race(wasmModule(spec, limits));
+      deadline.dispose();
+      return await openWasmTransport(spec.name, module, { ...spec.wasm, limits }, log, { signal: options.signal });
+    } finally {
+      deadline.dispose();
+    }
   }
-  const script = isNodeScript(spec);
+  const { command, args, memoryLimitBytes } = processCommandOf(spec);
   const maxMessageBytes = processMessageLimitOf(spec);
   const transport = createProcessTransport({
     name: spec.name,
-    command: script ? process.execPath : spec.path,
-    args: script ? [...nodeMemoryFlags(spec), spec.path, ...(spec.args ?? [])] : [...(spec.args ?? [])],
+    command,
+    args,
     cwd: spec.cwd ?? dirname(spec.path),
     env: spec.env ?? {},
     framing: spec.framing ?? 'content-length',
@@ -129,9 +166,10 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink): Promise<Tr
     maxRequestBytes: maxMessageBytes,
     killGraceMs: spec.killGraceMs,
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
+    ...(memoryLimitBytes === undefined ? {} : { memoryLimitBytes }),
     log,
   });
-  if (!script) return transport;
+  if (!isNodeScript(spec)) return transport;
   // `mep build --runtime process` writes the bundle's map beside the script; it is read only
   // when an error has frames of this script to map.
   const name = basename(spec.path);
@@ -151,6 +189,6 @@ export async function openExportCall(spec: LaunchSpec, entry: string, log?: LogS
     throw new MepError(LocalErrorCode.Usage, `${spec.name} is a process extension; --raw calls an export of a wasm module. Call a method of it instead: mep call ${spec.name} <method>.`, { data: { extension: spec.name } });
   }
   const limits = wasmLimitsOf(spec);
-  const module = await wasmModule(spec, limits.maxMemoryBytes);
+  const module = await wasmModule(spec, limits);
   return openNodeWasmExport({ name: spec.name, module, entry, limits, grants: spec.wasm?.grants, isolation: spec.wasm?.isolation, log });
 }

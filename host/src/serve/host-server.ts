@@ -47,6 +47,8 @@ export interface HostServer {
   readonly connectionCount: number;
   /** Sessions currently open, over all clients. */
   readonly sessionCount: number;
+  /** Session slots taken, over all clients: sessions opening, open or closing (at most `maxSessions`). */
+  readonly slotCount: number;
   /** Called once when the server closes (by `close()` or a client's `server/shutdown`). */
   onClose(listener: () => void): Disposer;
   /** Disconnect every client and close every session; resolves when nothing is left running. */
@@ -128,6 +130,9 @@ export function createHostServer(options: HostServerOptions): HostServer {
       let count = 0;
       for (const connection of connections) count += connection.sessionCount;
       return count;
+    },
+    get slotCount() {
+      return claimed;
     },
     onClose(listener) {
       closeListeners.add(listener);

@@ -65,13 +65,15 @@ export const OpenParams = z.strictObject({
   /** Runtime options; the server always isolates wasm guests in a worker. */
   runtime: z
     .strictObject({
-      /** Wasm sandbox limits (defaults: 256 MiB memory, 64 MiB messages, 30 s per call). */
+      /** Wasm sandbox limits (defaults: 256 MiB memory, 64 MiB messages, 30 s per call, 64 MiB modules and notifications a call). */
       limits: z
         .strictObject({
           maxMemoryBytes: PositiveInt.optional(),
           maxRequestBytes: PositiveInt.optional(),
           maxResponseBytes: PositiveInt.optional(),
           callTimeoutMs: PositiveInt.optional(),
+          maxModuleBytes: PositiveInt.optional(),
+          maxNotificationBytes: PositiveInt.optional(),
         })
         .optional(),
       /** Default deadline of each `session/call` of this session, in ms. Default 30 000. */

@@ -28,10 +28,11 @@ export interface NodeOpenerOptions {
  */
 export function createNodeOpener(options: NodeOpenerOptions = {}): OpenExtension {
   const resolve = options.resolve ?? (async (reference: string): Promise<{ spec: LaunchSpec; claims?: ClaimSet }> => ({ spec: specFromPath(reference) }));
-  return async (request, { log }) => {
+  return async (request, { log, signal }) => {
     const { spec, claims } = await resolve(request.extension);
     const wasm = { ...spec.wasm, isolation: 'worker' as const, limits: { ...spec.wasm?.limits, ...request.runtime?.limits } };
     const launched = { ...spec, wasm };
-    return { transport: await openTransport(launched, log), requestTimeoutMs: requestTimeoutOf(launched), ...(claims ? { claims } : {}) };
+    // A client that leaves mid-open aborts `signal`: a wasm guest still starting is stopped then.
+    return { transport: await openTransport(launched, log, { signal }), requestTimeoutMs: requestTimeoutOf(launched), ...(claims ? { claims } : {}) };
   };
 }

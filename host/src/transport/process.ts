@@ -6,12 +6,16 @@
  * protocol frames only, stderr human-readable logs. The host chooses the working directory
  * explicitly, passes no inherited environment, and treats stdout as untrusted input.
  *
- * No child survives the host: every live child is in a module-level set, and a process 'exit'
- * hook SIGKILLs what is left (synchronously, the only thing an 'exit' hook can do). That hook runs
- * on a normal exit and on process.exit(); it cannot run when the host itself is SIGKILLed or
- * dies from a signal it does not handle, so a CLI should turn SIGINT/SIGTERM into process.exit().
+ * No child survives its session: each runs in a process group of its own (process-group.ts), and
+ * the end of a session ends the whole group — graceful (stdin closed), then SIGTERM, then SIGKILL
+ * — and lets go of its pipes, so a grandchild holding them keeps nothing waiting. The host's
+ * 'exit' hook SIGKILLs the groups left; a CLI ends them on SIGINT/SIGTERM too. The end of the
+ * child's stdout ends the session at once: nothing more can arrive.
+ *
+ * stderr is read as it comes and passed to the log sink line by line (a line is at most 16 K
+ * characters); while a sink says it is busy, stderr is not read, so the extension waits.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { createContentLengthDecoder, encodeContentLength } from '../framing/content-length.ts';
 import type { FrameDecoder } from '../framing/frame-decoder.ts';
@@ -22,8 +26,11 @@ import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
 import { createTransportEvents } from './events.ts';
+import { endGroup, PROCESS_GROUPS, signalGroup, trackGroup } from './process-group.ts';
 import type { LogSink, Transport } from './types.ts';
 import { createStderrRecord } from './stderr-record.ts';
+
+export { endAllProcessGroups } from './process-group.ts';
 
 /** Options for {@link createProcessTransport}. */
 export interface ProcessTransportOptions {
@@ -49,6 +56,11 @@ export interface ProcessTransportOptions {
   killGraceMs?: number;
   /** How long close() waits after SIGTERM before SIGKILL. Default 1000 ms. */
   termGraceMs?: number;
+  /**
+   * The memory cap the command runs under (a V8 heap limit, an address-space limit), in bytes:
+   * named in the report of a crash, which may have been the cap.
+   */
+  memoryLimitBytes?: number;
 }
 
 /** A {@link Transport} to a child process. */
@@ -59,23 +71,8 @@ export interface ProcessTransport extends Transport {
   sendRaw(body: string): void;
 }
 
-const live = new Set<ChildProcessWithoutNullStreams>();
-let exitHookInstalled = false;
-function track(child: ChildProcessWithoutNullStreams): void {
-  live.add(child);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const c of live) {
-      try {
-        c.kill('SIGKILL');
-      } catch {
-        // Nothing more can be done while the host is exiting.
-      }
-    }
-  });
-}
-
+/** How long after its stdout ended a child may take to exit before it is stopped. */
+const EOF_GRACE_MS = 250;
 /** What Node.js prints when a script reaches its V8 heap limit (`--max-old-space-size`). */
 const V8_HEAP_EXHAUSTED = /JavaScript heap out of memory|Reached heap limit|Allocation failed - process out of memory/;
 
@@ -118,8 +115,9 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   let markExited!: () => void;
   const exitedPromise = new Promise<void>((resolve) => (markExited = resolve));
 
-  const child = spawn(command, [...(options.args ?? [])], { cwd, env: { ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
-  track(child);
+  // A group of its own (POSIX): what the extension starts is ended with it.
+  const child = spawn(command, [...(options.args ?? [])], { cwd, env: { ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: PROCESS_GROUPS });
+  if (child.pid !== undefined) trackGroup(child.pid);
 
   function logLine(line: string, level: 'info' | 'error' = 'info'): void {
     stderr.push(line);
@@ -141,16 +139,28 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     return Promise.race([exitedPromise.then(() => true), timeout]).finally(() => clearTimeout(timer));
   }
 
+  /** Lets go of the pipes: a grandchild holding them (out of the group, or not yet ended) keeps nothing waiting. */
+  function releasePipes(): void {
+    child.stdin.destroy();
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }
+
   function stop(endInputFirst: boolean): Promise<void> {
     stopping ??= (async () => {
       if (endInputFirst) {
         child.stdin.end();
-        if (await waitExit(killGraceMs)) return;
+        await waitExit(killGraceMs);
       }
-      if (!exited) child.kill('SIGTERM');
-      if (await waitExit(termGraceMs)) return;
-      if (!exited) child.kill('SIGKILL');
-      await exitedPromise;
+      const pid = child.pid;
+      if (pid === undefined) return;
+      // The leader, and whatever it left in its group: SIGTERM, then SIGKILL.
+      await endGroup(pid, termGraceMs);
+      if (!exited) {
+        signalGroup(pid, 'SIGKILL');
+        await exitedPromise;
+      }
+      releasePipes();
     })();
     return stopping;
   }
@@ -178,12 +188,33 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   });
   child.stderr.on('data', (chunk: Buffer) => {
     for (const line of stderrLines.push(chunk)) logLine(line);
+    // Back-pressure: the sink's consumer is behind, so stop reading until it drains.
+    if (options.log?.busy?.() && !child.stderr.isPaused()) {
+      child.stderr.pause();
+      options.log.onDrain?.(() => child.stderr.resume());
+    }
+  });
+  // No more messages can come: the session ends now, not at the next call's deadline. A child
+  // that is exiting says how in a moment (exit code, stderr), a better report; one that is not
+  // is stopped, and its close says why.
+  let eofTimer: ReturnType<typeof setTimeout> | undefined;
+  let stoppedAtEof = false;
+  child.stdout.on('end', () => {
+    if (events.closed || stopping || exited) return;
+    eofTimer = setTimeout(() => {
+      if (events.closed || stopping || exited) return;
+      stoppedAtEof = true;
+      void stop(false);
+    }, EOF_GRACE_MS);
   });
 
   let finalizeTimer: ReturnType<typeof setTimeout> | undefined;
   function finalize(code: number | null, signal: NodeJS.Signals | null): void {
     clearTimeout(finalizeTimer);
+    clearTimeout(eofTimer);
     for (const line of stderrLines.flush()) logLine(line);
+    // Whatever it left running in its group goes too (a no-op when close() already stopped it).
+    void stop(false);
     if (events.closed) return;
     if (code === 0 && signal === null) {
       try {
@@ -193,6 +224,14 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
         return;
       }
       emitClose(undefined);
+      return;
+    }
+    if (stoppedAtEof) {
+      emitClose(
+        new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} closed its standard output while still running, so it could send no more messages; it was stopped. Check that it writes its log to stderr and never closes stdout.`, {
+          data: { extension: name, pid: child.pid, reason: 'stdout-closed', exitCode: code, signal, stderr: stderr.lines() },
+        }),
+      );
       return;
     }
     const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
@@ -205,16 +244,16 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       return;
     }
     const last = stderr.total > 0 ? ` Its last log lines: ${JSON.stringify(stderr.last(3).join(' | '))}.` : ' It wrote nothing to stderr.';
+    const cap = options.memoryLimitBytes === undefined ? '' : ` It ran with its memory capped at ${options.memoryLimitBytes} bytes: if it ran out of memory, ${raiseAdvice('maxMemoryBytes', options.memoryLimitBytes).replace(/^R/, 'r')}`;
     emitClose(
-      new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} exited unexpectedly (${how}).${last} Check its log, or run it by hand to reproduce.`, {
-        data: { extension: name, pid: child.pid, exitCode: code, signal, stderr: stderr.lines() },
+      new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} exited unexpectedly (${how}).${last} Check its log, or run it by hand to reproduce.${cap}`, {
+        data: { extension: name, pid: child.pid, exitCode: code, signal, stderr: stderr.lines(), ...(options.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: options.memoryLimitBytes }) },
       }),
     );
   }
 
   child.on('exit', (code, signal) => {
     exited = true;
-    live.delete(child);
     markExited();
     // 'close' follows once stdout and stderr are drained; a grandchild holding them open must
     // not keep the transport open forever.
@@ -224,7 +263,6 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   child.on('error', (error: NodeJS.ErrnoException) => {
     if (child.pid !== undefined) return; // a failed kill() or write; 'exit' reports the outcome
     exited = true;
-    live.delete(child);
     markExited();
     emitClose(spawnError(name, command, error));
   });

@@ -10,8 +10,26 @@ export type JsonRpcMessage = { [key: string]: unknown };
 /** A listener disposer, returned by every `onX`. */
 export type Disposer = () => void;
 
-/** Receives human-readable log lines from an extension (process stderr, wasm guest logs). */
-export type LogSink = (entry: { level: 'debug' | 'info' | 'warn' | 'error'; message: string; source: string }) => void;
+/** One human-readable log line of an extension. */
+export interface LogEntry {
+  level: 'debug' | 'info' | 'warn' | 'error';
+  message: string;
+  source: string;
+}
+
+/**
+ * Receives human-readable log lines from an extension (process stderr, wasm guest logs). A sink
+ * whose consumer can fall behind (a stream to a slow reader) says so with `busy`: a process
+ * transport then stops reading the extension's stderr — the extension waits on its writes, as it
+ * would writing to a slow terminal — until the sink calls the listener given to `onDrain`.
+ */
+export interface LogSink {
+  (entry: LogEntry): void;
+  /** True while the sink's consumer is behind (optional). */
+  readonly busy?: () => boolean;
+  /** Calls `listener` once when the sink is no longer busy (with `busy`). */
+  readonly onDrain?: (listener: () => void) => void;
+}
 
 /** A bidirectional message channel to one extension instance. */
 export interface Transport {

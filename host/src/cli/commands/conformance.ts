@@ -6,7 +6,9 @@ import { resolveExtensionArgument } from './extension-argument.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { requestTimeoutOf } from '../../registry/launch-limits.ts';
+import { GRANT_FLAGS, GRANT_HELP, parseGrantFlags } from './grant-flags.ts';
 import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
+import { withJsonErrors } from './operation.ts';
 
 export const conformanceCommand: Command = {
   summary: 'run the MEP 0.1 conformance suite against an extension',
@@ -17,20 +19,23 @@ case, then 'N passed, N failed'. <extension> is a .wasm module, a .js/.mjs file 
 an executable, or the id of an installed extension. Exit 0 only when every case passes.
 
   --filter TEXT   run only the cases whose name contains TEXT
-  --json          print the results as JSON
-${LIMIT_HELP}`,
+  --json          print the results as JSON (and a failure to run the suite as {"success": false, "error": …})
+${LIMIT_HELP}
+${GRANT_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' }, ...LIMIT_FLAGS }, 'conformance');
-    const limits = parseLimitFlags(values);
-    const { spec } = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io, { limits });
-    const results = await runConformance({
-      open: () => openTransport(spec),
-      ...(limits.callTimeoutMs === undefined ? {} : { requestTimeoutMs: requestTimeoutOf(spec), caseTimeoutMs: requestTimeoutOf(spec) * 4 }),
-      filter: values.filter,
-      onResult: values.json ? undefined : (r) => io.out(formatResultLine(r)),
+    const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' }, ...LIMIT_FLAGS, ...GRANT_FLAGS }, 'conformance');
+    return withJsonErrors(io, values.json, async () => {
+      const limits = parseLimitFlags(values);
+      const { spec } = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io, { limits, grants: parseGrantFlags(values) });
+      const results = await runConformance({
+        open: () => openTransport(spec),
+        ...(limits.callTimeoutMs === undefined ? {} : { requestTimeoutMs: requestTimeoutOf(spec), caseTimeoutMs: requestTimeoutOf(spec) * 4 }),
+        filter: values.filter,
+        onResult: values.json ? undefined : (r) => io.out(formatResultLine(r)),
+      });
+      if (values.json) io.out(JSON.stringify({ extension: spec.path, results }, null, 2));
+      else io.out(formatSummary(results));
+      return results.some((r) => r.status === 'failed') ? ExitCode.Diagnostics : ExitCode.Ok;
     });
-    if (values.json) io.out(JSON.stringify({ extension: spec.path, results }, null, 2));
-    else io.out(formatSummary(results));
-    return results.some((r) => r.status === 'failed') ? ExitCode.Diagnostics : ExitCode.Ok;
   },
 };

@@ -3,6 +3,7 @@ import type { ArchiveLimits } from '../../registry/archive/budget.ts';
 import { installExtension } from '../../registry/install.ts';
 import { readManifest } from '../../registry/manifest.ts';
 import { launchSpecOf } from '../../registry/package-launch.ts';
+import type { LaunchSpec } from '../../registry/launch.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
@@ -12,8 +13,8 @@ import { parseSize } from './limit-flags.ts';
 import { formatWasmAbi, wasmAbiOf } from './wasm-abi.ts';
 
 /** Path of the artifact of the package installed in `dir`. */
-async function installedArtifact(dir: string): Promise<string> {
-  return launchSpecOf(await readManifest(dir), dir).path;
+async function installedArtifact(dir: string): Promise<LaunchSpec> {
+  return launchSpecOf(await readManifest(dir), dir);
 }
 
 /** The archive budgets given on the command line. */

@@ -1,17 +1,10 @@
 /**
- * `--max-memory`, `--call-timeout` and `--max-message`: the resource limits of the extension a
- * command runs, with units (`512MiB`, `120s`). They win over the `limits` of the extension's
- * `extension.json`, which win over the defaults (256 MiB, 30 s, 64 MiB).
+ * `--max-memory`, `--call-timeout`, `--max-message`, and for wasm `--max-module` and
+ * `--max-notifications`: the resource limits of the extension a command runs, with units
+ * (`512MiB`, `120s`). They win over the `limits` of the extension's `extension.json`, which win
+ * over the defaults (256 MiB, 30 s, 64 MiB, 64 MiB, 64 MiB).
  */
-import {
-  DEFAULT_LIMITS,
-  ExtensionLimits,
-  LIMIT_KNOBS,
-  MAX_CALL_TIMEOUT_MS_CEILING,
-  MAX_MEMORY_BYTES_CEILING,
-  MAX_MESSAGE_BYTES_CEILING,
-  type LimitName,
-} from '../../protocol/limits.ts';
+import { DEFAULT_LIMITS, ExtensionLimits, LIMIT_CEILINGS, LIMIT_KNOBS, type LimitName } from '../../protocol/limits.ts';
 import { UsageError } from '../exit-codes.ts';
 
 /** parseArgs options of the limit flags, for every command that runs an extension. */
@@ -19,6 +12,8 @@ export const LIMIT_FLAGS = {
   'max-memory': { type: 'string' },
   'call-timeout': { type: 'string' },
   'max-message': { type: 'string' },
+  'max-module': { type: 'string' },
+  'max-notifications': { type: 'string' },
 } as const;
 
 /** The help lines for {@link LIMIT_FLAGS}. */
@@ -26,6 +21,8 @@ export const LIMIT_HELP = `  --max-memory SIZE   guest memory of the extension: 
                       process's heap (default 256MiB; e.g. 512MiB, 2GiB)
   --call-timeout TIME deadline of each request to the extension (default 30s; e.g. 500ms, 120s, 5m)
   --max-message SIZE  largest JSON-RPC message to or from the extension (default 64MiB, at most 511MiB)
+  --max-module SIZE   wasm: largest module accepted, checked before it is compiled (default 64MiB)
+  --max-notifications SIZE  wasm: bytes of notifications and logs one call may send (default 64MiB)
                       These win over "limits" in the extension's extension.json.`;
 
 /** The parsed flag values, as parseArgs returns them. */
@@ -33,6 +30,8 @@ export interface LimitFlagValues {
   'max-memory'?: string;
   'call-timeout'?: string;
   'max-message'?: string;
+  'max-module'?: string;
+  'max-notifications'?: string;
 }
 
 const SIZE_UNITS: Record<string, number> = {
@@ -78,11 +77,22 @@ export function parseDuration(flag: string, text: string): number {
   return Math.round(Number(match[1]) * unit);
 }
 
+const bytes = (n: number): string => `${n} bytes`;
 const BOUNDS: Record<LimitName, { min: number; max: number; show: (n: number) => string }> = {
-  maxMemoryBytes: { min: 65_536, max: MAX_MEMORY_BYTES_CEILING, show: (n) => `${n} bytes` },
-  callTimeoutMs: { min: 1, max: MAX_CALL_TIMEOUT_MS_CEILING, show: (n) => `${n} ms` },
-  maxMessageBytes: { min: 1024, max: MAX_MESSAGE_BYTES_CEILING, show: (n) => `${n} bytes` },
+  maxMemoryBytes: { min: 65_536, max: LIMIT_CEILINGS.maxMemoryBytes, show: bytes },
+  callTimeoutMs: { min: 1, max: LIMIT_CEILINGS.callTimeoutMs, show: (n) => `${n} ms` },
+  maxMessageBytes: { min: 1024, max: LIMIT_CEILINGS.maxMessageBytes, show: bytes },
+  maxModuleBytes: { min: 1024, max: LIMIT_CEILINGS.maxModuleBytes, show: bytes },
+  maxNotificationBytes: { min: 1024, max: LIMIT_CEILINGS.maxNotificationBytes, show: bytes },
 };
+
+/** Each size flag and the limit it sets (`--call-timeout` is the one duration). */
+const SIZE_FLAGS = [
+  ['max-memory', 'maxMemoryBytes'],
+  ['max-message', 'maxMessageBytes'],
+  ['max-module', 'maxModuleBytes'],
+  ['max-notifications', 'maxNotificationBytes'],
+] as const;
 
 function bounded(name: LimitName, value: number): number {
   const { min, max, show } = BOUNDS[name];
@@ -99,9 +109,11 @@ function bounded(name: LimitName, value: number): number {
  */
 export function parseLimitFlags(values: LimitFlagValues): ExtensionLimits {
   const limits: ExtensionLimits = {};
-  if (values['max-memory'] !== undefined) limits.maxMemoryBytes = bounded('maxMemoryBytes', parseSize('--max-memory', values['max-memory']));
+  for (const [flag, name] of SIZE_FLAGS) {
+    const text = values[flag];
+    if (text !== undefined) limits[name] = bounded(name, parseSize(`--${flag}`, text));
+  }
   if (values['call-timeout'] !== undefined) limits.callTimeoutMs = bounded('callTimeoutMs', parseDuration('--call-timeout', values['call-timeout']));
-  if (values['max-message'] !== undefined) limits.maxMessageBytes = bounded('maxMessageBytes', parseSize('--max-message', values['max-message']));
   // The same schema as the manifest's, so both paths accept exactly the same values.
   return ExtensionLimits.parse(limits);
 }

@@ -1,5 +1,5 @@
 /** Which guest ABI a wasm artifact needs, as `mep describe` and `mep install` report it. */
-import { readFile } from 'node:fs/promises';
+import { compiledWasmModule, type LaunchSpec } from '../../registry/launch.ts';
 import { guestAbi, type GuestAbi } from '../../transport/wasm/index.ts';
 
 /** One line per ABI: what it is and which hosts run it. */
@@ -8,10 +8,12 @@ const EXPLAINED: Record<GuestAbi, string> = {
   'mep-imports': 'mep-imports (legacy: imports the MEP host functions from extism:host/user, so only mep-runtime can run it; rebuild it with mep build for a portable module)',
 };
 
-/** The ABI of the wasm module at `path` (a module with no host channel at all counts as `extism`). */
-export async function wasmAbiOf(path: string): Promise<GuestAbi> {
-  const module = await WebAssembly.compile(await readFile(path));
-  return guestAbi(module) ?? 'extism';
+/**
+ * The ABI of the wasm module of `spec` (a module with no host channel at all counts as
+ * `extism`), compiled as its session will run it: refused by size first, then cached.
+ */
+export async function wasmAbiOf(spec: LaunchSpec): Promise<GuestAbi> {
+  return guestAbi(await compiledWasmModule(spec)) ?? 'extism';
 }
 
 /** `wasm ABI: …` for people. */

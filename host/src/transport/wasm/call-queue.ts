@@ -28,6 +28,8 @@ export interface CallQueue {
   cancel(id: Id): void;
   /** Drops everything not yet started. */
   clear(): void;
+  /** The id of the request that runs now (undefined between calls, or for a notification). */
+  runningId(): Id | undefined;
 }
 
 interface Queued {
@@ -77,5 +79,6 @@ export function createCallQueue(context: CallQueueContext): CallQueue {
     clear() {
       queue = [];
     },
+    runningId: () => running?.id,
   };
 }

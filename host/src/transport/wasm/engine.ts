@@ -1,7 +1,7 @@
 /**
  * The guest engine: one Extism plugin instance of an MEP guest, the host functions of
- * wit/mep-guest.wit (attached through the guest's table, host-channel.ts, or imported by a legacy
- * module), and one `handle` call at a time with limits and a deadline. It runs on
+ * wit/mep-guest.wit (guest-io.ts; attached through the guest's table, host-channel.ts, or
+ * imported by a legacy module), and one `handle` call at a time with limits and a deadline. It runs on
  * whatever thread creates it (inline, or inside the worker of worker isolation) and never
  * rejects a call: every failure becomes a {@link RunOutcome}.
  *
@@ -9,12 +9,12 @@
  * only file importing `@extism/extism`.
  */
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
-import { attachHostChannel, defaultHostTrampoline, guestAbi, type HostChannelFunctions } from './host-channel.ts';
+import { attachHostChannel, defaultHostTrampoline, guestAbi } from './host-channel.ts';
 import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
+import { crash, createGuestIo, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
 
-/** Values of the interrupt flag the guest reads through `mep_interrupt`. */
-export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
+export { Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 
 /** The subset of an Extism plugin the engine uses. */
 export interface ExtismPluginLike {
@@ -23,14 +23,6 @@ export interface ExtismPluginLike {
   getInstance(name?: string): Promise<WebAssembly.Instance>;
   close(): Promise<void>;
 }
-
-/** The Extism kernel's call context as host functions receive it. */
-export interface ExtismCallContextLike {
-  alloc(size: bigint | number): bigint;
-}
-
-/** A host function in Extism's foreground form: the call context first, then wasm arguments. */
-export type ExtismHostFunction = (cx: ExtismCallContextLike, ...args: never[]) => unknown;
 
 /** Creates a foreground Extism plugin named `main` with no WASI, paths or hosts. */
 export type CreateExtismPlugin = (
@@ -41,19 +33,6 @@ export type CreateExtismPlugin = (
     log: (level: LogLevel, message: string) => void;
   },
 ) => Promise<ExtismPluginLike>;
-
-/** Log levels of Extism guests. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
-
-/** Where the guest's messages go during a call. All synchronous. */
-export interface GuestBridge {
-  /** A notification from the guest (bytes own their buffer). */
-  notify(bytes: Uint8Array): void;
-  /** A request from the guest: its response's bytes, or null when none is available. */
-  request(bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null;
-  /** A log line from the guest through the Extism kernel. */
-  log(level: LogLevel, message: string): void;
-}
 
 /** Options of {@link createWasmEngine}. */
 export interface WasmEngineOptions {
@@ -121,104 +100,11 @@ export async function createWasmEngine(
   options: WasmEngineOptions,
   createPlugin: CreateExtismPlugin,
 ): Promise<WasmEngine> {
-  const { name, limits, grants, interruptFlag, bridge } = options;
+  const { name, limits, grants, bridge } = options;
   const entry = options.entry ?? 'handle';
   const capBytes = Math.floor(limits.maxMemoryBytes / WASM_PAGE_BYTES) * WASM_PAGE_BYTES;
-  let memory: WebAssembly.Memory | undefined;
-  let input: Uint8Array = EMPTY;
-  let output: Uint8Array | null = null;
-  let refused: MepError | null = null;
-  let reply: Uint8Array | null = null;
-  let deadline = Infinity;
-  let interruptSeen = 0;
-  let allocated = 0;
-
-  const guestMemory = (): Uint8Array => {
-    if (memory === undefined) throw crash(name, 'the guest exports no memory "memory"');
-    return new Uint8Array(memory.buffer);
-  };
-  const region = (ptr: number, len: number, what: string): [Uint8Array, number, number] => {
-    const mem = guestMemory();
-    const start = ptr >>> 0;
-    const length = len >>> 0;
-    if (start + length > mem.byteLength) throw crash(name, `${what} points outside guest memory (${start}+${length} > ${mem.byteLength})`);
-    return [mem, start, length];
-  };
-  const tooBig = (what: string, len: number): MepError =>
-    new MepError(
-      LocalErrorCode.Limit,
-      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, len)}`,
-      { data: { extension: name, limit: 'maxResponseBytes', size: len } },
-    );
-  const interrupted = (): number => {
-    const flag = Atomics.load(interruptFlag, 0);
-    if (flag !== Interrupt.None) return (interruptSeen ||= flag);
-    if (performance.now() > deadline) return (interruptSeen ||= Interrupt.Deadline);
-    return 0;
-  };
-  const shouldStop = (): boolean => interrupted() !== 0;
-
-  const channel: HostChannelFunctions = {
-    mep_input_copy: (ptr: number, len: number) => {
-      const [mem, start, length] = region(ptr, len, 'mep_input_copy');
-      const n = Math.min(length, input.length);
-      mem.set(n === input.length ? input : input.subarray(0, n), start);
-      return n;
-    },
-    mep_output_copy: (ptr: number, len: number) => {
-      // Checked before copying: an oversized output is refused without touching it.
-      if (len >>> 0 > limits.maxResponseBytes) {
-        refused = tooBig('response', len >>> 0);
-        return 1;
-      }
-      const [mem, start, length] = region(ptr, len, 'mep_output_copy');
-      output = mem.slice(start, start + length);
-      return 0;
-    },
-    mep_notify: (ptr: number, len: number) => {
-      if (len >>> 0 > limits.maxResponseBytes) throw tooBig('notification', len >>> 0);
-      const [mem, start, length] = region(ptr, len, 'mep_notify');
-      bridge.notify(mem.slice(start, start + length));
-    },
-    mep_request: (ptr: number, len: number) => {
-      if (len >>> 0 > limits.maxResponseBytes) throw tooBig('request', len >>> 0);
-      const [mem, start, length] = region(ptr, len, 'mep_request');
-      reply = bridge.request(mem.slice(start, start + length), shouldStop);
-      return reply === null ? -1 : reply.length;
-    },
-    mep_reply_copy: (ptr: number, len: number) => {
-      if (reply === null) return 0;
-      const [mem, start, length] = region(ptr, len, 'mep_reply_copy');
-      const n = Math.min(length, reply.length);
-      mem.set(n === reply.length ? reply : reply.subarray(0, n), start);
-      return n;
-    },
-    mep_interrupt: () => interrupted(),
-    mep_clock_ms: () => (grants.clock ? Date.now() : 0),
-    mep_random_fill: (ptr: number, len: number) => {
-      if (!grants.random) return 0;
-      const [mem, start, length] = region(ptr, len, 'mep_random_fill');
-      // getRandomValues fills at most 65536 bytes per call.
-      for (let at = 0; at < length; at += 65_536) {
-        crypto.getRandomValues(mem.subarray(start + at, start + Math.min(length, at + 65_536)));
-      }
-      return length;
-    },
-  };
-  const kernel: Record<string, ExtismHostFunction> = {
-    // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
-    alloc: (cx, size: bigint) => {
-      allocated += Number(size);
-      if (allocated > limits.maxMemoryBytes) {
-        throw new MepError(
-          LocalErrorCode.Limit,
-          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
-          { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
-        );
-      }
-      return cx.alloc(size);
-    },
-  };
+  const io = createGuestIo(options);
+  const { channel, kernel } = io;
 
   // A legacy module imports the channel from extism:host/user; a portable one gets it attached.
   const legacy = guestAbi(module) === 'mep-imports';
@@ -228,9 +114,10 @@ export async function createWasmEngine(
       Object.entries(channel).map(([fn, impl]) => [fn, (_cx: ExtismCallContextLike, ...args: number[]) => impl(...args)]),
     ) as Record<string, ExtismHostFunction>;
   }
-  const plugin = await createPlugin(module, { functions, config: { ...(grants.config ?? {}) }, log: bridge.log });
+  const plugin = await createPlugin(module, { functions, config: { ...(grants.config ?? {}) }, log: io.guestLog });
   const instance = await plugin.getInstance();
-  memory = instance.exports.memory as WebAssembly.Memory | undefined;
+  const memory = instance.exports.memory as WebAssembly.Memory | undefined;
+  io.setMemory(memory);
   if (!legacy && instance.exports.mep_host_attach !== undefined) {
     const trampoline = options.hostTrampoline ?? defaultHostTrampoline();
     try {
@@ -242,7 +129,7 @@ export async function createWasmEngine(
     }
   }
 
-  const memoryBytes = (): number => memory?.buffer.byteLength ?? 0;
+  const memoryBytes = io.memoryBytes;
   const releases = typeof instance.exports.mep_release === 'function';
   /** Why the instance is not trusted any more (it failed in `mep_release`), if it is not. */
   let broken: MepError | undefined;
@@ -297,49 +184,46 @@ export async function createWasmEngine(
     return { guestError: false, error: crash(name, message, error) };
   };
 
+  /** The outcome of a `handle` that returned: its answer, unless a limit says otherwise. */
+  const settle = (bytes: Uint8Array | null, refused: MepError | null, interrupt: number, elapsedMs: number): RunOutcome => {
+    const fail = (error: MepError): RunOutcome => ({ ok: false, error: serialize(error), guestError: false, interrupt, elapsedMs });
+    if (refused !== null) return fail(refused);
+    if (bytes !== null && bytes.length > limits.maxResponseBytes) {
+      return fail(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" produced a response of ${bytes.length} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, bytes.length)}`, { data: { extension: name, limit: 'maxResponseBytes', size: bytes.length } }));
+    }
+    if (memoryBytes() > capBytes) {
+      // Only possible for a module that did not go through compileExtensionModule.
+      return fail(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } }));
+    }
+    // The guest's allocator failed at the cap and the guest answered with an internal error.
+    if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) return fail(exhausted(outOfMemoryAnswer(bytes) as string, outOfMemoryAnswerBytes(bytes)));
+    return { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt, elapsedMs };
+  };
+  /** The outcome of a `handle` that threw; a guest told its output was refused may fail the call itself: the refusal is the cause. */
+  const failed = (thrown: unknown, refused: MepError | null, interrupt: number, elapsedMs: number): RunOutcome => {
+    const { error, guestError } = refused !== null ? { error: refused, guestError: false } : classify(thrown);
+    return { ok: false, error: serialize(error), guestError, interrupt, elapsedMs };
+  };
+
   return {
     async call(message: Uint8Array, timeoutMs: number): Promise<RunOutcome> {
       if (broken !== undefined) return { ok: false, error: serialize(broken), guestError: false, interrupt: 0, elapsedMs: 0 };
-      input = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength ? message : message.slice();
-      output = null;
-      refused = null;
-      reply = null;
-      interruptSeen = 0;
-      allocated = 0;
+      const input = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength ? message : message.slice();
       const started = performance.now();
-      deadline = started + timeoutMs;
-      let outcome: RunOutcome;
+      io.begin(input, timeoutMs);
+      let extismOutput: { bytes(): Uint8Array } | null = null;
+      let thrown: { error: unknown } | undefined;
       try {
         // A plugin created from a bare Module names it "0" (transport/wasm.ts).
-        const extismOutput = await plugin.call(['0', entry], input);
-        const bytes = output ?? extismOutput?.bytes() ?? null;
-        const elapsedMs = performance.now() - started;
-        if (refused !== null) {
-          outcome = { ok: false, error: serialize(refused), guestError: false, interrupt: interruptSeen, elapsedMs };
-        } else if (bytes !== null && bytes.length > limits.maxResponseBytes) {
-          outcome = { ok: false, error: serialize(tooBig('response', bytes.length)), guestError: false, interrupt: interruptSeen, elapsedMs };
-        } else if (memoryBytes() > capBytes) {
-          // Only possible for a module that did not go through compileExtensionModule.
-          const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } });
-          outcome = { ok: false, error: serialize(error), guestError: false, interrupt: interruptSeen, elapsedMs };
-        } else if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) {
-          // The guest's allocator failed at the cap and the guest answered with an internal error.
-          outcome = { ok: false, error: serialize(exhausted(outOfMemoryAnswer(bytes) as string, outOfMemoryAnswerBytes(bytes))), guestError: false, interrupt: interruptSeen, elapsedMs };
-        } else {
-          outcome = { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt: interruptSeen, elapsedMs };
-        }
-      } catch (thrown) {
-        // A guest told its output was refused may fail the call itself: the refusal is the cause.
-        const { error, guestError } = refused !== null ? { error: refused as MepError, guestError: false } : classify(thrown);
-        outcome = { ok: false, error: serialize(error), guestError, interrupt: interruptSeen, elapsedMs: performance.now() - started };
-      } finally {
-        input = EMPTY;
-        reply = null;
-        output = null;
-        deadline = Infinity;
-        // After a trap or a limit too: the memory the instance reached is what the user needs then.
-        if (memory !== undefined) bridge.log('debug', `guest memory: ${memory.buffer.byteLength} bytes after handle`);
+        extismOutput = await plugin.call(['0', entry], input);
+      } catch (error) {
+        thrown = { error };
       }
+      const { output, refused, interrupt } = io.end();
+      const elapsedMs = performance.now() - started;
+      const outcome = thrown === undefined ? settle(output ?? extismOutput?.bytes() ?? null, refused, interrupt, elapsedMs) : failed(thrown.error, refused, interrupt, elapsedMs);
+      // After a trap or a limit too: the memory the instance reached is what the user needs then.
+      if (memory !== undefined) bridge.log('debug', `guest memory: ${memory.buffer.byteLength} bytes after handle`);
       // Extism 1.0.3 fails on the 16,384th call of a plugin unless its blocks are reset.
       await plugin.reset();
       return outcome;
@@ -354,18 +238,10 @@ export async function createWasmEngine(
       await plugin.reset();
     },
     async close(): Promise<void> {
-      memory = undefined;
+      io.setMemory(undefined);
       await plugin.close();
     },
   };
-}
-
-function crash(name: string, detail: string, cause?: unknown): MepError {
-  return new MepError(
-    LocalErrorCode.ExtensionCrashed,
-    `Wasm extension "${name}" crashed: ${detail}. Its instance was discarded; start a new session to retry, and report the bug to the extension's author if it persists.`,
-    { data: { extension: name, detail }, cause },
-  );
 }
 
 /** Plain-data form of an error for outcomes. */

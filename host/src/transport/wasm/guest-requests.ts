@@ -3,8 +3,17 @@
  * its requests (e.g. `secret.resolve`) too, and the host's response finds its way back — as the
  * synchronous return of the host function when a listener answered at once, or through
  * `runner.reply` to a worker guest that is still waiting.
+ *
+ * A call's notifications count against its budget (`maxNotificationBytes`), all but the
+ * artifacts it streams for the running request (morphir.backend.artifact with that request's
+ * id), which are its result's data, bounded as a result is (per message, and by the artifact
+ * count): logs and progress are what a flood is made of. Past the budget the transport fails
+ * with ERR_LIMIT before the notification is delivered, and `onNotify` throws, which stops an
+ * inline guest inside its host call.
  */
-import type { MepError } from '../../protocol/errors.ts';
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
+import { Method } from '../../protocol/methods.ts';
 import type { JsonRpcMessage } from '../types.ts';
 import type { GuestMessages, Id } from './guest-messages.ts';
 import type { GuestRunner, RunnerCallbacks } from './runner.ts';
@@ -17,6 +26,8 @@ export interface GuestRequestContext {
   isClosed(): boolean;
   /** The runner; only read once a call runs, after it was created. */
   runner(): GuestRunner;
+  /** The extension's name, its per-call notification budget, and the running request's id. */
+  budget: { name: string; maxNotificationBytes: number; runningId(): Id | undefined };
 }
 
 /** The router of one transport. */
@@ -25,23 +36,46 @@ export interface GuestRequestRouter {
   readonly callbacks: Pick<RunnerCallbacks, 'onNotify' | 'onRequest'>;
   /** Takes a host message when it answers the guest request that waits; false otherwise. */
   answer(message: JsonRpcMessage, bytes: Uint8Array): boolean;
-  /** Forgets the waiting guest request (its call ended). */
+  /** Forgets the waiting guest request and starts a new budget (its call ended). */
   clear(): void;
+}
+
+/** True for an artifact the running request `id` streams: result data, not chatter. */
+function isOwnArtifact(message: JsonRpcMessage, id: Id | undefined): boolean {
+  return id !== undefined && message.method === Method.BackendArtifact && (message.params as { requestId?: unknown } | undefined)?.requestId === id;
 }
 
 /** Creates the router of one transport. */
 export function createGuestRequestRouter(context: GuestRequestContext): GuestRequestRouter {
   const { messages, emit, fail, isClosed } = context;
+  const { budget } = context;
   let waiting: { id: Id; sync: boolean; reply: Uint8Array | null } | null = null;
+  /** Notification bytes of the running call charged so far. */
+  let notified = 0;
   return {
     callbacks: {
       onNotify(bytes) {
         if (isClosed()) return;
+        let message: JsonRpcMessage;
         try {
-          emit(messages.decode(bytes, 'notification'));
+          message = messages.decode(bytes, 'notification');
         } catch (error) {
           fail(error as MepError);
+          return;
         }
+        if (!isOwnArtifact(message, budget.runningId())) {
+          notified += bytes.length;
+          if (notified > budget.maxNotificationBytes) {
+            const error = new MepError(
+              LocalErrorCode.Limit,
+              `Wasm extension "${budget.name}" sent more than its budget of ${budget.maxNotificationBytes} bytes of notifications in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes)}`,
+              { data: { extension: budget.name, limit: 'maxNotificationBytes', limitBytes: budget.maxNotificationBytes, sent: notified } },
+            );
+            fail(error);
+            throw error;
+          }
+        }
+        emit(message);
       },
       onRequest(bytes) {
         if (isClosed()) return null;
@@ -80,6 +114,7 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
     },
     clear() {
       waiting = null;
+      notified = 0;
     },
   };
 }

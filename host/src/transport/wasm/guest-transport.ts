@@ -41,7 +41,14 @@ export async function createGuestTransport(
   const isClosed = (): boolean => shutdown.closed;
   const fail = (error: MepError): void => void shutdown.close(error);
 
-  const requests = createGuestRequestRouter({ messages, emit, fail, isClosed, runner: getRunner });
+  const requests = createGuestRequestRouter({
+    messages,
+    emit,
+    fail,
+    isClosed,
+    runner: getRunner,
+    budget: { name, maxNotificationBytes: limits.maxNotificationBytes, runningId: () => queue.runningId() },
+  });
   const queue = createCallQueue({
     callTimeoutMs: limits.callTimeoutMs,
     runner: getRunner,

@@ -10,27 +10,30 @@
  * loads nothing of it, and the first plugin loads it with exactly that warning held back.
  */
 import type { default as CreatePlugin, ExtismPluginOptions } from '@extism/extism';
-import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import type { LogSink } from '../types.ts';
 import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
-import { checkGuestModule, compileExtensionModule } from './module.ts';
+import { checkGuestModule, compileExtensionModule, hasStartFunction } from './module.ts';
 import { createInlineRunner } from './runner.ts';
+import { createStartDeadline } from './start-deadline.ts';
 import { createGuestTransport, type WasmTransport } from './guest-transport.ts';
 import { Interrupt } from './engine.ts';
 import type { GuestRunner, RunnerCallbacks } from './runner.ts';
 import { mapExtensionError, withSourceMappedErrors } from '../source-map/mapped-errors.ts';
 import { moduleSourceMap } from '../source-map/wasm-section.ts';
 import { workerPoolOf } from './worker-pool.ts';
-import { createWorkerRunner, type SpawnWasmWorker } from './worker-runner.ts';
+import type { SpawnWasmWorker } from './worker-pool.ts';
+import { createWorkerRunner } from './worker-runner.ts';
 
 export { GUEST_MEMORY_LOG } from './engine.ts';
-export { checkGuestModule, compileExtensionModule, type CompileExtensionOptions } from './module.ts';
+export { checkGuestModule, checkModuleSize, compileExtensionModule, hasStartFunction, type CompileExtensionOptions } from './module.ts';
+export { createStartDeadline, type StartDeadline } from './start-deadline.ts';
 export { guestAbi, hostTrampolineBytes, type GuestAbi } from './host-channel.ts';
 export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
 export type { WasmTransport } from './guest-transport.ts';
-export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-runner.ts';
+export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-pool.ts';
 
 /** Where the guest runs: on the calling thread, or in a worker thread that can be killed. */
 export type WasmIsolation = 'inline' | 'worker';
@@ -47,10 +50,13 @@ export interface WasmTransportOptions {
   grants?: WasmGrants;
   /**
    * `worker` for untrusted guests: a guest that never polls `mep_interrupt` is killed at its
-   * deadline and the host thread stays responsive. `inline` is faster and needs no threads, but
-   * such a guest blocks the calling thread forever; use it only for trusted guests.
+   * deadline, and so is one whose start function does not return; the host thread stays
+   * responsive. `inline` is faster and needs no threads, but such a guest blocks the calling
+   * thread forever; use it only for trusted guests (a module with a start function is refused).
    */
   isolation: WasmIsolation;
+  /** Aborting it stops the opening (and the worker it was preparing); the promise rejects. */
+  signal?: AbortSignal;
   /** Receives the guest's Extism log lines. */
   log?: LogSink;
   /** Starts a worker for `isolation: 'worker'` (Node: `createNodeWasmWorkerSpawner()`). */
@@ -138,8 +144,11 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
 /**
  * Starts one instance of a wasm extension and returns a Transport to it. Rejects with
  * MepError(-32012 PermissionDenied) when the guest imports WASI or anything else the sandbox does
- * not provide, MepError(ERR_LIMIT) when its initial memory exceeds the cap, MepError(ERR_USAGE)
- * for a module that is not an MEP guest. After a trap, limit, deadline or protocol violation the
+ * not provide (or, inline, has a start function), MepError(ERR_LIMIT) when the module is over
+ * `maxModuleBytes` or its initial memory exceeds the cap, MepError(ERR_USAGE) for a module that
+ * is not an MEP guest, MepError(ERR_TIMEOUT) when compiling it, or (worker isolation) instantiating
+ * it and running its start function, took longer than `limits.callTimeoutMs`, and the abort error
+ * when `signal` aborted. After a trap, limit, deadline or protocol violation the
  * transport closes with that typed error; create a new transport to continue. A guest built by
  * `mep build` carries its source map: error responses then name the author's sources
  * (`error.data.stack`, `frames`, `origin`; see source-map/mapped-errors.ts).
@@ -154,14 +163,41 @@ export function createExtismEngine(module: WebAssembly.Module, options: WasmEngi
  * }
  */
 export async function createWasmTransport(options: WasmTransportOptions): Promise<WasmTransport> {
-  const { module, engineOptions } = await guestOf(options);
+  const { module, engineOptions } = await boundedGuestOf(options);
   const { name, limits } = engineOptions;
   const transport = await createGuestTransport({ name, limits, log: options.log }, (callbacks) =>
     options.isolation === 'worker'
-      ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks)
+      ? createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, engineOptions, callbacks, { signal: options.signal })
       : createInlineRunner(createExtismEngine, module, { ...engineOptions, hostTrampoline: options.hostTrampoline }, callbacks),
   );
   return withSourceMappedErrors(transport, { loadMap: moduleSourceMap(module) });
+}
+
+/**
+ * {@link guestOf} within the call deadline (compiling; the worker's engine has the same deadline
+ * of its own) and `options.signal`. Inline, nothing can stop guest code once it runs, and a start
+ * function runs inside instantiation, before any deadline could be polled: such a module is
+ * refused there.
+ */
+async function boundedGuestOf(options: WasmTransportOptions, entry?: string): Promise<Awaited<ReturnType<typeof guestOf>>> {
+  const deadline = createStartDeadline(options.name, resolveWasmLimits(options.name, options.limits).callTimeoutMs, options.signal);
+  let guest: Awaited<ReturnType<typeof guestOf>>;
+  try {
+    guest = await deadline.race(guestOf(options, entry));
+  } finally {
+    deadline.dispose();
+  }
+  if (options.isolation === 'inline') refuseStartFunction(guest.module, guest.engineOptions.name);
+  return guest;
+}
+
+function refuseStartFunction(module: WebAssembly.Module, name: string): void {
+  if (hasStartFunction(module) !== true) return;
+  throw new MepError(
+    ErrorCode.PermissionDenied,
+    `Wasm extension "${name}" has a start function, which runs while it is instantiated, where inline isolation cannot stop it: run it with isolation 'worker' (its start is then bounded by the call deadline), or rebuild it without a start section.`,
+    { data: { extension: name, reason: 'start-function', isolation: 'inline' } },
+  );
 }
 
 /**
@@ -202,7 +238,7 @@ export interface WasmExportCaller {
  * try { console.log(new TextDecoder().decode(await plugin.call(new TextEncoder().encode('world')))); } finally { await plugin.close(); }
  */
 export async function openWasmExport(options: WasmTransportOptions & { entry: string }): Promise<WasmExportCaller> {
-  const { module, engineOptions } = await guestOf(options, options.entry);
+  const { module, engineOptions } = await boundedGuestOf(options, options.entry);
   const { name, limits } = engineOptions;
   let dead: MepError | undefined;
   const callbacks: RunnerCallbacks = {
@@ -215,7 +251,7 @@ export async function openWasmExport(options: WasmTransportOptions & { entry: st
   const entryOptions = { ...engineOptions, entry: options.entry };
   const runner: GuestRunner =
     options.isolation === 'worker'
-      ? await createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, entryOptions, callbacks)
+      ? await createWorkerRunner(options.spawnWorker as SpawnWasmWorker, module, entryOptions, callbacks, { signal: options.signal })
       : await createInlineRunner(createExtismEngine, module, { ...entryOptions, hostTrampoline: options.hostTrampoline }, callbacks);
   const mapped = (error: MepError): MepError => mapExtensionError(error, { loadMap: moduleSourceMap(module) });
   return {

@@ -15,16 +15,28 @@ export interface WasmLimits {
   maxRequestBytes: number;
   /** Cap on one message from the guest (response, notification, guest request), in bytes. */
   maxResponseBytes: number;
-  /** Deadline of one `handle` call, in milliseconds. */
+  /**
+   * Deadline of one `handle` call, in milliseconds; also of everything before the first one
+   * (compiling, instantiating, the start function) in worker isolation.
+   */
   callTimeoutMs: number;
+  /** Cap on the module's size, checked before it is compiled, in bytes. */
+  maxModuleBytes: number;
+  /**
+   * Budget of one call's notifications (bytes of JSON; the running request's streamed artifacts
+   * do not count) and, apart, of its Extism log lines (characters).
+   */
+  maxNotificationBytes: number;
 }
 
-/** The defaults: 256 MiB memory, 64 MiB each way, 30 s per call. */
+/** The defaults: 256 MiB memory, 64 MiB each way, 30 s per call, 64 MiB modules, 64 MiB of notifications a call. */
 export const DEFAULT_WASM_LIMITS: Readonly<WasmLimits> = Object.freeze({
   maxMemoryBytes: 256 * 1024 * 1024,
   maxRequestBytes: 64 * 1024 * 1024,
   maxResponseBytes: 64 * 1024 * 1024,
   callTimeoutMs: 30_000,
+  maxModuleBytes: 64 * 1024 * 1024,
+  maxNotificationBytes: 64 * 1024 * 1024,
 });
 
 /**

@@ -27,6 +27,19 @@ export class MemoryCapError extends Error {
 }
 
 const MEMORY_SECTION = 5;
+/** The start section: a function the engine runs while instantiating, before any export is called. */
+export const START_SECTION = 8;
+
+/** True when the wasm binary `bytes` has a section `id` (the section headers are read, nothing else). */
+export function hasSection(bytes: Uint8Array, id: number): boolean {
+  let pos = 8;
+  while (pos < bytes.length) {
+    if (bytes[pos] === id) return true;
+    const size = readU32(bytes, pos + 1);
+    pos = size.next + size.value;
+  }
+  return false;
+}
 
 /**
  * Returns `bytes` with each defined memory's maximum set to `min(declared max, capPages)`.

@@ -5,14 +5,14 @@
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
-import { capMemorySection, MemoryCapError } from './memory-cap.ts';
+import { capMemorySection, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
 /** Options for {@link compileExtensionModule}. */
 export interface CompileExtensionOptions {
   /** The extension id or artifact path, for error messages. */
   name: string;
-  /** Only `maxMemoryBytes` matters here; defaults apply. */
+  /** Only `maxMemoryBytes` and `maxModuleBytes` matter here; defaults apply. */
   limits?: Partial<WasmLimits>;
 }
 
@@ -30,12 +30,15 @@ const POINTER_FUNCTIONS = new Set(['mep_input_copy', 'mep_output_copy', 'mep_not
 const CACHE_SIZE = 64;
 const cache = new Map<string, Promise<WebAssembly.Module>>();
 const capped = new WeakMap<WebAssembly.Module, number>();
+/** Modules compiled here that have a start function. */
+const starting = new WeakSet<WebAssembly.Module>();
 
 /**
  * Compiles a wasm extension with its memory capped at `limits.maxMemoryBytes`, once per
  * (sha256, cap): later calls return the cached module. A `WebAssembly.Module` is returned as is
  * (its memory cannot be rewritten; the transport then checks memory after each call instead).
- * Rejects with MepError(ERR_LIMIT) when the module declares more initial memory than the cap,
+ * Rejects with MepError(ERR_LIMIT) when the bytes are more than `limits.maxModuleBytes` (checked
+ * before anything else) or the module declares more initial memory than the cap,
  * MepError(ERR_USAGE) when the bytes are not a valid wasm module.
  *
  * @example
@@ -50,7 +53,9 @@ export async function compileExtensionModule(
   if (source instanceof WebAssembly.Module) return source;
   const { name } = options;
   const bytes = source instanceof Uint8Array ? source : new Uint8Array(source);
-  const capPages = maxMemoryPages(resolveWasmLimits(name, options.limits));
+  const limits = resolveWasmLimits(name, options.limits);
+  checkModuleSize(name, bytes.length, limits.maxModuleBytes);
+  const capPages = maxMemoryPages(limits);
   const key = `${await sha256Hex(bytes)}:${capPages}`;
   let entry = cache.get(key);
   if (entry === undefined) {
@@ -66,6 +71,29 @@ export async function compileExtensionModule(
 /** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */
 export function memoryCapOf(module: WebAssembly.Module): number | undefined {
   return capped.get(module);
+}
+
+/**
+ * Whether `module` has a start function (guest code the engine runs while instantiating): known
+ * for modules compiled by {@link compileExtensionModule}, `undefined` for a module compiled
+ * elsewhere (its bytes are gone).
+ */
+export function hasStartFunction(module: WebAssembly.Module): boolean | undefined {
+  if (starting.has(module)) return true;
+  return capped.has(module) ? false : undefined;
+}
+
+/**
+ * Refuses a module of `size` bytes above `maxModuleBytes` with MepError(ERR_LIMIT) naming the
+ * option that raises it; called before the bytes are read (by their file size) or compiled.
+ */
+export function checkModuleSize(name: string, size: number, maxModuleBytes: number): void {
+  if (size <= maxModuleBytes) return;
+  throw new MepError(
+    LocalErrorCode.Limit,
+    `Wasm extension "${name}" is ${size} bytes, above its module size limit of ${maxModuleBytes} bytes; it was not compiled. ${raiseAdvice('maxModuleBytes', maxModuleBytes)}`,
+    { data: { extension: name, limit: 'maxModuleBytes', size, limitBytes: maxModuleBytes } },
+  );
 }
 
 async function compileCapped(bytes: Uint8Array, capPages: number, name: string): Promise<WebAssembly.Module> {
@@ -89,6 +117,7 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string):
     throw invalidModule(name, error);
   }
   capped.set(module, capPages);
+  if (hasSection(rewritten, START_SECTION)) starting.add(module);
   return module;
 }
 

@@ -7,7 +7,7 @@ import { Interrupt, type LogLevel, type RunOutcome, type WasmEngine, type WasmEn
 
 /** What a runner reports to its transport. */
 export interface RunnerCallbacks {
-  /** A notification from the guest during a call. */
+  /** A notification from the guest during a call; throws (the transport failed) past the call's budget. */
   onNotify(bytes: Uint8Array): void;
   /** A request from the guest: the response's bytes when one was sent synchronously, else null. */
   onRequest(bytes: Uint8Array): Uint8Array | null;

@@ -16,6 +16,11 @@
  * and guest requests the worker posted during the call, so the host delivers all of them before
  * the response. The engine's debug line after each call (`GUEST_MEMORY_LOG`) travels after the
  * output in the data area, its byte length in RESULT_NOTE, sparing a message per call.
+ *
+ * Flow control: the worker posts notifications, logs and guest requests as they happen, but
+ * never more than {@link FLOW_WINDOW_BYTES} (or {@link FLOW_WINDOW_MESSAGES}) ahead of what the
+ * host has handled, which the host acknowledges in FLOW_BYTES and FLOW_COUNT. A guest flooding
+ * logs is slowed to the host's pace instead of piling its messages up in the host's port.
  */
 import type { RunOutcome } from './engine.ts';
 
@@ -37,8 +42,11 @@ const RESULT_POSTED = 10;
 /** Slot naming the command (its CMD_SEQ) the published result answers. */
 export const RESULT_FOR = 11;
 const RESULT_NOTE = 12;
-const ELAPSED_BYTE = 56;
-const DATA_BYTE = 64;
+/** Bytes (mod 2^32) and messages of notifications, logs and guest requests the host has handled. */
+const FLOW_BYTES = 13;
+const FLOW_COUNT = 14;
+const ELAPSED_BYTE = 64;
+const DATA_BYTE = 72;
 
 /** Bytes of a call or an output that travel through the channel itself. */
 export const CHANNEL_DATA_BYTES = 64 * 1024;
@@ -142,6 +150,56 @@ export function awaitCommand(channel: Channel, handled: number, spin?: SpinPolic
   const command = channel[CMD] as number;
   const input = command === Command.Call ? data(channel).slice(0, channel[CMD_LENGTH]) : new Uint8Array(0);
   return { seq, command, input, timeoutMs: channel[CMD_TIMEOUT] as number };
+}
+
+/** Most bytes of notifications, logs and guest requests in flight from a worker to its host. */
+export const FLOW_WINDOW_BYTES = 4 * 1024 * 1024;
+/** Most such messages in flight (small ones cost the host more per byte). */
+export const FLOW_WINDOW_MESSAGES = 256;
+
+/** The size a flow-controlled message counts for (bytes, or characters of a log line); -1 for others. */
+export function flowSize(message: { type: string; bytes?: ArrayBuffer; message?: string }): number {
+  if (message.type === 'notify' || message.type === 'request') return (message.bytes as ArrayBuffer).byteLength;
+  if (message.type === 'log') return (message.message as string).length;
+  return -1;
+}
+
+/** Host: one flow-controlled message of `size` was handled; a worker waiting for room wakes. */
+export function acknowledgeFlow(channel: Channel, size: number): void {
+  Atomics.add(channel, FLOW_BYTES, size | 0);
+  Atomics.add(channel, FLOW_COUNT, 1);
+  Atomics.notify(channel, FLOW_COUNT);
+}
+
+/** The worker's side of the flow window: what it posted, against what the host acknowledged. */
+export interface FlowWindow {
+  /** Blocks (in slices, checking `stop`) until a message of `size` fits the window, then counts it. */
+  reserve(size: number, stop: () => boolean): void;
+}
+
+/** Longest single wait for room in the window (ms); `stop` is checked between waits. */
+const FLOW_WAIT_SLICE_MS = 50;
+
+/** Worker: the flow window over `channel`, counting from what was acknowledged so far. */
+export function createFlowWindow(channel: Channel): FlowWindow {
+  let postedBytes = Atomics.load(channel, FLOW_BYTES) >>> 0;
+  let postedCount = Atomics.load(channel, FLOW_COUNT) >>> 0;
+  return {
+    reserve(size, stop) {
+      for (;;) {
+        const count = Atomics.load(channel, FLOW_COUNT);
+        // Differences mod 2^32: the counters wrap, what is in flight never comes near 4 GiB.
+        const bytesAhead = (postedBytes - (Atomics.load(channel, FLOW_BYTES) >>> 0)) >>> 0;
+        const messagesAhead = (postedCount - (count >>> 0)) >>> 0;
+        // An empty window always takes one message, however big (each is capped by maxResponseBytes).
+        if (messagesAhead === 0 || (bytesAhead + size <= FLOW_WINDOW_BYTES && messagesAhead < FLOW_WINDOW_MESSAGES)) break;
+        if (stop()) break;
+        Atomics.wait(channel, FLOW_COUNT, count, FLOW_WAIT_SLICE_MS);
+      }
+      postedBytes = (postedBytes + size) >>> 0;
+      postedCount = (postedCount + 1) >>> 0;
+    },
+  };
 }
 
 const encoder = new TextEncoder();

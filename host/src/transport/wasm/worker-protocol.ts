@@ -12,7 +12,8 @@
 import { LocalErrorCode, type MepErrorCode } from '../../protocol/errors.ts';
 import { GUEST_MEMORY_LOG, type LogLevel, type RunOutcome, type SerializedError, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
-import { awaitCommand, CMD_SEQ, Command, createSpinPolicy, encodeNote, FLAG_WAKE, fitsChannel, writeResult, type Channel } from './worker-channel.ts';
+import { Interrupt } from './engine.ts';
+import { awaitCommand, CMD_SEQ, Command, createFlowWindow, createSpinPolicy, encodeNote, FLAG_INTERRUPT, FLAG_WAKE, fitsChannel, flowSize, writeResult, type Channel, type FlowWindow } from './worker-channel.ts';
 
 export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
 
@@ -59,6 +60,8 @@ export type ToWorker =
 
 /** Worker to host. */
 export type FromWorker =
+  /** The engine is being created now (the host's deadline for it starts here, not at the thread's boot). */
+  | { type: 'starting' }
   | { type: 'ready' }
   | { type: 'init-error'; error: SerializedError }
   | { type: 'released' }
@@ -83,6 +86,8 @@ export function serveWasmWorker(
   let engine: WasmEngine | undefined;
   let init: InitMessage | undefined;
   let channel: Channel | undefined;
+  /** The window of messages posted ahead of what the host handled (one per thread, like the channel). */
+  let flow: FlowWindow | undefined;
   let listening = false;
   let handled = 0;
   /** Messages posted during the current call, so the host can deliver them before the result. */
@@ -100,11 +105,19 @@ export function serveWasmWorker(
     if (memoryLine === undefined) return;
     const line = memoryLine;
     memoryLine = undefined;
+    flow?.reserve(line.length, stopping);
     posted++;
     port.postMessage({ type: 'log', level: 'debug', message: line });
   };
+  /** Past a deadline or at close the host kills the thread: waiting for room would only delay that. */
+  const stopping = (): boolean => {
+    const flag = Atomics.load(channel as Channel, FLAG_INTERRUPT);
+    return flag === Interrupt.Deadline || flag === Interrupt.Close;
+  };
   const post = (message: FromWorker, transfer?: Transferable[]): void => {
     flush();
+    const size = flowSize(message);
+    if (size >= 0) flow?.reserve(size, stopping);
     posted++;
     port.postMessage(message, transfer);
   };
@@ -197,6 +210,7 @@ export function serveWasmWorker(
 
   /** Creates the engine of `message`; answers `ready` or `init-error`. */
   const start = async (message: InitMessage): Promise<boolean> => {
+    port.postMessage({ type: 'starting' });
     try {
       engine = await createEngine(message.module, {
         name: message.name,
@@ -227,6 +241,7 @@ export function serveWasmWorker(
     if (message.type === 'init') {
       init = message;
       channel = new Int32Array(message.flags);
+      flow ??= createFlowWindow(channel);
       handled = Atomics.load(channel, CMD_SEQ);
       if (!(await start(message))) return;
       listening = message.listen;

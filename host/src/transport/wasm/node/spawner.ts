@@ -11,9 +11,8 @@ import { existsSync } from 'node:fs';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
-import { workerPoolOf, type WasmWorkerPoolOptions } from '../worker-pool.ts';
+import { workerPoolOf, type SpawnWasmWorker, type WasmWorkerPoolOptions } from '../worker-pool.ts';
 import type { FromWorker } from '../worker-protocol.ts';
-import type { SpawnWasmWorker } from '../worker-runner.ts';
 import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from './worker-bundle.ts';
 
 let bundled: Promise<URL> | undefined;

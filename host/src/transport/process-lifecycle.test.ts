@@ -1,0 +1,167 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isMepError, LocalErrorCode, type MepError } from '../protocol/errors.ts';
+import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
+import { withProject } from '../registry/test-support.ts';
+import { createPeer, type Peer } from '../rpc/peer.ts';
+import { isAlive } from '../serve/testing/processes.ts';
+import { createSession } from '../session/session.ts';
+import { createProcessTransport } from './process.ts';
+import { liveProcessGroups } from './process-group.ts';
+import type { LogEntry, LogSink } from './types.ts';
+
+const fixture = (file: string): string => fileURLToPath(new URL(`../../../fixtures/extensions/${file}`, import.meta.url));
+const IR = { formatVersion: 3, distribution: ['Library', [['my'], ['pkg']], [], { modules: [] }] };
+const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
+
+/** Runs `fn` with a fresh temporary directory, removed afterwards. */
+const withDir = (fn: (dir: string) => Promise<void>): Promise<void> => withProject((t) => fn(t.root));
+
+/** Runs `fn` with an initialized raw peer on the extension of `spec` (as `openTransport` starts it), closed afterwards. */
+async function withPeer(spec: LaunchSpec, timeoutMs: number, fn: (peer: Peer, closed: Promise<MepError | undefined>) => Promise<void>): Promise<void> {
+  const transport = await openTransport(spec);
+  const peer = createPeer(transport, { timeoutMs });
+  const closed = new Promise<MepError | undefined>((resolve) => transport.onClose(resolve));
+  try {
+    await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+    await fn(peer, closed);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+}
+
+async function pids(file: string): Promise<[number, number]> {
+  const [child, grandchild] = (await readFile(file, 'utf8')).split(' ').map(Number);
+  return [child as number, grandchild as number];
+}
+
+const Group = suite('process extension :: its process group');
+
+for (const stdio of ['ignore', 'inherit'] as const) {
+  Group(`should end a grandchild ${stdio === 'inherit' ? 'holding the stdio pipes' : 'in the group'} when the library session closes`, () =>
+    withDir(async (dir) => {
+      const pidFile = join(dir, 'pids');
+      const session = createSession({ transport: await openTransport(specFromPath(fixture('grandchild.mjs'), { killGraceMs: 500 })) });
+      let child = 0;
+      let grandchild = 0;
+      try {
+        await session.start();
+        const result = await session.generate({ ir: IR, target: 'echo', options: { stdio, pidFile } });
+        assert.ok(result.success);
+        [child, grandchild] = await pids(pidFile);
+        assert.ok(isAlive(grandchild), 'the grandchild runs while the session does');
+      } finally {
+        await session.close();
+      }
+      assert.not.ok(isAlive(child), 'the extension is gone');
+      assert.not.ok(isAlive(grandchild), 'its grandchild is gone with it');
+      assert.not.ok(liveProcessGroups().includes(child), 'and its group is forgotten');
+    }),
+  );
+}
+
+Group('should end the group of an extension that crashes, grandchild included', () =>
+  withDir(async (dir) => {
+    const pidFile = join(dir, 'pids');
+    await withPeer(specFromPath(fixture('grandchild.mjs')), 10_000, async (peer, closed) => {
+      void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { pidFile, hang: true } }).catch(() => undefined);
+      for (let i = 0; i < 500 && !(await readFile(pidFile, 'utf8').catch(() => '')); i++) await new Promise((r) => setTimeout(r, 10));
+      const [child, grandchild] = await pids(pidFile);
+      process.kill(child, 'SIGKILL');
+      assert.is(codeOf(await closed), LocalErrorCode.ExtensionCrashed);
+      for (let i = 0; i < 300 && isAlive(grandchild); i++) await new Promise((r) => setTimeout(r, 10));
+      assert.not.ok(isAlive(grandchild), 'the orphaned grandchild was ended with the group');
+    });
+  }),
+);
+
+Group.run();
+
+const Eof = suite('process extension :: end of its stdout');
+
+Eof('should end the session as soon as the extension closes its stdout, not at the deadline :: ERR_EXTENSION_CRASHED', async () => {
+  await withPeer(specFromPath(fixture('stdout-closer.mjs'), { killGraceMs: 200 }), 60_000, async (peer, closed) => {
+    const started = performance.now();
+    const error = await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: {} }).then(
+      () => assert.unreachable('answered'),
+      (e: unknown) => e,
+    );
+    assert.is(codeOf(error), LocalErrorCode.ExtensionCrashed);
+    assert.ok(performance.now() - started < 20_000, 'well before the 60 s deadline');
+    const reason = await closed;
+    assert.is(codeOf(reason), LocalErrorCode.ExtensionCrashed);
+    assert.is((reason?.data as { reason: string }).reason, 'stdout-closed');
+  });
+});
+
+Eof.run();
+
+const Memory = suite('process extension :: memory cap');
+
+Memory('should stop a leaking Node.js script at the default 256 MiB heap cap with the memory-limit error :: ERR_LIMIT', async () => {
+  await withPeer(specFromPath(fixture('leak.mjs')), 120_000, async (peer, closed) => {
+    void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: {} }).catch(() => undefined);
+    const error = await closed;
+    assert.is(codeOf(error), LocalErrorCode.Limit, error?.message);
+    assert.is((error?.data as { limit: string }).limit, 'maxMemoryBytes');
+  });
+});
+
+Memory('should run a native executable under an address-space cap (prlimit --as) when a memory limit is set', () =>
+  withDir(async (dir) => {
+    if (process.platform !== 'linux') return;
+    // A native executable as mep sees it (not a .js file): a shell script that execs Node.
+    const exe = join(dir, 'ext');
+    await writeFile(exe, `#!/bin/sh\nexec '${process.execPath}' '${fixture('well-behaved.mjs')}'\n`);
+    await chmod(exe, 0o755);
+    const cap = 4 * 1024 * 1024 * 1024;
+    await withPeer(specFromPath(exe, { limits: { maxMemoryBytes: cap } }), 10_000, async (peer) => {
+      const { pid } = (await peer.request('fixture.env', {})) as { pid: number };
+      const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
+      assert.match(limits, new RegExp(`Max address space\\s+${cap}\\s+${cap}\\s+bytes`));
+    });
+  }),
+);
+
+Memory.run();
+
+const Stderr = suite('process extension :: stderr back-pressure');
+
+Stderr('should stop reading stderr while the log sink is busy and lose no line once it drains', async () => {
+  let busy = true;
+  const drains: (() => void)[] = [];
+  const lines: LogEntry[] = [];
+  const sink: LogSink = Object.assign((entry: LogEntry) => void lines.push(entry), { busy: () => busy, onDrain: (listener: () => void) => void drains.push(listener) });
+  const transport = createProcessTransport({ name: 'flood', command: process.execPath, args: [fixture('stderr-flood.mjs')], cwd: tmpdir(), log: sink });
+  const peer = createPeer(transport, { timeoutMs: 60_000 });
+  try {
+    await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+    const answer = peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { stderrMib: 4 } });
+    let answered = false;
+    void answer.then(() => (answered = true), () => undefined);
+    // Paused at the first chunk: the extension fills its pipe and waits; nothing more is read.
+    while (drains.length === 0) await new Promise((r) => setTimeout(r, 5));
+    const held = lines.length;
+    await new Promise((r) => setTimeout(r, 200));
+    assert.is(lines.length, held, 'no stderr read while the sink is busy');
+    assert.not.ok(answered, 'the extension waits on its stderr');
+    busy = false;
+    for (const drain of drains.splice(0)) drain();
+    await answer;
+    // The answer may overtake the end of the log on the other pipe: the fixture's last line says it is all there.
+    while (!lines.some((l) => /wrote 4 MiB of log/.test(l.message))) await new Promise((r) => setTimeout(r, 5));
+    const flood = lines.filter((l) => l.message.startsWith('x')).reduce((sum, l) => sum + l.message.length, 0);
+    assert.is(flood, 4 * 16 * 65_535, 'every character of the 64 lines of 64 KiB');
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Stderr.run();

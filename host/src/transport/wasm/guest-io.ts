@@ -1,0 +1,233 @@
+/**
+ * The host functions a wasm guest calls during a `handle` (wit/mep-guest.wit: the MEP host
+ * channel, and the Extism kernel functions the host meters or takes over), and the state of the
+ * call they share: its input, its one output, the reply to a guest request, its deadline and
+ * interrupt, its Extism allocations and its budget of notifications and logs. engine.ts runs the
+ * calls; this file decides what a guest may do within one.
+ *
+ * Bounds, each a typed error: a message over `maxResponseBytes` (checked before copying), Extism
+ * allocations over `maxMemoryBytes`, Extism log lines past `maxNotificationBytes` in one call
+ * (notifications are counted by the transport, guest-requests.ts, which knows a streamed artifact
+ * from a log), and a second output in one call (ERR_PROTOCOL: which one counts would be a guess).
+ */
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
+import type { HostChannelFunctions } from './host-channel.ts';
+import type { WasmGrants, WasmLimits } from './limits.ts';
+
+/** Values of the interrupt flag the guest reads through `mep_interrupt`. */
+export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
+
+/** Log levels of Extism guests. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Where the guest's messages go during a call. All synchronous. */
+export interface GuestBridge {
+  /** A notification from the guest (bytes own their buffer). */
+  notify(bytes: Uint8Array): void;
+  /** A request from the guest: its response's bytes, or null when none is available. */
+  request(bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null;
+  /** A log line from the guest through the Extism kernel, or from the engine itself. */
+  log(level: LogLevel, message: string): void;
+}
+
+/** The Extism kernel's call context as host functions receive it. */
+export interface ExtismCallContextLike {
+  alloc(size: bigint | number): bigint;
+  /** The block at `address` (its whole buffer), or null when there is none. */
+  read(address: bigint): { bytes(): Uint8Array } | null;
+}
+
+/** A host function in Extism's foreground form: the call context first, then wasm arguments. */
+export type ExtismHostFunction = (cx: ExtismCallContextLike, ...args: never[]) => unknown;
+
+/** The guest's side of the host during calls; see {@link createGuestIo}. */
+export interface GuestIo {
+  /** The MEP host channel (attached or imported). */
+  readonly channel: HostChannelFunctions;
+  /** Extism kernel functions the host takes over: `alloc` (metered) and `output_set` (one output). */
+  readonly kernel: Record<string, ExtismHostFunction>;
+  /** The Extism logger of the guest's `log_*` calls: each line counts against the budget. */
+  readonly guestLog: (level: LogLevel, message: string) => void;
+  /** Gives the guest its memory once instantiated (pointers are resolved against it). */
+  setMemory(memory: WebAssembly.Memory | undefined): void;
+  /** Starts a call with `input` (owning its buffer), due within `timeoutMs`. */
+  begin(input: Uint8Array, timeoutMs: number): void;
+  /** Ends the call: what it produced, refused, and the interrupt it saw; then clears the state. */
+  end(): { output: Uint8Array | null; refused: MepError | null; interrupt: number };
+  /** The guest's memory in bytes now (0 before it has one). */
+  memoryBytes(): number;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The crash of a guest that broke the ABI (a pointer outside its memory, no memory). */
+export function crash(name: string, detail: string, cause?: unknown): MepError {
+  return new MepError(
+    LocalErrorCode.ExtensionCrashed,
+    `Wasm extension "${name}" crashed: ${detail}. Its instance was discarded; start a new session to retry, and report the bug to the extension's author if it persists.`,
+    { data: { extension: name, detail }, cause },
+  );
+}
+
+/** Creates the host functions and call state of one guest instance. */
+export function createGuestIo(options: { name: string; limits: WasmLimits; grants: WasmGrants; interruptFlag: Int32Array; bridge: GuestBridge }): GuestIo {
+  const { name, limits, grants, interruptFlag, bridge } = options;
+  let memory: WebAssembly.Memory | undefined;
+  let input: Uint8Array = EMPTY;
+  let output: Uint8Array | null = null;
+  let refused: MepError | null = null;
+  let reply: Uint8Array | null = null;
+  let deadline = Infinity;
+  let interruptSeen = 0;
+  let allocated = 0;
+  /** Characters of Extism log lines of this call (the start phase counts as one call too). */
+  let notified = 0;
+
+  const region = (ptr: number, len: number, what: string): [Uint8Array, number, number] => {
+    if (memory === undefined) throw crash(name, 'the guest exports no memory "memory"');
+    const mem = new Uint8Array(memory.buffer);
+    const start = ptr >>> 0;
+    const length = len >>> 0;
+    if (start + length > mem.byteLength) throw crash(name, `${what} points outside guest memory (${start}+${length} > ${mem.byteLength})`);
+    return [mem, start, length];
+  };
+  const tooBig = (what: string, len: number): MepError =>
+    new MepError(
+      LocalErrorCode.Limit,
+      `Wasm extension "${name}" produced a ${what} of ${len} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, len)}`,
+      { data: { extension: name, limit: 'maxResponseBytes', size: len } },
+    );
+  /** Counts `size` characters of log lines; past the budget the call fails, before delivery. */
+  const charge = (size: number): void => {
+    notified += size;
+    if (notified <= limits.maxNotificationBytes) return;
+    throw new MepError(
+      LocalErrorCode.Limit,
+      `Wasm extension "${name}" logged more than its budget of ${limits.maxNotificationBytes} bytes in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', limits.maxNotificationBytes)}`,
+      { data: { extension: name, limit: 'maxNotificationBytes', limitBytes: limits.maxNotificationBytes, sent: notified } },
+    );
+  };
+  /** Takes the call's one output; a second is a protocol error, whichever way each came. */
+  const setOutput = (bytes: Uint8Array, via: string): void => {
+    if (output !== null) {
+      throw new MepError(LocalErrorCode.Protocol, `Wasm extension "${name}" broke the protocol: it set a second output in one call (through ${via}), where exactly one answer is allowed. Its instance was discarded; report this to the extension's author.`, {
+        data: { extension: name, reason: 'second-output', via },
+      });
+    }
+    output = bytes;
+  };
+  const interrupted = (): number => {
+    const flag = Atomics.load(interruptFlag, 0);
+    if (flag !== Interrupt.None) return (interruptSeen ||= flag);
+    if (performance.now() > deadline) return (interruptSeen ||= Interrupt.Deadline);
+    return 0;
+  };
+  const shouldStop = (): boolean => interrupted() !== 0;
+
+  const channel: HostChannelFunctions = {
+    mep_input_copy: (ptr: number, len: number) => {
+      const [mem, start, length] = region(ptr, len, 'mep_input_copy');
+      const n = Math.min(length, input.length);
+      mem.set(n === input.length ? input : input.subarray(0, n), start);
+      return n;
+    },
+    mep_output_copy: (ptr: number, len: number) => {
+      // Checked before copying: an oversized output is refused without touching it.
+      if (len >>> 0 > limits.maxResponseBytes) {
+        refused = tooBig('response', len >>> 0);
+        return 1;
+      }
+      const [mem, start, length] = region(ptr, len, 'mep_output_copy');
+      setOutput(mem.slice(start, start + length), 'mep_output_copy');
+      return 0;
+    },
+    mep_notify: (ptr: number, len: number) => {
+      if (len >>> 0 > limits.maxResponseBytes) throw tooBig('notification', len >>> 0);
+      const [mem, start, length] = region(ptr, len, 'mep_notify');
+      bridge.notify(mem.slice(start, start + length));
+    },
+    mep_request: (ptr: number, len: number) => {
+      if (len >>> 0 > limits.maxResponseBytes) throw tooBig('request', len >>> 0);
+      const [mem, start, length] = region(ptr, len, 'mep_request');
+      reply = bridge.request(mem.slice(start, start + length), shouldStop);
+      return reply === null ? -1 : reply.length;
+    },
+    mep_reply_copy: (ptr: number, len: number) => {
+      if (reply === null) return 0;
+      const [mem, start, length] = region(ptr, len, 'mep_reply_copy');
+      const n = Math.min(length, reply.length);
+      mem.set(n === reply.length ? reply : reply.subarray(0, n), start);
+      return n;
+    },
+    mep_interrupt: () => interrupted(),
+    mep_clock_ms: () => (grants.clock ? Date.now() : 0),
+    mep_random_fill: (ptr: number, len: number) => {
+      if (!grants.random) return 0;
+      const [mem, start, length] = region(ptr, len, 'mep_random_fill');
+      // getRandomValues fills at most 65536 bytes per call.
+      for (let at = 0; at < length; at += 65_536) {
+        crypto.getRandomValues(mem.subarray(start + at, start + Math.min(length, at + 65_536)));
+      }
+      return length;
+    },
+  };
+
+  const kernel: Record<string, ExtismHostFunction> = {
+    // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
+    alloc: (cx, size: bigint) => {
+      allocated += Number(size);
+      if (allocated > limits.maxMemoryBytes) {
+        throw new MepError(
+          LocalErrorCode.Limit,
+          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
+          { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
+        );
+      }
+      return cx.alloc(size);
+    },
+    // The SDK's own output_set keeps the last block set ("last wins"); the host keeps one output.
+    output_set: (cx, address: bigint, length: bigint) => {
+      const size = Number(length);
+      if (size > limits.maxResponseBytes) {
+        refused = tooBig('response', size);
+        return;
+      }
+      const block = cx.read(address)?.bytes();
+      if (block === undefined) throw crash(name, `output_set names no Extism block (address ${address.toString(16)})`);
+      if (size > block.length) throw crash(name, `output_set asks for ${size} bytes of a block of ${block.length}`);
+      setOutput(size === block.length ? block : block.slice(0, size), 'output_set');
+    },
+  };
+
+  return {
+    channel,
+    kernel,
+    guestLog(level, message) {
+      charge(message.length);
+      bridge.log(level, message);
+    },
+    setMemory(m) {
+      memory = m;
+    },
+    begin(message, timeoutMs) {
+      input = message;
+      output = null;
+      refused = null;
+      reply = null;
+      interruptSeen = 0;
+      allocated = 0;
+      notified = 0;
+      deadline = performance.now() + timeoutMs;
+    },
+    end() {
+      const ended = { output, refused, interrupt: interruptSeen };
+      input = EMPTY;
+      reply = null;
+      output = null;
+      deadline = Infinity;
+      return ended;
+    },
+    memoryBytes: () => memory?.buffer.byteLength ?? 0,
+  };
+}

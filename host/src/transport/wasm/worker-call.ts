@@ -1,0 +1,176 @@
+/**
+ * The call in flight on a pooled worker (worker-runner.ts assembles the runner around it): sending
+ * it through the shared channel or as a message, taking its result, holding that result until
+ * every notification, log and guest request of the call was delivered, and its deadline — the
+ * interrupt flag first, then, after a short grace, the thread killed.
+ */
+import { LocalErrorCode } from '../../protocol/errors.ts';
+import { raiseAdvice } from '../../protocol/limits.ts';
+import { Interrupt, type LogLevel, type RunOutcome } from './engine.ts';
+import { CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
+import type { PooledWorker } from './worker-pool.ts';
+
+/** `Atomics.waitAsync` (ES2024; Node 16+, Chromium, Safari 16.4); the pool only listens where it exists. */
+interface AtomicsWithWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}
+
+/** How long a guest may keep running after its deadline was signalled before it is killed. */
+const KILL_GRACE_MS = 50;
+
+/**
+ * Longest the host thread polls the channel for the result right after sending a call, before it
+ * awaits it through the event loop (ms): this bounds how long a call holds the host's event loop.
+ * A small call to a polling worker is answered within it: a ping takes 3-10 µs on a quiet machine
+ * and up to 20-30 µs on a crowded one, where a 10 µs poll missed often and each miss cost the
+ * event loop's wake-up (the worker ping measured 35-60 µs, against 24-35 µs with this bound).
+ * Behind a slower guest the polls fail and back off (worker-channel.ts): one call in 65 polls at most.
+ */
+const HOST_SPIN_MS = 0.03;
+
+interface Call {
+  resolve(outcome: RunOutcome): void;
+  started: number;
+  timers: ReturnType<typeof setTimeout>[];
+  /** Messages of this call delivered so far, and how many the worker posted (once known). */
+  received: number;
+  posted: number;
+  /** An outcome read from the channel, held until every message of the call was delivered. */
+  pending?: RunOutcome;
+  /** The engine's log line after the call, read with the outcome. */
+  note?: string;
+}
+
+/** What the calls of one runner need from it. */
+export interface WorkerCallContext {
+  name: string;
+  worker: PooledWorker;
+  /** True once the worker was released (or died): nothing more is sent. */
+  released(): boolean;
+  /** Gives the worker up for good (it is killed at a deadline). */
+  kill(): void;
+  onLog(level: LogLevel, message: string): void;
+}
+
+/** The calls of one runner, one at a time. */
+export interface WorkerCalls {
+  /** True while a call runs. */
+  readonly busy: boolean;
+  /** Runs one call; resolves with its outcome once its messages were delivered. Never rejects. */
+  run(input: Uint8Array, timeoutMs: number): Promise<RunOutcome>;
+  /** Ends the running call (if any) with `outcome`. */
+  finish(outcome: RunOutcome): void;
+  /** One message of the running call was delivered to the transport. */
+  delivered(): void;
+  /** When the call started (performance.now()), or undefined without one. */
+  startedAt(): number | undefined;
+}
+
+/** Creates the call tracker of one runner. */
+export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
+  const { name, worker } = context;
+  const channel = worker.channel;
+  const spin = createSpinPolicy(HOST_SPIN_MS);
+  let current: Call | null = null;
+
+  const wake = (): void => {
+    Atomics.add(channel, FLAG_WAKE, 1);
+    Atomics.notify(channel, FLAG_WAKE);
+  };
+  const finish = (outcome: RunOutcome): void => {
+    const call = current;
+    if (call === null) return;
+    current = null;
+    for (const timer of call.timers) clearTimeout(timer);
+    call.resolve(outcome);
+  };
+  const finishWhenDelivered = (): void => {
+    const call = current;
+    if (call?.pending === undefined || call.received < call.posted) return;
+    // The engine's line after the call came with the result: it is the call's last message.
+    if (call.note !== undefined) context.onLog('debug', call.note);
+    finish(call.pending);
+  };
+
+  /**
+   * Takes the published result of `call`, held until its messages are delivered, or the 'result'
+   * message that carries it. Those messages are queued already: they are taken now where the
+   * platform can, rather than after an event-loop turn.
+   */
+  const take = (call: Call): void => {
+    const { outcome, posted, note } = readResult(channel);
+    if (outcome === null) {
+      while (current === call && worker.receive());
+      return;
+    }
+    call.pending = outcome;
+    call.posted = posted;
+    call.note = note;
+    while (current === call && call.received < posted && worker.receive());
+    finishWhenDelivered();
+  };
+  /** Awaits the result of `call`, sent as command `seq`; a watcher whose call is over just ends. */
+  const watch = (call: Call, seq: number): void => {
+    const bumps = Atomics.load(channel, RESULT_SEQ);
+    if (context.released() || current !== call) return;
+    if (Atomics.load(channel, RESULT_FOR) === seq) return take(call);
+    const waiting = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(channel, RESULT_SEQ, bumps);
+    if (waiting.async) void waiting.value.then(() => watch(call, seq));
+    else watch(call, seq);
+  };
+
+  /** The deadline: cooperative guests see the flag; the rest are killed after a short grace period. */
+  const arm = (call: Call, timeoutMs: number): void => {
+    call.timers.push(
+      setTimeout(() => {
+        Atomics.store(channel, FLAG_INTERRUPT, Interrupt.Deadline);
+        wake();
+        call.timers.push(
+          setTimeout(() => {
+            context.kill();
+            finish({
+              ok: false,
+              error: { code: LocalErrorCode.Timeout, message: `Wasm extension "${name}" was killed at its deadline of ${timeoutMs} ms. ${raiseAdvice('callTimeoutMs', timeoutMs)}`, data: { extension: name, limit: 'callTimeoutMs', timeoutMs } },
+              guestError: false,
+              interrupt: Interrupt.Deadline,
+              elapsedMs: performance.now() - call.started,
+            });
+          }, KILL_GRACE_MS),
+        );
+      }, timeoutMs),
+    );
+  };
+
+  return {
+    get busy() {
+      return current !== null;
+    },
+    run(input, timeoutMs) {
+      Atomics.store(channel, FLAG_INTERRUPT, Interrupt.None);
+      return new Promise<RunOutcome>((resolve) => {
+        const call: Call = { resolve, started: performance.now(), timers: [], received: 0, posted: 0 };
+        current = call;
+        if (worker.listens && input.length <= CHANNEL_DATA_BYTES) {
+          const seq = sendCommand(channel, Command.Call, input, timeoutMs);
+          // A quick guest answers within the poll: its result is taken without an event-loop turn.
+          spin.spin(() => Atomics.load(channel, RESULT_FOR) === seq);
+          watch(call, seq);
+          // Answered already: no deadline to arm.
+          if (current !== call) return;
+        } else {
+          const owned = input.byteOffset === 0 && input.byteLength === input.buffer.byteLength ? input : input.slice();
+          worker.post({ type: 'call', input: owned.buffer as ArrayBuffer, timeoutMs }, [owned.buffer as ArrayBuffer]);
+          if (worker.listens) sendCommand(channel, Command.CallPosted);
+        }
+        arm(call, timeoutMs);
+      });
+    },
+    finish,
+    delivered() {
+      if (current === null) return;
+      current.received++;
+      finishWhenDelivered();
+    },
+    startedAt: () => current?.started,
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * `npm run hostile`: the long versions of the hostile floods whose short, seeded versions run in
+ * `npm test` (flood.test.ts, cli/hostile-process.test.ts). Each runs in a process of its own and
+ * must keep that process's RSS under 300 MB:
+ *
+ * - a wasm guest sending 3 GiB of notifications (mep_notify) and of Extism log lines in one
+ *   call, in worker and inline isolation, at the transport;
+ * - `mep generate --verbose 2>&1 | reader` of a PDK guest logging 3 GiB (the notification
+ *   budget raised to 4 GiB), and of a process extension writing 1 GiB to stderr.
+ *
+ * Usage: npm run hostile [-- --gib 3]
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { builtLogFlood } from './built-guests.ts';
+import { describeFlood, runFlood } from './run-flood.ts';
+
+const MB = 1024 * 1024;
+const LIMIT_BYTES = 300 * MB;
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const { values } = parseArgs({ options: { gib: { type: 'string', default: '3' } } });
+const gib = Number(values.gib);
+
+interface Row {
+  name: string;
+  peakRss: number;
+  detail: string;
+  ok: boolean;
+}
+
+/** Runs `mep <args> --verbose 2>&1` into a reader that takes everything, sampling mep's peak RSS. */
+function mepThroughPipe(args: string[]): Promise<{ code: number; peakRss: number; received: number }> {
+  const command = [process.execPath, join(root, 'bin/mep.mjs'), ...args, '--verbose'].map((a) => `'${a}'`).join(' ');
+  const child = spawn('/bin/sh', ['-c', `exec ${command} 2>&1`], { stdio: ['ignore', 'pipe', 'ignore'] });
+  let received = 0;
+  let peak = 0;
+  child.stdout?.on('data', (chunk: Buffer) => (received += chunk.length));
+  const sampler = setInterval(() => {
+    try {
+      const kb = Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))?.[1] ?? 0);
+      peak = Math.max(peak, kb * 1024);
+    } catch {
+      // It exited between two samples.
+    }
+  }, 20);
+  // Read to the end of the pipe: mep may exit while its last output still waits in it.
+  const ended = new Promise((resolve) => child.stdout?.once('end', resolve));
+  return new Promise((resolve) => {
+    child.on('exit', (code) => {
+      clearInterval(sampler);
+      void ended.then(() => resolve({ code: code ?? 1, peakRss: peak, received }));
+    });
+  });
+}
+
+const rows: Row[] = [];
+for (const via of ['notify', 'log'] as const) {
+  for (const isolation of ['worker', 'inline'] as const) {
+    const report = await runFlood({ mib: gib * 1024, via, isolation });
+    rows.push({ name: `wasm ${via} flood, ${isolation}, ${gib} GiB`, peakRss: report.peakRss, detail: describeFlood(report), ok: report.outcome === 'answered' && report.peakRss < LIMIT_BYTES });
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'mep-hostile-'));
+try {
+  const ir = join(root, 'fixtures/mep/ir/business-terms.json');
+  const wasm = await mepThroughPipe(['generate', '--extension', await builtLogFlood(), '--target', 'flood', '--input', ir, '--output', join(dir, 'a'), '--option', `mib=${gib * 1024}`, '--max-notifications', `${gib + 1}GiB`]);
+  rows.push({ name: `mep generate --verbose, PDK guest logging ${gib} GiB`, peakRss: wasm.peakRss, detail: `exit ${wasm.code}, ${(wasm.received / MB).toFixed(0)} MiB read`, ok: wasm.code === 0 && wasm.peakRss < LIMIT_BYTES });
+  const proc = await mepThroughPipe(['generate', '--extension', join(root, 'fixtures/extensions/stderr-flood.mjs'), '--target', 'echo', '--input', ir, '--output', join(dir, 'b'), '--option', 'stderrMib=1024']);
+  rows.push({ name: 'mep generate --verbose, process writing 1 GiB to stderr', peakRss: proc.peakRss, detail: `exit ${proc.code}, ${(proc.received / MB).toFixed(0)} MiB read`, ok: proc.code === 0 && proc.received >= 1024 * MB && proc.peakRss < LIMIT_BYTES });
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+for (const row of rows) console.log(`${row.ok ? 'pass' : 'FAIL'}  ${row.name}: peak RSS ${(row.peakRss / MB).toFixed(0)} MB (limit ${LIMIT_BYTES / MB} MB) — ${row.detail}`);
+const failed = rows.filter((row) => !row.ok).length;
+console.log(`${rows.length - failed} passed, ${failed} failed`);
+process.exitCode = failed === 0 ? 0 : 1;
