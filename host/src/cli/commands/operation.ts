@@ -196,9 +196,12 @@ export function scrubDiagnostics(diagnostics: readonly Diagnostic[], redactor: R
   return diagnostics.map((d) => redactor.scrubValue(d));
 }
 
-/** Renders diagnostics to stderr the compiler way. */
-export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): void {
-  for (const line of renderDiagnostics(diagnostics)) io.err(line);
+/**
+ * Renders diagnostics to stderr the compiler way, paths relative to the working directory;
+ * `sources` (URI → text) is what was compiled, shown instead of what is on disk now.
+ */
+export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[], sources?: ReadonlyMap<string, string>): void {
+  for (const line of renderDiagnostics(diagnostics, { cwd: io.cwd, ...(sources ? { sources } : {}) })) io.err(line);
 }
 
 /** True when the operation failed or reported an error diagnostic (exit code 1). */
