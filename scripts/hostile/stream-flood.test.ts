@@ -1,6 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LocalErrorCode } from '../../host/src/protocol/errors.ts';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LocalErrorCode, isMepError } from '../../host/src/protocol/errors.ts';
+import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
+import { createSession } from '../../host/src/session/session.ts';
 import { STREAM_WINDOW_ARTIFACTS } from '../../host/src/session/stream-window.ts';
 import { builtArtifactFlood } from './built-guests.ts';
 import { describeStreamFlood, runStreamFlood } from './run-flood.ts';
@@ -34,6 +42,67 @@ Stream('should end an inline guest that outruns the sink at its notification bud
   const report = await runStreamFlood({ guest: await builtArtifactFlood('wasm'), mib: MIB, sinkMibPerS: 128, isolation: 'inline' });
   assert.is(report.outcome, LocalErrorCode.Limit, describeStreamFlood(report));
   assert.ok(report.peakRss - report.baselineRss < 256 * MB, describeStreamFlood(report));
+});
+
+// A disk that stops: the guest is held back in its notify call (worker) or its write (process)
+// until the call's deadline, which ends it with ERR_TIMEOUT; the session then closes at once.
+for (const runtime of ['wasm', 'process'] as const) {
+  Stream(`should end a ${runtime} guest held back by a stuck sink at the call deadline (ERR_TIMEOUT), and close`, async () => {
+    const timeoutMs = 1_500;
+    const transport = await openTransport(specFromPath(await builtArtifactFlood(runtime), { limits: { callTimeoutMs: timeoutMs } }));
+    const session = createSession({ transport, requestTimeoutMs: timeoutMs });
+    try {
+      await session.start();
+      let taken = 0;
+      const ir = JSON.parse(readFileSync(new URL('../../fixtures/mep/ir/business-terms.json', import.meta.url), 'utf8'));
+      const outcome = await session.generate({ ir, target: 'flood', options: { mib: 256 } }, {
+          onArtifact: () => {
+            taken++;
+            return new Promise<void>(() => {});
+          },
+        }).then(
+        () => 'answered',
+        (error: unknown) => (isMepError(error) ? error.code : String(error)),
+      );
+      assert.is(outcome, LocalErrorCode.Timeout);
+      assert.ok(taken <= STREAM_WINDOW_ARTIFACTS + 17, `${taken} taken by a sink that never wrote one`);
+    } finally {
+      await session.close();
+    }
+  });
+}
+
+// Ctrl+C in the middle of a stream the disk is writing: mep exits 3 and the output is as it was.
+Stream('should leave the output as it was when mep generate is interrupted mid-stream', async () => {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const dir = await mkdtemp(join(tmpdir(), 'mep-stream-int-'));
+  try {
+    const out = join(dir, 'out');
+    await mkdir(out);
+    await writeFile(join(out, 'keep.txt'), 'old');
+    const ir = join(root, 'fixtures/mep/ir/business-terms.json');
+    const child = spawn(process.execPath, [join(root, 'bin/mep.mjs'), 'generate', '--extension', await builtArtifactFlood('wasm'), '--target', 'flood', '--input', ir, '--output', out, '--option', 'mib=4096'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    let exited = false;
+    const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(((exited = true), code))));
+    // Interrupted once files are being staged beside the output.
+    const staged = async (): Promise<boolean> => {
+      for (const name of await readdir(dir)) {
+        if (name.startsWith('.mep-staging-') && (await readdir(join(dir, name, 'new', 'flood')).catch(() => [])).length > 0) return true;
+      }
+      return false;
+    };
+    while (!exited && !(await staged())) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.not.ok(exited, `mep ended before it staged a file: ${stderr}`);
+    child.kill('SIGINT');
+    assert.is(await closed, 3, stderr);
+    assert.equal(await readdir(out), ['keep.txt']);
+    assert.is(await readFile(join(out, 'keep.txt'), 'utf8'), 'old');
+    assert.equal((await readdir(dir)).sort(), ['out'], 'no staging left beside it');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 Stream.run();
