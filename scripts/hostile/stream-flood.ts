@@ -8,15 +8,18 @@
  *
  * Usage: node --expose-gc --import tsx scripts/hostile/stream-flood.ts --guest PATH [--isolation worker|inline]
  *          [--mib 256] [--kib 256] [--sink-mib-s 64] [--unbounded]
+ *          [--target T --input IR.json --option k=v…]   (another backend's stream instead)
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
 import { createSession } from '../../host/src/session/session.ts';
 import { isMepError } from '../../host/src/protocol/errors.ts';
+import { measureRss, type MeasuredRun } from './measure-rss.ts';
 
 /** What one stream flood measured. */
-export interface StreamFloodReport {
+export interface StreamFloodReport extends MeasuredRun {
   runtime: 'wasm' | 'process';
   isolation: 'worker' | 'inline';
   /** Bytes of artifact content the sink took, and the artifacts. */
@@ -24,11 +27,6 @@ export interface StreamFloodReport {
   artifacts: number;
   /** Most artifacts the sink held at once (taken, not yet written). */
   mostInHand: number;
-  /** 'answered', or the error code. */
-  outcome: string;
-  baselineRss: number;
-  peakRss: number;
-  elapsedMs: number;
 }
 
 const MIB = 1024 * 1024;
@@ -40,8 +38,16 @@ const { values } = parseArgs({
     kib: { type: 'string', default: '256' },
     'sink-mib-s': { type: 'string', default: '64' },
     unbounded: { type: 'boolean', default: false },
+    target: { type: 'string', default: 'flood' },
+    input: { type: 'string' },
+    option: { type: 'string', multiple: true },
   },
 });
+// Another backend's stream (e.g. the Avro example's default layout): its target, input and options.
+const input = values.input ?? fileURLToPath(new URL('../../fixtures/mep/ir/business-terms.json', import.meta.url));
+const backendOptions: Record<string, unknown> = values.option
+  ? Object.fromEntries(values.option.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]))
+  : { mib: Number(values.mib), kib: Number(values.kib) };
 const isolation = values.isolation === 'inline' ? 'inline' : 'worker';
 const rate = Number(values['sink-mib-s']) * MIB;
 const spec = specFromPath(values.guest as string, { limits: { callTimeoutMs: 600_000 }, wasm: { isolation } });
@@ -68,24 +74,17 @@ const onArtifact = (artifact: { content: string }): Promise<void> => {
   return chain;
 };
 
-const gc = (globalThis as { gc?: () => void }).gc;
-for (let round = 0; round < 3; round++) gc?.();
-const baselineRss = process.memoryUsage.rss();
-let peakRss = baselineRss;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 5);
-const started = performance.now();
-let outcome = 'answered';
-try {
-  await session.generate(
-    { ir: JSON.parse(readFileSync(new URL('../../fixtures/mep/ir/business-terms.json', import.meta.url), 'utf8')), target: 'flood', options: { mib: Number(values.mib), kib: Number(values.kib) } },
-    { onArtifact, ...(values.unbounded ? { streamWindow: { maxBytes: Infinity, maxArtifacts: Infinity } } : {}) },
-  );
-} catch (error) {
-  outcome = isMepError(error) ? String(error.code) : String(error);
-}
-const elapsedMs = performance.now() - started;
-clearInterval(sampler);
-peakRss = Math.max(peakRss, process.memoryUsage.rss());
+const measured = await measureRss(async () => {
+  try {
+    await session.generate(
+      { ir: JSON.parse(readFileSync(input, 'utf8')), target: values.target as string, options: backendOptions },
+      { onArtifact, ...(values.unbounded ? { streamWindow: { maxBytes: Infinity, maxArtifacts: Infinity } } : {}) },
+    );
+    return 'answered';
+  } catch (error) {
+    return isMepError(error) ? String(error.code) : String(error);
+  }
+});
 await session.close();
-const report: StreamFloodReport = { runtime: spec.runtime, isolation, sinkBytes, artifacts, mostInHand, outcome, baselineRss, peakRss, elapsedMs };
+const report: StreamFloodReport = { runtime: spec.runtime, isolation, sinkBytes, artifacts, mostInHand, ...measured };
 process.stdout.write(`${JSON.stringify(report)}\n`);
