@@ -8,11 +8,14 @@
  *     to the JSON fixtures the conformance suite imports stay the same;
  *  2. relative `.ts` specifiers left in the `.d.ts` files become `.js`, which every TypeScript
  *     resolution mode reads;
- *  3. the guest engine built from this checkout (and its `wasm-opt -Oz` copy) goes to
+ *  3. the declarations of the guest's globals (build/guest/types/*.d.ts, which tsc does not copy)
+ *     go beside the compiled guest-globals.js, where `mep build`'s check reads them and where
+ *     `mep-runtime/guest-pdk/globals` points;
+ *  4. the guest engine built from this checkout (and its `wasm-opt -Oz` copy) goes to
  *     dist/engine/ with a manifest, so an installed package builds guests without clang;
- *  4. the Node worker entry is bundled beside worker.js, so workers start without esbuild, and
+ *  5. the Node worker entry is bundled beside worker.js, so workers start without esbuild, and
  *     the browser's worker script (`mep-wasm-worker.js`) beside web-worker-spawner.js, its default URL;
- *  5. the `mep` command is bundled from the compiled files into a few chunks in dist/cli/ (one
+ *  6. the `mep` command is bundled from the compiled files into a few chunks in dist/cli/ (one
  *     per lazily loaded command group), so a command reads a handful of files instead of some
  *     hundred modules of ours, zod's and semver's (about 130 ms less per `mep generate`). Each
  *     bundled module that locates files through `import.meta.url` keeps its dist/ location, so
@@ -28,6 +31,7 @@ import { build, type Plugin } from 'esbuild';
 import { ensureEngine } from '../build/engine/index.ts';
 import { SHIPPED_ENGINE_MANIFEST, type ShippedEngineManifest } from '../build/engine/shipped.ts';
 import { optimizedEngine } from '../build/guest/optimized-engine.ts';
+import { writeGuestTypes } from '../build/guest/types/guest-globals.ts';
 import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from '../host/src/transport/wasm/node/worker-bundle.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
@@ -61,6 +65,13 @@ for (const file of walk(dist).filter((f) => f.endsWith('.d.ts'))) {
     writeFileSync(file, next);
     rewritten++;
   }
+}
+
+const guestTypes = writeGuestTypes(join(dist, 'build', 'guest', 'types'));
+const exported = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string }> }).exports['./guest-pdk/globals']?.types;
+if (exported === undefined || join(root, exported) !== guestTypes) {
+  console.error(`build: package.json's "./guest-pdk/globals" export must point at ${relative(root, guestTypes)}`);
+  process.exit(1);
 }
 
 const engine = await ensureEngine();

@@ -145,6 +145,7 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.ok(files.includes('dist/cli/bin.js'), 'the mep command ships bundled');
     assert.ok(files.includes('dist/host/src/transport/wasm/node/worker-entry.bundle.js'), 'the worker entry ships prebuilt');
     assert.ok(files.includes('dist/embed/browser/src/mep-wasm-worker.js'), "the browser worker script ships where createWebWorkerSpawner's default URL points");
+    for (const d of ['sandbox.d.ts', 'sandbox-web.d.ts', 'sandbox-extism.d.ts']) assert.ok(files.includes(`dist/build/guest/types/${d}`), `the guest globals' ${d} ships`);
     assert.not.ok(files.some((f) => f.endsWith('.test.js') || f.startsWith('host/src/')), 'no tests and no TypeScript sources');
 
     const app = join(dir, 'app');
@@ -219,6 +220,19 @@ Package('should pack, install from the tarball into an empty directory, and buil
       'kit.spec.mjs: catalog.txt from h.mjs': 'passed',
       'kit-wrong.spec.mjs: a catalog the extension does not write': 'failed',
     });
+
+    // The template's tsconfig sees the sandbox's globals (mep-runtime/guest-pdk/globals), no DOM:
+    // the editor and mep build both refuse fetch, saying why.
+    await ok('npx tsc -p .', join(app, 'hello'));
+    await writeFile(join(app, 'hello/src/net.ts'), `export const get = (url: string) => fetch(url);\nexport const t = setTimeout(() => {}, 1);\n`);
+    const editor = await sh('npx tsc -p .', join(app, 'hello'));
+    assert.is(editor.code, 2, editor.stdout);
+    assert.match(editor.stdout, /src\/net\.ts\(1,\d+\): error TS2304: Cannot find name 'fetch'/);
+    assert.not.match(editor.stdout, /setTimeout/);
+    const refused = await sh('npx mep build src/net.ts -o dist/net.wasm', join(app, 'hello'));
+    assert.is(refused.code, 1, refused.stderr);
+    assert.match(refused.stderr, /`fetch` is not available in the wasm sandbox/);
+    await rm(join(app, 'hello/src/net.ts'));
 
     // Without TypeScript an unchanged entry still builds (its clean check is recorded); a changed
     // one says how to get a check or skip it, and builds with --no-typecheck.

@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, w
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { transformSync } from 'esbuild';
+import { buildSync, transformSync } from 'esbuild';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { QUICKJS_SOURCE_KEY, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
 import { findToolchain, type Toolchain } from './toolchain.ts';
@@ -111,6 +111,19 @@ async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: 
 }
 
 /**
+ * The platform globals (glue/globals/, issue 23) as one minified script: its entry assigns the
+ * installer that event-loop.c calls with the natives.
+ */
+function bundleGlobals(dir: string): string {
+  try {
+    const out = buildSync({ entryPoints: [join(dir, 'index.js')], bundle: true, format: 'iife', minify: true, target: 'es2020', charset: 'ascii', write: false, legalComments: 'none', logLevel: 'silent' });
+    return out.outputFiles[0]!.text.trim();
+  } catch (e) {
+    throw toolError('bundling glue/globals', e);
+  }
+}
+
+/**
  * Builds (or finds in `cacheDir`) the engine module.
  *
  * @param glueDir folder with the glue C sources and prelude.js
@@ -120,7 +133,9 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
   const tc = findToolchain();
   const lib = await buildLibquickjs(tc, cacheDir);
   const glueFiles = readdirSync(glueDir).filter((f) => /\.(c|h|js)$/.test(f)).sort();
-  const glueParts = glueFiles.flatMap((f) => [f, readFileSync(join(glueDir, f))]);
+  const globalsDir = join(glueDir, 'globals');
+  const globalsFiles = readdirSync(globalsDir).filter((f) => f.endsWith('.js')).sort();
+  const glueParts = [...glueFiles.flatMap((f) => [f, readFileSync(join(glueDir, f))]), ...globalsFiles.flatMap((f) => [`globals/${f}`, readFileSync(join(globalsDir, f))])];
   // The recipe itself (this file and its helpers) is an input too: changing how the glue is
   // generated must not reuse an engine built the old way.
   const recipe = [fileURLToPath(import.meta.url), fileURLToPath(new URL('./internal/artifacts.ts', import.meta.url))].map((f) => readFileSync(f));
@@ -138,6 +153,7 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
     const prelude = minified.replace(/^globalThis\.__mep_prelude\s*=\s*/, '').replace(/;$/, '');
     if (prelude === minified) throw toolError('minifying prelude.js', new Error('unexpected minifier output'));
     writeFileSync(join(gen, 'mep_prelude.h'), preludeHeader(prelude));
+    writeFileSync(join(gen, 'mep_globals.h'), preludeHeader(bundleGlobals(globalsDir), 'mep_globals_js', 'glue/globals/'));
     const linked = join(gen, 'engine.wasm');
     const sources = glueFiles.filter((f) => f.endsWith('.c')).map((f) => join(glueDir, f));
     try {

@@ -110,7 +110,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   mkdirSync(join(cacheDir, 'tmp'), { recursive: true });
 
   if (options.typecheck !== false) {
-    const problems = await typecheckGuest(entry, { cwd, cacheDir: join(cacheDir, 'typecheck') });
+    const problems = await typecheckGuest(entry, { runtime, cwd, cacheDir: join(cacheDir, 'typecheck') });
     if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
     lap('typecheck');
   }

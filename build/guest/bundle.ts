@@ -6,6 +6,7 @@
  */
 import * as esbuild from 'esbuild';
 import { existsSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { finishBundleMap, projectRootOf } from './bundle-map.ts';
@@ -71,6 +72,56 @@ export const WASM_BUNDLE_FILE = 'guest.js';
 
 const aliases = (): Record<string, string> => ({ ...PDK_ALIAS });
 
+/** Where a wasm guest resolves packages: their browser/worker builds (the sandbox is a worker, not Node). */
+export const WASM_CONDITIONS = ['worker', 'browser'] as const;
+const BUILTIN = new RegExp(`^(node:.*|${builtinModules.filter((m) => !m.startsWith('_')).map((m) => m.replace(/[/]/g, '\\/')).join('|')})(\\/.*)?$`);
+
+/**
+ * A Node built-in left in a wasm bundle after the browser field had its say: kept external while
+ * esbuild runs, so the whole import graph is known, then reported with the chain of importers.
+ */
+function builtinGuard(found: { path: string; importer: string }[]): esbuild.Plugin {
+  return {
+    name: 'mep-node-builtins',
+    setup(build) {
+      build.onResolve({ filter: BUILTIN }, async (args) => {
+        if (args.pluginData === 'mep-builtin') return undefined;
+        // A package's browser field may map the built-in to a shim or to false: let esbuild try first.
+        const r = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'mep-builtin' });
+        // Mapped to false: an empty module, as esbuild makes one without this plugin.
+        if (r.errors.length === 0 && !r.external && r.namespace === '') return { path: args.path, namespace: 'mep-empty' };
+        if (r.errors.length === 0 && !r.external) return r;
+        found.push({ path: args.path, importer: args.importer });
+        return { path: args.path, external: true };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'mep-empty' }, () => ({ contents: '', loader: 'js' }));
+    },
+  };
+}
+
+/** The chain of imports from the entry to `importer` (entry first), from esbuild's metafile. */
+function importChain(metafile: esbuild.Metafile, importer: string, cwd: string): string[] {
+  const target = relative(cwd, importer);
+  const parents = new Map<string, string>();
+  const inputs = metafile.inputs;
+  const entry = Object.keys(inputs).find((k) => !Object.values(inputs).some((i) => i.imports.some((x) => x.path === k))) ?? target;
+  const queue = [entry];
+  const seen = new Set(queue);
+  while (queue.length > 0) {
+    const at = queue.shift()!;
+    if (at === target) break;
+    for (const next of inputs[at]?.imports ?? []) {
+      if (next.external || seen.has(next.path)) continue;
+      seen.add(next.path);
+      parents.set(next.path, at);
+      queue.push(next.path);
+    }
+  }
+  const chain = [target];
+  for (let at = target; parents.has(at); ) chain.unshift((at = parents.get(at)!));
+  return chain.map((p) => p.replace(/^<stdin>$/, 'the PDK wrapper'));
+}
+
 function toDiagnostics(e: unknown, cwd: string): Diagnostic[] | null {
   const errors = (e as { errors?: esbuild.Message[] }).errors;
   if (!Array.isArray(errors)) return null;
@@ -94,7 +145,8 @@ async function run(options: esbuild.BuildOptions, entry: string, cwd: string): P
 
 /** Lists the export names of the entry module (esbuild's metafile). */
 async function exportsOf(entry: string, cwd: string): Promise<string[]> {
-  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'], alias: PDK_ALIAS }, entry, cwd);
+  // Only the entry's own exports matter here: packages and Node built-ins stay outside.
+  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'], alias: PDK_ALIAS, packages: 'external', external: ['node:*', ...builtinModules] }, entry, cwd);
   const out = Object.values(r.metafile.outputs).find((o) => o.entryPoint !== undefined);
   return out?.exports ?? [];
 }
@@ -112,7 +164,8 @@ function pdkWrapper(entry: string, runtime: 'wasm' | 'process'): string {
   return runtime === 'wasm'
     ? `import extension from ${e};\nimport { bindWasm } from ${b};\nconst bound = bindWasm(extension);\n` +
         PDK_EXPORTS.map((n) => `export function ${n}() { return bound.${n}(); }`).join('\n') + '\n'
-    : `import extension from ${e};\nimport { runProcess } from ${b};\nrunProcess(extension);\n`;
+    : // The binding first: its console (binding/process-console.ts) is in place before the extension's top level runs.
+      `import { runProcess } from ${b};\nimport extension from ${e};\nrunProcess(extension);\n`;
 }
 
 /**
@@ -131,11 +184,27 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
     ? { stdin: { contents: pdkWrapper(entry, runtime), resolveDir: cwd, sourcefile: wrapper, loader: 'js' } }
     : { entryPoints: [entry] };
   const common: esbuild.BuildOptions = { ...source, alias: PDK_ALIAS, bundle: true, sourcemap: 'external', sourcesContent: options.sourcesContent === true, legalComments: 'none', charset: 'utf8' };
+  const builtins: { path: string; importer: string }[] = [];
+  // Process builds are ESM: a CommonJS dependency's require() of a Node built-in needs a real require.
+  // (The module URL's name is spelled in two pieces: the package build rewrites the whole word in this file.)
+  const processBanner = `#!/usr/bin/env node\nimport { createRequire as __mepCreateRequire } from 'node:module';\nconst require = __mepCreateRequire(${'import.meta'}.url);`;
   // The outfile only places the map: its sources come out relative to the project root.
   const r =
     runtime === 'wasm'
-      ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'neutral', mainFields: ['module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE) }, entry, cwd)
-      : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(projectRoot, 'guest.mjs'), banner: { js: '#!/usr/bin/env node' } }, entry, cwd);
+      ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE), plugins: [builtinGuard(builtins)] }, entry, cwd)
+      : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(projectRoot, 'guest.mjs'), banner: { js: processBanner } }, entry, cwd);
+  if (builtins.length > 0) {
+    throw buildFailure(
+      entry,
+      'bundle',
+      builtins.map(({ path, importer }) => ({
+        file: relative(cwd, importer) || '<bundle>',
+        line: 1,
+        column: 1,
+        message: `"${path}" is a Node.js built-in, which the wasm sandbox does not have; imported through ${importChain(r.metafile, importer, cwd).join(' -> ')}. Use a package (or a build of it) made for browsers or workers, map it away in your package.json "browser" field, or build with --runtime process.`,
+      })),
+    );
+  }
   const code = r.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
   const raw = r.outputFiles.find((f) => f.path.endsWith('.map'))?.text ?? '{"version":3,"sources":[],"mappings":""}';
   const map = finishBundleMap(raw, {

@@ -9,7 +9,8 @@ export { buildFailure, formatDiagnostic, type Diagnostic } from './diagnostics.t
 export { engineLayout, linkGuest, RESERVED_EXPORTS, type EngineLayout, type MemoryImage } from './link.ts';
 export { optimizedEngine } from './optimized-engine.ts';
 export { snapshotGuest, type SnapshotResult } from './snapshot.ts';
-export { GUEST_TYPES, typecheckGuest, type TypecheckOptions } from './typecheck.ts';
-export { GUEST_TYPES_DTS, writeGuestTypes } from './types/guest-globals.ts';
+export { typecheckGuest, type TypecheckOptions } from './typecheck.ts';
+export { GUEST_LIB, GUEST_TYPES, GUEST_TYPES_FILES, writeGuestTypes } from './types/guest-globals.ts';
+export { MISSING_GLOBALS } from './types/missing-globals.ts';
 export { findExtismJs, optimize, removeUnused, wasmOptPath } from './tools.ts';
 export { runWizer, snapshotWithWizer, WIZER_INIT, wizerInput, wizerPath, type WizerResult } from './wizer-snapshot.ts';

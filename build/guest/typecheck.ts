@@ -1,6 +1,11 @@
 /**
- * Type-checks a guest entry (and what it imports) with the installed TypeScript compiler API,
- * against the ES2020 library and the guest globals (types/guest-globals.ts) — before any wasm work.
+ * Type-checks a guest entry (and what it imports) with the installed TypeScript compiler API —
+ * before any wasm work — against what the guest will run on. A wasm guest: the ES2023 library and
+ * the sandbox's globals (types/sandbox.d.ts), no DOM, no Node; a name the sandbox lacks (`fetch`,
+ * `process`, `require`, `setImmediate`, …) and a use of `Intl` or `Atomics` are reported saying so
+ * and what to use instead. A process build runs on Node.js, so it is checked with the ES2023
+ * library and Node's own types (`@types/node`, found from the entry's folder) when they are
+ * installed, and else with the sandbox's web globals (which Node also has).
  * Parsed files are kept for the process (internal/source-file-cache.ts) and, given a cache
  * folder, the checker's results per file are kept on disk (TypeScript's incremental build info),
  * so that a rebuild checks only the files that changed and those that depend on them. A check
@@ -10,21 +15,23 @@
 import type ts from 'typescript';
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from './diagnostics.ts';
+import { absentGlobalUses } from './internal/absent-globals.ts';
 import { isStillClean, writeCleanRecord } from './internal/clean-record.ts';
 import { cachedSourceFile } from './internal/source-file-cache.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
-import { GUEST_TYPES_DTS, GUEST_TYPES_FILE } from './types/guest-globals.ts';
+import { GUEST_LIB, GUEST_TYPES, GUEST_WEB_TYPES, guestTypesText } from './types/guest-globals.ts';
+import { ABSENT_LIB_GLOBALS, missingGlobalMessage, sandboxMessage } from './types/missing-globals.ts';
 import { PDK_ALIAS } from './bundle.ts';
-
-/** Virtual path of the guest globals' declarations inside the checker. */
-export const GUEST_TYPES = join(dirname(fileURLToPath(import.meta.url)), 'types', GUEST_TYPES_FILE);
 
 /** Options for {@link typecheckGuest}. */
 export interface TypecheckOptions {
-  /** Extra declaration files (e.g. for a process build, Node's types are not included). */
+  /** What the guest runs on (default `wasm`): the sandbox's globals, or Node's for `process`. */
+  runtime?: 'wasm' | 'process';
+  /** Extra declaration files. */
   extraFiles?: string[];
   /** Paths in diagnostics are made relative to this folder (default: process.cwd()). */
   cwd?: string;
@@ -52,6 +59,15 @@ function loadTypescript(entry: string): Promise<typeof ts> {
   return typescript;
 }
 
+/** `@types/node`'s entry declaration file as seen from `entry`'s folder, or undefined when it is not installed there. */
+function nodeTypesFrom(entry: string): string | undefined {
+  try {
+    return join(dirname(createRequire(entry).resolve('@types/node/package.json')), 'index.d.ts');
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Returns the type and syntax errors of `entry` (empty when it checks), with file, line, column.
  * Throws `ERR_BUILD` when the check has to run and TypeScript is not installed.
@@ -60,23 +76,25 @@ function loadTypescript(entry: string): Promise<typeof ts> {
  * const problems = await typecheckGuest('ext/main.ts', { cacheDir: '.cache/typecheck' });
  */
 export async function typecheckGuest(entry: string, options: TypecheckOptions = {}): Promise<Diagnostic[]> {
-  const rootNames = [entry, GUEST_TYPES, ...(options.extraFiles ?? [])];
-  // The record is per entry, guest globals, PDK and this module (the compiler options below): a
-  // changed mep-runtime never trusts a record an older one wrote.
+  const runtime = options.runtime ?? 'wasm';
+  const nodeTypes = runtime === 'process' ? nodeTypesFrom(entry) : undefined;
+  const globals = runtime === 'wasm' ? GUEST_TYPES : (nodeTypes ?? GUEST_WEB_TYPES);
+  const rootNames = [entry, globals, ...(options.extraFiles ?? [])];
+  // The record is per entry, runtime, guest globals, PDK and this module (the compiler options
+  // below and the messages): a changed mep-runtime never trusts a record an older one wrote.
   const recordPath = options.cacheDir
-    ? join(options.cacheDir, `${sha([...rootNames, GUEST_TYPES_DTS, ...Object.values(PDK_ALIAS), readFileSync(fileURLToPath(import.meta.url), 'utf8')].join('\0'))}.clean.json`)
+    ? join(options.cacheDir, `${sha([...rootNames, runtime, guestTypesText(), ...Object.values(PDK_ALIAS), readFileSync(fileURLToPath(import.meta.url), 'utf8'), JSON.stringify(ABSENT_LIB_GLOBALS)].join('\0'))}.clean.json`)
     : undefined;
   if (recordPath && isStillClean(recordPath)) return [];
   const ts = await loadTypescript(entry);
   const compilerOptions: ts.CompilerOptions = {
     strict: true,
     noEmit: true,
-    target: ts.ScriptTarget.ES2020,
+    target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
-    // ES2020 plus the later library pieces the engine provides: polyfills (at, findLast, toSorted,
-    // hasOwn, replaceAll, Promise.any) and Error's `cause` option (accepted, ignored by QuickJS).
-    lib: ['lib.es2020.d.ts', 'lib.es2021.string.d.ts', 'lib.es2021.promise.d.ts', 'lib.es2022.array.d.ts', 'lib.es2022.object.d.ts', 'lib.es2022.error.d.ts', 'lib.es2023.array.d.ts'],
+    // No DOM and no Node unless a process build has Node's types (the root file above).
+    lib: [...GUEST_LIB],
     types: [],
     allowImportingTsExtensions: true,
     resolveJsonModule: true,
@@ -88,40 +106,36 @@ export async function typecheckGuest(entry: string, options: TypecheckOptions = 
   };
   if (options.cacheDir) {
     mkdirSync(options.cacheDir, { recursive: true });
-    Object.assign(compilerOptions, { incremental: true, tsBuildInfoFile: join(options.cacheDir, `${sha(rootNames.join('\0'))}.tsbuildinfo`) });
+    Object.assign(compilerOptions, { incremental: true, tsBuildInfoFile: join(options.cacheDir, `${sha([...rootNames, runtime].join('\0'))}.tsbuildinfo`) });
   }
   const host = ts.createIncrementalCompilerHost(compilerOptions);
   const getSourceFile = host.getSourceFile.bind(host);
-  const fileExists = host.fileExists.bind(host);
-  const readFile = host.readFile.bind(host);
-  const isGuestTypes = (f: string): boolean => resolve(f) === GUEST_TYPES;
-  const guestTypes = (lang: ts.ScriptTarget | ts.CreateSourceFileOptions): ts.SourceFile => {
-    const file = ts.createSourceFile(GUEST_TYPES, GUEST_TYPES_DTS, lang, true);
-    (file as ts.SourceFile & { version: string }).version = sha(GUEST_TYPES_DTS); // what the builder compares
-    return file;
-  };
   // The build info appears by rename, so a concurrent build never reads half of it.
   host.writeFile = (f, text) => {
     const tmp = `${f}.tmp-${process.pid}`;
     writeFileSync(tmp, text);
     renameSync(tmp, f);
   };
-  host.fileExists = (f) => isGuestTypes(f) || fileExists(f);
-  host.readFile = (f) => (isGuestTypes(f) ? GUEST_TYPES_DTS : readFile(f));
-  host.getSourceFile = (f, lang, ...rest) =>
-    isGuestTypes(f) ? cachedSourceFile(f, lang, () => guestTypes(lang), 'guest-globals') : cachedSourceFile(f, lang, () => getSourceFile(f, lang, ...rest));
+  host.getSourceFile = (f, lang, ...rest) => cachedSourceFile(f, lang, () => getSourceFile(f, lang, ...rest));
   const program = ts.createIncrementalProgram({ rootNames, options: compilerOptions, host });
   const all = [...program.getSyntacticDiagnostics(), ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...program.getSemanticDiagnostics()];
-  if (options.cacheDir) program.emit(); // noEmit: writes the build info only
-  if (recordPath && all.length === 0) {
-    const read = program.getSourceFiles().filter((f) => !program.getProgram().isSourceFileDefaultLibrary(f) && !isGuestTypes(f.fileName));
-    writeCleanRecord(recordPath, read.map((f) => resolve(f.fileName)));
-  }
   const cwd = options.cwd ?? process.cwd();
-  return all.map((d) => {
+  const locate = (file: ts.SourceFile, start: number): Omit<Diagnostic, 'message'> => {
+    const { line, character } = file.getLineAndCharacterOfPosition(start);
+    return { file: relative(cwd, file.fileName), line: line + 1, column: character + 1 };
+  };
+  const problems = all.map((d): Diagnostic => {
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (!d.file || d.start === undefined) return { file: relative(cwd, entry), line: 1, column: 1, message: `TS${d.code}: ${message}` };
-    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-    return { file: relative(cwd, d.file.fileName), line: line + 1, column: character + 1, message: `TS${d.code}: ${message}` };
+    const name = d.file.text.slice(d.start, d.start + (d.length ?? 0));
+    return { ...locate(d.file, d.start), message: `TS${d.code}: ${missingGlobalMessage(d.code, name, message, runtime, nodeTypes !== undefined) ?? message}` };
   });
+  if (runtime === 'wasm') problems.push(...absentGlobalUses(ts, program.getProgram(), ABSENT_LIB_GLOBALS, (name) => sandboxMessage(name) ?? name, locate));
+  problems.sort((a, b) => (a.file === b.file ? a.line - b.line || a.column - b.column : a.file < b.file ? -1 : 1));
+  if (options.cacheDir) program.emit(); // noEmit: writes the build info only
+  if (recordPath && problems.length === 0) {
+    const read = program.getSourceFiles().filter((f) => !program.getProgram().isSourceFileDefaultLibrary(f));
+    writeCleanRecord(recordPath, read.map((f) => resolve(f.fileName)));
+  }
+  return problems;
 }

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { builtAvro } from '../../examples/testing/built.ts';
+import { builtAvro, builtExample } from '../../examples/testing/built.ts';
 import { loadWatFixture } from '../../fixtures/wasm/compile.ts';
 import { serveStatic, type StaticServer } from '../testing/static-server.ts';
 import { checkNoNodeImports } from '../bundle-check.ts';
@@ -42,7 +42,7 @@ const pageErrors: string[] = [];
 Browser.before(async () => {
   if (!hasChromium) return;
   const outDir = await mkdtemp(join(tmpdir(), 'mep-embed-browser-'));
-  await buildBrowserEmbed({ outDir, avroWasm: await builtAvro('wasm') });
+  await buildBrowserEmbed({ outDir, avroWasm: await builtAvro('wasm'), elmWasm: await builtExample('elm-frontend', 'wasm') });
   server = await serveStatic(outDir);
   profile = await mkdtemp(join(tmpdir(), 'mep-chromium-profile-'));
   context = await chromium.launchPersistentContext(profile, {
@@ -108,6 +108,42 @@ test('should kill a runaway guest at its deadline while the page stays responsiv
   await page.click('#generate');
   await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
   assert.equal(await page.locator('.artifact h3').allTextContents(), ['acme/customer/customer/Customer.avsc']);
+  assert.equal(pageErrors, []);
+});
+
+const showcaseSrc = join(root, 'fixtures/ir/showcase/src/Acme/Showcase');
+const elmFile = (name: string, text?: string) => ({ name, mimeType: 'text/plain', buffer: Buffer.from(text ?? readFileSync(join(showcaseSrc, name), 'utf8')) });
+/** JSON with sorted keys, to compare documents. */
+const canonical = (v: unknown): string => JSON.stringify(v, (_k, x: unknown) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x as object).sort(([a], [b]) => (a < b ? -1 : 1))) : x));
+
+test('should compile an Elm project to Morphir IR and generate Avro from it, both client-side', async () => {
+  await page.setInputFiles('#elm-files', [elmFile('Common.elm'), elmFile('Internal.elm'), elmFile('Orders.elm')]);
+  await page.fill('#elm-package', 'Acme.Showcase');
+  await page.fill('#elm-exposed', 'Common, Orders');
+  await page.click('#compile');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 60_000 });
+  assert.match((await status()) ?? '', /^Compiled 3 module\(s\) to Morphir IR 3/);
+  const ir = JSON.parse(await page.inputValue('#ir'));
+  assert.is(canonical(ir), canonical(JSON.parse(readFileSync(join(root, 'fixtures/ir/showcase/morphir-ir.json'), 'utf8'))));
+  await page.selectOption('#unsupported', 'warn-and-skip');
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
+  const paths = await page.locator('.artifact h3').allTextContents();
+  assert.ok(paths.includes('acme/showcase/orders/Order.avsc'), paths.join(', '));
+  await page.selectOption('#unsupported', 'error');
+});
+
+test('should show an Elm syntax error at its file, line and column, and keep the IR box', async () => {
+  await page.fill('#ir', 'unchanged');
+  await page.setInputFiles('#elm-files', [elmFile('Broken.elm', 'module Broken exposing (x)\n\nx =\n    1 +\n\ny = 2\n')]);
+  await page.fill('#elm-package', '');
+  await page.fill('#elm-exposed', '');
+  await page.click('#compile');
+  await page.waitForSelector('#status[data-state="failed"]', { timeout: 60_000 });
+  const shown = await page.locator('.diagnostic').allTextContents();
+  assert.is(shown.length, 1);
+  assert.match(shown[0], /^Broken\.elm:6:1: error elm\.parse: Syntax error/);
+  assert.is(await page.inputValue('#ir'), 'unchanged');
   assert.equal(pageErrors, []);
 });
 

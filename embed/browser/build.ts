@@ -1,10 +1,10 @@
 /**
  * Builds the browser embedding with esbuild: the library (`mep-embed.js`), the Web Worker that
  * runs guests (`mep-wasm-worker.js`) and the demo page (`index.html`, `app.js`, and `avro.wasm`
- * when given). Fails when any bundle would contain a `node:` import: the host core must run
+ * and `elm-frontend.wasm` when given). Fails when any bundle would contain a `node:` import: the host core must run
  * without Node (architecture.md, Decisions).
  *
- * Run: `node --import tsx embed/browser/build.ts [outDir] [--avro path/to/avro.wasm]`.
+ * Run: `node --import tsx embed/browser/build.ts [outDir] [--avro path/to/avro.wasm] [--elm path/to/elm-frontend.wasm]`.
  */
 import { copyFile, mkdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -22,6 +22,8 @@ export interface BuildBrowserEmbedOptions {
   outDir?: string;
   /** A built Avro extension to serve as the page's built-in `avro.wasm`. */
   avroWasm?: string;
+  /** A built Elm frontend to serve as the page's `elm-frontend.wasm` (Elm sources → Morphir IR). */
+  elmWasm?: string;
   /** Minify the bundles. Default true. */
   minify?: boolean;
 }
@@ -67,6 +69,7 @@ export async function buildBrowserEmbed(options: BuildBrowserEmbedOptions = {}):
   checkNoNodeImports(result.metafile);
   await copyFile(join(here, 'page', 'index.html'), join(outDir, 'index.html'));
   if (options.avroWasm) await copyFile(resolve(options.avroWasm), join(outDir, 'avro.wasm'));
+  if (options.elmWasm) await copyFile(resolve(options.elmWasm), join(outDir, 'elm-frontend.wasm'));
   const files: Record<string, number> = {};
   // Metafile paths are relative to the working directory esbuild ran in.
   for (const [file, output] of Object.entries(result.metafile.outputs)) files[relative(outDir, resolve(process.cwd(), file))] = output.bytes;
@@ -75,10 +78,10 @@ export async function buildBrowserEmbed(options: BuildBrowserEmbedOptions = {}):
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const avroAt = args.indexOf('--avro');
-  const avroWasm = avroAt >= 0 ? args[avroAt + 1] : undefined;
-  const outDir = args.find((a, i) => !a.startsWith('--') && i !== avroAt + 1);
-  const built = await buildBrowserEmbed({ outDir, avroWasm });
+  const valueOf = (name: string): string | undefined => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined);
+  const values = new Set(['--avro', '--elm'].filter((f) => args.includes(f)).map((f) => args.indexOf(f) + 1));
+  const outDir = args.find((a, i) => !a.startsWith('--') && !values.has(i));
+  const built = await buildBrowserEmbed({ outDir, avroWasm: valueOf('--avro'), elmWasm: valueOf('--elm') });
   console.log(`Built the browser embedding in ${built.outDir}:`);
   for (const [file, bytes] of Object.entries(built.files)) console.log(`  ${file} (${bytes} bytes)`);
 }

@@ -28,6 +28,8 @@ export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transpor
 export { openTransport, specFromPath } from './registry/launch.ts';
 export type { LaunchSpec, OpenTransportOptions, RuntimeKind } from './registry/launch.ts';
 export { withLimits } from './registry/launch-limits.ts';
+export { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject, MorphirJson, ONE_FILE_PACKAGE } from './project/index.ts';
+export type { CompileProjectOptions, MorphirProject, ProjectCompileOutcome, ReadProjectOptions } from './project/index.ts';
 export { registryPaths } from './registry/paths.ts';
 export type { RegistryPaths, Scope } from './registry/paths.ts';
 export { ExtensionId, isExtensionId, parseExtensionId } from './registry/extension-id.ts';

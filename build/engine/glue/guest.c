@@ -8,6 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "platform.h"
+
+/* Timers the module's top level may run during initialization before it counts as runaway. */
+#define MEP_INIT_MAX_TIMERS 100000
 
 static JSValue *exports_fn;
 static uint32_t exports_count;
@@ -40,7 +44,8 @@ MEP_EXPORT("mep_guest_init") char *mep_guest_init(uint8_t *blob, uint32_t blob_l
     goto done;
   }
   JSValue ret = JS_EvalFunction(ctx, obj);
-  if (JS_IsException(ret) || (JS_FreeValue(ctx, ret), mep_drain_jobs(ctx))) {
+  /* Timers the top level starts run now, in virtual time, as a module's would before its first use. */
+  if (JS_IsException(ret) || (JS_FreeValue(ctx, ret), mep_event_loop_drain(ctx, MEP_INIT_MAX_TIMERS))) {
     err = pending_exception(ctx);
     goto done;
   }
@@ -70,6 +75,7 @@ done:
    * the initial 256 KiB, so every fresh instance would run a full collection of the whole heap
    * (zod's schemas, the extension's code) on its first request. Set it the way QuickJS would. */
   JS_SetGCThreshold(mep_rt, mep_gc_threshold(mep_heap_bytes()));
+  mep_scrub_free_memory();
   mep_initializing = 0;
   return err;
 }
@@ -87,8 +93,11 @@ MEP_EXPORT("mep_call_export") int32_t mep_call_export(uint32_t index) {
   if (JS_IsException(ret) || mep_drain_jobs(ctx) || mep_settle(ctx, &ret)) {
     JS_FreeValue(ctx, ret);
     mep_report_exception(ctx);
+    mep_event_loop_end(ctx);
     return 1;
   }
+  /* The answer is ready: timers still pending are dropped, so every call starts with none. */
+  mep_event_loop_end(ctx);
   int32_t rc = 0;
   if (JS_IsNumber(ret)) JS_ToInt32(ctx, &rc, ret);
   JS_FreeValue(ctx, ret);

@@ -19,11 +19,18 @@
 
 static uintptr_t brk_at; /* 0 until the first call: then the end of memory at that time */
 
+/* Set by scrub.c while it takes every free block: growing then would defeat its purpose. */
+int mep_sbrk_frozen;
+
 void *sbrk(intptr_t increment) {
   uintptr_t end = __builtin_wasm_memory_size(0) * PAGE;
   if (brk_at == 0) brk_at = end;
   uintptr_t old = brk_at;
   if (increment == 0) return (void *)old;
+  if (mep_sbrk_frozen) {
+    errno = ENOMEM;
+    return (void *)-1;
+  }
   if (increment < 0) { /* dlmalloc never trims with MORECORE_CANNOT_TRIM; refuse like wasi-libc */
     errno = EINVAL;
     return (void *)-1;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
+#include "platform.h"
 
 /* Version of the attach protocol and number of slots it fills (wit/mep-guest.wit). */
 #define MEP_HOST_ABI_VERSION 1
@@ -44,11 +45,14 @@ MEP_EXPORT("mep_host_attach") int32_t mep_host_attach(int32_t first_slot, int32_
 }
 
 /* xorshift128+ state for Math.random; seeded from random_fill once per call when granted. */
-static uint64_t rng_s0 = 0x9E3779B97F4A7C15ull, rng_s1 = 0xBF58476D1CE4E5B9ull;
+#define MEP_RNG_SEED0 0x9E3779B97F4A7C15ull
+#define MEP_RNG_SEED1 0xBF58476D1CE4E5B9ull
+static uint64_t rng_s0 = MEP_RNG_SEED0, rng_s1 = MEP_RNG_SEED1;
 static int rng_seeded_this_call;
 
 void mep_host_begin_call(void) {
   rng_seeded_this_call = 0;
+  mep_platform_begin_call();
   mep_clear_kept();
 }
 
@@ -126,6 +130,11 @@ static JSValue js_math_random(JSContext *ctx, JSValueConst this, int argc, JSVal
     if (host_random_fill((uint8_t *)seed, sizeof seed) == (int32_t)sizeof seed && (seed[0] | seed[1])) {
       rng_s0 = seed[0];
       rng_s1 = seed[1];
+    } else {
+      /* Not granted: the same sequence in every call, whatever earlier calls drew; said once. */
+      rng_s0 = MEP_RNG_SEED0;
+      rng_s1 = MEP_RNG_SEED1;
+      mep_random_granted(1);
     }
   }
   uint64_t x = rng_s0, y = rng_s1;

@@ -1,17 +1,14 @@
 // The JS half of the mep engine, evaluated once per instance (inside the wizer snapshot for a
 // built guest). `native` holds the C functions from extism.c, mep-host.c and text.c; this file
-// turns them into the @extism/js-pdk compatible globals (Host, Memory, Config, console), the
-// MEP host API (__mep), TextEncoder/TextDecoder, crypto and structuredClone, which quickjs-ng
-// lacks (it has the ES2021+ builtins, atob/btoa and queueMicrotask itself). Every polyfill is
-// installed only when missing.
+// turns them into the @extism/js-pdk compatible globals (Host, Memory, Config) and the MEP host
+// API (__mep). quickjs-ng has the ES2021+ builtins itself; the platform's globals (console,
+// timers, URL, TextEncoder/TextDecoder, structuredClone, crypto, ...) are in globals/, evaluated
+// after this file.
 (function (native) {
   'use strict';
   const G = globalThis;
   const define = (obj, name, value) =>
     Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
-  const polyfill = (obj, name, value) => {
-    if (!Object.prototype.hasOwnProperty.call(obj, name)) define(obj, name, value);
-  };
 
   // Used by the C side to settle a promise returned by an export (guest.c, mep_settle).
   native.settle = (p) => {
@@ -22,62 +19,6 @@
     );
     return box;
   };
-
-  // structuredClone for data: primitives, arrays, plain objects, Date, RegExp, Map, Set,
-  // ArrayBuffer, typed arrays and errors, with cycles. Functions and symbols are refused.
-  polyfill(G, 'structuredClone', function structuredClone(value) {
-    const seen = new Map();
-    const clone = (v) => {
-      if (typeof v === 'function' || typeof v === 'symbol') throw new TypeError(`structuredClone: ${typeof v} values cannot be cloned`);
-      if (v === null || typeof v !== 'object') return v;
-      if (seen.has(v)) return seen.get(v);
-      let out;
-      if (Array.isArray(v)) { out = []; seen.set(v, out); v.forEach((x, i) => { out[i] = clone(x); }); return out; }
-      if (v instanceof Date) out = new Date(v.getTime());
-      else if (v instanceof RegExp) out = new RegExp(v.source, v.flags);
-      else if (v instanceof ArrayBuffer) out = v.slice(0);
-      else if (ArrayBuffer.isView(v)) { out = new v.constructor(clone(v.buffer), v.byteOffset, v instanceof DataView ? v.byteLength : v.length); }
-      else if (v instanceof Map) { out = new Map(); seen.set(v, out); for (const [k, x] of v) out.set(clone(k), clone(x)); return out; }
-      else if (v instanceof Set) { out = new Set(); seen.set(v, out); for (const x of v) out.add(clone(x)); return out; }
-      else if (v instanceof Error) { out = new v.constructor(v.message); if (v.stack) out.stack = v.stack; }
-      else { out = {}; seen.set(v, out); for (const k of Object.keys(v)) out[k] = clone(v[k]); return out; }
-      seen.set(v, out); return out;
-    };
-    return clone(value);
-  });
-
-  // ---- TextEncoder / TextDecoder (UTF-8 only, converted in C) ------------------------------
-  class TextEncoder {
-    get encoding() { return 'utf-8'; }
-    encode(input = '') { return new Uint8Array(native.utf8Encode(String(input))); }
-    encodeInto(input, dest) {
-      const bytes = this.encode(input);
-      const n = Math.min(bytes.length, dest.length);
-      dest.set(bytes.subarray(0, n));
-      return { read: n === bytes.length ? String(input).length : undefined, written: n };
-    }
-  }
-  class TextDecoder {
-    constructor(label = 'utf-8', options = {}) {
-      const l = String(label).toLowerCase();
-      if (l !== 'utf-8' && l !== 'utf8' && l !== 'unicode-1-1-utf-8') throw new RangeError(`TextDecoder: only utf-8 is supported, not '${label}'`);
-      this.ignoreBOM = !!options.ignoreBOM;
-      this.fatal = !!options.fatal;
-    }
-    get encoding() { return 'utf-8'; }
-    decode(input) {
-      if (input === undefined) return '';
-      let buffer = input, offset = 0, length;
-      if (ArrayBuffer.isView(input)) { buffer = input.buffer; offset = input.byteOffset; length = input.byteLength; }
-      else if (input instanceof ArrayBuffer) length = input.byteLength;
-      else throw new TypeError('TextDecoder.decode: expected an ArrayBuffer or a view');
-      if (length === 0) return '';
-      const s = native.utf8Decode(buffer, offset, length);
-      return !this.ignoreBOM && s.charCodeAt(0) === 0xfeff ? s.slice(1) : s;
-    }
-  }
-  polyfill(G, 'TextEncoder', TextEncoder);
-  polyfill(G, 'TextDecoder', TextDecoder);
 
   // ---- MEP host API ------------------------------------------------------------------------
   // Without the host channel (a foreign Extism host) nothing here traps: notify returns false,
@@ -99,24 +40,6 @@
     randomFill: (view) => native.randomFill(view),
   });
   define(G, '__mep', mep);
-
-  const crypto = {
-    getRandomValues(view) {
-      if (!ArrayBuffer.isView(view) || view instanceof Float32Array || view instanceof Float64Array || view instanceof DataView)
-        throw new TypeError('crypto.getRandomValues: expected an integer typed array');
-      if (view.byteLength > 65536) throw new RangeError('crypto.getRandomValues: at most 65536 bytes per call');
-      if (!native.randomFill(view)) throw new Error('crypto.getRandomValues: the host did not grant randomness to this extension');
-      return view;
-    },
-    randomUUID() {
-      const b = crypto.getRandomValues(new Uint8Array(16));
-      b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
-      const h = Array.from(b, (x) => (x + 256).toString(16).slice(1)).join('');
-      return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-    },
-  };
-  polyfill(G, 'crypto', crypto);
-  polyfill(G, 'performance', { now: () => native.clockMs(), timeOrigin: 0 });
 
   // ---- Extism js-pdk globals ---------------------------------------------------------------
   class MemoryHandle {
@@ -147,18 +70,4 @@
   define(G, 'Memory', Memory);
   define(G, 'Host', Host);
   define(G, 'Config', Config);
-
-  const show = (v) => {
-    if (typeof v === 'string') return v;
-    if (v instanceof Error) return v.stack ? `${v.name}: ${v.message}\n${v.stack}` : String(v);
-    if (typeof v === 'object' && v !== null) {
-      try { const s = JSON.stringify(v); if (s !== undefined) return s; } catch (e) { /* cycles or BigInt: fall back */ }
-    }
-    return String(v);
-  };
-  const logAt = (level) => (...args) => native.log(level, args.map(show).join(' '));
-  const console = {
-    debug: logAt(0), trace: logAt(0), log: logAt(1), info: logAt(1), warn: logAt(2), error: logAt(3),
-  };
-  define(G, 'console', console);
 });

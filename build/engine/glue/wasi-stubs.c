@@ -2,17 +2,17 @@
  * Local definitions of the few WASI functions wasi-libc pulls in. Defining the
  * `__imported_wasi_snapshot_preview1_*` symbols makes wasm-ld resolve them here instead of
  * emitting imports, so the engine imports nothing outside the extism:host namespaces (no WASI at all).
- * The clock reads the host-granted time (mep_clock_ms, 0 when not granted).
+ * The clock reads the host-granted time, or the call's virtual time without a grant (clock.c).
  */
 #include <stdint.h>
 
-extern double mep_host_clock_ms(void);
+extern double mep_clock_now_ms(int observed);
 
 #define WASI_ERRNO_BADF 8
 #define WASI_ERRNO_NOSYS 52
 
 int32_t __imported_wasi_snapshot_preview1_clock_time_get(int32_t id, int64_t precision, int32_t out) {
-  double ms = mep_host_clock_ms();
+  double ms = mep_clock_now_ms(1); /* Date.now, new Date(), performance.now */
   *(uint64_t *)(uintptr_t)out = ms > 0 ? (uint64_t)(ms * 1e6) : 0;
   return 0;
 }

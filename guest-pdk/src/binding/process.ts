@@ -1,23 +1,27 @@
 /**
  * The process binding: the extension speaks Content-Length framed JSON-RPC on stdin/stdout
- * (MEP 0.1, Native executable transport). stdout carries frames only, so every console method
- * is redirected to stderr, the extension's log.
+ * (MEP 0.1, Native executable transport). stdout carries frames only: `console` sends each line
+ * to the host as `morphir.log` at the sandbox's level for the method (process-console.ts, which
+ * this module imports first so that it is in place before the extension's own code runs). What
+ * the wasm sandbox guarantees is kept where a process can: its time zone (UTC unless the
+ * environment sets TZ), its event-loop rules (call-timers.ts) and its reports of a rejection
+ * nothing handled (a warning, where Node would end the process).
  */
+import { processLog, setProcessLogSink } from './process-console.ts';
+import { inspect } from 'node:util';
 import { createContentLengthDecoder, encodeContentLength } from '../../../host/src/framing/index.ts';
+import { Method } from '../../../host/src/protocol/index.ts';
 import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
+import { installCallTimers } from './call-timers.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
-function redirectConsole(): void {
-  const write = (...args: unknown[]) => {
-    const text = args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ');
-    process.stderr.write(`${text}\n`);
-  };
-  for (const method of ['log', 'info', 'debug', 'warn', 'error', 'trace'] as const) {
-    (console as unknown as Record<string, unknown>)[method] = write;
-  }
+/** An unhandled rejection's reason as the sandbox logs it (glue/globals/rejections.js). */
+function rejectionText(reason: unknown): string {
+  if (reason instanceof Error) return `Unhandled promise rejection: ${reason.stack ?? `${reason.name}: ${reason.message}`}`;
+  return `Unhandled promise rejection: ${typeof reason === 'string' ? reason : inspect(reason)}`;
 }
 
 /**
@@ -28,12 +32,16 @@ function redirectConsole(): void {
  * runProcess(extension);
  */
 export function runProcess(extension: Extension): void {
-  redirectConsole();
+  // The sandbox's only time zone; an extension that wants another sets TZ in its manifest's env.
+  process.env.TZ ??= 'UTC';
+  const timers = installCallTimers((text) => processLog('error', text));
+  process.on('unhandledRejection', (reason) => processLog('warn', rejectionText(reason)));
   const pending = new Map<string | number, (response: HostResponse) => void>();
   let exiting = false;
   const send = (message: object) => {
     if (!exiting) process.stdout.write(encodeContentLength(JSON.stringify(message)));
   };
+  setProcessLogSink((level, message) => send({ jsonrpc: '2.0', method: Method.Log, params: { level, message } }));
   const host: GuestHost = {
     notify: (message) => {
       send(message);
@@ -85,8 +93,10 @@ export function runProcess(extension: Extension): void {
       resolve(parsed as HostResponse);
       return;
     }
-    // Requests run concurrently; each answers when its handler settles.
+    // Requests run concurrently; each answers when its handler settles, its timers dropped then.
+    const end = timers.begin();
     void Promise.resolve(dispatcher.dispatch(body)).then((reply) => {
+      end();
       if (reply !== undefined && !exiting) process.stdout.write(encodeContentLength(reply));
     });
   }

@@ -1,11 +1,24 @@
 /**
  * Renders MEP diagnostics the way a compiler does: `severity[code]: message`, then
- * `--> file:line:col` and the source line with a caret when the location is a readable local file.
- * Lines and characters are zero-based on the wire (MEP 0.1, Diagnostics) and one-based on screen.
+ * `--> file:line:col` and the source line with a caret when the source is known (the text that was
+ * compiled, or a readable local file). Lines and characters are zero-based on the wire (MEP 0.1,
+ * Diagnostics) and one-based on screen; a file below the working directory is shown relative to it.
  */
 import { readFileSync } from 'node:fs';
+import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../protocol/index.ts';
+
+/** Options of {@link renderDiagnostics}. */
+export interface RenderOptions {
+  /** Files below this folder are shown relative to it. */
+  cwd?: string;
+  /** The text of each compiled document by URI, shown instead of reading the file again. */
+  sources?: ReadonlyMap<string, string>;
+}
+
+/** The source lines of each URI (or path), read once. */
+type LineCache = Map<string, string[] | null>;
 
 function localPath(uri: string): string | undefined {
   if (uri.startsWith('file:')) {
@@ -18,19 +31,30 @@ function localPath(uri: string): string | undefined {
   return undefined;
 }
 
-function sourceLine(path: string, line: number, cache: Map<string, string[] | null>): string | undefined {
-  if (!cache.has(path)) {
-    try {
-      cache.set(path, readFileSync(path, 'utf8').split(/\r?\n/));
-    } catch {
-      cache.set(path, null);
+function sourceLine(uri: string, path: string | undefined, line: number, cache: LineCache, sources?: ReadonlyMap<string, string>): string | undefined {
+  if (!cache.has(uri)) {
+    const text = sources?.get(uri);
+    if (text !== undefined) cache.set(uri, text.split(/\r?\n/));
+    else if (path === undefined) cache.set(uri, null);
+    else {
+      try {
+        cache.set(uri, readFileSync(path, 'utf8').split(/\r?\n/));
+      } catch {
+        cache.set(uri, null);
+      }
     }
   }
-  return cache.get(path)?.[line];
+  return cache.get(uri)?.[line];
+}
+
+function shown(path: string, cwd: string | undefined): string {
+  if (cwd === undefined) return path;
+  const rel = relative(cwd, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
 /** The lines that show one diagnostic. */
-export function renderDiagnostic(d: Diagnostic, cache: Map<string, string[] | null> = new Map()): string[] {
+export function renderDiagnostic(d: Diagnostic, cache: LineCache = new Map(), options: RenderOptions = {}): string[] {
   const head = `${d.severity}${d.code ? `[${d.code}]` : ''}: ${d.message}`;
   const location = d.location;
   if (!location) return [head];
@@ -39,9 +63,9 @@ export function renderDiagnostic(d: Diagnostic, cache: Map<string, string[] | nu
   // A location that is not a text file (e.g. `morphir-fqname:…`) with an empty range names a
   // thing, not a position: show the URI alone.
   const isPoint = start.line === 0 && start.character === 0 && end.line === 0 && end.character === 0;
-  const where = !path && isPoint ? location.uri : `${path ?? location.uri}:${start.line + 1}:${start.character + 1}`;
+  const where = !path && isPoint ? location.uri : `${path ? shown(path, options.cwd) : location.uri}:${start.line + 1}:${start.character + 1}`;
   const lines = [head, `  --> ${where}`];
-  const text = path ? sourceLine(path, start.line, cache) : undefined;
+  const text = path || options.sources?.has(location.uri) ? sourceLine(location.uri, path, start.line, cache, options.sources) : undefined;
   if (text !== undefined) {
     const gutter = String(start.line + 1);
     const width = end.line === start.line ? Math.max(1, end.character - start.character) : Math.max(1, text.length - start.character);
@@ -53,11 +77,11 @@ export function renderDiagnostic(d: Diagnostic, cache: Map<string, string[] | nu
 }
 
 /** All diagnostics, errors first then warnings, info and hints, with a closing count. */
-export function renderDiagnostics(diagnostics: readonly Diagnostic[]): string[] {
+export function renderDiagnostics(diagnostics: readonly Diagnostic[], options: RenderOptions = {}): string[] {
   const order = { error: 0, warning: 1, info: 2, hint: 3 } as const;
   const sorted = [...diagnostics].sort((a, b) => order[a.severity] - order[b.severity]);
-  const cache = new Map<string, string[] | null>();
-  const out = sorted.flatMap((d) => [...renderDiagnostic(d, cache), '']);
+  const cache: LineCache = new Map();
+  const out = sorted.flatMap((d) => [...renderDiagnostic(d, cache, options), '']);
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
   if (diagnostics.length > 0) out.push(`${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`);

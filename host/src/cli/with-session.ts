@@ -13,7 +13,8 @@ import { memoryLimitUnenforced, requestTimeoutOf } from '../registry/launch-limi
 import type { Redactor } from '../registry/redact.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
-import type { LogEntry, LogSink, Transport } from '../transport/types.ts';
+import type { Transport } from '../transport/types.ts';
+import { createExtensionLogPrinter } from './extension-log.ts';
 import type { Io } from './io.ts';
 
 /** What a session of a CLI run may carry besides the launch spec. */
@@ -51,14 +52,15 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   const started = performance.now();
   if (memoryLimitUnenforced(spec)) io.err(`mep: the memory limit does not apply to ${spec.name}: a native executable is capped with util-linux's prlimit --as, on Linux, and there is none here (only wasm extensions and Node.js scripts are capped).`);
   const redactor = options.redactor ?? io.redactor;
-  // The extension's log goes to stderr through a bounded writer: a process's stderr is paused
-  // while the reader lags (back-pressure), what cannot wait is dropped with a counted note.
-  const sink: LogSink = Object.assign((e: LogEntry) => io.log(redactor.scrub(`[${e.source}] ${e.message}`)), { busy: io.logBusy, onDrain: io.onLogDrain });
-  const opened = await openTransport(spec, io.verbose ? sink : undefined);
+  // Its warnings and errors always reach the user; the rest with --verbose (extension-log.ts).
+  let extensionName = (): string => spec.name;
+  const log = createExtensionLogPrinter(io, () => extensionName(), redactor);
+  const opened = await openTransport(spec, log.sink);
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
   const session = createSession({ transport, requestTimeoutMs: requestTimeoutOf(spec), ...(options.claims ? { claims: options.claims } : {}) });
+  extensionName = () => session.extension;
   session.peer.onRequest(Method.SecretResolve, options.resolveSecret ?? denyAll);
-  const stopLog = io.verbose ? session.onLog((l) => io.log(redactor.scrub(`[${session.extension} ${l.level}] ${l.message}`))) : () => undefined;
+  const stopLog = session.onLog(log.onSessionLog);
   const controller = new AbortController();
   let interrupts = 0;
   const onSigint = () => {

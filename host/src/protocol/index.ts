@@ -64,6 +64,8 @@ export {
   normalizeCompileParams,
 } from './compile-params.ts';
 export { ModuleStatus, ModuleResult, CompileResult } from './compile-result.ts';
+export { sourcePaths } from './source-paths.ts';
+export type { SourcePath } from './source-paths.ts';
 export { GenerateParams, GenerateResult } from './generate.ts';
 export { ValidateParams, ValidateResult } from './validate.ts';
 export { TransformParams, TransformResult } from './transform.ts';

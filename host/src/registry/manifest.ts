@@ -30,6 +30,10 @@ export const ManifestPermissions = z.looseObject({
   secrets: z.array(z.string().refine(isSecretReference, 'a secret reference is env("NAME") or file("path")')).optional(),
   /** Hosts a process extension declares it contacts (informational; process extensions are not sandboxed). */
   network: z.array(z.string()).optional(),
+  /** A wasm extension reads the host's wall clock (without it, time is virtual: 0 when each call starts). */
+  clock: z.boolean().optional(),
+  /** A wasm extension gets strong randomness (crypto.getRandomValues; without it Math.random repeats per call). */
+  random: z.boolean().optional(),
 });
 /** What a package asks the host for. */
 export type ManifestPermissions = z.infer<typeof ManifestPermissions>;

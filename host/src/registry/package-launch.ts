@@ -3,14 +3,17 @@ import { join } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { LaunchSpec } from './launch.ts';
+import { withGrants } from './launch-grants.ts';
 import type { ExtensionManifest } from './manifest.ts';
 
 /**
  * The launch spec of the package in `dir`: the manifest's runtime, args and explicit env (a
- * process gets nothing else), working directory the package directory, and its `limits`.
+ * process gets nothing else), working directory the package directory, its `limits`, and the
+ * clock and randomness its `permissions` ask for.
  */
 export function launchSpecOf(manifest: ExtensionManifest, dir: string): LaunchSpec {
-  return {
+  const { clock, random } = manifest.permissions ?? {};
+  return withGrants<LaunchSpec>({
     name: manifest.id,
     runtime: manifest.runtime,
     path: join(dir, manifest.entry),
@@ -18,7 +21,7 @@ export function launchSpecOf(manifest: ExtensionManifest, dir: string): LaunchSp
     env: { ...(manifest.env ?? {}) },
     cwd: dir,
     ...(manifest.limits ? { limits: { ...manifest.limits } } : {}),
-  };
+  }, { clock, random });
 }
 
 /**

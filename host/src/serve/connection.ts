@@ -10,10 +10,11 @@ import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createPeer } from '../rpc/index.ts';
 import type { RequestContext } from '../rpc/index.ts';
 import { createSession } from '../session/session.ts';
+import type { CallOptions, Session } from '../session/session.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createLineTransport } from './line-transport.ts';
-import { CallParams, OpenParams, ServeMethod, SessionParams, type ServerInfo } from './methods.ts';
+import { CallParams, OpenParams, ProjectCompileParams, ServeMethod, SessionParams, type ProjectCompileReply, type ServerInfo } from './methods.ts';
 import { createServedSession, type ServedSession } from './served-session.ts';
 import { toWireError } from './wire-error.ts';
 
@@ -27,12 +28,17 @@ export interface OpenedExtension {
   requestTimeoutMs?: number;
 }
 
-/** Starts the extension a client asked for; the served host's only platform dependency. */
+/** Starts the extension a client asked for; the served host's platform dependency. */
 export type OpenExtension = (request: OpenParams, context: { log: LogSink; signal: AbortSignal }) => Promise<OpenedExtension>;
+
+/** Compiles a project folder in a session (reads and writes files: a platform dependency too). */
+export type CompileProjectFolder = (session: Session, request: ProjectCompileParams, options: CallOptions) => Promise<ProjectCompileReply>;
 
 /** What a connection needs from its server. */
 export interface ConnectionContext {
   open: OpenExtension;
+  /** `project/compile`, when the server can read projects. */
+  compileProject?: CompileProjectFolder;
   closeGraceMs: number;
   maxLineBytes?: number;
   /** Back-pressure bounds of the client's output; see `createLineTransport`. */
@@ -186,6 +192,17 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
       return sessionFor(params.sessionId).call(params.method, params.params, { clientId: id, signal, timeoutMs: params.timeoutMs });
     }),
   );
+
+  const compileProject = context.compileProject;
+  if (compileProject) {
+    peer.onRequest(
+      ServeMethod.ProjectCompile,
+      guarded(async (raw, { id, signal }) => {
+        const params = decodeParams(ProjectCompileParams, raw, ServeMethod.ProjectCompile);
+        return sessionFor(params.sessionId).run((session, options) => compileProject(session, params, options), { clientId: id, signal, timeoutMs: params.timeoutMs });
+      }),
+    );
+  }
 
   peer.onRequest(
     ServeMethod.Close,

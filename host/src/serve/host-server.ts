@@ -7,15 +7,17 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Disposer } from '../transport/types.ts';
 import { HOST_VERSION } from '../session/host-info.ts';
 import type { ByteChannel } from './byte-channel.ts';
-import { createConnection, type OpenExtension, type ServerConnection } from './connection.ts';
+import { createConnection, type CompileProjectFolder, type OpenExtension, type ServerConnection } from './connection.ts';
 import { CALLABLE_METHODS, SERVE_PROTOCOL, ServeMethod, type ServerInfo } from './methods.ts';
 
-export type { OpenedExtension, OpenExtension, ServerConnection } from './connection.ts';
+export type { CompileProjectFolder, OpenedExtension, OpenExtension, ServerConnection } from './connection.ts';
 
 /** Options of {@link createHostServer}; defaults are applied once, here. */
 export interface HostServerOptions {
   /** Starts the extension named in `session/open` and returns a transport to it. */
   open: OpenExtension;
+  /** Serves `project/compile` (reads a project folder, writes its IR); absent: not offered. */
+  compileProject?: CompileProjectFolder;
   /** How long a closing session may take to shut down gracefully before it is killed. Default 2 000 ms. */
   closeGraceMs?: number;
   /** Longest accepted request line in bytes. Default 64 MiB. */
@@ -76,7 +78,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
     name: 'mep-runtime',
     version: HOST_VERSION,
     protocol: SERVE_PROTOCOL,
-    methods: [ServeMethod.Info, ServeMethod.Open, ServeMethod.Call, ServeMethod.Close, ServeMethod.Shutdown],
+    methods: [ServeMethod.Info, ServeMethod.Open, ServeMethod.Call, ServeMethod.Close, ...(options.compileProject ? [ServeMethod.ProjectCompile] : []), ServeMethod.Shutdown],
     callable: CALLABLE_METHODS,
   });
 
@@ -101,6 +103,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
     connect(channel) {
       const connection = createConnection(channel, {
         open: options.open,
+        ...(options.compileProject ? { compileProject: options.compileProject } : {}),
         closeGraceMs,
         maxLineBytes: options.maxLineBytes,
         pauseAtBytes: options.pauseAtBytes,

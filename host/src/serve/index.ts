@@ -3,11 +3,11 @@
  * (`createHostServer`, channels, methods). No `node:` import; the Node binding is `./node.ts`.
  */
 export { createHostServer } from './host-server.ts';
-export type { HostServer, HostServerOptions, OpenedExtension, OpenExtension, ServerConnection } from './host-server.ts';
+export type { CompileProjectFolder, HostServer, HostServerOptions, OpenedExtension, OpenExtension, ServerConnection } from './host-server.ts';
 export { createByteChannelPair } from './byte-channel.ts';
 export type { ByteChannel, MemoryByteChannel } from './byte-channel.ts';
 export { createLineTransport, DEFAULT_SERVE_MAX_LINE_BYTES } from './line-transport.ts';
 export type { LineTransportOptions } from './line-transport.ts';
-export { CALLABLE_METHODS, CallParams, OpenParams, SERVE_PROTOCOL, ServeMethod, SessionParams } from './methods.ts';
-export type { CallableMethod, ServerInfo } from './methods.ts';
+export { CALLABLE_METHODS, CallParams, OpenParams, ProjectCompileParams, SERVE_PROTOCOL, ServeMethod, SessionParams } from './methods.ts';
+export type { CallableMethod, ProjectCompileReply, ServerInfo } from './methods.ts';
 export { toWireError } from './wire-error.ts';

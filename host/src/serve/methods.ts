@@ -7,6 +7,8 @@
  * - `session/open` {@link OpenParams} → `{ sessionId, initialize }`
  * - `session/call` {@link CallParams} → the MEP operation's result
  * - `session/close` {@link SessionParams} → `{ closed: true }`
+ * - `project/compile` {@link ProjectCompileParams} → {@link ProjectCompileReply} (when the server
+ *   can read projects: `mep serve` can)
  * - `server/shutdown` `{}` → `{}`, then every session is closed and the server stops
  * Notifications (client → server): `$/cancelRequest` `{ id }`.
  * Notifications (server → client): `session/progress`, `session/log`, `session/closed`.
@@ -24,6 +26,8 @@ export const ServeMethod = {
   Call: 'session/call',
   /** Request: shut a session down (shutdown, exit, stop the extension). */
   Close: 'session/close',
+  /** Request: compile the Morphir project in a folder of the server's machine with a session's frontend. */
+  ProjectCompile: 'project/compile',
   /** Request: close every session of every client and stop serving. */
   Shutdown: 'server/shutdown',
   /** Notification to the client: `morphir.progress` of a call, tagged with the session. */
@@ -97,6 +101,34 @@ export const CallParams = z.strictObject({
 });
 /** Params of `session/call`. */
 export type CallParams = z.infer<typeof CallParams>;
+
+/** Params of `project/compile`. */
+export const ProjectCompileParams = z.strictObject({
+  sessionId: z.string().min(1),
+  /** The project folder (with morphir.json), absolute or relative to the server's working directory. */
+  projectDir: z.string().min(1),
+  /** Where the IR is written: a path (relative to the project), or `false` to get the IR back instead. Default `morphir-ir.json` in the project. */
+  output: z.union([z.string().min(1), z.literal(false)]).optional(),
+  /** Compile options sent to the frontend (`typesOnly`, `irVersion`). */
+  options: z.record(z.string(), z.unknown()).optional(),
+  /** Deadline of the compile in ms; overrides the session's. */
+  timeoutMs: PositiveInt.optional(),
+});
+/** Params of `project/compile`. */
+export type ProjectCompileParams = z.infer<typeof ProjectCompileParams>;
+
+/** Result of `project/compile`: the compile result without the IR when it was written. */
+export interface ProjectCompileReply {
+  success: boolean;
+  projectDir: string;
+  irVersion: string | null;
+  modules: string[];
+  diagnostics: unknown[];
+  /** The file written, or null (failed compile, or `output: false`). */
+  output: string | null;
+  /** The IR, only with `output: false`. */
+  ir?: unknown;
+}
 
 /** Result of `server/info`. */
 export interface ServerInfo {

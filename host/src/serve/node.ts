@@ -4,6 +4,7 @@
  */
 export { channelFromSocket, channelFromStreams } from './node-channel.ts';
 export { createNodeOpener } from './node-open.ts';
+export { createNodeProjectCompiler } from './node-project.ts';
 export type { NodeOpenerOptions } from './node-open.ts';
 export { listenUnixSocket } from './unix-socket.ts';
 export type { UnixSocketListener } from './unix-socket.ts';

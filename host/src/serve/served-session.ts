@@ -26,12 +26,21 @@ export interface ServedSession {
   readonly id: string;
   readonly session: Session;
   /** Run one MEP operation; `clientId` is the client's request id, used to tag progress. */
-  call(method: CallableMethod, params: unknown, options: { clientId: JsonRpcId; signal: AbortSignal; timeoutMs?: number }): Promise<unknown>;
+  call(method: CallableMethod, params: unknown, options: ServedCallOptions): Promise<unknown>;
+  /** Run `work` on the session as one call of the client (its progress tagged the same way). */
+  run(work: (session: Session, options: CallOptions) => Promise<unknown>, options: ServedCallOptions): Promise<unknown>;
   /**
    * End the session: graceful shutdown for at most `graceMs`, then the transport is closed
    * (the process killed, the worker terminated). Idempotent.
    */
   close(graceMs: number): Promise<void>;
+}
+
+/** How a client's call runs: its request id, its cancellation, its deadline. */
+export interface ServedCallOptions {
+  clientId: JsonRpcId;
+  signal: AbortSignal;
+  timeoutMs?: number;
 }
 
 type Operation = (session: Session, params: unknown, options: CallOptions) => Promise<unknown>;
@@ -62,19 +71,22 @@ export function createServedSession(id: string, session: Session, transport: Tra
     session.onLog((log: LogParams) => notify(ServeMethod.Log, { sessionId: id, ...log, source: 'extension' })),
   ];
 
+  const run: ServedSession['run'] = async (work, { clientId, signal, timeoutMs }) => {
+    // A string id of our own, so it can never collide with the numeric ids the session assigns.
+    const callId = `${id}.${nextCall++}`;
+    clientIds.set(callId, clientId);
+    try {
+      return await work(session, { id: callId, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    } finally {
+      clientIds.delete(callId);
+    }
+  };
+
   return {
     id,
     session,
-    async call(method, params, { clientId, signal, timeoutMs }) {
-      // A string id of our own, so it can never collide with the numeric ids the session assigns.
-      const callId = `${id}.${nextCall++}`;
-      clientIds.set(callId, clientId);
-      try {
-        return await OPERATIONS[method](session, params, { id: callId, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
-      } finally {
-        clientIds.delete(callId);
-      }
-    },
+    call: (method, params, options) => run((s, o) => OPERATIONS[method](s, params, o), options),
+    run,
     close(graceMs) {
       closing ??= (async () => {
         let timer: ReturnType<typeof setTimeout> | undefined;

@@ -13,6 +13,7 @@ import {
   ValidateResult,
   decodeResult,
   normalizeCompileParams,
+  sourcePaths,
 } from '../protocol/index.ts';
 import { generateWithStream } from './artifact-stream.ts';
 import { checkCompile, checkGenerate, checkTransform, checkValidate } from './capability-checks.ts';
@@ -58,6 +59,8 @@ export function sessionOperations(core: SessionCore): SessionOperations {
       lifecycle.require('compile', SessionState.Ready);
       const normalized = normalizeCompileParams(params);
       checkCompile(core.extension, core.negotiated(), normalized, normalized.sources.documents.length);
+      // MEP 0.1, Frontend compilation: identities that clash or escape the root are the host's to refuse.
+      sourcePaths(normalized.sources);
       return operation<CompileResult>(Method.FrontendCompile, normalized, CompileResult, opts);
     },
     async generate(params, opts) {

@@ -173,6 +173,17 @@ Refusals('should refuse a baseline, several documents, or another language to a 
   await session.close();
 });
 
+Refusals('should refuse documents whose identities clash or leave the root, before dispatch', async () => {
+  const { session, transport } = await readySession(extension({ frontend: true }));
+  const doc = (uri: string) => ({ uri, languageId: 'elm', version: 1, text: '' });
+  for (const uri of ['file:///elsewhere/A.elm', 'file:///w/../A.elm']) {
+    const error = await expectCode(session.compile({ languageId: 'elm', sources: { root: 'file:///w', documents: [doc(uri)] }, package: { name: 'local/a' } } as any), ErrorCode.InvalidParams);
+    assert.is((error.data as any).uri, uri);
+  }
+  assert.not.ok(transport.sent.includes('morphir.frontend.compile'));
+  await session.close();
+});
+
 Refusals('should refuse input without a Morphir IR formatVersion as a usage error', async () => {
   const { session } = await readySession();
   await expectCode(session.generate({ ir: { nope: 1 }, target: 'avro' }), LocalErrorCode.Usage);

@@ -12,6 +12,7 @@ import { JsonText } from '../../protocol/json-text.ts';
 import { openExportCall } from '../../registry/launch.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
+import { createExtensionLogPrinter } from '../extension-log.ts';
 import type { Io } from '../io.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
@@ -120,7 +121,8 @@ async function runRaw(io: Io, extension: string, entry: string, values: { input?
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${values.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
   }
-  const plugin = await openExportCall(spec, entry, values.verbose ? (e) => io.log(`[${e.source}] ${e.message}`) : undefined);
+  // Its warnings and errors on stderr, the rest with --verbose, as for a session (extension-log.ts).
+  const plugin = await openExportCall(spec, entry, createExtensionLogPrinter(io, () => spec.name, io.redactor).sink);
   try {
     const times: number[] = [];
     let output: Uint8Array = new Uint8Array(0);

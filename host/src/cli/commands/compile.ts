@@ -1,19 +1,21 @@
-/** `mep compile <file>`: source → Morphir IR through a frontend extension. */
-import { readFile } from 'node:fs/promises';
+/**
+ * `mep compile <dir>` and `mep compile <file>…`: sources → Morphir IR through a frontend
+ * extension. A folder is a Morphir project (`morphir.json`), compiled in one request with every
+ * source file and written to `morphir-ir.json` in it; files are MEP 0.1's one-file path (the
+ * package `local/example` synthesized), grown to several files in one request.
+ */
+import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import type { CompileParams } from '../../protocol/index.ts';
+import type { CompileParams, CompileResult } from '../../protocol/index.ts';
+import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject } from '../../project/index.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
-import { onePositional, parseFlags } from './command.ts';
+import { parseFlags } from './command.ts';
 import type { ResolvedExtension } from './extension-argument.ts';
 import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
-
-/** The package name of a one-file compile (MEP 0.1, single-file slice: no package manifest). */
-const ONE_FILE_PACKAGE = 'local/example';
 
 /** The language id: `--lang`, else the one the chosen provider claims for the file extension. */
 function languageFor(session: Session, provider: ResolvedExtension, lang: string | undefined, fileExtension: string): string {
@@ -27,58 +29,87 @@ function languageFor(session: Session, provider: ResolvedExtension, lang: string
   });
 }
 
-export const compileCommand: Command = {
-  summary: 'compile a source file to Morphir IR with a frontend extension',
-  help: `Usage: mep compile <file> [--lang L] [--output IR.json] [--extension EXT] [--option k=v]… [--json] [--verbose]
+/** The file extensions the provider claims for `languageId` (`.elm` for elm when it names none). */
+function extensionsFor(session: Session, languageId: string): string[] {
+  const claimed = session.initializeResult?.capabilities.frontend?.languages.find((l) => l.id === languageId)?.fileExtensions ?? [];
+  return claimed.length > 0 ? claimed : languageId === 'elm' ? ['.elm'] : [];
+}
 
-Sends the file's text (as a source document: its file:// URI, version 1) to a frontend with
-morphir.frontend.compile and prints its diagnostics like a compiler, with the source line and a
-caret. The language comes from --lang, or from the file extension the frontend claims
-(.elm → elm). Without --extension the frontend is the installed extension that claims it.
-Without --output the IR is printed on stdout.
+const isFolder = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
+
+export const compileCommand: Command = {
+  summary: 'compile a Morphir project or source files to Morphir IR with a frontend extension',
+  help: `Usage: mep compile <dir> [--output IR.json] [--lang L] [--extension EXT] [--option k=v]… [--json] [--verbose]
+       mep compile <file>… [--output IR.json] [--lang L] [--extension EXT] [--option k=v]… [--json] [--verbose]
+
+A folder is a Morphir project: its morphir.json names the package ("name"), where the sources
+are ("sourceDirectory"), which modules are public ("exposedModules") and IR files of other
+packages ("localDependencies"). Every source file under sourceDirectory goes to the frontend in
+one morphir.frontend.compile request, by value, and the IR is written to morphir-ir.json in the
+project. Files are compiled together in one request in the package local/example, every module
+public (MEP 0.1's one-file path); their IR is printed on stdout unless --output is given.
+
+Diagnostics are printed like a compiler's (file:line:col, the source line and a caret). The IR
+is written atomically and only when the compile succeeded: a failed compile leaves an earlier
+file as it was. The language comes from --lang, else from the file extension the frontend claims
+(.elm → elm; a project is elm). Without --extension the frontend is the installed extension that
+claims the language. Options (--option typesOnly=true, --option irVersion=4) go to the frontend.
 
   --lang L          the language id, e.g. elm
-  --output FILE     write the Morphir IR here (replaced atomically; untouched on failure)
+  --output FILE     write the Morphir IR here (default: <dir>/morphir-ir.json for a project)
 ${OPERATION_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'compile');
     return withJsonErrors(io, values.json, async () => {
-      const file = resolve(io.cwd, onePositional(positionals, 'source file', 'compile'));
+      if (positionals.length === 0) throw new UsageError(`expected a project folder or source files. Run 'mep compile --help'.`);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? []);
-      let text: string;
-      try {
-        text = await readFile(file, 'utf8');
-      } catch (error) {
-        throw new UsageError(`cannot read the source file ${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+      const paths = positionals.map((p) => resolve(io.cwd, p));
+      const folders = await Promise.all(paths.map(isFolder));
+      if (folders.some(Boolean) && paths.length > 1) throw new UsageError(`pass one project folder, or source files: ${positionals.join(' ')} mixes them. Run 'mep compile --help'.`);
+      const projectDir = folders[0] ? paths[0] : undefined;
+      let fileExtension = '';
+      // Read before any extension starts: a missing file is the user's mistake, not the provider's.
+      const files = projectDir === undefined ? await compileRequestForFiles(paths, values.lang ?? '') : undefined;
+      if (projectDir === undefined) {
+        const kinds = [...new Set(paths.map((p) => extname(p)))];
+        if (!values.lang && kinds.includes('')) throw new UsageError(`${paths.find((p) => extname(p) === '')} has no file extension; pass --lang.`);
+        if (!values.lang && kinds.length > 1) throw new UsageError(`the files have different extensions (${kinds.join(', ')}); pass --lang.`);
+        fileExtension = kinds[0];
+      } else {
+        // Fail on a broken morphir.json before any extension starts.
+        await readMorphirJson(projectDir);
       }
-      const fileExtension = extname(file);
-      if (!values.lang && !fileExtension) throw new UsageError(`${file} has no file extension; pass --lang.`);
-      let languageId = values.lang ?? '';
-      const { result, extension, redactor } = await runOperation(io, values, { kind: 'frontend', ...(values.lang ? { language: values.lang } : { fileExtension }) }, (session, signal, provider) => {
-        languageId = languageFor(session, provider, values.lang, fileExtension);
-        const params: CompileParams = {
-          languageId,
-          sources: { documents: [{ uri: pathToFileURL(file).href, languageId, version: 1, text }] },
-          package: { name: ONE_FILE_PACKAGE },
-          ...(Object.keys(options).length ? { options } : {}),
-        };
+      const language = values.lang ?? (projectDir !== undefined ? 'elm' : undefined);
+      let params: CompileParams | undefined;
+      let languageId = language ?? '';
+      let output: string | null = null;
+      const { result, extension, redactor } = await runOperation<CompileResult>(io, values, { kind: 'frontend', ...(language ? { language } : { fileExtension }) }, async (session, signal, provider) => {
+        languageId = languageFor(session, provider, language, fileExtension);
+        if (projectDir !== undefined) {
+          const project = await readMorphirProject(projectDir, { languageId, fileExtensions: extensionsFor(session, languageId) });
+          params = project.params;
+          const outcome = await compileProject(session, project, { signal, options, ...(values.output ? { output: resolve(io.cwd, values.output) } : {}) });
+          output = outcome.output;
+          return outcome.result;
+        }
+        params = { ...files!, languageId, sources: { ...files!.sources, documents: files!.sources!.documents.map((d) => ({ ...d, languageId })) } };
+        if (Object.keys(options).length > 0) params.options = options;
         return session.compile(params, { signal });
       });
-      const output = values.output && result.success && result.ir ? await writeJsonOutput(io, values.output, result.ir) : null;
+      if (projectDir === undefined && values.output && result.success && result.ir) output = await writeJsonOutput(io, values.output, result.ir);
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
+      const sources = new Map((params?.sources?.documents ?? []).map((d) => [d.uri, d.text]));
+      const what = projectDir ?? (paths.length === 1 ? paths[0] : `${paths.length} files`);
       if (values.json) {
-        io.out(
-          JSON.stringify(
-            { success: result.success, extension, languageId, file, irVersion: result.irVersion ?? null, modules: result.modules, output, diagnostics, ...(values.output ? {} : { ir: result.ir ?? null }) },
-            null,
-            2,
-          ),
-        );
+        const where = projectDir !== undefined ? { project: projectDir } : { files: paths, ...(paths.length === 1 ? { file: paths[0] } : {}) };
+        const printed = { success: result.success, extension, languageId, ...where, irVersion: result.irVersion ?? null, modules: result.modules, output, diagnostics };
+        io.out(JSON.stringify(output === null && projectDir === undefined ? { ...printed, ir: result.ir ?? null } : printed, null, 2));
       } else {
-        printDiagnostics(io, diagnostics);
-        if (!result.success) io.err(`Compilation of ${file} failed (${extension}).`);
-        else if (output) io.out(`Compiled ${file} (${languageId}) with ${extension}: ${result.modules.length} module${result.modules.length === 1 ? '' : 's'}, IR ${result.irVersion}, written to ${output}.`);
+        printDiagnostics(io, diagnostics, sources);
+        const count = `${result.modules.length} module${result.modules.length === 1 ? '' : 's'}`;
+        if (!result.success) io.err(`Compilation of ${what} failed (${extension}); nothing was written.`);
+        else if (output) io.out(`Compiled ${what} (${languageId}) with ${extension}: ${count}, IR ${result.irVersion}, written to ${output}.`);
         else io.out(JSON.stringify(result.ir, null, 2));
       }
       return hasErrors(result) ? ExitCode.Diagnostics : ExitCode.Ok;

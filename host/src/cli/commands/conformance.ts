@@ -6,6 +6,7 @@ import { resolveExtensionArgument } from './extension-argument.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { requestTimeoutOf } from '../../registry/launch-limits.ts';
+import { GRANT_FLAGS, GRANT_HELP, parseGrantFlags } from './grant-flags.ts';
 import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
 import { withJsonErrors } from './operation.ts';
 
@@ -19,12 +20,13 @@ an executable, or the id of an installed extension. Exit 0 only when every case 
 
   --filter TEXT   run only the cases whose name contains TEXT
   --json          print the results as JSON (and a failure to run the suite as {"success": false, "error": …})
-${LIMIT_HELP}`,
+${LIMIT_HELP}
+${GRANT_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' }, ...LIMIT_FLAGS }, 'conformance');
+    const { values, positionals } = parseFlags(argv, { filter: { type: 'string' }, json: { type: 'boolean' }, ...LIMIT_FLAGS, ...GRANT_FLAGS }, 'conformance');
     return withJsonErrors(io, values.json, async () => {
       const limits = parseLimitFlags(values);
-      const { spec } = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io, { limits });
+      const { spec } = await resolveExtensionArgument(onePositional(positionals, 'extension', 'conformance'), io, { limits, grants: parseGrantFlags(values) });
       const results = await runConformance({
         open: () => openTransport(spec),
         ...(limits.callTimeoutMs === undefined ? {} : { requestTimeoutMs: requestTimeoutOf(spec), caseTimeoutMs: requestTimeoutOf(spec) * 4 }),

@@ -7,6 +7,7 @@ import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { withJsonErrors } from './operation.ts';
 import { formatWasmAbi, wasmAbiOf } from './wasm-abi.ts';
+import { GRANT_FLAGS, GRANT_HELP, parseGrantFlags } from './grant-flags.ts';
 import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
 import { requestTimeoutOf } from '../../registry/launch-limits.ts';
 
@@ -21,14 +22,15 @@ morphir.extension.describe (or, for an extension without describe, through a sho
 
   --timeout MS   give up on an extension that does not answer (default 10000; --call-timeout wins)
   --json         on failure, also print {"success": false, "error": …} on stdout
-${LIMIT_HELP}`,
+${LIMIT_HELP}
+${GRANT_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { timeout: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, ...LIMIT_FLAGS }, 'describe');
+    const { values, positionals } = parseFlags(argv, { timeout: { type: 'string' }, verbose: { type: 'boolean' }, json: { type: 'boolean' }, ...LIMIT_FLAGS, ...GRANT_FLAGS }, 'describe');
     // The output is JSON either way; --json adds the error object on stdout when it fails.
     return withJsonErrors(io, values.json, async () => {
       io.verbose = io.verbose || Boolean(values.verbose);
       const limits = parseLimitFlags(values);
-      const resolved = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io, { limits });
+      const resolved = await resolveExtensionArgument(onePositional(positionals, 'extension', 'describe'), io, { limits, grants: parseGrantFlags(values) });
       // stdout stays the claim set alone, so it can be piped into other tools.
       if (resolved.spec.runtime === 'wasm') io.err(formatWasmAbi(await wasmAbiOf(resolved.spec)));
       if (resolved.claims) {

@@ -13,6 +13,8 @@ import type { InstalledExtension } from '../../registry/discover.ts';
 import { isExtensionId } from '../../registry/extension-id.ts';
 import { specFromPath } from '../../registry/launch.ts';
 import { withLimits } from '../../registry/launch-limits.ts';
+import { withGrants } from '../../registry/launch-grants.ts';
+import type { ClockRandomGrants } from '../../registry/launch-grants.ts';
 import type { LaunchSpec } from '../../registry/launch.ts';
 import { registryPaths } from '../../registry/paths.ts';
 import type { RegistryPaths } from '../../registry/paths.ts';
@@ -42,6 +44,8 @@ export interface ResolveOptions {
   wrapTransport?: (transport: Transport) => Transport;
   /** Limits from the command line; they win over the manifest's `limits`. */
   limits?: ExtensionLimits;
+  /** Clock and randomness granted on the command line, added to what the manifest asks. */
+  grants?: ClockRandomGrants;
 }
 
 /** The registry paths of a CLI run: the project is the working directory. */
@@ -57,13 +61,13 @@ function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
 }
 
 /** What an `--extension` argument names: a file's spec, or an installed extension's (verified) spec. */
-async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
+async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined, grants?: ClockRandomGrants): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
   const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
   const info = await stat(path).catch(() => undefined);
-  if (info?.isFile()) return { spec: withLimits(specFromPath(path), limits), info };
+  if (info?.isFile()) return { spec: withGrants(withLimits(specFromPath(path), limits), grants), info };
   // Only a plain id can name an installed extension; anything else is a path that is missing.
   const installed = info || !isExtensionId(argument) ? undefined : await findInstalled(cliRegistryPaths(io), argument);
-  if (installed) return { spec: withLimits(await verifyInstalled(installed), limits), installed };
+  if (installed) return { spec: withGrants(withLimits(await verifyInstalled(installed), limits), grants), installed };
   return { info };
 }
 
@@ -71,8 +75,8 @@ async function findArgument(argument: string, io: Io, limits: ExtensionLimits | 
  * The launch spec of an `--extension` argument, found without reading claims (nothing is
  * started or written), or undefined when the argument names nothing; for starting it ahead.
  */
-export async function launchSpecOfArgument(argument: string, io: Io, limits?: ExtensionLimits): Promise<LaunchSpec | undefined> {
-  return (await findArgument(argument, io, limits)).spec;
+export async function launchSpecOfArgument(argument: string, io: Io, limits?: ExtensionLimits, grants?: ClockRandomGrants): Promise<LaunchSpec | undefined> {
+  return (await findArgument(argument, io, limits, grants)).spec;
 }
 
 /**
@@ -80,7 +84,7 @@ export async function launchSpecOfArgument(argument: string, io: Io, limits?: Ex
  * Throws UsageError when it is neither.
  */
 export async function resolveExtensionArgument(argument: string, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
-  const { spec, installed, info } = await findArgument(argument, io, options.limits);
+  const { spec, installed, info } = await findArgument(argument, io, options.limits, options.grants);
   if (spec && !installed) return { spec };
   if (spec && installed) {
     const { claims } = await claimsOf(installed, claimOptions(io, options));
@@ -110,5 +114,5 @@ export async function resolveProvider(argument: string | undefined, need: Provid
   }
   const selected = await selectProvider(cliRegistryPaths(io), need, claimOptions(io, options));
   if (io.verbose) io.err(`selected ${selected.installed.id} ${selected.installed.manifest.version} from ${selected.installed.dir}`);
-  return { spec: withLimits(selected.spec, options.limits), installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
+  return { spec: withGrants(withLimits(selected.spec, options.limits), options.grants), installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
 }

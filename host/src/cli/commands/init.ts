@@ -114,6 +114,26 @@ project's \`.mep/extensions\`, after which \`mep generate --target ${id}\` finds
 `;
 
 /**
+ * The tsconfig of a new extension: what the wasm sandbox has and nothing else, as `mep build`
+ * checks it (ES2023, the guest's globals from `mep-runtime/guest-pdk/globals`, no DOM, no Node),
+ * so the editor flags `fetch` or `process` where the build would.
+ */
+export const TEMPLATE_TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    lib: ['ES2023'],
+    types: ['mep-runtime/guest-pdk/globals'],
+    module: 'ESNext',
+    moduleResolution: 'Bundler',
+    strict: true,
+    noEmit: true,
+    skipLibCheck: true,
+    allowImportingTsExtensions: true,
+  },
+  include: ['src'],
+};
+
+/**
  * The files of a new extension, keyed by relative path.
  *
  * @param runtimeSpec the npm spec of its `mep-runtime` dependency (a version range, or e.g.
@@ -137,7 +157,7 @@ export function scaffoldFiles(id: string, runtimeSpec: string = DEFAULT_RUNTIME_
   return {
     'package.json': `${JSON.stringify(pkg, null, 2)}\n`,
     'extension.json': `${JSON.stringify(manifest, null, 2)}\n`,
-    'tsconfig.json': `${JSON.stringify({ compilerOptions: { target: 'ES2020', module: 'ESNext', moduleResolution: 'Bundler', strict: true, noEmit: true, allowImportingTsExtensions: true }, include: ['src'] }, null, 2)}\n`,
+    'tsconfig.json': `${JSON.stringify(TEMPLATE_TSCONFIG, null, 2)}\n`,
     '.gitignore': 'node_modules/\ndist/\n',
     'src/extension.ts': extensionSource(id),
     'sample/morphir-ir.json': `${JSON.stringify(sampleIr(), null, 2)}\n`,

@@ -22,6 +22,8 @@ import { renderDiagnostics } from '../render-diagnostics.ts';
 import { withSession } from '../with-session.ts';
 import { cliRegistryPaths, launchSpecOfArgument, resolveProvider } from './extension-argument.ts';
 import type { ResolvedExtension } from './extension-argument.ts';
+import { GRANT_FLAGS, GRANT_HELP, parseGrantFlags } from './grant-flags.ts';
+import type { GrantFlagValues } from './grant-flags.ts';
 import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
 import type { LimitFlagValues } from './limit-flags.ts';
 import { openTranscript } from './transcript.ts';
@@ -35,6 +37,7 @@ export const OPERATION_FLAGS = {
   transcript: { type: 'string' },
   'transcript-unredacted': { type: 'boolean' },
   ...LIMIT_FLAGS,
+  ...GRANT_FLAGS,
 } as const;
 
 /** The help lines for {@link OPERATION_FLAGS}. */
@@ -46,10 +49,11 @@ export const OPERATION_HELP = `  --extension EXT   use this provider: an install
   --transcript F    write every JSON-RPC message to F (JSON lines); source text and secret
                     values are redacted
   --transcript-unredacted  keep source text in the transcript (secret values stay redacted)
-${LIMIT_HELP}`;
+${LIMIT_HELP}
+${GRANT_HELP}`;
 
 /** The parsed common flags. */
-export interface OperationFlags extends LimitFlagValues {
+export interface OperationFlags extends LimitFlagValues, GrantFlagValues {
   extension?: string;
   json?: boolean;
   verbose?: boolean;
@@ -100,7 +104,7 @@ export async function readIrInput(io: Io, file: string, flags: OperationFlags = 
 export async function warmOperation(io: Io, flags: OperationFlags): Promise<void> {
   if (flags.extension === undefined) return;
   try {
-    const spec = await launchSpecOfArgument(flags.extension, io, parseLimitFlags(flags));
+    const spec = await launchSpecOfArgument(flags.extension, io, parseLimitFlags(flags), parseGrantFlags(flags));
     if (spec) await warmTransport(spec);
   } catch {
     // The session's own start reports it.
@@ -143,7 +147,7 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
   const transcript = flags.transcript ? openTranscript({ path: resolve(io.cwd, flags.transcript), redactor, unredacted: flags['transcript-unredacted'] }) : undefined;
   if (flags['transcript-unredacted'] && transcript) io.err(`mep: the transcript ${flags.transcript} keeps source text (secret values are still redacted).`);
   try {
-    const provider = await resolveProvider(flags.extension, need, io, { wrapTransport: transcript?.wrap, limits });
+    const provider = await resolveProvider(flags.extension, need, io, { wrapTransport: transcript?.wrap, limits, grants: parseGrantFlags(flags) });
     const installed = provider.installed;
     const resolveSecret = installed
       ? createSecretResolver({
@@ -192,9 +196,12 @@ export function scrubDiagnostics(diagnostics: readonly Diagnostic[], redactor: R
   return diagnostics.map((d) => redactor.scrubValue(d));
 }
 
-/** Renders diagnostics to stderr the compiler way. */
-export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[]): void {
-  for (const line of renderDiagnostics(diagnostics)) io.err(line);
+/**
+ * Renders diagnostics to stderr the compiler way, paths relative to the working directory;
+ * `sources` (URI → text) is what was compiled, shown instead of what is on disk now.
+ */
+export function printDiagnostics(io: Io, diagnostics: readonly Diagnostic[], sources?: ReadonlyMap<string, string>): void {
+  for (const line of renderDiagnostics(diagnostics, { cwd: io.cwd, ...(sources ? { sources } : {}) })) io.err(line);
 }
 
 /** True when the operation failed or reported an error diagnostic (exit code 1). */

@@ -107,7 +107,8 @@ Ops('should compile by file extension and render diagnostics with the source lin
     assert.is(await main(['compile', 'Bad.elm'], human), 1);
     const err = human.stderr.join('\n');
     assert.match(err, /^error\[fixture\.oops\]: found oops$/m);
-    assert.match(err, new RegExp(`--> ${join(t.project, 'Bad.elm').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:5`));
+    // Below the working directory, the file is shown relative to it, like a compiler does.
+    assert.match(err, /--> Bad\.elm:2:5$/m);
     assert.match(err, /2 \| x = oops\n {2}\| {5}\^\^\^\^/);
     const json = captureIo(t.project);
     assert.is(await main(['compile', 'Bad.elm', '--json'], json), 1);

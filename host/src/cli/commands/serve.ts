@@ -1,7 +1,7 @@
 /** `mep serve`: serve MEP sessions to another process over stdio or a Unix domain socket. */
 import { resolve } from 'node:path';
 import { DEFAULT_SERVE_MAX_LINE_BYTES, createHostServer } from '../../serve/index.ts';
-import { createNodeOpener, listenUnixSocket, serveStdio } from '../../serve/node.ts';
+import { createNodeOpener, createNodeProjectCompiler, listenUnixSocket, serveStdio } from '../../serve/node.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
@@ -21,7 +21,9 @@ mode 0600 (only your user may connect). JSON-RPC 2.0, one message per line; requ
 concurrently and are answered out of order; \`$/cancelRequest\` cancels a running request.
 
 Methods: server/info, session/open {extension, runtime?}, session/call {sessionId, method,
-params, timeoutMs?}, session/close {sessionId}, server/shutdown. Notifications to the client:
+params, timeoutMs?}, project/compile {sessionId, projectDir, output?, options?, timeoutMs?}
+(compile the Morphir project in a folder here with the session's frontend, writing its IR as
+mep compile <dir> does), session/close {sessionId}, server/shutdown. Notifications to the client:
 session/progress, session/log, session/closed (each with its sessionId).
 
   --socket PATH   listen on a Unix socket instead of stdio (a stale socket file is replaced)
@@ -36,6 +38,7 @@ ${LIMIT_HELP}
     const limits = parseLimitFlags(values);
     const server = createHostServer({
       open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits }) }),
+      compileProject: createNodeProjectCompiler(io.cwd),
       // A client's line wraps the message for the extension: let it be as large, plus its envelope.
       ...(limits.maxMessageBytes === undefined ? {} : { maxLineBytes: Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES) }),
       // Why a client was dropped is worth telling even without --verbose.

@@ -1,0 +1,46 @@
+/*
+ * The guest's platform (issue 23): the globals written in JS under glue/globals/ (timers, URL,
+ * console, ...), the event loop that drives a call until its answer settles, and the clock and
+ * randomness grants. Kept apart from engine.h so the engine's own glue and this one change
+ * independently.
+ */
+#ifndef MEP_PLATFORM_H
+#define MEP_PLATFORM_H
+
+#include "quickjs.h"
+
+/* Evaluates the globals bundle (generated mep_globals.h) and keeps its event-loop hooks. */
+void mep_install_globals(JSContext *ctx, JSValue native);
+
+/* Resets the per-call state: virtual time back to 0, the grant looked up afresh, warnings re-armed. */
+void mep_platform_begin_call(void);
+
+/*
+ * Runs microtasks and timers until `box` (from native.settle) has settled, or nothing is left
+ * that could settle it. Returns 0, or -1 with an exception pending (a job threw, the host
+ * interrupted the call).
+ */
+int mep_event_loop(JSContext *ctx, JSValueConst box);
+
+/* Runs microtasks and timers until none is left (module top level), at most `max_timers` timers. */
+int mep_event_loop_drain(JSContext *ctx, int max_timers);
+
+/* Drops the timers still pending when a call's answer is ready (a debug log says how many). */
+void mep_event_loop_end(JSContext *ctx);
+
+/*
+ * The time in ms since the epoch: the host's clock when granted, else the call's virtual time.
+ * `observed`: the guest reads it (Date, performance.now), which warns once per call without a grant.
+ */
+double mep_clock_now_ms(int observed);
+
+/* True when the host grants randomness this call; warns once per call about Math.random otherwise. */
+int mep_random_granted(int warn);
+
+/* Logs `text` at `level` (0 debug .. 3 error) through the engine's console channel. */
+void mep_platform_log(int level, const char *text);
+
+/* Zeroes the heap's free memory at the end of initialization, so the snapshot carries none of it (scrub.c). */
+void mep_scrub_free_memory(void);
+
+#endif

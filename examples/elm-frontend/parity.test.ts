@@ -1,0 +1,90 @@
+/**
+ * Parity with morphir-elm: for every committed Elm model in fixtures/ir/ and for the generated
+ * 60-module model (fixtures/ir/large-elm-model.ts), the IR the frontend returns, in the wasm
+ * sandbox and as a process, equals what `morphir-elm make` (2.82.0, the default command, run here
+ * from node_modules) writes for the same project, compared as canonical JSON. The 60-module
+ * reference takes minutes: it starts with the first test and runs beside the others.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeLargeElmProject } from '../../fixtures/ir/large-elm-model.ts';
+import { readMorphirProject } from '../../host/src/project/index.ts';
+import { withLimits } from '../../host/src/registry/launch-limits.ts';
+import { openTransport, specFromPath } from '../../host/src/registry/launch.ts';
+import { createSession } from '../../host/src/session/session.ts';
+import type { CompileResult } from '../../host/src/protocol/index.ts';
+import { builtExample, REPO_ROOT } from '../testing/built.ts';
+import { canonicalJson, morphirElmMake } from './testing/morphir-elm-make.ts';
+
+const FIXTURES = join(REPO_ROOT, 'fixtures', 'ir');
+const models = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'morphir.json')));
+// The 60-module compile runs for minutes on a busy machine: no deadline that a slow machine could
+// miss (the test asserts the IR, never the time). Its ≈ 70 MB of guest memory fit the default.
+const LARGE_LIMITS = { callTimeoutMs: 3_600_000 };
+
+let largeDir: string | undefined;
+function largeProject(): string {
+  if (!largeDir) {
+    largeDir = mkdtempSync(join(tmpdir(), 'mep-elm-large-'));
+    writeLargeElmProject(largeDir);
+  }
+  return largeDir;
+}
+
+async function compileIn(runtime: 'wasm' | 'process', projectDir: string, limits?: typeof LARGE_LIMITS): Promise<CompileResult> {
+  const spec = withLimits(specFromPath(await builtExample('elm-frontend', runtime)), limits);
+  const session = createSession({ transport: await openTransport(spec), ...(limits ? { requestTimeoutMs: limits.callTimeoutMs } : {}) });
+  try {
+    await session.start();
+    return await session.compile((await readMorphirProject(projectDir)).params);
+  } finally {
+    await session.close();
+  }
+}
+
+function assertSameIr(result: CompileResult, reference: Record<string, unknown>, what: string): void {
+  assert.ok(result.success, `${what}: ${JSON.stringify(result.diagnostics).slice(0, 600)}`);
+  assert.equal(result.diagnostics, [], `${what}: no diagnostics`);
+  const ours = canonicalJson(result.ir);
+  const theirs = canonicalJson(reference);
+  if (ours !== theirs) {
+    let at = 0;
+    while (ours[at] === theirs[at]) at++;
+    assert.unreachable(`${what}: the IR differs from morphir-elm make's at character ${at}: ours …${ours.slice(Math.max(0, at - 80), at + 80)}… theirs …${theirs.slice(Math.max(0, at - 80), at + 80)}…`);
+  }
+}
+
+const Parity = suite('elm-frontend parity with morphir-elm make');
+
+Parity.before(() => {
+  // Start the long reference now; it runs while the small models are compared. A failure is
+  // not lost: the 60-module tests await this same memoized promise and report it.
+  void morphirElmMake(largeProject()).catch(() => undefined);
+});
+
+Parity.after(() => {
+  if (largeDir) rmSync(largeDir, { recursive: true, force: true });
+});
+
+for (const model of models) {
+  for (const runtime of ['wasm', 'process'] as const) {
+    Parity(`should give morphir-elm make's IR for ${model} :: ${runtime}`, async () => {
+      const dir = join(FIXTURES, model);
+      const [result, reference] = await Promise.all([compileIn(runtime, dir), morphirElmMake(dir)]);
+      assertSameIr(result, reference, `${model} (${runtime})`);
+    });
+  }
+}
+
+for (const runtime of ['process', 'wasm'] as const) {
+  Parity(`should give morphir-elm make's IR for the 60-module model (1,500 types) :: ${runtime}`, async () => {
+    const dir = largeProject();
+    const result = await compileIn(runtime, dir, LARGE_LIMITS);
+    assertSameIr(result, await morphirElmMake(dir), `60-module model (${runtime})`);
+  });
+}
+
+Parity.run();

@@ -1,0 +1,124 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { compileElmWorker, createElmWorker, type ElmBuildInput, type ElmBuildOutcome, type ElmWorkerCode } from './elm-worker.ts';
+import { ELM_PATCHES, MORPHIR_ELM_VERSION, patchElmWorker } from './elm-patches.ts';
+import { installedWorkerSource, QUIET, sharedWorker, workerCode } from './testing.ts';
+import { createTimerQueue } from './timer-queue.ts';
+
+const input = (files: Record<string, string>, exposedModules?: string[]): ElmBuildInput => ({
+  options: { typesOnly: false },
+  packageInfo: exposedModules ? { name: 'Acme.Shop', exposedModules } : { name: 'Acme.Shop' },
+  dependencies: [],
+  fileSnapshot: files,
+});
+const money = 'module Acme.Shop.Money exposing (Money, zero)\n\ntype alias Money =\n    Int\n\n\nzero : Money\nzero =\n    0\n';
+const cycle = 'module Acme.Shop.Cycle exposing (A, B)\n\ntype alias A =\n    { b : B }\n\n\ntype alias B =\n    { a : A }\n';
+
+const built = (o: ElmBuildOutcome): Record<string, unknown> => {
+  assert.is(o.kind, 'built', JSON.stringify(o).slice(0, 400));
+  return (o as { distribution: Record<string, unknown> }).distribution;
+};
+
+const Worker = suite('createElmWorker');
+
+Worker('should build a package and report the build phases as progress', () => {
+  const progress: string[] = [];
+  const ir = built(sharedWorker().build(input({ 'Acme/Shop/Money.elm': money }), (m) => progress.push(m)) as ElmBuildOutcome);
+  assert.is(ir.formatVersion, 3);
+  assert.equal((ir.distribution as unknown[])[1], [['acme'], ['shop']]);
+  assert.ok(progress.some((m) => m.startsWith('Building from scratch')), progress.join('|'));
+});
+
+Worker('should answer a source error with the compiler\'s errors, and build again afterwards', () => {
+  const worker = sharedWorker();
+  const failed = worker.build(input({ 'Acme/Shop/Money.elm': 'module Acme.Shop.Money exposing (x)\n\nx =\n' })) as ElmBuildOutcome;
+  assert.is(failed.kind, 'failed');
+  assert.is(((failed as { errors: unknown[][] }).errors[0] as unknown[])[0], 'ParserError');
+  built(worker.build(input({ 'Acme/Shop/Money.elm': money })) as ElmBuildOutcome);
+});
+
+Worker('should answer input the compiler cannot decode as rejected', () => {
+  const outcome = sharedWorker().build({ ...input({}), packageInfo: 42 } as never) as ElmBuildOutcome;
+  assert.is(outcome.kind, 'rejected');
+});
+
+const billing = 'module Acme.Shop.Billing exposing (Invoice, total)\n\nimport Acme.Shop.Money exposing (Money)\n\n\ntype alias Invoice =\n    { amount : Money, lines : List Line }\n\n\ntype alias Line =\n    { price : Money }\n\n\ntotal : Invoice -> Money\ntotal invoice =\n    List.foldl (\\l sum -> l.price + sum) invoice.amount invoice.lines\n';
+const generic = 'module Acme.Shop.Generic exposing (apply, selfApply)\n\n\napply : (a -> b) -> a -> b\napply f x =\n    f x\n\n\nselfApply f =\n    f f\n';
+
+Worker('should give the IR and the errors of the unedited compiler (every edit of elm-patches.ts)', () => {
+  const { source } = installedWorkerSource();
+  const unedited = new Function('setTimeout', 'clearTimeout', 'console', source) as ElmWorkerCode;
+  const plain = createElmWorker(unedited, createTimerQueue(), QUIET);
+  const edited = sharedWorker();
+  const cases: [Record<string, string>, string[] | undefined][] = [
+    [{ 'Acme/Shop/Money.elm': money }, undefined],
+    // A type cycle (the DAG's reachability), a type used before its declaration (an insertion that
+    // is not fresh), a module made public by an exposed one (implicit exposure), own-package look-ups.
+    [{ 'Acme/Shop/Cycle.elm': cycle }, undefined],
+    [{ 'Acme/Shop/Money.elm': money, 'Acme/Shop/Billing.elm': billing }, ['Billing']],
+    // Type variables in constraints, and a recursive one (x applied to itself).
+    [{ 'Acme/Shop/Generic.elm': generic }, undefined],
+    [{ 'Acme/Shop/Generic.elm': generic.replace(/\n\n\nselfApply[\s\S]*$/, '\n').replace(', selfApply', '') }, undefined],
+  ];
+  for (const [files, exposed] of cases) {
+    assert.equal(edited.build(input(files, exposed)), plain.build(input(files, exposed)), Object.keys(files).join(', '));
+  }
+  assert.match(JSON.stringify(edited.build(input({ 'Acme/Shop/Generic.elm': generic }))), /RecursiveConstraint|recursive/i);
+  const shop = built(edited.build(input({ 'Acme/Shop/Money.elm': money, 'Acme/Shop/Billing.elm': billing }, ['Billing'])) as ElmBuildOutcome);
+  assert.match(JSON.stringify(shop), /\[\["money"\]\],\{"access":"Public"/);
+  const cyclic = edited.build(input({ 'Acme/Shop/Cycle.elm': cycle })) as ElmBuildOutcome;
+  assert.is(cyclic.kind, 'failed', 'a type alias cycle is an error');
+  assert.match(JSON.stringify(cyclic), /CycleDetected/);
+});
+
+Worker('should run on a platform\'s own timers, answering with a promise', async () => {
+  const worker = createElmWorker(workerCode(), { setTimeout: (f, ms, ...a) => setTimeout(f, ms, ...a) as unknown as number, clearTimeout: (id) => clearTimeout(id as never) }, QUIET);
+  const pending = worker.build(input({ 'Acme/Shop/Money.elm': money }));
+  assert.instance(pending, Promise);
+  built(await pending);
+});
+
+Worker('should start a fresh Elm runtime after the compiler threw', () => {
+  let throws = true;
+  const console = {
+    ...QUIET,
+    log: () => {
+      if (throws) {
+        throws = false;
+        throw new Error('console broke');
+      }
+    },
+  };
+  const worker = createElmWorker(workerCode(), createTimerQueue(), console);
+  assert.throws(() => worker.build(input({ 'Acme/Shop/Money.elm': money })), /console broke/);
+  built(worker.build(input({ 'Acme/Shop/Money.elm': money })) as ElmBuildOutcome);
+});
+
+Worker('should throw when the runtime stops without answering', () => {
+  const worker = createElmWorker(workerCode(), { setTimeout: () => 0, clearTimeout: () => undefined, runUntil: () => undefined }, QUIET);
+  assert.throws(() => worker.build(input({ 'Acme/Shop/Money.elm': money })), /without answering/);
+});
+
+const Patches = suite('patchElmWorker');
+
+Patches('should insert each edit once, before its anchor line', () => {
+  const { source, version } = installedWorkerSource();
+  assert.is(version, MORPHIR_ELM_VERSION);
+  const patched = patchElmWorker(source, version);
+  for (const p of ELM_PATCHES) {
+    assert.is(patched.split(p.code + p.before).length, 2, p.name);
+  }
+  assert.is(patched.length, source.length + ELM_PATCHES.reduce((n, p) => n + p.code.length, 0));
+});
+
+Patches('should refuse another morphir-elm version, a missing anchor and a repeated one', () => {
+  const { source } = installedWorkerSource();
+  assert.throws(() => patchElmWorker(source, '2.83.0'), /morphir-elm 2\.82\.0/);
+  assert.throws(() => patchElmWorker('var x = 1;', MORPHIR_ELM_VERSION), /forward-reachability.*found 0/);
+  const anchor = ELM_PATCHES[0].before;
+  assert.throws(() => patchElmWorker(`${anchor}\n${anchor}`, MORPHIR_ELM_VERSION), /found 2/);
+  assert.throws(() => compileElmWorker('var x = 1;', MORPHIR_ELM_VERSION), /forward-reachability/);
+});
+
+Worker.run();
+Patches.run();

@@ -1,0 +1,138 @@
+/**
+ * morphir-elm's compiler, as the default `morphir-elm make` runs it: the compiled Elm worker of
+ * the npm package's `cli2/` (its text: morphir-elm-source.ts), edited (elm-patches.ts) and
+ * evaluated with the timers and console it is given instead of globals. {@link createElmWorker}
+ * drives one build through its ports the way morphir-elm's own CLI does (`buildFromScratch` in;
+ * `buildCompleted`, `buildFailed` or `decodeFailed` out).
+ */
+import { patchElmWorker } from './elm-patches.ts';
+import type { TimerSource } from './timer-queue.ts';
+
+/** What the Elm runtime may print (its `Debug.log` and DEV-mode warning). */
+export interface ElmConsole {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** The worker's input: what morphir-elm's CLI sends on `buildFromScratch`. */
+export interface ElmBuildInput {
+  options: { typesOnly: boolean };
+  /** morphir.json's `name` and `exposedModules` (absent: every module is public). */
+  packageInfo: { name: string; exposedModules?: string[] };
+  /** Morphir IR distributions of other packages. */
+  dependencies: unknown[];
+  /** Path → source text; only paths ending in `.elm` are read. */
+  fileSnapshot: Record<string, string>;
+}
+
+/** How one build ended. */
+export type ElmBuildOutcome =
+  | { kind: 'built'; distribution: Record<string, unknown> }
+  | { kind: 'failed'; errors: unknown[] }
+  | { kind: 'rejected'; message: string };
+
+/** One build at a time on a compiled Elm worker. */
+export interface ElmWorker {
+  /**
+   * Runs one build. Synchronous with a timer source that runs itself (`runUntil`); a promise with
+   * a platform's timers. Throws when the Elm code throws (the worker is replaced for the next
+   * build) or stops without an answer.
+   */
+  build(input: ElmBuildInput, onProgress?: (message: string) => void): ElmBuildOutcome | Promise<ElmBuildOutcome>;
+}
+
+interface Port<T> {
+  subscribe(listener: (value: T) => void): void;
+}
+
+interface Ports {
+  buildFromScratch: { send(value: unknown): void };
+  buildCompleted: Port<[unknown, unknown]>;
+  buildFailed: Port<unknown>;
+  decodeFailed: Port<string>;
+  reportProgress: Port<string>;
+}
+
+type ElmScope = { Elm?: { Morphir: { Elm: { CLI: { init(): { ports: Ports } } } } } };
+
+/** morphir-elm's worker code, parsed: each call defines a fresh Elm runtime. */
+export type ElmWorkerCode = (this: ElmScope, setTimeout: TimerSource['setTimeout'], clearTimeout: TimerSource['clearTimeout'], console: ElmConsole) => void;
+
+/**
+ * Edits and parses the worker's source once (2 MB of JavaScript: in the wasm build this happens
+ * before the snapshot). `version` is morphir-elm's, checked against the edits.
+ */
+export function compileElmWorker(source: string, version: string): ElmWorkerCode {
+  // "use strip": QuickJS keeps no copy of each function's source text (V8 ignores the directive).
+  return new Function('setTimeout', 'clearTimeout', 'console', `"use strip";\n${patchElmWorker(source, version)}`) as ElmWorkerCode;
+}
+
+/**
+ * Starts morphir-elm's compiler on `timers` (see timer-queue.ts), printing to `console`.
+ *
+ * @example
+ * const worker = createElmWorker(compileElmWorker(source, '2.82.0'), createTimerQueue(), quietConsole);
+ * const outcome = worker.build({ options: { typesOnly: false }, packageInfo: { name: 'Acme' }, dependencies: [], fileSnapshot });
+ */
+export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, console: ElmConsole): ElmWorker {
+  let current: ((outcome: ElmBuildOutcome) => void) | undefined;
+  let progress: ((message: string) => void) | undefined;
+  const settle = (outcome: ElmBuildOutcome): void => {
+    const deliver = current;
+    current = undefined;
+    deliver?.(outcome);
+  };
+
+  const start = (): Ports => {
+    const scope: ElmScope = {};
+    code.call(scope, timers.setTimeout, timers.clearTimeout, console);
+    const app = scope.Elm?.Morphir.Elm.CLI.init();
+    if (!app) throw new Error('elm-frontend: morphir-elm\'s worker did not export Elm.Morphir.Elm.CLI');
+    const ports = app.ports;
+    ports.buildCompleted.subscribe(([errors, distribution]) => {
+      if (errors !== null && errors !== undefined) settle({ kind: 'failed', errors: Array.isArray(errors) ? errors : [errors] });
+      else settle({ kind: 'built', distribution: distribution as Record<string, unknown> });
+    });
+    ports.buildFailed.subscribe((errors) => settle({ kind: 'failed', errors: Array.isArray(errors) ? errors : [errors] }));
+    ports.decodeFailed.subscribe((message) => settle({ kind: 'rejected', message: String(message) }));
+    ports.reportProgress.subscribe((message) => progress?.(String(message)));
+    // The runtime's start-up timers (one per outgoing port) run now, not inside the first build.
+    timers.runUntil?.(() => false);
+    return ports;
+  };
+  let ports: Ports | undefined = start();
+
+  return {
+    build(input, onProgress) {
+      if (current) throw new Error('elm-frontend: a build is already running on this worker');
+      const live = (ports ??= start());
+      let outcome: ElmBuildOutcome | undefined;
+      const answered = new Promise<ElmBuildOutcome>((resolve) => {
+        current = (o) => {
+          outcome = o;
+          resolve(o);
+        };
+      });
+      progress = onProgress;
+      try {
+        live.buildFromScratch.send(input);
+        if (timers.runUntil) {
+          timers.runUntil(() => outcome !== undefined);
+          if (outcome === undefined) throw new Error('elm-frontend: morphir-elm\'s worker stopped without answering the build');
+          return outcome;
+        }
+      } catch (error) {
+        // An exception inside the Elm runtime leaves its scheduler mid-step: never reuse it.
+        ports = undefined;
+        current = undefined;
+        throw error;
+      } finally {
+        if (timers.runUntil) progress = undefined;
+      }
+      return answered.finally(() => {
+        progress = undefined;
+      });
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * Compiling a project end to end: one `morphir.frontend.compile` with every source document, and
+ * the IR written atomically, only when the compile succeeded (a failed compile writes nothing and
+ * leaves an earlier IR file as it was). The CLI (`mep compile <dir>`), the library and `mep serve`
+ * (`project/compile`) all go through {@link compileProject}.
+ */
+import { resolve } from 'node:path';
+import type { CompileResult } from '../protocol/index.ts';
+import { writeFileAtomic } from '../registry/atomic-write.ts';
+import type { CallOptions, Session } from '../session/session.ts';
+import { readMorphirProject, type MorphirProject, type ReadProjectOptions } from './morphir-project.ts';
+
+/** Options of {@link compileProject}. */
+export interface CompileProjectOptions extends CallOptions, ReadProjectOptions {
+  /** Where to write the IR: a path, or `false` to write nothing. Default `<project>/morphir-ir.json`. */
+  output?: string | false;
+  /** Compile options sent with the request (`typesOnly`, `irVersion`, …). */
+  options?: Record<string, unknown>;
+}
+
+/** What {@link compileProject} did. */
+export interface ProjectCompileOutcome {
+  project: MorphirProject;
+  result: CompileResult;
+  /** The file the IR was written to, or null when nothing was written. */
+  output: string | null;
+}
+
+/**
+ * Reads the project in `dir`, compiles it in `session` and writes the IR.
+ *
+ * @example
+ * const { result, output } = await compileProject(session, 'models/orders');
+ * if (!result.success) for (const d of result.diagnostics) console.error(d.message);
+ */
+export async function compileProject(session: Session, dir: string | MorphirProject, options: CompileProjectOptions = {}): Promise<ProjectCompileOutcome> {
+  const project = typeof dir === 'string' ? await readMorphirProject(dir, options) : dir;
+  const { signal, timeoutMs, id } = options;
+  const params = options.options && Object.keys(options.options).length > 0 ? { ...project.params, options: { ...project.params.options, ...options.options } } : project.params;
+  const result = await session.compile(params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(id === undefined ? {} : { id }) });
+  const target = options.output === false ? null : resolve(project.dir, options.output ?? project.defaultOutput);
+  if (target === null || !result.success || result.ir === undefined || result.ir === null) return { project, result, output: null };
+  await writeFileAtomic(target, `${JSON.stringify(result.ir, null, 2)}\n`);
+  return { project, result, output: target };
+}
