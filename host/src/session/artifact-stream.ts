@@ -7,7 +7,7 @@
  * came. A backend that never streams is not affected: its result is returned as it is.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
+import { DEFAULT_LIMITS, MAX_CALL_TIMEOUT_MS_CEILING, raiseAdvice } from '../protocol/limits.ts';
 import { ArtifactParams, Method } from '../protocol/index.ts';
 import type { Artifact, GenerateResult } from '../protocol/index.ts';
 import type { SessionCore } from './session-core.ts';
@@ -16,11 +16,12 @@ import type { GenerateOptions } from './types.ts';
 
 let nextStreamId = 0;
 
-/** Rejects after `ms` (none for 0 or Infinity) with the error `timeout` makes; `stop` disarms it. */
+/** Rejects after `ms` (never for Infinity) with the error `timeout` makes; `stop` disarms it. */
 function deadline(ms: number, timeout: () => MepError): { expired: Promise<never>; stop(): void } {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_resolve, reject) => {
-    if (ms > 0 && Number.isFinite(ms)) timer = setTimeout(() => reject(timeout()), ms);
+    // Clamped to the longest timer a host can arm (a longer one would fire at once).
+    if (Number.isFinite(ms)) timer = setTimeout(() => reject(timeout()), Math.min(Math.max(0, ms), MAX_CALL_TIMEOUT_MS_CEILING));
   });
   // Observed by the race below when it matters; a disarmed or unraced deadline must not surface.
   expired.catch(() => undefined);
@@ -101,7 +102,8 @@ export async function generateWithStream(
     const result = await run({ ...options, id });
     // The sink finishes within the call's deadline: a disk that stopped ends the call as a
     // guest that stopped would.
-    const left = deadline(timeoutMs - (Date.now() - started), () =>
+    // A deadline of 0 or Infinity is none, as for the request itself.
+    const left = deadline(timeoutMs > 0 ? timeoutMs - (Date.now() - started) : Infinity, () =>
       new MepError(LocalErrorCode.Timeout, `The artifacts that extension '${core.extension}' streamed were not all taken within the call's deadline of ${timeoutMs} ms (the sink, e.g. the disk, fell behind); nothing was written. ${raiseAdvice('callTimeoutMs', timeoutMs)}`, {
         data: { extension: core.extension, requestId: id, limit: 'callTimeoutMs', timeoutMs },
       }),
