@@ -6,6 +6,7 @@ import { buildGuest } from '../../build/guest/index.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let logFlood: Promise<string> | undefined;
+const artifactFloods = new Map<'wasm' | 'process', Promise<string>>();
 
 /** log-flood-guest.ts built to `.cache/hostile/log-flood.wasm`. */
 export function builtLogFlood(): Promise<string> {
@@ -16,4 +17,17 @@ export function builtLogFlood(): Promise<string> {
     return outFile;
   })();
   return logFlood;
+}
+
+/** artifact-flood-guest.ts built for `runtime` to `.cache/hostile/artifact-flood.{wasm,mjs}`. */
+export function builtArtifactFlood(runtime: 'wasm' | 'process'): Promise<string> {
+  let built = artifactFloods.get(runtime);
+  if (built === undefined) {
+    const outDir = join(root, '.cache', 'hostile');
+    mkdirSync(outDir, { recursive: true });
+    const outFile = join(outDir, `artifact-flood.${runtime === 'wasm' ? 'wasm' : 'mjs'}`);
+    built = buildGuest({ entry: join(root, 'scripts/hostile/artifact-flood-guest.ts'), outFile, runtime }).then((result) => result.outFile);
+    artifactFloods.set(runtime, built);
+  }
+  return built;
 }

@@ -12,9 +12,10 @@ import { parseArgs } from 'node:util';
 import { loadEditedWatFixture, loadPortableWatFixture } from '../../fixtures/wasm/compile.ts';
 import { createWasmTransport } from '../../host/src/transport/wasm/index.ts';
 import { createNodeWasmWorkerSpawner } from '../../host/src/transport/wasm/node/worker.ts';
+import { measureRss, type MeasuredRun } from './measure-rss.ts';
 
 /** What one flood measured. */
-export interface FloodReport {
+export interface FloodReport extends MeasuredRun {
   via: 'notify' | 'log';
   isolation: 'worker' | 'inline';
   /** Bytes of text the guest sent, and the messages it sent them in. */
@@ -22,12 +23,6 @@ export interface FloodReport {
   messages: number;
   /** Messages the host delivered before the response. */
   delivered: number;
-  /** How the call ended: 'answered', or the error code. */
-  outcome: string;
-  /** RSS after a GC before the flood, and the highest RSS sampled during it (bytes). */
-  baselineRss: number;
-  peakRss: number;
-  elapsedMs: number;
 }
 
 const MIB = 1024 * 1024;
@@ -61,7 +56,6 @@ function floodModule(): Uint8Array {
   return loadEditedWatFixture('log-flood', edit);
 }
 
-const gc = (globalThis as { gc?: () => void }).gc;
 const transport = await createWasmTransport({
   name: `${via}-flood`,
   module: floodModule(),
@@ -75,22 +69,16 @@ let delivered = 0;
 transport.onMessage((message) => {
   if (message.method !== undefined) delivered++;
 });
-// A warm engine and a settled heap: what the flood adds is measured against this.
-for (let round = 0; round < 3; round++) gc?.();
-const baselineRss = process.memoryUsage.rss();
-let peakRss = baselineRss;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 5);
-const started = performance.now();
-const outcome = await new Promise<string>((resolve) => {
-  transport.onMessage((message) => {
-    if (message.id === 1) resolve('error' in message ? String((message.error as { code: unknown }).code) : 'answered');
-  });
-  transport.onClose((error) => resolve(error === undefined ? 'closed' : String(error.code)));
-  transport.send({ jsonrpc: '2.0', id: 1, method: 'flood' });
-});
-const elapsedMs = performance.now() - started;
-clearInterval(sampler);
-peakRss = Math.max(peakRss, process.memoryUsage.rss());
+const measured = await measureRss(
+  () =>
+    new Promise<string>((resolve) => {
+      transport.onMessage((message) => {
+        if (message.id === 1) resolve('error' in message ? String((message.error as { code: unknown }).code) : 'answered');
+      });
+      transport.onClose((error) => resolve(error === undefined ? 'closed' : String(error.code)));
+      transport.send({ jsonrpc: '2.0', id: 1, method: 'flood' });
+    }),
+);
 await transport.close();
-const report: FloodReport = { via, isolation, sentBytes: count * size, messages: count, delivered, outcome, baselineRss, peakRss, elapsedMs };
+const report: FloodReport = { via, isolation, sentBytes: count * size, messages: count, delivered, ...measured };
 process.stdout.write(`${JSON.stringify(report)}\n`);

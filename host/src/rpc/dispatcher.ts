@@ -6,7 +6,7 @@
  * a generic message, the original error goes to `onHandlerError` with its cause.
  */
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
-import type { Disposer, JsonRpcMessage } from '../transport/types.ts';
+import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts';
 import { errorMessage, resultMessage, type JsonRpcId } from './message.ts';
 
 /** What a request handler learns besides its params. */
@@ -26,8 +26,13 @@ export interface RequestContext {
  */
 export type RequestHandler = (params: unknown, context: RequestContext) => unknown;
 
-/** Receives one notification's params. Errors thrown here are reported, never sent. */
-export type NotificationHandler = (params: unknown, method: string) => void;
+/**
+ * Receives one notification's params. Errors thrown here are reported, never sent. A handler
+ * that cannot keep up returns a promise (an async handler does): until it settles, the peer holds the other side back
+ * (back-pressure; {@link Transport.pause}), so what it is behind on stays bounded. A rejection
+ * is reported like a throw.
+ */
+export type NotificationHandler = (params: unknown, method: string) => unknown;
 
 /** The wiring a dispatcher needs from its peer. */
 export interface DispatcherHost {
@@ -37,6 +42,8 @@ export interface DispatcherHost {
   send(message: JsonRpcMessage): void;
   /** Report a handler failure that was turned into a wire error or swallowed. */
   reportHandlerError(error: unknown, method: string): void;
+  /** Hold the other side back until `work` (a notification handler's promise) settles. */
+  hold(work: PromiseLike<unknown>, method: string): void;
 }
 
 /** The receiving half of a peer; see {@link createDispatcher}. */
@@ -129,7 +136,8 @@ export function createDispatcher(host: DispatcherHost): Dispatcher {
     handleNotification(method, params) {
       for (const handler of [...(notificationHandlers.get(method) ?? []), ...anyNotification]) {
         try {
-          handler(params, method);
+          const work = handler(params, method);
+          if (isThenable(work)) host.hold(work, method);
         } catch (error) {
           host.reportHandlerError(error, method);
         }

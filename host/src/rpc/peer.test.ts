@@ -274,4 +274,42 @@ incoming('should abort a handler signal on $/cancelRequest from the other side',
   }
 });
 
+incoming('should hold the other side back while a notification handler works :: pause once, resume once, in order', async () => {
+  const t = setup({ sync: true });
+  try {
+    const seen: number[] = [];
+    const writes: Array<() => void> = [];
+    const failures: unknown[] = [];
+    t.peer.onHandlerError((error) => failures.push(error));
+    t.peer.onNotification('chunk', (params) => {
+      const n = (params as { n: number }).n;
+      seen.push(n);
+      // The first two are slow (a write still going), the rest are taken at once.
+      if (n < 2) return new Promise<void>((resolve) => writes.push(resolve));
+      if (n === 4) return Promise.reject(new Error('disk full'));
+      return undefined;
+    });
+    t.extEnd.send({ jsonrpc: '2.0', method: 'chunk', params: { n: 0 } });
+    assert.ok(t.hostEnd.paused, 'paused while the first write runs');
+    t.extEnd.send({ jsonrpc: '2.0', method: 'chunk', params: { n: 1 } });
+    t.extEnd.send({ jsonrpc: '2.0', method: 'chunk', params: { n: 2 } });
+    assert.equal(seen, [0], 'nothing more was taken while paused');
+    (writes.shift() as () => void)();
+    await Promise.resolve();
+    assert.equal(seen, [0, 1], 'resumed, and paused again by the next slow write');
+    assert.ok(t.hostEnd.paused);
+    (writes.shift() as () => void)();
+    await Promise.resolve();
+    assert.equal(seen, [0, 1, 2]);
+    assert.not.ok(t.hostEnd.paused, 'resumed once every write settled');
+    t.extEnd.send({ jsonrpc: '2.0', method: 'chunk', params: { n: 4 } });
+    assert.ok(t.hostEnd.paused);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.not.ok(t.hostEnd.paused, 'a rejected hold resumes too');
+    assert.is(failures.length, 1, 'and is reported as a handler error');
+  } finally {
+    await done(t.peer, t.extEnd);
+  }
+});
+
 incoming.run();

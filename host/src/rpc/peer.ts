@@ -45,7 +45,10 @@ export interface Peer {
   notify(method: string, params?: unknown): void;
   /** Handle requests for `method` from the other side; unknown methods are answered -32601. */
   onRequest(method: string, handler: RequestHandler): Disposer;
-  /** Listen to notifications for `method` (e.g. progress). */
+  /**
+   * Listen to notifications for `method` (e.g. progress). A handler that returns a promise holds
+   * the extension back until it settles (see {@link NotificationHandler}).
+   */
   onNotification(method: string, handler: NotificationHandler): Disposer;
   /** Listen to every notification except `$/cancelRequest`. */
   onAnyNotification(handler: NotificationHandler): Disposer;
@@ -108,10 +111,33 @@ export function createPeer(transport: Transport, options: PeerOptions = {}): Pee
     protocolErrors.emit(error, message);
   }
 
+  // Back-pressure: while any notification handler's promise is unsettled, the transport holds
+  // the extension back. Counted, so overlapping holds pause once and resume once.
+  let holds = 0;
+  const flow = (call: () => void): void => {
+    try {
+      call();
+    } catch (error) {
+      handlerErrors.emit(error, 'flow control');
+    }
+  };
+  function hold(work: PromiseLike<unknown>, method: string): void {
+    if (closed) return;
+    if (holds++ === 0 && transport.pause) flow(() => transport.pause?.());
+    const release = (): void => {
+      if (--holds === 0 && !closed && transport.resume) flow(() => transport.resume?.());
+    };
+    work.then(release, (error: unknown) => {
+      handlerErrors.emit(error, method);
+      release();
+    });
+  }
+
   const dispatcher = createDispatcher({
     name,
     send: sendQuietly,
     reportHandlerError: (error, method) => handlerErrors.emit(error, method),
+    hold,
   });
 
   const pending: PendingRequests = createPending({

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtAvro } from '../../../examples/testing/built.ts';
 import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
+import { builtArtifactFlood } from '../../../scripts/hostile/built-guests.ts';
 import { startServedHost, type ServedHostHandle } from '../../../scripts/soak/server-handle.ts';
 import type { ServerSample } from '../../../scripts/soak/served-host.ts';
 import { ErrorCode, LocalErrorCode } from '../protocol/errors.ts';
@@ -112,6 +113,24 @@ Serve('should free every slot of 64 start-loop opens whose clients leave, keep R
     probe.socket.destroy();
     await until(host, (s) => s.slots === 0, 30_000, 'the good session closing with its client');
 
+  } finally {
+    await host.close();
+  }
+});
+
+Serve('should refuse collecting more streamed artifacts than one result may carry (ERR_LIMIT), and keep the session', async () => {
+  const host = await startServedHost();
+  try {
+    const { line, socket } = await client(host);
+    const opened = await line.request(1, ServeMethod.Open, { extension: await builtArtifactFlood('wasm') });
+    const { sessionId } = opened.result as { sessionId: string };
+    const ir = JSON.parse(readFileSync(new URL('../../../fixtures/mep/ir/business-terms.json', import.meta.url), 'utf8'));
+    // 80 MiB streamed, over the 64 MiB one result may carry: refused, not collected.
+    const response = await line.request(2, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'flood', options: { mib: 80 } } });
+    assert.is(localCodeOf(response), LocalErrorCode.Limit, JSON.stringify(response).slice(0, 300));
+    const small = await line.request(3, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'flood', options: { mib: 1 } } });
+    assert.is((small.result as { artifacts: unknown[] }).artifacts.length, 4, 'a stream within the limit is collected');
+    socket.destroy();
   } finally {
     await host.close();
   }

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { defineExtension, textArtifact } from '../../../guest-pdk/src/index.ts';
 import { createInProcessTransport } from '../testing/in-process-transport.ts';
-import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { ErrorCode, LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import type { Artifact } from '../protocol/index.ts';
 import { createMemoryTransportPair } from '../transport/memory.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
@@ -48,7 +48,7 @@ function scripted(onGenerate: (send: (m: JsonRpcMessage) => void, id: JsonRpcMes
       ext.send({ jsonrpc: '2.0', id: m.id, result: {} });
     }
   });
-  return { session: createSession({ transport: host }), initializeCapabilities };
+  return { session: createSession({ transport: host }), initializeCapabilities, host };
 }
 
 const artifact = (path: string): Artifact => ({ path, content: 'x', binary: false });
@@ -155,6 +155,93 @@ Stream('should ignore artifacts streamed for another request id', async () => {
     await session.start();
     const result = await session.generate({ ir: IR, target: 't' }, { id: 'gen-7' });
     assert.equal(result.artifacts.map((a) => a.path), ['mine.txt']);
+  } finally {
+    await session.close();
+  }
+});
+
+/** A sink whose writes finish only when the test says so, oldest first. */
+function heldSink() {
+  const writes: Array<{ path: string; open: boolean; done: () => void }> = [];
+  return {
+    writes,
+    onArtifact: (a: Artifact) => new Promise<void>((done) => writes.push({ path: a.path, open: true, done })),
+    inHand: () => writes.filter((w) => w.open).length,
+    finishOne() {
+      const first = writes.find((w) => w.open);
+      if (first === undefined) return;
+      first.open = false;
+      first.done();
+    },
+  };
+}
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/** Streams `count` artifacts at once, then answers. */
+const burst = (count: number) => (send: (m: JsonRpcMessage) => void, id: JsonRpcMessage['id']) => {
+  for (let i = 0; i < count; i++) send(notify(id, artifact(`f${i}.txt`)));
+  send({ jsonrpc: '2.0', id, result: { success: true, artifacts: [], diagnostics: [], streamedArtifacts: count } });
+};
+
+Stream('should hold the extension back while the sink has more than its window in hand, and take the rest in order as it catches up', async () => {
+  const { session, host } = scripted(burst(20));
+  try {
+    await session.start();
+    const sink = heldSink();
+    const result = session.generate({ ir: IR, target: 't' }, { onArtifact: sink.onArtifact, streamWindow: { maxArtifacts: 3 } });
+    await turn();
+    assert.ok(host.paused, 'the transport was paused');
+    assert.is(sink.writes.length, 4, 'the sink got its window and the one that filled it, nothing more');
+    for (let i = 0; i < 40 && sink.writes.length < 20; i++) {
+      sink.finishOne();
+      await turn();
+      assert.ok(sink.inHand() <= 4, 'never more than the window and one in hand');
+    }
+    while (sink.inHand() > 0) sink.finishOne();
+    const answered = await result;
+    assert.is(answered.streamedArtifacts, 20);
+    assert.equal(sink.writes.map((w) => w.path), Array.from({ length: 20 }, (_, i) => `f${i}.txt`), 'in the order streamed');
+    assert.not.ok(host.paused, 'resumed');
+  } finally {
+    await session.close();
+  }
+});
+
+Stream('should end at the call deadline with ERR_TIMEOUT when the sink stops (held back, or after the answer)', async () => {
+  for (const maxArtifacts of [3, 1000]) {
+    const { session } = scripted(burst(20));
+    try {
+      await session.start();
+      const sink = heldSink();
+      assert.is(await codeOf(session.generate({ ir: IR, target: 't' }, { onArtifact: sink.onArtifact, streamWindow: { maxArtifacts }, timeoutMs: 100 })), LocalErrorCode.Timeout, `window ${maxArtifacts}`);
+    } finally {
+      await session.close();
+    }
+  }
+});
+
+Stream('should stop at once when cancelled while the extension is held back', async () => {
+  const { session } = scripted(burst(20));
+  try {
+    await session.start();
+    const sink = heldSink();
+    const controller = new AbortController();
+    const result = session.generate({ ir: IR, target: 't' }, { onArtifact: sink.onArtifact, streamWindow: { maxArtifacts: 3 }, signal: controller.signal });
+    await turn();
+    controller.abort();
+    assert.is(await codeOf(result), ErrorCode.RequestCancelled);
+    assert.is(sink.writes.length, 4, 'nothing more was taken for the cancelled call');
+  } finally {
+    await session.close();
+  }
+});
+
+Stream('should refuse collecting more than maxCollectedBytes into the result (ERR_LIMIT)', async () => {
+  const { session } = scripted(burst(20));
+  try {
+    await session.start();
+    assert.is(await codeOf(session.generate({ ir: IR, target: 't' }, { maxCollectedBytes: 10 })), LocalErrorCode.Limit);
+    assert.is((await session.generate({ ir: IR, target: 't' }, { maxCollectedBytes: 20 })).artifacts.length, 20, 'up to the limit they are collected');
   } finally {
     await session.close();
   }

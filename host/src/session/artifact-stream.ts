@@ -7,17 +7,34 @@
  * came. A backend that never streams is not affected: its result is returned as it is.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { DEFAULT_LIMITS, MAX_CALL_TIMEOUT_MS_CEILING, raiseAdvice } from '../protocol/limits.ts';
 import { ArtifactParams, Method } from '../protocol/index.ts';
 import type { Artifact, GenerateResult } from '../protocol/index.ts';
 import type { SessionCore } from './session-core.ts';
+import { createStreamWindow } from './stream-window.ts';
 import type { GenerateOptions } from './types.ts';
 
 let nextStreamId = 0;
 
+/** Rejects after `ms` (never for Infinity) with the error `timeout` makes; `stop` disarms it. */
+function deadline(ms: number, timeout: () => MepError): { expired: Promise<never>; stop(): void } {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    // Clamped to the longest timer a host can arm (a longer one would fire at once).
+    if (Number.isFinite(ms)) timer = setTimeout(() => reject(timeout()), Math.min(Math.max(0, ms), MAX_CALL_TIMEOUT_MS_CEILING));
+  });
+  // Observed by the race below when it matters; a disarmed or unraced deadline must not surface.
+  expired.catch(() => undefined);
+  return { expired, stop: () => clearTimeout(timer) };
+}
+
 /**
  * Run one generate call (`run`, with the request id it must use) while taking the artifacts
  * streamed for it. Rejects with the first problem: a malformed notification (ERR_PROTOCOL), a
- * sink that failed, or a count that disagrees with what arrived (ERR_PROTOCOL).
+ * sink that failed, a count that disagrees with what arrived (ERR_PROTOCOL), collected artifacts
+ * over `maxCollectedBytes` (ERR_LIMIT), or a sink still writing at the call's deadline
+ * (ERR_TIMEOUT). While the sink is behind (stream-window.ts), the handler returns a promise, so
+ * the peer holds the extension back until the sink caught up.
  */
 export async function generateWithStream(
   core: SessionCore,
@@ -27,16 +44,22 @@ export async function generateWithStream(
   // The request's id tells its artifacts from another request's; one is chosen when not given.
   const id = options.id ?? `mep-generate-${++nextStreamId}`;
   const { onArtifact } = options;
+  const timeoutMs = options.timeoutMs ?? core.requestTimeoutMs;
+  const started = Date.now();
+  const maxCollected = options.maxCollectedBytes ?? DEFAULT_LIMITS.maxMessageBytes;
   const collected: Artifact[] = [];
-  const sinks: Promise<void>[] = [];
+  let collectedBytes = 0;
+  const window = createStreamWindow(options.streamWindow);
   let received = 0;
   let failure: { error: unknown } | undefined;
   const fail = (error: unknown): void => {
     failure ??= { error };
+    // A failed stream writes nothing more: the extension need not wait for the sink.
+    window.release();
   };
   const off = core.peer.onNotification(Method.BackendArtifact, (raw: unknown) => {
     const requestId = (raw as { requestId?: unknown } | null)?.requestId;
-    if (requestId !== id) return;
+    if (requestId !== id) return undefined;
     received++;
     const parsed = ArtifactParams.safeParse(raw);
     if (!parsed.success) {
@@ -46,23 +69,50 @@ export async function generateWithStream(
           data: { extension: core.extension, requestId: id, index: received - 1 },
         }),
       );
-      return;
+      return undefined;
     }
-    if (failure !== undefined) return;
+    if (failure !== undefined) return undefined;
+    const { artifact } = parsed.data;
     if (onArtifact === undefined) {
-      collected.push(parsed.data.artifact);
-      return;
+      collectedBytes += artifact.content.length;
+      if (collectedBytes > maxCollected) {
+        fail(
+          new MepError(LocalErrorCode.Limit, `Extension '${core.extension}' streamed more than ${maxCollected} bytes of artifacts, the most one result may carry, for a caller that collects them into the result; nothing was written. Take them as they arrive (onArtifact), or ${raiseAdvice('maxMessageBytes', maxCollected).replace(/^R/, 'r')}`, {
+            data: { extension: core.extension, requestId: id, limit: 'maxMessageBytes', limitBytes: maxCollected },
+          }),
+        );
+        collected.length = 0;
+        return undefined;
+      }
+      collected.push(artifact);
+      return undefined;
     }
     try {
-      const taken = onArtifact(parsed.data.artifact);
-      if (taken !== undefined) sinks.push(Promise.resolve(taken).catch(fail));
+      const taken = onArtifact(artifact);
+      if (taken === undefined) return undefined;
+      const work = Promise.resolve(taken);
+      work.catch(fail);
+      return window.take(artifact.content.length, work);
     } catch (error) {
       fail(error);
+      return undefined;
     }
   });
   try {
     const result = await run({ ...options, id });
-    await Promise.all(sinks);
+    // The sink finishes within the call's deadline: a disk that stopped ends the call as a
+    // guest that stopped would.
+    // A deadline of 0 or Infinity is none, as for the request itself.
+    const left = deadline(timeoutMs > 0 ? timeoutMs - (Date.now() - started) : Infinity, () =>
+      new MepError(LocalErrorCode.Timeout, `The artifacts that extension '${core.extension}' streamed were not all taken within the call's deadline of ${timeoutMs} ms (the sink, e.g. the disk, fell behind); nothing was written. ${raiseAdvice('callTimeoutMs', timeoutMs)}`, {
+        data: { extension: core.extension, requestId: id, limit: 'callTimeoutMs', timeoutMs },
+      }),
+    );
+    try {
+      await Promise.race([window.settled(), left.expired]);
+    } finally {
+      left.stop();
+    }
     if (failure !== undefined) throw failure.error;
     const claimed = result.streamedArtifacts ?? 0;
     if (claimed !== received) {
@@ -76,7 +126,9 @@ export async function generateWithStream(
     return { ...rest, artifacts: [...collected, ...result.artifacts] };
   } finally {
     off();
-    // A sink still working when the call failed must not fail later unobserved.
-    await Promise.allSettled(sinks);
+    // Nothing more is taken for this call: an extension still held back goes on (its
+    // artifacts are dropped). A sink's writes still running are not awaited — a stuck disk must
+    // not outlast the deadline — and cannot fail unobserved: each has `fail` attached.
+    window.release();
   }
 }

@@ -26,6 +26,8 @@ export interface SessionCore {
   readonly workspace: Workspace | undefined;
   readonly claims: ClaimSet | undefined;
   readonly shutdownTimeoutMs: number;
+  /** The default deadline of a request, in ms. */
+  readonly requestTimeoutMs: number;
   /** The extension's name for messages: its id once initialized, else the transport's name. */
   extension: string;
   /** The validated initialize result, once the handshake succeeded. */
@@ -64,6 +66,7 @@ export function createSessionCore(options: SessionOptions): SessionCore {
     workspace: options.workspace,
     claims: options.claims,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 5_000,
+    requestTimeoutMs,
     extension: transport.name,
     init: undefined,
     call(method, params, opts = {}, timeoutMs = requestTimeoutMs) {

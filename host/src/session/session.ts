@@ -46,10 +46,10 @@ export function createSession(options: SessionOptions): Session {
     ...sessionOperations(core),
     ...sessionClosing(core),
     onProgress(listener) {
-      return peer.onNotification(Method.Progress, (params: unknown) => listener(params as ProgressParams));
+      return peer.onNotification(Method.Progress, (params: unknown) => void listener(params as ProgressParams));
     },
     onLog(listener) {
-      return peer.onNotification(Method.Log, (params: unknown) => listener(params as LogParams));
+      return peer.onNotification(Method.Log, (params: unknown) => void listener(params as LogParams));
     },
     onStateChange(listener) {
       return lifecycle.onChange(listener);

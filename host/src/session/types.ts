@@ -26,6 +26,7 @@ import type { WithIrText } from '../protocol/json-text.ts';
 import type { Peer } from '../rpc/index.ts';
 import type { Disposer, Transport } from '../transport/types.ts';
 import type { SessionStateValue } from './state.ts';
+import type { StreamWindowLimits } from './stream-window.ts';
 
 /** Options for {@link createSession}; defaults are applied once, in session-core.ts. */
 export interface SessionOptions {
@@ -66,9 +67,19 @@ export interface CallOptions {
 export interface GenerateOptions extends CallOptions {
   /**
    * Takes each streamed artifact; the call resolves only once every promise it returned has. A
-   * throw or rejection fails the call with that error once the backend has answered.
+   * throw or rejection fails the call with that error once the backend has answered. While its
+   * promises in hand exceed {@link GenerateOptions.streamWindow}, the extension is held back
+   * (back-pressure); promises still unsettled at the call's deadline fail it with ERR_TIMEOUT.
    */
   onArtifact?: (artifact: Artifact) => void | Promise<void>;
+  /** How much `onArtifact` may have in hand before the extension is held back. Default 16 MiB of content, 64 artifacts. */
+  streamWindow?: StreamWindowLimits;
+  /**
+   * Without `onArtifact`: the most content (characters) of streamed artifacts collected into
+   * the result, past which the call fails with ERR_LIMIT. Default 64 MiB, the default message
+   * limit: what one result could have carried.
+   */
+  maxCollectedBytes?: number;
 }
 
 /** A live session; see {@link createSession}. */

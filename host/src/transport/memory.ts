@@ -21,6 +21,8 @@ export interface MemoryTransport extends Transport {
   readonly cancelled: ReadonlyArray<string | number>;
   /** True once this end is closed. */
   readonly closed: boolean;
+  /** True while this end was paused ({@link Transport.pause}): what arrives meanwhile is held, in order, until it resumes. */
+  readonly paused: boolean;
   /**
    * Simulate this end dying: it closes with `error` (e.g. ExtensionCrashed) and the other end
    * closes with ERR_TRANSPORT_CLOSED.
@@ -36,12 +38,17 @@ interface End extends MemoryTransport {
 function createEnd(name: string, schedule: (task: () => void) => void, peer: () => End): End {
   const events = createTransportEvents();
   const cancelled: Array<string | number> = [];
+  let paused = false;
+  const held: JsonRpcMessage[] = [];
 
   const end: End = {
     name,
     cancelled,
     get closed() {
       return events.closed;
+    },
+    get paused() {
+      return paused;
     },
     send(message) {
       if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${peer().name}: the memory transport ${name} is closed.`);
@@ -54,7 +61,18 @@ function createEnd(name: string, schedule: (task: () => void) => void, peer: () 
     cancel(id) {
       cancelled.push(id);
     },
-    deliver: events.emitMessage,
+    deliver(message) {
+      if (paused) held.push(message);
+      else events.emitMessage(message);
+    },
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      // A listener may pause again while the held messages are delivered: the rest wait for it.
+      while (!paused && held.length > 0) events.emitMessage(held.shift() as JsonRpcMessage);
+    },
     shut(error) {
       events.emitClose(error);
     },

@@ -13,7 +13,10 @@
  * child's stdout ends the session at once: nothing more can arrive.
  *
  * stderr is read as it comes and passed to the log sink line by line (a line is at most 16 K
- * characters); while a sink says it is busy, stderr is not read, so the extension waits.
+ * characters); while a sink says it is busy, stderr is not read, so the extension waits. stdout
+ * likewise: while the peer pauses the transport (a handler is behind on streamed artifacts), it
+ * is not read, the pipe fills and the extension waits in its write (the call deadline still
+ * ends it); at most one chunk already read is still delivered.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -293,6 +296,12 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     },
     onMessage: events.onMessage,
     onClose: events.onClose,
+    pause() {
+      if (!events.closed) child.stdout.pause();
+    },
+    resume() {
+      if (!events.closed) child.stdout.resume();
+    },
     async close() {
       emitClose(undefined);
       await stop(true);

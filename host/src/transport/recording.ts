@@ -73,5 +73,7 @@ export function createRecordingTransport(inner: Transport, record: MessageRecord
     };
   }
   if (inner.cancel) wrapped.cancel = (id) => (inner.cancel as (i: string | number) => void)(id);
+  if (inner.pause) wrapped.pause = () => inner.pause?.();
+  if (inner.resume) wrapped.resume = () => inner.resume?.();
   return wrapped;
 }

@@ -55,6 +55,16 @@ export interface Transport {
    * addition to sending `$/cancelRequest`.
    */
   cancel?(id: string | number): void;
+  /**
+   * Optional flow control, called by the rpc peer while a message handler is still working on
+   * what arrived (a streamed artifact being written to a slow disk): hold the extension back,
+   * by the transport's own means, until {@link Transport.resume}. Messages already on their way
+   * may still arrive, but only a bounded amount (worker: its flow window; process: what was read
+   * from the pipe). Without it the extension is not slowed down.
+   */
+  pause?(): void;
+  /** Ends {@link Transport.pause}: take messages from the extension again. */
+  resume?(): void;
   /** Stop the extension and release everything; resolves when nothing is left running. */
   close(): Promise<void>;
 }

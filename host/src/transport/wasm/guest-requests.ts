@@ -10,6 +10,12 @@
  * count): logs and progress are what a flood is made of. Past the budget the transport fails
  * with ERR_LIMIT before the notification is delivered, and `onNotify` throws, which stops an
  * inline guest inside its host call.
+ *
+ * Back-pressure: while the host's receiver is behind (the transport was paused), a worker's
+ * guest is held back by its flow window. An inline guest cannot be: it runs on the host's own
+ * thread, whose writes cannot even progress before the call returns. So its own artifacts count
+ * against the budget too while the receiver is behind, and such a stream ends, bounded, with
+ * ERR_LIMIT naming worker isolation and the budget.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
@@ -38,6 +44,8 @@ export interface GuestRequestRouter {
   answer(message: JsonRpcMessage, bytes: Uint8Array): boolean;
   /** Forgets the waiting guest request and starts a new budget (its call ended). */
   clear(): void;
+  /** The host's receiver is behind (true) or caught up: holds the guest back where the runner can. */
+  holdBack(held: boolean): void;
 }
 
 /** True for an artifact the running request `id` streams: result data, not chatter. */
@@ -52,6 +60,8 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
   let waiting: { id: Id; sync: boolean; reply: Uint8Array | null } | null = null;
   /** Notification bytes of the running call charged so far. */
   let notified = 0;
+  /** True while the receiver is behind and the runner could not hold the guest back (inline). */
+  let unheld = false;
   return {
     callbacks: {
       onNotify(bytes) {
@@ -63,14 +73,16 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
           fail(error as MepError);
           return;
         }
-        if (!isOwnArtifact(message, budget.runningId())) {
+        const artifact = isOwnArtifact(message, budget.runningId());
+        if (unheld || !artifact) {
           notified += bytes.length;
           if (notified > budget.maxNotificationBytes) {
-            const error = new MepError(
-              LocalErrorCode.Limit,
-              `Wasm extension "${budget.name}" sent more than its budget of ${budget.maxNotificationBytes} bytes of notifications in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes)}`,
-              { data: { extension: budget.name, limit: 'maxNotificationBytes', limitBytes: budget.maxNotificationBytes, sent: notified } },
-            );
+            const what = artifact
+              ? `streamed artifacts faster than the host could write them, more than its budget of ${budget.maxNotificationBytes} bytes held in one call; inline isolation cannot hold a guest back, so the call was stopped. Run it with worker isolation (the default of mep), or ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes).replace(/^R/, 'r')}`
+              : `sent more than its budget of ${budget.maxNotificationBytes} bytes of notifications in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes)}`;
+            const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${budget.name}" ${what}`, {
+              data: { extension: budget.name, limit: 'maxNotificationBytes', limitBytes: budget.maxNotificationBytes, sent: notified, ...(artifact ? { isolation: 'inline' } : {}) },
+            });
             fail(error);
             throw error;
           }
@@ -115,6 +127,9 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
     clear() {
       waiting = null;
       notified = 0;
+    },
+    holdBack(held) {
+      unheld = !context.runner().holdBack(held) && held;
     },
   };
 }

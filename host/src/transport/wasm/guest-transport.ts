@@ -90,6 +90,12 @@ export async function createGuestTransport(
     cancel(id) {
       if (!shutdown.closed) queue.cancel(id);
     },
+    pause() {
+      if (!shutdown.closed) requests.holdBack(true);
+    },
+    resume() {
+      if (!shutdown.closed) requests.holdBack(false);
+    },
     close: () => shutdown.close(),
   };
 }

@@ -64,6 +64,11 @@ export interface PoolThread {
   dead: boolean;
   /** Routes a message of the worker, whether the event loop delivered it or it was taken early. */
   dispatch(message: FromWorker): void;
+  /**
+   * Holds the worker back (true): messages are still routed, but not acknowledged, so it posts
+   * at most one flow window more and then waits; false acknowledges what was held back.
+   */
+  holdFlow(held: boolean): void;
   /** Gives the thread a fresh engine for `guest` within `timeoutMs`, or terminates it and rejects. */
   prepare(guest: PooledGuest, timeoutMs: number): Promise<void>;
   /** Kills the thread; a preparation in flight fails with `reason` (default: it was terminated). */
@@ -102,6 +107,8 @@ export async function startPoolThread(spawn: SpawnWasmWorker, listens: boolean, 
       };
     });
 
+  /** While held back: the acknowledgements owed, given at once when it is let go. */
+  let owed: { bytes: number; count: number } | undefined;
   const thread: PoolThread = {
     handle,
     channel: createChannel(),
@@ -115,7 +122,21 @@ export async function startPoolThread(spawn: SpawnWasmWorker, listens: boolean, 
       else thread.holder?.message(message);
       // Acknowledged once handled, holder or not: the worker posts the next only within its window.
       const size = flowSize(message);
-      if (size >= 0) acknowledgeFlow(thread.channel, size);
+      if (size < 0) return;
+      if (owed === undefined) acknowledgeFlow(thread.channel, size);
+      else {
+        owed.bytes = (owed.bytes + size) | 0;
+        owed.count++;
+      }
+    },
+    holdFlow(held) {
+      if (held) {
+        owed ??= { bytes: 0, count: 0 };
+        return;
+      }
+      const release = owed;
+      owed = undefined;
+      if (release !== undefined && release.count > 0) acknowledgeFlow(thread.channel, release.bytes, release.count);
     },
     prepare(guest, timeoutMs) {
       const whenStarting = (arm: (() => void) | undefined): void => void (onStarting = arm);

@@ -27,6 +27,12 @@ export interface GuestRunner {
   interrupt(reason: number): void;
   /** Delivers the response to the guest request that is waiting (worker only). */
   reply(bytes: Uint8Array): void;
+  /**
+   * Holds the guest back while `held` (the host's receiver is behind): a worker's guest then
+   * waits in its next notify or log call (still ending at its deadline). False when the runner
+   * cannot: an inline guest runs on the host's own thread, which nothing can block for it.
+   */
+  holdBack(held: boolean): boolean;
   /** Stops the guest; resolves when nothing of it runs any more. */
   close(): Promise<void>;
 }
@@ -62,6 +68,7 @@ export async function createInlineRunner(
     reply() {
       // Inline guests never wait: a late response is handed to `handle` as a message instead.
     },
+    holdBack: () => false,
     close: () => engine.close(),
   };
 }

@@ -20,7 +20,9 @@
  * Flow control: the worker posts notifications, logs and guest requests as they happen, but
  * never more than {@link FLOW_WINDOW_BYTES} (or {@link FLOW_WINDOW_MESSAGES}) ahead of what the
  * host has handled, which the host acknowledges in FLOW_BYTES and FLOW_COUNT. A guest flooding
- * logs is slowed to the host's pace instead of piling its messages up in the host's port.
+ * logs is slowed to the host's pace instead of piling its messages up in the host's port; and a
+ * host whose receiver is behind (a disk writing streamed artifacts) withholds the acknowledgements
+ * until it caught up, which blocks the guest in its next host call (the deadline still ends it).
  */
 import type { RunOutcome } from './engine.ts';
 
@@ -164,10 +166,13 @@ export function flowSize(message: { type: string; bytes?: ArrayBuffer; message?:
   return -1;
 }
 
-/** Host: one flow-controlled message of `size` was handled; a worker waiting for room wakes. */
-export function acknowledgeFlow(channel: Channel, size: number): void {
+/**
+ * Host: `count` flow-controlled messages of `size` bytes in all were handled; a worker waiting
+ * for room wakes. Withholding it is how the host holds a worker back (its window stays full).
+ */
+export function acknowledgeFlow(channel: Channel, size: number, count = 1): void {
   Atomics.add(channel, FLOW_BYTES, size | 0);
-  Atomics.add(channel, FLOW_COUNT, 1);
+  Atomics.add(channel, FLOW_COUNT, count);
   Atomics.notify(channel, FLOW_COUNT);
 }
 

@@ -61,6 +61,8 @@ export interface PooledWorker {
   receive(): boolean;
   /** Routes the worker's messages and its exit to the holder. */
   attach(listener: WorkerListener): void;
+  /** Holds the worker back while the host's receiver is behind (see {@link PoolThread.holdFlow}). */
+  holdFlow(held: boolean): void;
   /** Gives the worker back: kept for a later session when `reusable` and there is room, else terminated. */
   release(reusable: boolean): Promise<void>;
 }
@@ -199,10 +201,15 @@ function hold(state: PoolState, spares: Spares, thread: PoolThread): PooledWorke
       return true;
     },
     attach: (listener) => void (thread.holder = listener),
+    holdFlow(held) {
+      if (!released) thread.holdFlow(held);
+    },
     async release(reusable) {
       if (released) return;
       released = true;
       thread.holder = undefined;
+      // The next session on this thread starts with an open window.
+      thread.holdFlow(false);
       state.held.delete(thread);
       const guest = thread.guest;
       if (!reusable || state.closed || thread.dead || guest === undefined || !spares.room()) return thread.terminate();

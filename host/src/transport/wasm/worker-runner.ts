@@ -73,6 +73,10 @@ export async function createWorkerRunner(
       Atomics.add(channel, FLAG_WAKE, 1);
       Atomics.notify(channel, FLAG_WAKE);
     },
+    holdBack(held) {
+      worker.holdFlow(held);
+      return true;
+    },
     async close() {
       // An idle guest's thread goes back to the pool (with a fresh engine); a running one is killed.
       const idle = !calls.busy;
