@@ -75,6 +75,7 @@ done:
    * the initial 256 KiB, so every fresh instance would run a full collection of the whole heap
    * (zod's schemas, the extension's code) on its first request. Set it the way QuickJS would. */
   JS_SetGCThreshold(mep_rt, mep_gc_threshold(mep_heap_bytes()));
+  JS_MepScrubArenas(mep_rt); /* patches/alloc.ts: the free small blocks, which malloc does not see */
   mep_scrub_free_memory();
   mep_initializing = 0;
   return err;

@@ -42,5 +42,8 @@ void mep_platform_log(int level, const char *text);
 
 /* Zeroes the heap's free memory at the end of initialization, so the snapshot carries none of it (scrub.c). */
 void mep_scrub_free_memory(void);
+/* quickjs.c (build/engine/patches/alloc.ts): zeroes the engine's free small blocks, which stay on
+ * its size-class free lists and which malloc, so mep_scrub_free_memory, never sees. */
+void JS_MepScrubArenas(JSRuntime *rt);
 
 #endif

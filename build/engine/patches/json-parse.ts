@@ -1,8 +1,8 @@
 /**
  * Edits to JSON.parse: a string without escapes is made at once and, in a document of 4 KiB or
  * more, shared with an earlier one of the same bytes; a key whose shared string is already an atom
- * is that atom; members and elements of the objects and arrays it builds are added directly, and
- * a string value takes its token's string. build/engine/json.test.ts and heap.test.ts check
+ * is that atom; members of the objects it builds are added directly, an array's elements are
+ * gathered and stored at once, at its size, and a string value takes its token's string. build/engine/json.test.ts and heap.test.ts check
  * the results against V8's (repeated keys, `__proto__`, index keys, nesting, revivers).
  */
 import type { QuickjsPatch } from './types.ts';
@@ -197,19 +197,80 @@ static JSValue mep_parse_json_body(JSContext *ctx, const char *buf, size_t buf_l
   },
   {
     file: 'quickjs.c',
-    at: { line: 'ret = JS_DefinePropertyValueUint32(ctx, val, idx, el, JS_PROP_C_W_E);', near: 'el = json_parse_value(s, pr1);' },
+    at: { from: "case '[':", to: 'case TOK_STRING:', near: 'json_parse_error(s, s->token.ptr, "Expected \',\' or \'}\' after property value");', sha256: 'ea638db4801132c2' },
     op: 'replace',
-    text: String.raw`                    {
-                        /* mep engine: the next element of the fresh array is appended directly */
-                        JSObject *mep_p = JS_VALUE_GET_OBJ(val);
-                        if (mep_p->fast_array && idx == mep_p->u.array.count)
-                            ret = add_fast_array_element(ctx, mep_p, el, JS_PROP_THROW) < 0 ? -1 : 0;
-                        else
-                            ret = JS_DefinePropertyValueUint32(ctx, val, idx, el, JS_PROP_C_W_E);
-                    }`,
+    text: String.raw`    case '[':
+        {
+            /* mep engine: the elements are gathered first (on the C stack up to eight) and then
+               put in the array at once, at its size */
+            JSValue small[8], *tab = small, el;
+            uint32_t len = 0, room = countof(small);
+            JSONParseRecord *pr1 = NULL;
+            int pr_size = 0;
+
+            if (json_next_token(s) || JS_IsException(val = JS_NewArray(ctx)))
+                goto fail;
+            if (pr)
+                json_parse_record_init_array(ctx, pr, val);
+            if (s->token.val != ']') for (;;) {
+                if (pr) {
+                    /* a reviver's record of each element, as quickjs-ng keeps it */
+                    if (js_resize_array(ctx, (void **)&pr->u.array.elements, sizeof(pr->u.array.elements[0]),
+                                        &pr_size, pr->u.array.count + 1))
+                        goto mep_array_fail;
+                    pr1 = &pr->u.array.elements[pr->u.array.count++];
+                    pr1->value = JS_UNDEFINED;
+                }
+                el = json_parse_value(s, pr1);
+                if (JS_IsException(el))
+                    goto mep_array_fail;
+                if (len == room) {
+                    JSValue *grown = room > UINT32_MAX / 2 / sizeof(tab[0]) ? NULL
+                                     : tab == small ? js_malloc(ctx, sizeof(tab[0]) * room * 2)
+                                     : js_realloc(ctx, tab, sizeof(tab[0]) * room * 2);
+                    if (!grown) {
+                        JS_FreeValue(ctx, el);
+                        goto mep_array_fail;
+                    }
+                    if (tab == small)
+                        memcpy(grown, small, sizeof(small));
+                    tab = grown;
+                    room *= 2;
+                }
+                tab[len++] = el;
+                if (s->token.val == ']')
+                    break;
+                if (s->token.val != ',') {
+                    json_parse_error(s, s->token.ptr, "Expected ',' or ']' after array element");
+                    goto mep_array_fail;
+                }
+                if (json_next_token(s))
+                    goto mep_array_fail;
+            }
+            if (json_next_token(s) || (len > 0 && expand_fast_array(ctx, JS_VALUE_GET_OBJ(val), len))) {
+            mep_array_fail:
+                while (len > 0)
+                    JS_FreeValue(ctx, tab[--len]);
+                if (tab != small)
+                    js_free(ctx, tab);
+                goto fail;
+            }
+            if (len > 0) {
+                /* a fresh array from JS_NewArray is fast, empty and its length writable */
+                JSObject *mep_p = JS_VALUE_GET_OBJ(val);
+                memcpy(mep_p->u.array.u.values, tab, sizeof(tab[0]) * len);
+                mep_p->u.array.count = len;
+                mep_p->prop[0].u.value = js_uint32(len);
+            }
+            if (tab != small)
+                js_free(ctx, tab);
+        }
+        break;
+    case TOK_STRING:`,
     why:
-      'let JSON.parse append an element to the array it is building directly: each went through an atom for its index and ' +
-      'the generic definition path',
+      'let JSON.parse gather an array\'s elements and make its storage once, at its size: each element went through ' +
+      'JS_DefinePropertyValueUint32 (an atom for its index, the generic definition path) and the array grew to 1, 2, 3, ' +
+      '4, 6... elements, moving each time',
   },
   {
     file: 'quickjs.c',

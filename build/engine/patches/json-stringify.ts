@@ -99,17 +99,63 @@ static int mep_json_put_runs(StringBuffer *b, JSString *p, uint32_t i)
         }                                                                                   \
     } while (0)
 
+/* mep engine: string_buffer_putc8 with its common case inline: the direct writer puts every
+   bracket, comma and colon through it */
+static inline __attribute__((always_inline)) int mep_json_putc(StringBuffer *b, uint32_t c)
+{
+    if (likely(b->len < b->size)) {
+        if (b->is_wide_char)
+            str16(b->str)[b->len++] = c;
+        else
+            str8(b->str)[b->len++] = c;
+        return 0;
+    }
+    return string_buffer_putc8(b, c);
+}
+
+/* the plain characters (as they are in a JSON string literal) at the start of s[0..n), copied
+   to d + 1 as they are checked: how many */
+#define MEP_JSON_COPY_PLAIN(d, s, n, i)                                                       \
+    do {                                                                                    \
+        for ((i) = 0; (i) < (n); (i)++) {                                                   \
+            uint32_t c = (s)[i];                                                            \
+            if (unlikely(c < 0x20 || c == '\"' || c == '\\' || (c >= 0xd800 && c < 0xe000))) \
+                break;                                                                      \
+            (d)[(i) + 1] = c;                                                               \
+        }                                                                                   \
+    } while (0)
+
 /* mep engine: appends p to b as a JSON string literal. JSON.stringify's direct writer quotes keys
-   and strings through it straight into its output. The characters go in chunks, each given its
-   worst-case room first, so that none costs a call or a check of room; quickjs-ng decoded and
-   appended one character at a time, with a call each. */
+   and strings through it straight into its output. A string that fits in the room left and needs
+   no escape is copied as it is checked, its quotes around it; any other goes in chunks, each given
+   its worst-case room first, so that no character costs a call or a check of room; quickjs-ng
+   decoded and appended one character at a time, with a call each. */
 static int mep_json_put_quoted(StringBuffer *b, JSString *p)
 {
     uint32_t i = 0, n = p->len;
     const uint8_t *s8 = p->is_wide_char ? NULL : str8(p);
     const uint16_t *s16 = p->is_wide_char ? str16(p) : NULL;
 
-    if (string_buffer_putc8(b, '\"'))
+    if ((int64_t)b->size - b->len >= (int64_t)n + 2 && (b->is_wide_char || s8)) {
+        if (b->is_wide_char) {
+            uint16_t *d = str16(b->str) + b->len;
+            if (s8)
+                MEP_JSON_COPY_PLAIN(d, s8, n, i);
+            else
+                MEP_JSON_COPY_PLAIN(d, s16, n, i);
+            d[0] = d[n + 1] = '\"';
+        } else {
+            uint8_t *d = str8(b->str) + b->len;
+            MEP_JSON_COPY_PLAIN(d, s8, n, i);
+            d[0] = d[n + 1] = '\"';
+        }
+        if (i == n) {
+            b->len += n + 2;
+            return 0;
+        }
+        i = 0; /* an escape: written again below, over what this copied */
+    }
+    if (mep_json_putc(b, '\"'))
         return -1;
     if (p->is_wide_char && !b->is_wide_char && string_buffer_widen(b, b->size))
         return -1;
@@ -133,7 +179,7 @@ static int mep_json_put_quoted(StringBuffer *b, JSString *p)
         }
         b->len = k;
     }
-    return string_buffer_putc8(b, '\"');
+    return mep_json_putc(b, '\"');
 }
 
 /* mep engine: JS_ToQuotedString through mep_json_put_quoted */

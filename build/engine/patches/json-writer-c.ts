@@ -19,20 +19,25 @@ typedef struct MepJsonLevel {
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up);
 
-/* with a gap, a line break and the indentation of depth levels; nothing without one */
-static int mep_json_break(JSONStringifyContext *jsc, int depth)
+/* with a gap, a line break and the indentation of depth levels */
+static no_inline int mep_json_break_gap(JSONStringifyContext *jsc, int depth)
 {
     JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
 
-    if (gap->len == 0)
-        return 0;
-    if (string_buffer_putc8(jsc->b, '\n'))
+    if (mep_json_putc(jsc->b, '\n'))
         return -1;
     while (depth-- > 0) {
         if (string_buffer_concat(jsc->b, gap, 0, gap->len))
             return -1;
     }
     return 0;
+}
+
+/* with a gap, a line break and the indentation of depth levels; nothing without one (a test
+   inline: the writer asks before every member and element) */
+static inline int mep_json_break(JSONStringifyContext *jsc, int depth)
+{
+    return JS_VALUE_GET_STRING(jsc->gap)->len == 0 ? 0 : mep_json_break_gap(jsc, depth);
 }
 
 /* the indentation of depth levels as a string, for js_json_to_str */
@@ -121,10 +126,10 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
         len = JS_VALUE_GET_INT(p->prop[0].u.value);
     else if (js_get_length64(ctx, &len, obj))
         return -1;
-    if (string_buffer_putc8(jsc->b, '['))
+    if (mep_json_putc(jsc->b, '['))
         return -1;
     for (i = 0; i < len; i++) {
-        if ((i > 0 && string_buffer_putc8(jsc->b, ',')) || mep_json_break(jsc, level->depth))
+        if ((i > 0 && mep_json_putc(jsc->b, ',')) || mep_json_break(jsc, level->depth))
             return -1;
         /* a toJSON method may have changed the array: looked at again for each element */
         if (p->fast_array && i < p->u.array.count)
@@ -139,7 +144,7 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
     }
     if (len > 0 && mep_json_break(jsc, level->depth - 1))
         return -1;
-    return string_buffer_putc8(jsc->b, ']');
+    return mep_json_putc(jsc->b, ']');
 }
 
 /* 1 when the object has an index key (the generic path writes it), else 0 or -1 */
@@ -171,7 +176,7 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
         if (ctx->rt->atom_array[prs->atom]->atom_type == JS_ATOM_TYPE_STRING)
             keys[n++] = JS_DupAtom(ctx, prs->atom);
     }
-    if (string_buffer_putc8(jsc->b, '{'))
+    if (mep_json_putc(jsc->b, '{'))
         goto done;
     for (i = 0; i < n; i++) {
         prs = find_own_property(&pr, p, keys[i]);
@@ -184,9 +189,9 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
             goto done;
         if (JS_IsUndefined(v))
             continue;
-        if ((has_content && string_buffer_putc8(jsc->b, ',')) || mep_json_break(jsc, level->depth) ||
-            mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) || string_buffer_putc8(jsc->b, ':') ||
-            (JS_VALUE_GET_STRING(jsc->gap)->len != 0 && string_buffer_putc8(jsc->b, ' '))) {
+        if ((has_content && mep_json_putc(jsc->b, ',')) || mep_json_break(jsc, level->depth) ||
+            mep_json_put_quoted(jsc->b, ctx->rt->atom_array[keys[i]]) || mep_json_putc(jsc->b, ':') ||
+            (JS_VALUE_GET_STRING(jsc->gap)->len != 0 && mep_json_putc(jsc->b, ' '))) {
             JS_FreeValue(ctx, v);
             goto done;
         }
@@ -196,7 +201,7 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
     }
     if (has_content && mep_json_break(jsc, level->depth - 1))
         goto done;
-    ret = string_buffer_putc8(jsc->b, '}');
+    ret = mep_json_putc(jsc->b, '}');
  done:
     for (i = 0; i < n; i++)
         JS_FreeAtom(ctx, keys[i]);

@@ -1,4 +1,4 @@
-/** Edits to quickjs-ng's runtime: when the collector runs, `instanceof`. */
+/** Edits to quickjs-ng's runtime: bytecode dispatch, when the collector runs, reference counts inline. */
 import type { QuickjsPatch } from './types.ts';
 
 export const RUNTIME_PATCHES: readonly QuickjsPatch[] = [
@@ -24,5 +24,22 @@ export const RUNTIME_PATCHES: readonly QuickjsPatch[] = [
       'collect cycles when the heap has grown 4x, not 1.5x: QuickJS scans every live object on each collection, so reading ' +
       'a big input (hundreds of thousands of objects) rescanned the growing heap over and over, while reference counting ' +
       'frees acyclic garbage at once anyway',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'void JS_FreeValueRT(JSRuntime *rt, JSValue v)' },
+    op: 'replace',
+    text: '__attribute__((always_inline)) void JS_FreeValueRT(JSRuntime *rt, JSValue v) /* mep engine: inline */',
+    why:
+      'drop a reference inline, as QuickJS 2021 did (its JS_FreeValue was a static inline in quickjs.h): quickjs-ng ' +
+      'made JS_FreeValue and JS_FreeValueRT functions of the library, so each of the 1,400 places in quickjs.c that ' +
+      'drops a value made two calls to decrement a count; now JS_FreeValue is one call and the runtime\'s own frees none',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'void JS_FreeValue(JSContext *ctx, JSValue v)' },
+    op: 'replace',
+    text: 'no_inline void JS_FreeValue(JSContext *ctx, JSValue v) /* mep engine: one call */',
+    why: 'keep JS_FreeValue one call: inlined at its 1,400 places it made the engine 70 KB larger',
   },
 ];
