@@ -114,7 +114,7 @@ async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: 
  * The platform globals (glue/globals/, issue 23) as one minified script: its entry assigns the
  * installer that event-loop.c calls with the natives.
  */
-function bundleGlobals(dir: string): string {
+export function bundleGlobals(dir: string): string {
   try {
     const out = buildSync({ entryPoints: [join(dir, 'index.js')], bundle: true, format: 'iife', minify: true, target: 'es2020', charset: 'ascii', write: false, legalComments: 'none', logLevel: 'silent' });
     return out.outputFiles[0]!.text.trim();

@@ -39,6 +39,11 @@ void mep_memory_tight(void);
  * imports must not be called then, because wizer traps on any import call. */
 extern int mep_initializing;
 
+/* Platform JS text to stripped bytecode, compiled in a runtime of its own; the text is zeroed. */
+uint8_t *mep_compile_platform(char *src, size_t len, const char *name, size_t *size);
+/* Runs (and frees) bytecode from mep_compile_platform in ctx; JS_EXCEPTION on failure. */
+JSValue mep_eval_platform(JSContext *ctx, uint8_t *bytecode, size_t size);
+
 /* Creates the runtime and context and installs every global (idempotent). */
 void mep_runtime_init(void);
 

@@ -40,35 +40,14 @@ static void fatal_text(JSContext *ctx, const char *what) {
   __builtin_trap();
 }
 
-/*
- * Evaluates platform code without its source text and line tables. QuickJS keeps, for every
- * function, the text of its own source (so a nested function's text is stored once per level)
- * and its line numbers, in the heap the snapshot carries into every guest: stripped, the globals
- * cost about 130 KB less per guest. (Their functions then print as native ones do, and their
- * frames in a stack trace have no line.) QuickJS 2021 strips at compile time; quickjs-ng when
- * it writes bytecode, so there the script makes a round trip through its bytecode first.
- */
-static JSValue eval_stripped(JSContext *ctx, const char *src, size_t len, const char *name) {
-  const int flags = JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT;
-#ifdef JS_EVAL_FLAG_STRIP
-  return JS_Eval(ctx, src, len, name, flags | JS_EVAL_FLAG_STRIP);
-#else
-  JSValue fn = JS_Eval(ctx, src, len, name, flags | JS_EVAL_FLAG_COMPILE_ONLY);
-  if (JS_IsException(fn)) return fn;
-  size_t size;
-  uint8_t *bytes = JS_WriteObject(ctx, &size, fn, JS_WRITE_OBJ_BYTECODE | JS_WRITE_OBJ_STRIP_SOURCE | JS_WRITE_OBJ_STRIP_DEBUG);
-  JS_FreeValue(ctx, fn);
-  if (!bytes) return JS_EXCEPTION;
-  fn = JS_ReadObject(ctx, bytes, size, JS_READ_OBJ_BYTECODE);
-  js_free(ctx, bytes);
-  return JS_IsException(fn) ? fn : JS_EvalFunction(ctx, fn);
-#endif
+uint8_t *mep_globals_bytecode(size_t *size) {
+  return mep_compile_platform(mep_globals_js, sizeof(mep_globals_js) - 1, "mep:globals", size);
 }
 
-void mep_install_globals(JSContext *ctx, JSValue native) {
+void mep_install_globals(JSContext *ctx, JSValue native, uint8_t *bytecode, size_t size) {
   mep_install_clock(ctx, native);
   mep_install_utf8(ctx, native);
-  JSValue r = eval_stripped(ctx, mep_globals_js, sizeof(mep_globals_js) - 1, "mep:globals");
+  JSValue r = mep_eval_platform(ctx, bytecode, size);
   if (JS_IsException(r)) fatal_text(ctx, "mep engine: the globals failed to evaluate");
   JS_FreeValue(ctx, r);
   JSValue global = JS_GetGlobalObject(ctx);

@@ -9,8 +9,11 @@
 
 #include "quickjs.h"
 
-/* Evaluates the globals bundle (generated mep_globals.h) and keeps its event-loop hooks. */
-void mep_install_globals(JSContext *ctx, JSValue native);
+/* The globals bundle (generated mep_globals.h) compiled by mep_compile_platform; its text is zeroed. */
+uint8_t *mep_globals_bytecode(size_t *size);
+
+/* Evaluates the globals' bytecode (from mep_globals_bytecode; freed) and keeps its event-loop hooks. */
+void mep_install_globals(JSContext *ctx, JSValue native, uint8_t *bytecode, size_t size);
 
 /* Resets the per-call state: virtual time back to 0, the grant looked up afresh, warnings re-armed. */
 void mep_platform_begin_call(void);
