@@ -36,20 +36,44 @@ export async function sample(runs: number, warmup: number, fn: (i: number) => Pr
 }
 
 /**
- * Median over `rounds` rounds of `batch` sequential calls, in µs per call, after one unmeasured
- * round (warm-up).
+ * How long {@link perCallUs} calls before it measures (ms). V8 runs a module's wasm in its baseline
+ * compiler until the optimizing one has compiled the hot functions in the background, and the JS
+ * on both sides of a worker likewise: a session's ping took 90–140 µs in its first 1,000 calls and
+ * settled after about 6,000–10,000 calls (0.3–0.5 s), so one round of 500 measured the compilers,
+ * not the call, and a worker, measured in smaller batches than inline, more so.
  */
-export async function perCallUs(batch: number, rounds: number, call: (i: number) => Promise<unknown>): Promise<number> {
+export const WARMUP_MS = 1500;
+
+/** The per-call figures of {@link perCallUs}: the steady median, and the first batch's. */
+export interface PerCall {
+  /** Median µs per call over the measured rounds, after the warm-up. */
+  us: number;
+  /** µs per call of the first batch, while V8 still compiles (what a fresh session pays first). */
+  firstUs: number;
+}
+
+/**
+ * Median over `rounds` rounds of `batch` sequential calls, in µs per call, after calling for at
+ * least `warmupMs` (whole batches, at least one) unmeasured.
+ */
+export async function perCall(batch: number, rounds: number, call: (i: number) => Promise<unknown>, warmupMs = WARMUP_MS): Promise<PerCall> {
   let i = 0;
   const round = async (): Promise<number> => {
     const started = performance.now();
     for (let n = 0; n < batch; n++) await call(i++);
     return ((performance.now() - started) * 1000) / batch;
   };
-  await round();
+  const warming = performance.now();
+  const firstUs = await round();
+  while (performance.now() - warming < warmupMs) await round();
   const samples: number[] = [];
   for (let r = 0; r < rounds; r++) samples.push(await round());
-  return median(samples);
+  return { us: median(samples), firstUs };
+}
+
+/** {@link perCall}'s steady median alone, in µs per call. */
+export async function perCallUs(batch: number, rounds: number, call: (i: number) => Promise<unknown>, warmupMs = WARMUP_MS): Promise<number> {
+  return (await perCall(batch, rounds, call, warmupMs)).us;
 }
 
 /** Formats milliseconds with a sensible unit. */
