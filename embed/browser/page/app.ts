@@ -130,6 +130,8 @@ async function compileElm(): Promise<void> {
     setStatus('failed', 'Pick the .elm files of one package first.');
     return;
   }
+  // Running from the click on: the files are read first, and the last run's state must not show meanwhile.
+  setStatus('running', `Reading ${files.length} Elm file(s)…`);
   const exposed = $<HTMLInputElement>('elm-exposed').value.split(',').map((m) => m.trim()).filter(Boolean);
   const pkg = { name: $<HTMLInputElement>('elm-package').value.trim() || 'local/example', ...(exposed.length ? { exposedModules: exposed } : {}) };
   const documents = await Promise.all(files.map(async (f) => ({ uri: `file:///src/${encodeURIComponent(f.name)}`, languageId: 'elm', version: 1, text: await f.text() })));
