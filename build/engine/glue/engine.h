@@ -87,6 +87,8 @@ void mep_clear_kept(void);
 void mep_report_exception(JSContext *ctx);
 /* Reports a plain C string through Extism error_set. */
 void mep_report_error(const char *message);
+/* Reports the pending exception (or `what`, if it cannot be formatted) and traps: for failures of the engine's own code. */
+__attribute__((noreturn)) void mep_fatal_exception(JSContext *ctx, const char *what);
 
 /* Runs queued promise jobs; returns 0, or -1 with the job's exception pending. */
 int mep_drain_jobs(JSContext *ctx);

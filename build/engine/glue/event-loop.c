@@ -33,13 +33,6 @@ void mep_platform_log(int level, const char *text) {
   JS_FreeValue(ctx, args[1]);
 }
 
-static void fatal_text(JSContext *ctx, const char *what) {
-  size_t len;
-  char *text = mep_exception_text(ctx, &len);
-  mep_report_error(text ? text : what);
-  __builtin_trap();
-}
-
 uint8_t *mep_globals_bytecode(size_t *size) {
   return mep_compile_platform(mep_globals_js, sizeof(mep_globals_js) - 1, "mep:globals", size);
 }
@@ -48,7 +41,7 @@ void mep_install_globals(JSContext *ctx, JSValue native, uint8_t *bytecode, size
   mep_install_clock(ctx, native);
   mep_install_utf8(ctx, native);
   JSValue r = mep_eval_platform(ctx, bytecode, size);
-  if (JS_IsException(r)) fatal_text(ctx, "mep engine: the globals failed to evaluate");
+  if (JS_IsException(r)) mep_fatal_exception(ctx, "mep engine: the globals failed to evaluate");
   JS_FreeValue(ctx, r);
   JSValue global = JS_GetGlobalObject(ctx);
   JSAtom name = JS_NewAtom(ctx, "__mep_install_globals");
@@ -56,7 +49,7 @@ void mep_install_globals(JSContext *ctx, JSValue native, uint8_t *bytecode, size
   JS_DeleteProperty(ctx, global, name, 0);
   JS_FreeAtom(ctx, name);
   r = JS_Call(ctx, install, global, 1, (JSValueConst *)&native);
-  if (JS_IsException(r)) fatal_text(ctx, "mep engine: the globals failed to install");
+  if (JS_IsException(r)) mep_fatal_exception(ctx, "mep engine: the globals failed to install");
   JS_FreeValue(ctx, r);
   JS_FreeValue(ctx, install);
   JS_FreeValue(ctx, global);

@@ -17,9 +17,15 @@ static JSValue settle_fn = JS_UNDEFINED;
  * when a host enables WASI, so the engine runs constructors itself exactly once. */
 extern void __wasm_call_ctors(void);
 
-static void mep_fatal(const char *what) {
+static __attribute__((noreturn)) void mep_fatal(const char *what) {
   mep_report_error(what);
   __builtin_trap();
+}
+
+void mep_fatal_exception(JSContext *ctx, const char *what) {
+  size_t len;
+  char *text = mep_exception_text(ctx, &len);
+  mep_fatal(text ? text : what);
 }
 
 /*
@@ -36,11 +42,7 @@ uint8_t *mep_compile_platform(char *src, size_t len, const char *name, size_t *s
   JSContext *ctx = rt ? JS_NewContext(rt) : NULL;
   if (!ctx) mep_fatal("mep engine: cannot create a runtime to compile the platform (out of memory)");
   JSValue fn = JS_Eval(ctx, src, len, name, JS_EVAL_TYPE_GLOBAL | JS_EVAL_FLAG_STRICT | JS_EVAL_FLAG_COMPILE_ONLY);
-  if (JS_IsException(fn)) {
-    size_t n;
-    char *text = mep_exception_text(ctx, &n);
-    mep_fatal(text ? text : "mep engine: the platform JS failed to compile");
-  }
+  if (JS_IsException(fn)) mep_fatal_exception(ctx, "mep engine: the platform JS failed to compile");
   size_t n;
   uint8_t *bc = JS_WriteObject(ctx, &n, fn, JS_WRITE_OBJ_BYTECODE | JS_WRITE_OBJ_STRIP_SOURCE | JS_WRITE_OBJ_STRIP_DEBUG);
   JS_FreeValue(ctx, fn);
@@ -83,18 +85,10 @@ void mep_runtime_init(void) {
   mep_install_text(ctx, native);
 
   JSValue fn = mep_eval_platform(ctx, prelude, prelude_size);
-  if (JS_IsException(fn)) {
-    size_t len;
-    char *text = mep_exception_text(ctx, &len);
-    mep_fatal(text ? text : "mep engine: the prelude failed to evaluate");
-  }
+  if (JS_IsException(fn)) mep_fatal_exception(ctx, "mep engine: the prelude failed to evaluate");
   JSValue global = JS_GetGlobalObject(ctx);
   JSValue ret = JS_Call(ctx, fn, global, 1, (JSValueConst *)&native);
-  if (JS_IsException(ret)) {
-    size_t len;
-    char *text = mep_exception_text(ctx, &len);
-    mep_fatal(text ? text : "mep engine: the prelude failed to run");
-  }
+  if (JS_IsException(ret)) mep_fatal_exception(ctx, "mep engine: the prelude failed to run");
   JS_FreeValue(ctx, ret);
   JS_FreeValue(ctx, global);
   JS_FreeValue(ctx, fn);
