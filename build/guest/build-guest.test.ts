@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../../host/src/protocol/errors.ts';
 import { SOURCE_MAP_SECTION } from '../../host/src/transport/source-map/wasm-section.ts';
 import { buildGuest, findExtismJs, type Diagnostic } from './index.ts';
-import { customSectionName, readSections, readVector, SectionId, writeModule } from './internal/wasm-binary.ts';
+import { customSectionName, dataSegments, readSections, SectionId, writeModule } from './internal/wasm-binary.ts';
 import { bundleGlobals } from '../engine/compile.ts';
 import { REPO_ROOT } from '../engine/index.ts';
 import { createMepPlugin, type MepPluginOptions } from './testing/extism-host.ts';
@@ -76,17 +76,11 @@ run('should snapshot the platform without its text or its compiler\'s garbage: f
   // (glue/runtime.c): compiled in place, its parser's garbage spread the heap over 198 pages.
   await testGuest();
   const bytes = readFileSync(join(FIXTURE_DIR, 'out', 'test-extension.wasm'));
-  const data = readSections(bytes).find((s) => s.id === SectionId.Data)!;
-  const { count, reader } = readVector(data.body);
   const pages = new Set<number>();
   const image: Uint8Array[] = [];
-  for (let i = 0; i < count; i++) {
-    assert.is(reader.u32(), 0, 'an active segment of memory 0');
-    reader.byte(); // i32.const
-    const offset = Number(reader.s64());
-    reader.byte(); // end
-    const segment = reader.take(reader.u32());
-    for (let p = offset >>> 12; p <= (offset + segment.length - 1) >>> 12; p++) pages.add(p);
+  for (const { passive, memory, offset, bytes: segment } of dataSegments(readSections(bytes))) {
+    assert.ok(!passive && memory === 0 && offset !== undefined, 'an active segment of memory 0 at a constant offset');
+    for (let p = offset! >>> 12; p <= (offset! + segment.length - 1) >>> 12; p++) pages.add(p);
     image.push(segment);
   }
   assert.ok(pages.size <= 150, `${pages.size} pages of 4 KiB hold data`);

@@ -9,7 +9,7 @@
 import { toolFailure } from './diagnostics.ts';
 import { memorySegments, type DataSegment } from './internal/data-segments.ts';
 import {
-  ByteReader, ByteWriter, ExternalKind, SectionId, appendToVector, customSectionName, readLimits, readSections, readVector, skipConstExpr,
+  ByteReader, ByteWriter, ExternalKind, SectionId, appendToVector, customSectionName, dataSegments, readLimits, readSections, readVector, skipConstExpr,
   writeModule, type Section,
 } from './internal/wasm-binary.ts';
 
@@ -67,21 +67,11 @@ export function engineLayout(engine: Uint8Array): EngineLayout {
 
 /** The lowest address an active data segment of memory 0 writes to (Infinity: none). */
 function lowestDataOffset(sections: readonly Section[]): number {
-  const data = sections.find((s) => s.id === SectionId.Data);
-  if (!data) return Infinity;
-  const { count, reader } = readVector(data.body);
   let lowest = Infinity;
-  for (let i = 0; i < count; i++) {
-    const flags = reader.u32();
-    if (flags === 1) {
-      reader.take(reader.u32()); // passive
-      continue;
-    }
-    if (flags === 2) reader.u32(); // memory index
-    if (reader.byte() !== 0x41) throw linkError('a data segment of the engine has a non-constant offset');
-    lowest = Math.min(lowest, Number(reader.s64()));
-    skipConstExpr(reader); // the rest of the offset expression: its `end`
-    reader.take(reader.u32());
+  for (const segment of dataSegments(sections)) {
+    if (segment.passive) continue;
+    if (segment.offset === undefined) throw linkError('a data segment of the engine has a non-constant offset');
+    lowest = Math.min(lowest, segment.offset);
   }
   return lowest;
 }

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { toolFailure } from './diagnostics.ts';
 import {
-  ByteReader, ByteWriter, ExternalKind, SectionId, appendToVector, readLimits, readSections, readVector, skipConstExpr, writeModule,
+  ByteReader, ByteWriter, ExternalKind, SectionId, appendToVector, dataSegments, readLimits, readSections, readVector, skipConstExpr, writeModule,
   type Section,
 } from './internal/wasm-binary.ts';
 import { countFunctionImports } from './link.ts';
@@ -136,17 +136,9 @@ function memoriesOf(wasm: Uint8Array): Uint8Array[] {
   const sections = readSections(wasm);
   const mem = readVector(section(sections, SectionId.Memory).body);
   const memories = Array.from({ length: mem.count }, () => new Uint8Array(readLimits(mem.reader).min * WASM_PAGE));
-  const data = sections.find((s) => s.id === SectionId.Data);
-  if (!data) return memories;
-  const { count, reader } = readVector(data.body);
-  for (let i = 0; i < count; i++) {
-    const flags = reader.u32();
-    if (flags === 1) throw toolFailure('guest snapshot (wizer)', 'wizer wrote a passive data segment');
-    const index = flags === 2 ? reader.u32() : 0;
-    if (reader.byte() !== 0x41) throw toolFailure('guest snapshot (wizer)', 'wizer wrote a data segment with a non-constant offset');
-    const offset = Number(reader.s64());
-    skipConstExpr(reader);
-    const bytes = reader.take(reader.u32());
+  for (const { passive, memory: index, offset, bytes } of dataSegments(sections)) {
+    if (passive) throw toolFailure('guest snapshot (wizer)', 'wizer wrote a passive data segment');
+    if (offset === undefined) throw toolFailure('guest snapshot (wizer)', 'wizer wrote a data segment with a non-constant offset');
     const target = memories[index];
     if (!target || offset + bytes.length > target.length) throw toolFailure('guest snapshot (wizer)', `wizer wrote a data segment outside memory ${index}`);
     target.set(bytes, offset);

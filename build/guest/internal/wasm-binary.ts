@@ -202,6 +202,36 @@ export function skipConstExpr(r: ByteReader): void {
   }
 }
 
+/** One segment of a data section: a passive one, or the memory an active one fills and its offset when that is an `i32.const`. */
+export interface DataSegmentEntry {
+  passive: boolean;
+  memory: number;
+  offset: number | undefined;
+  bytes: Uint8Array;
+}
+
+/** The segments of the data section of `sections`, in order (none without one). */
+export function* dataSegments(sections: readonly Section[]): Generator<DataSegmentEntry> {
+  const data = sections.find((s) => s.id === SectionId.Data);
+  if (!data) return;
+  const { count, reader } = readVector(data.body);
+  for (let i = 0; i < count; i++) {
+    const flags = reader.u32();
+    if (flags === 1) {
+      yield { passive: true, memory: 0, offset: undefined, bytes: reader.take(reader.u32()) };
+      continue;
+    }
+    const memory = flags === 2 ? reader.u32() : 0;
+    let offset: number | undefined;
+    if (reader.bytes[reader.pos] === 0x41) {
+      reader.byte();
+      offset = Number(reader.s64());
+    }
+    skipConstExpr(reader); // the rest of the offset expression: its `end`
+    yield { passive: false, memory, offset, bytes: reader.take(reader.u32()) };
+  }
+}
+
 /** Reads resizable limits (flags, min, optional max). */
 export function readLimits(r: ByteReader): { min: number; max?: number } {
   const flags = r.byte();
