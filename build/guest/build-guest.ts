@@ -12,6 +12,7 @@ import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { SOURCE_MAP_SECTION } from '../../host/src/transport/source-map/wasm-section.ts';
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
 import { bundleGuest } from './bundle.ts';
+import type { IntlOptions, IntlPlan } from './intl/intl-module.ts';
 import { appendCustomSection } from './internal/wasm-binary.ts';
 import { compileBundle, type Snapshotter } from './bytecode.ts';
 import { projectRootOf } from './bundle-map.ts';
@@ -62,6 +63,11 @@ export interface BuildGuestOptions {
   cacheDir?: string;
   /** Folder diagnostics are relative to (default process.cwd()). */
   cwd?: string;
+  /**
+   * The locales (beyond `en`) and time zones (beyond those the code names) a wasm guest that uses
+   * Intl carries (`mep build --locale`, `--time-zone`); ignored by a guest that uses none.
+   */
+  intl?: IntlOptions;
 }
 
 /** What {@link buildGuest} produced. */
@@ -80,6 +86,8 @@ export interface BuildGuestResult {
   cached: boolean;
   /** Milliseconds per stage. */
   timings: Record<string, number>;
+  /** The Intl a wasm guest carries (services, locales, zones, bytes of JavaScript); absent without. */
+  intl?: IntlPlan & { bytes: number };
 }
 
 /**
@@ -116,8 +124,9 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   }
   const keepMap = options.sourceMap !== false;
   const mapOptions = runtime === 'process' ? { mapFile: basename(outFile), sourceRoot: sourceRootOf(outFile, entry, cwd) } : {};
-  const bundle = await bundleGuest({ entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions });
+  const bundle = await bundleGuest({ entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions, ...(options.intl ? { intl: options.intl } : {}) });
   lap('bundle');
+  const intl = bundle.intl ? { intl: bundle.intl } : {};
 
   if (runtime === 'process') {
     const mapFile = `${outFile}.map`;
@@ -152,7 +161,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   if (existsSync(cached)) {
     const wasm = withMap(readFileSync(cached));
     place(outFile, wasm);
-    return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: true, timings };
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: true, timings, ...intl };
   }
   const optimizing = options.optimize !== false;
   const base = optimizing ? await optimizedEngine(engine) : engine.wasmPath;
@@ -171,7 +180,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   renameSync(tmp, cached);
   const shipped = withMap(wasm);
   place(outFile, shipped);
-  return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
+  return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, ...intl };
 }
 
 /** The project root as seen from the folder of `outFile` (a process build's map sits beside it). */
