@@ -13,6 +13,7 @@ import { SOURCE_MAP_SECTION } from '../../host/src/transport/source-map/wasm-sec
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
 import { bundleGuest } from './bundle.ts';
 import type { IntlOptions, IntlPlan } from './intl/intl-module.ts';
+import type { DependencyWarning } from './dependency-globals.ts';
 import { appendCustomSection } from './internal/wasm-binary.ts';
 import { compileBundle, type Snapshotter } from './bytecode.ts';
 import { projectRootOf } from './bundle-map.ts';
@@ -88,6 +89,8 @@ export interface BuildGuestResult {
   timings: Record<string, number>;
   /** The Intl a wasm guest carries (services, locales, zones, bytes of JavaScript); absent without. */
   intl?: IntlPlan & { bytes: number };
+  /** Globals the sandbox lacks that the wasm guest's packages use, each with what to do. */
+  warnings: DependencyWarning[];
 }
 
 /**
@@ -126,7 +129,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   const mapOptions = runtime === 'process' ? { mapFile: basename(outFile), sourceRoot: sourceRootOf(outFile, entry, cwd) } : {};
   const bundle = await bundleGuest({ entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions, ...(options.intl ? { intl: options.intl } : {}) });
   lap('bundle');
-  const intl = bundle.intl ? { intl: bundle.intl } : {};
+  const intl = { warnings: bundle.warnings, ...(bundle.intl ? { intl: bundle.intl } : {}) };
 
   if (runtime === 'process') {
     const mapFile = `${outFile}.map`;
@@ -135,13 +138,13 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     else rmSync(mapFile, { force: true });
     const code = keepMap ? `${bundle.code}//# sourceMappingURL=${encodeURIComponent(basename(mapFile))}\n` : bundle.code;
     place(outFile, code, 0o755);
-    return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], inputs: bundle.inputs, cached: false, timings };
+    return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], inputs: bundle.inputs, cached: false, timings, warnings: [] };
   }
   if (options.compiler === 'extism-js') {
     const wasm = await compileWithExtismJs(entry, bundle.exports, join(cacheDir, 'tmp'));
     place(outFile, wasm);
     lap('extism-js');
-    return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, ...intl };
   }
   // The map goes in last, onto the cached module: it names files, so a moved project with the
   // same code gets its own map from the same cache entry.

@@ -10,6 +10,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { finishBundleMap, projectRootOf } from './bundle-map.ts';
+import { dependencyWarnings, type DependencyWarning } from './dependency-globals.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
 
@@ -54,6 +55,8 @@ export interface Bundle {
   pdk: boolean;
   /** What a wasm bundle carries of Intl (intl/intl-module.ts), with the bytes of JavaScript it adds; absent when it uses none. */
   intl?: IntlPlan & { bytes: number };
+  /** Globals the sandbox lacks that the bundled packages use (a wasm bundle; dependency-globals.ts). */
+  warnings: DependencyWarning[];
 }
 
 /** Options for {@link bundleGuest}. */
@@ -237,5 +240,6 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const inputs = Object.keys(r.metafile.inputs)
     .filter((input) => input !== '<stdin>' && !input.includes(':'))
     .map((input) => resolve(cwd, input));
-  return { code, map, projectRoot, inputs, exports, pdk, ...(intl ? { intl: { ...intl.plan, bytes: intlBytes } } : {}) };
+  const warnings = runtime === 'wasm' ? await dependencyWarnings((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard([])], ...extra }, entry, cwd), intl?.plan) : [];
+  return { code, map, projectRoot, inputs, exports, pdk, warnings, ...(intl ? { intl: { ...intl.plan, bytes: intlBytes } } : {}) };
 }

@@ -77,6 +77,7 @@ export function installIntl(Intl, config) {
     Object.defineProperty(Poly.prototype, 'constructor', { value: Service, writable: true, configurable: true, enumerable: false });
     Object.defineProperty(Intl, name, { value: Service, writable: true, configurable: true, enumerable: false });
   }
+  if (Intl.DateTimeFormat) plainSpaces(Intl.DateTimeFormat.prototype);
   if (config.collation) {
     let collatorWarned = false;
     const Collator = makeCollator({
@@ -102,6 +103,40 @@ export function installIntl(Intl, config) {
     if (Intl.PluralRules) new Intl.PluralRules(locale).select(1);
     if (Intl.Collator) new Intl.Collator(locale).compare('a', 'b');
     if (Intl.Segmenter) [...new Intl.Segmenter(locale, { granularity: 'word' }).segment('a b.')];
+  }
+}
+
+const spaced = (text) => text.replace(/\u202f/g, ' ');
+
+/**
+ * V8 writes the space before AM/PM (and in other time formats) as a plain space where CLDR has a
+ * narrow no-break space (U+202F), for the web's sake; the polyfill follows CLDR. Node's answers
+ * are the goal, so the formats of DateTimeFormat give V8's spaces.
+ */
+function plainSpaces(proto) {
+  const bound = new WeakMap();
+  const format = Object.getOwnPropertyDescriptor(proto, 'format');
+  Object.defineProperty(proto, 'format', {
+    ...format,
+    get: Object.getOwnPropertyDescriptor({
+      get format() {
+        const inner = format.get.call(this);
+        if (!bound.has(this)) bound.set(this, (date) => spaced(inner(date)));
+        return bound.get(this);
+      },
+    }, 'format').get,
+  });
+  for (const name of ['formatToParts', 'formatRange', 'formatRangeToParts']) {
+    const polyfilled = proto[name];
+    if (typeof polyfilled !== 'function') continue;
+    const method = {
+      [name](...args) {
+        const out = polyfilled.apply(this, args);
+        return typeof out === 'string' ? spaced(out) : out.map((part) => ({ ...part, value: spaced(part.value) }));
+      },
+    }[name];
+    Object.defineProperty(method, 'length', { value: polyfilled.length });
+    Object.defineProperty(proto, name, { value: method, writable: true, configurable: true, enumerable: false });
   }
 }
 
@@ -139,7 +174,7 @@ function installLocaleMethods(Intl, resolve, checkZone) {
     // The polyfill's own methods apply ECMA-402's ToDateTimeOptions defaults; these check first.
     const dated = (name) => {
       const polyfilled = Date.prototype[name];
-      return { [name](locales = undefined, options = undefined) { resolve(locales, 'DateTimeFormat'); checkZone(options); return polyfilled.call(this, locales, options); } }[name];
+      return { [name](locales = undefined, options = undefined) { resolve(locales, 'DateTimeFormat'); checkZone(options); return spaced(polyfilled.call(this, locales, options)); } }[name];
     };
     define(Date.prototype, { toLocaleString: dated('toLocaleString'), toLocaleDateString: dated('toLocaleDateString'), toLocaleTimeString: dated('toLocaleTimeString') });
   }
