@@ -12,6 +12,7 @@ Detect('should find the services a bundle names, and nothing in one that uses no
   assert.equal(intlServices('a.localeCompare(b)'), ['getCanonicalLocales', 'Locale', 'Collator']);
   assert.equal(intlServices('n.toLocaleString()'), ['getCanonicalLocales', 'Locale', 'PluralRules', 'NumberFormat', 'DateTimeFormat']);
   assert.equal(intlServices('new Intl.RelativeTimeFormat()'), ['getCanonicalLocales', 'Locale', 'PluralRules', 'NumberFormat', 'RelativeTimeFormat']);
+  assert.equal(intlServices('d.toLocaleDateString()'), ['getCanonicalLocales', 'Locale', 'PluralRules', 'NumberFormat', 'DateTimeFormat'], 'what a service needs, transitively');
 });
 
 Detect('should build in en, the locales asked for and the zones the code names, and refuse unknown ones :: hostile', () => {

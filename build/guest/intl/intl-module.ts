@@ -64,7 +64,12 @@ export function intlServices(code: string): string[] {
   if (word('toLocaleDateString').test(code) || word('toLocaleTimeString').test(code)) used.add('DateTimeFormat');
   if (word('localeCompare').test(code)) used.add('Collator');
   if (used.size === 0) return [];
-  for (const s of [...used]) for (const n of NEEDS[s] ?? []) used.add(n);
+  // What the services need, and what that needs in turn.
+  for (let grew = true; grew; ) {
+    const before = used.size;
+    for (const s of [...used]) for (const n of NEEDS[s] ?? []) used.add(n);
+    grew = used.size > before;
+  }
   for (const s of ALWAYS) used.add(s);
   return ORDER.filter((s) => used.has(s));
 }
