@@ -49,7 +49,7 @@ export function installIntl(Intl, config) {
       const cldr = bestAvailable(all, tag);
       if (cldr === undefined) continue; // no CLDR data anywhere: the next one, then the default
       if (bestAvailable(built, tag) === cldr) return tag;
-      throw refuse(`Intl.${service}: the locale ${tag} is not built into this extension (built in: ${[...built].join(', ')}); rebuild it with mep build --locale ${tag} (or "intl": { "locales": [...] } in extension.json)`);
+      throw refuse(`Intl.${service}: the locale ${tag} is not built into this extension (built in: ${[...built].join(', ')}); rebuild it with mep build --locale ${tag} (or buildGuest({ intl: { locales } }))`);
     }
     return config.defaultLocale;
   };
