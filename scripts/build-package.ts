@@ -67,6 +67,11 @@ for (const file of walk(dist).filter((f) => f.endsWith('.d.ts'))) {
   }
 }
 
+// The guest side of Intl is JavaScript bundled into guests as it is (tsc copies no .js).
+const intlRuntime = join(root, 'build', 'guest', 'intl', 'runtime');
+mkdirSync(join(dist, 'build', 'guest', 'intl', 'runtime'), { recursive: true });
+for (const file of readdirSync(intlRuntime).filter((f) => f.endsWith('.js'))) copyFileSync(join(intlRuntime, file), join(dist, 'build', 'guest', 'intl', 'runtime', file));
+
 const guestTypes = writeGuestTypes(join(dist, 'build', 'guest', 'types'));
 const exported = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, { types?: string }> }).exports['./guest-pdk/globals']?.types;
 if (exported === undefined || join(root, exported) !== guestTypes) {

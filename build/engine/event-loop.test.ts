@@ -80,16 +80,45 @@ const TIME = script(`
     return new Promise((resolve) => setTimeout(() => { Host.outputString(JSON.stringify([start, Date.now()])); resolve(0); }, 30));
   },
   random() { Host.outputString(JSON.stringify([Math.random(), Math.random()])); return 0; },
+  timing() {
+    const t0 = Date.now(), p0 = performance.now(), d0 = new Date();
+    console.time('t');
+    return new Promise((resolve) => setTimeout(() => {
+      console.timeEnd('t');
+      Host.outputString(JSON.stringify([Date.now() - t0, performance.now() - p0, new Date() - d0, new Date(0).getUTCFullYear() === 1970]));
+      resolve(0);
+    }, 5));
+  },
 `);
 
-time('should sleep an hour of virtual time at once, from 0 in every call, with one warning naming the grant', async () => {
-  const g = await loadScriptGuest(TIME, ['sleep', 'quiet', 'real', 'random']);
+const Y2K = Date.UTC(2000, 0, 1);
+
+time('should sleep an hour of virtual time at once, from 2000-01-01 in every call, with one warning per instance naming the grant', async () => {
+  const g = await loadScriptGuest(TIME, ['sleep', 'quiet', 'real', 'random', 'timing']);
   for (let i = 0; i < 2; i++) {
     const r = g.call('sleep');
-    assert.equal(JSON.parse(r.text), [0, 3_600_000, 3_600_000, '1970-01-01T01:00:00.000Z']);
+    assert.equal(JSON.parse(r.text), [Y2K, Y2K + 3_600_000, 3_600_000, '2000-01-01T01:00:00.000Z']);
     const warnings = r.logs.filter((l) => l.level === 'warn');
-    assert.is(warnings.length, 1, 'one warning per call');
-    assert.match(warnings[0]!.text, /permissions.*clock/);
+    assert.is(warnings.length, i === 0 ? 1 : 0, 'one warning per instance');
+    if (i === 0) assert.match(warnings[0]!.text, /permissions.*clock.*SOURCE_DATE_EPOCH/);
+  }
+});
+
+time("should start every call at the host's SOURCE_DATE_EPOCH", async () => {
+  const g = await loadScriptGuest(TIME, ['sleep', 'quiet', 'real', 'random', 'timing'], { config: { SOURCE_DATE_EPOCH: '1700000000' } });
+  assert.equal(JSON.parse(g.call('sleep').text), [1_700_000_000_000, 1_700_003_600_000, 3_600_000, '2023-11-14T23:13:20.000Z']);
+  const bad = await loadScriptGuest(TIME, ['sleep', 'quiet', 'real', 'random', 'timing'], { config: { SOURCE_DATE_EPOCH: '17e8' } });
+  const r = bad.call('sleep');
+  assert.is(JSON.parse(r.text)[0], Y2K);
+  assert.ok(r.logs.some((l) => l.level === 'warn' && /SOURCE_DATE_EPOCH is not/.test(l.text)));
+});
+
+time('should not warn a guest that only times itself', async () => {
+  const g = await loadScriptGuest(TIME, ['sleep', 'quiet', 'real', 'random', 'timing']);
+  for (let i = 0; i < 2; i++) {
+    const r = g.call('timing');
+    assert.equal(JSON.parse(r.text), [5, 5, 5, true]);
+    assert.equal(r.logs.filter((l) => l.level === 'warn'), []);
   }
 });
 

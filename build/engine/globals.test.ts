@@ -95,6 +95,18 @@ const PROBES: Record<string, string> = {
     out.push(['b', 'a', 'B', 'A', '_a', 'a1', 'a10', 'a2', 'z', 'Zed', 'zed', 'a-b', 'a b', 'ab', '10', '9', '$x', '~y'].sort((x, y) => x.localeCompare(y)));
     out.push('i'.toLocaleUpperCase(), 'I'.toLocaleLowerCase('en-US'));
     return out;`,
+  localeShape: `
+    const methods = [[Number.prototype, 'toLocaleString'], [BigInt.prototype, 'toLocaleString'], [Date.prototype, 'toLocaleString'], [Date.prototype, 'toLocaleDateString'], [Date.prototype, 'toLocaleTimeString'],
+      [String.prototype, 'localeCompare'], [String.prototype, 'toLocaleUpperCase'], [String.prototype, 'toLocaleLowerCase'], [Array.prototype, 'toLocaleString']];
+    const constructible = (f) => { try { Reflect.construct(function () {}, [], f); return true; } catch { return false; } };
+    const out = methods.map(([proto, name]) => { const f = proto[name]; const d = Object.getOwnPropertyDescriptor(proto, name); return [f.name, f.length, 'prototype' in f, constructible(f), d.enumerable, d.writable, d.configurable]; });
+    const thrown = (f) => { try { f(); return 'no throw'; } catch (e) { return e.name; } };
+    out.push([() => String.prototype.localeCompare.call(undefined, 'a'), () => String.prototype.localeCompare.call(null), () => String.prototype.toLocaleUpperCase.call(undefined), () => Number.prototype.toLocaleString.call('1'),
+      () => BigInt.prototype.toLocaleString.call(1), () => Date.prototype.toLocaleString.call({}), () => Array.prototype.toLocaleString.call(null), () => new String.prototype.localeCompare('a')].map(thrown));
+    const pairs = [['o\u0308', '\u00f6'], ['\u00c5', 'A\u030a'], ['x\u031b\u0323', 'x\u0323\u031b'], ['\u1ef1', 'u\u031b\u0323'], ['\u00c7', 'C\u0327'], ['\u2126', '\u03a9']];
+    out.push(pairs.map(([a, b]) => a.localeCompare(b)), ['a', 'u', 'undefined', 'zz'].map((s) => [s.localeCompare(), s.localeCompare(undefined) === s.localeCompare('undefined')]));
+    out.push(String.prototype.localeCompare.call(12, '3'), [true, null, undefined, 1234].toLocaleString(), Array.prototype.toLocaleString.call({ length: 2, 0: 'x', 1: 7 }));
+    return out;`,
   misc: `
     const out = [typeof Intl, typeof setImmediate, typeof fetch, typeof queueMicrotask, typeof structuredClone, typeof performance.now(), typeof setTimeout(() => {}, 1).unref];
     const t = setTimeout(() => {}, 1); out.push(typeof +t, t.hasRef(), t.unref().hasRef(), t.ref().hasRef()); clearTimeout(t);
@@ -129,12 +141,14 @@ const refusals = suite('guest globals :: what the sandbox refuses, clearly');
 refusals('should throw for other locales and options instead of answering in en-US :: hostile', async () => {
   const src = `globalThis.__mep_exports = { run() {
     const out = [];
-    for (const f of [() => (1234.5).toLocaleString('de-DE'), () => (1).toLocaleString(undefined, { style: 'percent' }), () => new Date(0).toLocaleString('fr'), () => 'a'.localeCompare('b', 'sv'), () => 'i'.toLocaleUpperCase('tr')]) {
+    for (const f of [() => (1234.5).toLocaleString('de-DE'), () => (1).toLocaleString(undefined, { style: 'percent' }), () => new Date(0).toLocaleString('fr'), () => 'a'.localeCompare('b', 'sv'), () => 'i'.toLocaleUpperCase('tr'), () => [1.5].toLocaleString('de')]) {
       try { out.push(f()); } catch (e) { out.push(e.name); }
     }
+    // Without Intl, ECMA-262 calls each element's toLocaleString without arguments.
+    out.push([{ toLocaleString(...args) { return args.length; } }, undefined].toLocaleString('ar', {}));
     Host.outputString(JSON.stringify(out)); return 0; } };`;
   const g = await loadScriptGuest(src, ['run']);
-  assert.equal(JSON.parse(g.call('run').text), ['RangeError', 'RangeError', 'RangeError', 'RangeError', 'RangeError']);
+  assert.equal(JSON.parse(g.call('run').text), ['RangeError', 'RangeError', 'RangeError', 'RangeError', 'RangeError', 'RangeError', '0,']);
 });
 
 refusals('should refuse crypto without the randomness grant, naming it, and give UUIDs with it', async () => {

@@ -12,6 +12,8 @@ import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { SOURCE_MAP_SECTION } from '../../host/src/transport/source-map/wasm-section.ts';
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
 import { bundleGuest } from './bundle.ts';
+import type { IntlOptions, IntlPlan } from './intl/intl-module.ts';
+import type { DependencyWarning } from './dependency-globals.ts';
 import { appendCustomSection } from './internal/wasm-binary.ts';
 import { compileBundle, type Snapshotter } from './bytecode.ts';
 import { projectRootOf } from './bundle-map.ts';
@@ -62,6 +64,11 @@ export interface BuildGuestOptions {
   cacheDir?: string;
   /** Folder diagnostics are relative to (default process.cwd()). */
   cwd?: string;
+  /**
+   * The locales (beyond `en`) and time zones (beyond those the code names) a wasm guest that uses
+   * Intl carries (`mep build --locale`, `--time-zone`); ignored by a guest that uses none.
+   */
+  intl?: IntlOptions;
 }
 
 /** What {@link buildGuest} produced. */
@@ -80,6 +87,10 @@ export interface BuildGuestResult {
   cached: boolean;
   /** Milliseconds per stage. */
   timings: Record<string, number>;
+  /** The Intl a wasm guest carries (services, locales, zones, bytes of JavaScript); absent without. */
+  intl?: IntlPlan & { bytes: number };
+  /** Globals the sandbox lacks that the wasm guest's packages use, each with what to do. */
+  warnings: DependencyWarning[];
 }
 
 /**
@@ -116,8 +127,9 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   }
   const keepMap = options.sourceMap !== false;
   const mapOptions = runtime === 'process' ? { mapFile: basename(outFile), sourceRoot: sourceRootOf(outFile, entry, cwd) } : {};
-  const bundle = await bundleGuest({ entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions });
+  const bundle = await bundleGuest({ entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions, ...(options.intl ? { intl: options.intl } : {}) });
   lap('bundle');
+  const intl = { warnings: bundle.warnings, ...(bundle.intl ? { intl: bundle.intl } : {}) };
 
   if (runtime === 'process') {
     const mapFile = `${outFile}.map`;
@@ -126,13 +138,13 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     else rmSync(mapFile, { force: true });
     const code = keepMap ? `${bundle.code}//# sourceMappingURL=${encodeURIComponent(basename(mapFile))}\n` : bundle.code;
     place(outFile, code, 0o755);
-    return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], inputs: bundle.inputs, cached: false, timings };
+    return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], inputs: bundle.inputs, cached: false, timings, warnings: [] };
   }
   if (options.compiler === 'extism-js') {
     const wasm = await compileWithExtismJs(entry, bundle.exports, join(cacheDir, 'tmp'));
     place(outFile, wasm);
     lap('extism-js');
-    return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, ...intl };
   }
   // The map goes in last, onto the cached module: it names files, so a moved project with the
   // same code gets its own map from the same cache entry.
@@ -152,7 +164,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   if (existsSync(cached)) {
     const wasm = withMap(readFileSync(cached));
     place(outFile, wasm);
-    return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: true, timings };
+    return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: true, timings, ...intl };
   }
   const optimizing = options.optimize !== false;
   const base = optimizing ? await optimizedEngine(engine) : engine.wasmPath;
@@ -171,7 +183,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   renameSync(tmp, cached);
   const shipped = withMap(wasm);
   place(outFile, shipped);
-  return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings };
+  return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, ...intl };
 }
 
 /** The project root as seen from the folder of `outFile` (a process build's map sits beside it). */

@@ -10,7 +10,9 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { finishBundleMap, projectRootOf } from './bundle-map.ts';
+import { dependencyWarnings, type DependencyWarning } from './dependency-globals.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
+import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
 
 /**
  * Where the guest PDK is: its TypeScript sources in a checkout, its compiled JavaScript (with
@@ -51,6 +53,10 @@ export interface Bundle {
   exports: string[];
   /** True when the entry is a PDK extension (has a default export). */
   pdk: boolean;
+  /** What a wasm bundle carries of Intl (intl/intl-module.ts), with the bytes of JavaScript it adds; absent when it uses none. */
+  intl?: IntlPlan & { bytes: number };
+  /** Globals the sandbox lacks that the bundled packages use (a wasm bundle; dependency-globals.ts). */
+  warnings: DependencyWarning[];
 }
 
 /** Options for {@link bundleGuest}. */
@@ -65,6 +71,8 @@ export interface BundleOptions {
   sourcesContent?: boolean;
   /** The map's `sourceRoot`, for a map written beside its script (bundle-map.ts). */
   sourceRoot?: string;
+  /** The locales and time zones a wasm guest that uses Intl gets beyond `en` and the zones its code names. */
+  intl?: IntlOptions;
 }
 
 /** The file name the engine's compile-src gives a wasm bundle; its stack frames name it. */
@@ -189,10 +197,21 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   // (The module URL's name is spelled in two pieces: the package build rewrites the whole word in this file.)
   const processBanner = `#!/usr/bin/env node\nimport { createRequire as __mepCreateRequire } from 'node:module';\nconst require = __mepCreateRequire(${'import.meta'}.url);`;
   // The outfile only places the map: its sources come out relative to the project root.
-  const r =
+  const wasmOptions: esbuild.BuildOptions = { format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE) };
+  let r =
     runtime === 'wasm'
-      ? await run({ ...common, format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE), plugins: [builtinGuard(builtins)] }, entry, cwd)
+      ? await run({ ...common, ...wasmOptions, plugins: [builtinGuard(builtins)] }, entry, cwd)
       : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(projectRoot, 'guest.mjs'), banner: { js: processBanner } }, entry, cwd);
+  // A wasm guest that uses Intl gets it bundled, imported before anything else (Node has its own).
+  const codeOf = (result: typeof r): string => result.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
+  const intl = runtime === 'wasm' && builtins.length === 0 ? intlModule(codeOf(r), options.intl) : undefined;
+  let intlBytes = 0;
+  if (intl) {
+    const plain = Buffer.byteLength(codeOf(r));
+    const contents = `import '${INTL_MODULE}';\n${pdk ? pdkWrapper(entry, runtime) : `export * from ${JSON.stringify(resolve(entry))};\n`}`;
+    r = await run({ ...common, stdin: { contents, resolveDir: cwd, sourcefile: wrapper, loader: 'js' }, entryPoints: undefined, ...wasmOptions, plugins: [builtinGuard([]), intlPlugin(intl)] }, entry, cwd);
+    intlBytes = Buffer.byteLength(codeOf(r)) - plain;
+  }
   if (builtins.length > 0) {
     throw buildFailure(
       entry,
@@ -205,7 +224,7 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
       })),
     );
   }
-  const code = r.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
+  const code = codeOf(r);
   const raw = r.outputFiles.find((f) => f.path.endsWith('.map'))?.text ?? '{"version":3,"sources":[],"mappings":""}';
   const map = finishBundleMap(raw, {
     projectRoot,
@@ -221,5 +240,6 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const inputs = Object.keys(r.metafile.inputs)
     .filter((input) => input !== '<stdin>' && !input.includes(':'))
     .map((input) => resolve(cwd, input));
-  return { code, map, projectRoot, inputs, exports, pdk };
+  const warnings = runtime === 'wasm' ? await dependencyWarnings((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard([])], ...extra }, entry, cwd), intl?.plan) : [];
+  return { code, map, projectRoot, inputs, exports, pdk, warnings, ...(intl ? { intl: { ...intl.plan, bytes: intlBytes } } : {}) };
 }

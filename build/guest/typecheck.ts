@@ -2,7 +2,7 @@
  * Type-checks a guest entry (and what it imports) with the installed TypeScript compiler API —
  * before any wasm work — against what the guest will run on. A wasm guest: the ES2023 library and
  * the sandbox's globals (types/sandbox.d.ts), no DOM, no Node; a name the sandbox lacks (`fetch`,
- * `process`, `require`, `setImmediate`, …) and a use of `Intl` or `Atomics` are reported saying so
+ * `process`, `require`, `setImmediate`, …) and a use of `Atomics` are reported saying so
  * and what to use instead. A process build runs on Node.js, so it is checked with the ES2023
  * library and Node's own types (`@types/node`, found from the entry's folder) when they are
  * installed, and else with the sandbox's web globals (which Node also has).

@@ -46,10 +46,12 @@ compat(`should bundle all fifteen into one guest${ENGINE_2021 ? " (engine-blocke
     return;
   }
   // 8.4 MB on quickjs-ng 0.17 (2026-12-01): the fifteen packages' code and the heap their modules
-  // build, all in the snapshot. A bound well above it, so that a build that suddenly carries much
-  // more (a package's Node build, a duplicated dependency) is noticed.
+  // build, all in the snapshot; 15.5 MB since the build bundles the Intl they use (issue 33: their
+  // toLocaleString and localeCompare bring NumberFormat, DateTimeFormat and the Collator in en).
+  // A bound well above it, so that a build that suddenly carries much more (a package's Node
+  // build, a duplicated dependency, every time zone) is noticed.
   const size = readFileSync(await builtExample('compat', 'wasm')).length;
-  assert.ok(size < 12 * 1024 * 1024, `${size} bytes`);
+  assert.ok(size < 20 * 1024 * 1024, `${size} bytes`);
 });
 
 for (const name of [...Object.keys(ALL_PACKAGES), ...Object.keys(BUILTINS)]) {

@@ -5,21 +5,21 @@
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { buildGuest } from '../../build/guest/index.ts';
+import { buildGuest, type BuildGuestOptions } from '../../build/guest/index.ts';
 
 /** The repository root. */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const outDir = join(REPO_ROOT, '.cache', 'examples');
 const builds = new Map<string, Promise<string>>();
 
-/** Path of `examples/<example>/extension.ts` built for `runtime`. */
-export function builtExample(example: string, runtime: 'wasm' | 'process'): Promise<string> {
+/** Path of `examples/<example>/extension.ts` built for `runtime` (with the Intl of `intl`, when given). */
+export function builtExample(example: string, runtime: 'wasm' | 'process', intl?: BuildGuestOptions['intl']): Promise<string> {
   const id = `${example}.${runtime}`;
   let build = builds.get(id);
   if (!build) {
     mkdirSync(outDir, { recursive: true });
     const outFile = join(outDir, `${example}.${runtime === 'wasm' ? 'wasm' : 'mjs'}`);
-    build = buildGuest({ entry: join(REPO_ROOT, 'examples', example, 'extension.ts'), outFile, runtime }).then((r) => r.outFile);
+    build = buildGuest({ entry: join(REPO_ROOT, 'examples', example, 'extension.ts'), outFile, runtime, ...(intl ? { intl } : {}) }).then((r) => r.outFile);
     builds.set(id, build);
   }
   return build;

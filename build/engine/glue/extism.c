@@ -266,6 +266,25 @@ static JSValue js_mem_free(JSContext *ctx, JSValueConst this, int argc, JSValueC
   return JS_UNDEFINED;
 }
 
+int mep_config_text(const char *key, char *out, size_t cap) {
+  if (mep_initializing || cap == 0) return -1;
+  uint64_t k = extism_put((const uint8_t *)key, strlen(key));
+  uint64_t val = extism_config_get(k);
+  extism_free(k);
+  if (val == 0) return -1;
+  size_t n;
+  uint8_t *p = extism_get(val, &n);
+  extism_free(val);
+  if (!p) return -1;
+  int fits = n < cap;
+  if (fits) {
+    memcpy(out, p, n);
+    out[n] = 0;
+  }
+  free(p);
+  return fits ? (int)n : -1;
+}
+
 static JSValue js_config_get(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
   if (mep_initializing) return throw_if_init(ctx, "Config.get");
   size_t n;

@@ -15,7 +15,7 @@ uint8_t *mep_globals_bytecode(size_t *size);
 /* Evaluates the globals' bytecode (from mep_globals_bytecode; freed) and keeps its event-loop hooks. */
 void mep_install_globals(JSContext *ctx, JSValue native, uint8_t *bytecode, size_t size);
 
-/* Resets the per-call state: virtual time back to 0, the grant looked up afresh, warnings re-armed. */
+/* Resets the per-call state: virtual time back to SOURCE_DATE_EPOCH, the grant looked up afresh, the randomness warning re-armed. */
 void mep_platform_begin_call(void);
 
 /*
@@ -33,9 +33,12 @@ void mep_event_loop_end(JSContext *ctx);
 
 /*
  * The time in ms since the epoch: the host's clock when granted, else the call's virtual time.
- * `observed`: the guest reads it (Date, performance.now), which warns once per call without a grant.
+ * `observed`: the guest reads it (Date, performance.now), which arms the warning of mep_date_fields_read.
  */
 double mep_clock_now_ms(int observed);
+
+/* quickjs.c (build/engine/patches/date-fields.ts): a Date's time value `t` becomes calendar fields. */
+void mep_date_fields_read(double t);
 
 /* True when the host grants randomness this call; warns once per call about Math.random otherwise. */
 int mep_random_granted(int warn);

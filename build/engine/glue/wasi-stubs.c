@@ -13,7 +13,11 @@ extern double mep_clock_now_ms(int observed);
 
 int32_t __imported_wasi_snapshot_preview1_clock_time_get(int32_t id, int64_t precision, int32_t out) {
   double ms = mep_clock_now_ms(1); /* Date.now, new Date(), performance.now */
-  *(uint64_t *)(uintptr_t)out = ms > 0 ? (uint64_t)(ms * 1e6) : 0;
+  /* Whole ms and the fraction apart: ms * 1e6 as a double (past 2^53 ns) can fall short of a
+   * whole ms, and Date.now() would read one ms early. */
+  uint64_t whole = ms > 0 ? (uint64_t)ms : 0;
+  uint64_t frac = ms > 0 ? (uint64_t)((ms - (double)whole) * 1e6) : 0;
+  *(uint64_t *)(uintptr_t)out = whole * 1000000u + frac;
   return 0;
 }
 

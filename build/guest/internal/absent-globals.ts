@@ -1,5 +1,5 @@
 /**
- * Uses of globals the ES library declares but the sandbox's engine lacks (`Intl`, `Atomics`):
+ * Uses of globals the ES library declares but the sandbox's engine lacks (`Atomics`):
  * TypeScript accepts them (they are in lib.es5/es2017), the guest would fail at run time with a
  * ReferenceError, so the check reports each use in the user's own code. A use is a value
  * reference that resolves to the library's declaration; a type position (`Intl.NumberFormatOptions`),

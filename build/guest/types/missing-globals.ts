@@ -1,7 +1,8 @@
 /**
  * What the wasm sandbox does not have, and what to use instead: the type check (typecheck.ts)
- * turns TypeScript's "cannot find name" errors on these names, and any use of the two ES library
- * globals the engine lacks (`Intl`, `Atomics`), into a message that says so.
+ * turns TypeScript's "cannot find name" errors on these names, and any use of the ES library
+ * global the engine lacks (`Atomics`), into a message that says so. `Intl` is there when the code
+ * uses it: `mep build` bundles it (intl/intl-module.ts).
  */
 
 /** A global the sandbox lacks: what to use instead, and whether Node.js has it (a process build does). */
@@ -32,12 +33,11 @@ export const MISSING_GLOBALS: Readonly<Record<string, Missing>> = {
   Worker: { ...THREADS, node: false }, SharedWorker: { ...THREADS, node: false }, MessageChannel: THREADS, BroadcastChannel: THREADS, postMessage: { ...THREADS, node: false },
   Blob: STREAMS, File: STREAMS, FileReader: { ...STREAMS, node: false }, ReadableStream: STREAMS, WritableStream: STREAMS, TransformStream: STREAMS,
   CompressionStream: STREAMS, DecompressionStream: STREAMS,
-  Intl: { instead: 'there is no Intl (its data would cost megabytes); toLocaleString and localeCompare answer en-US only, so format numbers and dates yourself', node: true },
   Atomics: { instead: 'the guest runs on one thread: there is no Atomics', node: true },
 };
 
 /** Globals the ES2023 library declares but the sandbox's engine lacks (uses are reported apart). */
-export const ABSENT_LIB_GLOBALS: readonly string[] = ['Intl', 'Atomics'];
+export const ABSENT_LIB_GLOBALS: readonly string[] = ['Atomics'];
 
 /** TypeScript's codes for a name it cannot find (with or without a suggestion of a library or of types to install). */
 const CANNOT_FIND = new Set([2304, 2552, 2580, 2582, 2583, 2584, 2591]);

@@ -3,7 +3,10 @@
  * set while a request is being handled is cancelled once the answer is ready (the sandbox drops
  * it), and a timer callback or microtask that throws is reported on stderr and the extension goes
  * on (Node would end the process). While requests overlap, their timers end with the last of them.
+ * The timers are Node's, or those of the virtual clock without the clock grant (virtual-timers.ts),
+ * whose time goes back to its start when a request begins with none running.
  */
+import type { TimerFunctions } from './virtual-timers.ts';
 
 type TimerFn = (...args: unknown[]) => unknown;
 type Handle = ReturnType<typeof setTimeout>;
@@ -14,10 +17,14 @@ function uncaught(error: unknown): string {
   return `Uncaught ${typeof error === 'string' ? `'${error}'` : String(error)}`;
 }
 
-/** Wraps the global timer functions; returns `begin()`, whose result ends the request. */
-export function installCallTimers(report: (text: string) => void): { begin(): () => void } {
+/**
+ * Wraps the global timer functions (or puts `timers` in their place); returns `begin()`, whose
+ * result ends the request. `restart` runs when a request begins with none running.
+ */
+export function installCallTimers(report: (text: string) => void, timers?: TimerFunctions, restart?: () => void): { begin(): () => void } {
   const g = globalThis as unknown as Record<string, TimerFn>;
-  const [setT, setI, clearT, clearI, micro] = [g.setTimeout!, g.setInterval!, g.clearTimeout!, g.clearInterval!, g.queueMicrotask!];
+  const base = (timers ?? g) as unknown as Record<string, TimerFn>;
+  const [setT, setI, clearT, clearI, micro] = [base.setTimeout!, base.setInterval!, base.clearTimeout!, base.clearInterval!, g.queueMicrotask!];
   const live = new Set<Handle>();
   let inFlight = 0;
   const guarded = (fn: TimerFn, args: unknown[]): void => {
@@ -44,6 +51,7 @@ export function installCallTimers(report: (text: string) => void): { begin(): ()
   g.queueMicrotask = (fn: unknown) => (typeof fn !== 'function' ? micro(fn) : micro(() => guarded(fn as TimerFn, [])));
   return {
     begin() {
+      if (inFlight === 0) restart?.();
       inFlight++;
       let ended = false;
       return () => {

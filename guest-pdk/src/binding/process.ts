@@ -15,6 +15,8 @@ import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
 import { installCallTimers } from './call-timers.ts';
+import { installProcessClock } from './process-clock.ts';
+import { createVirtualTimers } from './virtual-timers.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
@@ -23,6 +25,14 @@ function rejectionText(reason: unknown): string {
   if (reason instanceof Error) return `Unhandled promise rejection: ${reason.stack ?? `${reason.name}: ${reason.message}`}`;
   return `Unhandled promise rejection: ${typeof reason === 'string' ? reason : inspect(reason)}`;
 }
+
+// Requests to the host (secret.resolve) waiting for their answer.
+const pending = new Map<string | number, (response: HostResponse) => void>();
+// The clock is in place when this module is evaluated, before the extension's top level runs
+// (mep build imports the binding first). Virtual timers fire only while no request to the host
+// waits for its answer, as the sandbox's host calls block.
+const clock = installProcessClock(process.env, (text) => processLog('warn', text));
+const virtual = clock && createVirtualTimers(clock, () => pending.size === 0);
 
 /**
  * Serve `extension` on this process's stdio until morphir.exit or end of input.
@@ -34,9 +44,8 @@ function rejectionText(reason: unknown): string {
 export function runProcess(extension: Extension): void {
   // The sandbox's only time zone; an extension that wants another sets TZ in its manifest's env.
   process.env.TZ ??= 'UTC';
-  const timers = installCallTimers((text) => processLog('error', text));
+  const timers = installCallTimers((text) => processLog('error', text), virtual, clock?.restart);
   process.on('unhandledRejection', (reason) => processLog('warn', rejectionText(reason)));
-  const pending = new Map<string | number, (response: HostResponse) => void>();
   let exiting = false;
   const send = (message: object) => {
     if (!exiting) process.stdout.write(encodeContentLength(JSON.stringify(message)));
@@ -91,6 +100,7 @@ export function runProcess(extension: Extension): void {
       const resolve = pending.get(id) as (r: HostResponse) => void;
       pending.delete(id);
       resolve(parsed as HostResponse);
+      virtual?.wake();
       return;
     }
     // Requests run concurrently; each answers when its handler settles, its timers dropped then.

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGuest } from '../../../build/guest/index.ts';
@@ -8,7 +8,7 @@ import { captureIo } from './io.ts';
 import { main } from './main.ts';
 
 // One extension, built for both runtimes: it logs at every level, from its top level too, reads
-// the clock (a warning in the sandbox without the grant) and leaves a rejection unhandled.
+// the clock and shows a date from it (a warning without the grant) and leaves a rejection unhandled.
 const SOURCE = `import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
 console.log('loading at the top level');
 export default defineExtension({
@@ -62,10 +62,10 @@ for (const runtime of ['wasm', 'process'] as const) {
       assert.ok(shown.includes(line), `${line}\n--- stderr:\n${stderr.join('\n')}`);
     }
     assert.not.ok(stderr.some((l) => /an info line|a debug line|loading at the top level/.test(l)), stderr.join('\n'));
-    // Only the sandbox's clock is virtual; its first read in the call says which grant gives the real one.
+    // Both runtimes keep the fixed clock without the grant; the date it shows says which grant gives the real one.
     const clock = stderr.filter((l) => /^acme\.noisy: warning: .*clock/.test(l));
-    assert.is(clock.length, runtime === 'wasm' ? 1 : 0, stderr.join('\n'));
-    if (runtime === 'wasm') assert.match(clock[0]!, /--allow-clock|"clock"/);
+    assert.is(clock.length, 1, stderr.join('\n'));
+    assert.match(clock[0]!, /--allow-clock|"clock"/);
   });
 
   Log(`should print every level with --verbose, the top level's lines included :: ${runtime}`, async () => {
@@ -81,9 +81,27 @@ for (const runtime of ['wasm', 'process'] as const) {
 }
 
 Log('should not warn about the clock once it is granted', async () => {
-  const { stderr } = await generate((await extensions()).wasm, '--allow-clock');
-  assert.not.ok(stderr.some((l) => /clock/.test(l)), stderr.join('\n'));
-  assert.ok(stderr.some((l) => l.startsWith('acme.noisy: warning: careful')), stderr.join('\n'));
+  for (const extension of [(await extensions()).wasm, (await extensions()).mjs]) {
+    const { stderr } = await generate(extension, '--allow-clock');
+    assert.not.ok(stderr.some((l) => /clock/.test(l)), stderr.join('\n'));
+    assert.ok(stderr.some((l) => l.startsWith('acme.noisy: warning: careful')), stderr.join('\n'));
+  }
+});
+
+Log('should refuse a malformed SOURCE_DATE_EPOCH before running anything', async () => {
+  const saved = process.env.SOURCE_DATE_EPOCH;
+  process.env.SOURCE_DATE_EPOCH = 'yesterday';
+  try {
+    const { dir } = await extensions();
+    const io = captureIo(dir);
+    const code = await main(['generate', '--extension', (await extensions()).wasm, '--target', 'noisy', '--input', 'ir.json', '--output', 'out-bad', '--json'], io);
+    assert.is.not(code, 0);
+    assert.is(JSON.parse(io.stdout.join('\n')).error.code, 'ERR_USAGE');
+    assert.not.ok(existsSync(join(dir, 'out-bad')));
+  } finally {
+    if (saved === undefined) delete process.env.SOURCE_DATE_EPOCH;
+    else process.env.SOURCE_DATE_EPOCH = saved;
+  }
 });
 
 Log.after(async () => {

@@ -17,6 +17,7 @@ import { resolveWasmLimits, type WasmLimits } from '../transport/wasm/limits.ts'
 import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
 import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
+import { processClockEnv } from './launch-grants.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
 /** The two public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). */
@@ -49,7 +50,11 @@ export interface LaunchSpec {
    * flags); unset fields keep the defaults (256 MiB memory, 30 s per call, 64 MiB per message).
    */
   limits?: ExtensionLimits;
-  /** Sandbox options for a wasm extension (grants, isolation, engine-level limit overrides). */
+  /**
+   * Sandbox options for a wasm extension (grants, isolation, engine-level limit overrides). Its
+   * clock grant and SOURCE_DATE_EPOCH reach a process extension too (as MEP_ALLOW_CLOCK=1 or
+   * SOURCE_DATE_EPOCH in its environment).
+   */
   wasm?: WasmLaunchOptions;
 }
 
@@ -160,7 +165,8 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     command,
     args,
     cwd: spec.cwd ?? dirname(spec.path),
-    env: spec.env ?? {},
+    // The clock the binding keeps (mep-runtime's process builds read these two entries).
+    env: { ...(spec.env ?? {}), ...processClockEnv(spec.wasm?.grants) },
     framing: spec.framing ?? 'content-length',
     maxMessageBytes,
     maxRequestBytes: maxMessageBytes,

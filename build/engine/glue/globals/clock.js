@@ -1,6 +1,7 @@
 // performance.now() and performance.timeOrigin. Without a clock grant they read the call's
-// virtual time (0 when the call starts, moving as timers fire); with one, the host's clock, with
-// the origin at the call's start. Date reads the same clock in C (wasi-stubs.c, clock.c).
+// virtual time (performance.now() 0 when the call starts, timeOrigin the host's SOURCE_DATE_EPOCH,
+// moving as timers fire); with one, the host's clock, with the origin at the call's start. Date
+// reads the same clock in C (wasi-stubs.c, clock.c).
 import { define } from './util.js';
 
 export function installClock(G, native) {
@@ -11,7 +12,7 @@ export function installClock(G, native) {
     const call = native.callIndex();
     if (call !== originCall) {
       originCall = call;
-      origin = native.clockGranted() ? native.loopNow() : 0;
+      origin = native.clockGranted() ? native.loopNow() : native.clockStart();
     }
     return origin;
   };

@@ -1,10 +1,14 @@
-// The sandbox has no Intl (no ICU data: it would cost megabytes). What locale-sensitive methods
-// do instead, so that nothing is silently wrong: with no locale, or 'en' / 'en-US', and no
-// options they answer exactly as Node does for en-US (numbers grouped and rounded to 3
-// decimals, dates as "1/2/2024, 3:04:05 PM" in UTC, the sandbox's only time zone); any other
-// locale or any options throw a RangeError that says so. localeCompare orders ASCII text exactly
-// as ICU's root collation; other text approximately (accents after base letters), with one
-// warning per call. Intl itself stays undefined, so libraries that test for it fall back.
+// The engine has no Intl (no ICU data: it would cost megabytes); `mep build` bundles one into a
+// guest that uses it (build/guest/intl/), which then replaces these methods with its own. What
+// the locale-sensitive methods do without it, so that nothing is silently wrong: with no locale,
+// or 'en' / 'en-US', and no options they answer exactly as Node does for en-US (numbers grouped
+// and rounded to 3 decimals, dates as "1/2/2024, 3:04:05 PM" in UTC, the sandbox's only time
+// zone); any other locale or any options throw a RangeError that says so. localeCompare orders
+// ASCII text exactly as ICU's root collation, canonically equivalent text as equal, and other
+// text approximately (accents after base letters), with one warning per call. Each method has the
+// shape ECMA-262 gives it: its name and length, not a constructor, and its receiver checked.
+
+import { defineMethods } from './util.js';
 
 // Printable ASCII in ICU root collation order; letters share a primary weight with their capital.
 const ORDER = ' _-,;:!?.\'"()[]{}@*/\\&#%`^+<=>|~$0123456789abcdefghijklmnopqrstuvwxyz';
@@ -16,7 +20,7 @@ const plain = (locales, options) => {
 };
 const refuse = (method, locales, options) =>
   new RangeError(
-    `${method}: the wasm sandbox has no Intl, so it formats only en-US without options (asked: ${JSON.stringify(locales ?? null)}${options === undefined ? '' : ' with options'}). Format the value yourself, or run the extension with --runtime process.`,
+    `${method}: this guest was built without Intl, so it formats only en-US without options (asked: ${JSON.stringify(locales ?? null)}${options === undefined ? '' : ' with options'}). Rebuild with mep build (it bundles Intl when the code uses it; --locale adds a locale), format the value yourself, or run the extension with --runtime process.`,
   );
 
 /** en-US digits of a finite number: the shortest decimal that reads back, rounded half up to 3 places, grouped. */
@@ -45,7 +49,7 @@ function formatNumber(x) {
 }
 
 const pad = (n) => String(n).padStart(2, '0');
-const dateText = (d) => `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${d.getUTCFullYear()}`;
+const dayText = (d) => `${d.getUTCMonth() + 1}/${d.getUTCDate()}/${d.getUTCFullYear()}`;
 const timeText = (d) => { const h = d.getUTCHours(); return `${h % 12 || 12}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())} ${h < 12 ? 'AM' : 'PM'}`; };
 
 // A collation key: primary weights of every character, then case (lowercase first), then the text.
@@ -69,7 +73,7 @@ function compare(a, b, warn) {
     for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] < y[i] ? -1 : 1;
     if (x.length !== y.length) return x.length < y.length ? -1 : 1;
   }
-  return a === b ? 0 : a < b ? -1 : 1;
+  return 0; // equal at every level, as ICU's default strength (canonically equivalent text is equal)
 }
 
 export function installLocale(G, native) {
@@ -78,39 +82,79 @@ export function installLocale(G, native) {
     const call = native.callIndex();
     if (warnedCall === call) return;
     warnedCall = call;
-    native.log(2, 'String.prototype.localeCompare compared text beyond ASCII; the wasm sandbox has no Intl collation, so that order is approximate (accents after base letters, other scripts by code point). Sort with < for a fixed order, or run the extension with --runtime process.');
+    native.log(2, 'String.prototype.localeCompare compared text beyond ASCII; this guest was built without Intl, so that order is approximate (accents after base letters, other scripts by code point). Sort with < for a fixed order, or build with mep build, which bundles Intl.Collator when the code uses it.');
   };
-  const method = (proto, name, fn) => Object.defineProperty(proto, name, { value: fn, writable: true, configurable: true, enumerable: false });
-  method(Number.prototype, 'toLocaleString', function toLocaleString(locales, options) {
-    if (!plain(locales, options)) throw refuse('Number.prototype.toLocaleString', locales, options);
-    return formatNumber(Number(this.valueOf()));
-  });
-  method(BigInt.prototype, 'toLocaleString', function toLocaleString(locales, options) {
-    if (!plain(locales, options)) throw refuse('BigInt.prototype.toLocaleString', locales, options);
-    return this.toString().replace(/\B(?=(\d{3})+$)/g, ',');
-  });
-  const dated = (name, text) => method(Date.prototype, name, function (locales, options) {
-    if (!plain(locales, options)) throw refuse(`Date.prototype.${name}`, locales, options);
-    return Number.isNaN(this.getTime()) ? 'Invalid Date' : text(this);
-  });
-  dated('toLocaleString', (d) => `${dateText(d)}, ${timeText(d)}`);
-  dated('toLocaleDateString', dateText);
-  dated('toLocaleTimeString', timeText);
-  method(String.prototype, 'localeCompare', function localeCompare(that, locales, options) {
-    if (!plain(locales, options)) throw refuse('String.prototype.localeCompare', locales, options);
-    return compare(String(this), String(that), warn);
-  });
-  for (const name of ['toLocaleUpperCase', 'toLocaleLowerCase']) {
-    const plainCase = name === 'toLocaleUpperCase' ? String.prototype.toUpperCase : String.prototype.toLowerCase;
-    method(String.prototype, name, function (locales) {
+  // Receivers as ECMA-262 checks them: thisNumberValue, thisBigIntValue, thisTimeValue, RequireObjectCoercible.
+  const numberOf = Number.prototype.valueOf, bigintOf = BigInt.prototype.valueOf, timeOf = Date.prototype.getTime;
+  const coercible = (that, name) => {
+    if (that === undefined || that === null) throw new TypeError(`String.prototype.${name} called on null or undefined`);
+    return String(that);
+  };
+  const dateMethod = (name, text) => ({
+    [name](locales = undefined, options = undefined) {
+      const t = timeOf.call(this);
+      if (!plain(locales, options)) throw refuse(`Date.prototype.${name}`, locales, options);
+      return Number.isNaN(t) ? 'Invalid Date' : text(new Date(t));
+    },
+  })[name];
+  const caseMethod = (name, plainCase) => ({
+    [name](locales = undefined) {
+      const s = coercible(this, name);
       // Only Turkish, Azeri and Lithuanian case differently from the default.
       const first = Array.isArray(locales) ? locales[0] : locales;
       if (first !== undefined && /^(tr|az|lt)\b/i.test(String(first))) throw refuse(`String.prototype.${name}`, locales);
-      return plainCase.call(this);
-    });
-  }
-  method(Array.prototype, 'toLocaleString', function toLocaleString(locales, options) {
-    if (!plain(locales, options)) throw refuse('Array.prototype.toLocaleString', locales, options);
-    return Array.prototype.map.call(this, (v) => (v === null || v === undefined ? '' : v.toLocaleString())).join(',');
+      return plainCase.call(s);
+    },
+  })[name];
+  // Methods, not functions: they have no prototype and cannot be called with new. Parameters with
+  // defaults do not count in `length`, which is ECMA-262's (0, and 1 for localeCompare).
+  defineMethods(Number.prototype, {
+    toLocaleString(locales = undefined, options = undefined) {
+      const x = numberOf.call(this);
+      if (!plain(locales, options)) throw refuse('Number.prototype.toLocaleString', locales, options);
+      return formatNumber(x);
+    },
+  });
+  defineMethods(BigInt.prototype, {
+    toLocaleString(locales = undefined, options = undefined) {
+      const x = bigintOf.call(this);
+      if (!plain(locales, options)) throw refuse('BigInt.prototype.toLocaleString', locales, options);
+      return x.toString().replace(/\B(?=(\d{3})+$)/g, ',');
+    },
+  });
+  defineMethods(Date.prototype, {
+    toLocaleString: dateMethod('toLocaleString', (d) => `${dayText(d)}, ${timeText(d)}`),
+    toLocaleDateString: dateMethod('toLocaleDateString', dayText),
+    toLocaleTimeString: dateMethod('toLocaleTimeString', timeText),
+  });
+  defineMethods(String.prototype, {
+    localeCompare(that, locales = undefined, options = undefined) {
+      const s = coercible(this, 'localeCompare');
+      const t = String(that);
+      if (!plain(locales, options)) throw refuse('String.prototype.localeCompare', locales, options);
+      return compare(s, t, warn);
+    },
+    toLocaleUpperCase: caseMethod('toLocaleUpperCase', String.prototype.toUpperCase),
+    toLocaleLowerCase: caseMethod('toLocaleLowerCase', String.prototype.toLowerCase),
+  });
+  defineMethods(Array.prototype, {
+    // ECMA-262 without Intl: each element's own toLocaleString, called without arguments. A locale
+    // or options asked for a number or a date would be ignored, so they are refused instead.
+    toLocaleString(locales = undefined, options = undefined) {
+      if (this === undefined || this === null) throw new TypeError('Array.prototype.toLocaleString called on null or undefined');
+      const list = Object(this);
+      const n = Math.min(Math.max(Math.trunc(Number(list.length)) || 0, 0), Number.MAX_SAFE_INTEGER);
+      const sensitive = !plain(locales, options);
+      let out = '';
+      for (let i = 0; i < n; i++) {
+        if (i > 0) out += ',';
+        const v = list[i];
+        if (v === undefined || v === null) continue;
+        if (sensitive && (typeof v === 'number' || typeof v === 'bigint' || v instanceof Number || v instanceof Date)) throw refuse('Array.prototype.toLocaleString', locales, options);
+        out += String(v.toLocaleString());
+      }
+      return out;
+    },
   });
 }
+

@@ -10,7 +10,7 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 export const buildCommand: Command = {
   summary: 'compile a TypeScript extension to wasm (default) or a Node process file',
-  help: `Usage: mep build <entry.ts> -o <out> [--runtime wasm|process] [--watch] [--compiler mep|extism-js] [--snapshot node|wizer] [--no-typecheck] [--no-optimize] [--no-source-map] [--sources-content]
+  help: `Usage: mep build <entry.ts> -o <out> [--runtime wasm|process] [--watch] [--compiler mep|extism-js] [--snapshot node|wizer] [--no-typecheck] [--no-optimize] [--no-source-map] [--sources-content] [--locale TAG]… [--time-zone ZONE]…
 
 Bundles the entry with esbuild and, for --runtime wasm (the default), compiles it to QuickJS
 bytecode, snapshots the initialized engine (in process, or with wizer) and shrinks it with
@@ -34,7 +34,13 @@ reported at file:line of its sources; it names the files without their text.
                        outcome; a failed rebuild keeps the last good output. Ctrl+C stops it
   --no-source-map      leave the source map out
   --sources-content    put the sources' text in the source map too
-  --verbose            print the time of each stage on stderr, and the command's start-up time`,
+  --locale TAG         a locale (BCP 47, e.g. de-DE) whose data a wasm guest that uses Intl,
+                       toLocale*String or localeCompare carries besides en; repeat or separate
+                       with commas. Asked for and not built in, a locale is a RangeError
+  --time-zone ZONE     an IANA time zone (e.g. Europe/Paris) such a guest carries besides UTC
+                       and the zones its code names as string literals, or 'all' (repeatable)
+  --verbose            print the time of each stage on stderr, the command's start-up time, and
+                       what Intl the guest carries and its size`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(
       argv,
@@ -49,6 +55,8 @@ reported at file:line of its sources; it names the files without their text.
         'sources-content': { type: 'boolean' },
         watch: { type: 'boolean' },
         verbose: { type: 'boolean' },
+        locale: { type: 'string', multiple: true },
+        'time-zone': { type: 'string', multiple: true },
       },
       'build',
     );
@@ -66,6 +74,9 @@ reported at file:line of its sources; it names the files without their text.
     // in its own process, the figure bench/cli.bench.ts reads).
     const startup = performance.now();
     const outFile = resolve(io.cwd, values.out);
+    const list = (given: string[] | undefined): string[] => (given ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
+    const zones = list(values['time-zone']);
+    const intl = { locales: list(values.locale), timeZones: zones.includes('all') ? ('all' as const) : zones };
     const build = async () => {
       const result = await buildGuest({
         entry,
@@ -78,12 +89,21 @@ reported at file:line of its sources; it names the files without their text.
         sourceMap: !values['no-source-map'],
         sourcesContent: values['sources-content'] === true,
         cwd: io.cwd,
+        intl,
       });
       const kb = (result.size / 1024).toFixed(0);
       if (values.verbose) {
         const stages = Object.entries(result.timings).map(([stage, ms]) => `${stage} ${ms} ms`);
         io.err(`mep build: start-up ${Math.round(startup)} ms; ${stages.length ? stages.join(', ') : 'no stage ran'}`);
+        const i = result.intl;
+        io.err(
+          i
+            ? `mep build: Intl: ${i.services.join(', ')}; locales ${i.locales.join(', ')}; time zones ${i.timeZones === 'all' ? 'all' : ['UTC', ...i.timeZones].join(', ')}; +${(i.bytes / 1024).toFixed(0)} KB of JavaScript`
+            : 'mep build: Intl: none (the code uses no Intl, toLocale*String or localeCompare)',
+        );
       }
+      // What the packages reach for that the sandbox lacks: shown on every build, not only with --verbose.
+      for (const w of result.warnings) io.err(`mep build: warning: ${w.message}`);
       const shown = values.watch ? relative(io.cwd, result.outFile) || result.outFile : result.outFile;
       return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''}); exports: ${result.exports.join(', ')}` };
     };

@@ -14,7 +14,7 @@ import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import type { LogSink } from '../types.ts';
 import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
-import { resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
+import { checkSourceDateEpoch, resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
 import { checkGuestModule, compileExtensionModule, hasStartFunction } from './module.ts';
 import { createInlineRunner } from './runner.ts';
 import { createStartDeadline } from './start-deadline.ts';
@@ -31,7 +31,7 @@ export { GUEST_MEMORY_LOG } from './engine.ts';
 export { checkGuestModule, checkModuleSize, compileExtensionModule, hasStartFunction, type CompileExtensionOptions } from './module.ts';
 export { createStartDeadline, type StartDeadline } from './start-deadline.ts';
 export { guestAbi, hostTrampolineBytes, type GuestAbi } from './host-channel.ts';
-export { DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
+export { DEFAULT_SOURCE_DATE_EPOCH, DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
 export type { WasmTransport } from './guest-transport.ts';
 export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-pool.ts';
 
@@ -284,7 +284,10 @@ export async function openWasmExport(options: WasmTransportOptions & { entry: st
 async function guestOf(options: WasmTransportOptions, entry = 'handle'): Promise<{ module: WebAssembly.Module; engineOptions: { name: string; limits: WasmLimits; grants: WasmGrants } }> {
   const { name, isolation, spawnWorker } = options;
   const limits = resolveWasmLimits(name, options.limits);
-  const grants: WasmGrants = { config: { ...(options.grants?.config ?? {}) }, clock: options.grants?.clock === true, random: options.grants?.random === true };
+  const epoch = options.grants?.sourceDateEpoch;
+  // The guest reads the instant as a config entry, so any Extism host can set it the same way.
+  const config = { ...(options.grants?.config ?? {}), ...(epoch === undefined ? {} : { SOURCE_DATE_EPOCH: String(checkSourceDateEpoch(epoch, 'sourceDateEpoch')) }) };
+  const grants: WasmGrants = { config, clock: options.grants?.clock === true, random: options.grants?.random === true };
   if (isolation === 'worker' && spawnWorker === undefined) {
     throw new MepError(LocalErrorCode.Usage, `Worker isolation for wasm extension "${name}" needs spawnWorker: pass createNodeWasmWorkerSpawner() from transport/wasm/node/worker.ts in Node, or use isolation 'inline' for a trusted guest.`, {
       data: { extension: name },

@@ -48,8 +48,27 @@ export interface WasmGrants {
   config?: Record<string, string>;
   /** Let `mep_clock_ms` return the wall clock. */
   clock?: boolean;
+  /**
+   * Without the clock: the instant every call starts at, in whole seconds since 1970
+   * (reproducible-builds.org's SOURCE_DATE_EPOCH; default {@link DEFAULT_SOURCE_DATE_EPOCH}).
+   * The guest reads it as the Extism config entry `SOURCE_DATE_EPOCH`.
+   */
+  sourceDateEpoch?: number;
   /** Let `mep_random_fill` return cryptographically strong random bytes. */
   random?: boolean;
+}
+
+/** The instant an ungranted clock starts each call at: 2000-01-01T00:00:00Z, in seconds. */
+export const DEFAULT_SOURCE_DATE_EPOCH = 946_684_800;
+/** The latest SOURCE_DATE_EPOCH a Date can hold (ECMA-262's 8.64e15 ms), in seconds. */
+export const MAX_SOURCE_DATE_EPOCH = 8_640_000_000_000;
+
+/** `seconds` when it is a whole number of seconds a Date can hold; MepError(ERR_USAGE) naming `what` otherwise. */
+export function checkSourceDateEpoch(seconds: number, what: string): number {
+  if (Number.isSafeInteger(seconds) && seconds >= 0 && seconds <= MAX_SOURCE_DATE_EPOCH) return seconds;
+  throw new MepError(LocalErrorCode.Usage, `${what}=${String(seconds)} is not a whole number of seconds from 0 to ${MAX_SOURCE_DATE_EPOCH} (the instants a Date holds); pass one, or leave it unset for 2000-01-01T00:00:00Z.`, {
+    data: { [what]: seconds, max: MAX_SOURCE_DATE_EPOCH },
+  });
 }
 
 /**

@@ -1,0 +1,34 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleGuest } from './bundle.ts';
+
+const Check = suite('guest build :: the sandbox check of the dependencies');
+
+Check('should name each package that uses a global the sandbox lacks, and not one that tests for it or binds the name', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mep-dependency-globals-'));
+  try {
+    const pkg = (name: string, source: string) => {
+      mkdirSync(join(dir, 'node_modules', name), { recursive: true });
+      writeFileSync(join(dir, 'node_modules', name, 'package.json'), JSON.stringify({ name, version: '1.0.0', main: 'index.js' }));
+      writeFileSync(join(dir, 'node_modules', name, 'index.js'), source);
+    };
+    pkg('net-user', 'export const get = (u) => fetch(u).then((r) => r.text()); export const env = () => process.env.HOME;');
+    pkg('careful', "export const env = () => (typeof process !== 'undefined' ? process.env.HOME : '');");
+    pkg('shadows', 'export const run = (self) => { const process = (x) => x; return [self.name, process(1)]; };');
+    pkg('formats', "export const money = (n) => new Intl.NumberFormat('en').format(n);");
+    writeFileSync(join(dir, 'package.json'), '{}');
+    writeFileSync(join(dir, 'main.ts'), "import { get, env } from 'net-user';\nimport { env as env2 } from 'careful';\nimport { run } from 'shadows';\nimport { money } from 'formats';\nexport function handle(): number { void [get, env, env2, run, money]; return 0; }\n");
+    const b = await bundleGuest({ entry: join(dir, 'main.ts'), runtime: 'wasm', cwd: dir });
+    assert.equal(b.warnings.map((w) => `${w.package}:${w.global}`), ['formats:Intl', 'net-user:fetch', 'net-user:process']);
+    assert.match(b.warnings[0]!.message, /--locale/);
+    const processBuild = await bundleGuest({ entry: join(dir, 'main.ts'), runtime: 'process', cwd: dir });
+    assert.equal(processBuild.warnings, [], 'a process build runs on Node, which has them');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Check.run();
