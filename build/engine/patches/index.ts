@@ -5,6 +5,7 @@
  * one file each.
  */
 import { ALLOC_PATCHES } from './alloc.ts';
+import { INLINE_PATCHES } from './inline.ts';
 import { JSON_DEPTH_PATCHES } from './json-depth.ts';
 import { JSON_PARSE_PATCHES } from './json-parse.ts';
 import { JSON_STRINGIFY_PATCHES } from './json-stringify.ts';
@@ -14,4 +15,4 @@ import type { QuickjsPatch } from './types.ts';
 
 export { QUICKJS_SOURCES, type QuickjsAnchor, type QuickjsPatch, type QuickjsSource } from './types.ts';
 
-export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES];
+export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...INLINE_PATCHES];
