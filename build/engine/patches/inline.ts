@@ -17,4 +17,11 @@ export const INLINE_PATCHES: readonly QuickjsPatch[] = [
       'copy a value without a call: js_dup is a test and an increment, and it was 3.8 % of the GraphQL workload\'s ' +
       'instructions as calls',
   },
+  {
+    file: 'quickjs.c',
+    at: { line: 'static inline __exception int js_poll_interrupts(JSContext *ctx)' },
+    op: 'replace',
+    text: 'static inline __attribute__((always_inline)) __exception int js_poll_interrupts(JSContext *ctx) /* mep engine: inline */',
+    why: 'count down to the next interrupt poll without a call: every call and backward jump does it (1.7 % of the GraphQL workload as calls)',
+  },
 ];
