@@ -3,7 +3,8 @@
  * JS, `node_modules/morphir-elm/cli/Morphir.Elm.CLI.js`) compiling the generated 60-module Elm
  * project of fixtures/ir/large-elm-model.ts, run
  *   - sandboxed: the wasm engine (compile-src, then one invoke), as every guest runs it;
- *   - natively: the same quickjs-ng sources with the same edits and the same -Os, built with the
+ *   - natively: the same quickjs-ng sources with the same edits and the same
+ *     optimization levels (build/engine/opt-flags.ts), built with the
  *     machine's C compiler (build/engine/native.ts), in a process of its own;
  * in the same run, alternating, the median of BENCH_QUICKJS_ELM_RUNS (default 3) each. Goal: the
  * sandbox within 1.15× of native. V8 runs the same script as context.
@@ -19,53 +20,17 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEngineRunner, ENGINE_CACHE_DIR, ensureEngine } from '../build/engine/index.ts';
 import { ensureNativeEngine } from '../build/engine/native.ts';
-import { elmProject } from '../fixtures/ir/large-elm-model.ts';
-import { BENCH_CACHE, median, ms, progress, Report, ROOT, x } from './lib.ts';
+import { elmCompileProgram } from './elm-program.ts';
+import { BENCH_CACHE, median, ms, progress, Report, x } from './lib.ts';
 
 const MODULES = Number(process.env.BENCH_QUICKJS_ELM_MODULES ?? 60);
 const RUNS = Math.max(1, Number(process.env.BENCH_QUICKJS_ELM_RUNS ?? 3) || 3);
 const TYPES_PER_MODULE = 25;
 
-/**
- * The program: the compiler, its input and a driver that runs its timers in order of due time,
- * then creation. `report` is how each engine hands back the result (a digest of the IR).
- */
-function program(): string {
-  const compiler = readFileSync(join(ROOT, 'node_modules', 'morphir-elm', 'cli', 'Morphir.Elm.CLI.js'), 'utf8');
-  const files = elmProject(MODULES, TYPES_PER_MODULE);
-  const morphirJson = JSON.parse(files.get('morphir.json') as string);
-  const sources = [...files].filter(([path]) => path.endsWith('.elm')).map(([path, content]) => ({ path, content }));
-  return `var __elmCompile = (function () {
-  var timers = [], seq = 0, warnings = 0;
-  var console = { log: function () {}, warn: function () { warnings++; }, error: function () { warnings++; } };
-  function setTimeout(f, ms) { timers.push({ f: f, at: ms || 0, seq: seq++ }); return seq; }
-  function clearTimeout(id) { timers = timers.filter(function (t) { return t.seq !== id - 1; }); }
-  var scope = {};
-  (function () { ${compiler}\n }).call(scope);
-  return function () {
-    var worker = scope.Elm.Morphir.Elm.CLI.init();
-    var result = null, failure = null;
-    worker.ports.jsonDecodeError.subscribe(function (e) { failure = 'decode: ' + JSON.stringify(e); });
-    worker.ports.packageDefinitionFromSourceResult.subscribe(function (r) { if (r[0]) failure = JSON.stringify(r[0]); else result = r[1]; });
-    worker.ports.packageDefinitionFromSource.send([{ typesOnly: false }, ${JSON.stringify(morphirJson)}, ${JSON.stringify(sources)}]);
-    while (result === null && failure === null && timers.length > 0) {
-      timers.sort(function (a, b) { return a.at - b.at || a.seq - b.seq; });
-      timers.shift().f();
-    }
-    if (failure !== null) throw new Error('the Elm compiler failed: ' + failure.slice(0, 500));
-    if (result === null) throw new Error('the Elm compiler never answered');
-    var text = JSON.stringify(result), h = 0;
-    for (var i = 0; i < text.length; i++) h = (h * 31 + text.charCodeAt(i)) | 0;
-    return text.length + ':' + h;
-  };
-})();
-`;
-}
-
 const report = new Report('quickjs-elm');
 const dir = join(BENCH_CACHE, 'quickjs-elm');
 mkdirSync(dir, { recursive: true });
-const source = program();
+const source = elmCompileProgram(MODULES, TYPES_PER_MODULE);
 const hash = createHash('sha256').update(source).digest('hex').slice(0, 12);
 const nativeFile = join(dir, `elm-${hash}.native.js`);
 writeFileSync(nativeFile, `${source}print(__elmCompile());\n`);
@@ -115,7 +80,7 @@ outputs.add(v8.out);
 if (outputs.size !== 1) throw new Error(`the engines disagree on the compiled IR: ${[...outputs].join(' / ')}`);
 
 const [w, n] = [median(wasmMs), median(nativeMs)];
-const what = `morphir-elm compiles ${MODULES} modules × ${TYPES_PER_MODULE} types: sandboxed engine vs native build (same sources, edits, -Os)`;
+const what = `morphir-elm compiles ${MODULES} modules × ${TYPES_PER_MODULE} types: sandboxed engine vs native build (same sources, edits, flags)`;
 report.goal({ what, measured: ms(w), baseline: `${ms(n)} native`, ratio: w / n, ratioMeaning: 'sandboxed time / native time', direction: 'atMost', target: 1.15 });
 report.row('  context: the same program in V8 (Node, JIT)', ms(v8.ms), `${ms(n)} native`, `${x(n / v8.ms)} faster than the interpreter`);
 report.row('  context: every run, sandboxed / native', wasmMs.map(ms).join(', '), nativeMs.map(ms).join(', '));

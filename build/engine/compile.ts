@@ -14,6 +14,7 @@ import { buildSync, transformSync } from 'esbuild';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { QUICKJS_SOURCE_KEY, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
 import { findToolchain, type Toolchain } from './toolchain.ts';
+import { GLUE_OPT, QUICKJS_OPT } from './opt-flags.ts';
 import { appendCustomSection, preludeHeader } from './internal/artifacts.ts';
 
 const run = promisify(execFile);
@@ -28,7 +29,6 @@ const COMMON_FLAGS = (tc: Toolchain): string[] => [
   '--target=wasm32-wasi',
   '-nostdlibinc', // without it clang-19 silently falls back to glibc headers
   '-isystem', tc.wasiInclude,
-  '-Os',
   '-mbulk-memory', // memcpy becomes memory.copy: the bulk data path
   '-mno-reference-types', // wizer 10 rejects reference types
   '-mno-multivalue',
@@ -79,7 +79,7 @@ function toolError(what: string, e: unknown): MepError {
 
 async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: string; include: string; key: string; built: boolean }> {
   const include = await ensureQuickjsSource(cacheDir);
-  const key = sha(QUICKJS_SOURCE_KEY, tc.version, ...COMMON_FLAGS(tc), ...QUICKJS_FLAGS);
+  const key = sha(QUICKJS_SOURCE_KEY, tc.version, ...COMMON_FLAGS(tc), ...QUICKJS_FLAGS, JSON.stringify(QUICKJS_OPT));
   const dir = join(cacheDir, `lib-${key}`);
   const lib = join(dir, 'libquickjs.a');
   if (existsSync(lib)) return { lib, include, key, built: false };
@@ -90,7 +90,7 @@ async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: 
   for (const file of QUICKJS_SOURCES) {
     const out = join(tmp, file.replace(/\.c$/, '.o'));
     try {
-      await run(tc.clang, [...COMMON_FLAGS(tc), ...QUICKJS_FLAGS, '-c', join(include, file), '-o', out], { maxBuffer: 16 << 20 });
+      await run(tc.clang, [...COMMON_FLAGS(tc), QUICKJS_OPT[file], ...QUICKJS_FLAGS, '-c', join(include, file), '-o', out], { maxBuffer: 16 << 20 });
     } catch (e) {
       throw toolError(`compiling ${file}`, e);
     }
@@ -139,7 +139,7 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
   // The recipe itself (this file and its helpers) is an input too: changing how the glue is
   // generated must not reuse an engine built the old way.
   const recipe = [fileURLToPath(import.meta.url), fileURLToPath(new URL('./internal/artifacts.ts', import.meta.url))].map((f) => readFileSync(f));
-  const hash = sha(lib.key, IMPORT_NAMESPACE, ...GLUE_FLAGS, ...LINK_FLAGS, ...glueParts, ...recipe);
+  const hash = sha(lib.key, IMPORT_NAMESPACE, GLUE_OPT, ...GLUE_FLAGS, ...LINK_FLAGS, ...glueParts, ...recipe);
   const wasmPath = join(cacheDir, `engine-${hash}.wasm`);
   if (existsSync(wasmPath)) return { wasmPath, hash, built: lib.built };
 
@@ -157,7 +157,7 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
     const linked = join(gen, 'engine.wasm');
     const sources = glueFiles.filter((f) => f.endsWith('.c')).map((f) => join(glueDir, f));
     try {
-      await run(tc.clang, [...COMMON_FLAGS(tc), ...GLUE_FLAGS, '-I', lib.include, '-I', gen, ...sources, lib.lib, ...LINK_FLAGS, '-o', linked], { maxBuffer: 16 << 20 });
+      await run(tc.clang, [...COMMON_FLAGS(tc), GLUE_OPT, ...GLUE_FLAGS, '-I', lib.include, '-I', gen, ...sources, lib.lib, ...LINK_FLAGS, '-o', linked], { maxBuffer: 16 << 20 });
     } catch (e) {
       throw toolError('compiling and linking the glue', e);
     }

@@ -9,11 +9,14 @@ import { Method } from '../protocol/index.ts';
 import type { ClaimSet, ProgressParams } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
-import { memoryLimitUnenforced, requestTimeoutOf } from '../registry/launch-limits.ts';
+import { memoryLimitUnenforced, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
 import type { Redactor } from '../registry/redact.ts';
+import { createStageRecorder, profileLines } from '../session/call-stages.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
-import type { Transport } from '../transport/types.ts';
+import type { LogSink, Transport } from '../transport/types.ts';
+import { GUEST_MEMORY_LOG } from '../transport/wasm/index.ts';
+import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { createExtensionLogPrinter } from './extension-log.ts';
 import type { Io } from './io.ts';
 
@@ -55,7 +58,14 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   // Its warnings and errors always reach the user; the rest with --verbose (extension-log.ts).
   let extensionName = (): string => spec.name;
   const log = createExtensionLogPrinter(io, () => extensionName(), redactor);
-  const opened = await openTransport(spec, log.sink);
+  // With --verbose: the extension's progress stages with their times and the guest's peak memory.
+  const stages = createStageRecorder();
+  const sink: LogSink = io.verbose ? Object.assign((entry: Parameters<LogSink>[0]) => {
+    const memory = GUEST_MEMORY_LOG.exec(entry.message);
+    if (memory) stages.memory(Number(memory[1]));
+    log.sink(entry);
+  }, { busy: log.sink.busy, onDrain: log.sink.onDrain }) : log.sink;
+  const opened = await openTransport(spec, sink);
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
   const session = createSession({ transport, requestTimeoutMs: requestTimeoutOf(spec), ...(options.claims ? { claims: options.claims } : {}) });
   extensionName = () => session.extension;
@@ -76,17 +86,22 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   const stopProgress = io.isTty
     ? session.onProgress((p) => process.stderr.write(`\r\x1b[2K${redactor.scrub(progressLine(p))}${p.kind === 'end' ? '\n' : ''}`))
     : () => undefined;
+  const stopStages = io.verbose ? session.onProgress(stages.progress) : () => undefined;
   try {
     const init = await session.start();
     if (io.verbose) {
       io.err(`extension ${init.extension.id} ${init.extension.version} (${init.extension.name}), ${spec.runtime}, ${spec.path}, protocol ${init.protocolVersion}, started in ${(performance.now() - started).toFixed(1)} ms`);
     }
-    const callStarted = performance.now();
+    stages.start();
     const result = await fn(session, controller.signal);
-    if (io.verbose) io.err(`operation took ${(performance.now() - callStarted).toFixed(1)} ms`);
+    if (io.verbose) {
+      const limit = spec.runtime === 'wasm' ? resolveWasmLimits(spec.name, wasmLimitsOf(spec)).maxMemoryBytes : undefined;
+      for (const line of profileLines(stages.finish(), limit)) io.err(redactor.scrub(line));
+    }
     return result;
   } finally {
     stopProgress();
+    stopStages();
     stopLog();
     process.off('SIGINT', onSigint);
     await session.close();

@@ -63,7 +63,8 @@ for (const runtime of ['wasm', 'process'] as const) {
   Kit(`should build a TypeScript entry, run its operations and leave nothing behind :: ${runtime}`, async () => {
     let artifact: string | undefined;
     const left = await inOwnTmp(async () => {
-      const extension = await openExtension('src/extension.ts', { runtime, cwd: root });
+      const printed: string[] = [];
+      const extension = await openExtension('src/extension.ts', { runtime, cwd: root, verbose: (line) => printed.push(line) });
       try {
         artifact = extension.artifact;
         assert.is(extension.runtime, runtime);
@@ -73,6 +74,11 @@ for (const runtime of ['wasm', 'process'] as const) {
         assert.is(artifactText(result, 'modules.txt'), 'customer');
         assert.equal(extension.logs.map((l) => l.message), ['hello from the guest']);
         assert.is(extension.progress[0]?.kind, 'begin');
+        // Where the call spent its time: the extension's own stage, and in wasm its memory.
+        const stages = extension.lastCall?.stages.map((st) => st.name) ?? [];
+        assert.ok(stages.includes('listing'), stages.join(', '));
+        assert.is(typeof extension.lastCall?.guestMemoryBytes, runtime === 'wasm' ? 'number' : 'undefined');
+        assert.ok(printed.length >= stages.length + 1);
         const unknown = await extension.call('acme.nope', {}).catch((e: unknown) => e);
         assert.ok(isMepError(unknown) && unknown.code === ErrorCode.MethodNotFound, String(unknown));
         // Errors name the author's sources.

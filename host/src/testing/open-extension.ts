@@ -19,9 +19,11 @@ import type { ExtensionLimits } from '../protocol/limits.ts';
 import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
 import { requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
 import { openWasmTransport } from '../registry/launch-wasm.ts';
+import { createStageRecorder, profileLines, type CallProfile, type StageRecorder } from '../session/call-stages.ts';
 import { createSession, type CallOptions, type Session } from '../session/session.ts';
 import type { Transport } from '../transport/types.ts';
-import type { WasmGrants } from '../transport/wasm/limits.ts';
+import { GUEST_MEMORY_LOG } from '../transport/wasm/engine.ts';
+import { resolveWasmLimits, type WasmGrants } from '../transport/wasm/limits.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
 
 /** What {@link openExtension} can open. */
@@ -47,6 +49,11 @@ export interface OpenExtensionOptions {
   claims?: ClaimSet;
   /** Answers the extension's `secret.resolve`; without it every request is denied (-32012). */
   resolveSecret?: (reference: string) => string | Promise<string>;
+  /**
+   * After each operation, print where it spent its time (the extension's progress stages) and the
+   * wasm guest's peak memory: `true` on stderr, or each line to this function.
+   */
+  verbose?: boolean | ((line: string) => void);
 }
 
 /** The params of an IR operation a test passes: the IR (an object or a `JsonText`), the rest optional. */
@@ -74,6 +81,8 @@ export interface TestExtension extends AsyncDisposable {
   readonly progress: readonly ProgressParams[];
   /** The runtime's own lines: a process's stderr, a wasm guest's Extism log. */
   readonly stderr: readonly string[];
+  /** Where the last operation spent its time (its progress stages) and, in wasm, the guest's peak memory. */
+  readonly lastCall: CallProfile | undefined;
   /** `morphir.backend.generate`; `target` defaults to the extension's only target, `options` to `{}`. */
   generate(params: IrInput & { target?: string }, options?: CallOptions): Promise<GenerateResult>;
   /** `morphir.frontend.compile`. */
@@ -176,6 +185,29 @@ export async function openExtension(target: ExtensionUnderTest, options: OpenExt
   const progress: ProgressParams[] = [];
   session.onLog((entry) => logs.push(entry));
   session.onProgress((entry) => progress.push(entry));
+  let recorder: StageRecorder | undefined;
+  let lastCall: CallProfile | undefined;
+  session.onProgress((entry) => recorder?.progress(entry));
+  const print = options.verbose === true ? (line: string): void => void process.stderr.write(`${line}\n`) : options.verbose || undefined;
+  const memoryLimit = opened.runtime === 'wasm' && opened.spec ? resolveWasmLimits(opened.spec.name, wasmLimitsOf(opened.spec)).maxMemoryBytes : undefined;
+  /** Runs one operation, recording its stages; the engine's memory line is in `stderr` by the time it answers. */
+  const timed = async <T>(operation: () => Promise<T>): Promise<T> => {
+    const mine = createStageRecorder();
+    const seen = stderr.length;
+    recorder = mine;
+    mine.start();
+    try {
+      return await operation();
+    } finally {
+      for (const line of stderr.slice(seen)) {
+        const memory = GUEST_MEMORY_LOG.exec(line);
+        if (memory) mine.memory(Number(memory[1]));
+      }
+      if (recorder === mine) recorder = undefined;
+      lastCall = mine.finish();
+      if (print) for (const line of profileLines(lastCall, memoryLimit)) print(line);
+    }
+  };
   session.peer.onRequest(Method.SecretResolve, async (params: unknown) => {
     const reference = String((params as { reference?: unknown } | undefined)?.reference);
     if (!options.resolveSecret) throw new MepError(ErrorCode.PermissionDenied, `secret.resolve ${reference} denied: pass resolveSecret to openExtension to answer it.`, { data: { reference, reason: 'denied' } });
@@ -205,11 +237,14 @@ export async function openExtension(target: ExtensionUnderTest, options: OpenExt
     logs,
     progress,
     stderr,
-    generate: async (params, callOptions) => session.generate({ ...params, ir: params.ir, target: params.target ?? defaultTarget(session), options: params.options ?? {} }, callOptions),
-    compile: (params, callOptions) => session.compile(params, callOptions),
-    validate: (params, callOptions) => session.validate({ ...params, ir: params.ir, options: params.options ?? {} }, callOptions),
-    transform: (params, callOptions) => session.transform({ ...params, ir: params.ir, options: params.options ?? {} }, callOptions),
-    call: (method, params, callOptions) => session.peer.request(method, params, callOptions),
+    get lastCall() {
+      return lastCall;
+    },
+    generate: (params, callOptions) => timed(() => session.generate({ ...params, ir: params.ir, target: params.target ?? defaultTarget(session), options: params.options ?? {} }, callOptions)),
+    compile: (params, callOptions) => timed(() => session.compile(params, callOptions)),
+    validate: (params, callOptions) => timed(() => session.validate({ ...params, ir: params.ir, options: params.options ?? {} }, callOptions)),
+    transform: (params, callOptions) => timed(() => session.transform({ ...params, ir: params.ir, options: params.options ?? {} }, callOptions)),
+    call: (method, params, callOptions) => timed(() => session.peer.request(method, params, callOptions)),
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -1,0 +1,25 @@
+/**
+ * The optimization level of each C file of the engine, shared by the wasm build (compile.ts) and
+ * its native twin (native.ts), so callgrind counts the code the sandbox runs. Speed where the
+ * interpreter spends its time, size elsewhere: the engine is in every guest, and a small guest
+ * must stay within its 1 MiB budget (build/guest/build-guest.test.ts).
+ */
+import type { QuickjsSource } from './patches/types.ts';
+
+/** A clang optimization flag. */
+export type OptFlag = '-Os' | '-Oz' | '-O2' | '-O3';
+
+/**
+ * Per quickjs-ng file. Measured (issue 32): quickjs.c at -O2 instead of -Os cuts morphir-elm's
+ * compile of a 5-type project from 3,644 M to 3,094 M native instructions (−15 %), but makes the
+ * engine 949 KB instead of 755 KB, which no small guest fits in 1 MiB with.
+ */
+export const QUICKJS_OPT: Readonly<Record<QuickjsSource, OptFlag>> = {
+  'quickjs.c': '-Os',
+  'libregexp.c': '-Os',
+  'libunicode.c': '-Os',
+  'dtoa.c': '-Os',
+};
+
+/** The glue (build/engine/glue/): calls in and out of the engine, never hot. */
+export const GLUE_OPT: OptFlag = '-Os';
