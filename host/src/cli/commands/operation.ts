@@ -41,8 +41,9 @@ export const OPERATION_FLAGS = {
 } as const;
 
 /** The help lines for {@link OPERATION_FLAGS}. */
-export const OPERATION_HELP = `  --extension EXT   use this provider: an installed id, a .wasm module, a .js/.mjs file or an
-                    executable (default: the installed extension whose claims fit)
+export const OPERATION_HELP = `  --extension EXT   use this provider: an installed id, or the path of a .wasm module, a
+                    .js/.mjs file or an executable, written as a path (./x.wasm; a bare name
+                    is always an installed id) (default: the installed extension whose claims fit)
   --option k=v      an option for the extension; the value is parsed as JSON when valid (repeatable)
   --json            print the machine-readable result on stdout instead of the human report
   --verbose         extension identity, timings and the extension's log on stderr
