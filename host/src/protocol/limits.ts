@@ -152,6 +152,8 @@ export const HOST_FILE_LIMITS = Object.freeze({
   lockBytes: 16 * 1024 * 1024,
   /** `config.json`, `extension.json`, `morphir.json`, the publish journal, a `file("…")` secret. */
   smallFileBytes: 1024 * 1024,
+  /** A file of a package hashed or copied: an artifact, a `files` member (the largest wasm module). */
+  artifactBytes: MAX_MODULE_BYTES_CEILING,
   /** A package's `SHA256SUMS`. */
   sumsBytes: 16 * 1024 * 1024,
   /** An input file (`--input`, `--ir`, `@params.json`, a local dependency's IR, a source file): the largest message. */

@@ -27,8 +27,13 @@ export interface LaunchSpec {
   /** Name used in errors and logs: the extension id, or the artifact's file name. */
   name: string;
   runtime: RuntimeKind;
-  /** Absolute path of the artifact (the .wasm module, the script or the executable). */
+  /** Absolute path of the artifact (the .wasm module, the script or the executable) that runs. */
   path: string;
+  /**
+   * The installed artifact `path` is a private copy of (a pinned process entry): its source map
+   * (`<origin>.map`) is read from beside it.
+   */
+  origin?: string;
   /** Extra arguments for a process extension. */
   args?: string[];
   /** The process environment: exactly these entries, nothing inherited. */
@@ -174,7 +179,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
   // when an error has frames of this script to map.
   const name = basename(spec.path);
   return withSourceMappedErrors(transport, {
-    loadMap: () => parseSourceMap(readFileSync(`${spec.path}.map`, 'utf8')),
+    loadMap: () => parseSourceMap(readFileSync(`${spec.origin ?? spec.path}.map`, 'utf8')),
     isBundle: (file) => basename(decodeURI(file.replace(/^file:\/\//, ''))) === name,
   });
 }
