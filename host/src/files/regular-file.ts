@@ -110,8 +110,8 @@ export async function openRegularFile(path: string, options: RegularFileOptions)
 /** The next buffer to read into: what is left of the size seen (plus one byte, to see the end), at least 64 KiB, never past the limit. */
 const nextChunk = (size: number, total: number, maxBytes: number): Buffer => Buffer.allocUnsafe(Math.min(Math.max(size - total + 1, 1 << 16), maxBytes + 1 - total, 1 << 24));
 
-/** Reads all of `handle` up to `maxBytes` (a file that grew past it is refused). */
-async function readAll(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
+/** Reads all of an {@link openRegularFile} up to `maxBytes` (a file that grew past it is refused); the caller closes it. */
+export async function readOpenedFile(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
@@ -134,7 +134,7 @@ async function readAll(path: string, { handle, info }: OpenedFile, options: Regu
 export async function readRegularFile(path: string, options: RegularFileOptions): Promise<Buffer> {
   const opened = await openRegularFile(path, options);
   try {
-    return await readAll(path, opened, options);
+    return await readOpenedFile(path, opened, options);
   } catch (error) {
     throw failed(path, options, error);
   } finally {
