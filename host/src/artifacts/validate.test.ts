@@ -62,4 +62,16 @@ Validate('should measure sizes exactly only near the limit :: multibyte', () => 
   assert.is(validateArtifacts('ext', [{ path: 'x', content: 'AAAA'.repeat(300), binary: true }], { maxArtifactBytes: 900 }).files.length, 1);
 });
 
+Validate('should refuse names NTFS may take for another file or stream, whatever OS runs mep :: hostile', () => {
+  // 8.3 short names (PROGRA~1 is "Program Files"), trailing dots and spaces, devices, alternate data streams.
+  for (const path of ['PROGRA~1', 'progra~1/x.txt', 'MYDOC~12.TXT', 'a~1.b', 'x/LONGNA~9.avs', 'a.txt.', 'a.txt ', 'nul', 'lpt1.log', 'a:b', 'a.txt:stream', 'a.txt::$DATA']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, path);
+  }
+  assert.is(validateArtifacts('ext', [text('a~b.txt'), text('x~1y.txt'), text('verylongname~1.txt'), text('~1'), text('a~1.json5')]).files.length, 5, 'not the shape of a short name');
+  // What the red team sends: NUL, backslashes, drive letters, UNC and device paths.
+  for (const path of ['a\0b', 'a\\b', 'C:x', 'c:\\x', '\\\\server\\share\\x', '//server/share/x', '\\\\?\\C:\\x', 'a/\u202eexe.txt']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, JSON.stringify(path));
+  }
+});
+
 Validate.run();
