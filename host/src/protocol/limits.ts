@@ -154,6 +154,8 @@ export const HOST_FILE_LIMITS = Object.freeze({
   smallFileBytes: 1024 * 1024,
   /** A file of a package hashed or copied: an artifact, a `files` member (the largest wasm module). */
   artifactBytes: MAX_MODULE_BYTES_CEILING,
+  /** A local source file read to show a diagnostic's line (one the extension names): a larger one is shown without its line. */
+  shownSourceBytes: 16 * 1024 * 1024,
   /** A package's `SHA256SUMS`. */
   sumsBytes: 16 * 1024 * 1024,
   /** An input file (`--input`, `--ir`, `@params.json`, a local dependency's IR, a source file): the largest message. */

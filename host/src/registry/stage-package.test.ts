@@ -9,6 +9,8 @@ import { captureIo } from '../cli/io.ts';
 import { main } from '../cli/main.ts';
 import { LocalErrorCode } from '../protocol/errors.ts';
 import { installExtension } from './install.ts';
+import { packExtension } from './pack.ts';
+import { makeFifo, unlessHung } from '../files/testing/special-files.ts';
 import { registryPaths } from './paths.ts';
 import { backend, withProject, writePackage } from './test-support.ts';
 import type { TempProject } from './test-support.ts';
@@ -127,6 +129,25 @@ Stage('should refuse a git package whose entry is a committed symlink out of the
     assert.is(await main(['install', `${pathToFileURL(work).href}//ext`, '--json'], io), 3);
     assert.is(JSON.parse(io.stdout.join('\n')).error.data.reason, 'unsafe-entry');
     assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined));
+  }),
+);
+
+Stage('should refuse a FIFO as the entry or as SHA256SUMS at install and at pack, without hanging :: hostile', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.fifo', capabilities: backend('a'), entry: 'bin/ext' });
+    await rm(join(pkg, 'bin/ext'));
+    makeFifo(join(pkg, 'bin/ext'));
+    const paths = registryPaths({ cwd: t.project });
+    const outcome = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'installed', (e: { code?: unknown; data?: { reason?: unknown } }) => [e.code, e.data?.reason]);
+    const installed = await unlessHung(outcome(installExtension({ source: pkg, paths, probe: false })), [join(pkg, 'bin/ext')]);
+    assert.is((installed as unknown[])[0], LocalErrorCode.Registry, 'install takes no FIFO for an executable');
+    const packed = await unlessHung(outcome(packExtension({ dir: pkg, out: join(t.root, 'x.tgz') })), [join(pkg, 'bin/ext')]);
+    assert.is((packed as unknown[])[0], LocalErrorCode.Registry, 'pack takes no FIFO for an executable');
+    await rm(join(pkg, 'bin/ext'));
+    await writeFile(join(pkg, 'bin/ext'), '#!/bin/sh\n', { mode: 0o755 });
+    makeFifo(join(pkg, 'SHA256SUMS'));
+    assert.equal(await unlessHung(outcome(installExtension({ source: pkg, paths, probe: false })), [join(pkg, 'SHA256SUMS')]), [LocalErrorCode.Registry, 'not-a-file']);
+    assert.equal(await readdir(t.project), [], 'nothing installed');
   }),
 );
 
