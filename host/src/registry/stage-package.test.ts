@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { link, mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -148,6 +149,32 @@ Stage('should refuse a FIFO as the entry or as SHA256SUMS at install and at pack
     makeFifo(join(pkg, 'SHA256SUMS'));
     assert.equal(await unlessHung(outcome(installExtension({ source: pkg, paths, probe: false })), [join(pkg, 'SHA256SUMS')]), [LocalErrorCode.Registry, 'not-a-file']);
     assert.equal(await readdir(t.project), [], 'nothing installed');
+  }),
+);
+
+Stage('should refuse a listed file or an entry that is a hard link, at install and at pack, copying nothing :: hostile', () =>
+  withProject(async (t) => {
+    await writeFile(join(t.root, 'outside.txt'), 'a key from elsewhere');
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.hard', capabilities: backend('a'), manifest: { files: ['data'] } });
+    await mkdir(join(pkg, 'data'));
+    await link(join(t.root, 'outside.txt'), join(pkg, 'data/key.txt'));
+    const paths = registryPaths({ cwd: t.project });
+    const reason = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'accepted', (e: { code?: unknown; data?: { reason?: unknown } }) => [e.code, e.data?.reason]);
+    assert.equal(await reason(installExtension({ source: pkg, paths, probe: false })), [LocalErrorCode.Registry, 'hard-link']);
+    assert.equal(await reason(packExtension({ dir: pkg, out: join(t.root, 'x.tgz') })), [LocalErrorCode.Registry, 'hard-link']);
+    assert.equal(await readdir(t.project), []);
+  }),
+);
+
+Stage('should refuse a SHA256SUMS that lists a path out of the package :: hostile', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.sums', capabilities: backend('a') });
+    const sha = async (path: string): Promise<string> => createHash('sha256').update(await readFile(join(pkg, path))).digest('hex');
+    for (const bad of ['../outside.txt', '/etc/passwd', 'a/../../x', 'C:/x', 'a\\b']) {
+      await writeFile(join(pkg, 'SHA256SUMS'), `${await sha('extension.json')}  extension.json\n${await sha('bin/ext.mjs')}  bin/ext.mjs\n${'0'.repeat(64)}  ${bad}\n`);
+      const error = await installExtension({ source: pkg, paths: registryPaths({ cwd: t.project }), probe: false }).catch((e) => e);
+      assert.equal([error?.code, error?.data?.reason, error?.data?.problem], [LocalErrorCode.Registry, 'sums-mismatch', 'unsafe-path'], bad);
+    }
   }),
 );
 

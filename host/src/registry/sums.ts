@@ -39,6 +39,10 @@ export function parseSums(text: string, where: string): Map<string, string> {
     const match = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(line);
     if (!match) throw sumsError(where, `line ${n + 1} of ${SUMS_FILE} is not "<sha256>  <path>".`, { line: n + 1, problem: 'syntax' });
     const path = (match[2] as string).replace(/^\.\//, '');
+    // A line names a file of the package: relative, forward slashes, inside it.
+    if (/^([/\\]|[A-Za-z]:)/.test(path) || path.includes('\\') || path.includes('\0') || path.split('/').includes('..')) {
+      throw sumsError(where, `line ${n + 1} of ${SUMS_FILE} names ${JSON.stringify(path)}, which is not a path inside the package.`, { line: n + 1, file: path, problem: 'unsafe-path' });
+    }
     if (sums.has(path)) throw sumsError(where, `${SUMS_FILE} lists ${path} twice.`, { file: path, problem: 'syntax' });
     sums.set(path, (match[1] as string).toLowerCase());
   }

@@ -52,12 +52,15 @@ Argument('should refuse a plain name nobody installed, even when a file of that 
   }),
 );
 
-Argument('should take a name that is no plain id for no path either', () =>
+Argument('should take a name that is no plain id (a device name, an object key) for no path either :: hostile', () =>
   withProject(async (t) => {
-    await trap(t.project, 'my ext');
-    const io = captureIo(t.project);
-    assert.is(await main(['describe', 'my ext', '--json'], io), 2);
-    assert.equal([errorOf(io).code, errorOf(io).data.reason], ['ERR_USAGE', 'not-installed']);
+    for (const name of ['my ext', 'nul', 'con.avro', 'constructor']) {
+      const ran = await trap(t.project, name);
+      const io = captureIo(t.project);
+      assert.is(await main(['describe', name, '--json'], io), 2, name);
+      assert.equal([errorOf(io).code, errorOf(io).data.reason], ['ERR_USAGE', 'not-installed'], name);
+      assert.not.ok(existsSync(ran), name);
+    }
   }),
 );
 
