@@ -74,4 +74,13 @@ Validate('should refuse names NTFS may take for another file or stream, whatever
   }
 });
 
+Validate("should refuse an artifact in a Git repository's or a mep project's own folder, however it is spelled :: hostile", () => {
+  // An output that is a repository or a project root: .git/config runs commands (core.fsmonitor),
+  // .mep/config.json approves secrets and .mep/extensions.lock pins what runs there.
+  for (const path of ['.git/config', 'a/.git/hooks/pre-commit', '.GIT/config', '.g\u200cit/config', '.git\ufeff/config', '.mep/config.json', '.MEP/extensions.lock', 'x/.mep/extensions/evil/extension.json', 'GIT~1/config']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, JSON.stringify(path));
+  }
+  assert.is(validateArtifacts('ext', [text('.gitignore'), text('.github/workflows/x.yml'), text('a.git/x'), text('.mepx/y')]).files.length, 4);
+});
+
 Validate.run();
