@@ -1,22 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode } from '../protocol/errors.ts';
+import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
 import { isMissingFile, readRegularFile, readRegularFileSync } from './regular-file.ts';
 import { DEVICE, makeFifo, makeSocket, unlessHung } from './testing/special-files.ts';
 
 const Read = suite('files :: readRegularFile');
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-files-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>): Promise<void> => withTempDir('mep-files-', fn);
 
 /** `[code, data.reason]` of what reading `path` rejects with, or the bytes' text. */
 const outcome = (path: string, options: { maxBytes?: number; noFollow?: boolean } = {}): Promise<unknown> =>

@@ -1,22 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { LocalErrorCode } from '../protocol/errors.ts';
+import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
 import { makeFifo, unlessHung } from '../files/testing/special-files.ts';
 import { readMorphirProject } from './index.ts';
 
 const Sources = suite('project :: what is sent to a frontend');
 
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-sources-'));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const withDir = (fn: (dir: string) => Promise<void>): Promise<void> => withTempDir('mep-sources-', fn);
 
 async function files(dir: string, tree: Record<string, string>): Promise<void> {
   for (const [path, text] of Object.entries(tree)) {
