@@ -107,8 +107,14 @@ export async function openRegularFile(path: string, options: RegularFileOptions)
   }
 }
 
-/** The next buffer to read into: what is left of the size seen (plus one byte, to see the end), at least 64 KiB, never past the limit. */
-const nextChunk = (size: number, total: number, maxBytes: number): Buffer => Buffer.allocUnsafe(Math.min(Math.max(size - total + 1, 1 << 16), maxBytes + 1 - total, 1 << 24));
+/**
+ * The next buffer to read into: what is left of the size seen plus one byte (so a file that did
+ * not grow is read in one buffer and kept as it is), at least 64 KiB, never past the limit.
+ */
+const nextChunk = (size: number, total: number, maxBytes: number): Buffer => Buffer.allocUnsafe(Math.min(Math.max(size - total + 1, 1 << 16), maxBytes + 1 - total));
+
+/** The chunks read, as one buffer: the first itself when it is the only one. */
+const joined = (chunks: Buffer[], total: number): Buffer => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
 
 /** Reads all of an {@link openRegularFile} up to `maxBytes` (a file that grew past it is refused); the caller closes it. */
 export async function readOpenedFile(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
@@ -122,7 +128,7 @@ export async function readOpenedFile(path: string, { handle, info }: OpenedFile,
     if (total > options.maxBytes) throw tooLarge(path, options, total);
     chunks.push(chunk.subarray(0, bytesRead));
   }
-  return Buffer.concat(chunks, total);
+  return joined(chunks, total);
 }
 
 /**
@@ -168,7 +174,7 @@ export function readRegularFileSync(path: string, options: RegularFileOptions): 
       if (total > options.maxBytes) throw tooLarge(path, options, total);
       chunks.push(chunk.subarray(0, bytesRead));
     }
-    return Buffer.concat(chunks, total);
+    return joined(chunks, total);
   } catch (error) {
     throw failed(path, options, error);
   } finally {
