@@ -24,7 +24,16 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
  * artifactPathKey('Cafe\u0301/A.avsc') === artifactPathKey('café/a.avsc'); // true
  */
 export function artifactPathKey(path: string): string {
+  // ASCII (most paths) has nothing to drop or normalize, and folds as it lowers.
+  if (isAscii(path)) return path.toLowerCase();
   return path.replace(IGNORABLE, '').normalize('NFC').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** True when `text` is all ASCII. */
+export function isAscii(text: string): boolean {
+  return ASCII.test(text);
 }
 
 /** Code points that render as nothing and that HFS+ leaves out when it compares names (a superset of its list). */

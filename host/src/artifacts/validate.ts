@@ -6,7 +6,7 @@
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Artifact } from '../protocol/index.ts';
 import { MAX_MESSAGE_BYTES_CEILING } from '../protocol/limits.ts';
-import { artifactPathKey, createArtifactPathSet } from './path-set.ts';
+import { artifactPathKey, createArtifactPathSet, isAscii } from './path-set.ts';
 
 /** Limits applied to a set of artifacts. */
 export interface ArtifactLimits {
@@ -59,9 +59,13 @@ export function checkArtifactPath(extension: string, path: string): void {
     if (/[\x00-\x1f<>:"|?*]/.test(segment)) throw reject(extension, path, `"${segment}" contains a character that is not portable in file names`);
     // Windows drops a trailing dot or space: "a." and "a" would be one file there.
     if (segment.endsWith('.') || segment.endsWith(' ')) throw reject(extension, path, `"${segment}" ends with a dot or a space, which Windows drops`);
-    if (SHORT_NAME.test(segment) && (segment.split('.', 1)[0] as string).length <= 8) throw reject(extension, path, `"${segment}" has the shape of an 8.3 short name, which on Windows (NTFS) may be another file's`);
-    if (OWN_FOLDERS.has(artifactPathKey(segment))) throw reject(extension, path, `"${segment}" is the folder of a Git repository or a mep project, whose files configure what runs there`);
-    if (BIDI_CONTROL.test(segment)) throw reject(extension, path, `"${JSON.stringify(segment).slice(1, -1)}" holds a bidirectional control character, which changes how the name displays`);
+    if (segment.includes('~') && SHORT_NAME.test(segment) && (segment.split('.', 1)[0] as string).length <= 8) {
+      throw reject(extension, path, `"${segment}" has the shape of an 8.3 short name, which on Windows (NTFS) may be another file's`);
+    }
+    // An ASCII name is `.git` only when it starts with the dot; any other may hide it (`.g\u200cit`).
+    const ascii = isAscii(segment);
+    if ((!ascii || segment.startsWith('.')) && OWN_FOLDERS.has(artifactPathKey(segment))) throw reject(extension, path, `"${segment}" is the folder of a Git repository or a mep project, whose files configure what runs there`);
+    if (!ascii && BIDI_CONTROL.test(segment)) throw reject(extension, path, `"${JSON.stringify(segment).slice(1, -1)}" holds a bidirectional control character, which changes how the name displays`);
     if (segment.length > MAX_SEGMENT_UNITS || (segment.length * 3 > MAX_SEGMENT_UNITS && utf8.encode(segment).length > MAX_SEGMENT_UNITS)) {
       throw reject(extension, path, `a segment is longer than ${MAX_SEGMENT_UNITS} bytes, which file systems refuse`);
     }
