@@ -69,6 +69,15 @@ Pinned('should run the verified executable (no .js) when it is swapped after its
   }),
 );
 
+Pinned('should load a .js entry from its copy as Node.js would where it is installed (the nearest package.json type)', () =>
+  withProject(async (t) => {
+    await writeFile(join(t.project, 'package.json'), '{"type": "module"}');
+    const { spec, entryPath } = await installed(t, 'bin/ext.js');
+    assert.ok(spec.path !== entryPath, 'runs from the copy');
+    assert.is(await reportedId(spec), 'acme.pin', 'an ES module, as the project says');
+  }),
+);
+
 Pinned('should refuse the manifest that was read when the file is restored before the check :: hostile', () =>
   withProject(async (t) => {
     const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.pin', capabilities: backend('x') });
