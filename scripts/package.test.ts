@@ -161,7 +161,7 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.match(await ok('npx mep --version', app), /^mep-runtime 0\.1\.0\n$/);
 
     // The brief's sequence, verbatim: the new project depends on the tarball mep was installed from.
-    const init = await ok(`npx mep init hello && npx mep build hello/src/extension.ts -o h.wasm && npx mep describe h.wasm`, app);
+    const init = await ok(`npx mep init hello && npx mep build hello/src/extension.ts -o h.wasm && npx mep describe ./h.wasm`, app);
     assert.match(init, /"protocolVersions"/);
     const nextSteps = /Next:\n\s+(.+)\n/.exec(init)?.[1];
     assert.ok(nextSteps?.startsWith('cd hello && npm install'), init);
@@ -178,10 +178,10 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.equal(session.paths, ['catalog.txt']);
     // The bundled command runs the same wasm sandboxed in a worker, from the prebuilt worker entry.
     await writeFile(join(app, 'ir.json'), JSON.stringify({ formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [[[['orders']], {}]] }] }));
-    assert.match(await ok('npx mep generate --extension h.wasm --target hello --input ir.json --output out', app), /catalog\.txt/);
+    assert.match(await ok('npx mep generate --extension ./h.wasm --target hello --input ir.json --output out', app), /catalog\.txt/);
 
     // The same source as a process extension, and the package's types seen by a user's tsc.
-    await ok('npx mep build hello/src/extension.ts --runtime process -o h.mjs && npx mep conformance h.mjs', app);
+    await ok('npx mep build hello/src/extension.ts --runtime process -o h.mjs && npx mep conformance ./h.mjs', app);
     await writeFile(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { module: 'NodeNext', moduleResolution: 'NodeNext', target: 'ES2022', strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ['typed.ts'] }));
     await writeFile(
       join(app, 'typed.ts'),

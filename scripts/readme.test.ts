@@ -33,7 +33,7 @@ Readme('should build its example extension to both runtimes, each passing confor
       const build = captureIo(dir);
       assert.is(await main(['build', 'my-backend.ts', '--runtime', runtime, '-o', out], build), 0, build.stderr.join('\n'));
       const conformance = captureIo(dir);
-      assert.is(await main(['conformance', out], conformance), 0, conformance.stdout.join('\n'));
+      assert.is(await main(['conformance', `./${out}`], conformance), 0, conformance.stdout.join('\n'));
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

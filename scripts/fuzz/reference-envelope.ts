@@ -66,7 +66,25 @@ function portableSegment(segment: string): boolean {
   if (lower.length === 4 && (lower.startsWith('com') || lower.startsWith('lpt')) && '123456789¹²³'.includes(lower[3] as string)) return false;
   for (const c of segment) if (c.charCodeAt(0) < 0x20 || '<>:"|?*'.includes(c)) return false;
   if (segment.endsWith('.') || segment.endsWith(' ')) return false;
+  if (isShortName(segment)) return false;
+  for (const c of segment) if (BIDI.some(([from, to]) => c.charCodeAt(0) >= from && c.charCodeAt(0) <= to)) return false;
+  if (['.git', '.mep'].includes(artifactPathKey(segment))) return false;
   return segment.length <= 255 && new TextEncoder().encode(segment).length <= 255;
+}
+
+/** Bidirectional controls, as ranges of code units. */
+const BIDI: [number, number][] = [[0x61c, 0x61c], [0x200e, 0x200f], [0x202a, 0x202e], [0x2066, 0x2069]];
+
+/** An NTFS 8.3 alias: a base of at most 8 characters ending in `~` and digits, then at most one extension of 1 to 3. */
+function isShortName(segment: string): boolean {
+  const dot = segment.indexOf('.');
+  const base = dot < 0 ? segment : segment.slice(0, dot);
+  const extension = dot < 0 ? undefined : segment.slice(dot + 1);
+  if (extension !== undefined && (extension.length < 1 || extension.length > 3 || extension.includes('.'))) return false;
+  const tilde = base.indexOf('~');
+  if (tilde < 1 || base.length > 8 || base.lastIndexOf('~') !== tilde) return false;
+  const digits = base.slice(tilde + 1);
+  return digits.length >= 1 && [...digits].every((c) => c >= '0' && c <= '9');
 }
 
 /** Whether `path` is a safe relative artifact path: the rules of checkArtifactPath, one by one. */

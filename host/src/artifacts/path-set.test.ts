@@ -65,4 +65,20 @@ Paths('should leave the set as it was after a refusal', () => {
   assert.is(codeOf(() => set.add('x/y')), LocalErrorCode.Artifact);
 });
 
+Paths('should refuse names HFS+ takes for one: the same name with a code point it ignores, naming both paths and the rule :: hostile', () => {
+  for (const ignorable of ['\u200b', '\u200c', '\u200d', '\u200e', '\u200f', '\u202a', '\u202e', '\u2060', '\u206a', '\u206f', '\ufeff']) {
+    const set = createArtifactPathSet('ext');
+    set.add('dir/a.txt');
+    let error: { code?: unknown; data?: Record<string, unknown> } | undefined;
+    try {
+      set.add(`dir/a${ignorable}.txt`);
+    } catch (e) {
+      error = e as typeof error;
+    }
+    assert.equal([error?.code, error?.data?.rule, error?.data?.other], [LocalErrorCode.Artifact, 'ignorable-code-point', 'dir/a.txt'], `U+${ignorable.charCodeAt(0).toString(16)}`);
+    assert.is(after(`d\u200bir/x`, 'dir/y'), LocalErrorCode.Artifact, 'in a directory name too');
+  }
+  assert.is(after('A.avsc', 'a.avsc'), LocalErrorCode.Artifact);
+});
+
 Paths.run();

@@ -7,7 +7,9 @@
  * morphir-distribution, tool_archive.rs: every prefix of every path keyed by NFC, full case
  * folding, NFC), and refuses a result in which two different spellings share a key, or one key
  * is both a file and a directory, on every platform, so that a result never means different
- * trees on different machines. No I/O.
+ * trees on different machines. HFS+ also ignores some code points in names (zero-width and
+ * bidirectional controls, U+FEFF): the key drops every default-ignorable code point, so `a.txt`
+ * and `a\u200b.txt` are one name too. No I/O.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
@@ -22,7 +24,25 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
  * artifactPathKey('Cafe\u0301/A.avsc') === artifactPathKey('café/a.avsc'); // true
  */
 export function artifactPathKey(path: string): string {
-  return path.normalize('NFC').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
+  // ASCII (most paths) has nothing to drop or normalize, and folds as it lowers.
+  if (isAscii(path)) return path.toLowerCase();
+  return path.replace(IGNORABLE, '').normalize('NFC').toLowerCase().toUpperCase().toLowerCase().normalize('NFC');
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** True when `text` is all ASCII. */
+export function isAscii(text: string): boolean {
+  return ASCII.test(text);
+}
+
+/** Code points that render as nothing and that HFS+ leaves out when it compares names (a superset of its list). */
+const IGNORABLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/** Which rule makes `a` and `b` (different spellings with one key) one name. */
+function ruleOf(a: string, b: string): 'ignorable-code-point' | 'unicode-normalization' | 'case' {
+  if (a.replace(IGNORABLE, '') !== a || b.replace(IGNORABLE, '') !== b) return 'ignorable-code-point';
+  return a.normalize('NFC') === b.normalize('NFC') ? 'unicode-normalization' : 'case';
 }
 
 /** The paths of one result so far; {@link createArtifactPathSet}. */
@@ -37,11 +57,11 @@ export interface ArtifactPathSet {
   readonly size: number;
 }
 
-function collision(extension: string, path: string, problem: string): MepError {
+function collision(extension: string, path: string, problem: string, rule: string, other?: string): MepError {
   return new MepError(
     LocalErrorCode.Artifact,
     `Extension '${extension}' returned an unsafe artifact ${JSON.stringify(path)}: ${problem}. Nothing was written; report this to the extension's author.`,
-    { data: { extension, path, problem } },
+    { data: { extension, path, problem, rule, ...(other === undefined ? {} : { other }) } },
   );
 }
 
@@ -56,7 +76,7 @@ type Kind = 'file' | 'directory';
  */
 export function createArtifactPathSet(extension: string): ArtifactPathSet {
   // Folded key of every prefix -> its spelling and kind.
-  const names = new Map<string, { spelling: string; kind: Kind }>();
+  const names = new Map<string, { spelling: string; kind: Kind; path: string }>();
   let size = 0;
   return {
     add(path) {
@@ -69,13 +89,15 @@ export function createArtifactPathSet(extension: string): ArtifactPathSet {
         const key = artifactPathKey(prefix);
         const known = names.get(key);
         if (known === undefined) {
-          names.set(key, { spelling: prefix, kind });
+          names.set(key, { spelling: prefix, kind, path });
         } else if (known.spelling !== prefix) {
-          throw collision(extension, path, `${JSON.stringify(prefix)} and ${JSON.stringify(known.spelling)} are one name on case- or normalization-insensitive file systems (macOS, Windows)`);
+          const rule = ruleOf(prefix, known.spelling);
+          const how = rule === 'ignorable-code-point' ? 'HFS+ (macOS), which ignores zero-width and bidirectional control characters in names' : 'case- or normalization-insensitive file systems (macOS, Windows)';
+          throw collision(extension, path, `${JSON.stringify(prefix)} and ${JSON.stringify(known.spelling)} (of ${JSON.stringify(known.path)}) are one name on ${how}`, rule, known.path);
         } else if (kind === 'file' && known.kind === 'file') {
-          throw collision(extension, path, 'it is returned twice');
+          throw collision(extension, path, 'it is returned twice', 'duplicate', known.path);
         } else if (kind !== known.kind) {
-          throw collision(extension, path, kind === 'file' ? 'another artifact uses it as a directory' : `its parent ${JSON.stringify(prefix)} is also an artifact`);
+          throw collision(extension, path, kind === 'file' ? 'another artifact uses it as a directory' : `its parent ${JSON.stringify(prefix)} is also an artifact`, 'file-and-directory', known.path);
         }
         if (last) break;
       }

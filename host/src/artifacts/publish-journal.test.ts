@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { validateArtifacts } from './validate.ts';
 import { recoverOutput, writeArtifacts } from './write.ts';
+import { makeFifo, unlessHung } from '../files/testing/special-files.ts';
+import { directoryIdentity } from './journal-record.ts';
 
 /** A pid no process has: that of a child that has exited and been reaped. */
 const deadPid = (): number => spawnSync(process.execPath, ['-e', ''], { stdio: 'ignore' }).pid as number;
@@ -32,7 +34,9 @@ async function interrupted(phase: string, arrange: (fake: Fake) => Promise<void>
   await mkdir(join(fake.staging, 'new'), { recursive: true });
   await writeFile(join(fake.staging, 'new/old.txt'), 'new');
   await writeFile(join(fake.staging, 'new/kept.txt'), 'kept');
-  const record = { format: 1, pid: owner.pid ?? deadPid(), host: hostname(), started: owner.started ?? new Date().toISOString(), output: fake.out, staging: '.mep-staging-out-0badc0de', phase };
+  // As the publication records it when the swap begins.
+  const identity = phase === 'staging' ? {} : { identity: { staging: await directoryIdentity(fake.staging), fresh: await directoryIdentity(join(fake.staging, 'new')) } };
+  const record = { format: 1, pid: owner.pid ?? deadPid(), host: hostname(), started: owner.started ?? new Date().toISOString(), output: fake.out, staging: '.mep-staging-out-0badc0de', phase, ...identity };
   await writeFile(fake.journal, JSON.stringify(record));
   await arrange(fake);
   return fake;
@@ -151,4 +155,58 @@ Recover('should refuse a journal mep did not write, and change nothing', async (
   }
 });
 
+const Foreign = suite('recoverOutput :: a journal or staging tree this mechanism did not create');
+
+/** `[code, data.reason]` of the refusal of `promise`, or its outcome. */
+const refusal = (promise: Promise<unknown>): Promise<unknown> => promise.then((v) => v, (e: { code?: unknown; data?: { reason?: unknown } }) => [e.code, e.data?.reason]);
+
+Foreign('should refuse a crafted journal whose staging name is a symbolic link, and move nothing :: hostile', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-journal-'));
+  try {
+    const elsewhere = join(dir, 'elsewhere');
+    await mkdir(join(elsewhere, 'new'), { recursive: true });
+    await writeFile(join(elsewhere, 'new/secret.txt'), 'secret');
+    await mkdir(join(dir, 'parent'));
+    await symlink(elsewhere, join(dir, 'parent/.mep-staging-out-0badc0de'));
+    const journal = join(dir, 'parent/.mep-publish-out.json');
+    await writeFile(journal, JSON.stringify({ format: 1, pid: deadPid(), host: hostname(), started: new Date().toISOString(), output: join(dir, 'parent/out'), staging: '.mep-staging-out-0badc0de', phase: 'swapping' }));
+    assert.equal(await refusal(recoverOutput(join(dir, 'parent/out'))), [LocalErrorCode.Usage, 'not-ours']);
+    assert.ok(existsSync(join(elsewhere, 'new/secret.txt')), 'nothing moved from elsewhere');
+    assert.not.ok(existsSync(join(dir, 'parent/out')));
+    assert.equal((await readdir(join(dir, 'parent'))).sort(), ['.mep-publish-out.json', '.mep-staging-out-0badc0de'], 'left in place');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Foreign('should refuse a staging tree that is not the one its journal recorded :: hostile', async () => {
+  const fake = await interrupted('swapping', moveAside);
+  try {
+    // The recorded tree replaced by another directory of the same name.
+    await rename(fake.staging, `${fake.staging}.real`);
+    await mkdir(join(fake.staging, 'new'), { recursive: true });
+    await writeFile(join(fake.staging, 'new/planted.txt'), 'planted');
+    assert.equal(await refusal(recoverOutput(fake.out)), [LocalErrorCode.Usage, 'not-ours']);
+    assert.not.ok(existsSync(fake.out));
+    assert.ok(existsSync(join(fake.staging, 'new/planted.txt')));
+    assert.ok(existsSync(fake.journal));
+  } finally {
+    await rm(fake.dir, { recursive: true, force: true });
+  }
+});
+
+Foreign('should refuse a FIFO for the journal without hanging, and leave it :: hostile', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-journal-'));
+  try {
+    await mkdir(join(dir, 'out'));
+    const journal = join(dir, '.mep-publish-out.json');
+    makeFifo(journal);
+    assert.equal(await unlessHung(refusal(recoverOutput(join(dir, 'out'))), [journal]), [LocalErrorCode.Usage, 'not-a-file']);
+    assert.ok(existsSync(journal));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Recover.run();
+Foreign.run();

@@ -5,7 +5,9 @@
  * doing anything else (Node edge). The journal is also the lock: one publication per output.
  *
  * Beside an output `out` in directory P:
- * - `P/.mep-publish-out.json`: the journal, `{format, pid, host, started, output, staging, phase}`;
+ * - `P/.mep-publish-out.json`: the journal, `{format, pid, host, started, output, staging, phase,
+ *   identity}` (`identity`: the device and inode of the staging tree and of its `new/`, once the
+ *   swap begins; recovery moves or removes only those, see journal-record.ts);
  * - `P/.mep-staging-out-<8 hex>/`: the staging tree, `new/` (what is published) and, once the
  *   old tree was moved aside, `old/`;
  * - `P/.mep-publish-out.json.<pid>.tmp|recovering`: a journal being written, or claimed by a
@@ -14,31 +16,16 @@
  * renames, and is removed only after the staging tree is gone.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { link, readFile, readdir, rename, rm, stat, unlink, writeFile } from 'node:fs/promises';
+import { link, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { directoryIdentity, isOurDirectory, isOwnEntry, lexists, notOurs, readRecord } from './journal-record.ts';
+import type { JournalRecord, PublishPhase } from './journal-record.ts';
 import type { OutputLocation } from './output-location.ts';
 import { processStartedAt } from './process-start.ts';
 
-/**
- * How far a publication got: building the new tree (`staging`), swapping it in (`swapping`),
- * or removing what is left once the new tree is in place (`cleanup`).
- */
-export type PublishPhase = 'staging' | 'swapping' | 'cleanup';
-
-interface JournalRecord {
-  format: 1;
-  pid: number;
-  host: string;
-  /** When the journal was created, ISO 8601. */
-  started: string;
-  /** The output's path, for people reading the file. */
-  output: string;
-  /** The staging tree's name in the output's parent. */
-  staging: string;
-  phase: PublishPhase;
-}
+export type { PublishPhase } from './journal-record.ts';
 
 /** What the next writer did with an interrupted publication; see {@link recoverPublication}. */
 export type RecoveryOutcome = 'none' | 'undone' | 'finished' | 'cleaned';
@@ -72,16 +59,6 @@ export function sideNamesOf(name: string): SideNames {
 
 const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (error) {
-    if (errno(error) === 'ENOENT') return false;
-    throw error;
-  }
-}
-
 // Journals this process holds: its own pid on one of them is not a stale one.
 const held = new Set<string>();
 
@@ -103,40 +80,22 @@ async function ownerAlive(record: JournalRecord, journalPath: string): Promise<b
   return startedAt === undefined || Number.isNaN(written) || startedAt <= written + 1_000;
 }
 
-async function readRecord(path: string): Promise<JournalRecord | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (errno(error) === 'ENOENT') return undefined;
-    throw error;
-  }
-  try {
-    const value = JSON.parse(text) as Partial<JournalRecord>;
-    const phases: readonly string[] = ['staging', 'swapping', 'cleanup'];
-    if (value.format === 1 && Number.isInteger(value.pid) && typeof value.host === 'string' && typeof value.started === 'string' && typeof value.staging === 'string' && phases.includes(String(value.phase))) {
-      return value as JournalRecord;
-    }
-  } catch {
-    // Falls through to the refusal below.
-  }
-  throw new MepError(LocalErrorCode.Usage, `The publication journal ${path} is not one mep wrote; remove it if no mep is writing there, and run again.`, { data: { journal: path } });
-}
-
 /**
  * Finishes or undoes the publication `record` describes, so that the output is either its old
  * tree or its new one and nothing of the publication is left but the journal (which the caller
  * removes). A new tree that never started to move is discarded (the output may have changed
  * since); one that was half swapped (the output moved aside, the new tree not yet in) is moved in.
  */
-async function settle(location: OutputLocation, names: SideNames, record: JournalRecord): Promise<RecoveryOutcome> {
-  // Only a staging tree of this very output is touched, whatever the file says.
-  const staging = names.isStaging(record.staging) ? join(location.parent, record.staging) : undefined;
-  if (staging === undefined) return 'none';
+async function settle(location: OutputLocation, names: SideNames, record: JournalRecord, journal: string): Promise<RecoveryOutcome> {
+  // Only a staging tree of this very output, made by this user and recorded by the journal, is touched.
+  if (!names.isStaging(record.staging)) throw notOurs(journal, record.staging, `is not a staging tree of ${location.path}`);
+  const staging = join(location.parent, record.staging);
+  if (record.phase !== 'staging' && record.identity === undefined) throw notOurs(journal, staging, 'is not recorded by the journal (an older mep wrote it)');
+  const hasStaging = await isOurDirectory(journal, staging, record.identity?.staging);
   let outcome: RecoveryOutcome = record.phase === 'staging' ? 'undone' : 'cleaned';
-  if (record.phase === 'swapping') {
+  if (record.phase === 'swapping' && hasStaging) {
     const fresh = join(staging, 'new');
-    const [hasFresh, hasOutput, hasOld] = await Promise.all([exists(fresh), exists(location.path), exists(join(staging, 'old'))]);
+    const [hasFresh, hasOutput, hasOld] = await Promise.all([isOurDirectory(journal, fresh, record.identity?.fresh), lexists(location.path), lexists(join(staging, 'old'))]);
     if (hasFresh && !hasOutput) {
       await rename(fresh, location.path);
       outcome = 'finished';
@@ -150,7 +109,7 @@ async function settle(location: OutputLocation, names: SideNames, record: Journa
       outcome = 'undone';
     }
   }
-  await rm(staging, { recursive: true, force: true });
+  if (hasStaging) await rm(staging, { recursive: true, force: true });
   return outcome;
 }
 
@@ -195,7 +154,15 @@ async function recoverAll(location: OutputLocation, names: SideNames): Promise<R
     }
     const claimed = await claim(location, names, entry);
     if (claimed === undefined) continue;
-    outcome = await settle(location, names, record);
+    try {
+      // What was claimed is read again: the file checked above may have been replaced meanwhile.
+      const settled = await readRecord(claimed);
+      if (settled !== undefined) outcome = await settle(location, names, settled, path);
+    } catch (error) {
+      // Refused: the journal goes back where it was, as everything else stays.
+      await rename(claimed, path).catch(() => undefined);
+      throw error;
+    }
     await unlink(claimed);
   }
   return outcome;
@@ -214,9 +181,10 @@ function isRunning(pid: number): boolean {
 async function removeLeftovers(location: OutputLocation, names: SideNames, keep: string): Promise<void> {
   for (const entry of await readdir(location.parent)) {
     const pid = names.sidePid(entry, 'tmp');
-    if ((pid !== undefined && pid !== process.pid && !isRunning(pid)) || (names.isStaging(entry) && entry !== keep)) {
-      await rm(join(location.parent, entry), { recursive: true, force: true });
-    }
+    const path = join(location.parent, entry);
+    // Only this user's files and real directories of the exact shapes: a link or another's entry stays.
+    if (pid !== undefined && pid !== process.pid && !isRunning(pid) && (await isOwnEntry(path, 'file'))) await rm(path, { force: true });
+    else if (names.isStaging(entry) && entry !== keep && (await isOwnEntry(path, 'directory'))) await rm(path, { recursive: true, force: true });
   }
 }
 
@@ -265,6 +233,8 @@ export async function acquirePublication(location: OutputLocation): Promise<Publ
   return {
     staging: join(location.parent, staging),
     async setPhase(phase) {
+      // The trees recovery may move are recorded before anything moves, by their device and inode.
+      if (phase === 'swapping') record.identity = { staging: await directoryIdentity(join(location.parent, staging)), fresh: await directoryIdentity(join(location.parent, staging, 'new')) };
       record.phase = phase;
       await writeFile(temp, `${JSON.stringify(record)}\n`, { mode: 0o644 });
       await rename(temp, journal);

@@ -62,4 +62,25 @@ Validate('should measure sizes exactly only near the limit :: multibyte', () => 
   assert.is(validateArtifacts('ext', [{ path: 'x', content: 'AAAA'.repeat(300), binary: true }], { maxArtifactBytes: 900 }).files.length, 1);
 });
 
+Validate('should refuse names NTFS may take for another file or stream, whatever OS runs mep :: hostile', () => {
+  // 8.3 short names (PROGRA~1 is "Program Files"), trailing dots and spaces, devices, alternate data streams.
+  for (const path of ['PROGRA~1', 'progra~1/x.txt', 'MYDOC~12.TXT', 'a~1.b', 'x/LONGNA~9.avs', 'a.txt.', 'a.txt ', 'nul', 'lpt1.log', 'a:b', 'a.txt:stream', 'a.txt::$DATA']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, path);
+  }
+  assert.is(validateArtifacts('ext', [text('a~b.txt'), text('x~1y.txt'), text('verylongname~1.txt'), text('~1'), text('a~1.json5')]).files.length, 5, 'not the shape of a short name');
+  // What the red team sends: NUL, backslashes, drive letters, UNC and device paths.
+  for (const path of ['a\0b', 'a\\b', 'C:x', 'c:\\x', '\\\\server\\share\\x', '//server/share/x', '\\\\?\\C:\\x', 'a/\u202eexe.txt']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, JSON.stringify(path));
+  }
+});
+
+Validate("should refuse an artifact in a Git repository's or a mep project's own folder, however it is spelled :: hostile", () => {
+  // An output that is a repository or a project root: .git/config runs commands (core.fsmonitor),
+  // .mep/config.json approves secrets and .mep/extensions.lock pins what runs there.
+  for (const path of ['.git/config', 'a/.git/hooks/pre-commit', '.GIT/config', '.g\u200cit/config', '.git\ufeff/config', '.mep/config.json', '.MEP/extensions.lock', 'x/.mep/extensions/evil/extension.json', 'GIT~1/config']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, JSON.stringify(path));
+  }
+  assert.is(validateArtifacts('ext', [text('.gitignore'), text('.github/workflows/x.yml'), text('a.git/x'), text('.mepx/y')]).files.length, 4);
+});
+
 Validate.run();

@@ -6,7 +6,7 @@
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Artifact } from '../protocol/index.ts';
 import { MAX_MESSAGE_BYTES_CEILING } from '../protocol/limits.ts';
-import { createArtifactPathSet } from './path-set.ts';
+import { artifactPathKey, createArtifactPathSet, isAscii } from './path-set.ts';
 
 /** Limits applied to a set of artifacts. */
 export interface ArtifactLimits {
@@ -23,6 +23,15 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 // Windows reserves these device names in every directory, whatever follows the first dot and
 // with trailing spaces ignored ("CON .txt"); a portable output tree avoids them.
 const RESERVED = /^(con|prn|aux|nul|conin\$|conout\$|com[1-9¹²³]|lpt[1-9¹²³]) *$/i;
+// NTFS gives a long name a short 8.3 alias (`Program Files` is also `PROGRA~1`): a name of that
+// shape may be another file's alias there, whatever it is here.
+const SHORT_NAME = /^[^.~]{1,7}~[0-9]{1,7}(\.[^.]{1,3})?$/;
+// Folders whose files configure or run things where the output lands: a repository's `.git`
+// (`core.fsmonitor` in .git/config runs a command at the next `git status`) and a project's `.mep`
+// (config.json approves secrets, extensions.lock pins what runs). Compared as the file system does.
+const OWN_FOLDERS = new Set(['.git', '.mep']);
+// Characters that reorder or hide how a name displays (a `txt.exe` shown as `exe.txt`).
+const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 /** Longest name of one path segment, in UTF-16 units and in UTF-8 bytes (NTFS, ext4, APFS). */
 const MAX_SEGMENT_UNITS = 255;
 const utf8 = new TextEncoder();
@@ -50,6 +59,13 @@ export function checkArtifactPath(extension: string, path: string): void {
     if (/[\x00-\x1f<>:"|?*]/.test(segment)) throw reject(extension, path, `"${segment}" contains a character that is not portable in file names`);
     // Windows drops a trailing dot or space: "a." and "a" would be one file there.
     if (segment.endsWith('.') || segment.endsWith(' ')) throw reject(extension, path, `"${segment}" ends with a dot or a space, which Windows drops`);
+    if (segment.includes('~') && SHORT_NAME.test(segment) && (segment.split('.', 1)[0] as string).length <= 8) {
+      throw reject(extension, path, `"${segment}" has the shape of an 8.3 short name, which on Windows (NTFS) may be another file's`);
+    }
+    // An ASCII name is `.git` only when it starts with the dot; any other may hide it (`.g\u200cit`).
+    const ascii = isAscii(segment);
+    if ((!ascii || segment.startsWith('.')) && OWN_FOLDERS.has(artifactPathKey(segment))) throw reject(extension, path, `"${segment}" is the folder of a Git repository or a mep project, whose files configure what runs there`);
+    if (!ascii && BIDI_CONTROL.test(segment)) throw reject(extension, path, `"${JSON.stringify(segment).slice(1, -1)}" holds a bidirectional control character, which changes how the name displays`);
     if (segment.length > MAX_SEGMENT_UNITS || (segment.length * 3 > MAX_SEGMENT_UNITS && utf8.encode(segment).length > MAX_SEGMENT_UNITS)) {
       throw reject(extension, path, `a segment is longer than ${MAX_SEGMENT_UNITS} bytes, which file systems refuse`);
     }

@@ -4,10 +4,11 @@
  * compiled, or a readable local file). Lines and characters are zero-based on the wire (MEP 0.1,
  * Diagnostics) and one-based on screen; a file below the working directory is shown relative to it.
  */
-import { readFileSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../protocol/index.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { readRegularFileSync } from '../files/regular-file.ts';
 
 /** Options of {@link renderDiagnostics}. */
 export interface RenderOptions {
@@ -38,7 +39,8 @@ function sourceLine(uri: string, path: string | undefined, line: number, cache: 
     else if (path === undefined) cache.set(uri, null);
     else {
       try {
-        cache.set(uri, readFileSync(path, 'utf8').split(/\r?\n/));
+        // The location comes from the extension: a FIFO or a device there is refused, never opened.
+        cache.set(uri, readRegularFileSync(path, { what: 'the source file', maxBytes: HOST_FILE_LIMITS.shownSourceBytes }).toString('utf8').split(/\r?\n/));
       } catch {
         cache.set(uri, null);
       }

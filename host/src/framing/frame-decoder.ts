@@ -7,6 +7,7 @@
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { findExcessNesting, nestingLimitError } from '../protocol/json-depth.ts';
 import { raiseAdvice } from '../protocol/limits.ts';
+import { parseJson } from '../protocol/json-parse.ts';
 
 /** A stateful byte-stream decoder. After the first error it stays failed and rethrows it. */
 export interface FrameDecoder {
@@ -100,7 +101,7 @@ export function parseJsonBody(name: string, body: string): { [key: string]: unkn
   if (excess >= 0) throw nestingLimitError(name, 'message', excess);
   let value: unknown;
   try {
-    value = JSON.parse(body);
+    value = parseJson(body, 'data');
   } catch {
     throw framingError(name, 'a message body is not valid JSON', encoder.encode(body.slice(0, QUOTE_LIMIT * 2)));
   }

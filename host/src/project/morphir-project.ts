@@ -4,13 +4,18 @@
  * by value in one `sources` envelope whose root is the source directory (MEP 0.1, Source
  * documents and Frontend compilation). Node-only: the edge of the host that reads files.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
 import type { CompileDependency, CompileParams, SourceDocument } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { DEFAULT_LIMITS, HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { parseJson } from '../protocol/json-parse.ts';
+import { readJsonFile } from '../files/json-file.ts';
 import { detectIrVersion } from '../session/ir-version.ts';
+import { createSourceReader, findSourceFiles, sourceExtensionsFor } from './source-tree.ts';
+import type { SourceLimits, SourceReader } from './source-tree.ts';
 
 /** `morphir.json`, morphir-elm's project file; other members are kept and ignored. */
 export const MorphirJson = z.looseObject({
@@ -39,10 +44,13 @@ export interface MorphirProject {
 }
 
 /** Options of {@link readMorphirProject}. */
-export interface ReadProjectOptions {
+export interface ReadProjectOptions extends SourceLimits {
   /** The language id of the documents. Default `elm` (morphir.json is morphir-elm's format). */
   languageId?: string;
-  /** File extensions of source files. Default `.elm`. */
+  /**
+   * File extensions the frontend claims for the language. Only those of source files are used
+   * (source-tree.ts): an Elm project sends `.elm` files whatever is claimed.
+   */
   fileExtensions?: readonly string[];
 }
 
@@ -53,18 +61,15 @@ function usage(message: string, data: Record<string, unknown>, cause?: unknown):
 /** Reads and checks `<dir>/morphir.json`; a usage error naming the file and the problem. */
 export async function readMorphirJson(dir: string): Promise<{ path: string; manifest: MorphirJson }> {
   const path = join(dir, 'morphir.json');
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw usage(`${dir} is not a Morphir project: cannot read ${path} (${code ?? (error as Error).message}). A project has a morphir.json with "name" and "sourceDirectory".`, { path }, error);
-  }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // Only its top-level keys are the schema's; what other members hold is kept as data.
+    json = await readJsonFile(path, { what: 'the project file', maxBytes: HOST_FILE_LIMITS.smallFileBytes, keys: { dataAt: (at) => at.length > 0 } });
   } catch (error) {
-    throw usage(`${path} is not valid JSON (${(error as Error).message}).`, { path }, error);
+    if ((error as MepError).data && ((error as MepError).data as { reason?: string }).reason === 'missing') {
+      throw usage(`${dir} is not a Morphir project: there is no ${path}. A project has a morphir.json with "name" and "sourceDirectory".`, { path, reason: 'missing' }, error);
+    }
+    throw error;
   }
   const parsed = MorphirJson.safeParse(json);
   if (!parsed.success) {
@@ -74,30 +79,22 @@ export async function readMorphirJson(dir: string): Promise<{ path: string; mani
   return { path, manifest: parsed.data };
 }
 
-/** Every regular file under `dir` with one of `extensions`, sorted by path (symbolic links are not followed). */
-async function sourceFiles(dir: string, extensions: readonly string[]): Promise<string[]> {
-  const out: string[] = [];
-  const walk = async (folder: string): Promise<void> => {
-    for (const entry of await readdir(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) await walk(path);
-      else if (entry.isFile() && extensions.includes(extname(entry.name))) out.push(path);
-    }
-  };
-  await walk(dir);
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-}
-
 /** `localDependencies` as inline dependencies (MEP 0.1: dependencies are IR distributions). */
-async function localDependencies(dir: string, paths: readonly string[]): Promise<CompileDependency[]> {
+async function localDependencies(dir: string, paths: readonly string[], reader: SourceReader): Promise<CompileDependency[]> {
   return Promise.all(
     paths.map(async (p) => {
       const path = resolve(dir, p);
+      const what = `the local dependency ${p} of ${join(dir, 'morphir.json')}`;
+      const text = await reader.read(path, what, false).catch((error: unknown) => {
+        if (error instanceof MepError && error.code === LocalErrorCode.Usage) throw usage(`Cannot read ${what} (${error.message}); it must be a Morphir IR file.`, { path, reason: (error.data as { reason?: unknown }).reason }, error);
+        throw error;
+      });
       let distribution: Record<string, unknown>;
       try {
-        distribution = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+        // IR is data: its keys are kept as they are.
+        distribution = parseJson(text, 'data') as Record<string, unknown>;
       } catch (error) {
-        throw usage(`The local dependency ${p} of ${join(dir, 'morphir.json')} cannot be read as JSON (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); it must be a Morphir IR file.`, { path }, error);
+        throw usage(`The local dependency ${p} of ${join(dir, 'morphir.json')} is not JSON (${(error as Error).message}); it must be a Morphir IR file.`, { path, reason: 'not-json' }, error);
       }
       const irVersion = detectIrVersion(distribution, `the local dependency ${path}`);
       const pkg = Array.isArray(distribution.distribution) ? (distribution.distribution[1] as unknown) : undefined;
@@ -118,16 +115,17 @@ async function localDependencies(dir: string, paths: readonly string[]): Promise
  */
 export async function readMorphirProject(dir: string, options: ReadProjectOptions = {}): Promise<MorphirProject> {
   const languageId = options.languageId ?? 'elm';
-  const extensions = options.fileExtensions ?? ['.elm'];
+  const extensions = sourceExtensionsFor(languageId, options.fileExtensions ?? []);
+  const reader = createSourceReader(options.maxSourceBytes ?? DEFAULT_LIMITS.maxMessageBytes);
   const root = resolve(dir);
   const { path: manifestPath, manifest } = await readMorphirJson(root);
   const sourceDir = resolve(root, manifest.sourceDirectory);
   const isDir = await stat(sourceDir).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw usage(`The sourceDirectory "${manifest.sourceDirectory}" of ${manifestPath} is not a folder (${sourceDir}).`, { path: manifestPath, sourceDir });
-  const files = await sourceFiles(sourceDir, extensions);
+  const files = await findSourceFiles(sourceDir, extensions, options);
   if (files.length === 0) throw usage(`${sourceDir} (the sourceDirectory of ${manifestPath}) holds no ${extensions.join(' or ')} file.`, { path: manifestPath, sourceDir });
-  const documents: SourceDocument[] = await Promise.all(files.map(async (file) => ({ uri: pathToFileURL(file).href, languageId, version: 1, text: await readFile(file, 'utf8') })));
-  const dependencies = await localDependencies(root, manifest.localDependencies ?? []);
+  const documents: SourceDocument[] = await Promise.all(files.map(async (file) => ({ uri: pathToFileURL(file).href, languageId, version: 1, text: await reader.read(file, 'the source file', true) })));
+  const dependencies = await localDependencies(root, manifest.localDependencies ?? [], reader);
   const params: CompileParams = {
     languageId,
     sources: { root: pathToFileURL(sourceDir.endsWith(sep) ? sourceDir : `${sourceDir}${sep}`).href, documents },

@@ -3,11 +3,12 @@
  * grown to several files. The package is synthesized (`local/example`, every module public) and
  * the root is the folder the files share, so each keeps its relative identity. Node-only.
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CompileParams } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { readTextFile } from '../files/regular-file.ts';
 
 /** MEP 0.1, Elm frontend delivery plan, phase 3: the package of a compile without a project. */
 export const ONE_FILE_PACKAGE = 'local/example';
@@ -35,12 +36,8 @@ export async function compileRequestForFiles(files: readonly string[], languageI
   if (twice !== undefined) throw new MepError(LocalErrorCode.Usage, `${twice} is given twice; name each source file once.`, { data: { file: twice } });
   const documents = await Promise.all(
     paths.map(async (path) => {
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch (error) {
-        throw new MepError(LocalErrorCode.Usage, `Cannot read the source file ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`, { data: { file: path }, cause: error });
-      }
+      // A regular file only (never a FIFO or a device), at most as large as any message.
+      const text = await readTextFile(path, { what: 'the source file', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' });
       return { uri: pathToFileURL(path).href, languageId, version: 1, text };
     }),
   );

@@ -12,6 +12,7 @@
  * ir.member('formatVersion'); // 3
  * await session.generate({ ir, target: 'avro' });
  */
+import { parseJson } from './json-parse.ts';
 
 /**
  * Params whose `ir` may also be given as a {@link JsonText} (what the host sends; the extension
@@ -77,7 +78,7 @@ export class JsonText {
   /** The value, parsed on first use. */
   value(): unknown {
     if (!this.#parsed) {
-      this.#value = JSON.parse(this.text);
+      this.#value = parseJson(this.text, 'data');
       this.#parsed = true;
     }
     return this.#value;
@@ -86,7 +87,7 @@ export class JsonText {
   /** A top-level member of an object whose value is a string, number, boolean or null; else undefined. */
   member(name: string): unknown {
     const raw = this.members.get(name);
-    return raw === undefined ? undefined : JSON.parse(raw);
+    return raw === undefined ? undefined : parseJson(raw, 'data');
   }
 
   /** The text without whitespace between tokens (the text itself when it has none), as the wire carries it. */
@@ -278,7 +279,7 @@ function scanJson(text: string): { kind: Kind; spaced: boolean; members: Map<str
         if (text.charCodeAt(i) !== C.Quote) syntaxError(text, 'expected a member name (a string) in an object', i);
         const nameStart = i;
         i = endOfString(text, i);
-        if (stack.length === 1) key = JSON.parse(text.slice(nameStart, i)) as string;
+        if (stack.length === 1) key = parseJson(text.slice(nameStart, i), 'data') as string;
         j = endOfSpace(text, i);
         spaced ||= j > i;
         i = j;

@@ -141,3 +141,27 @@ export function formatLimit(name: LimitName, value: number): string {
   }
   return String(value);
 }
+
+/**
+ * What the host reads from a file on anyone's behalf, bounded before it is read (the file is
+ * checked to be a regular file first: a FIFO, a device or a socket is refused unopened). Each is
+ * an `ERR_LIMIT` naming the file and, where one raises it, the option.
+ */
+export const HOST_FILE_LIMITS = Object.freeze({
+  /** `extensions.lock`: the claims in it are bounded where they are pinned. */
+  lockBytes: 16 * 1024 * 1024,
+  /** `config.json`, `extension.json`, `morphir.json`, the publish journal, a `file("…")` secret. */
+  smallFileBytes: 1024 * 1024,
+  /** A file of a package hashed or copied: an artifact, a `files` member (the largest wasm module). */
+  artifactBytes: MAX_MODULE_BYTES_CEILING,
+  /** A local source file read to show a diagnostic's line (one the extension names): a larger one is shown without its line. */
+  shownSourceBytes: 16 * 1024 * 1024,
+  /** A package's `SHA256SUMS`. */
+  sumsBytes: 16 * 1024 * 1024,
+  /** An input file (`--input`, `--ir`, `@params.json`, a local dependency's IR, a source file): the largest message. */
+  inputBytes: MAX_MESSAGE_BYTES_CEILING,
+  /** Source files one compile sends (`mep compile --max-sources`). */
+  sourceFiles: 10_000,
+  /** Directory entries looked at per source file allowed, while finding them under `sourceDirectory`. */
+  entriesPerSourceFile: 10,
+});

@@ -5,8 +5,9 @@
  * extracted, so the bytes hashed are the bytes installed.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, stat } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { openRegularFile } from '../files/regular-file.ts';
+import type { OpenedFile } from '../files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { budgetError } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
@@ -21,17 +22,21 @@ function downloadError(source: ArchiveSource, message: string, data: Record<stri
 async function openSource(source: ArchiveSource, limits: Readonly<ArchiveLimits>): Promise<AsyncIterable<Uint8Array>> {
   if ('path' in source.location) {
     const path = source.location.path;
+    let opened: OpenedFile;
     try {
-      const info = await stat(path);
-      if (!info.isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' });
-      if (info.size > limits.maxBytes) throw budgetError(source.spec, 'bytes', limits.maxBytes, 'is larger than');
-      return createReadStream(path);
+      // A regular file only: a FIFO or a device named as the archive would hang or never end.
+      opened = await openRegularFile(path, { what: 'the archive', maxBytes: Number.MAX_SAFE_INTEGER });
     } catch (error) {
-      if (error instanceof MepError) throw error;
-      throw new MepError(LocalErrorCode.Usage, `Cannot read the archive ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Check the path.`, {
-        data: { source: source.spec },
+      const reason = ((error as MepError).data as { reason?: string } | undefined)?.reason;
+      throw new MepError(LocalErrorCode.Usage, `Cannot read the archive ${path} (${reason ?? (error as NodeJS.ErrnoException).code ?? (error as Error).message}). Check the path.`, {
+        data: { source: source.spec, ...(reason ? { reason } : {}) },
       });
     }
+    if (opened.info.size > limits.maxBytes) {
+      await opened.handle.close();
+      throw budgetError(source.spec, 'bytes', limits.maxBytes, 'is larger than');
+    }
+    return opened.handle.createReadStream();
   }
   const url = source.location.url;
   let response: Response;

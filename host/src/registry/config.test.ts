@@ -17,7 +17,7 @@ Config('should merge both files and read only own members for an id', () =>
     await writeFile(paths.project.config, JSON.stringify({ secrets: { 'acme.crm': ['env("A")'] } }));
     await writeFile(paths.user.config, JSON.stringify({ secrets: { 'acme.crm': ['env("B")', 'env("A")'] } }));
     assert.equal((await approvedSecrets(paths, parseExtensionId('acme.crm'))).sort(), ['env("A")', 'env("B")']);
-    for (const id of ['constructor', 'toString', 'valueOf']) assert.equal(await approvedSecrets(paths, parseExtensionId(id)), [], id);
+    for (const id of ['toString', 'valueOf', 'hasOwnProperty']) assert.equal(await approvedSecrets(paths, parseExtensionId(id)), [], id);
   }),
 );
 

@@ -3,10 +3,12 @@
  * project's `.mep/config.json`, both `{"secrets": {"<extension id>": ["env(\"NAME\")", …]}}`.
  * An approval in either file counts; the manifest must list the same reference too.
  */
-import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { readJsonFile } from '../files/json-file.ts';
+import { isMissingFile } from '../files/regular-file.ts';
 import { ExtensionIdText } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
 import type { RegistryPaths } from './paths.ts';
@@ -20,18 +22,13 @@ export const MepConfig = z.looseObject({
 export type MepConfig = z.infer<typeof MepConfig>;
 
 async function readConfig(path: string): Promise<MepConfig> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new MepError(LocalErrorCode.Usage, `Cannot read the configuration ${path}: ${(error as Error).message}.`, { data: { config: path } });
-  }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    // Its keys are the schema's and extension ids, which are never hostile keys.
+    doc = await readJsonFile(path, { what: 'the configuration', maxBytes: HOST_FILE_LIMITS.smallFileBytes });
   } catch (error) {
-    throw new MepError(LocalErrorCode.Usage, `The configuration ${path} is not valid JSON (${(error as Error).message}).`, { data: { config: path } });
+    if (isMissingFile(error)) return {};
+    throw error;
   }
   const parsed = MepConfig.safeParse(doc);
   if (!parsed.success) {

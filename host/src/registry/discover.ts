@@ -10,7 +10,7 @@ import { extensionIdProblem, parseExtensionId } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
 import { lockEntryOf, readLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
-import { readManifest } from './manifest.ts';
+import { readManifestFile } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { packageDirOf, scopesOf } from './paths.ts';
 import type { RegistryPaths, Scope, ScopePaths } from './paths.ts';
@@ -22,6 +22,8 @@ export interface InstalledExtension {
   /** The package directory. */
   dir: string;
   manifest: ExtensionManifest;
+  /** The sha256 of the bytes `manifest` was parsed from (checked against the lock's pin). */
+  manifestSha256: string;
   /** Absolute path of the artifact that runs. */
   artifact: string;
   /** The lock of its scope. */
@@ -64,13 +66,13 @@ async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): P
     const id = name as ExtensionId;
     const dir = packageDirOf(scope, id);
     try {
-      const manifest = await readManifest(dir);
+      const { manifest, sha256: manifestSha256 } = await readManifestFile(dir, { noFollow: true });
       if (manifest.id !== id) {
         problems.push({ scope: scope.scope, dir, message: `extension.json says id '${manifest.id}' but the directory is '${name}'; reinstall it with 'mep install'.` });
         continue;
       }
       const lockEntry = lockEntryOf(lock, id);
-      found.push({ id, scope: scope.scope, dir, manifest, artifact: join(dir, manifest.entry), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
+      found.push({ id, scope: scope.scope, dir, manifest, manifestSha256, artifact: join(dir, manifest.entry), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
     } catch (error) {
       if (!isMepError(error)) throw error;
       problems.push({ scope: scope.scope, dir, message: error.message });

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOSTILE_KEYS } from '../protocol/json-parse.ts';
 
 /** Longest id accepted: well under every filesystem's 255-byte name limit. */
 export const MAX_EXTENSION_ID_LENGTH = 128;
@@ -30,6 +31,8 @@ export function extensionIdProblem(value: unknown): string | undefined {
   // Windows drops trailing dots, so `acme.` and `acme` would be one directory there.
   if (value.endsWith('.')) return 'ends with "."';
   if (DEVICE_NAMES.test(value.split('.')[0] as string)) return 'is a reserved device name on Windows';
+  // An id is a key of the lock and of the configuration, whose keys are a fixed schema there.
+  if (HOSTILE_KEYS.includes(value)) return 'is a name JavaScript objects reserve';
   return undefined;
 }
 

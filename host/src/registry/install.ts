@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { readClaimSet } from '../session/read-claims.ts';
@@ -15,12 +15,11 @@ import { archiveLimitsOf } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
 import type { ExtensionId } from './extension-id.ts';
 import { fetchPackage } from './fetch-source.ts';
-import { sha256File } from './integrity.ts';
 import { parseInstallSource } from './install-source.ts';
 import { openTransport } from './launch.ts';
 import { readLock, updateLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
-import { MANIFEST_FILE, readManifest } from './manifest.ts';
+import { MANIFEST_FILE, readManifest, readManifestFile } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
 import { packageDirOf, pathExists } from './paths.ts';
@@ -83,11 +82,17 @@ export async function installExtension(options: InstallOptions): Promise<Install
   const scratch = await mkdtemp(join(tmpdir(), 'mep-install-'));
   try {
     const fetched = await fetchPackage(source, scratch, limits);
-    const manifest = await readManifest(fetched.dir);
-    await refuseCaseVariant(target, manifest.id);
-    const staged = await stagePackage(fetched.dir, manifest, join(scratch, 'staged'), options.source, options.platform);
-    const sha256 = await sha256File(staged.artifact);
-    const manifestSha256 = await sha256File(join(staged.dir, MANIFEST_FILE));
+    const selected = await readManifest(fetched.dir);
+    await refuseCaseVariant(target, selected.id);
+    const staged = await stagePackage(fetched.dir, selected, join(scratch, 'staged'), options.source, options.platform);
+    // From here on, only the staged copy counts: what was hashed as it was copied is what is pinned.
+    const { manifest, sha256: manifestSha256 } = await readManifestFile(staged.dir, { noFollow: true });
+    const sha256 = staged.sha256.get(posix.normalize(manifest.entry.replace(/\\/g, '/')));
+    if (JSON.stringify(manifest) !== JSON.stringify(selected) || manifestSha256 !== staged.sha256.get(MANIFEST_FILE) || sha256 === undefined) {
+      throw new MepError(LocalErrorCode.Registry, `The package from ${options.source} changed while it was installed; nothing was installed. Install it again once nothing writes to it.`, {
+        data: { source: options.source, reason: 'changed-while-installing' },
+      });
+    }
     const probe = options.probe ?? manifest.runtime === 'wasm';
     let claims: ClaimSet | undefined;
     if (probe) {

@@ -3,14 +3,16 @@
  * sha256 the lock pinned at install.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { hashRegularFile } from '../files/copy-file.ts';
 
-/** The lowercase hex sha256 of a file, streamed. */
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+/**
+ * The lowercase hex sha256 of a file, streamed: a regular file (never a FIFO or a device) of at
+ * most `HOST_FILE_LIMITS.artifactBytes`, not through a link when `noFollow`.
+ */
+export async function sha256File(path: string, options: { noFollow?: boolean } = {}): Promise<string> {
+  return (await hashRegularFile(path, { what: 'the file', code: LocalErrorCode.Registry, maxBytes: HOST_FILE_LIMITS.artifactBytes, noFollow: options.noFollow ?? false })).sha256;
 }
 
 /** The lowercase hex sha256 of bytes in memory. */
@@ -39,18 +41,21 @@ export interface ArtifactPin {
 export async function verifyArtifact(pin: ArtifactPin): Promise<void> {
   let actual: string;
   try {
-    actual = await sha256File(pin.file);
+    actual = await sha256File(pin.file, { noFollow: true });
   } catch (error) {
     throw new MepError(LocalErrorCode.Registry, `Cannot read the artifact ${pin.file} of extension '${pin.extension}' (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}). Reinstall it with 'mep install'.`, {
       cause: error,
       data: { extension: pin.extension, file: pin.file, reason: 'missing-artifact' },
     });
   }
-  if (actual !== pin.expected) {
-    throw new MepError(
-      LocalErrorCode.Registry,
-      `Refusing to run extension '${pin.extension}': ${pin.file} has sha256 ${actual}, but ${pin.lock} pins ${pin.expected}. The ${pin.what ?? 'artifact'} changed after install; reinstall it with 'mep install <source>' or restore the file.`,
-      { data: { extension: pin.extension, file: pin.file, expected: pin.expected, actual, lock: pin.lock, reason: 'hash-mismatch' } },
-    );
-  }
+  if (actual !== pin.expected) throw mismatch(pin, actual);
+}
+
+/** The refusal of a file whose hash is `actual`, not the pinned one (MepError ERR_REGISTRY, `data.reason: 'hash-mismatch'`). */
+export function mismatch(pin: ArtifactPin, actual: string): MepError {
+  return new MepError(
+    LocalErrorCode.Registry,
+    `Refusing to run extension '${pin.extension}': ${pin.file} has sha256 ${actual}, but ${pin.lock} pins ${pin.expected}. The ${pin.what ?? 'artifact'} changed after install; reinstall it with 'mep install <source>' or restore the file.`,
+    { data: { extension: pin.extension, file: pin.file, expected: pin.expected, actual, lock: pin.lock, reason: 'hash-mismatch' } },
+  );
 }

@@ -3,8 +3,9 @@
  * `.js`/`.mjs`/`.cjs` file runs with this Node.js, anything else runs as an executable.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { readRegularFile, readRegularFileSync } from '../files/regular-file.ts';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ExtensionLimits } from '../protocol/limits.ts';
@@ -28,8 +29,13 @@ export interface LaunchSpec {
   /** Name used in errors and logs: the extension id, or the artifact's file name. */
   name: string;
   runtime: RuntimeKind;
-  /** Absolute path of the artifact (the .wasm module, the script or the executable). */
+  /** Absolute path of the artifact (the .wasm module, the script or the executable) that runs. */
   path: string;
+  /**
+   * The installed artifact `path` is a private copy of (a pinned process entry): its source map
+   * (`<origin>.map`) is read from beside it.
+   */
+  origin?: string;
   /** Extra arguments for a process extension. */
   args?: string[];
   /** The process environment: exactly these entries, nothing inherited. */
@@ -87,7 +93,8 @@ async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promis
   }
   let module = compiled.get(key);
   if (module === undefined) {
-    module = readFile(spec.path).then((bytes) => {
+    // A regular file only (a FIFO or a device put at the path would hang the read), within the module limit.
+    module = readRegularFile(spec.path, { what: `the wasm module of '${spec.name}'`, maxBytes: resolveWasmLimits(spec.name, limits).maxModuleBytes, limit: 'maxModuleBytes' }).then((bytes) => {
       const actual = createHash('sha256').update(bytes).digest('hex');
       if (spec.sha256 !== undefined && actual !== spec.sha256) {
         throw new MepError(LocalErrorCode.Registry, `Refusing to run extension '${spec.name}': ${spec.path} has sha256 ${actual}, but its lock pins ${spec.sha256}. Reinstall it with 'mep install <source>'.`, {
@@ -180,7 +187,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
   // when an error has frames of this script to map.
   const name = basename(spec.path);
   return withSourceMappedErrors(transport, {
-    loadMap: () => parseSourceMap(readFileSync(`${spec.path}.map`, 'utf8')),
+    loadMap: () => parseSourceMap(readRegularFileSync(`${spec.origin ?? spec.path}.map`, { what: 'the source map', maxBytes: HOST_FILE_LIMITS.inputBytes }).toString('utf8')),
     isBundle: (file) => basename(decodeURI(file.replace(/^file:\/\//, ''))) === name,
   });
 }

@@ -7,7 +7,7 @@ import type { ClaimSet } from '../protocol/index.ts';
 import { isMepError } from '../protocol/errors.ts';
 import { discoverExtensions } from './discover.ts';
 import type { DiscoveryProblem, InstalledExtension } from './discover.ts';
-import { verifyInstalled } from './prepare.ts';
+import { checkInstalled } from './prepare.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 
 /** The capabilities of one extension, flattened for display. */
@@ -55,7 +55,7 @@ async function row(installed: InstalledExtension, shadowed: boolean): Promise<Li
   let verified = true;
   let problem: string | undefined;
   try {
-    await verifyInstalled(installed);
+    await checkInstalled(installed);
   } catch (error) {
     if (!isMepError(error)) throw error;
     verified = false;

@@ -3,10 +3,12 @@
  * where it came from (`source`, and `commit` for git) and the claim set read from it. Older
  * locks that carry only `version` and `sha256` still load.
  */
-import { readFile } from 'node:fs/promises';
 import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { isMissingFile, readRegularFile } from '../files/regular-file.ts';
+import { parseJsonFile } from '../files/json-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { ExtensionIdText } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
@@ -45,20 +47,19 @@ export type LockFile = z.infer<typeof LockFile>;
 
 /** Reads a lock; a missing file is an empty lock. Throws MepError(ERR_REGISTRY) naming the file when it is malformed. */
 export async function readLock(path: string): Promise<LockFile> {
+  const file = { what: 'the lock', code: LocalErrorCode.Registry, maxBytes: HOST_FILE_LIMITS.lockBytes, noFollow: true } as const;
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readRegularFile(path, file)).toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { extensions: {} };
-    throw new MepError(LocalErrorCode.Registry, `Cannot read the lock ${path}: ${(error as Error).message}.`, { cause: error, data: { lock: path } });
+    if (isMissingFile(error)) return { extensions: {} };
+    throw withLockPath(error, path);
   }
   let doc: unknown;
   try {
-    doc = JSON.parse(text);
+    doc = parseJsonFile(path, text, { ...file, keys: { dataAt: lockDataAt }, remedy: 'Restore it from version control or reinstall the extensions.' });
   } catch (error) {
-    throw new MepError(LocalErrorCode.Registry, `The lock ${path} is not valid JSON (${(error as Error).message}). Restore it from version control or reinstall the extensions.`, {
-      data: { lock: path },
-    });
+    throw withLockPath(error, path);
   }
   const parsed = LockFile.safeParse(doc);
   if (!parsed.success) {
@@ -77,6 +78,17 @@ export async function readLock(path: string): Promise<LockFile> {
     });
   }
   return parsed.data;
+}
+
+/** Where the lock's keys are data: anything in a pinned claim set (an id is never a hostile key). */
+function lockDataAt(path: readonly string[]): boolean {
+  return path.length >= 3 && path[0] === 'extensions' && path[2] === 'claims';
+}
+
+/** `error` (a refusal of the file) with the lock named in its data as every lock error names it. */
+function withLockPath(error: unknown, path: string): unknown {
+  if (error instanceof MepError && typeof error.data === 'object' && error.data !== null) Object.assign(error.data, { lock: path });
+  return error;
 }
 
 /** The first key of `doc.extensions` that is not a plain id. */

@@ -3,11 +3,14 @@
  * permissions the package asks for. It never declares capabilities: the claim set is read from
  * the artifact (MEP 0.1, Capability claims: "no manifest declares a capability by hand").
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { parseJsonFile } from '../files/json-file.ts';
+import { readRegularFile } from '../files/regular-file.ts';
+import { sha256Bytes } from './integrity.ts';
 import { ExtensionLimits } from '../protocol/limits.ts';
 import { ExtensionId } from './extension-id.ts';
 import { isSecretReference } from './secret-reference.ts';
@@ -23,6 +26,15 @@ const PackagePath = z
     (p) => !/^([/\\]|[A-Za-z]:)/.test(p) && !p.split(/[/\\]/).includes('..') && !p.includes('\0') && p.split(/[/\\]/).some((part) => part !== '' && part !== '.'),
     'must be a relative path naming a file inside the package (no "..", not absolute, not ".")',
   );
+
+/**
+ * Environment names and values. The names are data: kept as given, also `__proto__`, which a
+ * record schema would drop without a word (the file's reader keeps it an own member).
+ */
+const Environment = z.custom<Record<string, string>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'),
+  'an object of environment names to string values',
+);
 
 /** What a package asks the host for; granted only when configuration approves too. */
 export const ManifestPermissions = z.looseObject({
@@ -53,7 +65,7 @@ export const ExtensionManifest = z.looseObject({
   files: z.array(PackagePath).optional(),
   args: z.array(z.string()).optional(),
   /** The process environment: exactly these entries, nothing inherited. */
-  env: z.record(z.string(), z.string()).optional(),
+  env: Environment.optional(),
   permissions: ManifestPermissions.optional(),
   /**
    * Resource limits this extension needs beyond the defaults (256 MiB memory, 30 s per call,
@@ -86,23 +98,37 @@ export function parseManifest(doc: unknown, where: string): ExtensionManifest {
   return parsed.data;
 }
 
-/** Reads and validates `<dir>/extension.json`. */
-export async function readManifest(dir: string): Promise<ExtensionManifest> {
+/** A manifest as read, with the sha256 of the very bytes it was parsed from. */
+export interface ManifestRead {
+  manifest: ExtensionManifest;
+  /** The lowercase hex sha256 of the bytes parsed: what the lock's `manifestSha256` is compared with. */
+  sha256: string;
+}
+
+/**
+ * Reads and validates `<dir>/extension.json`, a bounded regular file (a link is refused when
+ * `noFollow`, as for an installed package, which install never makes with one), with a hostile
+ * key refused anywhere but among the `env` names; returns it with the hash of the bytes parsed,
+ * so that what is checked against the lock is exactly what decides how the artifact runs.
+ */
+export async function readManifestFile(dir: string, options: { noFollow?: boolean } = {}): Promise<ManifestRead> {
   const path = join(dir, MANIFEST_FILE);
-  let text: string;
+  const file = { what: `the manifest`, code: LocalErrorCode.Registry, maxBytes: HOST_FILE_LIMITS.smallFileBytes, noFollow: options.noFollow ?? false } as const;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readRegularFile(path, file);
   } catch (error) {
-    throw new MepError(LocalErrorCode.Registry, `No ${MANIFEST_FILE} in ${dir} (${(error as NodeJS.ErrnoException).code ?? 'unreadable'}); a package is a directory with ${MANIFEST_FILE} and its artifact.`, {
+    if (!(error instanceof MepError) || (error.data as { reason?: string }).reason !== 'missing') throw error;
+    throw new MepError(LocalErrorCode.Registry, `No ${MANIFEST_FILE} in ${dir}; a package is a directory with ${MANIFEST_FILE} and its artifact.`, {
       cause: error,
-      data: { manifest: path },
+      data: { manifest: path, file: path, reason: 'missing' },
     });
   }
-  let doc: unknown;
-  try {
-    doc = JSON.parse(text);
-  } catch (error) {
-    throw new MepError(LocalErrorCode.Registry, `${path} is not valid JSON (${(error as Error).message}).`, { data: { manifest: path } });
-  }
-  return parseManifest(doc, path);
+  const doc = parseJsonFile(path, bytes.toString('utf8'), { ...file, keys: { dataAt: (at) => at.length === 1 && at[0] === 'env' }, remedy: `Fix the package's ${MANIFEST_FILE}.` });
+  return { manifest: parseManifest(doc, path), sha256: sha256Bytes(bytes) };
+}
+
+/** Reads and validates `<dir>/extension.json`; see {@link readManifestFile}. */
+export async function readManifest(dir: string): Promise<ExtensionManifest> {
+  return (await readManifestFile(dir)).manifest;
 }

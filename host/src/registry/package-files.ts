@@ -6,7 +6,7 @@
  * the author's sources) and the files and directories its `files` list names. Nothing else: an
  * author's `node_modules`, sources and build caches stay behind. Every path must resolve inside
  * the package on disk: a symlink (or a directory on the way) that leaves it is refused, never
- * followed and copied.
+ * followed and copied, and so is a hard link (a file with other names, maybe outside).
  */
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
@@ -154,5 +154,14 @@ export async function selectPackageFiles(packageDir: string, manifest: Extension
   const seen = new Set<string>();
   for (const listed of manifest.files ?? []) await addListed(root, posix.normalize(listed.replace(/\\/g, '/')).replace(/\/+$/, ''), manifest, out, seen);
   const files = [...out.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  for (const file of files) {
+    // A hard link is the same file as a name elsewhere, maybe outside the package (a key): nothing
+    // on the path says so, and packing or installing it would carry that file along.
+    if ((await stat(file.source)).nlink > 1) {
+      throw new MepError(LocalErrorCode.Registry, `Refusing the package of '${manifest.id}': ${file.origin} is a hard link (one file with other names, maybe outside the package). Replace it with a copy of its own.`, {
+        data: { extension: manifest.id, entry: file.origin, reason: 'hard-link' },
+      });
+    }
+  }
   return { root, files, ...(platform ? { platform } : {}) };
 }

@@ -11,7 +11,8 @@ import { readClaimSet } from '../session/read-claims.ts';
 import type { Transport } from '../transport/types.ts';
 import type { InstalledExtension } from './discover.ts';
 import { join } from 'node:path';
-import { verifyArtifact } from './integrity.ts';
+import { mismatch, verifyArtifact } from './integrity.ts';
+import { pinnedCopy } from './pinned-copy.ts';
 import { MANIFEST_FILE } from './manifest.ts';
 import { openTransport } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
@@ -34,11 +35,8 @@ function refuse(installed: InstalledExtension, message: string, reason: string):
   });
 }
 
-/**
- * Verifies `installed` against its lock and returns its launch spec. Throws MepError(ERR_REGISTRY)
- * when it is not pinned, disagrees with its pin, or its artifact's hash changed.
- */
-export async function verifyInstalled(installed: InstalledExtension): Promise<LaunchSpec> {
+/** The pin of `installed`, checked against the manifest as it was read (its bytes' hash, version, runtime). */
+function checkedPin(installed: InstalledExtension): NonNullable<InstalledExtension['lockEntry']> {
   const pin = installed.lockEntry;
   if (!pin) throw refuse(installed, `${installed.lock} does not pin it. Install it with 'mep install <source>' instead of copying it in.`, 'not-locked');
   if (pin.runtime !== undefined && pin.runtime !== installed.manifest.runtime) {
@@ -47,12 +45,39 @@ export async function verifyInstalled(installed: InstalledExtension): Promise<La
   if (pin.version !== installed.manifest.version) {
     throw refuse(installed, `its extension.json says version ${installed.manifest.version}, the lock pins ${pin.version}. Reinstall it.`, 'manifest-changed');
   }
-  if (pin.manifestSha256 !== undefined) {
-    // Older locks have no manifest hash; they still load and verify the artifact alone.
-    await verifyArtifact({ extension: installed.id, file: join(installed.dir, MANIFEST_FILE), expected: pin.manifestSha256, lock: installed.lock, what: 'manifest' });
+  // The hash of the bytes the manifest was parsed from, not of the file now: what decides how
+  // the artifact runs is what was checked. Older locks have no manifest hash; they verify the artifact alone.
+  if (pin.manifestSha256 !== undefined && installed.manifestSha256 !== pin.manifestSha256) {
+    throw mismatch({ extension: installed.id, file: join(installed.dir, MANIFEST_FILE), expected: pin.manifestSha256, lock: installed.lock, what: 'manifest' }, installed.manifestSha256);
   }
+  return pin;
+}
+
+/**
+ * Checks `installed` against its lock without preparing a run (`mep list`). Throws
+ * MepError(ERR_REGISTRY) when it is not pinned, disagrees with its pin, or its artifact's hash changed.
+ */
+export async function checkInstalled(installed: InstalledExtension): Promise<void> {
+  const pin = checkedPin(installed);
   await verifyArtifact({ extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock });
-  return { ...launchSpecOf(installed.manifest, installed.dir), sha256: pin.sha256 };
+}
+
+/**
+ * Verifies `installed` against its lock and returns its launch spec. Throws MepError(ERR_REGISTRY)
+ * when it is not pinned, disagrees with its pin, or its artifact's hash changed. What runs is
+ * what was hashed: a wasm module is checked again on the bytes that are compiled; a process
+ * entry runs from a private copy of the bytes that were hashed (pinned-copy.ts), in the package
+ * directory as its working directory.
+ */
+export async function verifyInstalled(installed: InstalledExtension): Promise<LaunchSpec> {
+  const pin = checkedPin(installed);
+  const spec = launchSpecOf(installed.manifest, installed.dir);
+  const artifact = { extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock };
+  if (installed.manifest.runtime === 'wasm') {
+    await verifyArtifact(artifact);
+    return { ...spec, sha256: pin.sha256 };
+  }
+  return { ...spec, path: await pinnedCopy(artifact), origin: installed.artifact, sha256: pin.sha256 };
 }
 
 /**

@@ -78,10 +78,12 @@ Remove('should not take an inherited object member for a lock entry', () =>
   withProject(async (t) => {
     const paths = registryPaths({ cwd: t.project });
     await hostileSetup(t);
-    for (const id of ['constructor', 'toString', 'hasOwnProperty']) {
+    for (const id of ['toString', 'hasOwnProperty', 'valueOf']) {
       const error = await removeExtension(paths, id).catch((e) => e);
       assert.is(error?.data?.reason, 'not-installed', id);
     }
+    // Names an object reserves are no ids at all.
+    for (const id of ['constructor', 'prototype']) assert.is((await removeExtension(paths, id).catch((e) => e))?.data?.reason, 'bad-id', id);
   }),
 );
 

@@ -3,6 +3,7 @@
  * `file("path")` (MEP 0.1, Security and permissions). A reference names where a value lives,
  * never the value; it is compared exactly, character for character.
  */
+import { parseJson } from '../protocol/json-parse.ts';
 
 /** A parsed secret reference. */
 export type SecretReference = { kind: 'env'; name: string } | { kind: 'file'; path: string };
@@ -21,7 +22,7 @@ export function parseSecretReference(reference: string): SecretReference | undef
   if (!match) return undefined;
   let argument: unknown;
   try {
-    argument = JSON.parse(match[2] as string);
+    argument = parseJson(match[2] as string, 'data');
   } catch {
     return undefined;
   }

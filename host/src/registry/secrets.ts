@@ -3,9 +3,10 @@
  * lists it exactly AND the user's configuration approves it; otherwise the extension gets
  * -32012 naming the reference. Resolved values go to the redactor before they leave this file.
  */
-import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
 import { ErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { readTextFile } from '../files/regular-file.ts';
 import { SecretResolveParams, decodeParams } from '../protocol/index.ts';
 import type { Redactor } from './redact.ts';
 import { parseSecretReference } from './secret-reference.ts';
@@ -70,9 +71,11 @@ export function createSecretResolver(options: SecretResolverOptions): (params: u
       const path = isAbsolute(parsed.path) ? parsed.path : resolve(options.baseDir, parsed.path);
       try {
         // One trailing newline is how secret files are usually written; it is not part of the value.
-        value = (await readFile(path, 'utf8')).replace(/\r?\n$/, '');
+        // A regular file only: a FIFO or a device would hang or flood the host on the extension's request.
+        value = (await readTextFile(path, { what: 'the secret file', maxBytes: HOST_FILE_LIMITS.smallFileBytes })).replace(/\r?\n$/, '');
       } catch (error) {
-        throw deny(reference, 'unavailable', `the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+        const data = (error as MepError).data as { reason?: string } | undefined;
+        throw deny(reference, 'unavailable', `the file cannot be read (${data?.reason ?? (error as NodeJS.ErrnoException).code ?? 'error'})`);
       }
     }
     options.redactor.add(value);

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { link, mkdir, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -9,6 +10,8 @@ import { captureIo } from '../cli/io.ts';
 import { main } from '../cli/main.ts';
 import { LocalErrorCode } from '../protocol/errors.ts';
 import { installExtension } from './install.ts';
+import { packExtension } from './pack.ts';
+import { makeFifo, unlessHung } from '../files/testing/special-files.ts';
 import { registryPaths } from './paths.ts';
 import { backend, withProject, writePackage } from './test-support.ts';
 import type { TempProject } from './test-support.ts';
@@ -127,6 +130,51 @@ Stage('should refuse a git package whose entry is a committed symlink out of the
     assert.is(await main(['install', `${pathToFileURL(work).href}//ext`, '--json'], io), 3);
     assert.is(JSON.parse(io.stdout.join('\n')).error.data.reason, 'unsafe-entry');
     assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined));
+  }),
+);
+
+Stage('should refuse a FIFO as the entry or as SHA256SUMS at install and at pack, without hanging :: hostile', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.fifo', capabilities: backend('a'), entry: 'bin/ext' });
+    await rm(join(pkg, 'bin/ext'));
+    makeFifo(join(pkg, 'bin/ext'));
+    const paths = registryPaths({ cwd: t.project });
+    const outcome = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'installed', (e: { code?: unknown; data?: { reason?: unknown } }) => [e.code, e.data?.reason]);
+    const installed = await unlessHung(outcome(installExtension({ source: pkg, paths, probe: false })), [join(pkg, 'bin/ext')]);
+    assert.is((installed as unknown[])[0], LocalErrorCode.Registry, 'install takes no FIFO for an executable');
+    const packed = await unlessHung(outcome(packExtension({ dir: pkg, out: join(t.root, 'x.tgz') })), [join(pkg, 'bin/ext')]);
+    assert.is((packed as unknown[])[0], LocalErrorCode.Registry, 'pack takes no FIFO for an executable');
+    await rm(join(pkg, 'bin/ext'));
+    await writeFile(join(pkg, 'bin/ext'), '#!/bin/sh\n', { mode: 0o755 });
+    makeFifo(join(pkg, 'SHA256SUMS'));
+    assert.equal(await unlessHung(outcome(installExtension({ source: pkg, paths, probe: false })), [join(pkg, 'SHA256SUMS')]), [LocalErrorCode.Registry, 'not-a-file']);
+    assert.equal(await readdir(t.project), [], 'nothing installed');
+  }),
+);
+
+Stage('should refuse a listed file or an entry that is a hard link, at install and at pack, copying nothing :: hostile', () =>
+  withProject(async (t) => {
+    await writeFile(join(t.root, 'outside.txt'), 'a key from elsewhere');
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.hard', capabilities: backend('a'), manifest: { files: ['data'] } });
+    await mkdir(join(pkg, 'data'));
+    await link(join(t.root, 'outside.txt'), join(pkg, 'data/key.txt'));
+    const paths = registryPaths({ cwd: t.project });
+    const reason = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'accepted', (e: { code?: unknown; data?: { reason?: unknown } }) => [e.code, e.data?.reason]);
+    assert.equal(await reason(installExtension({ source: pkg, paths, probe: false })), [LocalErrorCode.Registry, 'hard-link']);
+    assert.equal(await reason(packExtension({ dir: pkg, out: join(t.root, 'x.tgz') })), [LocalErrorCode.Registry, 'hard-link']);
+    assert.equal(await readdir(t.project), []);
+  }),
+);
+
+Stage('should refuse a SHA256SUMS that lists a path out of the package :: hostile', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.sums', capabilities: backend('a') });
+    const sha = async (path: string): Promise<string> => createHash('sha256').update(await readFile(join(pkg, path))).digest('hex');
+    for (const bad of ['../outside.txt', '/etc/passwd', 'a/../../x', 'C:/x', 'a\\b']) {
+      await writeFile(join(pkg, 'SHA256SUMS'), `${await sha('extension.json')}  extension.json\n${await sha('bin/ext.mjs')}  bin/ext.mjs\n${'0'.repeat(64)}  ${bad}\n`);
+      const error = await installExtension({ source: pkg, paths: registryPaths({ cwd: t.project }), probe: false }).catch((e) => e);
+      assert.equal([error?.code, error?.data?.reason, error?.data?.problem], [LocalErrorCode.Registry, 'sums-mismatch', 'unsafe-path'], bad);
+    }
   }),
 );
 

@@ -5,7 +5,6 @@
  * takes must be listed, so a file changed or slipped into the archive after packing is refused.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { sha256File } from './integrity.ts';
 
 /** The file's name at the package root. */
 export const SUMS_FILE = 'SHA256SUMS';
@@ -40,16 +39,20 @@ export function parseSums(text: string, where: string): Map<string, string> {
     const match = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(line);
     if (!match) throw sumsError(where, `line ${n + 1} of ${SUMS_FILE} is not "<sha256>  <path>".`, { line: n + 1, problem: 'syntax' });
     const path = (match[2] as string).replace(/^\.\//, '');
+    // A line names a file of the package: relative, forward slashes, inside it.
+    if (/^([/\\]|[A-Za-z]:)/.test(path) || path.includes('\\') || path.includes('\0') || path.split('/').includes('..')) {
+      throw sumsError(where, `line ${n + 1} of ${SUMS_FILE} names ${JSON.stringify(path)}, which is not a path inside the package.`, { line: n + 1, file: path, problem: 'unsafe-path' });
+    }
     if (sums.has(path)) throw sumsError(where, `${SUMS_FILE} lists ${path} twice.`, { file: path, problem: 'syntax' });
     sums.set(path, (match[1] as string).toLowerCase());
   }
   return sums;
 }
 
-/** A file to check: the path it has in the package, and where its contents are. */
+/** A file to check: the path it has in the package, and the sha256 of what is taken (the copy's). */
 export interface SummedFile {
   origin: string;
-  source: string;
+  sha256: string;
 }
 
 /**
@@ -58,14 +61,14 @@ export interface SummedFile {
  * `data.reason: 'sums-mismatch'`, `data.problem` `hash`, `unlisted` or `syntax`).
  *
  * @example
- * await checkSums(await readFile(join(dir, SUMS_FILE), 'utf8'), selection.files, spec);
+ * await checkSums(sumsText, [{ origin: 'extension.json', sha256 }], spec);
  */
 export async function checkSums(text: string, files: readonly SummedFile[], where: string): Promise<void> {
   const sums = parseSums(text, where);
   for (const file of files) {
     const expected = sums.get(file.origin);
     if (expected === undefined) throw sumsError(where, `${file.origin} is not listed in its ${SUMS_FILE}.`, { file: file.origin, problem: 'unlisted' });
-    const actual = await sha256File(file.source);
+    const actual = file.sha256;
     if (actual !== expected) {
       throw sumsError(where, `${file.origin} has sha256 ${actual}, but its ${SUMS_FILE} says ${expected}.`, { file: file.origin, expected, actual, problem: 'hash' });
     }

@@ -18,6 +18,7 @@ import { MAX_JSON_DEPTH, findExcessNesting } from '../protocol/json-depth.ts';
 import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
+import { parseJson } from '../protocol/json-parse.ts';
 
 /** Options of {@link createLineTransport}. */
 export interface LineTransportOptions {
@@ -98,7 +99,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     }
     let value: unknown;
     try {
-      value = JSON.parse(body);
+      value = parseJson(body, 'data');
     } catch (error) {
       refuse(ErrorCode.ParseError, `Parse error: a line from ${name} is not valid JSON (${(error as Error).message}); send one JSON-RPC 2.0 object per line.`);
       return;

@@ -60,7 +60,7 @@ const PositiveInt = z.number().int().positive();
 
 /** Params of `session/open`. */
 export const OpenParams = z.strictObject({
-  /** A path to an artifact (.wasm, .js/.mjs, executable) or an installed extension id. */
+  /** An installed extension id, or a path to an artifact (.wasm, .js/.mjs, executable) written as a path (`./x.wasm`): a bare name is always an id. */
   extension: z.string().min(1),
   /** Runtime options; the server always isolates wasm guests in a worker. */
   runtime: z

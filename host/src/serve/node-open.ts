@@ -12,7 +12,7 @@ import type { OpenExtension } from './connection.ts';
 /** Options of {@link createNodeOpener}. */
 export interface NodeOpenerOptions {
   /**
-   * Turns the `extension` of `session/open` (a path or an installed id) into a launch spec and
+   * Turns the `extension` of `session/open` (an installed id, or a path written as one: `./x.wasm`) into a launch spec and
    * its pinned claims; the CLI passes its own resolver (which verifies installed extensions
    * against their lock). Default: a path relative to the server's working directory.
    */

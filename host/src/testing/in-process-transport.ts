@@ -11,6 +11,7 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { findExcessNesting, nestingLimitError } from '../protocol/json-depth.ts';
 import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
+import { parseJson } from '../protocol/json-parse.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
@@ -30,7 +31,7 @@ export function createInProcessTransport(extension: Extension, name = extension.
     if (events.closed) return;
     const excess = findExcessNesting(text);
     if (excess >= 0) events.emitClose(nestingLimitError(name, 'message', excess));
-    else events.emitMessage(JSON.parse(text) as JsonRpcMessage);
+    else events.emitMessage(parseJson(text, 'data') as JsonRpcMessage);
   };
   const emit = (message: object): void => {
     let text: string;

@@ -4,7 +4,9 @@
  * the modules you name, and reading one from a file. Every call returns a fresh copy, so a test
  * may change what it got.
  */
-import { readFile } from 'node:fs/promises';
+import { parseJson } from '../protocol/json-parse.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { readTextFile } from '../files/regular-file.ts';
 import { resolve } from 'node:path';
 import customer from '../../../fixtures/ir/customer/morphir-ir.json' with { type: 'json' };
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
@@ -51,7 +53,7 @@ export async function readIr(path: string, cwd: string = process.cwd()): Promise
   const file = resolve(cwd, path);
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(file, 'utf8'));
+    value = parseJson(await readTextFile(file, { what: 'the Morphir IR', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' }), 'data');
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `Cannot read the Morphir IR ${file}: ${(error as Error).message}. Pass a morphir-ir.json file.`, { data: { file }, cause: error });
   }

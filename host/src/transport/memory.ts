@@ -6,6 +6,7 @@
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createTransportEvents } from './events.ts';
 import type { JsonRpcMessage, Transport } from './types.ts';
+import { parseJson } from '../protocol/json-parse.ts';
 
 /** Options for {@link createMemoryTransportPair}. */
 export interface MemoryTransportPairOptions {
@@ -52,7 +53,7 @@ function createEnd(name: string, schedule: (task: () => void) => void, peer: () 
     },
     send(message) {
       if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${peer().name}: the memory transport ${name} is closed.`);
-      const copy = JSON.parse(JSON.stringify(message)) as JsonRpcMessage;
+      const copy = parseJson(JSON.stringify(message), 'data') as JsonRpcMessage;
       const other = peer();
       schedule(() => other.deliver(copy));
     },

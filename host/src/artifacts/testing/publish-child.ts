@@ -11,6 +11,7 @@ import { openStagedOutput } from '../staged-output.ts';
 import type { PublishStep } from '../staged-output.ts';
 import { validateArtifacts } from '../validate.ts';
 import { plannedArtifacts } from './publish-plan.ts';
+import { parseJson } from '../../protocol/json-parse.ts';
 
 interface ChildArgs {
   out: string;
@@ -20,7 +21,7 @@ interface ChildArgs {
   handled: boolean;
 }
 
-const args = JSON.parse(process.argv[2] as string) as ChildArgs;
+const args = parseJson(process.argv[2] as string, 'data') as ChildArgs;
 const kill = (): void => void process.kill(process.pid, args.signal);
 let aborting = false;
 const output = await openStagedOutput(args.out, { extension: 'kill-test', onStep: (step) => 'step' in args.at && args.at.step === step && kill() });

@@ -3,12 +3,14 @@
  * result printed as JSON; `--repeat N` times it; `--raw <export>` calls any export of any Extism
  * plugin with bytes in and out, as `extism call` does.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { Method } from '../../protocol/index.ts';
 import type { ProgressParams } from '../../protocol/index.ts';
 import { JsonText } from '../../protocol/json-text.ts';
+import { parseJson } from '../../protocol/json-parse.ts';
+import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
+import { readRegularFile, readTextFile } from '../../files/regular-file.ts';
 import { openExportCall } from '../../registry/launch.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
@@ -52,14 +54,15 @@ async function readParams(io: Io, argument: string | undefined): Promise<Record<
     const file = argument.slice(1);
     where = file === '-' ? 'stdin' : resolve(io.cwd, file);
     try {
-      text = file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readFile(where, 'utf8');
+      text = file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readTextFile(where, { what: 'the params', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' });
     } catch (error) {
+      if (error instanceof MepError) throw error;
       throw new UsageError(`cannot read the params ${where}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
     }
   }
   let params: unknown;
   try {
-    params = JSON.parse(text);
+    params = parseJson(text, 'data');
   } catch (error) {
     throw new UsageError(`${where} is not JSON (${(error as Error).message}); pass a JSON object, e.g. '{"target":"avro"}', or @params.json.`);
   }
@@ -117,8 +120,9 @@ async function runRaw(io: Io, extension: string, entry: string, values: { input?
   const { spec } = await resolveExtensionArgument(extension, io, { limits });
   let input: Uint8Array;
   try {
-    input = values.input === undefined || values.input === '-' ? await io.readStdin() : new Uint8Array(await readFile(resolve(io.cwd, values.input)));
+    input = values.input === undefined || values.input === '-' ? await io.readStdin() : new Uint8Array(await readRegularFile(resolve(io.cwd, values.input), { what: 'the input', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' }));
   } catch (error) {
+    if (error instanceof MepError) throw error;
     throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${values.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
   }
   // Its warnings and errors on stderr, the rest with --verbose, as for a session (extension-log.ts).

@@ -37,6 +37,14 @@ function extensionsFor(session: Session, languageId: string): string[] {
 
 const isFolder = (path: string): Promise<boolean> => stat(path).then((s) => s.isDirectory(), () => false);
 
+/** `--max-sources N`: a whole number from 1 to 10,000,000, or undefined when not given. */
+function maxSourcesOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1 || n > 10_000_000) throw new UsageError(`--max-sources expects a whole number from 1 to 10000000, got '${text}'.`);
+  return n;
+}
+
 export const compileCommand: Command = {
   summary: 'compile a Morphir project or source files to Morphir IR with a frontend extension',
   help: `Usage: mep compile <dir> [--output IR.json] [--lang L] [--extension EXT] [--option k=v]… [--json] [--verbose]
@@ -57,13 +65,16 @@ claims the language. Options (--option typesOnly=true, --option irVersion=4) go 
 
   --lang L          the language id, e.g. elm
   --output FILE     write the Morphir IR here (default: <dir>/morphir-ir.json for a project)
+  --max-sources N   send at most N source files of a project (default 10000); their bytes with
+                    the local dependencies are bounded by --max-message, which the request is
 ${OPERATION_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'compile');
+    const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, 'max-sources': { type: 'string' }, ...OPERATION_FLAGS }, 'compile');
     return withJsonErrors(io, values.json, async () => {
       if (positionals.length === 0) throw new UsageError(`expected a project folder or source files. Run 'mep compile --help'.`);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? []);
+      const maxSourceFiles = maxSourcesOf(values['max-sources']);
       const paths = positionals.map((p) => resolve(io.cwd, p));
       const folders = await Promise.all(paths.map(isFolder));
       if (folders.some(Boolean) && paths.length > 1) throw new UsageError(`pass one project folder, or source files: ${positionals.join(' ')} mixes them. Run 'mep compile --help'.`);
@@ -87,7 +98,9 @@ ${OPERATION_HELP}`,
       const { result, extension, redactor } = await runOperation<CompileResult>(io, values, { kind: 'frontend', ...(language ? { language } : { fileExtension }) }, async (session, signal, provider) => {
         languageId = languageFor(session, provider, language, fileExtension);
         if (projectDir !== undefined) {
-          const project = await readMorphirProject(projectDir, { languageId, fileExtensions: extensionsFor(session, languageId) });
+          // Sources of the language only, whatever the frontend claims, within the count and the request's size.
+          const limits = { ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
+          const project = await readMorphirProject(projectDir, { languageId, fileExtensions: extensionsFor(session, languageId), ...limits });
           params = project.params;
           const outcome = await compileProject(session, project, { signal, options, ...(values.output ? { output: resolve(io.cwd, values.output) } : {}) });
           output = outcome.output;

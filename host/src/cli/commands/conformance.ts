@@ -15,8 +15,8 @@ export const conformanceCommand: Command = {
   help: `Usage: mep conformance <extension> [--filter TEXT] [--json] [--max-memory SIZE] [--call-timeout TIME] [--max-message SIZE]
 
 Runs every conformance case against a fresh instance of the extension and prints one line per
-case, then 'N passed, N failed'. <extension> is a .wasm module, a .js/.mjs file (run with node),
-an executable, or the id of an installed extension. Exit 0 only when every case passes.
+case, then 'N passed, N failed'. <extension> is the id of an installed extension, or the path of a .wasm
+module, a .js/.mjs file (run with node) or an executable (./x.wasm: a bare name is an id). Exit 0 only when every case passes.
 
   --filter TEXT   run only the cases whose name contains TEXT
   --json          print the results as JSON (and a failure to run the suite as {"success": false, "error": …})

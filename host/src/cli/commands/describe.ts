@@ -17,7 +17,8 @@ export const describeCommand: Command = {
 
 Prints the claim set as JSON, and for a wasm module which guest ABI it needs on stderr. For an installed extension id, the artifact is first checked
 against the lock and the pinned claim set is printed (read and pinned now if it was installed
-without a probe). For a .wasm module, a .js/.mjs file or an executable, the claims are read with
+without a probe). For a .wasm module, a .js/.mjs file or an executable (given as a path,
+./x.wasm: a bare name is always an installed id), the claims are read with
 morphir.extension.describe (or, for an extension without describe, through a short session).
 
   --timeout MS   give up on an extension that does not answer (default 10000; --call-timeout wins)

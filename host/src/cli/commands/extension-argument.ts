@@ -1,7 +1,7 @@
 /**
  * Turns the `<extension>` argument or `--extension` flag into something to launch, and finds a
  * provider by capability when the flag is absent. A path to an artifact runs as given (no lock,
- * no secrets); an installed id is verified against its lock first.
+ * no secrets); a name is an installed id, verified against its lock first, and nothing else.
  */
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -25,6 +25,7 @@ import type { ProviderNeed } from '../../registry/provider-need.ts';
 import { selectProvider } from '../../registry/select.ts';
 import type { Transport } from '../../transport/types.ts';
 import { UsageError } from '../exit-codes.ts';
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { Io } from '../io.ts';
 
 /** An extension ready to launch, with what the registry knows about it. */
@@ -60,15 +61,39 @@ function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
   };
 }
 
+/**
+ * True when `argument` is written as a path: it holds a separator (`./x`, `dist/x.wasm`), is
+ * absolute or a drive path, or is `.`/`..`. Anything else is a name, and a name only ever means
+ * an installed extension: a file of that name in the working directory must be given as `./name`
+ * (so an installed, lock-pinned `acme.avro` cannot be stood in for by an executable `./acme.avro`).
+ */
+export function looksLikePath(argument: string): boolean {
+  return /[/\\]/.test(argument) || isAbsolute(argument) || /^[A-Za-z]:/.test(argument) || argument === '.' || argument === '..';
+}
+
 /** What an `--extension` argument names: a file's spec, or an installed extension's (verified) spec. */
 async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined, grants?: ClockRandomGrants): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
-  const path = isAbsolute(argument) ? argument : resolve(io.cwd, argument);
-  const info = await stat(path).catch(() => undefined);
-  if (info?.isFile()) return { spec: withGrants(withLimits(specFromPath(path), limits), grants), info };
-  // Only a plain id can name an installed extension; anything else is a path that is missing.
-  const installed = info || !isExtensionId(argument) ? undefined : await findInstalled(cliRegistryPaths(io), argument);
+  if (looksLikePath(argument)) {
+    const path = resolve(io.cwd, argument);
+    const info = await stat(path).catch(() => undefined);
+    if (info?.isFile()) return { spec: withGrants(withLimits(specFromPath(path), limits), grants), info };
+    return { info };
+  }
+  // A name is looked up among installed extensions only, never in the working directory.
+  const installed = isExtensionId(argument) ? await findInstalled(cliRegistryPaths(io), argument) : undefined;
   if (installed) return { spec: withGrants(withLimits(await verifyInstalled(installed), limits), grants), installed };
-  return { info };
+  return {};
+}
+
+/** The refusal of a name that no installed extension has, saying how to run a file of that name. */
+async function notInstalled(argument: string, io: Io): Promise<MepError> {
+  const ids = (await discoverExtensions(cliRegistryPaths(io))).extensions.map((e) => e.id);
+  const here = await stat(resolve(io.cwd, argument)).then((s) => s.isFile(), () => false);
+  const file = `./${argument}`;
+  const hint = here ? `; to run the file in this folder, write ${file}` : ids.length ? ` (installed: ${ids.join(', ')})` : "; none is installed (see 'mep install'), and a file is given as a path (./x.wasm)";
+  return new MepError(LocalErrorCode.Usage, `no installed extension '${argument}'${hint}.`, {
+    data: { extension: argument, reason: 'not-installed', installed: ids, ...(here ? { file } : {}) },
+  });
 }
 
 /**
@@ -80,8 +105,9 @@ export async function launchSpecOfArgument(argument: string, io: Io, limits?: Ex
 }
 
 /**
- * A path to an artifact (.wasm, .js/.mjs, executable) or the id of an installed extension.
- * Throws UsageError when it is neither.
+ * A path to an artifact (.wasm, .js/.mjs, executable; written as a path, see {@link looksLikePath})
+ * or the id of an installed extension. Throws UsageError for a path that names no file, and
+ * MepError(ERR_USAGE, `data.reason: 'not-installed'`) for a name nobody installed.
  */
 export async function resolveExtensionArgument(argument: string, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
   const { spec, installed, info } = await findArgument(argument, io, options.limits, options.grants);
@@ -90,12 +116,9 @@ export async function resolveExtensionArgument(argument: string, io: Io, options
     const { claims } = await claimsOf(installed, claimOptions(io, options));
     return { spec, installed, claims };
   }
-  const paths = cliRegistryPaths(io);
+  if (!looksLikePath(argument)) throw await notInstalled(argument, io);
   if (info) throw new UsageError(`${argument} is not a file; pass a .wasm module, a .js/.mjs script, an executable or an installed extension id.`);
-  const ids = (await discoverExtensions(paths)).extensions.map((e) => e.id);
-  throw new UsageError(
-    `no extension at ${argument}: pass a .wasm module, a .js/.mjs script, an executable, or an installed id (${ids.length ? `installed: ${ids.join(', ')}` : "none installed; see 'mep install'"}).`,
-  );
+  throw new UsageError(`no extension at ${argument}: pass a .wasm module, a .js/.mjs script or an executable by its path, or an installed id.`);
 }
 
 /**

@@ -10,6 +10,7 @@ import { ErrorCode, LocalErrorCode } from '../../protocol/errors.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
 import { withTempDir } from '../../../../fixtures/testing/temp-dir.ts';
+import { directoryIdentity } from '../../artifacts/journal-record.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
 const many = join(root, 'fixtures/extensions/many-artifacts.mjs');
@@ -73,7 +74,7 @@ Output('should finish a publication that an earlier, killed run left half swappe
       const child = spawn(process.execPath, ['-e', '']);
       child.on('exit', () => resolve(child.pid as number));
     });
-    await writeFile(join(dir, '.mep-publish-out.json'), JSON.stringify({ format: 1, pid: dead, host: hostname(), started: new Date().toISOString(), output: join(dir, 'out'), staging: '.mep-staging-out-0badc0de', phase: 'swapping' }));
+    await writeFile(join(dir, '.mep-publish-out.json'), JSON.stringify({ format: 1, pid: dead, host: hostname(), started: new Date().toISOString(), output: join(dir, 'out'), staging: '.mep-staging-out-0badc0de', phase: 'swapping', identity: { staging: await directoryIdentity(staging), fresh: await directoryIdentity(join(staging, 'new')) } }));
     const { code } = await generate(dir, 'out', ['--option', 'count=1']);
     assert.is(code, 0);
     assert.equal((await readdir(join(dir, 'out'))).sort(), ['from-the-killed-run.txt', 'gen']);

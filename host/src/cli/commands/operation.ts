@@ -3,11 +3,12 @@
  * flags, reading the IR input, choosing the provider, running one session with secrets and an
  * optional transcript, and reporting failures the same way in human and `--json` form.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Diagnostic } from '../../protocol/index.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
 import { JsonText } from '../../protocol/json-text.ts';
+import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
+import { readTextFile } from '../../files/regular-file.ts';
 import { writeFileAtomic } from '../../registry/atomic-write.ts';
 import { approvedSecrets } from '../../registry/config.ts';
 import { warmTransport } from '../../registry/launch.ts';
@@ -41,8 +42,9 @@ export const OPERATION_FLAGS = {
 } as const;
 
 /** The help lines for {@link OPERATION_FLAGS}. */
-export const OPERATION_HELP = `  --extension EXT   use this provider: an installed id, a .wasm module, a .js/.mjs file or an
-                    executable (default: the installed extension whose claims fit)
+export const OPERATION_HELP = `  --extension EXT   use this provider: an installed id, or the path of a .wasm module, a
+                    .js/.mjs file or an executable, written as a path (./x.wasm; a bare name
+                    is always an installed id) (default: the installed extension whose claims fit)
   --option k=v      an option for the extension; the value is parsed as JSON when valid (repeatable)
   --json            print the machine-readable result on stdout instead of the human report
   --verbose         extension identity, timings and the extension's log on stderr
@@ -70,9 +72,12 @@ export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR f
   const path = resolve(io.cwd, file);
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // A regular file only (a FIFO or a device would hang or flood mep), at most as large as any message.
+    text = await readTextFile(path, { what: 'the input', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' });
   } catch (error) {
-    throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}. Pass ${what} with --input.`);
+    if (isMepError(error) && error.code === LocalErrorCode.Limit) throw error;
+    const reason = isMepError(error) ? (error.data as { reason?: string } | undefined)?.reason : undefined;
+    throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${path}: ${reason ?? (error as NodeJS.ErrnoException).code ?? (error as Error).message}. Pass ${what} with --input.`, { data: { file: path, ...(reason ? { reason } : {}) }, cause: error });
   } finally {
     await meanwhile;
   }

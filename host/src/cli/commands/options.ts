@@ -1,5 +1,6 @@
 /** Parsing of repeated `--option key=value` flags. */
 import { UsageError } from '../exit-codes.ts';
+import { parseJson } from '../../protocol/json-parse.ts';
 
 /**
  * `key=value` pairs into an options object. A value is parsed as JSON when it is valid JSON
@@ -15,11 +16,12 @@ export function parseOptionFlags(pairs: readonly string[]): Record<string, unkno
     if (Object.hasOwn(options, key)) throw new UsageError(`--option ${key} is given twice`);
     let value: unknown = raw;
     try {
-      value = JSON.parse(raw);
+      value = parseJson(raw, 'data');
     } catch {
       // Not JSON: the value is the plain string, as documented.
     }
-    options[key] = value;
+    // A key is data: `__proto__` stays an own option, never the object's prototype.
+    Object.defineProperty(options, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return options;
 }

@@ -8,7 +8,10 @@
  * `node_modules/mep-runtime` names its `resolved` source, and that project's package.json the
  * spec it asked for. A mep-runtime outside any node_modules is a folder (a checkout, `npm link`).
  */
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
+import { parseJson } from '../../protocol/json-parse.ts';
+import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
+import { readRegularFileSync } from '../../files/regular-file.ts';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -26,7 +29,7 @@ const PACKAGE_NAME = 'mep-runtime';
 
 function readJson(path: string): Record<string, unknown> | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+    return parseJson(readRegularFileSync(path, { what: 'the package.json', maxBytes: HOST_FILE_LIMITS.smallFileBytes }).toString('utf8'), 'data') as Record<string, unknown>;
   } catch {
     return undefined;
   }

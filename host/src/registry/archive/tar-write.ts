@@ -5,7 +5,7 @@
  * gzip header's operating-system byte set to "unknown" (zlib writes the build platform's).
  * Contents are streamed from disk; nothing larger than one chunk is held.
  */
-import { createReadStream } from 'node:fs';
+import { openRegularFile } from '../../files/regular-file.ts';
 import { open } from 'node:fs/promises';
 import { createGzip } from 'node:zlib';
 import type { Gzip } from 'node:zlib';
@@ -80,7 +80,9 @@ async function writeMember(gzip: Gzip, member: TarMember): Promise<void> {
   if ('data' in member) await put(gzip, member.data);
   else {
     let written = 0;
-    for await (const chunk of createReadStream(member.source)) {
+    // The file as opened (a regular file, never a FIFO or a device put there since it was listed).
+    const { handle } = await openRegularFile(member.source, { what: 'the package file', maxBytes: size });
+    for await (const chunk of handle.createReadStream()) {
       written += (chunk as Buffer).length;
       if (written > size) throw new Error(`${member.source} grew while it was packed`);
       await put(gzip, chunk as Buffer);

@@ -3,6 +3,7 @@
  * another language would be (bytes in, lines out, JSON.parse), over any byte sink and source.
  */
 import type { JsonRpcMessage } from '../../transport/types.ts';
+import { parseJson } from '../../protocol/json-parse.ts';
 
 /** A client; feed it the server's bytes with `push`. */
 export interface LineClient {
@@ -55,7 +56,7 @@ export function createLineClient(write: (bytes: Uint8Array) => void): LineClient
         const line = buffer.slice(0, newline);
         buffer = buffer.slice(newline + 1);
         if (line.trim() === '') continue;
-        const message = JSON.parse(line) as JsonRpcMessage;
+        const message = parseJson(line, 'data') as JsonRpcMessage;
         seen.push(message);
         for (const waiter of [...waiters]) {
           if (waiter.predicate(message)) {

@@ -7,6 +7,7 @@
  * the generated-to-original direction, and the core must stay free of Node-only dependencies.
  */
 import * as z from 'zod';
+import { parseJson } from '../../protocol/json-parse.ts';
 
 /** The fields of a version 3 source map this reader uses (others are ignored). */
 export const SourceMapJson = z.looseObject({
@@ -127,7 +128,7 @@ export function parseSourceMap(input: string | unknown): SourceMap {
   let json: unknown = input;
   if (typeof input === 'string') {
     try {
-      json = JSON.parse(input);
+      json = parseJson(input, 'data');
     } catch (error) {
       throw new SourceMapError(`the source map is not JSON (${(error as Error).message})`);
     }

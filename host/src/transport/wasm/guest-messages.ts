@@ -6,6 +6,7 @@
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { findExcessNesting, nestingLimitError } from '../../protocol/json-depth.ts';
 import type { JsonRpcMessage } from '../types.ts';
+import { parseJson } from '../../protocol/json-parse.ts';
 
 /** A JSON-RPC id as the transport sees it. */
 export type Id = string | number;
@@ -44,7 +45,7 @@ export function createGuestMessages(name: string): GuestMessages {
       const excess = findExcessNesting(text);
       if (excess >= 0) throw nestingLimitError(name, what, excess);
       try {
-        value = JSON.parse(text);
+        value = parseJson(text, 'data');
       } catch (cause) {
         throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
       }

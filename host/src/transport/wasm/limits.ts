@@ -3,6 +3,7 @@
  * defaults (architecture.md, Decisions: memory 256 MiB, 30 s per call, 64 MiB per message).
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { parseJson } from '../../protocol/json-parse.ts';
 
 /** Bytes in one wasm page. */
 export const WASM_PAGE_BYTES = 65_536;
@@ -118,7 +119,7 @@ export function outOfMemoryAnswer(answer: Uint8Array | string | null): string | 
   if (typeof answer === 'string') return /out of memory/i.test(answer) ? answer : undefined;
   if (answer.length > OUT_OF_MEMORY_ANSWER_MAX_BYTES) return undefined;
   try {
-    const message = JSON.parse(decoder.decode(answer)) as { error?: { code?: unknown; message?: unknown } };
+    const message = parseJson(decoder.decode(answer), 'data') as { error?: { code?: unknown; message?: unknown } };
     const code = message.error?.code;
     if (code === -32603 || code === -32010) return String(message.error?.message);
   } catch {
@@ -134,7 +135,7 @@ export function outOfMemoryAnswer(answer: Uint8Array | string | null): string | 
 export function outOfMemoryAnswerBytes(answer: Uint8Array | null): number | undefined {
   if (answer === null || answer.length > OUT_OF_MEMORY_ANSWER_MAX_BYTES) return undefined;
   try {
-    const message = JSON.parse(decoder.decode(answer)) as { error?: { data?: { answerBytesAtLeast?: unknown } } };
+    const message = parseJson(decoder.decode(answer), 'data') as { error?: { data?: { answerBytesAtLeast?: unknown } } };
     const bytes = message.error?.data?.answerBytesAtLeast;
     return typeof bytes === 'number' && Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
   } catch {

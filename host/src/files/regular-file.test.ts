@@ -1,0 +1,61 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LocalErrorCode } from '../protocol/errors.ts';
+import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
+import { isMissingFile, readRegularFile, readRegularFileSync } from './regular-file.ts';
+import { DEVICE, makeFifo, makeSocket, unlessHung } from './testing/special-files.ts';
+
+const Read = suite('files :: readRegularFile');
+
+const withDir = (fn: (dir: string) => Promise<void>): Promise<void> => withTempDir('mep-files-', fn);
+
+/** `[code, data.reason]` of what reading `path` rejects with, or the bytes' text. */
+const outcome = (path: string, options: { maxBytes?: number; noFollow?: boolean } = {}): Promise<unknown> =>
+  readRegularFile(path, { what: 'the test file', maxBytes: options.maxBytes ?? 1024, noFollow: options.noFollow ?? false }).then(
+    (bytes) => bytes.toString('utf8'),
+    (error: { code?: unknown; data?: { reason?: unknown } }) => [error.code, error.data?.reason],
+  );
+
+Read('should refuse a FIFO, a socket, a device and a directory before opening them, never blocking :: hostile', () =>
+  withDir(async (dir) => {
+    const fifo = join(dir, 'fifo');
+    makeFifo(fifo);
+    const server = await makeSocket(join(dir, 'sock'));
+    try {
+      assert.equal(await unlessHung(outcome(fifo), [fifo]), [LocalErrorCode.Usage, 'not-a-file']);
+      assert.equal(await outcome(join(dir, 'sock')), [LocalErrorCode.Usage, 'not-a-file']);
+      assert.equal(await outcome(DEVICE), [LocalErrorCode.Usage, 'not-a-file']);
+      assert.equal(await outcome(dir), [LocalErrorCode.Usage, 'not-a-file']);
+      // Through a link too: what the link names is what is checked.
+      await symlink(fifo, join(dir, 'to-fifo'));
+      assert.equal(await unlessHung(outcome(join(dir, 'to-fifo')), [fifo]), [LocalErrorCode.Usage, 'not-a-file']);
+      assert.throws(() => readRegularFileSync(fifo, { what: 'x', maxBytes: 10 }), (e: { data?: { reason?: unknown } }) => e.data?.reason === 'not-a-file');
+    } finally {
+      server.close();
+    }
+  }),
+);
+
+Read('should read a regular file, follow a link unless told not to, and bound the size', () =>
+  withDir(async (dir) => {
+    const file = join(dir, 'a.json');
+    await writeFile(file, '{"a": 1}');
+    assert.is(await outcome(file), '{"a": 1}');
+    await symlink(file, join(dir, 'link'));
+    assert.is(await outcome(join(dir, 'link')), '{"a": 1}');
+    assert.equal(await outcome(join(dir, 'link'), { noFollow: true }), [LocalErrorCode.Usage, 'not-a-file']);
+    assert.equal(await outcome(file, { maxBytes: 7 }), [LocalErrorCode.Limit, 'too-large']);
+    assert.is(await outcome(file, { maxBytes: 8 }), '{"a": 1}');
+    const big = join(dir, 'big');
+    await writeFile(big, Buffer.alloc(300_000, 120));
+    assert.is(((await outcome(big, { maxBytes: 300_000 })) as string).length, 300_000, 'several chunks');
+    assert.is(readRegularFileSync(big, { what: 'x', maxBytes: 300_000 }).length, 300_000);
+    await mkdir(join(dir, 'd'));
+    const missing = await readRegularFile(join(dir, 'd/none'), { what: 'x', maxBytes: 1 }).catch((e) => e);
+    assert.ok(isMissingFile(missing));
+  }),
+);
+
+Read.run();

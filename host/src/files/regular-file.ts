@@ -1,0 +1,183 @@
+/**
+ * The one way the host opens a file on anyone's behalf (its lock and configuration, a package's
+ * manifest, the user's inputs, a project's sources, the publish journal): what is there is
+ * checked to be a regular file before it is opened, so a FIFO (which blocks `open` until a
+ * writer comes, past SIGTERM), a device (`/dev/zero` never ends; opening a tape rewinds it) or a
+ * socket is refused unopened; it is opened non-blocking (and, for files the host itself manages,
+ * without following a link), and the opened descriptor is checked again, so a swap between the
+ * check and the open is caught too. Its size is bounded before and while it is read. Node edge.
+ */
+import type { Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
+import { lstat, open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { LocalErrorCodeValue } from '../protocol/errors.ts';
+import { raiseAdvice } from '../protocol/limits.ts';
+import type { LimitName } from '../protocol/limits.ts';
+
+/** How to open a file with {@link readRegularFile} and its relatives. */
+export interface RegularFileOptions {
+  /** What the file is, for messages: `the lock`, `the input`. */
+  what: string;
+  /** The most bytes it may have; more is ERR_LIMIT. */
+  maxBytes: number;
+  /** The code of a refusal other than its size (not there, not a regular file, unreadable). Default ERR_USAGE. */
+  code?: LocalErrorCodeValue;
+  /** Refuse a symbolic link instead of following it (files the host manages: it never makes links). Default false. */
+  noFollow?: boolean;
+  /** The user limit that raises `maxBytes`, named in the size refusal. */
+  limit?: LimitName;
+  /** How to raise `maxBytes` when no user limit does (`pass --max-sources 20000`). */
+  raise?: string;
+}
+
+const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
+
+/** The kind of a file that is not a regular one, in words. */
+export function fileKind(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice()) return 'a character device';
+  if (info.isBlockDevice()) return 'a block device';
+  if (info.isDirectory()) return 'a directory';
+  if (info.isSymbolicLink()) return 'a symbolic link';
+  return info.isFile() ? 'a regular file' : 'not a regular file';
+}
+
+function refusal(path: string, options: RegularFileOptions, reason: string, detail: string, cause?: unknown): MepError {
+  return new MepError(options.code ?? LocalErrorCode.Usage, `Cannot read ${options.what} ${path}: ${detail}.`, {
+    data: { file: path, reason },
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+function notRegular(path: string, options: RegularFileOptions, info: Stats): MepError {
+  return refusal(path, options, 'not-a-file', `it is ${fileKind(info)}, not a regular file; mep reads only regular files here`);
+}
+
+function tooLarge(path: string, options: RegularFileOptions, size: number): MepError {
+  const advice = options.limit ? ` ${raiseAdvice(options.limit, options.maxBytes, size)}` : options.raise ? ` ${options.raise}.` : '';
+  return new MepError(LocalErrorCode.Limit, `Cannot read ${options.what} ${path}: it has ${size} bytes or more, over the limit of ${options.maxBytes}.${advice}`, {
+    data: { file: path, reason: 'too-large', size, maxBytes: options.maxBytes, ...(options.limit ? { limit: options.limit } : {}) },
+  });
+}
+
+function failed(path: string, options: RegularFileOptions, error: unknown): MepError {
+  if (error instanceof MepError) return error;
+  const code = errno(error);
+  if (code === 'ENOENT' || code === 'ENOTDIR') return refusal(path, options, 'missing', 'it does not exist', error);
+  if (code === 'ELOOP' && options.noFollow) return refusal(path, options, 'not-a-file', 'it is a symbolic link; mep never reads one here', error);
+  return refusal(path, options, 'unreadable', code ?? (error as Error).message, error);
+}
+
+/** True when `error` is the refusal of a file that is not there (a missing lock is an empty one). */
+export function isMissingFile(error: unknown): boolean {
+  return error instanceof MepError && (error.data as { reason?: unknown } | undefined)?.reason === 'missing';
+}
+
+// O_NOFOLLOW and O_NONBLOCK do not exist on Windows, where neither a FIFO nor a link can block an open.
+const flagsOf = (options: RegularFileOptions): number => constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (options.noFollow ? (constants.O_NOFOLLOW ?? 0) : 0);
+
+/** An open regular file: its handle (the caller closes it) and its size when it was opened. */
+export interface OpenedFile {
+  handle: FileHandle;
+  info: Stats;
+}
+
+/**
+ * Opens `path` as a regular file of at most `maxBytes` (see the file's comment), or throws a
+ * typed refusal: `data.reason` `missing`, `not-a-file`, `unreadable` (the options' code), or
+ * `too-large` (ERR_LIMIT). The caller closes the handle.
+ */
+export async function openRegularFile(path: string, options: RegularFileOptions): Promise<OpenedFile> {
+  let handle: FileHandle | undefined;
+  try {
+    const before = await (options.noFollow ? lstat(path) : stat(path));
+    if (!before.isFile()) throw notRegular(path, options, before);
+    if (before.size > options.maxBytes) throw tooLarge(path, options, before.size);
+    handle = await open(path, flagsOf(options));
+    const info = await handle.stat();
+    if (!info.isFile()) throw notRegular(path, options, info);
+    if (info.size > options.maxBytes) throw tooLarge(path, options, info.size);
+    return { handle, info };
+  } catch (error) {
+    await handle?.close();
+    throw failed(path, options, error);
+  }
+}
+
+/**
+ * The next buffer to read into: what is left of the size seen plus one byte (so a file that did
+ * not grow is read in one buffer and kept as it is), at least 64 KiB, never past the limit.
+ */
+const nextChunk = (size: number, total: number, maxBytes: number): Buffer => Buffer.allocUnsafe(Math.min(Math.max(size - total + 1, 1 << 16), maxBytes + 1 - total));
+
+/** The chunks read, as one buffer: the first itself when it is the only one. */
+const joined = (chunks: Buffer[], total: number): Buffer => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
+
+/** Reads all of an {@link openRegularFile} up to `maxBytes` (a file that grew past it is refused); the caller closes it. */
+export async function readOpenedFile(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const chunk = nextChunk(info.size, total, options.maxBytes);
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    if (total > options.maxBytes) throw tooLarge(path, options, total);
+    chunks.push(chunk.subarray(0, bytesRead));
+  }
+  return joined(chunks, total);
+}
+
+/**
+ * The bytes of the regular file `path`, read through {@link openRegularFile}.
+ *
+ * @example
+ * const bytes = await readRegularFile(lockPath, { what: 'the lock', maxBytes: HOST_FILE_LIMITS.lockBytes, noFollow: true });
+ */
+export async function readRegularFile(path: string, options: RegularFileOptions): Promise<Buffer> {
+  const opened = await openRegularFile(path, options);
+  try {
+    return await readOpenedFile(path, opened, options);
+  } catch (error) {
+    throw failed(path, options, error);
+  } finally {
+    await opened.handle.close();
+  }
+}
+
+/** The UTF-8 text of the regular file `path`; see {@link readRegularFile}. */
+export async function readTextFile(path: string, options: RegularFileOptions): Promise<string> {
+  return (await readRegularFile(path, options)).toString('utf8');
+}
+
+/** {@link readRegularFile} for callers that cannot wait (rendering a diagnostic's source line). */
+export function readRegularFileSync(path: string, options: RegularFileOptions): Buffer {
+  let fd: number | undefined;
+  try {
+    const before = options.noFollow ? lstatSync(path) : statSync(path);
+    if (!before.isFile()) throw notRegular(path, options, before);
+    if (before.size > options.maxBytes) throw tooLarge(path, options, before.size);
+    fd = openSync(path, flagsOf(options));
+    const info = fstatSync(fd);
+    if (!info.isFile()) throw notRegular(path, options, info);
+    if (info.size > options.maxBytes) throw tooLarge(path, options, info.size);
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const chunk = nextChunk(info.size, total, options.maxBytes);
+      const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > options.maxBytes) throw tooLarge(path, options, total);
+      chunks.push(chunk.subarray(0, bytesRead));
+    }
+    return joined(chunks, total);
+  } catch (error) {
+    throw failed(path, options, error);
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * Which files of a project's source folder go to a frontend, whatever it claims: files of the
+ * language (an Elm project sends `.elm` files, whatever extensions the frontend names; another
+ * language sends the extensions its frontend claims, never an empty one, a dotfile's or a key's),
+ * under `sourceDirectory` only: never a dotfile, nothing in a dot-directory (`.git`, `.env`),
+ * never through a link (a link out, or a loop, is not followed), never a FIFO, device or socket;
+ * at most `maxSourceFiles` of them, and at most `maxSourceBytes` in all (the request carries
+ * them, so the message limit). A frontend in the sandbox that claims `.env`, `.pem` or `""`
+ * gets no secret from the folder. Node edge.
+ */
+import type { Dirent } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS, raiseAdvice } from '../protocol/limits.ts';
+import { readRegularFile } from '../files/regular-file.ts';
+
+/** The source file extensions of languages the host knows: their frontends' claims are not consulted. */
+const KNOWN_LANGUAGES: Readonly<Record<string, readonly string[]>> = Object.freeze({ elm: ['.elm'] });
+
+/** A file extension a source file may have: a dot, then a short word. */
+const SOURCE_EXTENSION = /^\.[A-Za-z0-9][A-Za-z0-9_+-]{0,15}$/;
+
+/** Extensions of keys, certificates, credentials and environment files: never sources. */
+const SECRET_EXTENSIONS = new Set(['.pem', '.key', '.crt', '.cer', '.der', '.csr', '.p8', '.p12', '.pfx', '.jks', '.keystore', '.kdbx', '.gpg', '.pgp', '.asc', '.ppk', '.env', '.netrc', '.npmrc', '.pypirc', '.htpasswd', '.ovpn', '.tfstate', '.secret', '.secrets', '.token', '.credentials', '.git', '.ssh']);
+
+/**
+ * The file extensions sent for `languageId`: a known language's own, or the claimed ones that
+ * look like a source file's (lower-cased for the comparison). Throws ERR_USAGE
+ * (`data.reason: 'no-source-extension'`) when none is left.
+ */
+export function sourceExtensionsFor(languageId: string, claimed: readonly string[]): string[] {
+  const known = Object.hasOwn(KNOWN_LANGUAGES, languageId) ? KNOWN_LANGUAGES[languageId] : undefined;
+  if (known !== undefined) return [...known];
+  const kept = [...new Set(claimed.filter((e) => SOURCE_EXTENSION.test(e) && !SECRET_EXTENSIONS.has(e.toLowerCase())))];
+  if (kept.length === 0) {
+    throw new MepError(LocalErrorCode.Usage, `The frontend claims no source file extension for '${languageId}' that mep sends (it claims ${JSON.stringify(claimed)}; an extension is a dot and a short word, and never one of keys or credentials). Compile the files by name instead: mep compile <file>… --lang ${languageId}.`, {
+      data: { languageId, claimed, reason: 'no-source-extension' },
+    });
+  }
+  return kept;
+}
+
+/** The bounds of one source folder. */
+export interface SourceLimits {
+  /** Most source files sent. Default `HOST_FILE_LIMITS.sourceFiles` (`--max-sources`). */
+  maxSourceFiles?: number;
+  /** Most bytes of sources (and local dependencies) read. Default the default message limit (`--max-message`). */
+  maxSourceBytes?: number;
+}
+
+function tooMany(sourceDir: string, limit: number, what: string): MepError {
+  return new MepError(LocalErrorCode.Limit, `${sourceDir} holds more than ${limit} ${what}, the limit of one compile. Raise it with --max-sources ${limit * 2} on the mep command line, or compile a smaller project.`, {
+    data: { sourceDir, limit: 'maxSourceFiles', maxSourceFiles: limit },
+  });
+}
+
+/**
+ * Every source file under `sourceDir` with one of `extensions` (see the file's comment), sorted
+ * by path. Throws ERR_LIMIT (`data.limit: 'maxSourceFiles'`) past the count, or past ten
+ * directory entries per file allowed.
+ */
+export async function findSourceFiles(sourceDir: string, extensions: readonly string[], limits: SourceLimits = {}): Promise<string[]> {
+  const maxFiles = limits.maxSourceFiles ?? HOST_FILE_LIMITS.sourceFiles;
+  const maxEntries = maxFiles * HOST_FILE_LIMITS.entriesPerSourceFile;
+  const out: string[] = [];
+  let entries = 0;
+  const folders = [sourceDir];
+  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+    const listed: Dirent[] = await readdir(folder, { withFileTypes: true });
+    entries += listed.length;
+    if (entries > maxEntries) throw tooMany(sourceDir, maxFiles, `source files (it has over ${maxEntries} entries to look at)`);
+    for (const entry of listed) {
+      // A dotfile or a dot-directory is never a source (.git, .env, .ssh); a link is not followed.
+      if (entry.name.startsWith('.') || entry.isSymbolicLink()) continue;
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) folders.push(path);
+      else if (entry.isFile() && extensions.includes(extname(entry.name))) {
+        if (out.length >= maxFiles) throw tooMany(sourceDir, maxFiles, 'source files');
+        out.push(path);
+      }
+    }
+  }
+  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Reads files within one byte budget; see {@link createSourceReader}. */
+export interface SourceReader {
+  /** The text of `path`: a regular file, not through a link when `noFollow`, within what is left of the budget. */
+  read(path: string, what: string, noFollow: boolean): Promise<string>;
+}
+
+/**
+ * A reader of the files of one compile request, all of them within `maxBytes` (ERR_LIMIT naming
+ * `--max-message` past it: the request carries them all).
+ */
+export function createSourceReader(maxBytes: number): SourceReader {
+  let used = 0;
+  const over = (path: string, needed: number): MepError =>
+    new MepError(LocalErrorCode.Limit, `The sources of one compile (with its local dependencies) are over ${maxBytes} bytes, reading ${path}; the request carries them all. ${raiseAdvice('maxMessageBytes', maxBytes, needed)}`, {
+      data: { file: path, limit: 'maxMessageBytes', maxBytes, reason: 'too-large' },
+    });
+  return {
+    async read(path, what, noFollow) {
+      let bytes: Buffer;
+      try {
+        // Files are read concurrently: each within the whole budget, the sum checked as each arrives.
+        bytes = await readRegularFile(path, { what, maxBytes, noFollow, limit: 'maxMessageBytes' });
+      } catch (error) {
+        if (error instanceof MepError && error.code === LocalErrorCode.Limit) throw over(path, used + ((error.data as { size?: number }).size ?? maxBytes));
+        throw error;
+      }
+      used += bytes.length;
+      if (used > maxBytes) throw over(path, used);
+      return bytes.toString('utf8');
+    },
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The one JSON parser of the host: every text the host parses (its files, inputs, messages from
+ * extensions and clients) goes through {@link parseJson}. `JSON.parse` itself makes a key such as
+ * `__proto__` an own member, which is inert, but code that copies members by assignment turns it
+ * into a prototype, and a `constructor` member shadows what readers look up by that name. So a
+ * document whose keys are a fixed schema (the lock, the configuration, a manifest, morphir.json,
+ * the publish journal) is refused when it holds such a key anywhere, except where its keys are
+ * the user's data (extension ids, environment names, pinned claims), where they stay plain own
+ * members; messages and IR are data throughout. No I/O.
+ */
+
+/** Keys that reach or shadow the prototype machinery of an object. */
+export const HOSTILE_KEYS: readonly string[] = Object.freeze(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * How the keys of a document are read: `'data'` keeps every key as a plain own member (messages,
+ * IR); otherwise `dataAt` says at which object paths keys are data (default: nowhere), and a
+ * hostile key anywhere else is refused with {@link HostileKeyError}.
+ */
+export type JsonKeyPolicy = 'data' | { dataAt?: (path: readonly string[]) => boolean };
+
+/** A document with a hostile key where its keys are a fixed schema. */
+export class HostileKeyError extends SyntaxError {
+  override readonly name = 'HostileKeyError';
+  constructor(
+    /** The key found. */
+    readonly key: string,
+    /** The path of the object that holds it. */
+    readonly path: readonly string[],
+  ) {
+    super(`the key ${JSON.stringify(key)} at ${path.length === 0 ? 'the top level' : path.join('.')} is not allowed (it would reach or shadow a prototype)`);
+  }
+}
+
+// A hostile key is spelled out, or written with escapes of ASCII letters (`\u005f_proto__`).
+const MAY_HOLD = /__proto__|constructor|prototype|\\u00[0-7][0-9a-f]/i;
+
+/**
+ * Parses one JSON text (throws `SyntaxError` on bad JSON) under `policy` (default: fixed keys
+ * everywhere). A text that cannot hold a hostile key (most) is not walked.
+ *
+ * @example
+ * const lock = parseJson(text, { dataAt: (path) => path.length === 1 && path[0] === 'extensions' });
+ */
+export function parseJson(text: string, policy: JsonKeyPolicy = {}): unknown {
+  const value: unknown = JSON.parse(text);
+  if (policy === 'data' || !MAY_HOLD.test(text)) return value;
+  const found = findHostileKey(value, policy.dataAt ?? (() => false));
+  if (found) throw new HostileKeyError(found.key, found.path);
+  return value;
+}
+
+/** The first hostile key in `value` outside the data paths, walked without recursion. */
+function findHostileKey(value: unknown, dataAt: (path: readonly string[]) => boolean): { key: string; path: string[] } | undefined {
+  const stack: { value: unknown; path: string[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: at, path } = stack.pop() as { value: unknown; path: string[] };
+    if (typeof at !== 'object' || at === null) continue;
+    const isArray = Array.isArray(at);
+    const checked = !isArray && !dataAt(path);
+    for (const key of Object.keys(at)) {
+      if (checked && HOSTILE_KEYS.includes(key)) return { key, path };
+      const child = (at as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, isArray ? '*' : key] });
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,113 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync } from 'node:fs';
+import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
+import { rejectionCode } from '../../../fixtures/testing/error-codes.ts';
+import { LocalErrorCode } from '../protocol/errors.ts';
+import { readClaimSet } from '../session/read-claims.ts';
+import { findInstalled } from './discover.ts';
+import { installExtension } from './install.ts';
+import { openTransport } from './launch.ts';
+import type { LaunchSpec } from './launch.ts';
+import { registryPaths } from './paths.ts';
+import { verifyInstalled } from './prepare.ts';
+import { backend, configurableFixture, withProject, writePackage } from './test-support.ts';
+import type { TempProject } from './test-support.ts';
+
+const Pinned = suite('registry :: the bytes that run are the bytes that were hashed');
+
+/** The id the extension behind `spec` reports (it is started for that). */
+async function reportedId(spec: LaunchSpec): Promise<string> {
+  const transport = await openTransport(spec);
+  const { claims } = await readClaimSet({ transport, requestTimeoutMs: 10_000, shutdownTimeoutMs: 10_000 });
+  return claims.extension.id;
+}
+
+/** Installs the configurable fixture as `acme.pin` and returns its verified spec and package directory. */
+async function installed(t: TempProject, entry = 'bin/ext.mjs'): Promise<{ spec: LaunchSpec; dir: string; entryPath: string }> {
+  const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.pin', capabilities: backend('x'), entry });
+  const paths = registryPaths({ cwd: t.project });
+  await installExtension({ source: pkg, paths, probe: false });
+  const found = await findInstalled(paths, 'acme.pin');
+  assert.ok(found);
+  return { spec: await verifyInstalled(found), dir: found.dir, entryPath: found.artifact };
+}
+
+/** A script that reports the id `evil` and leaves a mark beside itself. */
+async function evilScript(path: string): Promise<void> {
+  const text = (await readFile(configurableFixture, 'utf8')).replace("const config = JSON.parse(process.argv[2] ?? '{}');", "const config = { ...JSON.parse(process.argv[2] ?? '{}'), id: 'evil' };\nimport('node:fs').then((fs) => fs.writeFileSync(process.argv[1] + '.ran', ''));");
+  await writeFile(path, text);
+  await chmod(path, 0o755);
+}
+
+Pinned('should run the verified script when the entry is renamed over after its hash was checked :: hostile', () =>
+  withProject(async (t) => {
+    const { spec, entryPath } = await installed(t);
+    await evilScript(`${entryPath}.new`);
+    await rename(`${entryPath}.new`, entryPath);
+    assert.is(await reportedId(spec), 'acme.pin');
+    assert.not.ok(existsSync(`${entryPath}.ran`));
+  }),
+);
+
+Pinned('should run the verified script when the entry is rewritten in place after its hash was checked :: hostile', () =>
+  withProject(async (t) => {
+    const { spec, entryPath } = await installed(t);
+    await evilScript(entryPath);
+    assert.is(await reportedId(spec), 'acme.pin');
+  }),
+);
+
+Pinned('should run the verified executable (no .js) when it is swapped after its hash was checked :: hostile', () =>
+  withProject(async (t) => {
+    const { spec, entryPath } = await installed(t, 'bin/ext');
+    await evilScript(`${entryPath}.new`);
+    await rename(`${entryPath}.new`, entryPath);
+    assert.is(await reportedId(spec), 'acme.pin');
+  }),
+);
+
+Pinned('should load a .js entry from its copy as Node.js would where it is installed (the nearest package.json type)', () =>
+  withProject(async (t) => {
+    await writeFile(join(t.project, 'package.json'), '{"type": "module"}');
+    const { spec, entryPath } = await installed(t, 'bin/ext.js');
+    assert.ok(spec.path !== entryPath, 'runs from the copy');
+    assert.is(await reportedId(spec), 'acme.pin', 'an ES module, as the project says');
+  }),
+);
+
+Pinned('should refuse the manifest that was read when the file is restored before the check :: hostile', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.pin', capabilities: backend('x') });
+    const paths = registryPaths({ cwd: t.project });
+    await installExtension({ source: pkg, paths, probe: false });
+    const manifestPath = join(t.project, '.mep/extensions/acme.pin/extension.json');
+    const good = await readFile(manifestPath, 'utf8');
+    await writeFile(manifestPath, good.replace('"args": [', '"args": ["--evil", '));
+    const found = await findInstalled(paths, 'acme.pin');
+    await writeFile(manifestPath, good);
+    assert.ok(found);
+    assert.is(await rejectionCode(verifyInstalled(found)), LocalErrorCode.Registry);
+  }),
+);
+
+Pinned('should compile only the verified bytes of a wasm module swapped after its check', () =>
+  withProject(async (t) => {
+    const pkg = join(t.root, 'wasm-pkg');
+    await writePackage(pkg, { id: 'acme.w', capabilities: backend('x') });
+    await writeFile(join(pkg, 'echo.wasm'), loadWatFixture('echo'));
+    await writeFile(join(pkg, 'extension.json'), JSON.stringify({ id: 'acme.w', name: 'W', version: '1.0.0', runtime: 'wasm', entry: 'echo.wasm' }));
+    const paths = registryPaths({ cwd: t.project });
+    await installExtension({ source: pkg, paths, probe: false });
+    const found = await findInstalled(paths, 'acme.w');
+    assert.ok(found);
+    const spec = await verifyInstalled(found);
+    await writeFile(`${found.artifact}.new`, loadWatFixture('trap'));
+    await rename(`${found.artifact}.new`, found.artifact);
+    assert.is(await rejectionCode(openTransport(spec)), LocalErrorCode.Registry);
+  }),
+);
+
+Pinned.run();
