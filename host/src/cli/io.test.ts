@@ -19,8 +19,8 @@ async function secretBackend(t: TempProject): Promise<void> {
   await writeFile(join(t.project, '.mep/config.json'), JSON.stringify({ secrets: { 'acme.crm': ['env("MEP_TEST_SECRET")'] } }));
 }
 
-async function withSecret(fn: () => Promise<void>): Promise<void> {
-  process.env.MEP_TEST_SECRET = SECRET;
+async function withSecret(fn: () => Promise<void>, value = SECRET): Promise<void> {
+  process.env.MEP_TEST_SECRET = value;
   try {
     await fn();
   } finally {
@@ -84,3 +84,54 @@ Redacted('should keep the secret out of the transcript of a run that put it in a
 );
 
 Redacted.run();
+
+const Lines = suite('cli :: a multi-line secret in every stream');
+
+const PEM = [
+  '-----BEGIN PRIVATE KEY-----',
+  'MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj',
+  'MzEfYyjiWA4R4/M2bS1GB4t7NXp98C3SC6dVMvDuictGeurT8jNbvJZHtCSuYEvu',
+  'NMoSfm76oqFvAp8Gy0iz5sxjZmSnXyCdPEovGhLa0VzMaQ8s+CLOyS56YyCFGeJZ',
+  '-----END PRIVATE KEY-----',
+].join('\n');
+
+/** Any 16 characters of the key in a row, on one line of `text`. */
+function leaked(text: string): string | undefined {
+  const flat = PEM.replace(/\n/g, '');
+  for (let i = 0; i + 16 <= flat.length; i++) if (text.includes(flat.slice(i, i + 16))) return flat.slice(i, i + 16);
+  return undefined;
+}
+
+Lines('should redact a PEM key the extension logs line by line, wrapped, in --json, --verbose and the transcript :: multi-line', () =>
+  withProject((t) =>
+    withSecret(async () => {
+      await secretBackend(t);
+      for (const flags of [[], ['--verbose'], ['--json', '--verbose']]) {
+        const io = captureIo(t.project);
+        const transcript = join(t.project, 'run.jsonl');
+        assert.is(await main([...generate(`out${flags.join('')}`, 'out/crm.json', '--option', 'wrapSecret=20', '--transcript', transcript), ...flags], io), 0, io.stderr.join('\n'));
+        const everything = [...io.stdout, ...io.stderr, await readFile(transcript, 'utf8')].join('\n');
+        const leak = leaked(everything);
+        assert.is(leak, undefined, `${flags.join(' ')}: ${everything.split('\n').filter((line) => leak !== undefined && line.includes(leak)).join(' // ')}`);
+        assert.ok(everything.includes(REDACTED));
+      }
+    }, PEM),
+  ),
+);
+
+Lines('should redact a PEM key in the crash report of an extension that wrote it to stderr and died :: crash', () =>
+  withProject((t) =>
+    withSecret(async () => {
+      await secretBackend(t);
+      for (const flags of [[], ['--verbose'], ['--json']]) {
+        const io = captureIo(t.project);
+        assert.is(await main([...generate('out', 'out/crm.json', '--option', 'crashAfterSecret=true'), ...flags], io), 3, flags.join(' '));
+        const everything = [...io.stdout, ...io.stderr].join('\n');
+        assert.ok(everything.includes('ERR_EXTENSION_CRASHED') || /exited|crash/i.test(everything), everything);
+        assert.is(leaked(everything), undefined, `${flags.join(' ')}: ${everything}`);
+      }
+    }, PEM),
+  ),
+);
+
+Lines.run();

@@ -2,16 +2,29 @@
  * Where the CLI writes, injectable so tests can capture output without a child process. Every
  * line goes through the run's redactor, so a secret value an extension resolved is replaced
  * wherever the CLI prints it (file lists, --json, errors, diagnostics, logs), whatever path
- * carried it there; files on disk keep their real names.
+ * carried it there; files on disk keep their real names. Then through terminal-text.ts, so
+ * nothing an extension shaped is obeyed by the terminal (escapes, controls, bidi) or starts a
+ * line that reads as `mep`'s own. Both happen here, in {@link createIo}, which the real streams
+ * and the test capture share, so no renderer can skip them.
  */
 import { createRedactor } from '../registry/redact.ts';
 import type { Redactor } from '../registry/redact.ts';
+import { jsonChunks } from '../framing/json-chunks.ts';
+import { safeText } from '../framing/safe-text.ts';
+import { HOST_BOUNDS } from '../protocol/limits.ts';
 import { createStreamWriter } from './stream-writer.ts';
+import { clipLines, clipText, terminalLines } from './terminal-text.ts';
 
 /** Output channels of one CLI run. */
 export interface Io {
   /** A line of the command's result (stdout). */
   out(line: string): void;
+  /**
+   * A JSON value as the command's result (stdout, `--json`), redacted, indented and written in
+   * chunks as fast as stdout is read (framing/json-chunks.ts): never built as one string, so no
+   * size or shape of what an extension returned can fail it or make it hold more than a chunk.
+   */
+  json(value: unknown): Promise<void>;
   /** A line for people: errors, warnings, notes (stderr). */
   err(line: string): void;
   /**
@@ -23,7 +36,13 @@ export interface Io {
   logBusy(): boolean;
   /** Calls `listener` once waiting log lines are written (at once when none wait). */
   onLogDrain(listener: () => void): void;
-  /** Bytes to stdout as they are (`mep call --raw`). */
+  /**
+   * The one status line of a terminal (progress): drawn over the last one, cut to
+   * `HOST_BOUNDS.maxStatusChars` (a longer one would wrap, and could not be redrawn); `done` ends
+   * it. Dropped, like a log line, while stderr lags.
+   */
+  status(text: string, done: boolean): void;
+  /** Bytes to stdout as they are (`mep call --raw`); escaped like text when stdout is a terminal. */
   outBytes(bytes: Uint8Array): void;
   /** All of stdin (`mep call --raw` without --input). */
   readStdin(): Promise<Uint8Array>;
@@ -37,49 +56,86 @@ export interface Io {
   readonly redactor: Redactor;
 }
 
+/** Where {@link createIo} writes lines that are already redacted and made safe. */
+interface Channels {
+  out(text: string): void;
+  /** The chunks of one JSON text of the result, written as the reader takes them, then a line end. */
+  outJson(chunks: Iterable<string>): Promise<void>;
+  err(text: string): void;
+  log(text: string): void;
+  status(text: string, done: boolean): void;
+  outBytes(bytes: Uint8Array): void;
+}
+
+/** An Io over `channels`: every line redacted, then made safe for a terminal (terminal-text.ts). */
+function createIo(channels: Channels, rest: Omit<Io, 'out' | 'json' | 'err' | 'log' | 'status' | 'outBytes' | 'redactor'>): Io {
+  const redactor = createRedactor();
+  const safe = (line: string): string => clipLines(terminalLines(redactor.scrub(line)), HOST_BOUNDS.maxLineChars);
+  return {
+    out: (line) => channels.out(safe(line)),
+    async json(value) {
+      await channels.outJson(jsonChunks(redactor.scrubValue(value), { indent: 2 }));
+    },
+    err: (line) => channels.err(safe(line)),
+    log: (line) => channels.log(safe(line)),
+    status: (text, done) => channels.status(clipText(safe(text).replace(/\n\s*/g, ' '), HOST_BOUNDS.maxStatusChars), done),
+    outBytes: (bytes) => channels.outBytes(bytes),
+    ...rest,
+    redactor,
+  };
+}
+
+const utf8 = new TextDecoder();
+
 /**
  * The real process streams, written through bounded writers that never throw (stream-writer.ts):
  * a reader that leaves (EPIPE) or falls behind cannot crash `mep` or fill its memory.
  */
 export function processIo(): Io {
-  const redactor = createRedactor();
   const stdout = createStreamWriter(process.stdout);
   const stderr = createStreamWriter(process.stderr);
-  return {
-    out: (line) => stdout.line(redactor.scrub(line)),
-    err: (line) => stderr.line(redactor.scrub(line)),
-    log: (line) => stderr.log(redactor.scrub(line)),
-    logBusy: stderr.busy,
-    onLogDrain: stderr.onDrain,
-    // Raw bytes of `mep call --raw`: no session, so no secret was ever resolved into them.
-    outBytes: (bytes) => stdout.bytes(bytes),
-    async readStdin() {
-      const chunks: Buffer[] = [];
-      for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-      return new Uint8Array(Buffer.concat(chunks));
+  return createIo(
+    {
+      out: stdout.line,
+      async outJson(chunks) {
+        for (const chunk of chunks) {
+          stdout.text(chunk);
+          if (stdout.busy()) await new Promise<void>((resolve) => stdout.onDrain(resolve));
+        }
+        stdout.text('\n');
+      },
+      err: stderr.line,
+      log: stderr.log,
+      // \r and "erase line" are mep's own, around text made safe: the status line is redrawn in place.
+      status: (text, done) => stderr.log(`\r\x1b[2K${text}`, done ? '\n' : ''),
+      // Raw bytes of `mep call --raw`: as they are into a pipe or file; on a terminal, shown and
+      // not obeyed, like every other line (no session: no secret was ever resolved into them).
+      outBytes: (bytes) => (process.stdout.isTTY ? stdout.bytes(Buffer.from(safeText(utf8.decode(bytes)))) : stdout.bytes(bytes)),
     },
-    isTty: Boolean(process.stderr.isTTY),
-    verbose: false,
-    cwd: process.cwd(),
-    redactor,
-  };
+    {
+      logBusy: stderr.busy,
+      onLogDrain: stderr.onDrain,
+      async readStdin() {
+        const chunks: Buffer[] = [];
+        for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+        return new Uint8Array(Buffer.concat(chunks));
+      },
+      isTty: Boolean(process.stderr.isTTY),
+      verbose: false,
+      cwd: process.cwd(),
+    },
+  );
 }
 
-/** An Io that records lines (and raw bytes) and reads `stdin` as its standard input, for tests. */
-export function captureIo(cwd = process.cwd(), stdin: Uint8Array = new Uint8Array(0)): Io & { stdout: string[]; stderr: string[]; bytes: Uint8Array[] } {
+/** An Io that records lines (and raw bytes) and reads `stdin` as its standard input, for tests; `isTty` draws progress. */
+export function captureIo(cwd = process.cwd(), stdin: Uint8Array = new Uint8Array(0), options: { isTty?: boolean } = {}): Io & { stdout: string[]; stderr: string[]; shown: string[]; bytes: Uint8Array[] } {
   const stdout: string[] = [];
   const stderr: string[] = [];
+  const shown: string[] = [];
   const bytes: Uint8Array[] = [];
-  const redactor = createRedactor();
-  return {
-    stdout, stderr, bytes, redactor,
-    out: (l) => stdout.push(redactor.scrub(l)),
-    err: (l) => stderr.push(redactor.scrub(l)),
-    log: (l) => stderr.push(redactor.scrub(l)),
-    logBusy: () => false,
-    onLogDrain: (listener) => listener(),
-    outBytes: (b) => bytes.push(b),
-    readStdin: async () => stdin,
-    isTty: false, verbose: false, cwd,
-  };
+  const io = createIo(
+    { out: (l) => stdout.push(l), outJson: async (chunks) => void stdout.push([...chunks].join('')), err: (l) => stderr.push(l), log: (l) => stderr.push(l), status: (l) => shown.push(l), outBytes: (b) => bytes.push(b) },
+    { logBusy: () => false, onLogDrain: (listener) => listener(), readStdin: async () => stdin, isTty: options.isTty ?? false, verbose: false, cwd },
+  );
+  return Object.assign(io, { stdout, stderr, shown, bytes });
 }

@@ -26,7 +26,7 @@ Exit codes: 0 ok · 1 diagnostics with errors or failed checks · 2 usage · 3 e
 export async function main(argv: string[], io: Io = processIo()): Promise<number> {
   const [name, ...rest] = argv;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.out(HELP);
+    printLines(io, HELP);
     return name === undefined ? ExitCode.Usage : ExitCode.Ok;
   }
   if (name === '--version' || name === '-v') {
@@ -41,7 +41,7 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   try {
     const command = await entry.load();
     if (rest.includes('--help') || rest.includes('-h')) {
-      io.out(command.help);
+      printLines(io, command.help);
       return ExitCode.Ok;
     }
     return await command.run(rest, io);
@@ -50,13 +50,22 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
 }
 
+/** `mep`'s own text of several lines, one write each (io indents a line break inside one write). */
+function printLines(io: Io, text: string, to: 'out' | 'err' = 'out'): void {
+  for (const line of text.split('\n')) io[to](line);
+}
+
 function reportError(command: string, error: unknown, io: Io): number {
   if (error instanceof UsageError) {
     io.err(`mep ${command}: ${error.message}`);
     return ExitCode.Usage;
   }
   if (isMepError(error)) {
-    io.err(`mep ${command}: ${error.message}`);
+    // A build's diagnostics are the author's own code (mep build): one line each, at column 0,
+    // where editors read `file:line:col`. Any other message may carry an extension's text, whose
+    // line breaks io indents.
+    if (error.code === LocalErrorCode.Build) printLines(io, `mep ${command}: ${error.message}`, 'err');
+    else io.err(`mep ${command}: ${error.message}`);
     for (const line of errorDetailLines(error.data, io.verbose)) io.err(line);
     return error.code === LocalErrorCode.Usage ? ExitCode.Usage : error.code === LocalErrorCode.Build ? ExitCode.Diagnostics : ExitCode.ExtensionFailure;
   }

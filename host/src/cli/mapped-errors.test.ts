@@ -4,12 +4,13 @@
 // of its own files.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildGuest } from '../../../build/guest/index.ts';
 import { buildBothRuntimes } from '../../../build/guest/testing/build-both.ts';
 import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
+import { HOST_BOUNDS } from '../protocol/limits.ts';
 import { openTransport, specFromPath } from '../registry/launch.ts';
 import { ServeMethod } from '../serve/methods.ts';
 import { connectServed } from '../serve/testing/connect.ts';
@@ -133,6 +134,28 @@ for (const runtime of ['wasm', 'process'] as const) {
     at(data.origin, 'src/extension.ts', 13, runtime);
   });
 }
+
+Mapped('should report a throw unmapped, with a note, when the map is larger than the host decodes :: hostile', async () => {
+  // A map of more than maxSourceMapBytes: as the first mep.sourcemap section of the module, and
+  // as the .map beside a process script. Decoded whole, 4 MB of such a map cost the host 941 MB.
+  const hostile = `{"version":3,"file":"guest.js","sources":["a.ts"],"mappings":"${';'.repeat(HOST_BOUNDS.maxSourceMapBytes)}"}`;
+  const name = new TextEncoder().encode('mep.sourcemap');
+  const payload = new TextEncoder().encode(hostile);
+  const leb = (n: number): number[] => (n < 128 ? [n] : [(n & 0x7f) | 0x80, ...leb(Math.floor(n / 128))]);
+  const header = [0x00, ...leb(1 + name.length + payload.length), name.length, ...name];
+  const wasm = readFileSync(built.wasm);
+  const bigWasm = join(root, 'dist', 'big-map.wasm');
+  writeFileSync(bigWasm, Buffer.concat([wasm.subarray(0, 8), Buffer.from(header), payload, wasm.subarray(8)]));
+  const bigScript = join(root, 'dist', 'big-map.mjs');
+  copyFileSync(built.process, bigScript);
+  writeFileSync(`${bigScript}.map`, hostile);
+  for (const artifact of [bigWasm, bigScript]) {
+    const data = await failure(artifact, 'sync');
+    assert.match(String(data.sourceMap), /maxSourceMapBytes/, artifact);
+    assert.is(data.origin, undefined);
+    assert.match(String(data.stack), /boom|guest\.js|big-map/);
+  }
+});
 
 Mapped('should print the first frame in the author code by default and the whole stack with --verbose and --json :: mep generate', async () => {
   writeFileSync(join(root, 'ir.json'), JSON.stringify(ir));

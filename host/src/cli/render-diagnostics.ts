@@ -70,10 +70,13 @@ export function renderDiagnostic(d: Diagnostic, cache: LineCache = new Map(), op
   const text = path || options.sources?.has(location.uri) ? sourceLine(location.uri, path, start.line, cache, options.sources) : undefined;
   if (text !== undefined) {
     const gutter = String(start.line + 1);
-    const width = end.line === start.line ? Math.max(1, end.character - start.character) : Math.max(1, text.length - start.character);
+    // The caret stays within the line shown: a range the extension put far past it (2^50) would
+    // otherwise make a string longer than any the host can build.
+    const from = Math.min(start.character, text.length);
+    const to = end.line === start.line ? Math.min(end.character, text.length) : text.length;
     lines.push(`${' '.repeat(gutter.length)} |`);
     lines.push(`${gutter} | ${text}`);
-    lines.push(`${' '.repeat(gutter.length)} | ${' '.repeat(start.character)}${'^'.repeat(width)}`);
+    lines.push(`${' '.repeat(gutter.length)} | ${' '.repeat(from)}${'^'.repeat(Math.max(1, to - from))}`);
   }
   return lines;
 }

@@ -4,7 +4,20 @@
  * with `--verbose` the whole mapped stack and the rest of the error's data. `--json` prints the
  * data itself (operation.ts), so nothing here is the only place a detail appears.
  */
+import { jsonChunks } from '../framing/json-chunks.ts';
+import { HOST_BOUNDS } from '../protocol/limits.ts';
 import { formatPosition, type StackFrame } from '../transport/source-map/stack.ts';
+
+
+/** `value` as indented JSON, cut after about `HOST_BOUNDS.maxShownDetailChars` with a note saying so (`--json` prints all). */
+function shownJson(value: unknown): string {
+  let text = '';
+  for (const chunk of jsonChunks(value, { indent: 2, chunkChars: 16 * 1024 })) {
+    if (text.length >= HOST_BOUNDS.maxShownDetailChars) return `${text}\n… (cut at ${text.length} characters: --json prints the whole error)`;
+    text += chunk;
+  }
+  return text;
+}
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
@@ -27,7 +40,7 @@ const SHOWN_APART = new Set(['stack', 'frames', 'origin', 'guestStack', 'guestSt
 export function errorDetailLines(data: unknown, verbose: boolean): string[] {
   const lines: string[] = [];
   if (!isRecord(data)) {
-    if (verbose && data !== undefined) lines.push(JSON.stringify(data, null, 2));
+    if (verbose && data !== undefined) lines.push(shownJson(data));
     return lines;
   }
   // A crashed process's exception line (mapped-errors.ts): its log lines are in the message.
@@ -37,6 +50,6 @@ export function errorDetailLines(data: unknown, verbose: boolean): string[] {
   if (typeof data.stack === 'string') lines.push(...data.stack.replace(/\n+$/, '').split('\n'));
   else if (isFrame(data.origin)) lines.push(`  ${frameText(data.origin)}`);
   const rest = Object.fromEntries(Object.entries(data).filter(([key]) => !SHOWN_APART.has(key)));
-  if (Object.keys(rest).length > 0) lines.push(JSON.stringify(rest, null, 2));
+  if (Object.keys(rest).length > 0) lines.push(shownJson(rest));
   return lines;
 }

@@ -40,10 +40,15 @@ export interface StreamWriterOptions {
 export interface StreamWriter {
   /** Writes a line of the command's own (never dropped). */
   line(text: string): void;
+  /** Writes text of the command's own as it is, without a line end (never dropped). */
+  text(chunk: string): void;
   /** Writes bytes of the command's own as they are (never dropped). */
   bytes(chunk: Uint8Array): void;
-  /** Writes a line of an extension's log, or drops it while the reader is too far behind. */
-  log(text: string): void;
+  /**
+   * Writes a line of an extension's log (ended by `end`, a line feed unless told: a status line
+   * is redrawn in place), or drops it while the reader is too far behind.
+   */
+  log(text: string, end?: string): void;
   /** True while more than the high-water mark waits. */
   busy(): boolean;
   /** Calls `listener` once the stream drains (at once when it is not busy, or failed). */
@@ -105,17 +110,18 @@ export function createStreamWriter(stream: WritableLike, options: StreamWriterOp
 
   return {
     line: (text) => write(`${text}\n`),
+    text: (chunk) => write(chunk),
     bytes: (chunk) => write(chunk),
-    log(text) {
+    log(text, end = '\n') {
       if (failed) return;
       if (stream.writableLength > cap) {
-        const bytes = Buffer.byteLength(text) + 1;
+        const bytes = Buffer.byteLength(text) + end.length;
         dropped += bytes;
         unreported += bytes;
         armDrain();
         return;
       }
-      write(`${text}\n`);
+      write(`${text}${end}`);
     },
     busy: () => !failed && stream.writableLength > highWater,
     onDrain(listener) {

@@ -83,9 +83,8 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
     }
   };
   process.on('SIGINT', onSigint);
-  const stopProgress = io.isTty
-    ? session.onProgress((p) => process.stderr.write(`\r\x1b[2K${redactor.scrub(progressLine(p))}${p.kind === 'end' ? '\n' : ''}`))
-    : () => undefined;
+  // Through io like every line: redacted, made safe, one short line, dropped while stderr lags.
+  const stopProgress = io.isTty ? session.onProgress((p) => io.status(redactor.scrub(progressLine(p)), p.kind === 'end')) : () => undefined;
   const stopStages = io.verbose ? session.onProgress(stages.progress) : () => undefined;
   try {
     const init = await session.start();

@@ -6,6 +6,7 @@ import { ErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { InitializeResult, Method, decodeResult } from '../protocol/index.ts';
 import type { Capabilities } from '../protocol/index.ts';
 import type { Peer } from '../rpc/index.ts';
+import { setLongTimeout } from '../transport/long-timer.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import fixtures from '../../../fixtures/mep/conformance.json' with { type: 'json' };
 
@@ -104,9 +105,9 @@ export function createCaseContext(transport: Transport, peer: Peer, capabilities
       const ready = orphans.shift();
       if (ready) return Promise.resolve(ready);
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new ConformanceFailure(`no response within ${timeoutMs} ms`)), timeoutMs);
+        const cancelTimer = setLongTimeout(() => reject(new ConformanceFailure(`no response within ${timeoutMs} ms`)), timeoutMs);
         orphanWaiters.push((m) => {
-          clearTimeout(timer);
+          cancelTimer();
           resolve(m);
         });
       });

@@ -8,6 +8,7 @@ import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { InitializeResult, Method, decodeResult } from '../protocol/index.ts';
 import type { Capabilities } from '../protocol/index.ts';
 import { createPeer } from '../rpc/index.ts';
+import { setLongTimeout, type CancelTimer } from '../transport/long-timer.ts';
 import type { Transport } from '../transport/types.ts';
 import type { ConformanceCase } from './case.ts';
 import { conformanceFixtures, createCaseContext } from './context.ts';
@@ -97,13 +98,13 @@ export async function runConformance(options: ConformanceOptions): Promise<CaseR
 
 async function runOne(c: ConformanceCase, open: () => Promise<Transport>, capabilities: Capabilities | undefined, requestTimeoutMs: number, caseTimeoutMs: number): Promise<CaseResult> {
   let transport: Transport | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: CancelTimer | undefined;
   try {
     transport = await open();
     const peer = createPeer(transport);
     const ctx = createCaseContext(transport, peer, capabilities, requestTimeoutMs);
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the case did not finish within ${caseTimeoutMs} ms`)), caseTimeoutMs);
+      cancelTimer = setLongTimeout(() => reject(new Error(`the case did not finish within ${caseTimeoutMs} ms`)), caseTimeoutMs);
     });
     // A transport that dies mid-case (framing error, crash) fails the case with its reason.
     const died = ctx.closed.then((error) => {
@@ -115,7 +116,7 @@ async function runOne(c: ConformanceCase, open: () => Promise<Transport>, capabi
   } catch (error) {
     return { name: c.name, category: c.category, status: 'failed', reason: reasonOf(error), durationMs: 0 };
   } finally {
-    clearTimeout(timer);
+    cancelTimer?.();
     await transport?.close();
   }
 }

@@ -6,7 +6,7 @@
  */
 import { resolve } from 'node:path';
 import type { CompileResult } from '../protocol/index.ts';
-import { writeFileAtomic } from '../registry/atomic-write.ts';
+import { writeJsonAtomic } from '../registry/atomic-write.ts';
 import type { CallOptions, Session } from '../session/session.ts';
 import { readMorphirProject, type MorphirProject, type ReadProjectOptions } from './morphir-project.ts';
 
@@ -40,6 +40,6 @@ export async function compileProject(session: Session, dir: string | MorphirProj
   const result = await session.compile(params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(id === undefined ? {} : { id }) });
   const target = options.output === false ? null : resolve(project.dir, options.output ?? project.defaultOutput);
   if (target === null || !result.success || result.ir === undefined || result.ir === null) return { project, result, output: null };
-  await writeFileAtomic(target, `${JSON.stringify(result.ir, null, 2)}\n`);
+  await writeJsonAtomic(target, result.ir);
   return { project, result, output: target };
 }

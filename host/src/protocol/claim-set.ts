@@ -11,6 +11,7 @@ import { CAPABILITY_KINDS, Capabilities, CapabilityKind, capabilityKindsOf } fro
 import { LocalErrorCode, MepError } from './errors.ts';
 import { toDecodeIssues } from './decode.ts';
 import { ExtensionIdentity, type InitializeResult } from './initialize.ts';
+import { checkMetadataBounds } from './metadata-bounds.ts';
 import { CLAIMS_VERSION, STATEMENT_VERSION_DRAFT_1 } from './methods.ts';
 
 /** Params of morphir.extension.describe: the protocol versions the caller understands. */
@@ -84,13 +85,17 @@ function toDraft2(doc: Record<string, unknown>): Record<string, unknown> {
  * Reads a claim set document (draft.2, or draft.1 converted to draft.2) and applies the reader
  * rules. Throws MepError(ERR_CLAIMS_MISMATCH) naming the unsupported version, the unknown kind
  * (`data.kind`), the not-understood critical path (`data.path`) or the malformed members
- * (`data.issues`).
+ * (`data.issues`); ERR_LIMIT for a document longer, deeper or wider than the host stores
+ * (metadata-bounds.ts).
  *
  * @example
  * const claims = parseClaimSet(describeResponse.result);
  */
 export function parseClaimSet(doc: unknown): ClaimSet {
   if (!isRecord(doc)) refuse('Claim set is not a JSON object.', {});
+  // Bounded before anything else reads it: a claim set is pinned in the lock that every command reads.
+  const named = isRecord(doc.extension) && typeof doc.extension.id === 'string' ? doc.extension.id.slice(0, 128) : 'unknown';
+  checkMetadataBounds(doc, 'The claim set', named);
   const draft2 = toDraft2(doc);
   const extension = draft2.extension;
   const types = isRecord(extension) && Array.isArray(extension.types) ? extension.types : [];

@@ -155,7 +155,7 @@ export const HOST_FILE_LIMITS = Object.freeze({
   /** A file of a package hashed or copied: an artifact, a `files` member (the largest wasm module). */
   artifactBytes: MAX_MODULE_BYTES_CEILING,
   /** A local source file read to show a diagnostic's line (one the extension names): a larger one is shown without its line. */
-  shownSourceBytes: 16 * 1024 * 1024,
+  shownSourceBytes: 1024 * 1024,
   /** A package's `SHA256SUMS`. */
   sumsBytes: 16 * 1024 * 1024,
   /** An input file (`--input`, `--ir`, `@params.json`, a local dependency's IR, a source file): the largest message. */
@@ -165,3 +165,44 @@ export const HOST_FILE_LIMITS = Object.freeze({
   /** Directory entries looked at per source file allowed, while finding them under `sourceDirectory`. */
   entriesPerSourceFile: 10,
 });
+
+/**
+ * Bounds the host fixes on what an untrusted party (an extension, a package, a served client)
+ * makes it decode, store or print. None is set per extension: no real extension comes near them,
+ * and what is pinned or printed must not depend on a flag. Each is enforced where the resource is
+ * taken and reported as ERR_LIMIT with its name in `data.limit`.
+ */
+export const HOST_BOUNDS = Object.freeze({
+  /** What an extension says about itself (claim set, initialize result, info, capabilities): its JSON size, in characters. */
+  maxMetadataChars: 64 * 1024,
+  /** … its nesting, in levels (the root is level 1). */
+  maxMetadataDepth: 16,
+  /** … the members of one array or object. */
+  maxMetadataItems: 1024,
+  /** … the length of one string or key. */
+  maxMetadataStringLength: 4096,
+  /** A guest's source map (`mep.sourcemap` section, or a process entry's `.map`): bytes decoded at most. */
+  maxSourceMapBytes: 8 * 1024 * 1024,
+  /** Time a session may spend reading its source map and mapping stacks through it, in ms in all; past it, errors are reported unmapped, with a note. */
+  sourceMapMs: 2_000,
+  /** Frames of one stack mapped at most; the rest are kept as they are. */
+  maxMappedFrames: 64,
+  /** Combining marks shown on one character (UAX #15's stream-safe limit); more are escaped. */
+  maxCombiningMarks: 30,
+  /** One line `mep` prints on stdout or stderr, in characters; a longer one is cut with a note (`--json` keeps all). */
+  maxLineChars: 64 * 1024,
+  /** The progress line on a terminal, in characters. */
+  maxStatusChars: 160,
+  /** Error data `--verbose` shows on stderr, in characters (`--json` prints all of it). */
+  maxShownDetailChars: 256 * 1024,
+  /**
+   * Levels of indented JSON output (`--json`, IR files); deeper values are written compact, so
+   * indentation makes output at most about 33 times the compact JSON, whatever its shape.
+   */
+  maxIndentedLevels: 32,
+  /** JSON output is written in chunks of about this many characters, never as one string. */
+  jsonChunkChars: 64 * 1024,
+});
+
+/** The name of one host bound. */
+export type HostBound = keyof typeof HOST_BOUNDS;

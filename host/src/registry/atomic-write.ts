@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { jsonLineChunks } from '../framing/json-chunks.ts';
 
 /**
  * Removes the temporary files of earlier writes to `path` by processes that are gone (killed
@@ -38,6 +39,18 @@ async function removeStaleTemps(path: string): Promise<void> {
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   await replaceAtomically(path, (temp) => writeFile(temp, data));
+}
+
+/**
+ * Writes `value` as indented JSON to `path` atomically, streamed in chunks
+ * (framing/json-chunks.ts): no size or shape of the value (an IR an extension returned) makes it
+ * one string, so nothing can fail it after it started but the disk.
+ *
+ * @example
+ * await writeJsonAtomic('morphir-ir.json', result.ir);
+ */
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  await replaceAtomically(path, (temp) => writeFile(temp, jsonLineChunks(value, { indent: 2 })));
 }
 
 /**

@@ -1,6 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { addressSpaceTool, memoryLimitUnenforced, nodeMemoryFlags, processCommandOf, processMessageLimitOf, requestTimeoutOf, wasmLimitsOf, withLimits } from './launch-limits.ts';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
+import { createSession } from '../session/session.ts';
+import { openTransport, specFromPath } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
 
 const spec = (over: Partial<LaunchSpec> = {}): LaunchSpec => ({ name: 'x', runtime: 'wasm', path: '/x.wasm', ...over });
@@ -60,3 +66,28 @@ Limits('should cap a native executable\'s address space with prlimit when a limi
 });
 
 Limits.run();
+
+const Long = suite('launch limits :: the longest deadline');
+
+Long('should keep a wasm call with the longest --call-timeout running instead of failing it at once :: numbers', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-long-deadline-'));
+  const path = join(dir, 'loop.wasm');
+  await writeFile(path, loadWatFixture('loop'));
+  // The session waits 2 s past the sandbox's deadline: 2,147,483,000 + 2,000 ms overflowed
+  // Node's timer, which then fired after 1 ms.
+  const longest = withLimits(specFromPath(path), { callTimeoutMs: 2_147_483_000 });
+  const session = createSession({ transport: await openTransport(longest), requestTimeoutMs: requestTimeoutOf(longest) });
+  try {
+    const describe = session.describe().then(
+      () => 'answered',
+      (error: { code?: unknown }) => String(error.code),
+    );
+    const early = await Promise.race([describe, new Promise((resolve) => setTimeout(() => resolve('still running'), 1_500))]);
+    assert.is(early, 'still running');
+  } finally {
+    await session.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Long.run();

@@ -4,14 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { readRegularFile, readRegularFileSync } from '../files/regular-file.ts';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import type { ExtensionLimits } from '../protocol/limits.ts';
+import { HOST_BOUNDS, HOST_FILE_LIMITS, type ExtensionLimits } from '../protocol/limits.ts';
 import { createProcessTransport } from '../transport/process.ts';
 import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
-import { parseSourceMap } from '../transport/source-map/source-map.ts';
+import { parseSourceMap, SourceMapLimitError } from '../transport/source-map/source-map.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { checkModuleSize, compileExtensionModule, createStartDeadline, type WasmExportCaller } from '../transport/wasm/index.ts';
 import { resolveWasmLimits, type WasmLimits } from '../transport/wasm/limits.ts';
@@ -187,7 +186,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
   // when an error has frames of this script to map.
   const name = basename(spec.path);
   return withSourceMappedErrors(transport, {
-    loadMap: () => parseSourceMap(readRegularFileSync(`${spec.origin ?? spec.path}.map`, { what: 'the source map', maxBytes: HOST_FILE_LIMITS.inputBytes }).toString('utf8')),
+    loadMap: () => parseSourceMap(readMapFile(`${spec.origin ?? spec.path}.map`)),
     isBundle: (file) => basename(decodeURI(file.replace(/^file:\/\//, ''))) === name,
   });
 }
@@ -204,4 +203,20 @@ export async function openExportCall(spec: LaunchSpec, entry: string, log?: LogS
   const limits = wasmLimitsOf(spec);
   const module = await wasmModule(spec, limits);
   return openNodeWasmExport({ name: spec.name, module, entry, limits, grants: spec.wasm?.grants, isolation: spec.wasm?.isolation, log });
+}
+
+/**
+ * A process entry's `.map` beside it: a regular file read only when it is not larger than the
+ * host decodes (a larger one leaves errors unmapped, with a note saying why).
+ */
+function readMapFile(path: string): string {
+  const bound = HOST_BOUNDS.maxSourceMapBytes;
+  try {
+    return readRegularFileSync(path, { what: 'the source map', maxBytes: bound }).toString('utf8');
+  } catch (error) {
+    if (error instanceof MepError && (error.data as { reason?: unknown }).reason === 'too-large') {
+      throw new SourceMapLimitError(`${path} is more than the ${bound} bytes the host decodes (maxSourceMapBytes)`, 'maxSourceMapBytes');
+    }
+    throw error;
+  }
 }

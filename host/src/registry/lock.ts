@@ -45,7 +45,10 @@ export const LockFile = z.looseObject({
 /** The lock document. */
 export type LockFile = z.infer<typeof LockFile>;
 
-/** Reads a lock; a missing file is an empty lock. Throws MepError(ERR_REGISTRY) naming the file when it is malformed. */
+/**
+ * Reads a lock; a missing file is an empty lock. Throws MepError(ERR_REGISTRY) naming the file when it is
+ * malformed, ERR_LIMIT when it is larger than the host reads (`HOST_FILE_LIMITS.lockBytes`).
+ */
 export async function readLock(path: string): Promise<LockFile> {
   const file = { what: 'the lock', code: LocalErrorCode.Registry, maxBytes: HOST_FILE_LIMITS.lockBytes, noFollow: true } as const;
   let text: string;

@@ -1,9 +1,12 @@
 /**
  * Keeps resolved secret values out of everything a user or a file sees: logs, diagnostics,
  * errors and transcripts (MEP 0.1, Security and permissions). Values are registered when they
- * are resolved and replaced wherever they occur in text.
+ * are resolved and replaced wherever they occur in text, also across line breaks: each line of a
+ * multi-line value, the value broken across lines, and its parts at the ends of lines that a
+ * stream cut apart (secret-pieces.ts).
  */
 import { JsonText } from '../protocol/json-text.ts';
+import { hasBreak, scrubLineEdges, secretPieces, type SecretPieces } from './secret-pieces.ts';
 
 /** The replacement written where a secret value was. */
 export const REDACTED = '[redacted secret]';
@@ -38,13 +41,19 @@ export interface Redactor {
  * io.err(redactor.scrub(line));
  */
 export function createRedactor(): Redactor {
-  const values = new Set<string>();
+  const values = new Map<string, SecretPieces>();
   // Longest first, so a value containing another is replaced whole; kept sorted as values arrive.
   let ordered: string[] = [];
+  let broken: RegExp[] = [];
+  let canonical: SecretPieces['canonical'] = [];
   function scrub(text: string): string {
+    if (values.size === 0) return text;
     let out = text;
     for (const value of ordered) if (out.includes(value)) out = out.split(value).join(REDACTED);
-    return out;
+    if (broken.length > 0 && hasBreak(out)) for (const pattern of broken) out = out.replace(pattern, REDACTED);
+    // Every text is also a line of some stream: a part of a value at one of its ends may be the
+    // rest of a value whose other part ended the line before.
+    return scrubLineEdges(out, canonical, REDACTED);
   }
   // Plain loops, one stack frame per level: a message may nest as deep as the host reads
   // (protocol/json-depth.ts), and map/fromEntries took four frames a level.
@@ -64,13 +73,14 @@ export function createRedactor(): Redactor {
   }
   return {
     add(value) {
-      if (value === '') return;
-      values.add(value);
-      // The value as it appears inside a JSON string (quotes, backslashes and control
-      // characters escaped), so a line of JSON output is scrubbed as well as plain text.
-      const escaped = JSON.stringify(value).slice(1, -1);
-      if (escaped !== value) values.add(escaped);
-      ordered = [...values].sort((a, b) => b.length - a.length);
+      if (value === '' || values.has(value)) return;
+      // The value and its lines, each also as it appears inside a JSON string (quotes,
+      // backslashes and control characters escaped), so a line of JSON output is scrubbed as well.
+      values.set(value, secretPieces(value));
+      const all = [...values.values()];
+      ordered = [...new Set(all.flatMap((p) => p.exact))].sort((a, b) => b.length - a.length);
+      broken = all.flatMap((p) => (p.broken ? [p.broken] : []));
+      canonical = all.flatMap((p) => p.canonical);
     },
     scrub,
     scrubValue: scrubValue as <T>(value: T) => T,

@@ -10,6 +10,7 @@
  */
 import { raiseAdvice } from '../protocol/limits.ts';
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { setLongTimeout, type CancelTimer } from '../transport/long-timer.ts';
 import type { JsonRpcErrorObject, JsonRpcId } from './message.ts';
 
 /** What happened to an incoming response. */
@@ -89,7 +90,7 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
       }
       const requestId = id;
       return new Promise<unknown>((resolve, reject) => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
+        let cancelTimer: CancelTimer | undefined;
         const onAbort = () =>
           abandon(requestId, new MepError(ErrorCode.RequestCancelled, `${method} to ${name} was cancelled.`, { data: { id: requestId }, cause: signal?.reason }));
         const entry: Entry = {
@@ -97,7 +98,7 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
           resolve,
           reject,
           cleanup() {
-            if (timer !== undefined) clearTimeout(timer);
+            cancelTimer?.();
             signal?.removeEventListener('abort', onAbort);
           },
         };
@@ -112,7 +113,7 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
         // A synchronous transport may have answered inside send().
         if (pending.get(requestId) !== entry) return;
         if (timeoutMs > 0 && Number.isFinite(timeoutMs)) {
-          timer = setTimeout(() => {
+          cancelTimer = setLongTimeout(() => {
             abandon(
               requestId,
               new MepError(

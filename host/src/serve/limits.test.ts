@@ -80,6 +80,28 @@ Sessions('should refuse a session past the server-wide limit with its own typed 
   }
 });
 
+Sessions('should refuse a deadline longer than a timer holds, naming the maximum, and keep one at the maximum running :: numbers', async () => {
+  const { client, end } = serve({});
+  try {
+    const a = client();
+    const long = await a.request(1, ServeMethod.Open, { extension: wellBehaved, runtime: { requestTimeoutMs: 3_000_000_000 } });
+    assert.is((long.error as { code: number }).code, ErrorCode.InvalidParams);
+    assert.match(JSON.stringify(long.error), /2147483647/);
+    const { sessionId } = (await a.request(2, ServeMethod.Open, { extension: wellBehaved })).result as { sessionId: string };
+    const generate = (id: number, timeoutMs: number) =>
+      a.request(id, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir: { formatVersion: 3 }, target: 'echo', options: { delayMs: 200 } }, timeoutMs });
+    // A timer of 3,000,000,000 ms used to fire after 1 ms: ERR_TIMEOUT at once.
+    const over = await generate(3, 3_000_000_000);
+    assert.is((over.error as { code: number }).code, ErrorCode.InvalidParams, JSON.stringify(over));
+    assert.match(JSON.stringify(over.error), /2147483647/);
+    const atMax = await generate(4, 2_147_483_647);
+    // Answered by the extension after its 200 ms (an IR it refuses), not timed out at once.
+    assert.ok('result' in atMax, JSON.stringify(atMax));
+  } finally {
+    await end();
+  }
+});
+
 Sessions.run();
 
 const Backpressure = suite('createHostServer :: back-pressure');

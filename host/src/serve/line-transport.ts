@@ -12,6 +12,7 @@
  * requests start) until the output drains; past `maxPendingBytes` the client is dropped, with a
  * logged reason, and its sessions are closed.
  */
+import { jsonChunks } from '../framing/json-chunks.ts';
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { MAX_JSON_DEPTH, findExcessNesting } from '../protocol/json-depth.ts';
@@ -59,7 +60,19 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
   let closeError: MepError | undefined;
 
   const write = (message: JsonRpcMessage): void => {
-    channel.write(encodeNdjson(JSON.stringify(message)));
+    let line: string | undefined;
+    try {
+      line = JSON.stringify(message);
+    } catch (error) {
+      // Past V8's longest string (an answer of control characters, each escaped to six, under a
+      // raised --max-message): the same line, written in chunks (compact JSON has no line feed).
+      if (!(error instanceof RangeError)) throw error;
+    }
+    if (line !== undefined) channel.write(encodeNdjson(line));
+    else {
+      for (const chunk of jsonChunks(message)) channel.write(new TextEncoder().encode(chunk));
+      channel.write(new TextEncoder().encode('\n'));
+    }
     const pending = channel.pendingBytes;
     if (pending > maxPendingBytes) {
       const reason = `${name} was dropped: ${pending} bytes of answers are waiting to be read (limit ${maxPendingBytes}); a client must read what it asked for. Its sessions are closed.`;

@@ -14,6 +14,7 @@
  * Notifications (server → client): `session/progress`, `session/log`, `session/closed`.
  */
 import * as z from 'zod';
+import { MAX_CALL_TIMEOUT_MS_CEILING } from '../protocol/limits.ts';
 import { Method } from '../protocol/methods.ts';
 
 /** Request and notification names of the served-host protocol. */
@@ -57,6 +58,11 @@ export const CALLABLE_METHODS = [
 export type CallableMethod = (typeof CALLABLE_METHODS)[number];
 
 const PositiveInt = z.number().int().positive();
+/**
+ * A deadline in ms: at most the longest timer a host arms (2^31 − 1 ms, about 24.8 days), the
+ * ceiling of `--call-timeout`, so a client's deadline means what it says.
+ */
+const Deadline = PositiveInt.max(MAX_CALL_TIMEOUT_MS_CEILING, { message: `a deadline is at most ${MAX_CALL_TIMEOUT_MS_CEILING} ms (about 24.8 days)` });
 
 /** Params of `session/open`. */
 export const OpenParams = z.strictObject({
@@ -71,13 +77,13 @@ export const OpenParams = z.strictObject({
           maxMemoryBytes: PositiveInt.optional(),
           maxRequestBytes: PositiveInt.optional(),
           maxResponseBytes: PositiveInt.optional(),
-          callTimeoutMs: PositiveInt.optional(),
+          callTimeoutMs: Deadline.optional(),
           maxModuleBytes: PositiveInt.optional(),
           maxNotificationBytes: PositiveInt.optional(),
         })
         .optional(),
       /** Default deadline of each `session/call` of this session, in ms. Default 30 000. */
-      requestTimeoutMs: PositiveInt.optional(),
+      requestTimeoutMs: Deadline.optional(),
     })
     .optional(),
 });
@@ -96,8 +102,8 @@ export const CallParams = z.strictObject({
   method: z.enum(CALLABLE_METHODS),
   /** The MEP params of that method, unchanged (e.g. a GenerateRequest). */
   params: z.unknown().optional(),
-  /** Deadline of this call in ms; overrides the session's. */
-  timeoutMs: PositiveInt.optional(),
+  /** Deadline of this call in ms (at most 2147483647); overrides the session's. */
+  timeoutMs: Deadline.optional(),
 });
 /** Params of `session/call`. */
 export type CallParams = z.infer<typeof CallParams>;
@@ -111,8 +117,8 @@ export const ProjectCompileParams = z.strictObject({
   output: z.union([z.string().min(1), z.literal(false)]).optional(),
   /** Compile options sent to the frontend (`typesOnly`, `irVersion`). */
   options: z.record(z.string(), z.unknown()).optional(),
-  /** Deadline of the compile in ms; overrides the session's. */
-  timeoutMs: PositiveInt.optional(),
+  /** Deadline of the compile in ms (at most 2147483647); overrides the session's. */
+  timeoutMs: Deadline.optional(),
 });
 /** Params of `project/compile`. */
 export type ProjectCompileParams = z.infer<typeof ProjectCompileParams>;

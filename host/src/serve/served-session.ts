@@ -15,6 +15,7 @@ import {
 import type { LogParams, ProgressParams } from '../protocol/index.ts';
 import type { JsonRpcId } from '../rpc/index.ts';
 import type { CallOptions, Session } from '../session/session.ts';
+import { longDelay } from '../transport/long-timer.ts';
 import type { Transport } from '../transport/types.ts';
 import { ServeMethod, type CallableMethod } from './methods.ts';
 
@@ -89,12 +90,11 @@ export function createServedSession(id: string, session: Session, transport: Tra
     run,
     close(graceMs) {
       closing ??= (async () => {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
+        const grace = longDelay(graceMs, () => undefined);
         try {
-          await Promise.race([session.close(), grace]);
+          await Promise.race([session.close(), grace.promise]);
         } finally {
-          clearTimeout(timer);
+          grace.cancel();
           // Whatever the extension did, nothing of it may outlive the session.
           await transport.close();
           for (const dispose of disposers) dispose();

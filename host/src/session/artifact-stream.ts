@@ -7,9 +7,10 @@
  * came. A backend that never streams is not affected: its result is returned as it is.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { DEFAULT_LIMITS, MAX_CALL_TIMEOUT_MS_CEILING, raiseAdvice } from '../protocol/limits.ts';
+import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
 import { ArtifactParams, Method } from '../protocol/index.ts';
 import type { Artifact, GenerateResult } from '../protocol/index.ts';
+import { longDelay } from '../transport/long-timer.ts';
 import type { SessionCore } from './session-core.ts';
 import { createStreamWindow } from './stream-window.ts';
 import type { GenerateOptions } from './types.ts';
@@ -18,14 +19,13 @@ let nextStreamId = 0;
 
 /** Rejects after `ms` (never for Infinity) with the error `timeout` makes; `stop` disarms it. */
 function deadline(ms: number, timeout: () => MepError): { expired: Promise<never>; stop(): void } {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_resolve, reject) => {
-    // Clamped to the longest timer a host can arm (a longer one would fire at once).
-    if (Number.isFinite(ms)) timer = setTimeout(() => reject(timeout()), Math.min(Math.max(0, ms), MAX_CALL_TIMEOUT_MS_CEILING));
+  // Split into timers the platform holds, so the longest deadline is kept, not clamped.
+  const { promise, cancel } = longDelay<never>(ms, () => {
+    throw timeout();
   });
   // Observed by the race below when it matters; a disarmed or unraced deadline must not surface.
-  expired.catch(() => undefined);
-  return { expired, stop: () => clearTimeout(timer) };
+  promise.catch(() => undefined);
+  return { expired: promise, stop: cancel };
 }
 
 /**

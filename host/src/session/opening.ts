@@ -6,6 +6,7 @@
  */
 import { InitializeResult, Method, checkAgreement, checkHostRequirement, decodeResult } from '../protocol/index.ts';
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { checkMetadataBounds } from '../protocol/metadata-bounds.ts';
 import type { SessionCore } from './session-core.ts';
 import { SessionState } from './state.ts';
 
@@ -33,7 +34,8 @@ export async function openSession(core: SessionCore): Promise<InitializeResult> 
       capabilities: { cancellation: true, progress: true, artifactStream: true },
       permissions: core.permissions,
     });
-    const result = decodeResult(InitializeResult, raw, `the initialize result from '${core.extension}'`) as InitializeResult;
+    // Kept for the session and echoed to a mep serve client: bounded before it is read.
+    const result = decodeResult(InitializeResult, checkMetadataBounds(raw, 'The initialize result', core.extension), `the initialize result from '${core.extension}'`) as InitializeResult;
     core.extension = result.extension.id;
     negotiate(core, result);
     core.init = result;

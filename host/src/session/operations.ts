@@ -15,6 +15,7 @@ import {
   normalizeCompileParams,
   sourcePaths,
 } from '../protocol/index.ts';
+import { checkMetadataBounds } from '../protocol/metadata-bounds.ts';
 import { generateWithStream } from './artifact-stream.ts';
 import { checkCompile, checkGenerate, checkTransform, checkValidate } from './capability-checks.ts';
 import type { GenerateOptions, Session } from './types.ts';
@@ -53,7 +54,9 @@ export function sessionOperations(core: SessionCore): SessionOperations {
       return core.call(Method.Info, {}, opts);
     },
     async capabilities(opts) {
-      return operation(Method.Capabilities, {}, InitializeResult.shape.capabilities, opts);
+      // The describe fallback pins what this answers (read-claims.ts): bounded like a claim set.
+      const capabilities = await operation<InitializeResult['capabilities']>(Method.Capabilities, {}, InitializeResult.shape.capabilities, opts);
+      return checkMetadataBounds(capabilities, 'The capabilities answer', core.extension);
     },
     async compile(params, opts) {
       lifecycle.require('compile', SessionState.Ready);

@@ -29,6 +29,7 @@ import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
 import { createTransportEvents } from './events.ts';
+import { longDelay } from './long-timer.ts';
 import { endGroup, PROCESS_GROUPS, signalGroup, trackGroup } from './process-group.ts';
 import type { LogSink, Transport } from './types.ts';
 import { createStderrRecord } from './stderr-record.ts';
@@ -137,9 +138,8 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
 
   function waitExit(ms: number): Promise<boolean> {
     if (exited) return Promise.resolve(true);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
-    return Promise.race([exitedPromise.then(() => true), timeout]).finally(() => clearTimeout(timer));
+    const timeout = longDelay(ms, () => false);
+    return Promise.race([exitedPromise.then(() => true), timeout.promise]).finally(timeout.cancel);
   }
 
   /** Lets go of the pipes: a grandchild holding them (out of the group, or not yet ended) keeps nothing waiting. */

@@ -183,7 +183,8 @@ ${OPERATION_HELP.split('\n').filter((line) => !/^ {2}--extension|^ {20}executabl
       if (values.option !== undefined) request.options = { ...(request.options as object | undefined), ...parseOptionFlags(values.option) };
       if (request.ir !== undefined && !(request.ir instanceof JsonText) && (typeof request.ir !== 'object' || request.ir === null)) throw new UsageError('"ir" must be a JSON object (a Morphir IR distribution).');
       const { result } = await runOperation(io, { ...values, extension }, undefined, async (session, signal) => {
-        const stopProgress = io.verbose && !io.isTty ? session.onProgress((p: ProgressParams) => io.err(`[progress] ${p.kind}${p.percentage === undefined ? '' : ` ${p.percentage}%`}${p.message ? ` ${p.message}` : ''}`)) : () => undefined;
+        // The extension's stream: a log line (dropped while stderr lags), never one of mep's own.
+        const stopProgress = io.verbose && !io.isTty ? session.onProgress((p: ProgressParams) => io.log(`[progress] ${p.kind}${p.percentage === undefined ? '' : ` ${p.percentage}%`}${p.message ? ` ${p.message}` : ''}`)) : () => undefined;
         try {
           const times: number[] = [];
           let answer: unknown;
@@ -198,7 +199,7 @@ ${OPERATION_HELP.split('\n').filter((line) => !/^ {2}--extension|^ {20}executabl
           stopProgress();
         }
       });
-      io.out(JSON.stringify(result, null, 2));
+      await io.json(result);
       return failed(result) ? ExitCode.Diagnostics : ExitCode.Ok;
     });
   },

@@ -117,13 +117,13 @@ ${OPERATION_HELP}`,
       if (values.json) {
         const where = projectDir !== undefined ? { project: projectDir } : { files: paths, ...(paths.length === 1 ? { file: paths[0] } : {}) };
         const printed = { success: result.success, extension, languageId, ...where, irVersion: result.irVersion ?? null, modules: result.modules, output, diagnostics };
-        io.out(JSON.stringify(output === null && projectDir === undefined ? { ...printed, ir: result.ir ?? null } : printed, null, 2));
+        await io.json(output === null && projectDir === undefined ? { ...printed, ir: result.ir ?? null } : printed);
       } else {
         printDiagnostics(io, diagnostics, sources);
         const count = `${result.modules.length} module${result.modules.length === 1 ? '' : 's'}`;
         if (!result.success) io.err(`Compilation of ${what} failed (${extension}); nothing was written.`);
         else if (output) io.out(`Compiled ${what} (${languageId}) with ${extension}: ${count}, IR ${result.irVersion}, written to ${output}.`);
-        else io.out(JSON.stringify(result.ir, null, 2));
+        else await io.json(result.ir);
       }
       return hasErrors(result) ? ExitCode.Diagnostics : ExitCode.Ok;
     });

@@ -33,7 +33,7 @@ ${GRANT_HELP}`,
         filter: values.filter,
         onResult: values.json ? undefined : (r) => io.out(formatResultLine(r)),
       });
-      if (values.json) io.out(JSON.stringify({ extension: spec.path, results }, null, 2));
+      if (values.json) await io.json({ extension: spec.path, results });
       else io.out(formatSummary(results));
       return results.some((r) => r.status === 'failed') ? ExitCode.Diagnostics : ExitCode.Ok;
     });

@@ -4,6 +4,8 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeFile } from 'node:fs/promises';
+import { buildGuest } from '../../../../build/guest/index.ts';
 import { MAX_JSON_DEPTH } from '../../protocol/json-depth.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
@@ -20,12 +22,12 @@ interface Run {
   dir: string;
 }
 
-async function generate(where: string, depth: number, body: (run: Run) => Promise<void> | void): Promise<void> {
+async function generate(where: string, depth: number, body: (run: Run) => Promise<void> | void, extra: string[] = []): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'mep-deep-'));
   try {
     const io = captureIo(dir);
     const args = ['generate', '--extension', fixture, '--target', 'echo', '--input', ir, '--output', 'out', '--json', '--transcript', 't.jsonl'];
-    const code = await main([...args, '--option', `depth=${depth}`, '--option', `where="${where}"`], io);
+    const code = await main([...args, '--option', `depth=${depth}`, '--option', `where="${where}"`, ...extra], io);
     const lines = (await readFile(join(dir, 't.jsonl'), 'utf8')).trim().split('\n');
     // Every line of the transcript is one JSON object: none was dropped or cut.
     const transcript = lines.map((line) => JSON.parse(line) as Run['transcript'][number]);
@@ -76,5 +78,55 @@ Deep('should write 100,000 levels of brackets that are only the text of an artif
     assert.ok(content.startsWith('[[[') && content.endsWith(']]]'));
   }),
 );
+
+Deep('should print a deep and wide answer without building one string: 140,000 leaves 1,990 levels down :: amplification', () =>
+  // 280 KB on the wire; indented in full, 557 million characters, past V8's longest string, which
+  // failed the run with an untyped "Invalid string length" after the files were written.
+  generate(
+    'diagnostic',
+    MAX_JSON_DEPTH - 10,
+    async ({ code, json, transcript }) => {
+      assert.is(code, 0, JSON.stringify(json).slice(0, 500));
+      assert.equal([json.success, json.written], [true, ['deep/ok.txt']]);
+      assert.ok(transcript.some((e) => e.direction === 'extension->host' && e.message?.result !== undefined));
+    },
+    ['--option', 'leaves=140000'],
+  ),
+);
+
+// A frontend whose IR is the same deep and wide value, built as a process extension.
+const WIDE_FRONTEND = `import { defineExtension } from 'mep-runtime/guest-pdk';
+export default defineExtension({
+  info: { id: 'acme.wide', name: 'wide', version: '0.1.0' },
+  frontend: {
+    languages: [{ id: 'wide', fileExtensions: ['.wide'] }],
+    irVersions: ['3'],
+    compile() {
+      let value = Array(140000).fill(0);
+      for (let i = 0; i < 1900; i++) value = [value];
+      return { irVersion: '3', ir: { formatVersion: 3, wide: value } };
+    },
+  },
+});
+`;
+
+Deep('should write and print a deep and wide IR from mep compile without building one string :: amplification', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-wide-'));
+  try {
+    await writeFile(join(dir, 'wide.ts'), WIDE_FRONTEND);
+    await writeFile(join(dir, 'a.wide'), 'module A');
+    const { outFile } = await buildGuest({ entry: join(dir, 'wide.ts'), outFile: join(dir, 'wide.mjs'), runtime: 'process', cwd: dir, typecheck: false });
+    const written = captureIo(dir);
+    const code = await main(['compile', 'a.wide', '--extension', outFile, '--output', 'ir.json', '--json'], written);
+    assert.is(code, 0, written.stdout.join('\n').slice(0, 500));
+    const ir = JSON.parse(await readFile(join(dir, 'ir.json'), 'utf8')) as { wide: unknown[] };
+    assert.is(JSON.stringify(ir.wide).length, 1901 * 2 + 140_000 * 2 - 1);
+    const printed = captureIo(dir);
+    assert.is(await main(['compile', 'a.wide', '--extension', outFile], printed), 0, printed.stderr.join('\n'));
+    assert.is(JSON.stringify((JSON.parse(printed.stdout.join('\n')) as { wide: unknown }).wide), JSON.stringify(ir.wide));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
 
 Deep.run();

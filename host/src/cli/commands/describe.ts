@@ -1,4 +1,5 @@
 /** `mep describe <extension>`: print the extension's capability claim set. */
+import { MAX_CALL_TIMEOUT_MS_CEILING } from '../../protocol/limits.ts';
 import { readClaimSet } from '../../session/read-claims.ts';
 import { openTransport } from '../../registry/launch.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
@@ -36,15 +37,17 @@ ${GRANT_HELP}`,
       if (resolved.spec.runtime === 'wasm') io.err(formatWasmAbi(await wasmAbiOf(resolved.spec)));
       if (resolved.claims) {
         if (io.verbose) io.err(`claims of ${resolved.installed?.id} pinned in ${resolved.installed?.lock}`);
-        io.out(JSON.stringify(resolved.claims, null, 2));
+        await io.json(resolved.claims);
         return ExitCode.Ok;
       }
       const timeoutMs = limits.callTimeoutMs !== undefined ? requestTimeoutOf(resolved.spec) : values.timeout === undefined ? 10_000 : Number(values.timeout);
-      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0) throw new UsageError(`--timeout expects a positive number of milliseconds, got '${values.timeout}'.`);
+      if (!Number.isInteger(timeoutMs) || timeoutMs <= 0 || timeoutMs > MAX_CALL_TIMEOUT_MS_CEILING) {
+        throw new UsageError(`--timeout expects a positive number of milliseconds, at most ${MAX_CALL_TIMEOUT_MS_CEILING}, got '${values.timeout}'.`);
+      }
       const transport = await openTransport(resolved.spec);
       const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
       if (io.verbose) io.err(`claims read through ${source}`);
-      io.out(JSON.stringify(claims, null, 2));
+      await io.json(claims);
       return ExitCode.Ok;
     });
   },

@@ -63,7 +63,7 @@ ${OPERATION_HELP}`,
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
 
       if (values.json) {
-        io.out(JSON.stringify({ success: result.success, extension, target, irVersion, outDir: report?.outDir ?? null, written: report?.written ?? [], diagnostics }, null, 2));
+        await io.json({ success: result.success, extension, target, irVersion, outDir: report?.outDir ?? null, written: report?.written ?? [], diagnostics });
       } else {
         printDiagnostics(io, diagnostics);
         if (report) {

@@ -72,7 +72,7 @@ read and pinned at first use) unless --probe is given.
       const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', archiveLimits, ...(probe === undefined ? {} : { probe }) });
       const abi = result.runtime === 'wasm' ? await wasmAbiOf(await installedArtifact(result.dir)) : undefined;
       if (values.json) {
-        io.out(JSON.stringify({ success: true, id: result.id, version: result.version, runtime: result.runtime, ...(abi ? { abi } : {}), scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry }, null, 2));
+        await io.json({ success: true, id: result.id, version: result.version, runtime: result.runtime, ...(abi ? { abi } : {}), scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry });
       } else {
         const pinned = result.entry.claims ? 'claims pinned' : 'claims will be read at first use';
         io.out(`${result.replaced ? 'Replaced' : 'Installed'} ${result.id} ${result.version} (${result.runtime}${result.entry.platform ? `, ${result.entry.platform}` : ''}) in ${result.dir}`);

@@ -31,7 +31,7 @@ artifact still matches the sha256 in the lock. Exit 1 when an extension fails ve
     return withJsonErrors(io, values.json, async () => {
       const { extensions, problems } = await listExtensions(cliRegistryPaths(io));
       if (values.json) {
-        io.out(JSON.stringify({ extensions, problems }, null, 2));
+        await io.json({ extensions, problems });
       } else if (extensions.length === 0 && problems.length === 0) {
         io.out("No extensions installed. Install one with 'mep install <directory|git-url|archive>'.");
       } else {

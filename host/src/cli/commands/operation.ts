@@ -9,7 +9,7 @@ import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
 import { JsonText } from '../../protocol/json-text.ts';
 import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import { readTextFile } from '../../files/regular-file.ts';
-import { writeFileAtomic } from '../../registry/atomic-write.ts';
+import { writeJsonAtomic } from '../../registry/atomic-write.ts';
 import { approvedSecrets } from '../../registry/config.ts';
 import { warmTransport } from '../../registry/launch.ts';
 import type { ProviderNeed } from '../../registry/provider-need.ts';
@@ -124,10 +124,10 @@ export function requireFlags(command: string, positionals: readonly string[], va
   }
 }
 
-/** Writes a JSON result file atomically, so a failed run never leaves half a file. */
+/** Writes a JSON result file atomically and streamed, so a failed run never leaves half a file. */
 export async function writeJsonOutput(io: Io, file: string, value: unknown): Promise<string> {
   const path = resolve(io.cwd, file);
-  await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`);
+  await writeJsonAtomic(path, value);
   return path;
 }
 
@@ -227,7 +227,7 @@ export async function withJsonErrors(io: Io, json: boolean | undefined, body: ()
       const detail = isMepError(error)
         ? { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) }
         : { code: error instanceof Error && error.name === 'UsageError' ? LocalErrorCode.Usage : 'ERR_UNEXPECTED', message: error instanceof Error ? error.message : String(error) };
-      io.out(JSON.stringify({ success: false, error: detail }, null, 2));
+      await io.json({ success: false, error: detail });
     }
     throw error;
   }

@@ -33,7 +33,7 @@ makes one artifact, 'mep pack' makes the package around it.
       if (positionals.length > 1) throw new UsageError(`expected at most one package directory, got ${positionals.join(' ')}. Run 'mep pack --help'.`);
       const packed = await packExtension({ dir: positionals[0] ?? '.', cwd: io.cwd, ...(values.out ? { out: values.out } : {}) });
       if (values.json) {
-        io.out(JSON.stringify({ success: true, ...packed }, null, 2));
+        await io.json({ success: true, ...packed });
         return ExitCode.Ok;
       }
       const shown = relative(io.cwd, packed.file);

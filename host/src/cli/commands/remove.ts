@@ -20,7 +20,7 @@ have it, the user-wide copy in $MEP_HOME. --user removes the user-wide copy only
     return withJsonErrors(io, values.json, async () => {
       const id = onePositional(positionals, 'extension id', 'remove');
       const removed = await removeExtension(cliRegistryPaths(io), id, values.user ? 'user' : undefined);
-      if (values.json) io.out(JSON.stringify({ success: true, ...removed }, null, 2));
+      if (values.json) await io.json({ success: true, ...removed });
       else io.out(`Removed ${removed.id} from ${removed.dir} (${removed.scope} scope).`);
       return ExitCode.Ok;
     });

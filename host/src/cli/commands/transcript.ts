@@ -6,6 +6,7 @@
  * `--transcript-unredacted` keeps source text; it never reveals secrets.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { jsonLineChunks } from '../../framing/json-chunks.ts';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { Method } from '../../protocol/index.ts';
 import { JsonText } from '../../protocol/json-text.ts';
@@ -74,7 +75,8 @@ export function openTranscript(options: TranscriptOptions): Transcript {
   let first: Unrecorded | undefined;
   let failure: { unrecorded: number; error: MepError } | undefined;
   const time = () => new Date().toISOString();
-  function serialize(direction: MessageDirection, message: JsonRpcMessage): string {
+  /** The entry of one message, redacted; written in chunks (framing/json-chunks.ts), never as one string. */
+  function entryOf(direction: MessageDirection, message: JsonRpcMessage): unknown {
     let shown: unknown = message;
     if (direction === 'extension->host' && message.method === Method.SecretResolve && 'id' in message) secretRequests.add(message.id);
     if (direction === 'host->extension' && !('method' in message) && secretRequests.has(message.id) && 'result' in message) {
@@ -82,7 +84,7 @@ export function openTranscript(options: TranscriptOptions): Transcript {
     }
     if (!options.unredacted) shown = redactSourceText(shown);
     shown = options.redactor.scrubValue(shown);
-    return `${JSON.stringify({ time: time(), direction, message: shown })}\n`;
+    return { time: time(), direction, message: shown };
   }
   // A message that cannot be recorded leaves a line in its place when the file still takes one,
   // and is counted for `failure` either way: a transcript never loses a message silently.
@@ -98,15 +100,15 @@ export function openTranscript(options: TranscriptOptions): Transcript {
   }
   function record(direction: MessageDirection, message: JsonRpcMessage): void {
     if (!open) return;
-    let line: string;
+    let entry: unknown;
     try {
-      line = serialize(direction, message);
+      entry = entryOf(direction, message);
     } catch (error) {
       miss(direction, message, error);
       return;
     }
     try {
-      writeAll(fd, line);
+      for (const chunk of jsonLineChunks(entry)) writeAll(fd, chunk);
     } catch (error) {
       miss(direction, message, error);
     }

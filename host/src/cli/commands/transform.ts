@@ -29,7 +29,7 @@ ${OPERATION_HELP}`,
       const output = result.success && result.ir ? await writeJsonOutput(io, values.output as string, result.ir) : null;
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
       if (values.json) {
-        io.out(JSON.stringify({ success: result.success, extension, irVersion: result.irVersion ?? null, output, diagnostics }, null, 2));
+        await io.json({ success: result.success, extension, irVersion: result.irVersion ?? null, output, diagnostics });
       } else {
         printDiagnostics(io, diagnostics);
         io.out(output ? `Transformed ${inputPath} with ${extension}; wrote IR ${result.irVersion} to ${output}.` : `Transform failed; ${values.output} was not written.`);

@@ -27,7 +27,7 @@ ${OPERATION_HELP}`,
       );
       const diagnostics = scrubDiagnostics(result.diagnostics, redactor);
       if (values.json) {
-        io.out(JSON.stringify({ success: result.success, extension, irVersion, input: inputPath, diagnostics }, null, 2));
+        await io.json({ success: result.success, extension, irVersion, input: inputPath, diagnostics });
       } else {
         printDiagnostics(io, diagnostics);
         io.out(hasErrors(result) ? `Validation of ${inputPath} failed (${extension}).` : `Validated ${inputPath} with ${extension}: no errors.`);

@@ -3,8 +3,11 @@
  * the guest stack of every error response (`error.data.stack`, as the guest PDK sends it, or the
  * stack inside `data.guestMessage` of an exception that left the guest) and of the error the
  * transport closes with (a process's stderr after a crash, such as a throw at load), through the
- * bundle's source map. It never interprets a method. The map is read and decoded on the first
- * error that has frames to map, so a session that never fails pays nothing for it.
+ * bundle's source map. It never interprets a method. The map is read on the first error that has
+ * frames to map, so a session that never fails pays nothing for it, and belongs to this wrapper:
+ * nothing of it outlives the session. Reading it is bounded (source-map.ts: its size, and the
+ * session's time for it, `HOST_BOUNDS.sourceMapMs`); a map past a bound is dropped and the errors
+ * after it say so in `data.sourceMap`, unmapped.
  *
  * What it adds to `data`: `stack` (the mapped text; the original stays as `guestStack`),
  * `frames` (every frame, mapped where it points into the bundle) and `origin` (the first frame
@@ -14,7 +17,7 @@
  */
 import { isMepError, MepError } from '../../protocol/errors.ts';
 import type { JsonRpcMessage, Transport } from '../types.ts';
-import type { SourceMap } from './source-map.ts';
+import { SourceMapLimitError, type SourceMap } from './source-map.ts';
 import { mapStack, type MappedStack, type StackMapping } from './stack.ts';
 
 /** Where a wrapped transport's source map comes from: read on first need, undefined when there is none. */
@@ -30,24 +33,39 @@ export interface SourceMappedOptions {
 
 const MAY_HAVE_FRAMES = /(?:^|\n)\s*at .*:\d+|(?:^|\n)(?:file:\/\/)?\/\S+:\d+(?:\n|$)/;
 
-type Mapper = (text: string) => MappedStack | undefined;
+/** Maps one stack text; `dropped` says why the map is no longer used, once a bound stopped it. */
+interface Mapper {
+  (text: string): MappedStack | undefined;
+  dropped?: string;
+}
 
 function mapperOf(options: SourceMappedOptions): Mapper {
   let map: SourceMap | undefined | null = null;
-  return (text) => {
+  const drop = (error: unknown): undefined => {
+    // A map past a bound is dropped for the rest of the session, and the errors say so; a missing
+    // or broken one leaves errors as the guest reported them. Neither ever hides an error.
+    if (error instanceof SourceMapLimitError) mapper.dropped = `the source map was not used: ${error.message}`;
+    map = undefined;
+    return undefined;
+  };
+  const mapper: Mapper = (text) => {
     if (!MAY_HAVE_FRAMES.test(text)) return undefined;
     if (map === null) {
       try {
         map = options.loadMap();
-      } catch {
-        // A missing or broken map leaves errors as the guest reported them; it never hides one.
-        map = undefined;
+      } catch (error) {
+        return drop(error);
       }
     }
     if (map === undefined) return undefined;
-    const mapped = mapStack(text, { map, ...(options.isBundle ? { isBundle: options.isBundle } : {}) });
-    return mapped.frames.some((f) => f.mapped) ? mapped : undefined;
+    try {
+      const mapped = mapStack(text, { map, ...(options.isBundle ? { isBundle: options.isBundle } : {}) });
+      return mapped.frames.some((f) => f.mapped) ? mapped : undefined;
+    } catch (error) {
+      return drop(error);
+    }
   };
+  return mapper;
 }
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -68,7 +86,7 @@ function mapDetail(message: string, data: unknown, map: Mapper): { message: stri
   const stderr = Array.isArray(record.stderr) && record.stderr.every((l) => typeof l === 'string') ? (record.stderr as string[]) : undefined;
   const text = typeof record.stack === 'string' ? record.stack : typeof record.guestMessage === 'string' ? record.guestMessage : stderr !== undefined ? stderr.join('\n') : message;
   const mapped = map(text);
-  if (mapped === undefined) return undefined;
+  if (mapped === undefined) return map.dropped === undefined ? undefined : { message, data: { ...record, sourceMap: map.dropped } };
   const next: Record<string, unknown> = { ...record, frames: mapped.frames, ...(mapped.origin ? { origin: mapped.origin } : {}) };
   if (stderr !== undefined && text !== record.stack && text !== record.guestMessage) {
     next.stderr = mapped.stack.split('\n');

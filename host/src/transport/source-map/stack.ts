@@ -5,7 +5,8 @@
  * the location line Node prints above an uncaught error (`file:///x.mjs:3`). Frames of the
  * bundle are mapped through its source map; every other line is kept as it is.
  */
-import type { SourceMap } from './source-map.ts';
+import { HOST_BOUNDS } from '../../protocol/limits.ts';
+import type { GeneratedPosition, SourceMap } from './source-map.ts';
 
 /** One frame of a stack, where it points after mapping. */
 export interface StackFrame {
@@ -63,30 +64,50 @@ export interface StackMapping {
 export function mapStack(text: string, mapping: StackMapping): MappedStack {
   const { map } = mapping;
   const isBundle = mapping.isBundle ?? ((file: string) => map.file !== undefined && baseName(file) === baseName(map.file));
-  const frames: StackFrame[] = [];
-  const lines = text.split('\n').map((line) => {
+  const lines = text.split('\n');
+  // What to look up, read first so that one pass over the mappings answers them all; at most
+  // maxMappedFrames frames (a guest's stack may be as long as a message): the rest stay as they are.
+  const parsed: ({ kind: 'frame'; lead: string; fn?: string; file: string; line: number; column?: number; at?: number } | { kind: 'location'; file: string; line: number; at: number } | undefined)[] = [];
+  const positions: GeneratedPosition[] = [];
+  let frameCount = 0;
+  for (const line of lines) {
+    if (frameCount >= HOST_BOUNDS.maxMappedFrames) {
+      parsed.push(undefined);
+      continue;
+    }
     const frame = FRAME.exec(line);
     if (frame) {
+      frameCount++;
       const [, lead, fn, file, lineText, columnText] = frame as unknown as [string, string, string | undefined, string, string, string | undefined];
-      const generated = { line: Number(lineText), column: columnText === undefined ? undefined : Number(columnText) };
-      const original = isBundle(file) ? map.lookup(generated.line, generated.column) : undefined;
-      const entry: StackFrame = original
-        ? { file: original.source, line: original.line, mapped: true, ignored: original.ignored }
-        : { file, line: generated.line, mapped: false, ignored: true };
-      if (original?.column !== undefined) entry.column = original.column;
-      else if (!original && generated.column !== undefined) entry.column = generated.column;
-      if (fn !== undefined) entry.function = fn;
-      frames.push(entry);
-      if (!original) return line;
-      return fn === undefined ? `${lead}${formatPosition(entry)}` : `${lead}${fn} (${formatPosition(entry)})`;
+      const entry: (typeof parsed)[number] = { kind: 'frame', lead, file, line: Number(lineText), ...(fn === undefined ? {} : { fn }), ...(columnText === undefined ? {} : { column: Number(columnText) }) };
+      if (isBundle(file)) {
+        entry.at = positions.length;
+        positions.push(entry.column === undefined ? { line: entry.line } : { line: entry.line, column: entry.column });
+      }
+      parsed.push(entry);
+      continue;
     }
     const location = LOCATION.exec(line);
     if (location && isBundle(location[1] as string)) {
-      const original = map.lookup(Number(location[2]));
-      if (original) return formatPosition({ file: original.source, line: original.line });
-    }
-    return line;
+      parsed.push({ kind: 'location', file: location[1] as string, line: Number(location[2]), at: positions.length });
+      positions.push({ line: Number(location[2]) });
+    } else parsed.push(undefined);
+  }
+  const originals = positions.length > 0 ? map.lookupAll(positions) : [];
+  const frames: StackFrame[] = [];
+  const mapped = lines.map((line, i) => {
+    const item = parsed[i];
+    if (item === undefined) return line;
+    const original = item.at === undefined ? undefined : originals[item.at];
+    if (item.kind === 'location') return original ? formatPosition({ file: original.source, line: original.line }) : line;
+    const entry: StackFrame = original ? { file: original.source, line: original.line, mapped: true, ignored: original.ignored } : { file: item.file, line: item.line, mapped: false, ignored: true };
+    if (original?.column !== undefined) entry.column = original.column;
+    else if (!original && item.column !== undefined) entry.column = item.column;
+    if (item.fn !== undefined) entry.function = item.fn;
+    frames.push(entry);
+    if (!original) return line;
+    return item.fn === undefined ? `${item.lead}${formatPosition(entry)}` : `${item.lead}${item.fn} (${formatPosition(entry)})`;
   });
   const origin = frames.find((f) => f.mapped && !f.ignored);
-  return { stack: lines.join('\n'), frames, ...(origin ? { origin } : {}) };
+  return { stack: mapped.join('\n'), frames, ...(origin ? { origin } : {}) };
 }

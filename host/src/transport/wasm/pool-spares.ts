@@ -3,6 +3,7 @@
  * parked as spares — warmed ahead for a guest, prestarted before any guest is known, or kept
  * after a session — within the `spares` bound. worker-pool.ts takes threads from here.
  */
+import { setLongTimeout } from '../long-timer.ts';
 import { keyOf, startPoolThread, type PooledGuest, type PoolThread, type SpawnWasmWorker } from './pool-thread.ts';
 
 /** The pool's sets of threads and its bounds, shared by its phases. */
@@ -24,7 +25,7 @@ export interface PoolState {
 export function unpark(state: PoolState, thread: PoolThread): void {
   const at = state.idle.indexOf(thread);
   if (at >= 0) state.idle.splice(at, 1);
-  if (thread.idleTimer !== undefined) clearTimeout(thread.idleTimer);
+  thread.idleTimer?.();
   thread.idleTimer = undefined;
 }
 
@@ -33,9 +34,7 @@ function park(state: PoolState, thread: PoolThread): void {
   thread.holder = undefined;
   thread.handle.unref?.();
   state.idle.push(thread);
-  const timer = setTimeout(() => void thread.terminate(), state.idleMs);
-  (timer as { unref?: () => void }).unref?.();
-  thread.idleTimer = timer;
+  thread.idleTimer = setLongTimeout(() => void thread.terminate(), state.idleMs, { unref: true });
 }
 
 /** Starts a thread the pool knows of. */

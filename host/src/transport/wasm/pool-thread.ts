@@ -7,6 +7,7 @@
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { SerializedError, WasmEngineOptions } from './engine.ts';
+import { setLongTimeout, type CancelTimer } from '../long-timer.ts';
 import { startTimeoutError } from './start-deadline.ts';
 import { acknowledgeFlow, Command, createChannel, FLAG_INTERRUPT, flowSize, sendCommand, type Channel } from './worker-channel.ts';
 import type { FromWorker, ToWorker } from './worker-protocol.ts';
@@ -60,7 +61,7 @@ export interface PoolThread {
   holder?: WorkerListener;
   /** Guest requests posted by the thread, counted as the worker counts them. */
   requests: number;
-  idleTimer?: ReturnType<typeof setTimeout>;
+  idleTimer?: CancelTimer;
   dead: boolean;
   /** Routes a message of the worker, whether the event loop delivered it or it was taken early. */
   dispatch(message: FromWorker): void;
@@ -184,9 +185,9 @@ async function prepareEngine(
   const key = keyOf(guest);
   thread.fresh = false;
   thread.wanted = key;
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let cancelTimer: CancelTimer | undefined;
   whenStarting(() => {
-    timer ??= setTimeout(() => void thread.terminate(startTimeoutError(guest.name, timeoutMs)), timeoutMs);
+    cancelTimer ??= setLongTimeout(() => void thread.terminate(startTimeoutError(guest.name, timeoutMs)), timeoutMs);
   });
   try {
     // The last session may have left its close signal set; the next engine starts clear.
@@ -216,7 +217,7 @@ async function prepareEngine(
     thread.guest = guest;
     thread.fresh = true;
   } finally {
-    clearTimeout(timer);
+    cancelTimer?.();
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
+import { setLongTimeout } from '../long-timer.ts';
 
 /** A running start deadline; see {@link createStartDeadline}. */
 export interface StartDeadline {
@@ -61,7 +62,7 @@ export function createStartDeadline(name: string, timeoutMs: number | undefined,
     racers.clear();
     for (const run of stops.splice(0)) run(reason);
   };
-  const timer = timeoutMs === undefined ? undefined : setTimeout(() => stop(startTimeoutError(name, timeoutMs)), timeoutMs);
+  const cancelTimer = timeoutMs === undefined ? undefined : setLongTimeout(() => stop(startTimeoutError(name, timeoutMs)), timeoutMs);
   const onAbort = (): void => stop(abortError(name, signal as AbortSignal));
   signal?.addEventListener('abort', onAbort, { once: true });
 
@@ -85,7 +86,7 @@ export function createStartDeadline(name: string, timeoutMs: number | undefined,
     },
     dispose() {
       done = true;
-      clearTimeout(timer);
+      cancelTimer?.();
       signal?.removeEventListener('abort', onAbort);
       stops.length = 0;
       racers.clear();

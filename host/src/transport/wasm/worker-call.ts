@@ -6,6 +6,7 @@
  */
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
+import { setLongTimeout, type CancelTimer } from '../long-timer.ts';
 import { Interrupt, type LogLevel, type RunOutcome } from './engine.ts';
 import { CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
 import type { PooledWorker } from './worker-pool.ts';
@@ -31,7 +32,7 @@ const HOST_SPIN_MS = 0.03;
 interface Call {
   resolve(outcome: RunOutcome): void;
   started: number;
-  timers: ReturnType<typeof setTimeout>[];
+  timers: CancelTimer[];
   /** Messages of this call delivered so far, and how many the worker posted (once known). */
   received: number;
   posted: number;
@@ -81,7 +82,7 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
     const call = current;
     if (call === null) return;
     current = null;
-    for (const timer of call.timers) clearTimeout(timer);
+    for (const cancel of call.timers) cancel();
     call.resolve(outcome);
   };
   const finishWhenDelivered = (): void => {
@@ -122,11 +123,11 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
   /** The deadline: cooperative guests see the flag; the rest are killed after a short grace period. */
   const arm = (call: Call, timeoutMs: number): void => {
     call.timers.push(
-      setTimeout(() => {
+      setLongTimeout(() => {
         Atomics.store(channel, FLAG_INTERRUPT, Interrupt.Deadline);
         wake();
         call.timers.push(
-          setTimeout(() => {
+          setLongTimeout(() => {
             context.kill();
             finish({
               ok: false,

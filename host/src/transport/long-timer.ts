@@ -1,0 +1,71 @@
+/**
+ * Timers that hold any duration a user, a manifest, a served client or an extension can set.
+ * JavaScript hosts arm a timer of at most 2^31 − 1 ms (about 24.8 days): Node fires a longer one
+ * after 1 ms (with a TimeoutOverflowWarning), and so do browsers, so a deadline of 3,000,000,000
+ * ms, or a 2,147,483,000 ms call timeout plus the session's margin, used to expire at once. Every
+ * deadline the host arms goes through {@link setLongTimeout}, which splits a longer duration into
+ * timers the platform holds. No `node:` module: the wasm core uses it too.
+ */
+
+import { MAX_CALL_TIMEOUT_MS_CEILING } from '../protocol/limits.ts';
+
+/** The longest single timer a JavaScript host arms (2^31 − 1 ms, the limits table's ceiling of every deadline); longer ones are split. */
+export const MAX_TIMER_MS = MAX_CALL_TIMEOUT_MS_CEILING;
+
+/** Cancels a timer armed by {@link setLongTimeout}; calling it again, or after it fired, does nothing. */
+export type CancelTimer = () => void;
+
+/** Options of {@link setLongTimeout}. */
+export interface LongTimeoutOptions {
+  /** Do not keep the process alive for this timer alone (Node's `unref`). */
+  unref?: boolean;
+}
+
+/**
+ * Calls `fn` once after `ms` milliseconds, for any `ms`: a negative or NaN duration fires at the
+ * next turn, `Infinity` never, and one above {@link MAX_TIMER_MS} is armed in parts. Returns the
+ * function that cancels it.
+ *
+ * @example
+ * const cancel = setLongTimeout(() => abandon(id), timeoutMs);
+ * try { await answer; } finally { cancel(); }
+ */
+export function setLongTimeout(fn: () => void, ms: number, options: LongTimeoutOptions = {}): CancelTimer {
+  if (ms === Infinity) return () => undefined;
+  let remaining = Number.isNaN(ms) ? 0 : Math.max(0, ms);
+  let handle: ReturnType<typeof setTimeout> | undefined;
+  const arm = (): void => {
+    const part = Math.min(remaining, MAX_TIMER_MS);
+    remaining -= part;
+    handle = setTimeout(() => {
+      if (remaining > 0) return arm();
+      handle = undefined;
+      fn();
+    }, part);
+    if (options.unref) (handle as { unref?: () => void }).unref?.();
+  };
+  arm();
+  return () => {
+    if (handle !== undefined) clearTimeout(handle);
+    handle = undefined;
+    remaining = 0;
+  };
+}
+
+/**
+ * A promise that settles `ms` milliseconds from now through {@link setLongTimeout}, with the value
+ * `value()` returns (or rejecting with what it throws), and the function that disarms it.
+ */
+export function longDelay<T>(ms: number, value: () => T): { promise: Promise<T>; cancel: CancelTimer } {
+  let cancel: CancelTimer = () => undefined;
+  const promise = new Promise<T>((resolve, reject) => {
+    cancel = setLongTimeout(() => {
+      try {
+        resolve(value());
+      } catch (error) {
+        reject(error);
+      }
+    }, ms);
+  });
+  return { promise, cancel };
+}
