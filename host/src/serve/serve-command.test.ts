@@ -150,16 +150,16 @@ Stdio('should serve over stdin/stdout and stop when stdin ends', async () => {
 });
 
 Stdio('should give every session the limits of its flags: --call-timeout stops a slow call, naming the option :: limits', async () => {
-  const serve = startServe(['--call-timeout', '300ms']);
+  const serve = startServe(['--call-timeout', '1500ms']);
   try {
     const client = createLineClient((bytes) => serve.child.stdin?.write(bytes));
     serve.child.stdout?.on('data', (chunk: Buffer) => client.push(chunk));
     const opened = await client.request(1, ServeMethod.Open, { extension: wellBehaved });
     const sessionId = (opened.result as { sessionId: string }).sessionId;
-    const late = await client.request(2, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { delayMs: 3_000 } } });
+    const late = await client.request(2, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { delayMs: 20_000 } } });
     const error = late.error as { message: string; data: { localCode: string } };
     assert.is(error.data.localCode, 'ERR_TIMEOUT');
-    assert.match(error.message, /--call-timeout 600ms .*"callTimeoutMs": 600/);
+    assert.match(error.message, /--call-timeout \S+ .*"callTimeoutMs": 3000/);
     serve.child.stdin?.end();
     assert.is(await serve.exited, 0);
   } finally {

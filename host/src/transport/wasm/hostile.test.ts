@@ -47,8 +47,8 @@ for (const isolation of ['inline', 'worker'] as const) {
 
   hostile('should stop a guest polling mep_interrupt at its deadline :: ERR_TIMEOUT', async () => {
     const started = performance.now();
-    await assertFails('loop-polling', isolation, LocalErrorCode.Timeout, { limits: { callTimeoutMs: 100 } });
-    assert.ok(performance.now() - started < 5_000);
+    await assertFails('loop-polling', isolation, LocalErrorCode.Timeout, { limits: { callTimeoutMs: 1_000 } });
+    assert.ok(performance.now() - started < 8_000);
   });
 
   hostile('should refuse memory growth beyond the cap :: ERR_LIMIT', async () => {
