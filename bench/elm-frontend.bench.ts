@@ -109,5 +109,5 @@ for (const project of PROJECTS) {
   rmSync(project.dir, { recursive: true, force: true });
 }
 report.note(`mep is the compiled CLI (dist/cli/bin.js) with ${LIMITS.join(' ')}; ${RUNS === 1 ? 'one run per tool (BENCH_ELM_RUNS=3 for medians)' : `the median of ${RUNS} runs per tool`}, so expect noise on a shared machine`);
-report.note('the frontend runs the default make\'s own compiler with five edits that remove work growing faster than the model (examples/elm-frontend/src/elm-patches.ts); the IR is the same');
+report.note('the frontend runs the default make\'s own compiler with six edits that remove work growing faster than the model (examples/elm-frontend/src/elm-patches.ts); the IR is the same');
 report.print();

@@ -25,9 +25,9 @@ export default defineExtension({
     languages: [{ id: 'elm', fileExtensions: ['.elm'] }],
     irVersions: [...ELM_IR_VERSIONS],
     multiDocument: true,
-    // Each compile is a full build: morphir-elm's incremental mode needs the earlier IR and file
-    // hashes, which MEP's baseline does not carry in that form.
-    incremental: false,
+    // Given a baseline (MEP 0.1), only changed modules and the dependents of a changed interface
+    // are compiled again (src/incremental.ts); the merged IR equals a full build's.
+    incremental: true,
     compile: (params, ctx) => compileElm(params, worker, ctx),
   },
 });

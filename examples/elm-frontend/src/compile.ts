@@ -11,6 +11,8 @@ import { convertV3ToV4 } from '../../avro/src/v3-to-v4.ts';
 import { ELM_CODES, elmDiagnostic } from './diagnostic.ts';
 import { pathFromJson } from './elm-names.ts';
 import type { ElmBuildInput, ElmWorker } from './elm-worker.ts';
+import { buildModules, finishModules, type ModulesOutcome } from './incremental.ts';
+import { contextDigestOf, moduleGraph } from './module-graph.ts';
 import { layoutPackage, type PackageLayout } from './package-layout.ts';
 import { applyExposure, irModules, planExposure } from './visibility.ts';
 import { workerErrorDiagnostics } from './worker-errors.ts';
@@ -78,26 +80,31 @@ export function compileElm(params: NormalizedCompileParams, worker: ElmWorker, c
     dependencies: dependencyDistributions(params),
     fileSnapshot: layout.fileSnapshot,
   };
+  const graph = moduleGraph(layout);
+  const contextDigest = contextDigestOf(params, layout, irVersion);
   ctx.progress('begin', `Compiling ${layout.modules.length} Elm module${layout.modules.length === 1 ? '' : 's'}`, 0);
-  const finish = (outcome: Awaited<ReturnType<ElmWorker['build']>>): CompileAnswer => {
+  const finish = (outcome: ModulesOutcome): CompileAnswer => {
     ctx.progress('end', outcome.kind === 'built' ? 'Compiled' : 'Compilation failed', 100);
     if (outcome.kind === 'rejected') {
       throw new MepError(ErrorCode.InternalError, `morphir-elm refused the frontend's build input (${outcome.message}); this is a defect of the Elm frontend, please report it.`, { data: { decodeError: outcome.message } });
     }
     if (outcome.kind === 'failed') return failed([...before, ...workerErrorDiagnostics(outcome.errors, layout)]);
     const ir = outcome.distribution;
-    const diagnostics = [...before, ...applyExposure(ir, plan, layout)];
+    const diagnostics = [...before, ...outcome.diagnostics, ...applyExposure(ir, plan, layout)];
+    const moduleResults = finishModules(ir, outcome, graph);
     const modules = moduleNames(ir, layout);
-    if (irVersion === '3') return { success: true, irVersion, ir, modules, diagnostics };
+    const success = !diagnostics.some((d) => d.severity === 'error');
+    const incremental = { success, moduleResults, contextDigest };
+    if (irVersion === '3') return { irVersion, ir, modules, diagnostics, ...incremental };
     const values = valueCount(ir);
     if (values > 0) {
       diagnostics.push(elmDiagnostic('warning', ELM_CODES.v4Bodies, `IR v4 is converted from morphir-elm's v3: types and value signatures are complete, but the bodies of ${values} value${values === 1 ? '' : 's'} are holes. Ask for IR 3 to keep them.`));
     }
-    return { success: true, irVersion, ir: convertV3ToV4(ir, 'wrapped') as Record<string, unknown>, modules, diagnostics };
+    return { irVersion, ir: convertV3ToV4(ir, 'wrapped') as Record<string, unknown>, modules, diagnostics, ...incremental };
   };
-  let outcome: ReturnType<ElmWorker['build']>;
+  let outcome: ModulesOutcome | Promise<ModulesOutcome>;
   try {
-    outcome = worker.build(input, (message) => ctx.progress('report', message));
+    outcome = buildModules(worker, input, layout, graph, params.baseline, contextDigest, (message) => ctx.progress('report', message));
   } catch (error) {
     if (!isStackOverflow(error)) throw error;
     // A source nested deeper than the engine's stack: the sources' fault, and the worker restarts.

@@ -39,6 +39,13 @@
  * The replacement computes the same set the same way (its own code: the same references, looked
  * at in the same order, smallest first) with a binary heap.
  *
+ * `trusted-distribution`: an incremental build starts from the IR of the modules it keeps
+ * (`Repo.fromDistribution`), which inserts every type and value into the dependency DAGs with a
+ * cycle check per edge, as if the modules were new. That IR is what an earlier build of this
+ * package returned, acyclic by construction: while the repository is rebuilt from it, a node's
+ * edges are added at once (the union with those it has, and each target added when missing: the
+ * DAG the checked insertion builds), and every insertion after it is checked again.
+ *
  * None of them changes the IR; the parity tests check it against the real, unedited
  * `morphir-elm make`.
  */
@@ -182,6 +189,28 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
   }
   return implicit;
 });
+`,
+  },
+  {
+    name: 'trusted-distribution',
+    before: "var $author$project$Morphir$Elm$CLI$generateResult = _Platform_outgoingPort('generateResult', $elm$core$Basics$identity);",
+    code: `$author$project$Morphir$IR$Repo$fromDistribution = (function (original) {
+  var addTarget = F2(function (to, edges) { return A2($elm$core$Dict$member, to, edges) ? edges : A3($elm$core$Dict$insert, to, $elm$core$Set$empty, edges); });
+  var trusted = F3(function (fromNode, toNodes, dag) {
+    var edges = dag.a;
+    var own = A2($elm$core$Maybe$withDefault, $elm$core$Set$empty, A2($elm$core$Dict$get, fromNode, edges));
+    return $elm$core$Result$Ok($author$project$Morphir$Dependency$DAG$DAG(A3($elm$core$Set$foldl, addTarget, A3($elm$core$Dict$insert, fromNode, A2($elm$core$Set$union, toNodes, own), edges), toNodes)));
+  });
+  return function (distribution) {
+    var checked = $author$project$Morphir$Dependency$DAG$insertNode;
+    $author$project$Morphir$Dependency$DAG$insertNode = trusted;
+    try {
+      return original(distribution);
+    } finally {
+      $author$project$Morphir$Dependency$DAG$insertNode = checked;
+    }
+  };
+})($author$project$Morphir$IR$Repo$fromDistribution);
 `,
   },
 ];

@@ -26,6 +26,20 @@ export interface ElmBuildInput {
   fileSnapshot: Record<string, string>;
 }
 
+/**
+ * An incremental build (morphir-elm's `buildIncrementally`): the IR of the modules kept from an
+ * earlier build, and the sources of the modules to compile again, inserted into it.
+ */
+export interface ElmIncrementalInput {
+  options: { typesOnly: boolean };
+  packageInfo: { name: string; exposedModules?: string[] };
+  dependencies: unknown[];
+  /** Path → `['Insert', source text]` for each module compiled in this build. */
+  fileChanges: Record<string, ['Insert', string]>;
+  /** A v3 distribution of the package holding only the kept modules. */
+  distribution: unknown;
+}
+
 /** How one build ended. */
 export type ElmBuildOutcome =
   | { kind: 'built'; distribution: Record<string, unknown> }
@@ -39,7 +53,7 @@ export interface ElmWorker {
    * a platform's timers. Throws when the Elm code throws (the worker is replaced for the next
    * build) or stops without an answer.
    */
-  build(input: ElmBuildInput, onProgress?: (message: string) => void): ElmBuildOutcome | Promise<ElmBuildOutcome>;
+  build(input: ElmBuildInput | ElmIncrementalInput, onProgress?: (message: string) => void): ElmBuildOutcome | Promise<ElmBuildOutcome>;
 }
 
 interface Port<T> {
@@ -48,6 +62,7 @@ interface Port<T> {
 
 interface Ports {
   buildFromScratch: { send(value: unknown): void };
+  buildIncrementally: { send(value: unknown): void };
   buildCompleted: Port<[unknown, unknown]>;
   buildFailed: Port<unknown>;
   decodeFailed: Port<string>;
@@ -116,7 +131,8 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
       });
       progress = onProgress;
       try {
-        live.buildFromScratch.send(input);
+        if ('fileChanges' in input) live.buildIncrementally.send(input);
+        else live.buildFromScratch.send(input);
         if (timers.runUntil) {
           timers.runUntil(() => outcome !== undefined);
           if (outcome === undefined) throw new Error('elm-frontend: morphir-elm\'s worker stopped without answering the build');

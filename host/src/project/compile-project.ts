@@ -2,10 +2,13 @@
  * Compiling a project end to end: one `morphir.frontend.compile` with every source document, and
  * the IR written atomically, only when the compile succeeded (a failed compile writes nothing and
  * leaves an earlier IR file as it was). The CLI (`mep compile <dir>`), the library and `mep serve`
- * (`project/compile`) all go through {@link compileProject}.
+ * (`project/compile`) all go through {@link compileProject}. To a frontend advertising
+ * `incremental: true` the request carries the baseline the last compile left
+ * (compile-baseline.ts), and the new one is kept; to any other frontend, never.
  */
 import { resolve } from 'node:path';
-import type { CompileResult } from '../protocol/index.ts';
+import type { CompileBaseline, CompileResult } from '../protocol/index.ts';
+import { acceptsBaseline, frontendKey, nextBaseline, readCompileBaseline, writeCompileBaseline } from './compile-baseline.ts';
 import { writeJsonAtomic } from '../registry/atomic-write.ts';
 import type { CallOptions, Session } from '../session/session.ts';
 import { readMorphirProject, type MorphirProject, type ReadProjectOptions } from './morphir-project.ts';
@@ -16,6 +19,13 @@ export interface CompileProjectOptions extends CallOptions, ReadProjectOptions {
   output?: string | false;
   /** Compile options sent with the request (`typesOnly`, `irVersion`, …). */
   options?: Record<string, unknown>;
+  /**
+   * The incremental baseline (sent only to a frontend advertising `incremental`): `'project'`
+   * reads and keeps the project's `.mep/compile-baseline.json` (the default, unless `output` is
+   * false); a baseline object is sent as it is (and the project's file is still kept); `'none'`
+   * sends none and keeps none.
+   */
+  baseline?: 'project' | 'none' | CompileBaseline;
 }
 
 /** What {@link compileProject} did. */
@@ -24,6 +34,8 @@ export interface ProjectCompileOutcome {
   result: CompileResult;
   /** The file the IR was written to, or null when nothing was written. */
   output: string | null;
+  /** The baseline for the next compile (undefined when the frontend is not incremental). */
+  baseline?: CompileBaseline;
 }
 
 /**
@@ -36,10 +48,19 @@ export interface ProjectCompileOutcome {
 export async function compileProject(session: Session, dir: string | MorphirProject, options: CompileProjectOptions = {}): Promise<ProjectCompileOutcome> {
   const project = typeof dir === 'string' ? await readMorphirProject(dir, options) : dir;
   const { signal, timeoutMs, id } = options;
-  const params = options.options && Object.keys(options.options).length > 0 ? { ...project.params, options: { ...project.params.options, ...options.options } } : project.params;
+  const withOptions = options.options && Object.keys(options.options).length > 0 ? { ...project.params, options: { ...project.params.options, ...options.options } } : project.params;
+  const mode = options.baseline ?? (options.output === false ? 'none' : 'project');
+  const key = frontendKey(session.initializeResult);
+  const incremental = mode !== 'none' && key !== undefined && acceptsBaseline(session.initializeResult);
+  const baseline = !incremental ? undefined : typeof mode === 'object' ? mode : await readCompileBaseline(project.dir, key);
+  const params = baseline ? { ...withOptions, baseline } : withOptions;
   const result = await session.compile(params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(id === undefined ? {} : { id }) });
+  const next = incremental ? (nextBaseline(baseline, result) ?? baseline) : undefined;
+  // A project folder that cannot take the file (read-only) still compiles: the next one is full.
+  if (next && next !== baseline) await writeCompileBaseline(project.dir, key!, next).catch(() => undefined);
+  const kept = next ? { baseline: next } : {};
   const target = options.output === false ? null : resolve(project.dir, options.output ?? project.defaultOutput);
-  if (target === null || !result.success || result.ir === undefined || result.ir === null) return { project, result, output: null };
+  if (target === null || !result.success || result.ir === undefined || result.ir === null) return { project, result, output: null, ...kept };
   await writeJsonAtomic(target, result.ir);
-  return { project, result, output: target };
+  return { project, result, output: target, ...kept };
 }

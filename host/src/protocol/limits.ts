@@ -160,6 +160,8 @@ export const HOST_FILE_LIMITS = Object.freeze({
   sumsBytes: 16 * 1024 * 1024,
   /** An input file (`--input`, `--ir`, `@params.json`, a local dependency's IR, a source file): the largest message. */
   inputBytes: MAX_MESSAGE_BYTES_CEILING,
+  /** A project's `.mep/compile-baseline.json` (sent back in one compile request: the largest message); a larger one is ignored. */
+  compileBaselineBytes: MAX_MESSAGE_BYTES_CEILING,
   /** Source files one compile sends (`mep compile --max-sources`). */
   sourceFiles: 10_000,
   /** Directory entries looked at per source file allowed, while finding them under `sourceDirectory`. */

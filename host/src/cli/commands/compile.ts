@@ -16,6 +16,7 @@ import { parseFlags } from './command.ts';
 import type { ResolvedExtension } from './extension-argument.ts';
 import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
+import { watchCompile } from './compile-watch.ts';
 
 /** The language id: `--lang`, else the one the chosen provider claims for the file extension. */
 function languageFor(session: Session, provider: ResolvedExtension, lang: string | undefined, fileExtension: string): string {
@@ -47,7 +48,7 @@ function maxSourcesOf(text: string | undefined): number | undefined {
 
 export const compileCommand: Command = {
   summary: 'compile a Morphir project or source files to Morphir IR with a frontend extension',
-  help: `Usage: mep compile <dir> [--output IR.json] [--lang L] [--extension EXT] [--option k=v]… [--json] [--verbose]
+  help: `Usage: mep compile <dir> [--output IR.json] [--lang L] [--extension EXT] [--option k=v]… [--watch] [--json] [--verbose]
        mep compile <file>… [--output IR.json] [--lang L] [--extension EXT] [--option k=v]… [--json] [--verbose]
 
 A folder is a Morphir project: its morphir.json names the package ("name"), where the sources
@@ -63,13 +64,20 @@ file as it was. The language comes from --lang, else from the file extension the
 (.elm → elm; a project is elm). Without --extension the frontend is the installed extension that
 claims the language. Options (--option typesOnly=true, --option irVersion=4) go to the frontend.
 
+To a frontend that advertises incremental compiles, a project's compile sends what the last one
+returned per module (kept in <dir>/.mep/compile-baseline.json), and only changed modules are
+compiled again; the IR is the same as a full compile's.
+
+  --watch           keep the frontend running, and compile the project again whenever a source
+                    file or morphir.json changes, printing each outcome with its time; a failed
+                    compile leaves the last good IR in place. Ctrl+C stops.
   --lang L          the language id, e.g. elm
   --output FILE     write the Morphir IR here (default: <dir>/morphir-ir.json for a project)
   --max-sources N   send at most N source files of a project (default 10000); their bytes with
                     the local dependencies are bounded by --max-message, which the request is
 ${OPERATION_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, 'max-sources': { type: 'string' }, ...OPERATION_FLAGS }, 'compile');
+    const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, 'max-sources': { type: 'string' }, watch: { type: 'boolean' }, ...OPERATION_FLAGS }, 'compile');
     return withJsonErrors(io, values.json, async () => {
       if (positionals.length === 0) throw new UsageError(`expected a project folder or source files. Run 'mep compile --help'.`);
       io.verbose = Boolean(values.verbose);
@@ -92,6 +100,26 @@ ${OPERATION_HELP}`,
         await readMorphirJson(projectDir);
       }
       const language = values.lang ?? (projectDir !== undefined ? 'elm' : undefined);
+      if (values.watch) {
+        if (projectDir === undefined) throw new UsageError(`--watch compiles a project folder (with morphir.json), not files. Run 'mep compile --help'.`);
+        if (values.json) throw new UsageError(`--watch prints a line per compile for a person; it does not combine with --json.`);
+        await runOperation(io, values, { kind: 'frontend', language: language! }, async (session, signal, provider) => {
+          const id = languageFor(session, provider, language, fileExtension);
+          const fileExtensions = extensionsFor(session, id);
+          const limits = { ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
+          const output = values.output ? { output: resolve(io.cwd, values.output) } : {};
+          await watchCompile(io, {
+            projectDir,
+            fileExtensions,
+            signal,
+            sourceDir: async () => (await readMorphirProject(projectDir, { languageId: id, fileExtensions, ...limits })).sourceDir,
+            compile: async (baseline) => compileProject(session, await readMorphirProject(projectDir, { languageId: id, fileExtensions, ...limits }), { signal, options, baseline, ...output }),
+            scrub: (diagnostics) => scrubDiagnostics(diagnostics, io.redactor),
+          });
+        });
+        io.err('mep compile: stopped watching.');
+        return ExitCode.Ok;
+      }
       let params: CompileParams | undefined;
       let languageId = language ?? '';
       let output: string | null = null;

@@ -1,0 +1,135 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { CompileAnswer, NormalizedCompileParams } from '../../../guest-pdk/src/index.ts';
+import type { CompileBaseline, CompileResult } from '../../../host/src/protocol/index.ts';
+import { nextBaseline } from '../../../host/src/project/compile-baseline.ts';
+import { canonicalJson } from '../testing/morphir-elm-make.ts';
+import { compileElm } from './compile.ts';
+import { recordingContext, sharedWorker } from './testing.ts';
+import { irModules } from './visibility.ts';
+
+// A package whose modules form a chain: Top uses Base's record through Mid without importing Base.
+const SOURCES: Record<string, string> = {
+  'Acme/Base.elm': 'module Acme.Base exposing (Money, Line, zero)\n\ntype alias Money =\n    Int\n\n\ntype alias Line =\n    { qty : Int, price : Money }\n\n\nzero : Money\nzero =\n    0\n',
+  'Acme/Mid.elm': 'module Acme.Mid exposing (line, total)\n\nimport Acme.Base exposing (Line, Money)\n\n\nline : Int -> Line\nline n =\n    { qty = n, price = 2 }\n\n\ntotal : List Line -> Money\ntotal lines =\n    List.sum (List.map (\\l -> l.qty * l.price) lines)\n',
+  'Acme/Top.elm': 'module Acme.Top exposing (amount)\n\nimport Acme.Mid\n\n\namount : Int\namount =\n    (Acme.Mid.line 3).qty + Acme.Mid.total [ Acme.Mid.line 1 ]\n',
+  'Acme/Leaf.elm': 'module Acme.Leaf exposing (twice)\n\nimport Acme.Top\n\n\ntwice : Int\ntwice =\n    Acme.Top.amount * 2\n',
+};
+
+const request = (sources: Record<string, string>, baseline?: CompileBaseline, options?: NormalizedCompileParams['options']): NormalizedCompileParams => ({
+  languageId: 'elm',
+  sources: { root: 'file:///w/src/', documents: Object.entries(sources).map(([path, text]) => ({ uri: `file:///w/src/${path}`, languageId: 'elm', version: 1, text })) },
+  package: { name: 'Acme' },
+  ...(options ? { options } : {}),
+  ...(baseline ? { baseline } : {}),
+});
+const compile = (params: NormalizedCompileParams): CompileResult => {
+  const answer = compileElm(params, sharedWorker(), recordingContext()) as CompileAnswer;
+  return { success: answer.success ?? true, modules: answer.modules ?? [], diagnostics: [], ...answer } as CompileResult;
+};
+const statuses = (result: CompileResult) => Object.fromEntries((result.moduleResults ?? []).map((r) => [r.name, r.status]));
+const edit = (path: string, from: string, to: string): Record<string, string> => {
+  assert.ok(SOURCES[path].includes(from), `${path} has ${from}`);
+  return { ...SOURCES, [path]: SOURCES[path].replace(from, to) };
+};
+
+/** Compiles `sources` with the baseline of a first compile of SOURCES, and checks the IR against a full compile. */
+function incremental(sources: Record<string, string>): CompileResult {
+  const first = compile(request(SOURCES));
+  assert.ok(first.success, JSON.stringify(first.diagnostics));
+  const result = compile(request(sources, nextBaseline(undefined, first)));
+  const full = compile(request(sources));
+  if (full.success) {
+    assert.ok(result.success, JSON.stringify(result.diagnostics));
+    assert.is(canonicalJson(result.ir), canonicalJson(full.ir), 'the incremental IR equals a full compile\'s');
+    assert.equal(result.modules, full.modules);
+  }
+  return result;
+}
+
+const Incremental = suite('elm-frontend: incremental compiles from a baseline');
+
+Incremental('should compile every module, with digests and a context digest, without a baseline', () => {
+  const result = compile(request(SOURCES));
+  assert.ok(result.success);
+  assert.equal(statuses(result), { Base: 'compiled', Mid: 'compiled', Top: 'compiled', Leaf: 'compiled' });
+  assert.match(result.contextDigest ?? '', /^sha256:[0-9a-f]{64}$/);
+  const top = result.moduleResults!.find((r) => r.name === 'Top')!;
+  assert.equal(top.dependsOn, ['Base', 'Mid']);
+  assert.match(top.sourceDigest ?? '', /^sha256:[0-9a-f]{64}$/);
+  assert.match(top.interfaceDigest ?? '', /^sha256:[0-9a-f]{64}$/);
+  assert.ok(Array.isArray(top.ir));
+});
+
+Incremental('should reuse every module when nothing changed, and return the same IR', () => {
+  const result = incremental(SOURCES);
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'unchanged', Leaf: 'unchanged' });
+  assert.ok(result.moduleResults!.every((r) => r.ir === undefined), 'unchanged entries carry no IR');
+});
+
+Incremental('should compile only an edited leaf module', () => {
+  const result = incremental(edit('Acme/Leaf.elm', 'amount * 2', 'amount * 3'));
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'unchanged', Leaf: 'compiled' });
+});
+
+Incremental('should not compile the dependents of a module whose interface did not change', () => {
+  const result = incremental(edit('Acme/Mid.elm', '{ qty = n, price = 2 }', '{ qty = n, price = 5 }'));
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'compiled', Top: 'unchanged', Leaf: 'unchanged' });
+});
+
+Incremental('should compile the dependents of a changed interface, also those that reach it through another module', () => {
+  const result = incremental(edit('Acme/Base.elm', '{ qty : Int, price : Money }', '{ qty : Int, price : Money, note : String }').valueOf() as Record<string, string>);
+  // Mid's record literal no longer has every field: a full compile fails too, so only compare statuses.
+  assert.equal(statuses(result).Base, 'compiled');
+  const renamed = incremental(edit('Acme/Base.elm', 'zero : Money\nzero =\n    0\n', 'zero : Money\nzero =\n    0\n\n\none : Money\none =\n    1\n'));
+  // Leaf reaches Base through Top and Mid: it is compiled again too (dependsOn is transitive).
+  assert.equal(statuses(renamed), { Base: 'compiled', Mid: 'compiled', Top: 'compiled', Leaf: 'compiled' });
+});
+
+Incremental('should report a broken module as failed and keep the others\' IR', () => {
+  const result = incremental(edit('Acme/Top.elm', 'amount : Int', 'amount : String'));
+  assert.not.ok(result.success);
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'failed', Leaf: 'unchanged' });
+  const top = result.moduleResults!.find((r) => r.name === 'Top')!;
+  assert.ok((top.diagnostics ?? []).some((d) => d.severity === 'error' && d.location?.uri === 'file:///w/src/Acme/Top.elm'), JSON.stringify(top.diagnostics));
+  assert.equal(result.modules, ['Base', 'Leaf', 'Mid'], 'the IR holds the modules that did compile');
+  assert.equal(irModules(result.ir!).map(([path]) => JSON.stringify(path)), ['[["base"]]', '[["leaf"]]', '[["mid"]]']);
+});
+
+Incremental('should block the importers of a broken module that has no baseline', () => {
+  const first = compile(request(SOURCES));
+  const sources = { ...SOURCES, 'Acme/New.elm': 'module Acme.New exposing (x)\n\nx : Int\nx =\n    "no"\n', 'Acme/Leaf.elm': SOURCES['Acme/Leaf.elm'].replace('import Acme.Top\n', 'import Acme.Top\nimport Acme.New\n') };
+  const result = compile(request(sources, nextBaseline(undefined, first)));
+  assert.not.ok(result.success);
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'unchanged', Leaf: 'blocked', New: 'failed' });
+  assert.equal(result.modules, ['Base', 'Mid', 'Top']);
+});
+
+Incremental('should ignore a baseline of another context (typesOnly) and compile everything', () => {
+  const first = compile(request(SOURCES));
+  const result = compile(request(SOURCES, nextBaseline(undefined, first), { typesOnly: true }));
+  assert.ok(result.success);
+  assert.is.not(result.contextDigest, first.contextDigest);
+  assert.equal(statuses(result), { Base: 'compiled', Mid: 'compiled', Top: 'compiled', Leaf: 'compiled' });
+  assert.is(canonicalJson(result.ir), canonicalJson(compile(request(SOURCES, undefined, { typesOnly: true })).ir));
+});
+
+Incremental('should ignore a baseline without a context digest, and entries whose IR is not the module\'s', () => {
+  const first = compile(request(SOURCES));
+  const baseline = nextBaseline(undefined, first)!;
+  const none = compile(request(SOURCES, { modules: baseline.modules }));
+  assert.equal(statuses(none), { Base: 'compiled', Mid: 'compiled', Top: 'compiled', Leaf: 'compiled' });
+  const forged = { ...baseline, modules: baseline.modules.map((m) => (m.name === 'Mid' ? { ...m, ir: baseline.modules[0].ir } : m.name === 'Top' ? { ...m, ir: 'x' } : m)) };
+  const result = compile(request(SOURCES, forged));
+  // Top's interface is not known from a baseline entry that is not its IR: Leaf is compiled again.
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'compiled', Top: 'compiled', Leaf: 'compiled' });
+  assert.is(canonicalJson(result.ir), canonicalJson(first.ir));
+});
+
+Incremental('should drop a deleted module and compile a new one', () => {
+  const { ['Acme/Leaf.elm']: _leaf, ...rest } = SOURCES;
+  const result = incremental({ ...rest, 'Acme/Extra.elm': 'module Acme.Extra exposing (y)\n\nimport Acme.Base\n\n\ny : Acme.Base.Money\ny =\n    Acme.Base.zero\n' });
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'unchanged', Extra: 'compiled' });
+});
+
+Incremental.run();

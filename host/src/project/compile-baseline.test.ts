@@ -1,0 +1,141 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defineExtension, type NormalizedCompileParams } from '../../../guest-pdk/src/index.ts';
+import type { CompileBaseline } from '../protocol/index.ts';
+import { createSession } from '../session/session.ts';
+import { createInProcessTransport } from '../testing/in-process-transport.ts';
+import { compileBaselinePath, nextBaseline } from './compile-baseline.ts';
+import { compileProject } from './index.ts';
+
+const IR = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
+
+/**
+ * A frontend that records each request and answers module results for every document: `A` is
+ * compiled on the first call and unchanged after; a document saying `fail` fails. Advertises
+ * `incremental` as told (a non-incremental one answering module results anyway must still never
+ * get a baseline).
+ */
+function frontend(incremental: boolean, id = 'test.incremental') {
+  const seen: NormalizedCompileParams[] = [];
+  const extension = defineExtension({
+    info: { id, name: id, version: '1.0.0' },
+    frontend: {
+      languages: [{ id: 'elm', fileExtensions: ['.elm'] }],
+      irVersions: ['3'],
+      multiDocument: true,
+      incremental,
+      compile(params) {
+        seen.push(params);
+        const reused = new Set((params.baseline?.modules ?? []).map((m) => m.name));
+        const moduleResults = params.sources.documents.map((d) => {
+          const name = d.uri.replace(/^.*\/(\w+)\.elm$/, '$1');
+          if (d.text.includes('fail')) return { name, uri: d.uri, status: 'failed' as const, sourceDigest: `d:${d.text}`, diagnostics: [] };
+          if (reused.has(name) && params.baseline?.modules.find((m) => m.name === name)?.sourceDigest === `d:${d.text}`) return { name, uri: d.uri, status: 'unchanged' as const, sourceDigest: `d:${d.text}`, interfaceDigest: 'i' };
+          return { name, uri: d.uri, status: 'compiled' as const, sourceDigest: `d:${d.text}`, interfaceDigest: 'i', dependsOn: [], ir: [[[name.toLowerCase()]], { text: d.text }] };
+        });
+        const failed = moduleResults.some((r) => r.status === 'failed');
+        return { irVersion: '3', ir: IR, modules: [], moduleResults, contextDigest: 'ctx', ...(failed ? { success: false } : {}) };
+      },
+    },
+  });
+  return { seen, session: createSession({ transport: createInProcessTransport(extension) }) };
+}
+
+async function withProject(files: Record<string, string>, fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-baseline-'));
+  try {
+    await writeFile(join(dir, 'morphir.json'), JSON.stringify({ name: 'Acme', sourceDirectory: 'src' }));
+    await mkdir(join(dir, 'src'));
+    for (const [path, text] of Object.entries(files)) await writeFile(join(dir, 'src', path), text);
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function compileWith(fe: ReturnType<typeof frontend>, dir: string, baseline?: 'project' | 'none' | CompileBaseline) {
+  await fe.session.start();
+  try {
+    return await compileProject(fe.session, dir, baseline === undefined ? {} : { baseline });
+  } finally {
+    await fe.session.close();
+  }
+}
+
+const Baseline = suite('project compile baseline (incremental compiles, host side)');
+
+Baseline('should send the last compile\'s module results back to an incremental frontend, and keep them in .mep/', async () => {
+  await withProject({ 'A.elm': 'module A', 'B.elm': 'module B' }, async (dir) => {
+    const fe = frontend(true);
+    await compileWith(fe, dir);
+    assert.is(fe.seen[0].baseline, undefined, 'the first compile has no baseline');
+    const stored = JSON.parse(await readFile(compileBaselinePath(dir), 'utf8'));
+    assert.is(stored.frontend, 'test.incremental@1.0.0');
+    assert.is(stored.baseline.contextDigest, 'ctx');
+    await writeFile(join(dir, 'src', 'B.elm'), 'module B -- edited');
+    const second = frontend(true);
+    const outcome = await compileWith(second, dir);
+    const sent = second.seen[0].baseline!;
+    assert.is(sent.contextDigest, 'ctx');
+    assert.equal(sent.modules.map((m) => [m.name, m.sourceDigest]), [['A', 'd:module A'], ['B', 'd:module B']]);
+    assert.equal(sent.modules[0].ir, [[['a']], { text: 'module A' }]);
+    // A was unchanged: the baseline keeps the IR it had; B was compiled: its new IR.
+    assert.equal(outcome.baseline!.modules.map((m) => [m.name, m.ir]), [['A', [[['a']], { text: 'module A' }]], ['B', [[['b']], { text: 'module B -- edited' }]]]);
+  });
+});
+
+Baseline('should never send a baseline to a frontend that does not advertise incremental, nor keep one for it', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (dir) => {
+    await compileWith(frontend(true), dir);
+    // The same id and version as the frontend that left the baseline, but not incremental.
+    const plain = frontend(false);
+    await plain.session.start();
+    try {
+      const outcome = await compileProject(plain.session, dir);
+      await compileProject(plain.session, dir, { baseline: { modules: [{ name: 'A', ir: {} }], contextDigest: 'ctx' } });
+      assert.equal(plain.seen.map((p) => p.baseline), [undefined, undefined]);
+      assert.is(outcome.baseline, undefined);
+    } finally {
+      await plain.session.close();
+    }
+  });
+});
+
+Baseline('should not send one frontend\'s baseline to another, nor a corrupt or hostile file', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (dir) => {
+    await compileWith(frontend(true), dir);
+    const other = frontend(true, 'test.other');
+    await compileWith(other, dir);
+    assert.is(other.seen[0].baseline, undefined);
+    for (const text of ['{not json', '{"format":"mep-compile-baseline/1","frontend":"test.other@1.0.0","baseline":{"modules":"x"}}', '{"__proto__":{},"format":"mep-compile-baseline/1"}']) {
+      await writeFile(compileBaselinePath(dir), text);
+      const fe = frontend(true, 'test.other');
+      await compileWith(fe, dir);
+      assert.is(fe.seen[0].baseline, undefined, text);
+      assert.is(JSON.parse(await readFile(compileBaselinePath(dir), 'utf8')).frontend, 'test.other@1.0.0', 'replaced by a good one');
+    }
+  });
+});
+
+Baseline('should keep the entry it trusted before for a module that failed', () => {
+  const before: CompileBaseline = { contextDigest: 'ctx', modules: [{ name: 'A', sourceDigest: 'old', interfaceDigest: 'i', ir: ['old'] }, { name: 'B', sourceDigest: 'b', ir: ['b'] }] };
+  const next = nextBaseline(before, {
+    success: false,
+    diagnostics: [],
+    modules: ['B'],
+    contextDigest: 'ctx',
+    moduleResults: [
+      { name: 'A', status: 'failed', sourceDigest: 'new' },
+      { name: 'B', status: 'unchanged', sourceDigest: 'b' },
+    ],
+  })!;
+  assert.equal(next.modules, [before.modules[0], { name: 'B', sourceDigest: 'b', ir: ['b'] }]);
+  // Another context: nothing of the old baseline is kept.
+  assert.equal(nextBaseline(before, { success: false, diagnostics: [], modules: [], contextDigest: 'other', moduleResults: [{ name: 'A', status: 'failed' }] })!.modules, []);
+  assert.is(nextBaseline(before, { success: true, diagnostics: [], modules: [] }), undefined, 'no module results: nothing to keep');
+});
+
+Baseline.run();

@@ -1,0 +1,88 @@
+/**
+ * The host's side of incremental compiles (MEP 0.1, `CompileRequest.baseline`): what the last
+ * compile of a project returned per module, kept in `.mep/compile-baseline.json` in the project
+ * and sent back as the baseline of the next compile — only to the frontend that produced it, and
+ * only when it advertises `incremental: true`. The host never computes or compares digests: it
+ * keeps the IR of modules that compiled or were unchanged, and, for a module that failed or was
+ * blocked, the entry it trusted before (so the frontend still has that module's interface).
+ * Written atomically; a file that is unreadable, too large, malformed or another frontend's is
+ * ignored (the compile is then a full one), never trusted in part.
+ */
+import { join } from 'node:path';
+import { readJsonFile } from '../files/json-file.ts';
+import { isMissingFile } from '../files/regular-file.ts';
+import type { BaselineModule, CompileBaseline, CompileResult, InitializeResult } from '../protocol/index.ts';
+import { CompileBaseline as CompileBaselineSchema } from '../protocol/compile-params.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { writeFileAtomic } from '../registry/atomic-write.ts';
+
+/** The file's format tag; another value is ignored. */
+export const COMPILE_BASELINE_FORMAT = 'mep-compile-baseline/1';
+
+/** Where a project's baseline is kept. */
+export function compileBaselinePath(projectDir: string): string {
+  return join(projectDir, '.mep', 'compile-baseline.json');
+}
+
+/** The frontend a baseline belongs to: its id and version (another build of it may digest differently). */
+export function frontendKey(initialize: InitializeResult | undefined): string | undefined {
+  const info = initialize?.extension as { id?: unknown; name?: unknown; version?: unknown } | undefined;
+  const id = typeof info?.id === 'string' ? info.id : typeof info?.name === 'string' ? info.name : undefined;
+  return id === undefined ? undefined : `${id}@${typeof info?.version === 'string' ? info.version : ''}`;
+}
+
+/** True when the frontend of `initialize` accepts a baseline. */
+export function acceptsBaseline(initialize: InitializeResult | undefined): boolean {
+  return initialize?.capabilities.frontend?.incremental === true;
+}
+
+/**
+ * The baseline after `result`, given the one sent with it (`previous`), or undefined when the
+ * frontend returned no module results.
+ *
+ * @example
+ * baseline = nextBaseline(baseline, result) ?? baseline;
+ */
+export function nextBaseline(previous: CompileBaseline | undefined, result: CompileResult): CompileBaseline | undefined {
+  if (!result.moduleResults) return undefined;
+  // Entries of another context are of no use to a frontend that now digests differently.
+  const sameContext = previous !== undefined && previous.contextDigest !== undefined && previous.contextDigest === result.contextDigest;
+  const before = new Map((sameContext ? previous!.modules : []).map((m) => [m.name, m]));
+  const modules: BaselineModule[] = [];
+  for (const r of result.moduleResults) {
+    const known = before.get(r.name);
+    const entry = (ir: unknown): BaselineModule => ({
+      name: r.name,
+      ...(r.uri === undefined ? {} : { uri: r.uri }),
+      ...(r.sourceDigest === undefined ? {} : { sourceDigest: r.sourceDigest }),
+      ...(r.interfaceDigest === undefined ? {} : { interfaceDigest: r.interfaceDigest }),
+      ...(r.dependsOn === undefined ? {} : { dependsOn: r.dependsOn }),
+      ir,
+    });
+    if (r.status === 'compiled' && r.ir !== undefined) modules.push(entry(r.ir));
+    else if (r.status === 'unchanged' && known?.ir !== undefined) modules.push(entry(known.ir));
+    else if ((r.status === 'failed' || r.status === 'blocked') && known) modules.push(known);
+  }
+  return { modules, ...(result.contextDigest === undefined ? {} : { contextDigest: result.contextDigest }) };
+}
+
+/** Reads the project's baseline for the frontend `key`, or undefined (none, another's, unusable). */
+export async function readCompileBaseline(projectDir: string, key: string): Promise<CompileBaseline | undefined> {
+  let stored: unknown;
+  try {
+    stored = await readJsonFile(compileBaselinePath(projectDir), { what: 'the compile baseline', maxBytes: HOST_FILE_LIMITS.compileBaselineBytes, noFollow: true });
+  } catch (error) {
+    if (isMissingFile(error)) return undefined;
+    // Too large, not JSON, a link, a hostile key: a full compile, and the next write replaces it.
+    return undefined;
+  }
+  const file = stored as { format?: unknown; frontend?: unknown; baseline?: unknown } | null;
+  if (file === null || typeof file !== 'object' || file.format !== COMPILE_BASELINE_FORMAT || file.frontend !== key) return undefined;
+  const parsed = CompileBaselineSchema.safeParse(file.baseline);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** Keeps `baseline` as the project's, for the frontend `key` (atomically: a reader sees the old or the new file). */
+export async function writeCompileBaseline(projectDir: string, key: string, baseline: CompileBaseline): Promise<void> {
+  await writeFileAtomic(compileBaselinePath(projectDir), JSON.stringify({ format: COMPILE_BASELINE_FORMAT, frontend: key, baseline }));
+}
