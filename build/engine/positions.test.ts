@@ -3,7 +3,8 @@
  * (guest.js, its first line minified) throws in nested functions, arrows, methods, template
  * literals, expressions over several lines, calls of every shape (a name, a property, a keyword
  * property, a computed callee, a call's result, a tagged template, spread arguments, new with and
- * without arguments, super), property reads and stores; each error's first frames' `line:col`
+ * without arguments, super), property reads and stores, destructuring patterns of undefined
+ * (object, nested, parameter, empty, for-of, array); each error's first frames' `line:col`
  * must be V8's. Stock quickjs-ng 0.17 named the last argument of a call, the start of a property
  * chain, the name before a ( and counted the first line's columns from 0.
  */
@@ -60,6 +61,11 @@ function store(o) {
     .y = 3;
 }
 function native() { return JSON.parse('{bad'); }
+function destructure(o) { const { x: { y } } = o; return y; }
+function parameter({ a, b }) { return a + b; }
+function empty(o) { const {} = o; }
+function forOf(list) { for (const { n } of list) {} }
+function arrayPattern(o) { const { x: [ y ] } = o; return y; }
 function chained(o) {
   return o
     .first()
@@ -71,6 +77,7 @@ const cases = {
   callsThrower: () => callsThrower([1]), keyedCall: () => keyedCall({ f() { throw new Error('kf'); } }), tagged, spread: () => spread([1]),
   newSpread: () => newSpread([1]), superCall, newNoParens, keywordProperty: () => keywordProperty({ catch() { throw new Error('kw'); } }),
   privateName, iife, store: () => store({}), native, chained: () => chained({ first() { return {}; } }),
+  destructure: () => destructure({}), parameter: () => parameter(), empty: () => empty(null), forOf: () => forOf([1, undefined]), arrayPattern: () => arrayPattern({}),
 };
 globalThis.f = () => {
   const out = [];
@@ -99,7 +106,7 @@ positions('should report every frame at the line:col V8 reports for the same scr
   const engine = run('f').split('\n');
   const v8 = inV8AsGuest(SOURCE).split('\n');
   assert.is(engine.length, v8.length);
-  assert.is(v8.length, 24);
+  assert.is(v8.length, 29);
   assert.ok(v8.every((l) => /: \d+:\d+/.test(l)), v8.join('\n'));
   for (let i = 0; i < v8.length; i++) assert.is(engine[i], v8[i]);
 });

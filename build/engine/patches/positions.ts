@@ -11,6 +11,8 @@
  *   at the template, and `new X(…)` / `new X` at `new`;
  * - a property read `a.b` at `b`;
  * - a store `a.b = v` at its `=`;
+ * - a destructuring of undefined or null at the pattern's first property (or its `{` when it has
+ *   none), an array pattern at its `[` (QuickJS: the function's start, or the last name read);
  * - and the first line's columns from 1 like the others' (QuickJS counted them from 0).
  * Each edit records the position where V8 would and emits it right before the instruction.
  */
@@ -134,6 +136,30 @@ static void mep_call_position(JSParseState *s, int *line, int *col)
     op: 'before',
     text: "        if (op == '=')\n            emit_source_loc_at(s, mep_assign_line, mep_assign_col); /* mep engine: V8 places a store at its = */",
     why: 'positions as V8 reports them: a store a.b = v at its = (QuickJS: at the last name of v)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: '/* throw an exception if the value cannot be converted to an object */' },
+    op: 'before',
+    text: `        if (s->token.val == '}') /* mep engine: V8 places an object pattern at its first property, or at { when it has none */
+            emit_source_loc_at(s, s->last_line_num, s->last_col_num);
+        else
+            emit_source_loc(s);`,
+    why: 'positions as V8 reports them: const { a } = undefined at a (QuickJS: the start of the function)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'source_col_num = s->token.col_num;', near: 'int enum_depth;' },
+    op: 'replace',
+    text: '        source_col_num = mep_token_col(s); /* mep engine: the [ itself */',
+    why: 'positions as V8 reports them: the column of an array pattern\'s [ (a [ right after a name had the name\'s)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'emit_op(s, OP_for_of_start);', near: 'int enum_depth;' },
+    op: 'before',
+    text: '        emit_source_loc_at(s, source_line_num, source_col_num); /* mep engine: V8 places an array pattern at its [ */',
+    why: 'positions as V8 reports them: const [a] = undefined at [ (QuickJS: the start of the function)',
   },
   {
     file: 'quickjs.c',
