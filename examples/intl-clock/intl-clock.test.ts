@@ -16,13 +16,15 @@ async function inNode(env: Record<string, string>): Promise<Answers> {
 
 // The wasm guest carries de besides en (mep build --locale de-DE); Europe/Paris it names itself.
 const built = () => Promise.all([builtExample('intl-clock', 'wasm', { locales: ['de-DE'] }), builtExample('intl-clock', 'process')]);
-const probes = suite('Intl and the clock :: luxon, Intl, fflate alike in wasm, process and Node');
+const probes = suite('Intl and the clock :: luxon, Intl, fflate, jsonpath-plus alike in wasm, process and Node');
 
 probes('should give the same answers on the fixed clock (SOURCE_DATE_EPOCH), fflate zipping with its default date', async () => {
   const [wasm, processed] = await built();
   const fixed = { sourceDateEpoch: 1_700_000_000 };
   const node = await inNode({ SOURCE_DATE_EPOCH: '1700000000' });
   assert.is(node.paris, 'November 14, 2023, 11:13 PM');
+  assert.equal(node.jsonpath, ['a', 'c']);
+  assert.is(node.number, '1.234.567,891');
   assert.equal(await probeResults<Answers>(wasm, fixed), node);
   assert.equal(await probeResults<Answers>(processed, fixed), node);
   // Without SOURCE_DATE_EPOCH: 2000-01-01T00:00:00Z in both runtimes.

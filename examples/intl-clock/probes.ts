@@ -1,9 +1,11 @@
 /**
  * What issue 33 asked to run alike in wasm, in process and in Node: luxon used the ordinary way
  * (the time now in a named zone), Intl.NumberFormat for de-DE, Intl.Collator for en and de, and
- * fflate's zipSync with its defaults (whose date is the clock's: it refused 1970).
+ * fflate's zipSync with its defaults (whose date is the clock's: it refused 1970), and
+ * jsonpath-plus (whose v-flag regexes stock quickjs-ng 0.17 refused).
  */
 import { zipSync, strToU8 } from 'fflate';
+import { JSONPath } from 'jsonpath-plus';
 import { DateTime } from 'luxon';
 
 /** Each probe's answer (JSON-safe). */
@@ -20,5 +22,6 @@ export async function runProbes(): Promise<Record<string, unknown>> {
     numeric: [...words].sort(new Intl.Collator('en', { numeric: true, sensitivity: 'base' }).compare),
     localeCompare: ['o\u0308'.localeCompare('\u00f6'), 'a'.localeCompare('B'), 'résumé'.localeCompare('resume', 'en', { sensitivity: 'base' })],
     zip: Array.from(zip, (b) => b.toString(16).padStart(2, '0')).join(''),
+    jsonpath: JSONPath({ path: '$..book[?(@.price < 10)].title', json: { store: { book: [{ title: 'a', price: 8.95 }, { title: 'b', price: 12 }, { title: 'c', price: 9 }] } } }),
   };
 }
