@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { encodeSseEvent } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
 import type { HostServer } from './host-server.ts';
@@ -166,7 +167,7 @@ function openEventStream(res: ServerResponse): (message: JsonRpcMessage) => void
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
   res.flushHeaders();
   return (message) => {
-    if (!res.destroyed) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (!res.destroyed) res.write(encodeSseEvent(JSON.stringify(message)));
   };
 }
 

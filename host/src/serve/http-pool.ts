@@ -68,14 +68,17 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
   let nextId = 1;
   let closed = false;
 
-  const retire = async (entry: Entry): Promise<void> => {
+  /** Sessions shutting down: `close()` waits for them too, so nothing outlives the pool. */
+  const retiring = new Set<Promise<void>>();
+  const retire = (entry: Entry): Promise<void> => {
     entry.dead = true;
     all.delete(entry);
-    try {
-      await entry.served.close(server.closeGraceMs);
-    } finally {
+    const done = entry.served.close(server.closeGraceMs).finally(() => {
       entry.releaseSlot();
-    }
+      retiring.delete(done);
+    });
+    retiring.add(done);
+    return done;
   };
 
   const open = async (extension: string, signal: AbortSignal): Promise<Entry> => {
@@ -152,7 +155,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
     async close() {
       closed = true;
       idle.clear();
-      await Promise.allSettled([...all].map(retire));
+      await Promise.allSettled([...[...all].map(retire), ...retiring]);
     },
   };
 }

@@ -92,7 +92,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
     if (initializeParams) {
       const version = lent.initialize.protocolVersion;
       if (!initializeParams.protocolVersions.includes(version)) {
-        throw new MepError(ErrorCode.ProtocolVersionMismatch, `${extension} speaks MEP ${version}; the client offered ${JSON.stringify(initializeParams.protocolVersions)}.`, { data: { supported: [version] } });
+        throw new MepError(ErrorCode.ProtocolVersionMismatch, `${extension} speaks MEP ${version}; the client offered ${JSON.stringify(initializeParams.protocolVersions)}.`, { data: { hostVersions: initializeParams.protocolVersions, extensionVersions: [version] } });
       }
       return ok(lent.initialize);
     }

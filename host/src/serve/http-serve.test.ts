@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode } from '../protocol/errors.ts';
@@ -86,6 +88,20 @@ Plain('should refuse a protocol version the extension does not speak with -32011
     assert.is((reply.body.error as { code: number }).code, ErrorCode.ProtocolVersionMismatch);
   } finally {
     await served.close();
+  }
+});
+
+Plain('should serve mep generate --extension http://… (the HTTP client transport) end to end', async () => {
+  const serve = await startServe(['--extension', wellBehaved]);
+  const dir = await mkdtemp(join(tmpdir(), 'mep-http-generate-'));
+  try {
+    await writeFile(join(dir, 'ir.json'), JSON.stringify(ir));
+    const run = spawnSync(process.execPath, [mep, 'generate', '--input', join(dir, 'ir.json'), '--target', 'echo', '--extension', `${serve.url}/extensions/well-behaved`, '--output', join(dir, 'out')], { cwd: root, encoding: 'utf8' });
+    assert.is(run.status, 0, run.stderr);
+    assert.equal(JSON.parse(await readFile(join(dir, 'out/echo/acme.json'), 'utf8')), ir);
+  } finally {
+    await serve.stop();
+    await rm(dir, { recursive: true, force: true });
   }
 });
 
