@@ -2,12 +2,13 @@
  * HTTP vs socket daemon: `node --import tsx bench/http.bench.ts`.
  *
  * One generate round trip (the well-behaved fixture's echo backend, a small IR) from a client in
- * this process to `mep serve` in a child process: over `--http` (one POST per call, keep-alive,
- * a pooled session) versus over `--socket` (session/call on an open session). Goal: HTTP ≤ 1.5×
+ * this process to `mep serve` in a child process: over `--http` (one POST per call on a node:http
+ * keep-alive connection, a pooled session) versus over `--socket` (session/call on an open session). Goal: HTTP ≤ 1.5×
  * the socket daemon, both measured in this run. Medians after bench/lib.ts's warm-up.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,10 +38,23 @@ const socketPath = join(dir, 'mep.sock');
 const http = await serve(['--http', '127.0.0.1:0', '--extension', fixture]);
 const socket = await serve(['--socket', socketPath]);
 try {
-  const url = `${http.line}/`;
+  const { port } = new URL(http.line);
+  // node:http with one keep-alive connection, as lean a client as the socket's line client
+  // (undici's fetch costs several times a round trip on a busy machine, and is not the server).
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (text: string): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: Number(port), method: 'POST', path: '/', agent, headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': Buffer.byteLength(text) } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(body));
+      });
+      req.once('error', reject);
+      req.end(text);
+    });
   const httpCall = async (i: number): Promise<void> => {
-    const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: i, method: 'morphir.backend.generate', params }) });
-    const body = (await response.json()) as { result?: { success: boolean } };
+    const body = JSON.parse(await post(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'morphir.backend.generate', params }))) as { result?: { success: boolean } };
     if (!body.result?.success) throw new Error(`HTTP generate failed: ${JSON.stringify(body)}`);
   };
 
@@ -71,6 +85,7 @@ try {
     target: 1.5,
   });
   conn.destroy();
+  agent.destroy();
 } finally {
   http.child.kill('SIGTERM');
   socket.child.kill('SIGTERM');
