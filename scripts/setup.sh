@@ -19,9 +19,11 @@ done
 # the Avro example's tests use as a second schema parser beside avsc, and Apache Avro for Java
 # (1.8.2: the parser, the IDL parser and SpecificCompiler) with a JDK, with which they compile
 # the generated schemas to Java classes, javac them and round-trip data through them. valgrind
-# counts the native engine's instructions in bench/callgrind.bench.ts.
+# counts the native engine's instructions in bench/callgrind.bench.ts. nginx (light) is the load
+# balancer in front of `mep serve --http` replicas and wrk the load generator of the scale-out
+# test and bench (deploy/, bench/scale-out.bench.ts).
 debs=(clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium python3-avro
-  openjdk-17-jdk-headless libavro-java libavro-compiler-java valgrind)
+  openjdk-17-jdk-headless libavro-java libavro-compiler-java valgrind nginx-light wrk)
 missing=()
 for p in "${debs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")

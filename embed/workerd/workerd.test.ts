@@ -10,6 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtAvro } from '../../examples/testing/built.ts';
 import { isAlive } from '../../host/src/serve/testing/processes.ts';
+import { createSession } from '../../host/src/session/session.ts';
+import { createHttpTransport } from '../../host/src/transport/http.ts';
 import { buildWorkerdEmbed } from './build.ts';
 import type { GenerateResponseBody } from './src/generate-handler.ts';
 
@@ -80,6 +82,36 @@ Workerd('should answer a POST of a Morphir IR with the generated artifacts, and 
     assert.is(refused.status, 400);
     assert.is(((await refused.json()) as { error: { code: number } }).error.code, -32013);
     assert.is((await fetch(base)).status, 405);
+
+    // The same MEP HTTP wire as mep serve --http: an HttpChannel-style exchange, ids from 0 …
+    const mepUrl = `${base}extensions/avro`;
+    const rpc = async (message: object, accept = 'application/json'): Promise<Response> =>
+      fetch(mepUrl, { method: 'POST', headers: { 'content-type': 'application/json', accept }, body: JSON.stringify(message) });
+    const init = (await (await rpc({ jsonrpc: '2.0', id: 0, method: 'morphir.initialize', params: { protocolVersions: ['0.1'], host: { name: 'morphir-host', version: '0.1.0' } } })).json()) as { id: number; result: { extension: { id: string } } };
+    assert.is(init.id, 0);
+    assert.is(init.result.extension.id, 'morphir-avro-ts');
+    const ir = JSON.parse(customerIr) as Record<string, unknown>;
+    const generated = (await (await rpc({ jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'avro', options: {} } })).json()) as { id: number; result: { artifacts: { path: string }[] } };
+    assert.is(generated.id, 1);
+    assert.equal(generated.result.artifacts.map((a) => a.path), ['acme/customer/customer/Customer.avsc']);
+    const unknown = await rpc({ jsonrpc: '2.0', id: 'x', method: 'morphir.nothing' });
+    assert.is(unknown.status, 200);
+    assert.is(((await unknown.json()) as { error: { code: number } }).error.code, -32601);
+    assert.equal(await (await rpc({ jsonrpc: '2.0', id: 2, method: 'morphir.shutdown' })).json(), { jsonrpc: '2.0', id: 2, result: null });
+    assert.is((await fetch(mepUrl, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).status, 415);
+    // … SSE when asked, the response as the last event …
+    const streamed = await (await rpc({ jsonrpc: '2.0', id: 3, method: 'morphir.backend.generate', params: { ir, target: 'avro', options: {} } }, 'text/event-stream')).text();
+    const events = streamed.split('\n\n').filter((e) => e.startsWith('event: message')).map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)) as { id?: number });
+    assert.is(events[events.length - 1]?.id, 3);
+    // … and the runtime's own HTTP client transport runs a session against the worker.
+    const session = createSession({ transport: createHttpTransport({ url: mepUrl }) });
+    try {
+      await session.start();
+      const result = await session.generate({ ir, target: 'avro', options: {} });
+      assert.ok(result.success);
+    } finally {
+      await session.close();
+    }
   } finally {
     child.kill('SIGTERM');
     await exited;

@@ -20,7 +20,7 @@ import { measureRss, type MeasuredRun } from './measure-rss.ts';
 
 /** What one stream flood measured. */
 export interface StreamFloodReport extends MeasuredRun {
-  runtime: 'wasm' | 'process';
+  runtime: 'wasm' | 'process' | 'http';
   isolation: 'worker' | 'inline';
   /** Bytes of artifact content the sink took, and the artifacts. */
   sinkBytes: number;

@@ -9,3 +9,5 @@ export { createLineSplitter } from './line-splitter.ts';
 export type { LineSplitter, LineSplitterOptions } from './line-splitter.ts';
 export { parseJsonBody, quoteBytes, framingError } from './frame-decoder.ts';
 export type { FrameDecoder, FrameDecoderOptions } from './frame-decoder.ts';
+export { createSseDecoder, encodeSseEvent } from './sse.ts';
+export type { SseDecoder } from './sse.ts';

@@ -57,6 +57,10 @@ export const LocalErrorCode = {
   Artifact: 'ERR_ARTIFACT',
   /** Installation, lock verification or provider selection failed. */
   Registry: 'ERR_REGISTRY',
+  /** An extension served at a URL could not be reached (refused, DNS, TLS, reset). */
+  Unreachable: 'ERR_UNREACHABLE',
+  /** An extension served at a URL refused our credentials (HTTP 401/403). */
+  Unauthorized: 'ERR_UNAUTHORIZED',
   /** A transcript could not record a message (the file cannot be written, or the message cannot be serialized). */
   Transcript: 'ERR_TRANSCRIPT',
 } as const;

@@ -13,7 +13,7 @@ const WASM_DEADLINE_MARGIN_MS = 2_000;
 
 /** What {@link withLimits} needs of a launch spec. */
 interface LimitedSpec {
-  runtime: 'process' | 'wasm';
+  runtime: 'process' | 'wasm' | 'http';
   path?: string;
   limits?: ExtensionLimits;
   wasm?: { limits?: Partial<WasmLimits> };

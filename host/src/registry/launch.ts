@@ -8,6 +8,7 @@ import { readRegularFile, readRegularFileSync } from '../files/regular-file.ts';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { HOST_BOUNDS, HOST_FILE_LIMITS, type ExtensionLimits } from '../protocol/limits.ts';
+import { createHttpTransport } from '../transport/http.ts';
 import { createProcessTransport } from '../transport/process.ts';
 import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
 import { parseSourceMap, SourceMapLimitError } from '../transport/source-map/source-map.ts';
@@ -20,15 +21,18 @@ import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import { processClockEnv } from './launch-grants.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
-/** The two public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). */
-export type RuntimeKind = 'process' | 'wasm';
+/**
+ * The public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name); `http`
+ * is an extension served elsewhere, reached at its URL (`path`).
+ */
+export type RuntimeKind = 'process' | 'wasm' | 'http';
 
 /** Everything needed to start one instance of an extension. */
 export interface LaunchSpec {
   /** Name used in errors and logs: the extension id, or the artifact's file name. */
   name: string;
   runtime: RuntimeKind;
-  /** Absolute path of the artifact (the .wasm module, the script or the executable) that runs. */
+  /** Absolute path of the artifact (the .wasm module, the script or the executable) that runs; for `http`, the URL. */
   path: string;
   /**
    * The installed artifact `path` is a private copy of (a pinned process entry): its source map
@@ -61,6 +65,17 @@ export interface LaunchSpec {
    * SOURCE_DATE_EPOCH in its environment).
    */
   wasm?: WasmLaunchOptions;
+}
+
+/** True for an `--extension` argument that is a URL (`http://…`, `https://…`). */
+export function isExtensionUrl(argument: string): boolean {
+  return /^https?:\/\//i.test(argument);
+}
+
+/** Builds a {@link LaunchSpec} for an extension served at `url` (its name: the URL without userinfo). */
+export function specFromUrl(url: string, overrides: Partial<LaunchSpec> = {}): LaunchSpec {
+  const shown = url.replace(/^(https?:\/\/)[^/@]*@/i, '$1');
+  return { name: shown, runtime: 'http', path: url, ...overrides };
 }
 
 /** Builds a {@link LaunchSpec} for an artifact given by path (`mep describe ./x.wasm`). */
@@ -152,6 +167,12 @@ export interface OpenTransportOptions {
  * run under the call deadline and reject with ERR_TIMEOUT past it.
  */
 export async function openTransport(spec: LaunchSpec, log?: LogSink, options: OpenTransportOptions = {}): Promise<Transport> {
+  if (spec.runtime === 'http') {
+    const maxMessageBytes = spec.limits?.maxMessageBytes;
+    // The token of the server, when the user gave one; never logged (the transport names the URL only).
+    const token = process.env.MEP_HTTP_TOKEN;
+    return createHttpTransport({ url: spec.path, name: spec.name, ...(token ? { token } : {}), ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
+  }
   if (spec.runtime === 'wasm') {
     const limits = wasmLimitsOf(spec);
     const { callTimeoutMs } = resolveWasmLimits(spec.name, limits);

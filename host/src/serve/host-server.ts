@@ -49,6 +49,19 @@ export interface HostServer {
   readonly sessionCount: number;
   /** Session slots taken, over all clients: sessions opening, open or closing (at most `maxSessions`). */
   readonly slotCount: number;
+  /**
+   * Take one of the server's session slots for a session held outside a connection (the HTTP
+   * binding's pool); throws MepError(ERR_LIMIT) when all are taken. Returns the release (idempotent).
+   */
+  claimSlot(client: string): () => void;
+  /** Receives operational messages (the `log` option), for bindings. */
+  log(message: string): void;
+  /** True once `close()` was called (or a client asked for `server/shutdown`). */
+  readonly closing: boolean;
+  /** The server's session defaults, shared by its bindings. */
+  readonly closeGraceMs: number;
+  /** Starts an extension (the `open` option), for bindings that hold sessions themselves. */
+  readonly open: OpenExtension;
   /** Called once when the server closes (by `close()` or a client's `server/shutdown`). */
   onClose(listener: () => void): Disposer;
   /** Disconnect every client and close every session; resolves when nothing is left running. */
@@ -134,6 +147,13 @@ export function createHostServer(options: HostServerOptions): HostServer {
     get slotCount() {
       return claimed;
     },
+    claimSlot: claimSession,
+    log: (message) => options.log?.(message),
+    get closing() {
+      return closing !== undefined;
+    },
+    closeGraceMs,
+    open: options.open,
     onClose(listener) {
       closeListeners.add(listener);
       return () => void closeListeners.delete(listener);

@@ -9,3 +9,5 @@ export type { NodeOpenerOptions } from './node-open.ts';
 export { listenUnixSocket } from './unix-socket.ts';
 export type { UnixSocketListener } from './unix-socket.ts';
 export { serveStdio } from './serve-stdio.ts';
+export { listenHttp } from './http-node.ts';
+export type { HttpListener, HttpListenOptions } from './http-node.ts';

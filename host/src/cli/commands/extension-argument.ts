@@ -11,7 +11,7 @@ import type { ExtensionLimits } from '../../protocol/limits.ts';
 import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
 import type { InstalledExtension } from '../../registry/discover.ts';
 import { isExtensionId } from '../../registry/extension-id.ts';
-import { specFromPath } from '../../registry/launch.ts';
+import { isExtensionUrl, specFromPath, specFromUrl } from '../../registry/launch.ts';
 import { withLimits } from '../../registry/launch-limits.ts';
 import { withGrants } from '../../registry/launch-grants.ts';
 import type { ClockRandomGrants } from '../../registry/launch-grants.ts';
@@ -73,6 +73,8 @@ export function looksLikePath(argument: string): boolean {
 
 /** What an `--extension` argument names: a file's spec, or an installed extension's (verified) spec. */
 async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined, grants?: ClockRandomGrants): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
+  // An extension served elsewhere: nothing to find here, the transport reaches it.
+  if (isExtensionUrl(argument)) return { spec: withLimits(specFromUrl(argument), limits) };
   if (looksLikePath(argument)) {
     const path = resolve(io.cwd, argument);
     const info = await stat(path).catch(() => undefined);

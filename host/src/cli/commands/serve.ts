@@ -1,7 +1,8 @@
-/** `mep serve`: serve MEP sessions to another process over stdio or a Unix domain socket. */
+/** `mep serve`: serve MEP sessions to another process over stdio, a Unix domain socket or HTTP. */
 import { resolve } from 'node:path';
 import { DEFAULT_SERVE_MAX_LINE_BYTES, createHostServer } from '../../serve/index.ts';
 import { createNodeOpener, createNodeProjectCompiler, listenUnixSocket, serveStdio } from '../../serve/node.ts';
+import { HTTP_FLAGS, HTTP_HELP, serveHttp } from './serve-http.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
@@ -14,7 +15,7 @@ const SERVE_ENVELOPE_BYTES = 1024 * 1024;
 /** `mep serve [--socket PATH]`: the served host over stdio or a Unix domain socket. */
 export const serveCommand: Command = {
   summary: 'serve extension sessions to another process (JSON-RPC, one message per line)',
-  help: `Usage: mep serve [--socket PATH] [--verbose] [--max-memory SIZE] [--call-timeout TIME] [--max-message SIZE]
+  help: `Usage: mep serve [--socket PATH | --http HOST:PORT [--extension EXT]…] [--verbose] [--max-memory SIZE] [--call-timeout TIME] [--max-message SIZE]
 
 Serves MEP sessions over stdin/stdout, or with --socket on a Unix domain socket created with
 mode 0600 (only your user may connect). JSON-RPC 2.0, one message per line; requests may run
@@ -28,16 +29,20 @@ session/progress, session/log, session/closed (each with its sessionId).
 
   --socket PATH   listen on a Unix socket instead of stdio (a stale socket file is replaced)
   --verbose       report clients and shutdown on stderr
+${HTTP_HELP}
 ${LIMIT_HELP}
                       Here they are the defaults of every session; a client's
                       session/open runtime.limits win over them.`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' }, ...LIMIT_FLAGS }, 'serve');
+    const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' }, ...HTTP_FLAGS, ...LIMIT_FLAGS }, 'serve');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep serve --help'.`);
+    if (values.socket !== undefined && values.http !== undefined) throw new UsageError("--socket and --http are two ways to serve: give one. Run 'mep serve --help'.");
+    if (values.http === undefined && (values.extension ?? []).length > 0) throw new UsageError("--extension names what --http serves; over stdio and --socket a client names it in session/open.");
     io.verbose = Boolean(values.verbose);
     const limits = parseLimitFlags(values);
     const server = createHostServer({
       open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits }) }),
+      ...(values['max-sessions'] === undefined ? {} : { maxSessions: positiveCount(values['max-sessions'], '--max-sessions') }),
       compileProject: createNodeProjectCompiler(io.cwd),
       // A client's line wraps the message for the extension: let it be as large, plus its envelope.
       ...(limits.maxMessageBytes === undefined ? {} : { maxLineBytes: Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES) }),
@@ -48,7 +53,9 @@ ${LIMIT_HELP}
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
     try {
-      if (values.socket === undefined) {
+      if (values.http !== undefined) {
+        await serveHttp(server, values, io, limits);
+      } else if (values.socket === undefined) {
         await serveStdio(server);
       } else {
         const listener = await listenUnixSocket(server, resolve(io.cwd, values.socket));
@@ -64,3 +71,9 @@ ${LIMIT_HELP}
     }
   },
 };
+
+function positiveCount(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new UsageError(`${flag} takes a whole number from 1 to 100000 (got ${JSON.stringify(text)}).`);
+  return value;
+}

@@ -1,0 +1,102 @@
+/**
+ * The MEP HTTP wire in an edge worker: a thin `fetch`-style binding of the served host's HTTP
+ * heart (`host/src/serve/http-rpc.ts`, the same one `mep serve --http` runs), so one client —
+ * the `runtime "http"` transport, or the reference host's `HttpChannel` — talks to a local
+ * server, a replica set or a worker alike. Sessions are the served host's pool, each a fresh
+ * inline instance of the precompiled module (edge runtimes forbid compiling wasm at run time and
+ * have no threads; the platform's CPU limit stops a runaway guest).
+ */
+import { encodeSseEvent } from '../../../host/src/framing/sse.ts';
+import { ErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
+import { createHostServer } from '../../../host/src/serve/host-server.ts';
+import { checkContentType, checkOrigin, checkToken, type HttpRefusal } from '../../../host/src/serve/http-guard.ts';
+import { createSessionPool } from '../../../host/src/serve/http-pool.ts';
+import { HTTP_LIMITS } from '../../../host/src/serve/http-routes.ts';
+import { answerHttpRpc } from '../../../host/src/serve/http-rpc.ts';
+import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
+import type { JsonRpcMessage } from '../../../host/src/transport/types.ts';
+
+/** Options of {@link createMepHttpHandler}. */
+export interface MepHttpHandlerOptions {
+  /** The extension, compiled ahead of time (a wasm module binding). */
+  module: WebAssembly.Module;
+  /** Its name in messages and its route: `/extensions/<name>`. */
+  name: string;
+  /** Overrides of the default wasm limits. */
+  limits?: Partial<WasmLimits>;
+  /** The host-channel trampoline, precompiled (see generate-handler.ts). */
+  hostTrampoline?: WebAssembly.Module;
+  /** A bearer token every request but `GET /health` must present (from a secret binding). */
+  token?: string;
+  /** Browser origins allowed to call. Default none. */
+  allowOrigins?: readonly string[];
+  /** Largest request body in bytes. Default 64 MiB. */
+  maxBodyBytes?: number;
+}
+
+/**
+ * `POST /extensions/<name>` (and `POST /mep`) with one MEP JSON-RPC request answers as
+ * `mep serve --http` does: JSON, or SSE with `Accept: text/event-stream`; `GET /health`.
+ * Other paths answer undefined, for the worker's own routes.
+ *
+ * @example
+ * const mep = createMepHttpHandler({ module: avro, name: 'avro' });
+ * export default { fetch: async (request) => (await mep(request)) ?? new Response('not found', { status: 404 }) };
+ */
+export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: Request) => Promise<Response | undefined> {
+  const server = createHostServer({
+    open: async (_request, { log }) => ({
+      transport: await createWasmTransport({ name: options.name, module: options.module, isolation: 'inline', limits: options.limits, hostTrampoline: options.hostTrampoline, log }),
+    }),
+  });
+  const pool = createSessionPool({ server, maxIdle: 1 });
+  const maxBodyBytes = options.maxBodyBytes ?? HTTP_LIMITS.maxBodyBytes;
+  const guard = { token: options.token, allowOrigins: options.allowOrigins };
+
+  return async (request) => {
+    const path = new URL(request.url).pathname;
+    const header = (name: string): string | undefined => request.headers.get(name) ?? undefined;
+    if (path === '/health' && request.method === 'GET') return json(200, { status: 'ok' });
+    if (path !== '/mep' && path !== `/extensions/${options.name}`) return undefined;
+    const refused = checkOrigin(header, guard) ?? (await checkToken(header, guard.token));
+    if (refused) return refuse(refused);
+    if (request.method !== 'POST') return refuse({ status: 405, code: 'method', message: 'POST a JSON-RPC request.', headers: { allow: 'POST' } });
+    const refusedType = checkContentType(header);
+    if (refusedType) return refuse(refusedType);
+    if (Number(header('content-length') ?? 0) > maxBodyBytes) return refuse({ status: 413, code: 'too-large', message: `The request body is larger than ${maxBodyBytes} bytes.` });
+    const body = await request.text();
+    if (body.length > maxBodyBytes) return refuse({ status: 413, code: 'too-large', message: `The request body is larger than ${maxBodyBytes} bytes.` });
+
+    const controller = new AbortController();
+    request.signal?.addEventListener('abort', () => controller.abort(new MepError(ErrorCode.RequestCancelled, 'The HTTP client closed the request.')), { once: true });
+    if (!(header('accept') ?? '').includes('text/event-stream')) {
+      const reply = await answerHttpRpc(pool, options.name, body, { signal: controller.signal });
+      return reply.message ? json(reply.status, reply.message) : new Response(null, { status: 202 });
+    }
+    // Streaming: the call's notifications as events, then its response; a cancelled stream cancels the call.
+    const encoder = new TextEncoder();
+    const stream = new ReadableStream<Uint8Array>({
+      start(sink) {
+        const emit = (message: JsonRpcMessage): void => {
+          if (!controller.signal.aborted) sink.enqueue(encoder.encode(encodeSseEvent(JSON.stringify(message))));
+        };
+        void answerHttpRpc(pool, options.name, body, { signal: controller.signal, emit }).then((reply) => {
+          if (reply.message) emit(reply.message);
+          if (!controller.signal.aborted) sink.close();
+        });
+      },
+      cancel() {
+        controller.abort(new MepError(ErrorCode.RequestCancelled, 'The HTTP client closed the stream.'));
+      },
+    });
+    return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
+  };
+}
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+function refuse(refusal: HttpRefusal): Response {
+  return json(refusal.status, { error: { code: refusal.code, message: refusal.message } }, refusal.headers);
+}

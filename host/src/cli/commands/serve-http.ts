@@ -1,0 +1,92 @@
+/** `mep serve --http HOST:PORT`: the flags of the HTTP binding and how they become its options. */
+import { resolve } from 'node:path';
+import { readTextFile } from '../../files/regular-file.ts';
+import type { ExtensionLimits } from '../../protocol/limits.ts';
+import { routeIdOf, type HostServer } from '../../serve/index.ts';
+import { listenHttp } from '../../serve/node.ts';
+import { UsageError } from '../exit-codes.ts';
+import type { Io } from '../io.ts';
+import { parseDuration } from './limit-flags.ts';
+
+/** Flags of `mep serve` for HTTP (parseArgs config). */
+export const HTTP_FLAGS = {
+  http: { type: 'string' },
+  extension: { type: 'string', multiple: true },
+  'token-file': { type: 'string' },
+  'allow-origin': { type: 'string', multiple: true },
+  'max-sessions': { type: 'string' },
+  'fresh-sessions': { type: 'boolean' },
+  'body-timeout': { type: 'string' },
+  'headers-timeout': { type: 'string' },
+} as const;
+
+/** Their help lines. */
+export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSON-RPC request per POST; the
+                      MEP messages themselves, as the Morphir host's HttpChannel sends):
+                      installed extensions at /extensions/<id>, GET /health, GET /info
+  --extension EXT     serve EXT (an installed id or a path) at /extensions/<name>;
+                      a single one also at /; repeatable
+  --token-file PATH   clients must send Authorization: Bearer <token> (or Basic with it
+                      as password); also MEP_HTTP_TOKEN. Required unless HOST is loopback
+  --allow-origin URL  accept requests from this browser origin (default: none); repeatable
+  --max-sessions N    sessions (processes, wasm workers) held at once (default 64)
+  --fresh-sessions    run every HTTP request in a session of its own (default: pooled)
+  --body-timeout TIME     time a request body may take to arrive (default 30s)
+  --headers-timeout TIME  time request headers may take to arrive (default 10s)`;
+
+/** The values of {@link HTTP_FLAGS}. */
+export interface HttpFlagValues {
+  http?: string;
+  extension?: string[];
+  'token-file'?: string;
+  'allow-origin'?: string[];
+  'fresh-sessions'?: boolean;
+  'body-timeout'?: string;
+  'headers-timeout'?: string;
+}
+
+/** Listen as the flags say and serve until the server stops. */
+export async function serveHttp(server: HostServer, values: HttpFlagValues, io: Io, limits: ExtensionLimits): Promise<void> {
+  const { host, port } = parseAddress(values.http as string);
+  const token = await tokenOf(values['token-file'], io);
+  const extensions: Record<string, string> = {};
+  for (const reference of values.extension ?? []) {
+    const id = routeIdOf(reference);
+    if (Object.hasOwn(extensions, id)) throw new UsageError(`two --extension arguments are served at /extensions/${id}: rename one file.`);
+    extensions[id] = reference;
+  }
+  const listener = await listenHttp(server, {
+    host,
+    port,
+    ...(token ? { token } : {}),
+    extensions,
+    installed: true,
+    allowOrigins: values['allow-origin'] ?? [],
+    ...(limits.maxMessageBytes === undefined ? {} : { maxBodyBytes: limits.maxMessageBytes }),
+    ...(values['body-timeout'] === undefined ? {} : { bodyTimeoutMs: parseDuration('--body-timeout', values['body-timeout']) }),
+    ...(values['headers-timeout'] === undefined ? {} : { headersTimeoutMs: parseDuration('--headers-timeout', values['headers-timeout']) }),
+    sessions: { fresh: Boolean(values['fresh-sessions']) },
+  });
+  // The address only: the token is never printed (io redacts it too).
+  if (io.verbose) io.err(`mep serve: listening on ${listener.url}${token ? ' (token required)' : ''}`);
+  await listener.closed;
+}
+
+/** `HOST:PORT`, `[::1]:PORT` or `:PORT` (loopback). */
+export function parseAddress(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || port > 65_535) throw new UsageError(`--http takes HOST:PORT, e.g. 127.0.0.1:8080 or [::1]:8080 (got ${JSON.stringify(text)}).`);
+  return { host: match[1] ?? (match[2] || '127.0.0.1'), port };
+}
+
+async function tokenOf(file: string | undefined, io: Io): Promise<string | undefined> {
+  const text = file !== undefined ? await readTextFile(resolve(io.cwd, file), { what: 'the token file', maxBytes: 4096 }) : process.env.MEP_HTTP_TOKEN;
+  if (text === undefined) return undefined;
+  const token = text.trim();
+  if (token.length < 16 || /\s/.test(token)) {
+    throw new UsageError(`the HTTP token (${file === undefined ? 'MEP_HTTP_TOKEN' : file}) must be at least 16 characters without spaces; generate one with: openssl rand -hex 32`);
+  }
+  io.redactor.add(token);
+  return token;
+}

@@ -1,0 +1,106 @@
+/**
+ * The checks an HTTP request passes before its body is read, platform-neutral (strings in, a
+ * refusal out) so the Node server and the edge worker refuse alike: content type (415), Origin
+ * and Host (403, against browsers and DNS rebinding), bearer token (401, compared in constant
+ * time over SHA-256 digests, so neither its length nor a prefix leaks through timing).
+ */
+
+/** An HTTP refusal: status, a JSON body `{ error: { code, message } }` and extra headers. */
+export interface HttpRefusal {
+  status: 401 | 403 | 404 | 405 | 408 | 413 | 415 | 431 | 503;
+  code: string;
+  message: string;
+  headers?: Record<string, string>;
+}
+
+/** What a guard needs to know of the server. */
+export interface HttpGuardOptions {
+  /** The bearer token clients must present; absent: none is asked (loopback only). */
+  token?: string;
+  /** Origins allowed to call (exact `scheme://host[:port]`); a request with another Origin gets 403. Default none. */
+  allowOrigins?: readonly string[];
+  /** Host names a request may name in `Host` (loopback servers: localhost, 127.0.0.1, [::1]); absent: any. */
+  allowHosts?: readonly string[];
+}
+
+/** The request headers a guard reads (lower-case names). */
+export type HeaderLookup = (name: string) => string | undefined;
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+/** The Host names a server bound to `host` accepts: loopback names for a loopback bind, any otherwise. */
+export function hostsFor(host: string): readonly string[] | undefined {
+  return isLoopback(host) ? LOOPBACK_HOSTS : undefined;
+}
+
+/** True for the addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Refusal of a POST whose `Content-Type` is not `application/json` (parameters such as charset allowed). */
+export function checkContentType(header: HeaderLookup): HttpRefusal | undefined {
+  const type = (header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type === 'application/json') return undefined;
+  return { status: 415, code: 'unsupported-media-type', message: `POST a JSON-RPC request with Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'}).` };
+}
+
+/** Refusal of a request from a browser page of another origin, or naming a Host this server is not. */
+export function checkOrigin(header: HeaderLookup, options: HttpGuardOptions): HttpRefusal | undefined {
+  const origin = header('origin');
+  if (origin !== undefined && !(options.allowOrigins ?? []).includes(origin)) {
+    return { status: 403, code: 'origin', message: `Requests from the origin ${JSON.stringify(origin.slice(0, 200))} are not allowed; start the server with --allow-origin for it.` };
+  }
+  if (options.allowHosts) {
+    const name = hostName(header('host') ?? '');
+    if (!options.allowHosts.includes(name)) {
+      return { status: 403, code: 'host', message: `This server answers only to ${options.allowHosts.join(', ')} (the Host header named ${JSON.stringify(name.slice(0, 200))}).` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refusal of a request without the server's token: `Authorization: Bearer <token>`, or Basic
+ * with the token as password (the reference host authenticates only with URL userinfo).
+ */
+export async function checkToken(header: HeaderLookup, token: string | undefined): Promise<HttpRefusal | undefined> {
+  if (token === undefined) return undefined;
+  const presented = presentedToken(header('authorization') ?? '');
+  // Digest both, even when nothing was presented: the work done does not depend on the input.
+  const [want, got] = await Promise.all([digest(token), digest(presented ?? '')]);
+  let difference = presented === undefined ? 1 : 0;
+  for (let i = 0; i < want.length; i++) difference |= (want[i] as number) ^ (got[i] as number);
+  if (difference === 0) return undefined;
+  return {
+    status: 401,
+    code: 'unauthorized',
+    message: presented === undefined ? 'This server needs a token: send Authorization: Bearer <token>.' : 'The token presented is not this server\'s: check the token file or MEP_HTTP_TOKEN.',
+    headers: { 'www-authenticate': 'Bearer realm="mep"' },
+  };
+}
+
+function presentedToken(authorization: string): string | undefined {
+  const [scheme, value] = authorization.trim().split(/\s+/, 2);
+  if (!scheme || !value) return undefined;
+  if (scheme.toLowerCase() === 'bearer') return value;
+  if (scheme.toLowerCase() !== 'basic') return undefined;
+  let decoded: string;
+  try {
+    decoded = atob(value);
+  } catch {
+    return undefined; // not base64: no token presented
+  }
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? undefined : decoded.slice(colon + 1);
+}
+
+async function digest(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
+}
+
+function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1);
+  const colon = host.indexOf(':');
+  return (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
+}

@@ -1,0 +1,129 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ErrorCode, LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { createHostServer } from './host-server.ts';
+import { listenHttp } from './http-node.ts';
+import { createNodeOpener } from './node-open.ts';
+import { postRpc, startTestHttp, type TestHttpServer } from './testing/http.ts';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const wellBehaved = join(root, 'fixtures/extensions/well-behaved.mjs');
+const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'morphir.ping' });
+const TOKEN = 'a-token-of-thirty-two-characters';
+
+/** Sends `text` on a raw connection; resolves with everything the server wrote before it closed. */
+function raw(port: number, text: string, keepOpenMs = 0): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    socket.once('close', () => resolve(received));
+    socket.once('error', (error) => (received ? resolve(received) : reject(error)));
+    socket.write(text);
+    if (keepOpenMs === 0) socket.end();
+  });
+}
+
+async function withServer(options: Parameters<typeof startTestHttp>[1], run: (served: TestHttpServer) => Promise<void>): Promise<void> {
+  const served = await startTestHttp({ echo: wellBehaved }, options);
+  try {
+    await run(served);
+  } finally {
+    await served.close();
+  }
+}
+
+const Limits = suite('mep serve --http :: hostile requests');
+
+Limits('should answer 413 to a body past the limit, declared or chunked, before it reaches an extension', () =>
+  withServer({ maxBodyBytes: 1024 }, async ({ listener, sent }) => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'morphir.ping', params: { pad: 'x'.repeat(4096) } });
+    assert.is((await postRpc(listener.url, big).catch(() => ({ status: 413 }))).status, 413);
+    const chunked = await raw(listener.port, `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1000\r\n${'x'.repeat(4096)}\r\n0\r\n\r\n`);
+    assert.match(chunked, /^HTTP\/1\.1 413 /);
+    assert.is(sent.length, 0);
+  }),
+);
+
+Limits('should answer 408 and drop a body that trickles past --body-timeout', () =>
+  withServer({ bodyTimeoutMs: 200 }, async ({ listener }) => {
+    const reply = await raw(listener.port, 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"jsonrpc":', 1);
+    assert.match(reply, /^HTTP\/1\.1 408 /);
+  }),
+);
+
+Limits('should answer 431 to a header flood and close a connection whose headers never end', () =>
+  withServer({ headersTimeoutMs: 300 }, async ({ listener }) => {
+    const flood = await raw(listener.port, `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n${'X-Pad: y\r\n'.repeat(4000)}\r\n`, 1);
+    assert.match(flood, /^HTTP\/1\.1 431 /);
+    const slow = await raw(listener.port, 'POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n', 1);
+    assert.match(slow, /^HTTP\/1\.1 408 /);
+  }),
+);
+
+Limits('should answer 415 to a body that is not application/json, 400 to one that is not JSON, 405 and 404 elsewhere', () =>
+  withServer({}, async ({ listener }) => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const reply = await fetch(listener.url, { method: 'POST', headers: { 'content-type': type }, body: JSON.stringify(ping(0)) });
+      assert.is(reply.status, 415, type);
+    }
+    const notJson = await postRpc(listener.url, '{"jsonrpc":');
+    assert.is(notJson.status, 400);
+    assert.is((notJson.body.error as { code: number }).code, ErrorCode.ParseError);
+    const batch = await postRpc(listener.url, [ping(0)]);
+    assert.is((batch.body.error as { code: number }).code, ErrorCode.InvalidRequest);
+    assert.is((await fetch(listener.url, { method: 'PUT' })).status, 405);
+    assert.is((await postRpc(`${listener.url}/extensions/..%2Fetc`, ping(0))).status, 404);
+    assert.is((await postRpc(`${listener.url}/extensions/nope`, ping(0))).status, 404);
+  }),
+);
+
+Limits('should refuse a browser origin and a foreign Host with 403, and accept an allowed origin', () =>
+  withServer({ allowOrigins: ['http://localhost:3000'] }, async ({ listener }) => {
+    assert.is((await postRpc(listener.url, ping(0), { origin: 'http://evil.example' })).status, 403);
+    assert.is((await postRpc(listener.url, ping(0), { origin: 'http://localhost:3000' })).status, 200);
+    // DNS rebinding: a page of evil.example resolved to 127.0.0.1 sends Host: evil.example.
+    const rebound = await raw(listener.port, `POST / HTTP/1.1\r\nHost: evil.example:${listener.port}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`);
+    assert.match(rebound, /^HTTP\/1\.1 403 /);
+  }),
+);
+
+const Auth = suite('mep serve --http :: token');
+
+Auth('should answer 401 without the token or with a forged one, and serve the right one (Bearer or Basic password)', () =>
+  withServer({ token: TOKEN }, async ({ listener, sent }) => {
+    const missing = await postRpc(listener.url, ping(0));
+    assert.is(missing.status, 401);
+    for (const forged of ['Bearer a-token-of-thirty-two-characterZ', 'Bearer a', `Bearer ${TOKEN}x`, 'Token abc']) {
+      assert.is((await postRpc(listener.url, ping(0), { authorization: forged })).status, 401, forged);
+    }
+    assert.is(sent.length, 0, 'nothing reached an extension');
+    const bearer = await postRpc(listener.url, ping(0), { authorization: `Bearer ${TOKEN}` });
+    assert.is(bearer.status, 200);
+    assert.ok(bearer.body.result);
+    const basic = await postRpc(listener.url, ping(1), { authorization: `Basic ${btoa(`morphir:${TOKEN}`)}` });
+    assert.is(basic.body.id, 1);
+    // The health check answers without the token, and tells nothing.
+    assert.equal(await (await fetch(`${listener.url}/health`)).json(), { status: 'ok' });
+    assert.is((await fetch(`${listener.url}/info`)).status, 401);
+  }),
+);
+
+Auth('should refuse to listen beyond loopback without a token', async () => {
+  const server = createHostServer({ open: createNodeOpener() });
+  try {
+    await listenHttp(server, { host: '0.0.0.0', port: 0 });
+    assert.unreachable('listened on 0.0.0.0 without a token');
+  } catch (error) {
+    assert.ok(isMepError(error));
+    assert.is(error.code, LocalErrorCode.Usage);
+  } finally {
+    await server.close();
+  }
+});
+
+Limits.run();
+Auth.run();

@@ -1,0 +1,198 @@
+/**
+ * Serving MEP over HTTP with `node:http` (`mep serve --http`): the Node binding of the HTTP wire
+ * (`http-rpc.ts`) on the served host's sessions and limits. Every bound is checked where the
+ * resource is taken: headers (size, time) by Node's parser, the body by its reader (size, time),
+ * sessions by the host server's slots; nothing is read before Origin and the token are checked.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { encodeSseEvent } from '../framing/sse.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { JsonRpcMessage } from '../transport/types.ts';
+import type { HostServer } from './host-server.ts';
+import { checkContentType, checkOrigin, checkToken, hostsFor, isLoopback, type HeaderLookup, type HttpRefusal } from './http-guard.ts';
+import { createSessionPool, type SessionPoolOptions } from './http-pool.ts';
+import { HTTP_LIMITS, httpInfo, routeOf, type HttpRoutes } from './http-routes.ts';
+import { answerHttpRpc } from './http-rpc.ts';
+
+/** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
+export interface HttpListenOptions extends HttpRoutes {
+  /** Address to bind. Default 127.0.0.1; anything but loopback needs `token`. */
+  host?: string;
+  /** Port; 0 picks a free one. */
+  port: number;
+  /** Bearer token clients must send. Required unless bound to loopback. Never logged. */
+  token?: string;
+  /** Origins (browser pages) allowed to call. Default none. */
+  allowOrigins?: readonly string[];
+  /** Largest request body in bytes (413 past it). Default 64 MiB. */
+  maxBodyBytes?: number;
+  /** Largest request head in bytes (431 past it). Default 16 KiB. */
+  maxHeaderBytes?: number;
+  /** Time to receive a request's headers. Default 10 s. */
+  headersTimeoutMs?: number;
+  /** Time to receive a request's body once its headers are in (408 past it). Default 30 s. */
+  bodyTimeoutMs?: number;
+  /** The session pool: a session per request, idle sessions kept, their runtime options. */
+  sessions?: Omit<SessionPoolOptions, 'server'>;
+}
+
+/** A listening HTTP server; see {@link listenHttp}. */
+export interface HttpListener {
+  /** `http://host:port`. */
+  readonly url: string;
+  readonly port: number;
+  /** Stop accepting, close every session and connection. Idempotent. */
+  close(): Promise<void>;
+  /** Resolves once closed (by `close()` or the host server closing). */
+  readonly closed: Promise<void>;
+}
+
+/**
+ * Serve `server`'s extensions over HTTP. Rejects with MepError(ERR_USAGE) when bound beyond
+ * loopback without a token, or when the address cannot be bound.
+ *
+ * @example
+ * const listener = await listenHttp(createHostServer({ open }), { port: 8080, extensions: { hello: './hello.wasm' } });
+ * try { await listener.closed; } finally { await listener.close(); }
+ */
+export async function listenHttp(server: HostServer, options: HttpListenOptions): Promise<HttpListener> {
+  const host = options.host ?? '127.0.0.1';
+  if (!isLoopback(host) && !options.token) {
+    throw new MepError(LocalErrorCode.Usage, `Serving HTTP on ${host} reaches beyond this machine: give a token (--token-file PATH or MEP_HTTP_TOKEN) so only clients holding it may call, or bind to 127.0.0.1.`, { data: { host } });
+  }
+  const limits = { ...HTTP_LIMITS, ...definedOf(options) };
+  const guard = { token: options.token, allowOrigins: options.allowOrigins, allowHosts: hostsFor(host) };
+  const pool = createSessionPool({ server, ...options.sessions });
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const header: HeaderLookup = (name) => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value.join(', ') : value;
+    };
+    const path = (req.url ?? '/').split('?')[0] as string;
+    const refused = checkOrigin(header, guard) ?? (path === '/health' ? undefined : await checkToken(header, guard.token));
+    if (refused) return refuse(res, refused);
+    if (req.method === 'GET') {
+      if (path === '/health') return json(res, 200, { status: server.closing ? 'stopping' : 'ok' });
+      if (path === '/' || path === '/info' || routeOf(options, path)) return json(res, 200, httpInfo(options, server, pool.size));
+      return refuse(res, notFound(path));
+    }
+    if (req.method !== 'POST') return refuse(res, { status: 405, code: 'method', message: 'POST a JSON-RPC request (GET /health and /info describe the server).', headers: { allow: 'GET, POST' } });
+    const extension = routeOf(options, path);
+    if (extension === undefined) return refuse(res, notFound(path));
+    const refusedType = checkContentType(header);
+    if (refusedType) return refuse(res, refusedType);
+    if (server.closing) return refuse(res, { status: 503, code: 'stopping', message: 'The server is stopping; retry on another replica.' });
+    const body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
+    if (typeof body !== 'string') return refuse(res, body, true);
+
+    const controller = new AbortController();
+    res.on('close', () => {
+      // The client went away before its answer was written: cancel the call (MEP $/cancelRequest).
+      if (!res.writableFinished) controller.abort(new MepError(-32800, 'The HTTP client closed the request.'));
+    });
+    const streaming = (header('accept') ?? '').includes('text/event-stream');
+    const emit = streaming ? openEventStream(res) : undefined;
+    const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit } : {}) });
+    if (res.destroyed) return;
+    if (emit) {
+      if (reply.message) emit(reply.message);
+      res.end();
+    } else if (reply.message) json(res, reply.status, reply.message);
+    else res.writeHead(202).end();
+  };
+
+  const http: Server = createServer(
+    { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },
+    (req, res) => {
+      handle(req, res).catch((error: unknown) => {
+        server.log(`HTTP request failed: ${(error as Error).message}`);
+        if (!res.headersSent) refuse(res, { status: 503, code: 'internal', message: 'The request could not be served; the server log has the details.' });
+        else res.destroy();
+      });
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
+    http.listen(options.port, host, () => resolve());
+  });
+  const { port } = http.address() as AddressInfo;
+
+  let closing: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (resolveClosed = resolve));
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      http.closeIdleConnections();
+      await pool.close();
+      await server.close();
+      http.closeAllConnections();
+      await stopped;
+      resolveClosed();
+    })();
+    return closing;
+  };
+  server.onClose(() => void close());
+  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, close, closed };
+}
+
+/** Reads the body as UTF-8 within `maxBytes` and `timeoutMs`, or says which bound it broke. */
+function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<string | HttpRefusal> {
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (declared > maxBytes) return Promise.resolve(tooLarge(maxBytes));
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (result: string | HttpRefusal): void => {
+      clearTimeout(timer);
+      req.removeAllListeners('data');
+      resolve(result);
+    };
+    const timer = setTimeout(() => finish({ status: 408, code: 'body-timeout', message: `The request body did not arrive within ${timeoutMs} ms; send it at once.` }), timeoutMs);
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) return finish(tooLarge(maxBytes));
+      chunks.push(chunk);
+    });
+    req.once('end', () => finish(Buffer.concat(chunks, size).toString('utf8')));
+    req.once('error', () => finish({ status: 408, code: 'body-aborted', message: 'The request body was cut off.' }));
+  });
+}
+
+/** Switches `res` to an SSE stream; returns the writer of one JSON-RPC message per event. */
+function openEventStream(res: ServerResponse): (message: JsonRpcMessage) => void {
+  // Proxies must pass events on as they come (nginx buffers unless told).
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  res.flushHeaders();
+  return (message) => {
+    if (!res.destroyed) res.write(encodeSseEvent(JSON.stringify(message)));
+  };
+}
+
+function tooLarge(maxBytes: number): HttpRefusal {
+  return { status: 413, code: 'too-large', message: `The request body is larger than ${maxBytes} bytes, this server's limit (--max-message).` };
+}
+
+function notFound(path: string): HttpRefusal {
+  return { status: 404, code: 'not-found', message: `Nothing is served at ${JSON.stringify(path.slice(0, 200))}: POST to /extensions/<id> (GET /info lists them).` };
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** Answers a refusal; `close` drops the connection after it (the rest of a body is not read). */
+function refuse(res: ServerResponse, refusal: HttpRefusal, close = false): void {
+  json(res, refusal.status, { error: { code: refusal.code, message: refusal.message } }, { ...refusal.headers, ...(close ? { connection: 'close' } : {}) });
+  if (close) res.once('finish', () => res.socket?.destroy());
+}
+
+function definedOf(options: HttpListenOptions): Partial<typeof HTTP_LIMITS> {
+  const out: Partial<typeof HTTP_LIMITS> = {};
+  for (const key of Object.keys(HTTP_LIMITS) as Array<keyof typeof HTTP_LIMITS>) if (options[key] !== undefined) out[key] = options[key];
+  return out;
+}

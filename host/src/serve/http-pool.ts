@@ -1,0 +1,161 @@
+/**
+ * The sessions behind the HTTP binding. An HTTP client sends no session id (the reference host's
+ * `HttpChannel` treats every POST alone), so the server holds the MEP sessions itself: each
+ * request borrows one started session of its extension for the length of the call, alone, and
+ * gives it back. The extension still sees MEP's lifecycle in order (initialize, initialized,
+ * operations, shutdown, exit) whatever the HTTP clients send; `fresh` runs every request in a
+ * session of its own, closed right after it.
+ */
+import type { InitializeResult } from '../protocol/index.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { createSession } from '../session/session.ts';
+import type { LogSink } from '../transport/types.ts';
+import type { HostServer } from './host-server.ts';
+import type { OpenParams } from './methods.ts';
+import { createServedSession, type Notify, type ServedSession } from './served-session.ts';
+
+/** Where a borrowed session's notifications go while a request holds it. */
+export type SessionListener = Notify;
+
+/** A session lent to one request; see {@link SessionPool.acquire}. */
+export interface PooledSession {
+  readonly served: ServedSession;
+  /** The extension's initialize result (the handshake the pool ran). */
+  readonly initialize: InitializeResult;
+  /** Give the session back: kept for the next request when it is healthy, closed otherwise. */
+  release(): void;
+}
+
+/** Options of {@link createSessionPool}. */
+export interface SessionPoolOptions {
+  /** The served host whose opener, slots (`maxSessions`) and grace period the pool uses. */
+  server: HostServer;
+  /** A session per request, closed after it (no state survives between requests). Default false. */
+  fresh?: boolean;
+  /** Started sessions kept idle per extension. Default 4. */
+  maxIdle?: number;
+  /** Runtime options of every session the pool opens (limits, deadline). */
+  runtime?: OpenParams['runtime'];
+}
+
+/** Started MEP sessions per extension reference; see {@link createSessionPool}. */
+export interface SessionPool {
+  /** Borrow a started session of `extension`; `listener` gets its notifications until release. */
+  acquire(extension: string, listener: SessionListener, signal: AbortSignal): Promise<PooledSession>;
+  /** Sessions held (idle or lent). */
+  readonly size: number;
+  /** Close every session, idle or lent; later acquires fail. */
+  close(): Promise<void>;
+}
+
+interface Entry {
+  /** The extension reference it was opened for: its idle list. */
+  key: string;
+  served: ServedSession;
+  initialize: InitializeResult;
+  listener: SessionListener | undefined;
+  /** The slot of the server this session holds. */
+  releaseSlot: () => void;
+  dead: boolean;
+}
+
+/** Create the pool of {@link SessionPoolOptions.server}. */
+export function createSessionPool(options: SessionPoolOptions): SessionPool {
+  const { server } = options;
+  const maxIdle = options.fresh ? 0 : (options.maxIdle ?? 4);
+  const idle = new Map<string, Entry[]>();
+  const all = new Set<Entry>();
+  let nextId = 1;
+  let closed = false;
+
+  /** Sessions shutting down: `close()` waits for them too, so nothing outlives the pool. */
+  const retiring = new Set<Promise<void>>();
+  const retire = (entry: Entry): Promise<void> => {
+    entry.dead = true;
+    all.delete(entry);
+    const done = entry.served.close(server.closeGraceMs).finally(() => {
+      entry.releaseSlot();
+      retiring.delete(done);
+    });
+    retiring.add(done);
+    return done;
+  };
+
+  const open = async (extension: string, signal: AbortSignal): Promise<Entry> => {
+    const releaseSlot = server.claimSlot(`an HTTP client of ${extension}`);
+    const id = `h${nextId++}`;
+    const holder: { entry?: Entry } = {};
+    const notify: Notify = (method, params) => holder.entry?.listener?.(method, params);
+    const log: LogSink = (entry) => notify('session/log', { sessionId: id, level: entry.level, message: entry.message, source: 'runtime' });
+    let opened;
+    try {
+      opened = await server.open({ extension, ...(options.runtime ? { runtime: options.runtime } : {}) }, { log, signal });
+    } catch (error) {
+      releaseSlot();
+      throw error;
+    }
+    const { transport, claims, requestTimeoutMs } = opened;
+    const session = createSession({ transport, claims, requestTimeoutMs: options.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: server.closeGraceMs });
+    const served = createServedSession(id, session, transport, notify);
+    const entry: Entry = { key: extension, served, initialize: undefined as unknown as InitializeResult, listener: undefined, releaseSlot, dead: false };
+    holder.entry = entry;
+    all.add(entry);
+    // The extension ended on its own (crash, memory limit, deadline kill): never lend it again.
+    transport.onClose(() => {
+      if (!entry.dead) void retire(entry);
+    });
+    try {
+      entry.initialize = await session.start();
+      return entry;
+    } catch (error) {
+      await retire(entry);
+      throw error;
+    }
+  };
+
+  const lend = (entry: Entry, listener: SessionListener): PooledSession => {
+    entry.listener = listener;
+    let released = false;
+    return {
+      served: entry.served,
+      initialize: entry.initialize,
+      release() {
+        if (released) return;
+        released = true;
+        entry.listener = undefined;
+        const list = idle.get(entry.key) ?? [];
+        if (closed || entry.dead || entry.served.session.state !== 'ready' || list.length >= maxIdle) {
+          if (!entry.dead) void retire(entry);
+          return;
+        }
+        list.push(entry);
+        idle.set(entry.key, list);
+      },
+    };
+  };
+
+  return {
+    async acquire(extension, listener, signal) {
+      if (closed) throw new MepError(LocalErrorCode.SessionState, `The server is stopping: it takes no more calls of ${extension}. Retry on another replica.`);
+      const list = idle.get(extension);
+      while (list && list.length > 0) {
+        const entry = list.pop() as Entry;
+        if (!entry.dead && entry.served.session.state === 'ready') return lend(entry, listener);
+      }
+      const entry = await open(extension, signal);
+      if (closed) {
+        await retire(entry);
+        throw new MepError(LocalErrorCode.SessionState, `The server is stopping: it takes no more calls of ${extension}. Retry on another replica.`);
+      }
+      return lend(entry, listener);
+    },
+    get size() {
+      return all.size;
+    },
+    async close() {
+      closed = true;
+      idle.clear();
+      await Promise.allSettled([...[...all].map(retire), ...retiring]);
+    },
+  };
+}

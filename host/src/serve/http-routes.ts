@@ -1,0 +1,65 @@
+/**
+ * Where the HTTP binding serves what, and its limits: `/extensions/<id>` for installed
+ * extensions and those named on the command line, `/` for a single named one; `GET /health`
+ * (no token) and `GET /info`. Platform-neutral.
+ */
+import { HOST_VERSION } from '../session/host-info.ts';
+import { CALLABLE_METHODS } from './methods.ts';
+import type { HostServer } from './host-server.ts';
+
+/** The version of the HTTP wire, reported by `GET /info`. */
+export const HTTP_PROTOCOL = 'mep-http/0.1';
+
+/** Default bounds of an HTTP request (message size as the reference host: 64 MiB). */
+export const HTTP_LIMITS = {
+  maxBodyBytes: 64 * 1024 * 1024,
+  maxHeaderBytes: 16 * 1024,
+  headersTimeoutMs: 10_000,
+  bodyTimeoutMs: 30_000,
+};
+
+/** What is served where. */
+export interface HttpRoutes {
+  /** Extensions named by the operator: route id → the reference the opener resolves (an installed id or a path). */
+  extensions?: Readonly<Record<string, string>>;
+  /** Serve every installed extension at `/extensions/<id>` as well. Default false. */
+  installed?: boolean;
+}
+
+/** An installed extension id as a route may name it: no path, no dots leading, nothing escaped. */
+const ROUTE_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** The extension reference served at `path`, or undefined. */
+export function routeOf(routes: HttpRoutes, path: string): string | undefined {
+  const named = routes.extensions ?? {};
+  if (path === '/') {
+    const ids = Object.keys(named);
+    return ids.length === 1 ? named[ids[0] as string] : undefined;
+  }
+  const match = /^\/extensions\/([^/]+)\/?$/.exec(path);
+  if (!match) return undefined;
+  const id = match[1] as string;
+  if (Object.hasOwn(named, id)) return named[id];
+  return routes.installed && ROUTE_ID.test(id) ? id : undefined;
+}
+
+/** The route id of an extension reference named on the command line: its id, or a path's file name without extension. */
+export function routeIdOf(reference: string): string {
+  const base = reference.split(/[\\/]/).pop() ?? reference;
+  const isPath = reference.includes('/') || reference.includes('\\');
+  return isPath ? base.replace(/\.(wasm|mjs|cjs|js)$/, '') : reference;
+}
+
+/** The body of `GET /info`. */
+export function httpInfo(routes: HttpRoutes, server: HostServer, sessions: number): Record<string, unknown> {
+  return {
+    name: 'mep-runtime',
+    version: HOST_VERSION,
+    protocol: HTTP_PROTOCOL,
+    extensions: Object.keys(routes.extensions ?? {}).map((id) => `/extensions/${id}`),
+    installed: Boolean(routes.installed),
+    methods: ['morphir.initialize', ...CALLABLE_METHODS, 'morphir.shutdown'],
+    sessions,
+    slots: server.slotCount,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Test support: `listenHttp` in this process on a free loopback port, serving the fixtures by
+ * path, with every message the host sent to an extension recorded (to see `$/cancelRequest`),
+ * and a client that posts one JSON-RPC request the way the reference host's HttpChannel does.
+ */
+import { createHostServer, type HostServer } from '../host-server.ts';
+import { listenHttp, type HttpListener, type HttpListenOptions } from '../http-node.ts';
+import { createNodeOpener } from '../node-open.ts';
+import type { JsonRpcMessage } from '../../transport/types.ts';
+
+/** A served fixture and what its extensions were sent. */
+export interface TestHttpServer {
+  server: HostServer;
+  listener: HttpListener;
+  /** Messages sent to extensions, in order. */
+  sent: JsonRpcMessage[];
+  /** Resolves with the first message sent to an extension (already or later) that `predicate` accepts. */
+  nextSent(predicate: (message: JsonRpcMessage) => boolean): Promise<JsonRpcMessage>;
+  close(): Promise<void>;
+}
+
+/** Serve `extensions` (route id → path) over HTTP on 127.0.0.1. */
+export async function startTestHttp(extensions: Record<string, string>, options: Partial<HttpListenOptions> = {}): Promise<TestHttpServer> {
+  const sent: JsonRpcMessage[] = [];
+  const waiters = new Set<{ predicate: (m: JsonRpcMessage) => boolean; resolve: (m: JsonRpcMessage) => void }>();
+  const open = createNodeOpener();
+  const server = createHostServer({
+    closeGraceMs: 1_000,
+    open: async (request, context) => {
+      const opened = await open(request, context);
+      const send = opened.transport.send.bind(opened.transport);
+      opened.transport.send = (message) => {
+        sent.push(message);
+        for (const waiter of [...waiters]) if (waiter.predicate(message)) (waiters.delete(waiter), waiter.resolve(message));
+        send(message);
+      };
+      return opened;
+    },
+  });
+  const listener = await listenHttp(server, { port: 0, extensions, ...options });
+  const nextSent = (predicate: (m: JsonRpcMessage) => boolean): Promise<JsonRpcMessage> => {
+    const seen = sent.find(predicate);
+    return seen ? Promise.resolve(seen) : new Promise((resolve) => waiters.add({ predicate, resolve }));
+  };
+  return { server, listener, sent, nextSent, close: () => listener.close() };
+}
+
+/** POST one JSON-RPC request as HttpChannel does; the parsed body and the status. */
+export async function postRpc(url: string, message: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: JsonRpcMessage; contentType: string | null }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+    body: typeof message === 'string' ? message : JSON.stringify(message),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as JsonRpcMessage), contentType: response.headers.get('content-type') };
+}

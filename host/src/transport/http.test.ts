@@ -1,0 +1,185 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ErrorCode, LocalErrorCode, isMepError } from '../protocol/errors.ts';
+import { Method } from '../protocol/methods.ts';
+import { createSession } from '../session/session.ts';
+import { startTestHttp } from '../serve/testing/http.ts';
+import { createHttpTransport } from './http.ts';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const wellBehaved = join(root, 'fixtures/extensions/well-behaved.mjs');
+const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
+
+interface Seen {
+  method: string;
+  id: unknown;
+  contentType: string | undefined;
+  accept: string | undefined;
+  authorization: string | undefined;
+}
+
+/**
+ * An HTTP JSON-RPC server that is not ours, written as the reference host's test fixture
+ * behaves: every POST answered alone (no session, no memory), the id echoed, errors with 200.
+ */
+async function startForeignServer(options: { status?: number } = {}): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
+  const seen: Seen[] = [];
+  const read = (req: IncomingMessage): Promise<string> =>
+    new Promise((resolve) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => resolve(body));
+    });
+  const server: Server = createServer(async (req, res) => {
+    const request = JSON.parse(await read(req)) as { id: unknown; method: string; params?: unknown };
+    seen.push({ method: request.method, id: request.id, contentType: req.headers['content-type'], accept: req.headers.accept, authorization: req.headers.authorization });
+    if (options.status) return res.writeHead(options.status).end();
+    const answer = (body: object): void => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: request.id, ...body }));
+    };
+    switch (request.method) {
+      case 'morphir.initialize':
+        return answer({ result: { protocolVersion: '0.1', extension: { id: 'foreign.echo', name: 'Foreign echo', version: '1.0.0' }, capabilities: { backend: { targets: ['echo'], irVersions: ['3'], generate: true } } } });
+      case 'morphir.backend.generate':
+        return answer({ result: { success: true, artifacts: [{ path: 'echo/out.json', content: JSON.stringify(request.params), binary: false }], diagnostics: [] } });
+      case 'morphir.shutdown':
+        return answer({ result: null });
+      default:
+        return answer({ error: { code: -32601, message: `Method not found: ${request.method}` } });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/rpc`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+const Foreign = suite('transport/http :: against an independent JSON-RPC server');
+
+Foreign('should run a session (initialize, generate, shutdown) as one JSON POST each, sending no notification', async () => {
+  const foreign = await startForeignServer();
+  const session = createSession({ transport: createHttpTransport({ url: foreign.url, stream: false }) });
+  try {
+    const init = await session.start();
+    assert.is(init.extension.id, 'foreign.echo');
+    const result = await session.generate({ ir, target: 'echo', options: {} });
+    assert.is(result.artifacts[0]?.path, 'echo/out.json');
+    // The foreign server refuses what it does not know with 200 and a JSON-RPC error.
+    try {
+      await session.peer.request('morphir.nothing', {});
+      assert.unreachable('an unknown method was answered');
+    } catch (error) {
+      assert.ok(isMepError(error));
+      assert.is(error.code, ErrorCode.MethodNotFound);
+    }
+  } finally {
+    await session.close();
+    await foreign.close();
+  }
+  assert.equal(
+    foreign.seen.map((s) => s.method),
+    ['morphir.initialize', 'morphir.backend.generate', 'morphir.nothing', 'morphir.shutdown'],
+  );
+  for (const request of foreign.seen) {
+    assert.is(request.contentType, 'application/json');
+    assert.is(request.accept, 'application/json');
+  }
+  assert.is(new Set(foreign.seen.map((s) => s.id)).size, foreign.seen.length, 'each request has its own id');
+});
+
+Foreign('should end the session with ERR_UNAUTHORIZED on 401, and send URL userinfo as Basic', async () => {
+  const foreign = await startForeignServer({ status: 401 });
+  const session = createSession({ transport: createHttpTransport({ url: foreign.url.replace('http://', 'http://morphir:s3cret@') }) });
+  try {
+    await session.start();
+    assert.unreachable('started against a 401');
+  } catch (error) {
+    assert.ok(isMepError(error));
+    assert.is(error.code, LocalErrorCode.Unauthorized);
+    assert.not.match(error.message, /s3cret/);
+  } finally {
+    await session.close();
+    await foreign.close();
+  }
+  assert.is(foreign.seen[0]?.authorization, `Basic ${btoa('morphir:s3cret')}`);
+});
+
+Foreign('should fail with ERR_UNREACHABLE when nothing listens', async () => {
+  const foreign = await startForeignServer();
+  await foreign.close();
+  const session = createSession({ transport: createHttpTransport({ url: foreign.url }) });
+  try {
+    await session.start();
+    assert.unreachable('started against a closed port');
+  } catch (error) {
+    assert.ok(isMepError(error));
+    assert.is(error.code, LocalErrorCode.Unreachable);
+  } finally {
+    await session.close();
+  }
+});
+
+Foreign('should refuse a URL that is not http(s) with ERR_USAGE', () => {
+  try {
+    createHttpTransport({ url: 'file:///etc/passwd' });
+    assert.unreachable('accepted file:');
+  } catch (error) {
+    assert.ok(isMepError(error));
+    assert.is(error.code, LocalErrorCode.Usage);
+  }
+});
+
+const Served = suite('transport/http :: against mep serve --http');
+
+Served('should deliver streamed progress and cancel the call at the extension', async () => {
+  const served = await startTestHttp({ echo: wellBehaved }, { token: 'a-token-of-thirty-two-characters' });
+  const session = createSession({ transport: createHttpTransport({ url: `${served.listener.url}/extensions/echo`, token: 'a-token-of-thirty-two-characters' }) });
+  try {
+    await session.start();
+    const kinds: string[] = [];
+    session.onProgress((progress) => kinds.push(progress.kind));
+    const done = await session.generate({ ir, target: 'echo', options: { progress: true } });
+    assert.ok(done.success);
+    assert.equal(kinds, ['begin', 'report', 'end']);
+
+    const controller = new AbortController();
+    const first = new Promise<void>((resolve) => session.onProgress(() => resolve()));
+    const slow = session.generate({ ir, target: 'echo', options: { progress: true, delayMs: 60_000 } }, { signal: controller.signal });
+    await first;
+    controller.abort();
+    try {
+      await slow;
+      assert.unreachable('the cancelled call resolved');
+    } catch (error) {
+      assert.ok(isMepError(error));
+      assert.is(error.code, ErrorCode.RequestCancelled);
+    }
+    const cancel = await served.nextSent((m) => m.method === Method.CancelRequest);
+    assert.ok(cancel);
+  } finally {
+    await session.close();
+    await served.close();
+  }
+});
+
+Served('should fail with ERR_UNAUTHORIZED without the token', async () => {
+  const served = await startTestHttp({ echo: wellBehaved }, { token: 'a-token-of-thirty-two-characters' });
+  const session = createSession({ transport: createHttpTransport({ url: `${served.listener.url}/` }) });
+  try {
+    await session.start();
+    assert.unreachable('started without the token');
+  } catch (error) {
+    assert.ok(isMepError(error));
+    assert.is(error.code, LocalErrorCode.Unauthorized);
+  } finally {
+    await session.close();
+    await served.close();
+  }
+});
+
+Foreign.run();
+Served.run();

@@ -1,0 +1,201 @@
+/**
+ * The HTTP transport: an extension served at a URL (`mep serve --http`, a replica set behind a
+ * load balancer, an edge worker, or any server of the reference host's `HttpChannel` wire). Each
+ * request is one POST of the JSON-RPC message to the URL as given; the answer is one JSON body,
+ * or, when the server streams, an SSE stream of notifications (progress, logs, artifacts) ending
+ * with the response. Platform-neutral: it needs only `fetch`.
+ *
+ * HTTP carries no notification to the server that matters: `morphir.initialized` and
+ * `morphir.exit` are not sent (the server runs its extension's lifecycle itself, as the reference
+ * host expects), and `$/cancelRequest` aborts the request's POST, which a streaming server takes
+ * as the cancellation. Any non-2xx answer, a refused connection or a cut stream ends the
+ * transport, as it ends an `HttpChannel` session, with a typed error.
+ */
+import { createSseDecoder } from '../framing/sse.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { parseJson } from '../protocol/json-parse.ts';
+import { createTransportEvents } from './events.ts';
+import type { JsonRpcMessage, Transport } from './types.ts';
+
+/** Options of {@link createHttpTransport}. */
+export interface HttpTransportOptions {
+  /** Where the extension is served; userinfo (`https://user:token@host/…`) becomes Basic authentication. */
+  url: string;
+  /** For messages. Default: the URL without userinfo. */
+  name?: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string;
+  /** Ask for SSE streams (progress, cancel). Default true; false sends exactly `Accept: application/json`. */
+  stream?: boolean;
+  /** Largest message either way, in bytes. Default 64 MiB (the reference host's). */
+  maxMessageBytes?: number;
+  /** The fetch to use. Default the global one. */
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Create a transport to the extension at `options.url`. Nothing is sent until the session sends.
+ *
+ * @example
+ * const session = createSession({ transport: createHttpTransport({ url: 'http://127.0.0.1:8080/extensions/avro' }) });
+ * try { await session.start(); await session.generate(request); } finally { await session.close(); }
+ */
+export function createHttpTransport(options: HttpTransportOptions): Transport {
+  const { url, authorization } = splitUserinfo(options.url);
+  const name = options.name ?? url;
+  const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const doFetch = options.fetch ?? fetch;
+  const events = createTransportEvents();
+  const inflight = new Map<string | number, AbortController>();
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    accept: options.stream === false ? 'application/json' : 'application/json, text/event-stream',
+    ...(options.token ? { authorization: `Bearer ${options.token}` } : authorization ? { authorization } : {}),
+  };
+
+  const fail = (error: MepError): void => {
+    for (const controller of inflight.values()) controller.abort(error);
+    inflight.clear();
+    events.emitClose(error);
+  };
+
+  const post = async (id: string | number, body: string): Promise<void> => {
+    const controller = new AbortController();
+    inflight.set(id, controller);
+    try {
+      let response: Response;
+      try {
+        response = await doFetch(url, { method: 'POST', headers, body, signal: controller.signal });
+      } catch (error) {
+        if (controller.signal.aborted) return; // cancelled or closed: nothing to report
+        return fail(new MepError(LocalErrorCode.Unreachable, `Cannot reach the extension at ${name}: ${describe(error)}. Check the URL and that the server runs.`, { data: { url: name }, cause: error }));
+      }
+      if (response.status === 401 || response.status === 403) {
+        await response.body?.cancel();
+        return fail(new MepError(LocalErrorCode.Unauthorized, `The server at ${name} refused the request (HTTP ${response.status}): give its token (MEP_HTTP_TOKEN, or user:token@ in the URL) or allow this client.`, { data: { url: name, status: response.status } }));
+      }
+      if (response.status < 200 || response.status > 299) {
+        const detail = (await response.text().catch(() => '')).slice(0, 300);
+        return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}${detail ? `: ${detail}` : ''}.`, { data: { url: name, status: response.status } }));
+      }
+      const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+      if (type === 'text/event-stream') await readEvents(response, controller.signal);
+      else await readJson(response);
+    } catch (error) {
+      if (controller.signal.aborted) return;
+      fail(error instanceof MepError ? error : new MepError(LocalErrorCode.TransportClosed, `The answer from ${name} was cut off: ${describe(error)}.`, { data: { url: name }, cause: error }));
+    } finally {
+      inflight.delete(id);
+    }
+  };
+
+  const deliver = (text: string): void => {
+    if (events.closed) return;
+    events.emitMessage(parseJson(text, 'data') as JsonRpcMessage);
+  };
+
+  const readJson = async (response: Response): Promise<void> => {
+    const declared = Number(response.headers.get('content-length') ?? NaN);
+    if (declared > maxBytes) throw tooLarge(name, maxBytes);
+    const text = await boundedText(response, maxBytes, name);
+    if (text.trim() !== '') deliver(text);
+  };
+
+  const readEvents = async (response: Response, signal: AbortSignal): Promise<void> => {
+    const decoder = createSseDecoder(deliver, maxBytes);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const text = new TextDecoder();
+    const onAbort = (): void => void reader.cancel().catch(() => undefined); // the stream is gone either way
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return decoder.push(`${text.decode()}\n\n`);
+        decoder.push(text.decode(value, { stream: true }));
+      }
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  };
+
+  return {
+    name,
+    send(message) {
+      if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${name}: the HTTP transport is closed.`);
+      const method = message.method;
+      if (typeof method === 'string' && !('id' in message)) {
+        if (method === '$/cancelRequest') {
+          const id = (message.params as { id?: string | number } | undefined)?.id;
+          if (id !== undefined) inflight.get(id)?.abort(new MepError(-32800, 'cancelled'));
+        }
+        // No other notification is sent: see the file comment.
+        return;
+      }
+      // A response of ours (to a server's request) has nowhere to go over HTTP: one POST, one answer.
+      if (typeof method !== 'string') return;
+      const body = JSON.stringify(message);
+      if (body.length > maxBytes) throw tooLarge(name, maxBytes);
+      void post(message.id as string | number, body);
+    },
+    onMessage: events.onMessage,
+    onClose: events.onClose,
+    cancel(id) {
+      inflight.get(id)?.abort(new MepError(-32800, 'cancelled'));
+    },
+    async close() {
+      for (const controller of inflight.values()) controller.abort(new MepError(LocalErrorCode.TransportClosed, 'closed'));
+      inflight.clear();
+      events.emitClose();
+    },
+  };
+}
+
+/** The body as UTF-8, read within `maxBytes`. */
+async function boundedText(response: Response, maxBytes: number, name: string): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw tooLarge(name, maxBytes);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+}
+
+function tooLarge(name: string, maxBytes: number): MepError {
+  return new MepError(LocalErrorCode.Limit, `A message to or from ${name} is larger than ${maxBytes} bytes, the message limit; raise it with --max-message.`, { data: { limit: 'maxMessageBytes', max: maxBytes, url: name } });
+}
+
+/** The URL without userinfo, and userinfo as a Basic `Authorization` value (fetch refuses URLs with credentials). */
+function splitUserinfo(text: string): { url: string; authorization?: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch (error) {
+    throw new MepError(LocalErrorCode.Usage, `${JSON.stringify(text.slice(0, 200))} is not a URL: give the extension's address as http(s)://host:port/path.`, { cause: error });
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new MepError(LocalErrorCode.Usage, `An extension is reached over http: or https:, not ${parsed.protocol}.`, { data: { protocol: parsed.protocol } });
+  }
+  if (parsed.username === '' && parsed.password === '') return { url: parsed.href };
+  const user = decodeURIComponent(parsed.username);
+  const password = decodeURIComponent(parsed.password);
+  parsed.username = '';
+  parsed.password = '';
+  const bytes = new TextEncoder().encode(`${user}:${password}`);
+  return { url: parsed.href, authorization: `Basic ${btoa(String.fromCharCode(...bytes))}` };
+}
+
+function describe(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause?.code ?? cause?.message ?? (error as Error).message ?? String(error);
+}
