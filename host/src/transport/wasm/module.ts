@@ -6,6 +6,7 @@ import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel.ts';
 import { raiseAdvice, WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
 import { capMemorySection, capTableSection, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
+import { createModuleCache } from './module-cache.ts';
 import { ModuleShapeError, readModuleShape } from './module-shape.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
@@ -28,15 +29,16 @@ const EXTISM_KERNEL = new Set([
 const HOST_FUNCTIONS = new Set<string>(HOST_CHANNEL_SIGNATURES.map(([fn]) => fn));
 const POINTER_FUNCTIONS = new Set(['mep_input_copy', 'mep_output_copy', 'mep_notify', 'mep_request', 'mep_reply_copy', 'mep_random_fill']);
 
-const CACHE_SIZE = 64;
-const cache = new Map<string, Promise<WebAssembly.Module>>();
+/** Compiled modules, kept only while something uses them (module-cache.ts). */
+const cache = createModuleCache(64);
 const capped = new WeakMap<WebAssembly.Module, number>();
 /** Modules compiled here that have a start function. */
 const starting = new WeakSet<WebAssembly.Module>();
 
 /**
  * Compiles a wasm extension with its memory capped at `limits.maxMemoryBytes`, once per
- * (sha256, cap): later calls return the cached module. A `WebAssembly.Module` is returned as is
+ * (sha256, cap): later calls return the cached module while it is alive (the cache holds it only
+ * weakly: a module nothing uses any more is freed). A `WebAssembly.Module` is returned as is
  * (its memory cannot be rewritten; the transport then checks memory after each call instead).
  * Rejects with MepError(ERR_LIMIT) when the bytes are more than `limits.maxModuleBytes` (checked
  * before anything else), when the module's shape is above one of WASM_MODULE_BOUNDS (checked
@@ -60,15 +62,7 @@ export async function compileExtensionModule(
   checkModuleSize(name, bytes.length, limits.maxModuleBytes);
   const capPages = maxMemoryPages(limits);
   const key = `${await sha256Hex(bytes)}:${capPages}`;
-  let entry = cache.get(key);
-  if (entry === undefined) {
-    entry = compileCapped(bytes, capPages, name);
-    cache.set(key, entry);
-    // A failed compile is not cached: the next attempt reports its own error.
-    entry.catch(() => cache.delete(key));
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-  }
-  return entry;
+  return cache.get(key, () => compileCapped(bytes, capPages, name));
 }
 
 /** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */
