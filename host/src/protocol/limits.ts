@@ -248,11 +248,12 @@ export const WASM_MODULE_BOUNDS = Object.freeze({
   /**
    * Locals × control points of one function, what compiling it costs the engine in time and
    * memory (V8's baseline compiler saves the locals' state at every block and branch): the
-   * guest's worst is under 100,000; 20,000,000 takes V8 seconds.
+   * guest's worst is under 100,000; at this bound one function compiles in well under a second
+   * (a compile is not interrupted within a function, only between two), 20,000,000 takes seconds.
    */
-  functionCompileCost: 4_000_000,
+  functionCompileCost: 2_000_000,
   /** … summed over the module's functions (the guest: under 500,000). */
-  moduleCompileCost: 16_000_000,
+  moduleCompileCost: 8_000_000,
   /**
    * Entries of one table, initial and at most: a table declaring no maximum, or a larger one, is
    * capped to this, so `table.grow` stops there (the guest: under 600, and the host adds 8).
