@@ -53,6 +53,16 @@ shape('should refuse locals × blocks above the compile-cost bound, each below i
   assertLimit(await rejection(compileExtensionModule(bytes, { name: 'bomb' })), 'functionCompileCost');
 });
 
+shape('should refuse a module of functions each within the compile-cost bound, too costly together :: ERR_LIMIT', async () => {
+  const perFunction = (1_000 + 1) * 1_000;
+  const functions = Math.floor(WASM_MODULE_BOUNDS.moduleCompileCost / perFunction) + 1;
+  const bytes = compileBombModule(1_000, 1_000, functions);
+  assert.ok(WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>));
+  assertLimit(await rejection(compileExtensionModule(bytes, { name: 'many' })), 'moduleCompileCost');
+  // One function fewer than that is accepted.
+  await compileExtensionModule(compileBombModule(1_000, 1_000, functions - 1), { name: 'fewer' });
+});
+
 shape('should refuse nesting above the bound :: ERR_LIMIT', async () => {
   const bytes = compileBombModule(0, WASM_MODULE_BOUNDS.blockDepth + 1);
   assertLimit(await rejection(compileExtensionModule(bytes, { name: 'deep' })), 'blockDepth');
