@@ -44,12 +44,30 @@ export function hasSection(bytes: Uint8Array, id: number): boolean {
 }
 
 /**
- * Returns `bytes` with each defined memory's maximum set to `min(declared max, capPages)`.
+ * Returns `bytes` with each defined memory's maximum set to `min(declared max, capPages)`, and
+ * declared shared when `share` (default: where the platform has shared memory; see below).
  * Throws {@link MemoryCapError} when the module is not a wasm binary, uses 64-bit memories, or
  * declares a minimum above the cap. Imported memories are left alone (the host refuses them).
  */
-export function capMemorySection(bytes: Uint8Array, capPages: number): MemoryCapResult {
-  return rewriteSection(bytes, MEMORY_SECTION, (content) => rewriteMemories(content, capPages));
+export function capMemorySection(bytes: Uint8Array, capPages: number, share = sharedMemoryAvailable()): MemoryCapResult {
+  return rewriteSection(bytes, MEMORY_SECTION, (content) => rewriteMemories(content, capPages, share));
+}
+
+let sharedMemory: boolean | undefined;
+
+/**
+ * Whether this platform creates shared wasm memories (not a browser page that is not
+ * cross-origin isolated, say): only there is the guest's memory declared shared.
+ */
+export function sharedMemoryAvailable(): boolean {
+  if (sharedMemory === undefined) {
+    try {
+      sharedMemory = typeof SharedArrayBuffer === 'function' && new WebAssembly.Memory({ initial: 0, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+    } catch {
+      sharedMemory = false;
+    }
+  }
+  return sharedMemory;
 }
 
 /**
@@ -123,7 +141,7 @@ function rewriteTables(section: Uint8Array, capEntries: number): { content: Uint
   return { content: Uint8Array.from(out), minPages: minEntries, changed };
 }
 
-function rewriteMemories(section: Uint8Array, capPages: number): { content: Uint8Array; minPages: number; changed: boolean } {
+function rewriteMemories(section: Uint8Array, capPages: number, share: boolean): { content: Uint8Array; minPages: number; changed: boolean } {
   const count = readU32(section, 0);
   let pos = count.next;
   const out: number[] = [...writeU32(count.value)];
@@ -146,8 +164,13 @@ function rewriteMemories(section: Uint8Array, capPages: number): { content: Uint
       throw new MemoryCapError(`declares ${min.value} initial pages, above the cap of ${capPages}`, 'min-above-cap', min.value);
     }
     const newMax = max === undefined ? capPages : Math.min(max, capPages);
-    if (newMax !== max) changed = true;
-    out.push(flags | 0x01, ...writeU32(min.value), ...writeU32(newMax));
+    // Declared shared where the platform has shared memory: V8 (Node 20) then grows it in
+    // place, where growing an unshared memory past 64 MiB collects garbage at almost every
+    // memory.grow (a guest growing page by page to 256 MiB took seconds; shared, milliseconds).
+    // The guest cannot tell: it has no threads, and the host copies what it takes out.
+    const shared = share && (flags & 0x02) === 0 ? 0x02 : 0;
+    if (newMax !== max || shared !== 0) changed = true;
+    out.push(flags | 0x01 | shared, ...writeU32(min.value), ...writeU32(newMax));
   }
   if (pos !== section.length) throw new MemoryCapError('unexpected bytes after the memory entries', 'malformed');
   return { content: Uint8Array.from(out), minPages, changed };
