@@ -6,7 +6,8 @@
  * - a wasm guest sending 3 GiB of notifications (mep_notify) and of Extism log lines in one
  *   call, in worker and inline isolation, at the transport;
  * - `mep generate --verbose 2>&1 | reader` of a PDK guest logging 3 GiB (the notification
- *   budget raised to 4 GiB), and of a process extension writing 1 GiB to stderr.
+ *   budget raised to 4 GiB), and of a process extension writing 1 GiB to stderr;
+ * - `mep serve` over 40 sessions of different modules in sequence: RSS grows less than 64 MB.
  *
  * Usage: npm run hostile [-- --gib 3]
  */
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtLogFlood } from './built-guests.ts';
 import { describeFlood, runFlood } from './run-flood.ts';
+import { retainedAcrossModules } from './serve-modules.ts';
 
 const MB = 1024 * 1024;
 const LIMIT_BYTES = 300 * MB;
@@ -74,6 +76,12 @@ try {
   rows.push({ name: 'mep generate --verbose, process writing 1 GiB to stderr', peakRss: proc.peakRss, detail: `exit ${proc.code}, ${(proc.received / MB).toFixed(0)} MiB read`, ok: proc.code === 0 && proc.received >= 1024 * MB && proc.peakRss < LIMIT_BYTES });
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+{
+  // mep serve over 40 different modules, one session each, none left open: RSS stays flat.
+  const { growth, before, after } = await retainedAcrossModules(40);
+  rows.push({ name: 'mep serve, 40 sessions of different modules in sequence', peakRss: after, detail: `RSS ${(before / MB).toFixed(0)} MB after 2 sessions, grew ${(growth / MB).toFixed(0)} MB over 38 more (limit 64 MB)`, ok: growth < 64 * MB });
 }
 
 for (const row of rows) console.log(`${row.ok ? 'pass' : 'FAIL'}  ${row.name}: peak RSS ${(row.peakRss / MB).toFixed(0)} MB (limit ${LIMIT_BYTES / MB} MB) — ${row.detail}`);

@@ -208,3 +208,60 @@ export const HOST_BOUNDS = Object.freeze({
 
 /** The name of one host bound. */
 export type HostBound = keyof typeof HOST_BOUNDS;
+
+/**
+ * The shape a wasm module may have, checked before it is compiled (transport/wasm/module-shape.ts):
+ * what compiling and instantiating it can cost the host is bounded by these, whatever the
+ * module. In line with V8's own embedder limits (wasm-limits.h) and tighter where a guest of this
+ * runtime (QuickJS and its glue) needs far less: each is many times what the real guest uses.
+ * Exceeding one is ERR_LIMIT with its name in `data.limit`; none is set per extension.
+ */
+export const WASM_MODULE_BOUNDS = Object.freeze({
+  /** Function types (the guest: about 100; V8: 1,000,000). */
+  types: 10_000,
+  /** Imports (the guest: under 20; V8: 100,000). */
+  imports: 1_000,
+  /** Functions, imported and defined (the guest: about 1,300; V8: 1,000,000). */
+  functions: 100_000,
+  /** Tables (the guest: 1; V8: 100,000). */
+  tables: 16,
+  /** Memories: one, so the memory cap is the guest's whole linear memory. */
+  memories: 1,
+  /** Globals (the guest: 1; V8: 1,000,000). */
+  globals: 100_000,
+  /** Exports (the guest: under 10; V8: 100,000). */
+  exports: 10_000,
+  /** Element segments (the guest: 1). */
+  elementSegments: 10_000,
+  /** Data segments (the guest: up to about 15,000; V8: 100,000). */
+  dataSegments: 100_000,
+  /** Exception tags (the guest: none). */
+  tags: 1_000,
+  /** Bytes of custom sections in all (names, source map; the guest: about 0.5 MiB). */
+  customSectionBytes: 32 * 1024 * 1024,
+  /** Bytes of one function body (the guest: under 40 KB; V8: 7,654,321). */
+  functionBodyBytes: 2 * 1024 * 1024,
+  /** Locals of one function (the guest: 40; V8: 50,000). */
+  functionLocals: 10_000,
+  /** Nesting of blocks in one function (the guest: under 300). */
+  blockDepth: 10_000,
+  /** Blocks, `else`s and branch targets of one function (the guest: under 2,500). */
+  functionControl: 1_000_000,
+  /**
+   * Locals × control points of one function, what compiling it costs the engine in time and
+   * memory (V8's baseline compiler saves the locals' state at every block and branch): the
+   * guest's worst is under 100,000; at this bound one function compiles in well under a second
+   * (a compile is not interrupted within a function, only between two), 20,000,000 takes seconds.
+   */
+  functionCompileCost: 2_000_000,
+  /** … summed over the module's functions (the guest: under 500,000). */
+  moduleCompileCost: 8_000_000,
+  /**
+   * Entries of one table, initial and at most: a table declaring no maximum, or a larger one, is
+   * capped to this, so `table.grow` stops there (the guest: under 600, and the host adds 8).
+   */
+  tableEntries: 65_536,
+});
+
+/** The name of one wasm module bound. */
+export type WasmModuleBound = keyof typeof WASM_MODULE_BOUNDS;

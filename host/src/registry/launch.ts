@@ -13,7 +13,7 @@ import { createProcessTransport } from '../transport/process.ts';
 import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
 import { parseSourceMap, SourceMapLimitError } from '../transport/source-map/source-map.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
-import { checkModuleSize, compileExtensionModule, createStartDeadline, type WasmExportCaller } from '../transport/wasm/index.ts';
+import { checkModuleSize, compileExtensionModule, createModuleCache, createStartDeadline, type WasmExportCaller } from '../transport/wasm/index.ts';
 import { resolveWasmLimits, type WasmLimits } from '../transport/wasm/limits.ts';
 import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
 import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
@@ -85,8 +85,8 @@ export function specFromPath(path: string, overrides: Partial<LaunchSpec> = {}):
   return { name: basename(absolute), runtime, path: absolute, ...overrides };
 }
 
-const compiled = new Map<string, Promise<WebAssembly.Module>>();
-const COMPILED_CACHE_SIZE = 16;
+/** Compiled modules by file identity, kept only while something uses them (a closed session's are freed). */
+const compiled = createModuleCache(16);
 
 /**
  * The compiled (and memory-capped) module of a wasm artifact, compiled once per process for as
@@ -105,10 +105,9 @@ async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promis
     if (error instanceof MepError) throw error;
     throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
   }
-  let module = compiled.get(key);
-  if (module === undefined) {
-    // A regular file only (a FIFO or a device put at the path would hang the read), within the module limit.
-    module = readRegularFile(spec.path, { what: `the wasm module of '${spec.name}'`, maxBytes: resolveWasmLimits(spec.name, limits).maxModuleBytes, limit: 'maxModuleBytes' }).then((bytes) => {
+  // A regular file only (a FIFO or a device put at the path would hang the read), within the module limit.
+  return compiled.get(key, () =>
+    readRegularFile(spec.path, { what: `the wasm module of '${spec.name}'`, maxBytes: resolveWasmLimits(spec.name, limits).maxModuleBytes, limit: 'maxModuleBytes' }).then((bytes) => {
       const actual = createHash('sha256').update(bytes).digest('hex');
       if (spec.sha256 !== undefined && actual !== spec.sha256) {
         throw new MepError(LocalErrorCode.Registry, `Refusing to run extension '${spec.name}': ${spec.path} has sha256 ${actual}, but its lock pins ${spec.sha256}. Reinstall it with 'mep install <source>'.`, {
@@ -119,13 +118,8 @@ async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promis
         name: spec.name,
         limits: { ...(maxMemoryBytes === undefined ? {} : { maxMemoryBytes }), ...(maxModuleBytes === undefined ? {} : { maxModuleBytes }) },
       });
-    });
-    compiled.set(key, module);
-    // A failed compile is not kept: the next attempt reports its own error.
-    module.catch(() => compiled.delete(key));
-    if (compiled.size > COMPILED_CACHE_SIZE) compiled.delete(compiled.keys().next().value as string);
-  }
-  return module;
+    }),
+  );
 }
 
 /**

@@ -29,6 +29,7 @@ import { createWorkerRunner } from './worker-runner.ts';
 
 export { GUEST_MEMORY_LOG } from './engine.ts';
 export { checkGuestModule, checkModuleSize, compileExtensionModule, hasStartFunction, type CompileExtensionOptions } from './module.ts';
+export { createModuleCache, type ModuleCache } from './module-cache.ts';
 export { createStartDeadline, type StartDeadline } from './start-deadline.ts';
 export { guestAbi, hostTrampolineBytes, type GuestAbi } from './host-channel.ts';
 export { DEFAULT_SOURCE_DATE_EPOCH, DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';

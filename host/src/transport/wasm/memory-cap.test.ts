@@ -24,26 +24,30 @@ cap('should add a maximum when none is declared', () => {
   const out = capMemorySection(withMemory([0x00, 2]), 16);
   assert.ok(out.changed);
   assert.equal(out.minPages, 2);
-  assert.equal([...out.bytes.subarray(8)], [5, 4, 1, 0x01, 2, 16]);
+  assert.equal([...out.bytes.subarray(8)], [5, 4, 1, 0x03, 2, 16]);
   valid(out.bytes);
 });
 cap('should lower a declared maximum above the cap :: multi-byte LEB', () => {
   const out = capMemorySection(withMemory([0x01, 1, ...writeU32(65_536)]), 4096);
-  assert.equal([...out.bytes.subarray(8)], [5, 5, 1, 0x01, 1, ...writeU32(4096)]);
+  assert.equal([...out.bytes.subarray(8)], [5, 5, 1, 0x03, 1, ...writeU32(4096)]);
   valid(out.bytes);
 });
-cap('should keep a declared maximum below the cap untouched', () => {
-  const bytes = withMemory([0x01, 1, 3]);
-  const out = capMemorySection(bytes, 4096);
-  assert.not.ok(out.changed);
-  assert.is(out.bytes, bytes);
+cap('should keep a declared maximum below the cap, and declare the memory shared (grown in place)', () => {
+  const out = capMemorySection(withMemory([0x01, 1, 3]), 4096);
+  assert.equal([...out.bytes.subarray(8)], [5, 4, 1, 0x03, 1, 3]);
+  valid(out.bytes);
+  const shared = withMemory([0x03, 1, 3]);
+  assert.is(capMemorySection(shared, 4096).bytes, shared);
+  // Where the platform has no shared memory, the memory stays unshared.
+  const unshared = withMemory([0x01, 1, 3]);
+  assert.is(capMemorySection(unshared, 4096, false).bytes, unshared);
 });
 cap('should keep the sections around the memory section', () => {
   // A custom section before and after the memory section.
   const custom = [0, 3, 1, 0x61, 0x62];
   const bytes = Uint8Array.from([...header, ...custom, 5, 3, 1, 0x00, 1, ...custom]);
   const out = capMemorySection(bytes, 8);
-  assert.equal([...out.bytes], [...header, ...custom, 5, 4, 1, 0x01, 1, 8, ...custom]);
+  assert.equal([...out.bytes], [...header, ...custom, 5, 4, 1, 0x03, 1, 8, ...custom]);
   valid(out.bytes);
 });
 cap('should refuse a minimum above the cap', () => {

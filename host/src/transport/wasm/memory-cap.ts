@@ -1,7 +1,8 @@
 /**
  * Lowers the declared maximum of a wasm module's memories to a page cap by rewriting its
  * memory section (binary format 1.0, section id 5), so the engine itself refuses growth past
- * the cap: `memory.grow` returns -1. Every other byte of the module is kept as is.
+ * the cap: `memory.grow` returns -1; and the same for its tables' entries (section 4):
+ * `table.grow` returns -1 past the cap. Every other byte of the module is kept as is.
  */
 
 /** What {@link capMemorySection} found and did. */
@@ -27,6 +28,7 @@ export class MemoryCapError extends Error {
 }
 
 const MEMORY_SECTION = 5;
+const TABLE_SECTION = 4;
 /** The start section: a function the engine runs while instantiating, before any export is called. */
 export const START_SECTION = 8;
 
@@ -42,11 +44,47 @@ export function hasSection(bytes: Uint8Array, id: number): boolean {
 }
 
 /**
- * Returns `bytes` with each defined memory's maximum set to `min(declared max, capPages)`.
+ * Returns `bytes` with each defined memory's maximum set to `min(declared max, capPages)`, and
+ * declared shared when `share` (default: where the platform has shared memory; see below).
  * Throws {@link MemoryCapError} when the module is not a wasm binary, uses 64-bit memories, or
  * declares a minimum above the cap. Imported memories are left alone (the host refuses them).
  */
-export function capMemorySection(bytes: Uint8Array, capPages: number): MemoryCapResult {
+export function capMemorySection(bytes: Uint8Array, capPages: number, share = sharedMemoryAvailable()): MemoryCapResult {
+  return rewriteSection(bytes, MEMORY_SECTION, (content) => rewriteMemories(content, capPages, share));
+}
+
+let sharedMemory: boolean | undefined;
+
+/**
+ * Whether this platform creates shared wasm memories (not a browser page that is not
+ * cross-origin isolated, say): only there is the guest's memory declared shared.
+ */
+export function sharedMemoryAvailable(): boolean {
+  if (sharedMemory === undefined) {
+    try {
+      sharedMemory = typeof SharedArrayBuffer === 'function' && new WebAssembly.Memory({ initial: 0, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+    } catch {
+      sharedMemory = false;
+    }
+  }
+  return sharedMemory;
+}
+
+/**
+ * Returns `bytes` with each defined table's maximum set to `min(declared max, capEntries)`, so
+ * no table outgrows the cap. Throws {@link MemoryCapError} as {@link capMemorySection} does
+ * (`minPages` then counts the table's initial entries). Imported tables are left alone (the
+ * host refuses them).
+ */
+export function capTableSection(bytes: Uint8Array, capEntries: number): MemoryCapResult {
+  return rewriteSection(bytes, TABLE_SECTION, (content) => rewriteTables(content, capEntries));
+}
+
+function rewriteSection(
+  bytes: Uint8Array,
+  sectionId: number,
+  rewrite: (content: Uint8Array) => { content: Uint8Array; minPages: number; changed: boolean },
+): MemoryCapResult {
   if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
     throw new MemoryCapError('not a WebAssembly binary (bad magic number)', 'malformed');
   }
@@ -57,10 +95,10 @@ export function capMemorySection(bytes: Uint8Array, capPages: number): MemoryCap
     const contentStart = size.next;
     const contentEnd = contentStart + size.value;
     if (contentEnd > bytes.length) throw new MemoryCapError('a section runs past the end of the module', 'malformed');
-    if (id === MEMORY_SECTION) {
-      const { content, minPages, changed } = rewriteMemories(bytes.subarray(contentStart, contentEnd), capPages);
+    if (id === sectionId) {
+      const { content, minPages, changed } = rewrite(bytes.subarray(contentStart, contentEnd));
       if (!changed) return { bytes, minPages, changed: false };
-      const header = [MEMORY_SECTION, ...writeU32(content.length)];
+      const header = [sectionId, ...writeU32(content.length)];
       const out = new Uint8Array(pos + header.length + content.length + (bytes.length - contentEnd));
       out.set(bytes.subarray(0, pos), 0);
       out.set(header, pos);
@@ -73,7 +111,37 @@ export function capMemorySection(bytes: Uint8Array, capPages: number): MemoryCap
   return { bytes, minPages: 0, changed: false };
 }
 
-function rewriteMemories(section: Uint8Array, capPages: number): { content: Uint8Array; minPages: number; changed: boolean } {
+function rewriteTables(section: Uint8Array, capEntries: number): { content: Uint8Array; minPages: number; changed: boolean } {
+  const count = readU32(section, 0);
+  let pos = count.next;
+  const out: number[] = [...writeU32(count.value)];
+  let minEntries = 0;
+  let changed = false;
+  for (let i = 0; i < count.value; i++) {
+    const refType = section[pos++];
+    // Only the plain form: a funcref or externref table (an initializer expression is refused).
+    if (refType !== 0x70 && refType !== 0x6f) throw new MemoryCapError(`a table of an unsupported form (0x${(refType ?? 0).toString(16)})`, 'malformed');
+    const flags = section[pos];
+    if (flags === undefined || (flags & ~0x01) !== 0) throw new MemoryCapError('a table with unsupported limits (64-bit or shared)', 'malformed');
+    const min = readU32(section, pos + 1);
+    pos = min.next;
+    let max: number | undefined;
+    if (flags & 0x01) {
+      const m = readU32(section, pos);
+      max = m.value;
+      pos = m.next;
+    }
+    minEntries = Math.max(minEntries, min.value);
+    if (min.value > capEntries) throw new MemoryCapError(`declares a table of ${min.value} entries, above the cap of ${capEntries}`, 'min-above-cap', min.value);
+    const newMax = max === undefined ? capEntries : Math.min(max, capEntries);
+    if (newMax !== max) changed = true;
+    out.push(refType, 0x01, ...writeU32(min.value), ...writeU32(newMax));
+  }
+  if (pos !== section.length) throw new MemoryCapError('unexpected bytes after the table entries', 'malformed');
+  return { content: Uint8Array.from(out), minPages: minEntries, changed };
+}
+
+function rewriteMemories(section: Uint8Array, capPages: number, share: boolean): { content: Uint8Array; minPages: number; changed: boolean } {
   const count = readU32(section, 0);
   let pos = count.next;
   const out: number[] = [...writeU32(count.value)];
@@ -96,8 +164,13 @@ function rewriteMemories(section: Uint8Array, capPages: number): { content: Uint
       throw new MemoryCapError(`declares ${min.value} initial pages, above the cap of ${capPages}`, 'min-above-cap', min.value);
     }
     const newMax = max === undefined ? capPages : Math.min(max, capPages);
-    if (newMax !== max) changed = true;
-    out.push(flags | 0x01, ...writeU32(min.value), ...writeU32(newMax));
+    // Declared shared where the platform has shared memory: V8 (Node 20) then grows it in
+    // place, where growing an unshared memory past 64 MiB collects garbage at almost every
+    // memory.grow (a guest growing page by page to 256 MiB took seconds; shared, milliseconds).
+    // The guest cannot tell: it has no threads, and the host copies what it takes out.
+    const shared = share && (flags & 0x02) === 0 ? 0x02 : 0;
+    if (newMax !== max || shared !== 0) changed = true;
+    out.push(flags | 0x01 | shared, ...writeU32(min.value), ...writeU32(newMax));
   }
   if (pos !== section.length) throw new MemoryCapError('unexpected bytes after the memory entries', 'malformed');
   return { content: Uint8Array.from(out), minPages, changed };

@@ -4,8 +4,10 @@
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel.ts';
-import { raiseAdvice } from '../../protocol/limits.ts';
-import { capMemorySection, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
+import { raiseAdvice, WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
+import { capMemorySection, capTableSection, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
+import { createModuleCache } from './module-cache.ts';
+import { ModuleShapeError, readModuleShape } from './module-shape.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
 /** Options for {@link compileExtensionModule}. */
@@ -27,19 +29,22 @@ const EXTISM_KERNEL = new Set([
 const HOST_FUNCTIONS = new Set<string>(HOST_CHANNEL_SIGNATURES.map(([fn]) => fn));
 const POINTER_FUNCTIONS = new Set(['mep_input_copy', 'mep_output_copy', 'mep_notify', 'mep_request', 'mep_reply_copy', 'mep_random_fill']);
 
-const CACHE_SIZE = 64;
-const cache = new Map<string, Promise<WebAssembly.Module>>();
+/** Compiled modules, kept only while something uses them (module-cache.ts). */
+const cache = createModuleCache(64);
 const capped = new WeakMap<WebAssembly.Module, number>();
 /** Modules compiled here that have a start function. */
 const starting = new WeakSet<WebAssembly.Module>();
 
 /**
  * Compiles a wasm extension with its memory capped at `limits.maxMemoryBytes`, once per
- * (sha256, cap): later calls return the cached module. A `WebAssembly.Module` is returned as is
+ * (sha256, cap): later calls return the cached module while it is alive (the cache holds it only
+ * weakly: a module nothing uses any more is freed). A `WebAssembly.Module` is returned as is
  * (its memory cannot be rewritten; the transport then checks memory after each call instead).
  * Rejects with MepError(ERR_LIMIT) when the bytes are more than `limits.maxModuleBytes` (checked
- * before anything else) or the module declares more initial memory than the cap,
- * MepError(ERR_USAGE) when the bytes are not a valid wasm module.
+ * before anything else), when the module's shape is above one of WASM_MODULE_BOUNDS (checked
+ * before it is compiled: `data.limit` names the bound) or it declares more initial memory than
+ * the cap, MepError(ERR_USAGE) when the bytes are not a valid wasm module. Its tables are capped
+ * at WASM_MODULE_BOUNDS.tableEntries as its memory is at the memory cap.
  *
  * @example
  * const module = await compileExtensionModule(bytes, { name: 'avro' });
@@ -57,15 +62,7 @@ export async function compileExtensionModule(
   checkModuleSize(name, bytes.length, limits.maxModuleBytes);
   const capPages = maxMemoryPages(limits);
   const key = `${await sha256Hex(bytes)}:${capPages}`;
-  let entry = cache.get(key);
-  if (entry === undefined) {
-    entry = compileCapped(bytes, capPages, name);
-    cache.set(key, entry);
-    // A failed compile is not cached: the next attempt reports its own error.
-    entry.catch(() => cache.delete(key));
-    if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value as string);
-  }
-  return entry;
+  return cache.get(key, () => compileCapped(bytes, capPages, name));
 }
 
 /** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */
@@ -97,9 +94,10 @@ export function checkModuleSize(name: string, size: number, maxModuleBytes: numb
 }
 
 async function compileCapped(bytes: Uint8Array, capPages: number, name: string): Promise<WebAssembly.Module> {
+  checkModuleShape(bytes, name);
   let rewritten: Uint8Array;
   try {
-    rewritten = capMemorySection(bytes, capPages).bytes;
+    rewritten = capTableSection(capMemorySection(bytes, capPages).bytes, WASM_MODULE_BOUNDS.tableEntries).bytes;
   } catch (error) {
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(
@@ -119,6 +117,25 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string):
   capped.set(module, capPages);
   if (hasSection(rewritten, START_SECTION)) starting.add(module);
   return module;
+}
+
+/**
+ * Refuses a module whose shape is above a bound of WASM_MODULE_BOUNDS with MepError(ERR_LIMIT)
+ * naming it in `data.limit`, before the engine spends anything on it; bytes the reader cannot
+ * follow are an invalid module (ERR_USAGE).
+ */
+function checkModuleShape(bytes: Uint8Array, name: string): void {
+  try {
+    readModuleShape(bytes);
+  } catch (error) {
+    if (!(error instanceof ModuleShapeError)) throw error;
+    if (error.limit === undefined) throw invalidModule(name, error);
+    throw new MepError(
+      LocalErrorCode.Limit,
+      `Wasm extension "${name}" is refused before it is compiled: its ${error.message} (WASM_MODULE_BOUNDS.${error.limit}). A guest of this runtime stays far below it; rebuild it with optimisation on (e.g. wasm-opt -Oz), or split the function or module.`,
+      { data: { extension: name, limit: error.limit, value: error.value, bound: error.bound }, cause: error },
+    );
+  }
 }
 
 function invalidModule(name: string, cause: unknown): MepError {
