@@ -105,7 +105,7 @@ reported at file:line of its sources; it names the files without their text.
       // What the packages reach for that the sandbox lacks: shown on every build, not only with --verbose.
       for (const w of result.warnings) io.err(`mep build: warning: ${w.message}`);
       const shown = values.watch ? relative(io.cwd, result.outFile) || result.outFile : result.outFile;
-      return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''}); exports: ${result.exports.join(', ')}` };
+      return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''})${result.exports.length > 0 ? `; exports: ${result.exports.join(', ')}` : ''}` };
     };
     if (values.watch) return watch(io, entry, build);
     io.out((await build()).summary);

@@ -73,7 +73,7 @@ ${OPERATION_HELP}`,
     return withJsonErrors(io, values.json, async () => {
       if (positionals.length === 0) throw new UsageError(`expected a project folder or source files. Run 'mep compile --help'.`);
       io.verbose = Boolean(values.verbose);
-      const options = parseOptionFlags(values.option ?? []);
+      const options = parseOptionFlags(values.option ?? [], io.cwd);
       const maxSourceFiles = maxSourcesOf(values['max-sources']);
       const paths = positionals.map((p) => resolve(io.cwd, p));
       const folders = await Promise.all(paths.map(isFolder));

@@ -35,7 +35,7 @@ ${OPERATION_HELP}`,
     return withJsonErrors(io, values.json, async () => {
       requireFlags('generate', positionals, values, ['target', 'input', 'output']);
       io.verbose = Boolean(values.verbose);
-      const options = parseOptionFlags(values.option ?? []);
+      const options = parseOptionFlags(values.option ?? [], io.cwd);
       const target = values.target as string;
       // Before the extension runs: an unusable output is refused, an interrupted earlier write
       // there is finished or undone, and the output is held for this run.
