@@ -7,7 +7,7 @@ import type { ClaimSet } from '../protocol/index.ts';
 
 /** The capability a command needs. */
 export type ProviderNeed =
-  | { kind: 'backend'; target: string; irVersion: string }
+  | { kind: 'backend'; /** Absent: any backend (`mep generate` without --target, when one is installed). */ target?: string; irVersion: string }
   | { kind: 'frontend'; language?: string; fileExtension?: string }
   | { kind: 'validator'; irVersion: string }
   | { kind: 'transform'; irVersion: string };
@@ -21,7 +21,7 @@ export type NeedMatch =
 export function describeNeed(need: ProviderNeed): string {
   switch (need.kind) {
     case 'backend':
-      return `backend target '${need.target}' for Morphir IR ${need.irVersion}`;
+      return need.target === undefined ? `a backend for Morphir IR ${need.irVersion}` : `backend target '${need.target}' for Morphir IR ${need.irVersion}`;
     case 'frontend':
       return need.language ? `frontend for language '${need.language}'` : `frontend for '${need.fileExtension}' files`;
     case 'validator':
@@ -47,8 +47,8 @@ export function matchNeed(claims: ClaimSet, need: ProviderNeed): NeedMatch {
   switch (need.kind) {
     case 'backend': {
       const backend = caps.backend;
-      if (!backend || backend.generate !== true || !backend.targets.includes(need.target)) return { ok: false };
-      return irNearMiss(`target '${need.target}'`, backend.irVersions, need.irVersion);
+      if (!backend || backend.generate !== true || (need.target !== undefined && !backend.targets.includes(need.target))) return { ok: false };
+      return irNearMiss(need.target === undefined ? `targets ${backend.targets.join(', ')}` : `target '${need.target}'`, backend.irVersions, need.irVersion);
     }
     case 'frontend': {
       const frontend = caps.frontend;

@@ -57,7 +57,7 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
       const listed = matches.map((m) => `${m.installed.id} ${m.installed.manifest.version} (${m.installed.dir})`);
       throw new MepError(
         LocalErrorCode.Registry,
-        `Ambiguous provider: ${matches.length} extensions in the ${scope.scope} scope provide ${describeNeed(need)}: ${listed.join('; ')}. Pass --extension <id> to choose one, or remove one with 'mep remove <id>'.`,
+        `Ambiguous provider: ${matches.length} extensions in the ${scope.scope} scope provide ${describeNeed(need)}: ${listed.join('; ')}. ${need.kind === 'backend' && need.target === undefined ? 'Pass --target <target> or' : 'Pass'} --extension <id> to choose one, or remove one with 'mep remove <id>'.`,
         { data: { reason: 'ambiguous-provider', need, scope: scope.scope, candidates: matches.map((m) => ({ id: m.installed.id, version: m.installed.manifest.version, dir: m.installed.dir })) } },
       );
     }
