@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { writeBuildRecord } from '../../host/src/registry/build-record.ts';
 import { SOURCE_MAP_SECTION } from '../../host/src/transport/source-map/wasm-section.ts';
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
 import { bundleGuest } from './bundle.ts';
@@ -141,7 +142,10 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
         });
   verdict.catch(() => undefined); // awaited before anything is written, and when the pipeline fails
   try {
-    return await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict });
+    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict });
+    // What the output was made from, for `mep pack` (a stale build) and `mep build` without arguments.
+    writeBuildRecord(outFile, entry, runtime, result.inputs);
+    return result;
   } catch (error) {
     await verdict; // type errors first: they explain a failed bundle better than esbuild does
     throw error;
