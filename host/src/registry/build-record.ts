@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '../files/regular-file.ts';
+import { parseJson } from '../protocol/json-parse.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 
 const FORMAT = 'mep-build-record-1';
@@ -53,7 +54,7 @@ export function writeBuildRecord(outFile: string, entry: string, runtime: 'wasm'
 export function readBuildRecord(outFile: string): (BuildRecord & { entryPath: string }) | undefined {
   let record: BuildRecord;
   try {
-    record = JSON.parse(readRegularFileSync(buildRecordPath(outFile), { what: 'the build record', maxBytes: HOST_FILE_LIMITS.smallFileBytes }).toString('utf8')) as BuildRecord;
+    record = parseJson(readRegularFileSync(buildRecordPath(outFile), { what: 'the build record', maxBytes: HOST_FILE_LIMITS.smallFileBytes }).toString('utf8')) as BuildRecord;
     if (record.format !== FORMAT || typeof record.entry !== 'string' || !Array.isArray(record.inputs)) return undefined;
     if (record.sha256 !== sha256(readFileSync(outFile))) return undefined;
   } catch {
