@@ -22,6 +22,14 @@ function languageFor(session: Session, provider: ResolvedExtension, lang: string
   if (lang) return lang;
   if (provider.language) return provider.language;
   const languages = session.initializeResult?.capabilities.frontend?.languages ?? [];
+  if (fileExtension === '') {
+    // A project without --lang: the frontend's only language.
+    const [only, ...more] = languages;
+    if (only !== undefined && more.length === 0) return only.id;
+    throw new MepError(LocalErrorCode.Usage, `Extension '${session.extension}' claims ${languages.length === 0 ? 'no language' : `the languages ${languages.map((l) => l.id).join(', ')}`}: pass --lang to say which the project is written in.`, {
+      data: { extension: session.extension },
+    });
+  }
   const claimed = languages.find((l) => (l.fileExtensions ?? []).includes(fileExtension));
   if (claimed) return claimed.id;
   throw new MepError(LocalErrorCode.Usage, `Extension '${session.extension}' claims no language for '${fileExtension}' files (it offers: ${languages.map((l) => l.id).join(', ') || 'none'}). Pass --lang.`, {
@@ -60,7 +68,8 @@ public (MEP 0.1's one-file path); their IR is printed on stdout unless --output 
 Diagnostics are printed like a compiler's (file:line:col, the source line and a caret). The IR
 is written atomically and only when the compile succeeded: a failed compile leaves an earlier
 file as it was. The language comes from --lang, else from the file extension the frontend claims
-(.elm → elm; a project is elm). Without --extension the frontend is the installed extension that
+(.elm → elm); for a project, the only language the frontend given (or the only frontend
+installed) claims — with several, pass --lang. Without --extension the frontend is the installed extension that
 claims the language. Options (--option typesOnly=true, --option irVersion=4) go to the frontend.
 
   --lang L          the language id, e.g. elm
@@ -91,11 +100,12 @@ ${OPERATION_HELP}`,
         // Fail on a broken morphir.json before any extension starts.
         await readMorphirJson(projectDir);
       }
-      const language = values.lang ?? (projectDir !== undefined ? 'elm' : undefined);
+      // A project's language: --lang, else the only language of the frontend given or installed.
+      const language = values.lang;
       let params: CompileParams | undefined;
       let languageId = language ?? '';
       let output: string | null = null;
-      const { result, extension, redactor } = await runOperation<CompileResult>(io, values, { kind: 'frontend', ...(language ? { language } : { fileExtension }) }, async (session, signal, provider) => {
+      const { result, extension, redactor } = await runOperation<CompileResult>(io, values, { kind: 'frontend', ...(language ? { language } : projectDir === undefined ? { fileExtension } : {}) }, async (session, signal, provider) => {
         languageId = languageFor(session, provider, language, fileExtension);
         if (projectDir !== undefined) {
           // Sources of the language only, whatever the frontend claims, within the count and the request's size.
