@@ -178,7 +178,7 @@ run.run();
 
 const errors = suite('buildGuest :: diagnostics');
 
-errors('should report a type error with file and line before any wasm work', async () => {
+errors('should report a type error with file and line', async () => {
   const [d] = await buildError(writeFixture('type-error.ts', TYPE_ERROR));
   assert.match(d!.file, /type-error\.ts$/);
   assert.is(d!.line, 3);

@@ -9,9 +9,11 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { writeBuildRecord } from '../../host/src/registry/build-record.ts';
 import { SOURCE_MAP_SECTION } from '../../host/src/transport/source-map/wasm-section.ts';
 import { ensureEngine, REPO_ROOT } from '../engine/index.ts';
 import { bundleGuest } from './bundle.ts';
+import { bundleCachePath, cachedBundle, storeBundle } from './bundle-cache.ts';
 import type { IntlOptions, IntlPlan } from './intl/intl-module.ts';
 import type { DependencyWarning } from './dependency-globals.ts';
 import { appendCustomSection } from './internal/wasm-binary.ts';
@@ -22,10 +24,17 @@ import { compileWithExtismJs } from './extism-js.ts';
 import { engineLayout, linkGuest } from './link.ts';
 import { optimizedEngine } from './optimized-engine.ts';
 import { removeUnused } from './tools.ts';
-import { typecheckGuest } from './typecheck.ts';
+import { checkInWorker } from './typecheck-pool.ts';
+
+const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /** Bumped when the pipeline changes what it produces for the same inputs. */
 const PIPELINE_VERSION = 'mep-guest-5';
+
+/** The bundler's own code: a changed mep-runtime never takes a bundle an older one cached. */
+const BUNDLER_TEXT = createHash('sha256')
+  .update(['./bundle.ts', './bundle-map.ts', './dependency-globals.ts', './intl/intl-module.ts'].map((f) => readFileSync(new URL(f.replace(/\.ts$/, EXT), import.meta.url), 'utf8')).join('\0'))
+  .digest('hex');
 
 /** Default cache folder for built guests. */
 export const GUEST_CACHE_DIR = join(REPO_ROOT, '.cache', 'guest');
@@ -120,29 +129,74 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   if (!existsSync(entry)) throw new MepError(LocalErrorCode.Usage, `guest entry ${options.entry} does not exist; pass the path of the extension's TypeScript entry`);
   mkdirSync(join(cacheDir, 'tmp'), { recursive: true });
 
-  if (options.typecheck !== false) {
-    const problems = await typecheckGuest(entry, { runtime, cwd, cacheDir: join(cacheDir, 'typecheck') });
-    if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
-    lap('typecheck');
+  // The type check runs on a thread of its own (typecheck-pool.ts) while this one bundles and
+  // snapshots: it cannot change the output, it only decides whether the output is written. A
+  // type error fails the build as before (nothing written; a watch keeps the last good output).
+  const checkStarted = performance.now();
+  const verdict: Promise<void> =
+    options.typecheck === false
+      ? Promise.resolve()
+      : checkInWorker(entry, { runtime, cwd, cacheDir: join(cacheDir, 'typecheck') }).then((problems) => {
+          timings.typecheck = Math.round((performance.now() - checkStarted) * 10) / 10;
+          if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
+        });
+  verdict.catch(() => undefined); // awaited before anything is written, and when the pipeline fails
+  try {
+    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict });
+    // What the output was made from, for `mep pack` (a stale build) and `mep build` without arguments.
+    writeBuildRecord(outFile, entry, runtime, result.inputs);
+    return result;
+  } catch (error) {
+    await verdict; // type errors first: they explain a failed bundle better than esbuild does
+    throw error;
   }
+}
+
+interface Pipeline {
+  runtime: 'wasm' | 'process';
+  snapshot: Snapshotter;
+  cwd: string;
+  entry: string;
+  outFile: string;
+  cacheDir: string;
+  lap(name: string): void;
+  timings: Record<string, number>;
+  /** Settles with the type check: rejects with its errors. Every write of the output waits for it. */
+  verdict: Promise<void>;
+}
+
+/** Bundles, snapshots, links and writes (each write after the check's verdict). */
+async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGuestResult> {
+  const { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings } = p;
+  const place = async (file: string, data: string | Uint8Array, mode?: number): Promise<void> => {
+    await p.verdict;
+    placeNow(file, data, mode);
+  };
   const keepMap = options.sourceMap !== false;
   const mapOptions = runtime === 'process' ? { mapFile: basename(outFile), sourceRoot: sourceRootOf(outFile, entry, cwd) } : {};
-  const bundle = await bundleGuest({ entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions, ...(options.intl ? { intl: options.intl } : {}) });
-  lap('bundle');
+  const bundleOptions = { entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions, ...(options.intl ? { intl: options.intl } : {}) };
+  // Cached by content (bundle-cache.ts): unchanged sources are a hit, and esbuild does not run.
+  const bundleCache = bundleCachePath(cacheDir, JSON.stringify([PIPELINE_VERSION, BUNDLER_TEXT, bundleOptions]));
+  const hit = cachedBundle(bundleCache);
+  const bundleStarted = Date.now();
+  const bundle = hit ?? (await bundleGuest(bundleOptions));
+  if (!hit) storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
+  lap(hit ? 'bundle (cached)' : 'bundle');
   const intl = { warnings: bundle.warnings, ...(bundle.intl ? { intl: bundle.intl } : {}) };
 
   if (runtime === 'process') {
     const mapFile = `${outFile}.map`;
     // The map first, so a script never points at a map of another build; without one, an old map goes.
-    if (keepMap) place(mapFile, bundle.map);
-    else rmSync(mapFile, { force: true });
+    if (keepMap) await place(mapFile, bundle.map);
+    else await p.verdict;
+    if (!keepMap) rmSync(mapFile, { force: true });
     const code = keepMap ? `${bundle.code}//# sourceMappingURL=${encodeURIComponent(basename(mapFile))}\n` : bundle.code;
-    place(outFile, code, 0o755);
+    await place(outFile, code, 0o755);
     return { outFile, runtime, size: Buffer.byteLength(code), sourceMapBytes: keepMap ? Buffer.byteLength(bundle.map) : 0, exports: [], inputs: bundle.inputs, cached: false, timings, warnings: [] };
   }
   if (options.compiler === 'extism-js') {
     const wasm = await compileWithExtismJs(entry, bundle.exports, join(cacheDir, 'tmp'));
-    place(outFile, wasm);
+    await place(outFile, wasm);
     lap('extism-js');
     return { outFile, runtime, size: wasm.length, sourceMapBytes: 0, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, ...intl };
   }
@@ -163,7 +217,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   const cached = join(cacheDir, `${key}.wasm`);
   if (existsSync(cached)) {
     const wasm = withMap(readFileSync(cached));
-    place(outFile, wasm);
+    await place(outFile, wasm);
     return { outFile, runtime, size: wasm.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: true, timings, ...intl };
   }
   const optimizing = options.optimize !== false;
@@ -182,7 +236,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   writeFileSync(tmp, wasm);
   renameSync(tmp, cached);
   const shipped = withMap(wasm);
-  place(outFile, shipped);
+  await place(outFile, shipped);
   return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, ...intl };
 }
 
@@ -196,7 +250,7 @@ function sourceRootOf(outFile: string, entry: string, cwd: string): string {
  * Writes a build output only once it exists in full: the parent directory is created here (a
  * failed build leaves no empty folder behind) and the file appears by rename, never half-written.
  */
-function place(outFile: string, data: string | Uint8Array, mode = 0o644): void {
+function placeNow(outFile: string, data: string | Uint8Array, mode = 0o644): void {
   mkdirSync(dirname(outFile), { recursive: true });
   const tmp = `${outFile}.tmp-${process.pid}`;
   writeFileSync(tmp, data);

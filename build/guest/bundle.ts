@@ -10,7 +10,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { finishBundleMap, projectRootOf } from './bundle-map.ts';
-import { dependencyWarnings, type DependencyWarning } from './dependency-globals.ts';
+import { dependencyWarnings, markedBuild, type DependencyWarning } from './dependency-globals.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
 
@@ -154,7 +154,9 @@ async function run(options: esbuild.BuildOptions, entry: string, cwd: string): P
 /** Lists the export names of the entry module (esbuild's metafile). */
 async function exportsOf(entry: string, cwd: string): Promise<string[]> {
   // Only the entry's own exports matter here: packages and Node built-ins stay outside.
-  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'], alias: PDK_ALIAS, packages: 'external', external: ['node:*', ...builtinModules] }, entry, cwd);
+  // The PDK stays outside too (a plugin answers before the alias would pull its sources in).
+  const pdkOutside: esbuild.Plugin = { name: 'mep-pdk-outside', setup: (b) => void b.onResolve({ filter: /^mep-runtime\/guest-pdk$/ }, (a) => ({ path: a.path, external: true })) };
+  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'], alias: PDK_ALIAS, packages: 'external', external: ['node:*', ...builtinModules], plugins: [pdkOutside] }, entry, cwd);
   const out = Object.values(r.metafile.outputs).find((o) => o.entryPoint !== undefined);
   return out?.exports ?? [];
 }
@@ -198,6 +200,10 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const processBanner = `#!/usr/bin/env node\nimport { createRequire as __mepCreateRequire } from 'node:module';\nconst require = __mepCreateRequire(${'import.meta'}.url);`;
   // The outfile only places the map: its sources come out relative to the project root.
   const wasmOptions: esbuild.BuildOptions = { format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE) };
+  // The sandbox check of the dependencies bundles once more (dependency-globals.ts): at the same
+  // time as the bundle itself, esbuild builds in parallel.
+  const warningsBuild = runtime === 'wasm' ? markedBuild((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard([])], ...extra }, entry, cwd)) : undefined;
+  warningsBuild?.catch(() => undefined); // awaited below; the bundle's own build reports its errors
   let r =
     runtime === 'wasm'
       ? await run({ ...common, ...wasmOptions, plugins: [builtinGuard(builtins)] }, entry, cwd)
@@ -240,6 +246,6 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const inputs = Object.keys(r.metafile.inputs)
     .filter((input) => input !== '<stdin>' && !input.includes(':'))
     .map((input) => resolve(cwd, input));
-  const warnings = runtime === 'wasm' ? await dependencyWarnings((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard([])], ...extra }, entry, cwd), intl?.plan) : [];
+  const warnings = warningsBuild ? dependencyWarnings(await warningsBuild, intl?.plan) : [];
   return { code, map, projectRoot, inputs, exports, pdk, warnings, ...(intl ? { intl: { ...intl.plan, bytes: intlBytes } } : {}) };
 }

@@ -36,12 +36,16 @@ export function packageOf(path: string): string | undefined {
   return parts[at + 1]!.startsWith('@') ? `${parts[at + 1]}/${parts[at + 2]}` : parts[at + 1];
 }
 
+/** The bundle with every such global marked, from `build` (esbuild's options of the guest's bundle). */
+export function markedBuild(build: (options: esbuild.BuildOptions) => Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }>): Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }> {
+  return build({ define: Object.fromEntries(NAMES.map((n) => [n, MARK + n])), sourcemap: 'external', minify: false });
+}
+
 /**
- * The warnings for the packages bundled by `build` (esbuild's options of the guest's bundle).
+ * The warnings for the packages of the marked bundle `r` ({@link markedBuild}).
  * `intl`: what the bundle carries of Intl, for the packages that use it.
  */
-export async function dependencyWarnings(build: (options: esbuild.BuildOptions) => Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }>, intl: IntlPlan | undefined): Promise<DependencyWarning[]> {
-  const r = await build({ define: Object.fromEntries(NAMES.map((n) => [n, MARK + n])), sourcemap: 'external', minify: false });
+export function dependencyWarnings(r: esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }, intl: IntlPlan | undefined): DependencyWarning[] {
   const code = r.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
   const raw = r.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
   if (!code.includes(MARK) || raw === undefined) return [];

@@ -43,6 +43,18 @@ const sha = (text: string): string => createHash('sha256').update(text).digest('
 
 let typescript: Promise<typeof ts> | undefined;
 
+/** How many entries' programs a process keeps alive (the most recently checked). */
+const LIVE_PROGRAMS = 8;
+const livePrograms = new Map<string, ts.EmitAndSemanticDiagnosticsBuilderProgram>();
+
+/**
+ * The clean record of a check, per entry, runtime, guest globals, PDK and this module (the
+ * compiler options and the messages): a changed mep-runtime never trusts a record an older one wrote.
+ */
+function cleanRecordPath(cacheDir: string, rootNames: string[], runtime: 'wasm' | 'process'): string {
+  return join(cacheDir, `${sha([...rootNames, runtime, guestTypesText(), ...Object.values(PDK_ALIAS), readFileSync(fileURLToPath(import.meta.url), 'utf8'), JSON.stringify(ABSENT_LIB_GLOBALS)].join('\0'))}.clean.json`);
+}
+
 /** Loads the TypeScript compiler on first use; `ERR_BUILD` saying what to do when it is absent. */
 function loadTypescript(entry: string): Promise<typeof ts> {
   typescript ??= import('typescript').then(
@@ -69,6 +81,22 @@ function nodeTypesFrom(entry: string): string | undefined {
 }
 
 /**
+ * True when a recorded clean check of `entry` still holds (its files unchanged), without loading
+ * TypeScript. One source built for both runtimes is checked once: what checks against the
+ * sandbox's globals (ES2023 and web APIs that Node has too) checks for Node, so a clean wasm
+ * check stands for the process build as well.
+ */
+export function checkedClean(entry: string, options: TypecheckOptions = {}): boolean {
+  if (!options.cacheDir) return false;
+  const runtime = options.runtime ?? 'wasm';
+  const extra = options.extraFiles ?? [];
+  const wasmRecord = cleanRecordPath(options.cacheDir, [entry, GUEST_TYPES, ...extra], 'wasm');
+  if (runtime === 'wasm') return isStillClean(wasmRecord);
+  const globals = nodeTypesFrom(entry) ?? GUEST_WEB_TYPES;
+  return isStillClean(cleanRecordPath(options.cacheDir, [entry, globals, ...extra], 'process')) || isStillClean(wasmRecord);
+}
+
+/**
  * Returns the type and syntax errors of `entry` (empty when it checks), with file, line, column.
  * Throws `ERR_BUILD` when the check has to run and TypeScript is not installed.
  *
@@ -80,12 +108,8 @@ export async function typecheckGuest(entry: string, options: TypecheckOptions = 
   const nodeTypes = runtime === 'process' ? nodeTypesFrom(entry) : undefined;
   const globals = runtime === 'wasm' ? GUEST_TYPES : (nodeTypes ?? GUEST_WEB_TYPES);
   const rootNames = [entry, globals, ...(options.extraFiles ?? [])];
-  // The record is per entry, runtime, guest globals, PDK and this module (the compiler options
-  // below and the messages): a changed mep-runtime never trusts a record an older one wrote.
-  const recordPath = options.cacheDir
-    ? join(options.cacheDir, `${sha([...rootNames, runtime, guestTypesText(), ...Object.values(PDK_ALIAS), readFileSync(fileURLToPath(import.meta.url), 'utf8'), JSON.stringify(ABSENT_LIB_GLOBALS)].join('\0'))}.clean.json`)
-    : undefined;
-  if (recordPath && isStillClean(recordPath)) return [];
+  const recordPath = options.cacheDir ? cleanRecordPath(options.cacheDir, rootNames, runtime) : undefined;
+  if (checkedClean(entry, options)) return [];
   const ts = await loadTypescript(entry);
   const compilerOptions: ts.CompilerOptions = {
     strict: true,
@@ -109,6 +133,7 @@ export async function typecheckGuest(entry: string, options: TypecheckOptions = 
     Object.assign(compilerOptions, { incremental: true, tsBuildInfoFile: join(options.cacheDir, `${sha([...rootNames, runtime].join('\0'))}.tsbuildinfo`) });
   }
   const host = ts.createIncrementalCompilerHost(compilerOptions);
+  const programKey = [...rootNames, runtime, options.cacheDir ?? ''].join('\0');
   const getSourceFile = host.getSourceFile.bind(host);
   // The build info appears by rename, so a concurrent build never reads half of it.
   host.writeFile = (f, text) => {
@@ -117,7 +142,14 @@ export async function typecheckGuest(entry: string, options: TypecheckOptions = 
     renameSync(tmp, f);
   };
   host.getSourceFile = (f, lang, ...rest) => cachedSourceFile(f, lang, () => getSourceFile(f, lang, ...rest));
-  const program = ts.createIncrementalProgram({ rootNames, options: compilerOptions, host });
+  // The last program of this entry stays alive in the process (a watch, a test run): the next
+  // check reuses its structure and the results of every file that did not change; the first one
+  // in a process starts from the build info on disk.
+  const previous = livePrograms.get(programKey) ?? (options.cacheDir ? ts.readBuilderProgram(compilerOptions, host) : undefined);
+  const program = ts.createEmitAndSemanticDiagnosticsBuilderProgram(rootNames, compilerOptions, host, previous as ts.EmitAndSemanticDiagnosticsBuilderProgram | undefined);
+  livePrograms.delete(programKey);
+  livePrograms.set(programKey, program);
+  if (livePrograms.size > LIVE_PROGRAMS) livePrograms.delete(livePrograms.keys().next().value as string);
   const all = [...program.getSyntacticDiagnostics(), ...program.getOptionsDiagnostics(), ...program.getGlobalDiagnostics(), ...program.getSemanticDiagnostics()];
   const cwd = options.cwd ?? process.cwd();
   const locate = (file: ts.SourceFile, start: number): Omit<Diagnostic, 'message'> => {

@@ -84,7 +84,7 @@ Init('should refuse a non-empty directory and write nothing', async () => {
   }
 });
 
-Init('should report a type error in the entry with file and line, before any wasm work', async () => {
+Init('should report a type error in the entry with file and line, and write no output', async () => {
   const parent = await mkdtemp(join(tmpdir(), 'mep-init-'));
   const dir = join(parent, 'broken');
   try {

@@ -6,6 +6,7 @@
  * mtime, no owners), so the same package gives the same bytes and the same sha256, which is
  * what `mep install <archive>#sha256=<hex>` pins.
  */
+import { staleSources } from './build-record.ts';
 import { stat } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
@@ -67,7 +68,17 @@ export async function packExtension(options: PackOptions): Promise<PackResult> {
       data: { extension: manifest.id, version: manifest.version, reason: 'bad-version' },
     });
   }
-  const selection = await selectPackageFiles(resolve(options.cwd ?? process.cwd(), options.dir), manifest, 'all');
+  const packageDir = resolve(options.cwd ?? process.cwd(), options.dir);
+  // A build that recorded its sources (mep build) and is older than them is not packed.
+  const stale = staleSources(resolve(packageDir, manifest.entry), options.cwd ?? process.cwd());
+  if (stale.length > 0) {
+    throw new MepError(
+      LocalErrorCode.Registry,
+      `Cannot pack '${manifest.id}': ${manifest.entry} is older than its sources (${stale.slice(0, 5).join(', ')}${stale.length > 5 ? `, and ${stale.length - 5} more` : ''} changed since it was built). Rebuild it with 'mep build' in ${packageDir} (it builds what extension.json names), then pack again.`,
+      { data: { extension: manifest.id, reason: 'stale-build', entry: manifest.entry, changed: stale } },
+    );
+  }
+  const selection = await selectPackageFiles(packageDir, manifest, 'all');
   const top = `${manifest.id}-${manifest.version}`;
   const file = resolve(options.cwd ?? process.cwd(), options.out ?? `${top}.tgz`);
   const lines = [];

@@ -7,8 +7,8 @@ import type { ClaimSet } from '../protocol/index.ts';
 
 /** The capability a command needs. */
 export type ProviderNeed =
-  | { kind: 'backend'; target: string; irVersion: string }
-  | { kind: 'frontend'; language?: string; fileExtension?: string }
+  | { kind: 'backend'; /** Absent: any backend (`mep generate` without --target, when one is installed). */ target?: string; irVersion: string }
+  | { kind: 'frontend'; /** Neither this nor fileExtension: a frontend of exactly one language (a project without --lang). */ language?: string; fileExtension?: string }
   | { kind: 'validator'; irVersion: string }
   | { kind: 'transform'; irVersion: string };
 
@@ -21,9 +21,9 @@ export type NeedMatch =
 export function describeNeed(need: ProviderNeed): string {
   switch (need.kind) {
     case 'backend':
-      return `backend target '${need.target}' for Morphir IR ${need.irVersion}`;
+      return need.target === undefined ? `a backend for Morphir IR ${need.irVersion}` : `backend target '${need.target}' for Morphir IR ${need.irVersion}`;
     case 'frontend':
-      return need.language ? `frontend for language '${need.language}'` : `frontend for '${need.fileExtension}' files`;
+      return need.language ? `frontend for language '${need.language}'` : need.fileExtension !== undefined ? `frontend for '${need.fileExtension}' files` : 'a frontend (no --lang given)';
     case 'validator':
       return `validator for Morphir IR ${need.irVersion}`;
     case 'transform':
@@ -47,12 +47,17 @@ export function matchNeed(claims: ClaimSet, need: ProviderNeed): NeedMatch {
   switch (need.kind) {
     case 'backend': {
       const backend = caps.backend;
-      if (!backend || backend.generate !== true || !backend.targets.includes(need.target)) return { ok: false };
-      return irNearMiss(`target '${need.target}'`, backend.irVersions, need.irVersion);
+      if (!backend || backend.generate !== true || (need.target !== undefined && !backend.targets.includes(need.target))) return { ok: false };
+      return irNearMiss(need.target === undefined ? `targets ${backend.targets.join(', ')}` : `target '${need.target}'`, backend.irVersions, need.irVersion);
     }
     case 'frontend': {
       const frontend = caps.frontend;
       if (!frontend || frontend.compile !== true) return { ok: false };
+      if (need.language === undefined && need.fileExtension === undefined) {
+        const [only, ...more] = frontend.languages;
+        if (only !== undefined && more.length === 0) return { ok: true, language: only.id };
+        return { ok: false, nearMiss: `the languages ${frontend.languages.map((l) => l.id).join(', ')} (pass --lang to choose one)` };
+      }
       const language = need.language
         ? frontend.languages.find((l) => l.id === need.language)
         : frontend.languages.find((l) => need.fileExtension !== undefined && (l.fileExtensions ?? []).includes(need.fileExtension));

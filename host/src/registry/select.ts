@@ -57,7 +57,7 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
       const listed = matches.map((m) => `${m.installed.id} ${m.installed.manifest.version} (${m.installed.dir})`);
       throw new MepError(
         LocalErrorCode.Registry,
-        `Ambiguous provider: ${matches.length} extensions in the ${scope.scope} scope provide ${describeNeed(need)}: ${listed.join('; ')}. Pass --extension <id> to choose one, or remove one with 'mep remove <id>'.`,
+        `Ambiguous provider: ${matches.length} extensions in the ${scope.scope} scope provide ${describeNeed(need)}: ${listed.join('; ')}. ${need.kind === 'backend' && need.target === undefined ? 'Pass --target <target> or' : need.kind === 'frontend' ? 'Pass --lang <language> or' : 'Pass'} --extension <id> to choose one, or remove one with 'mep remove <id>'.`,
         { data: { reason: 'ambiguous-provider', need, scope: scope.scope, candidates: matches.map((m) => ({ id: m.installed.id, version: m.installed.manifest.version, dir: m.installed.dir })) } },
       );
     }
@@ -71,7 +71,7 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
   const hints = [...nearMisses, ...unreadable.map((u) => `could not read ${u}`)];
   throw new MepError(
     LocalErrorCode.Registry,
-    `No installed extension provides ${describeNeed(need)}. Looked in ${searched.join(' and ')}.${hints.length ? ` ${hints.join('. ')}.` : ''} Install one with 'mep install <directory|git-url|archive>', or pass --extension <path-or-id>.`,
+    `No installed extension provides ${describeNeed(need)}. Looked in ${searched.join(' and ')}.${hints.length ? ` ${hints.join('. ')}.` : ''} Install one with 'mep install <directory|git-url|archive>', or pass --extension <path-or-id>${need.kind === 'frontend' ? ' (and --lang <language> to name the language)' : ''}.`,
     { data: { reason: 'no-provider', need, searched: scopesOf(paths).map((s) => s.extensions), nearMisses, unreadable } },
   );
 }

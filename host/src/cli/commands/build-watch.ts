@@ -13,8 +13,8 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { isMepError } from '../../protocol/errors.ts';
 import type { Io } from '../io.ts';
 
-/** How long the watched files must be quiet before a rebuild starts (ms). */
-export const DEBOUNCE_MS = 80;
+/** How long the watched files must be quiet before a rebuild starts (ms): longer than the 0.2 s between an editor's quick saves, so a burst of them makes one rebuild. */
+export const DEBOUNCE_MS = 300;
 
 /** What one build reports to the watcher. */
 export interface WatchedBuild {

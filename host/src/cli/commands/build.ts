@@ -1,5 +1,8 @@
 /** `mep build`: compile a TypeScript extension to a sandboxed wasm module or a Node process file. */
-import { relative, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { readBuildRecord } from '../../registry/build-record.ts';
+import { MANIFEST_FILE, readManifest } from '../../registry/manifest.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import { watchBuild } from './build-watch.ts';
 import type { Command } from './command.ts';
@@ -10,7 +13,12 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
 
 export const buildCommand: Command = {
   summary: 'compile a TypeScript extension to wasm (default) or a Node process file',
-  help: `Usage: mep build <entry.ts> -o <out> [--runtime wasm|process] [--watch] [--compiler mep|extism-js] [--snapshot node|wizer] [--no-typecheck] [--no-optimize] [--no-source-map] [--sources-content] [--locale TAG]… [--time-zone ZONE]…
+  help: `Usage: mep build [<entry.ts>] [-o <out>] [--runtime wasm|process] [--watch] [--compiler mep|extism-js] [--snapshot node|wizer] [--no-typecheck] [--no-optimize] [--no-source-map] [--sources-content] [--locale TAG]… [--time-zone ZONE]…
+
+Without an entry or -o, builds what ./extension.json names: its "entry" is the output, its
+"runtime" the runtime, and the source the one that output was last built from (recorded beside
+it in <out>.build.json, which 'mep pack' reads to refuse a build older than its sources), else
+src/extension.ts.
 
 Bundles the entry with esbuild and, for --runtime wasm (the default), compiles it to QuickJS
 bytecode, snapshots the initialized engine (in process, or with wizer) and shrinks it with
@@ -60,9 +68,11 @@ reported at file:line of its sources; it names the files without their text.
       },
       'build',
     );
-    const entry = resolve(io.cwd, onePositional(positionals, 'entry file', 'build'));
-    if (!values.out) throw new UsageError(`-o <out> is required. Run 'mep build --help'.`);
-    const runtime = values.runtime ?? 'wasm';
+    const fromManifest = positionals.length === 0 || values.out === undefined ? await manifestBuild(io.cwd) : undefined;
+    const entry = positionals.length === 0 && fromManifest ? fromManifest.entry : resolve(io.cwd, onePositional(positionals, 'entry file', 'build'));
+    values.out ??= fromManifest?.out;
+    if (!values.out) throw new UsageError(`-o <out> is required (or run 'mep build' where extension.json names the "entry" to build). Run 'mep build --help'.`);
+    const runtime = values.runtime ?? fromManifest?.runtime ?? 'wasm';
     if (runtime !== 'wasm' && runtime !== 'process') throw new UsageError(`--runtime must be wasm or process, got '${runtime}'.`);
     const compiler = values.compiler ?? 'mep';
     if (compiler !== 'mep' && compiler !== 'extism-js') throw new UsageError(`--compiler must be mep or extism-js, got '${compiler}'.`);
@@ -105,13 +115,27 @@ reported at file:line of its sources; it names the files without their text.
       // What the packages reach for that the sandbox lacks: shown on every build, not only with --verbose.
       for (const w of result.warnings) io.err(`mep build: warning: ${w.message}`);
       const shown = values.watch ? relative(io.cwd, result.outFile) || result.outFile : result.outFile;
-      return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''}); exports: ${result.exports.join(', ')}` };
+      return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''})${result.exports.length > 0 ? `; exports: ${result.exports.join(', ')}` : ''}` };
     };
     if (values.watch) return watch(io, entry, build);
     io.out((await build()).summary);
     return ExitCode.Ok;
   },
 };
+
+/**
+ * What `mep build` builds with no entry or no -o, from ./extension.json: its "entry" is the
+ * output and its "runtime" the runtime; the source is the one the last build of that output
+ * recorded, else src/extension.ts (as `mep init` lays a project out). Undefined without a manifest.
+ */
+async function manifestBuild(cwd: string): Promise<{ entry: string; out: string; runtime: 'wasm' | 'process' } | undefined> {
+  if (!existsSync(join(cwd, MANIFEST_FILE))) return undefined;
+  const manifest = await readManifest(cwd);
+  const out = resolve(cwd, manifest.entry);
+  const entry = readBuildRecord(out)?.entryPath ?? resolve(cwd, 'src', 'extension.ts');
+  if (!existsSync(entry)) throw new UsageError(`extension.json names ${manifest.entry}, but no build of it recorded its source and there is no src/extension.ts: pass the entry, e.g. 'mep build src/main.ts'.`);
+  return { entry, out: manifest.entry, runtime: manifest.runtime };
+}
 
 /** Runs the watch until Ctrl+C (or SIGTERM), then exits as a process killed by it would. */
 async function watch(io: Parameters<Command['run']>[1], entry: string, build: () => Promise<{ result: { inputs: string[] }; summary: string }>): Promise<number> {

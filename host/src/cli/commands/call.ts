@@ -180,7 +180,7 @@ ${OPERATION_HELP.split('\n').filter((line) => !/^ {2}--extension|^ {20}executabl
       const fullMethod = ALIASES[method] ?? method;
       const request = await readParams(io, params);
       if (values.ir !== undefined) request.ir = (await readJsonInput(io, values.ir)).value;
-      if (values.option !== undefined) request.options = { ...(request.options as object | undefined), ...parseOptionFlags(values.option) };
+      if (values.option !== undefined) request.options = { ...(request.options as object | undefined), ...parseOptionFlags(values.option, io.cwd) };
       if (request.ir !== undefined && !(request.ir instanceof JsonText) && (typeof request.ir !== 'object' || request.ir === null)) throw new UsageError('"ir" must be a JSON object (a Morphir IR distribution).');
       const { result } = await runOperation(io, { ...values, extension }, undefined, async (session, signal) => {
         // The extension's stream: a log line (dropped while stderr lags), never one of mep's own.

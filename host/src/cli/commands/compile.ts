@@ -23,6 +23,14 @@ function languageFor(session: Session, provider: ResolvedExtension, lang: string
   if (lang) return lang;
   if (provider.language) return provider.language;
   const languages = session.initializeResult?.capabilities.frontend?.languages ?? [];
+  if (fileExtension === '') {
+    // A project without --lang: the frontend's only language.
+    const [only, ...more] = languages;
+    if (only !== undefined && more.length === 0) return only.id;
+    throw new MepError(LocalErrorCode.Usage, `Extension '${session.extension}' claims ${languages.length === 0 ? 'no language' : `the languages ${languages.map((l) => l.id).join(', ')}`}: pass --lang to say which the project is written in.`, {
+      data: { extension: session.extension },
+    });
+  }
   const claimed = languages.find((l) => (l.fileExtensions ?? []).includes(fileExtension));
   if (claimed) return claimed.id;
   throw new MepError(LocalErrorCode.Usage, `Extension '${session.extension}' claims no language for '${fileExtension}' files (it offers: ${languages.map((l) => l.id).join(', ') || 'none'}). Pass --lang.`, {
@@ -61,7 +69,8 @@ public (MEP 0.1's one-file path); their IR is printed on stdout unless --output 
 Diagnostics are printed like a compiler's (file:line:col, the source line and a caret). The IR
 is written atomically and only when the compile succeeded: a failed compile leaves an earlier
 file as it was. The language comes from --lang, else from the file extension the frontend claims
-(.elm → elm; a project is elm). Without --extension the frontend is the installed extension that
+(.elm → elm); for a project, the only language the frontend given (or the only frontend
+installed) claims — with several, pass --lang. Without --extension the frontend is the installed extension that
 claims the language. Options (--option typesOnly=true, --option irVersion=4) go to the frontend.
 
 To a frontend that advertises incremental compiles, a project's compile sends what the last one
@@ -81,7 +90,7 @@ ${OPERATION_HELP}`,
     return withJsonErrors(io, values.json, async () => {
       if (positionals.length === 0) throw new UsageError(`expected a project folder or source files. Run 'mep compile --help'.`);
       io.verbose = Boolean(values.verbose);
-      const options = parseOptionFlags(values.option ?? []);
+      const options = parseOptionFlags(values.option ?? [], io.cwd);
       const maxSourceFiles = maxSourcesOf(values['max-sources']);
       const paths = positionals.map((p) => resolve(io.cwd, p));
       const folders = await Promise.all(paths.map(isFolder));
@@ -99,11 +108,12 @@ ${OPERATION_HELP}`,
         // Fail on a broken morphir.json before any extension starts.
         await readMorphirJson(projectDir);
       }
-      const language = values.lang ?? (projectDir !== undefined ? 'elm' : undefined);
+      // A project's language: --lang, else the only language of the frontend given or installed.
+      const language = values.lang;
       if (values.watch) {
         if (projectDir === undefined) throw new UsageError(`--watch compiles a project folder (with morphir.json), not files. Run 'mep compile --help'.`);
         if (values.json) throw new UsageError(`--watch prints a line per compile for a person; it does not combine with --json.`);
-        await runOperation(io, values, { kind: 'frontend', language: language! }, async (session, signal, provider) => {
+        await runOperation(io, values, { kind: 'frontend', ...(language ? { language } : {}) }, async (session, signal, provider) => {
           const id = languageFor(session, provider, language, fileExtension);
           const fileExtensions = extensionsFor(session, id);
           const limits = { ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
@@ -123,7 +133,7 @@ ${OPERATION_HELP}`,
       let params: CompileParams | undefined;
       let languageId = language ?? '';
       let output: string | null = null;
-      const { result, extension, redactor } = await runOperation<CompileResult>(io, values, { kind: 'frontend', ...(language ? { language } : { fileExtension }) }, async (session, signal, provider) => {
+      const { result, extension, redactor } = await runOperation<CompileResult>(io, values, { kind: 'frontend', ...(language ? { language } : projectDir === undefined ? { fileExtension } : {}) }, async (session, signal, provider) => {
         languageId = languageFor(session, provider, language, fileExtension);
         if (projectDir !== undefined) {
           // Sources of the language only, whatever the frontend claims, within the count and the request's size.

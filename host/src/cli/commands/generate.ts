@@ -6,16 +6,23 @@ import { createArtifactValidator } from '../../artifacts/validate.ts';
 import type { ArtifactValidator } from '../../artifacts/validate.ts';
 import type { Artifact, GenerateResult } from '../../protocol/index.ts';
 import { publishInterruptibly } from '../publish-output.ts';
-import { ExitCode } from '../exit-codes.ts';
+import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
 import type { OperationOutcome } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
+/** The target of a backend that claims exactly one; else ERR_USAGE saying to pass --target. */
+function onlyTarget(extension: string, targets: readonly string[] | undefined): string {
+  const [only, ...more] = targets ?? [];
+  if (only !== undefined && more.length === 0) return only;
+  throw new UsageError(`${extension} ${only === undefined ? 'claims no backend target' : `claims the targets ${(targets ?? []).join(', ')}`}: pass --target <target>.`);
+}
+
 export const generateCommand: Command = {
   summary: 'generate artifacts from Morphir IR with a backend extension',
-  help: `Usage: mep generate --target T --input IR.json --output DIR [--extension EXT] [--option k=v]… [--json] [--verbose]
+  help: `Usage: mep generate [--target T] --input IR.json --output DIR [--extension EXT] [--option k=v]… [--json] [--verbose]
 
 Sends the IR to the backend with morphir.backend.generate, validates every returned artifact
 (safe relative paths that name distinct files on every file system, valid content) and only then
@@ -26,17 +33,18 @@ extension runs: it must be a directory or missing, writable, and not hold the cu
 Without --extension the backend is the installed extension whose claims list target T for the
 input's IR version (project .mep/extensions first, then $MEP_HOME/extensions).
 
-  --target T        target id, e.g. avro (must be claimed by the extension)
+  --target T        target id, e.g. avro (must be claimed by the extension); without it, the only
+                    target of the extension given, or of the only backend installed
   --input FILE      Morphir IR JSON (morphir-ir.json)
   --output DIR      where artifacts are written
 ${OPERATION_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { target: { type: 'string' }, input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'generate');
     return withJsonErrors(io, values.json, async () => {
-      requireFlags('generate', positionals, values, ['target', 'input', 'output']);
+      requireFlags('generate', positionals, values, ['input', 'output']);
       io.verbose = Boolean(values.verbose);
-      const options = parseOptionFlags(values.option ?? []);
-      const target = values.target as string;
+      const options = parseOptionFlags(values.option ?? [], io.cwd);
+      let target = values.target;
       // Before the extension runs: an unusable output is refused, an interrupted earlier write
       // there is finished or undone, and the output is held for this run.
       const output = await openStagedOutput(resolve(io.cwd, values.output as string), { cwd: io.cwd });
@@ -48,8 +56,8 @@ ${OPERATION_HELP}`,
         // the result says success (the stager swaps all of them in, or none).
         let validator: ArtifactValidator | undefined;
         const check = (extension: string, artifact: Artifact) => (validator ??= createArtifactValidator(extension)).check(artifact);
-        const outcome = await runOperation(io, values, { kind: 'backend', target, irVersion }, (session, signal) =>
-          session.generate({ ir, target, options }, { signal, onArtifact: (artifact) => output.add(check(session.extension, artifact)).then(() => undefined) }),
+        const outcome = await runOperation(io, values, { kind: 'backend', ...(target === undefined ? {} : { target }), irVersion }, (session, signal) =>
+          session.generate({ ir, target: (target ??= onlyTarget(session.extension, session.initializeResult?.capabilities.backend?.targets)), options }, { signal, onArtifact: (artifact) => output.add(check(session.extension, artifact)).then(() => undefined) }),
         );
         const { result, extension } = outcome;
         const report = result.success ? await publishInterruptibly(io, output, { extension, files: result.artifacts.map((artifact) => check(extension, artifact)) }) : undefined;

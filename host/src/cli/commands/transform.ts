@@ -21,7 +21,7 @@ ${OPERATION_HELP}`,
     return withJsonErrors(io, values.json, async () => {
       requireFlags('transform', positionals, values, ['input', 'output']);
       io.verbose = Boolean(values.verbose);
-      const options = parseOptionFlags(values.option ?? []);
+      const options = parseOptionFlags(values.option ?? [], io.cwd);
       const { path: inputPath, ir, irVersion } = await readIrInput(io, values.input as string, values);
       const { result, extension, redactor } = await runOperation(io, values, { kind: 'transform', irVersion }, (session, signal) =>
         session.transform({ ir, irVersion, options }, { signal }),

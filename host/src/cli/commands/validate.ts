@@ -20,7 +20,7 @@ ${OPERATION_HELP}`,
     return withJsonErrors(io, values.json, async () => {
       requireFlags('validate', positionals, values, ['input']);
       io.verbose = Boolean(values.verbose);
-      const options = parseOptionFlags(values.option ?? []);
+      const options = parseOptionFlags(values.option ?? [], io.cwd);
       const { path: inputPath, ir, irVersion } = await readIrInput(io, values.input as string, values);
       const { result, extension, redactor } = await runOperation(io, values, { kind: 'validator', irVersion }, (session, signal) =>
         session.validate({ ir, irVersion, options }, { signal }),

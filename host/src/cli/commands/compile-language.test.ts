@@ -1,0 +1,48 @@
+// `mep compile <dir>` picks the frontend by its claims (issue 36): with no --lang, the only
+// frontend installed and its only language; with several, the error says to pass --lang.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { withProject, writePackage } from '../../registry/test-support.ts';
+import type { TempProject } from '../../registry/test-support.ts';
+import { captureIo } from '../io.ts';
+import { main } from '../main.ts';
+
+const Lang = suite('cli :: mep compile <dir> picks the language by claims');
+
+const frontendOf = (id: string, ext: string) => ({ frontend: { languages: [{ id, fileExtensions: [ext] }], irVersions: ['3'], compile: true, incremental: false } });
+
+async function install(t: TempProject, id: string, capabilities: Record<string, unknown>): Promise<void> {
+  const io = captureIo(t.project);
+  assert.is(await main(['install', await writePackage(join(t.root, 'src', id), { id, capabilities })], io), 0, io.stderr.join('\n'));
+}
+
+async function dslProject(t: TempProject): Promise<string> {
+  const dir = join(t.project, 'model');
+  await mkdir(join(dir, 'src'), { recursive: true });
+  await writeFile(join(dir, 'morphir.json'), JSON.stringify({ name: 'Acme.Model', sourceDirectory: 'src', exposedModules: ['Main'] }));
+  await writeFile(join(dir, 'src', 'Main.dsl'), 'module Main exposing (x)\nx = 1\n');
+  return dir;
+}
+
+Lang('uses the only frontend installed, with its only language; two frontends ask for --lang', () =>
+  withProject(async (t) => {
+    await install(t, 'acme.dsl', frontendOf('dsl', '.dsl'));
+    await dslProject(t);
+    const io = captureIo(t.project);
+    const code = await main(['compile', 'model', '--json'], io);
+    const result = JSON.parse(io.stdout.join('\n'));
+    assert.is(result.languageId, 'dsl', io.stdout.join('\n') + io.stderr.join('\n'));
+    assert.is(code, 0, io.stdout.join('\n'));
+
+    await install(t, 'acme.elm', frontendOf('elm', '.elm'));
+    const two = captureIo(t.project);
+    assert.not.equal(await main(['compile', 'model'], two), 0);
+    assert.match(two.stderr.join('\n'), /--lang/);
+    const chosen = captureIo(t.project);
+    assert.is(await main(['compile', 'model', '--lang', 'dsl', '--json'], chosen), 0, chosen.stdout.join('\n') + chosen.stderr.join('\n'));
+  }),
+);
+
+Lang.run();

@@ -1,0 +1,81 @@
+/**
+ * The record `mep build` writes beside its output (`<out>.build.json`): the entry it was built
+ * from, the runtime, the output's sha256 and the sha256 of every source file the bundle read, so
+ * that `mep pack` can tell a build that is older than its sources (and `mep build` without
+ * arguments which entry made the manifest's artifact). The record names files relative to the
+ * output's folder. An output the record does not describe (another sha256: built some other way)
+ * is not judged. Node edge.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
+import { readRegularFileSync } from '../files/regular-file.ts';
+import { parseJson } from '../protocol/json-parse.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+
+const FORMAT = 'mep-build-record-1';
+
+/** What a build recorded. */
+export interface BuildRecord {
+  format: string;
+  /** The entry source, relative to the output's folder (`/`-separated). */
+  entry: string;
+  runtime: 'wasm' | 'process';
+  /** sha256 of the output. */
+  sha256: string;
+  /** [source relative to the output's folder, its sha256] for every file the bundle read. */
+  inputs: [string, string][];
+}
+
+/** The record's path for `outFile`. */
+export const buildRecordPath = (outFile: string): string => `${outFile}.build.json`;
+
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const posix = (path: string): string => path.split(sep).join('/');
+
+/** Writes the record of a build of `entry` to `outFile` from `inputs` (absolute paths), by rename. */
+export function writeBuildRecord(outFile: string, entry: string, runtime: 'wasm' | 'process', inputs: readonly string[]): void {
+  const dir = dirname(outFile);
+  const record: BuildRecord = {
+    format: FORMAT,
+    entry: posix(relative(dir, entry)),
+    runtime,
+    sha256: sha256(readFileSync(outFile)),
+    // A generated module esbuild names (the PDK wrapper) is no file: nothing to record.
+    inputs: inputs.flatMap((f): [string, string][] => (existsSync(f) ? [[posix(relative(dir, f)), sha256(readFileSync(f))]] : [])),
+  };
+  const path = buildRecordPath(outFile);
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify(record)}\n`);
+  renameSync(tmp, path);
+}
+
+/** The record of `outFile` when there is one that describes it (its sha256), else undefined. */
+export function readBuildRecord(outFile: string): (BuildRecord & { entryPath: string }) | undefined {
+  let record: BuildRecord;
+  try {
+    record = parseJson(readRegularFileSync(buildRecordPath(outFile), { what: 'the build record', maxBytes: HOST_FILE_LIMITS.smallFileBytes }).toString('utf8')) as BuildRecord;
+    if (record.format !== FORMAT || typeof record.entry !== 'string' || !Array.isArray(record.inputs)) return undefined;
+    if (record.sha256 !== sha256(readFileSync(outFile))) return undefined;
+  } catch {
+    return undefined;
+  }
+  return { ...record, entryPath: resolve(dirname(outFile), record.entry) };
+}
+
+/** The recorded sources of `outFile` that changed or vanished since it was built (relative to cwd); empty when none did or there is no record. */
+export function staleSources(outFile: string, cwd: string): string[] {
+  const record = readBuildRecord(outFile);
+  if (!record) return [];
+  const dir = dirname(outFile);
+  return record.inputs
+    .filter((entry) => {
+      if (!Array.isArray(entry) || typeof entry[0] !== 'string') return true;
+      try {
+        return sha256(readFileSync(resolve(dir, entry[0]))) !== entry[1];
+      } catch {
+        return true;
+      }
+    })
+    .map((entry) => relative(cwd, resolve(dir, String(entry[0]))));
+}
