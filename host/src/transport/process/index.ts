@@ -18,9 +18,10 @@ import type { FrameDecoder } from '../../framing/frame-decoder.ts';
 import { stringifyMessage } from '../../framing/json-text.ts';
 import { createNdjsonDecoder, encodeNdjson } from '../../framing/ndjson.ts';
 import type { MepError } from '../../protocol/errors.ts';
-import { DEFAULT_LIMITS } from '../../protocol/limits.ts';
+import { DEFAULT_LIMITS, HOST_BOUNDS } from '../../protocol/limits.ts';
 import { createTransportEvents } from '../events.ts';
 import { exitError } from './exit-report.ts';
+import { createInboundLimits } from './inbound-limits.ts';
 import type { ProcessTransport, ProcessTransportOptions } from './options.ts';
 import { checkWorkingDirectory, spawnChild, spawnError } from './spawn-child.ts';
 import { readStderr } from './stderr-reader.ts';
@@ -61,12 +62,18 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     events.emitClose(error);
     void teardown.stop(false);
   }
+  events.onClose(() => stdin.dispose());
+  const inbound = createInboundLimits(name, options.maxNotificationBytes ?? DEFAULT_LIMITS.maxNotificationBytes);
 
   const stdin = createStdinWriter(child.stdin, {
     name,
     encode: ndjson ? encodeNdjson : encodeContentLength,
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_LIMITS.maxMessageBytes,
     isClosed: () => events.closed || teardown.stopping,
+    maxBacklogBytes: options.maxStdinBacklogBytes ?? HOST_BOUNDS.maxStdinBacklogBytes,
+    stallMs: options.stdinStallMs ?? HOST_BOUNDS.stdinStallMs,
+    onHold: (held) => stdout.hold('stdin backlog', held),
+    onStall: fail,
   });
 
   // No more messages can come: the session ends now, not at the next call's deadline. A child
@@ -78,7 +85,11 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     name,
     decoder,
     isClosed: () => events.closed,
-    onMessage: (message) => events.emitMessage(message),
+    onMessage(message, body) {
+      const over = inbound.received(message, body);
+      if (over === undefined) events.emitMessage(message);
+      else fail(over);
+    },
     onError: fail,
     onEnd() {
       if (events.closed || teardown.stopping || teardown.exited) return;
@@ -132,6 +143,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     },
     send(message) {
       stdin.write(stringifyMessage(message));
+      inbound.sent(message);
     },
     sendRaw(body) {
       stdin.write(body);

@@ -24,6 +24,16 @@ export interface ProcessTransportOptions {
    * between two requests of the host; past it the session ends with ERR_LIMIT. Default 64 MiB.
    */
   maxNotificationBytes?: number;
+  /**
+   * Bytes the host may have written that the child has not read yet, past which the host stops
+   * reading the child's stdout (holding it). Default HOST_BOUNDS.maxStdinBacklogBytes (16 MiB).
+   */
+  maxStdinBacklogBytes?: number;
+  /**
+   * How long a held child may go on not reading before it is ended with ERR_LIMIT, in ms.
+   * Default HOST_BOUNDS.stdinStallMs.
+   */
+  stdinStallMs?: number;
   /** Receives the extension's stderr, one entry per line. Without it lines are only kept for crash reports. */
   log?: LogSink;
   /** How long close() waits after ending stdin before SIGTERM. Default 2000 ms. */
