@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, isMepError, type MepError } from '../../protocol/errors.ts';
@@ -124,3 +125,20 @@ Budget('should deliver notifications under the budget, and start a new budget wi
 });
 
 Budget.run();
+
+const Descriptors = suite('process transport :: inherited descriptors');
+
+for (const how of ['auto', 'process-group'] as const) {
+  Descriptors(`should give the extension stdin, stdout and stderr only, not a descriptor the host inherited :: ${how}`, async () => {
+    if (process.platform !== 'linux') return;
+    // The host runs with a descriptor 3 it inherited without close-on-exec.
+    const host = spawn(process.execPath, ['--import', 'tsx', fixture('list-fds-host.ts'), how], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
+    let out = '';
+    host.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => host.on('exit', resolve));
+    assert.is(code, 0);
+    assert.equal(JSON.parse(out), [0, 1, 2]);
+  });
+}
+
+Descriptors.run();

@@ -7,7 +7,8 @@
  * protocol frames only, stderr human-readable logs. The host chooses the working directory
  * explicitly, passes no inherited environment, and treats stdout as untrusted input.
  *
- * No child survives its session: each runs in a process group of its own (process-group.ts), and
+ * No child survives its session: each runs in a PID namespace of its own where the system allows
+ * it (containment.ts: `setsid` does not leave it), and always in a process group of its own (process-group.ts), and
  * the end of a session ends the whole group — graceful (stdin closed), then SIGTERM, then SIGKILL
  * — and lets go of its pipes, so a grandchild holding them keeps nothing waiting. The host's
  * 'exit' hook SIGKILLs the groups left; a CLI ends them on SIGINT/SIGTERM too. The end of the
@@ -20,6 +21,7 @@ import { createNdjsonDecoder, encodeNdjson } from '../../framing/ndjson.ts';
 import type { MepError } from '../../protocol/errors.ts';
 import { DEFAULT_LIMITS, HOST_BOUNDS } from '../../protocol/limits.ts';
 import { createTransportEvents } from '../events.ts';
+import { endOfContained } from './containment.ts';
 import { exitError } from './exit-report.ts';
 import { createInboundLimits } from './inbound-limits.ts';
 import type { ProcessTransport, ProcessTransportOptions } from './options.ts';
@@ -53,9 +55,19 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     : createContentLengthDecoder({ name, maxBodyBytes: options.maxMessageBytes });
 
   const events = createTransportEvents((error) => stderr.logLine(`host listener failed on a message from ${name}: ${String(error)}`, 'error'));
-  const child = spawnChild(options);
+  const { child, wrapped, groupOnly } = spawnChild(options);
   const teardown = createTeardown(child, { killGraceMs: options.killGraceMs ?? 2000, termGraceMs: options.termGraceMs ?? 1000 });
   const stderr = readStderr(name, child.stderr, options.log);
+  if (groupOnly !== undefined) note(`runs in its process group only, not a PID namespace: ${groupOnly}; a process it starts that leaves the group (setsid) can outlive the session.`);
+
+  /** A note of the host's about this extension (shown with --verbose), not kept as its stderr. */
+  function note(message: string): void {
+    try {
+      options.log?.({ level: 'debug', message, source: name });
+    } catch {
+      // A failing log sink must not break the connection.
+    }
+  }
 
   function fail(error: MepError): void {
     if (events.closed) return;
@@ -123,13 +135,17 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     events.emitClose(undefined);
   }
 
-  child.on('exit', (code, signal) => {
+  child.on('exit', (exitCode, exitSignal) => {
     teardown.markExited();
+    const { code, signal } = wrapped ? endOfContained(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };
     // 'close' follows once stdout and stderr are drained; a grandchild holding them open must
     // not keep the transport open forever.
     finalizeTimer = setTimeout(() => finalize(code, signal), CLOSE_GRACE_MS);
   });
-  child.on('close', (code, signal) => finalize(code, signal));
+  child.on('close', (exitCode, exitSignal) => {
+    const { code, signal } = wrapped ? endOfContained(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };
+    finalize(code, signal);
+  });
   child.on('error', (error: NodeJS.ErrnoException) => {
     if (child.pid !== undefined) return; // a failed kill() or write; 'exit' reports the outcome
     teardown.markExited();

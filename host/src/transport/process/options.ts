@@ -34,6 +34,12 @@ export interface ProcessTransportOptions {
    * Default HOST_BOUNDS.stdinStallMs.
    */
   stdinStallMs?: number;
+  /**
+   * How the child and whatever it starts are kept together so that all of them end with the
+   * session: 'auto' (default) a PID namespace of its own where the system allows it (nothing in
+   * it survives, even after `setsid`), else its process group; 'process-group' the group only.
+   */
+  containment?: 'auto' | 'process-group';
   /** Receives the extension's stderr, one entry per line. Without it lines are only kept for crash reports. */
   log?: LogSink;
   /** How long close() waits after ending stdin before SIGTERM. Default 2000 ms. */

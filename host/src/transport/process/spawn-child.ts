@@ -7,6 +7,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { PROCESS_GROUPS, trackGroup } from '../process-group.ts';
+import { containedCommand, containment, type Containment } from './containment.ts';
 import type { ProcessTransportOptions } from './options.ts';
 
 /** The error of a command that could not start: what the system said, and what to do. */
@@ -27,13 +28,27 @@ export function checkWorkingDirectory(name: string, cwd: string): void {
   }
 }
 
+/** A child started, and how it is contained. */
+export interface SpawnedChild {
+  child: ChildProcessWithoutNullStreams;
+  /** True when it runs in a PID namespace of its own (containment.ts). */
+  namespaced: boolean;
+  /** True when it runs under the init shell, which reports a signal as 128 + N. */
+  wrapped: boolean;
+  /** Why it runs in its process group only, when it does. */
+  groupOnly?: string;
+}
+
 /**
  * Spawns the extension with three pipes and nothing else: no inherited environment, no other
- * descriptor (Node.js opens its own with close-on-exec), a group of its own on POSIX.
+ * descriptor (Node.js opens its own with close-on-exec), a group of its own on POSIX, and a PID
+ * namespace of its own where the system allows it (containment.ts).
  */
-export function spawnChild(options: ProcessTransportOptions): ChildProcessWithoutNullStreams {
-  const { command, cwd } = options;
-  const child = spawn(command, [...(options.args ?? [])], { cwd, env: { ...options.env }, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: PROCESS_GROUPS });
+export function spawnChild(options: ProcessTransportOptions): SpawnedChild {
+  const found = containment();
+  const contained: Containment = options.containment === 'process-group' ? { kind: 'process-group', reason: 'asked for (containment: process-group)', init: found.kind === 'pid-namespace' || found.init } : found;
+  const launch = containedCommand({ command: options.command, args: [...(options.args ?? [])] }, options.env ?? {}, contained);
+  const child = spawn(launch.command, launch.args, { cwd: options.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: PROCESS_GROUPS });
   if (child.pid !== undefined) trackGroup(child.pid);
-  return child;
+  return { child, namespaced: launch.namespaced, wrapped: launch.wrapped, ...(contained.kind === 'process-group' ? { groupOnly: contained.reason } : {}) };
 }
