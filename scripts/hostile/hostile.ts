@@ -8,6 +8,8 @@
  * - `mep generate --verbose 2>&1 | reader` of a PDK guest logging 3 GiB (the notification
  *   budget raised to 4 GiB), and of a process extension writing 1 GiB to stderr;
  * - `mep serve` over 40 sessions of different modules in sequence: RSS grows less than 64 MB.
+ * - a process extension that stops reading its stdin and floods the host with requests for
+ *   60 s (its answers held to 16 MiB, the extension held, then ended with ERR_LIMIT).
  *
  * Usage: npm run hostile [-- --gib 3]
  */
@@ -18,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { builtLogFlood } from './built-guests.ts';
-import { describeFlood, runFlood } from './run-flood.ts';
+import { describeFlood, runFlood, runStdinJam } from './run-flood.ts';
 import { retainedAcrossModules } from './serve-modules.ts';
 
 const MB = 1024 * 1024;
@@ -66,6 +68,14 @@ for (const via of ['notify', 'log'] as const) {
     rows.push({ name: `wasm ${via} flood, ${isolation}, ${gib} GiB`, peakRss: report.peakRss, detail: describeFlood(report), ok: report.outcome === 'answered' && report.peakRss < LIMIT_BYTES });
   }
 }
+
+const jam = await runStdinJam(60_000);
+rows.push({
+  name: 'process extension not reading its stdin, flooding requests for 60 s',
+  peakRss: jam.peakRss,
+  detail: `${jam.outcome} ${String(jam.limit)} after ${(jam.elapsedMs / 1000).toFixed(1)} s; +${((jam.peakRss - jam.baselineRss) / MB).toFixed(0)} MB`,
+  ok: jam.outcome === 'ERR_LIMIT' && jam.limit === 'maxStdinBacklogBytes' && jam.peakRss - jam.baselineRss < 150 * MB,
+});
 
 const dir = mkdtempSync(join(tmpdir(), 'mep-hostile-'));
 try {

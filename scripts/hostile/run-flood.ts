@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { FloodReport } from './flood.ts';
+import type { StdinJamReport } from './stdin-jam.ts';
 import type { StreamFloodReport } from './stream-flood.ts';
 
 /** Runs `script` (next to this file) with `args` in a node process of its own; resolves with the JSON of its last line. */
@@ -31,6 +32,11 @@ export function runStreamFlood(options: { guest: string; mib: number; sinkMibPer
   const args = ['--guest', options.guest, '--mib', String(options.mib), '--sink-mib-s', String(options.sinkMibPerS), '--isolation', options.isolation ?? 'worker'];
   if (options.unbounded) args.push('--unbounded');
   return runMeasured('./stream-flood.ts', args);
+}
+
+/** One process extension that stops reading its stdin, held for `stallMs` before it is ended. */
+export function runStdinJam(stallMs: number): Promise<StdinJamReport> {
+  return runMeasured('./stdin-jam.ts', ['--stall-ms', String(stallMs)]);
 }
 
 /** `report` in one line for people. */

@@ -1,7 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { specFromPath, openTransport } from '../registry/launch.ts';
+import { createProcessTransport, type ProcessTransportOptions } from '../transport/process.ts';
+import { containment } from '../transport/process/containment.ts';
 import { runConformance } from './runner.ts';
 
 const fixture = (name: string) => fileURLToPath(new URL(`../../../fixtures/extensions/${name}.mjs`, import.meta.url));
@@ -36,4 +41,42 @@ for (const [name, expected] of hostile) {
     assert.ok(failed.length < 6, `${name} should break only a few cases, broke ${failed.length}`);
   });
 }
+
+/** Ends every process whose command line holds `token` (what a fixture left behind). */
+function endLeftovers(token: string): void {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').includes(token)) process.kill(Number(entry), 'SIGKILL');
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+}
+
+/** The result of the child-process case against setsid-escape contained as `how`. */
+async function setsidEscape(how: ProcessTransportOptions['containment']): Promise<string | undefined> {
+  const token = randomUUID();
+  try {
+    const open = async () => createProcessTransport({ name: 'setsid-escape', command: process.execPath, args: [fixture('setsid-escape')], cwd: tmpdir(), env: { FIXTURE_TOKEN: token }, killGraceMs: 500, containment: how });
+    const results = await runConformance({ open, requestTimeoutMs: 5_000, filter: 'child process behind' });
+    const [result] = results;
+    return result?.status === 'failed' ? result.reason ?? 'failed' : result?.status;
+  } finally {
+    endLeftovers(token);
+  }
+}
+
+Process('should fail "shuts down without leaving a child process behind" against setsid-escape in a process group only', async () => {
+  if (process.platform !== 'linux') return;
+  const outcome = await setsidEscape('process-group');
+  assert.ok(outcome !== 'passed' && outcome !== undefined, String(outcome));
+  assert.match(String(outcome), /outlived the session/);
+});
+
+Process('should pass "shuts down without leaving a child process behind" against setsid-escape in a PID namespace', async () => {
+  if (containment().kind !== 'pid-namespace') return; // the README says where it is not available
+  assert.is(await setsidEscape('auto'), 'passed');
+});
+
 Process.run();

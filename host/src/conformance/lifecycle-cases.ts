@@ -4,6 +4,7 @@
  */
 import { ErrorCode } from '../protocol/errors.ts';
 import { Method, checkAgreement, jsonEqual, parseClaimSet } from '../protocol/index.ts';
+import { descendantsOf, stillRunning } from '../transport/process-tree.ts';
 import type { ConformanceCase } from './case.ts';
 import { conformanceFixtures, expect } from './context.ts';
 
@@ -120,6 +121,30 @@ export const lifecycleCases: ConformanceCase[] = [
       const outcome = await Promise.race([ctx.closed.then((e) => e ?? 'exited'), timeout]);
       expect(outcome !== 'timeout', 'the process was still running 2 s after morphir.exit');
       expect(outcome === 'exited', `the process ended with an error after morphir.exit: ${String((outcome as Error).message)}`);
+    },
+  },
+  {
+    name: 'shuts down without leaving a child process behind',
+    category: 'shutdown',
+    async run(ctx) {
+      // MEP 0.1, Conformance 7. Only a process has children; /proc shows them (Linux).
+      const pid = (ctx.transport as { pid?: number }).pid;
+      if (pid === undefined || process.platform !== 'linux') return;
+      await ctx.initialize();
+      await ctx.request(Method.Ping, {});
+      const started = descendantsOf(pid);
+      await ctx.request(Method.Shutdown, {});
+      ctx.peer.notify(Method.Exit, {});
+      await ctx.transport.close();
+      const left = await stillRunning(started, 2_000);
+      for (const survivor of left) {
+        try {
+          process.kill(survivor, 'SIGKILL');
+        } catch {
+          // It ended just now.
+        }
+      }
+      expect(left.length === 0, `${left.length} process(es) it started outlived the session (pids ${left.join(', ')}): one left its process group (setsid) and the host could not contain it`);
     },
   },
 ];

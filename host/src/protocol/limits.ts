@@ -29,7 +29,7 @@ export const ExtensionLimits = z.strictObject({
   maxMessageBytes: z.number().int().min(1024).max(MAX_MESSAGE_BYTES_CEILING).optional(),
   /** Wasm only: the largest module accepted, checked before it is read and compiled, in bytes. */
   maxModuleBytes: z.number().int().min(1024).max(MAX_MODULE_BYTES_CEILING).optional(),
-  /** Wasm only: bytes of notifications (streamed artifacts aside) and of logs one call may send, in bytes. */
+  /** Bytes of notifications (streamed artifacts aside) one call may send, and a wasm guest's logs, in bytes. */
   maxNotificationBytes: z.number().int().min(1024).max(MAX_NOTIFICATION_BYTES_CEILING).optional(),
 });
 /** What the user may set: every field optional, positive integers. */
@@ -204,6 +204,16 @@ export const HOST_BOUNDS = Object.freeze({
   maxIndentedLevels: 32,
   /** JSON output is written in chunks of about this many characters, never as one string. */
   jsonChunkChars: 64 * 1024,
+  /**
+   * What the host has written to a process extension's stdin that it has not read yet, in bytes
+   * (Node.js's buffer; the pipe holds 64 KiB more): past it the host stops reading the
+   * extension's stdout, which holds it back.
+   */
+  maxStdinBacklogBytes: 16 * 1024 * 1024,
+  /** How long a process extension held by {@link HOST_BOUNDS.maxStdinBacklogBytes} may go on not reading its stdin before it is ended, in ms. */
+  stdinStallMs: 10_000,
+  /** Requests a process extension may have sent the host and not had answered yet. */
+  maxOutstandingRequests: 64,
 });
 
 /** The name of one host bound. */

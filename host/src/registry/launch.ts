@@ -191,6 +191,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     framing: spec.framing ?? 'content-length',
     maxMessageBytes,
     maxRequestBytes: maxMessageBytes,
+    ...(spec.limits?.maxNotificationBytes === undefined ? {} : { maxNotificationBytes: spec.limits.maxNotificationBytes }),
     killGraceMs: spec.killGraceMs,
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
     ...(memoryLimitBytes === undefined ? {} : { memoryLimitBytes }),

@@ -22,7 +22,7 @@ export const LIMIT_HELP = `  --max-memory SIZE   guest memory of the extension: 
   --call-timeout TIME deadline of each request to the extension (default 30s; e.g. 500ms, 120s, 5m)
   --max-message SIZE  largest JSON-RPC message to or from the extension (default 64MiB, at most 511MiB)
   --max-module SIZE   wasm: largest module accepted, checked before it is compiled (default 64MiB)
-  --max-notifications SIZE  wasm: bytes of notifications and logs one call may send (default 64MiB)
+  --max-notifications SIZE  bytes of notifications (and wasm logs) one call may send (default 64MiB)
                       These win over "limits" in the extension's extension.json.`;
 
 /** The parsed flag values, as parseArgs returns them. */

@@ -1,0 +1,144 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { LocalErrorCode, isMepError, type MepError } from '../../protocol/errors.ts';
+import { createPeer } from '../../rpc/peer.ts';
+import { createProcessTransport, type ProcessTransportOptions } from './index.ts';
+
+const fixture = (file: string) => fileURLToPath(new URL(`../../../../fixtures/extensions/${file}`, import.meta.url));
+const IR = { formatVersion: 3, distribution: ['Library', [['my'], ['pkg']], [], { modules: [] }] };
+const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
+const limitOf = (error: MepError | undefined): unknown => (error?.data as { limit?: unknown } | undefined)?.limit;
+
+/** Starts `file` with a raw peer, initialized; `closed` settles with the close reason, or 'still open' after `ms`. */
+async function open(file: string, options: Partial<ProcessTransportOptions> = {}, ms = 30_000) {
+  const transport = createProcessTransport({ name: `fixture:${file}`, command: process.execPath, args: [fixture(file)], cwd: tmpdir(), killGraceMs: 200, termGraceMs: 200, ...options });
+  const peer = createPeer(transport, { timeoutMs: 60_000 });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const closed = Promise.race([
+    new Promise<MepError | undefined>((resolve) => transport.onClose(resolve)),
+    new Promise<'still open'>((resolve) => (timer = setTimeout(() => resolve('still open'), ms))),
+  ]).finally(() => clearTimeout(timer));
+  await peer.request('morphir.initialize', { protocolVersions: ['0.1'] });
+  peer.notify('morphir.initialized', {});
+  return { transport, peer, closed };
+}
+
+const Backlog = suite('process transport :: stdin backlog');
+
+Backlog('should hold, then end, an extension that stops reading its stdin while it sends requests, naming the bound :: ERR_LIMIT', async () => {
+  const { transport, peer, closed } = await open('stdin-jam.mjs', { stdinStallMs: 500 });
+  try {
+    void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: {} }).catch(() => undefined);
+    const reason = await closed;
+    assert.is(codeOf(reason), LocalErrorCode.Limit, String(reason));
+    assert.is(limitOf(reason as MepError), 'maxStdinBacklogBytes');
+    assert.match((reason as MepError).message, /read/);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Backlog('should hold, not end, an extension past the backlog bound while its grace runs', async () => {
+  const { transport, peer, closed } = await open('stdin-jam.mjs', { maxStdinBacklogBytes: 1024 * 1024, stdinStallMs: 60_000 }, 3_000);
+  try {
+    void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { mib: 8 } }).catch(() => undefined);
+    assert.is(await closed, 'still open', 'held while the stall grace runs');
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Backlog.run();
+
+const Outstanding = suite('process transport :: requests to the host');
+
+Outstanding('should end an extension with more than 64 requests outstanding to the host :: ERR_LIMIT', async () => {
+  const { transport, peer, closed } = await open('request-flood.mjs');
+  peer.onRequest('fixture.flood', () => new Promise(() => undefined));
+  try {
+    void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { requests: 1000 } }).catch(() => undefined);
+    const reason = await closed;
+    assert.is(codeOf(reason), LocalErrorCode.Limit, String(reason));
+    assert.is(limitOf(reason as MepError), 'maxOutstandingRequests');
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Outstanding('should take 64 outstanding requests, answered late', async () => {
+  const { transport, peer } = await open('request-flood.mjs');
+  const answers: (() => void)[] = [];
+  peer.onRequest('fixture.flood', () => new Promise<null>((resolve) => answers.push(() => resolve(null))));
+  try {
+    const result = (await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { requests: 64 } })) as { success: boolean };
+    assert.ok(result.success);
+    for (const answer of answers.splice(0)) answer();
+    assert.equal(await peer.request('morphir.ping', {}), { ok: true });
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Outstanding.run();
+
+const Budget = suite('process transport :: notification budget');
+
+Budget('should end a call whose notifications pass maxNotificationBytes, naming the limit :: ERR_LIMIT', async () => {
+  const { transport, peer, closed } = await open('request-flood.mjs', { maxNotificationBytes: 256 * 1024 });
+  let notified = 0;
+  peer.onNotification('morphir.progress', () => void notified++);
+  try {
+    const call = peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { requests: 0, notifications: 64, bytes: 16 * 1024 } });
+    const error = await call.then(() => undefined, (e: unknown) => e);
+    assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+    assert.is(limitOf(error as MepError), 'maxNotificationBytes');
+    assert.match((error as Error).message, /--max-notifications 512KiB/);
+    assert.is(codeOf(await closed), LocalErrorCode.Limit);
+    assert.ok(notified <= 16, `${notified} delivered`);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Budget('should deliver notifications under the budget, and start a new budget with each request', async () => {
+  const { transport, peer } = await open('request-flood.mjs', { maxNotificationBytes: 256 * 1024 });
+  let notified = 0;
+  peer.onNotification('morphir.progress', () => void notified++);
+  try {
+    for (let call = 0; call < 3; call++) {
+      const result = (await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { requests: 0, notifications: 12, bytes: 16 * 1024 } })) as { success: boolean };
+      assert.ok(result.success);
+    }
+    assert.is(notified, 36);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Budget.run();
+
+const Descriptors = suite('process transport :: inherited descriptors');
+
+for (const how of ['auto', 'process-group'] as const) {
+  Descriptors(`should give the extension stdin, stdout and stderr only, not a descriptor the host inherited :: ${how}`, async () => {
+    if (process.platform !== 'linux') return;
+    // The host runs with a descriptor 3 it inherited without close-on-exec.
+    const host = spawn(process.execPath, ['--import', 'tsx', fixture('list-fds-host.ts'), how], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'] });
+    let out = '';
+    host.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+    const code = await new Promise((resolve) => host.on('exit', resolve));
+    assert.is(code, 0);
+    assert.equal(JSON.parse(out), [0, 1, 2]);
+  });
+}
+
+Descriptors.run();

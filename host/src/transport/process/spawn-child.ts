@@ -1,0 +1,54 @@
+/**
+ * Starting the child: the working directory checked, the environment exactly the one given, and
+ * the child the leader of a process group of its own (process-group.ts), remembered so that the
+ * host's exit ends it. The only file that imports node:child_process for process extensions.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { PROCESS_GROUPS, trackGroup } from '../process-group.ts';
+import { containedCommand, containment, type Containment } from './containment.ts';
+import type { ProcessTransportOptions } from './options.ts';
+
+/** The error of a command that could not start: what the system said, and what to do. */
+export function spawnError(name: string, command: string, error: NodeJS.ErrnoException): MepError {
+  const hint =
+    error.code === 'ENOENT'
+      ? 'the file does not exist (the child gets no PATH, so give an absolute path)'
+      : error.code === 'EACCES'
+        ? 'it is not executable (check its permissions, or run a script through its interpreter)'
+        : `the system refused (${error.code ?? error.message})`;
+  return new MepError(LocalErrorCode.Usage, `Cannot start extension ${name}: ${command}: ${hint}.`, { data: { extension: name, command, errno: error.code }, cause: error });
+}
+
+/** Throws MepError(ERR_USAGE) unless `cwd` is an existing directory (MEP 0.1, Security: chosen explicitly). */
+export function checkWorkingDirectory(name: string, cwd: string): void {
+  if (typeof cwd !== 'string' || cwd === '' || !existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    throw new MepError(LocalErrorCode.Usage, `Cannot start extension ${name}: the working directory ${JSON.stringify(cwd)} is not an existing directory.`, { data: { extension: name, cwd } });
+  }
+}
+
+/** A child started, and how it is contained. */
+export interface SpawnedChild {
+  child: ChildProcessWithoutNullStreams;
+  /** True when it runs in a PID namespace of its own (containment.ts). */
+  namespaced: boolean;
+  /** True when it runs under the init shell, which reports a signal as 128 + N. */
+  wrapped: boolean;
+  /** Why it runs in its process group only, when it does. */
+  groupOnly?: string;
+}
+
+/**
+ * Spawns the extension with three pipes and nothing else: no inherited environment, no other
+ * descriptor (Node.js opens its own with close-on-exec), a group of its own on POSIX, and a PID
+ * namespace of its own where the system allows it (containment.ts).
+ */
+export function spawnChild(options: ProcessTransportOptions): SpawnedChild {
+  const found = containment();
+  const contained: Containment = options.containment === 'process-group' ? { kind: 'process-group', reason: 'asked for (containment: process-group)', init: found.kind === 'pid-namespace' || found.init } : found;
+  const launch = containedCommand({ command: options.command, args: [...(options.args ?? [])] }, options.env ?? {}, contained);
+  const child = spawn(launch.command, launch.args, { cwd: options.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: PROCESS_GROUPS });
+  if (child.pid !== undefined) trackGroup(child.pid);
+  return { child, namespaced: launch.namespaced, wrapped: launch.wrapped, ...(contained.kind === 'process-group' ? { groupOnly: contained.reason } : {}) };
+}

@@ -1,0 +1,59 @@
+/**
+ * The child's stdout: protocol frames only (MEP 0.1), untrusted input decoded into messages.
+ * A violation ends the session with the decoder's error. Reading stops while anyone holds it
+ * (the peer is behind on streamed artifacts, or the child is not reading what the host wrote):
+ * the pipe fills and the extension waits in its write; at most one chunk already read is still
+ * delivered. The end of stdout is reported: nothing more can arrive.
+ */
+import type { Readable } from 'node:stream';
+import type { FrameDecoder } from '../../framing/frame-decoder.ts';
+import { parseJsonBody } from '../../framing/frame-decoder.ts';
+import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
+import type { JsonRpcMessage } from '../types.ts';
+
+/** Options of {@link readStdout}. */
+export interface StdoutReaderOptions {
+  name: string;
+  decoder: FrameDecoder;
+  /** True once messages are no longer wanted. */
+  isClosed(): boolean;
+  /** One decoded message, with its body (to measure it). */
+  onMessage(message: JsonRpcMessage, body: string): void;
+  /** The output was not valid framing or JSON. */
+  onError(error: MepError): void;
+  /** The child closed its stdout. */
+  onEnd(): void;
+}
+
+/** The stdout side of one transport. */
+export interface StdoutReader {
+  /** Stops reading while `holder` holds it; reading resumes when no holder is left. */
+  hold(holder: string, held: boolean): void;
+}
+
+/** Starts reading `stream`. */
+export function readStdout(stream: Readable, options: StdoutReaderOptions): StdoutReader {
+  const { name, decoder } = options;
+  const holders = new Set<string>();
+  stream.on('data', (chunk: Buffer) => {
+    if (options.isClosed()) return;
+    try {
+      decoder.push(chunk, (body) => {
+        const message = parseJsonBody(name, body);
+        if (options.isClosed()) return;
+        options.onMessage(message, body);
+      });
+    } catch (error) {
+      options.onError(isMepError(error) ? error : new MepError(LocalErrorCode.Framing, `Extension ${name} sent unreadable output.`, { cause: error }));
+    }
+  });
+  stream.on('end', () => options.onEnd());
+  return {
+    hold(holder, held) {
+      if (held) holders.add(holder);
+      else holders.delete(holder);
+      if (holders.size > 0) stream.pause();
+      else stream.resume();
+    },
+  };
+}
