@@ -1,0 +1,45 @@
+/**
+ * `npm run test262 [-- --sample N --seed S --filter TEXT]`: the test262 differential (./differential.ts)
+ * over the whole snapshot or a seeded sample. Prints the counts per engine, the documented harness
+ * limits and every difference; writes the report to .cache/test262/report.json. Exits 1 when the
+ * edited and unedited engines disagree or the sandbox fails a test outside the documented limits.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ENGINES, runDifferential, sampleTests, type Difference } from './differential.ts';
+import { NOT_RUN, SANDBOX_LIMITS } from './known.ts';
+import { TEST262_CACHE } from './native.ts';
+
+const { values } = parseArgs({ options: { sample: { type: 'string' }, seed: { type: 'string', default: '262' }, filter: { type: 'string', default: '' } } });
+const paths = values.sample !== undefined ? sampleTests(Number(values.sample), Number(values.seed), values.filter) : values.filter ? sampleTests(Infinity, 0, values.filter) : undefined;
+const started = Date.now();
+let last = 0;
+const report = await runDifferential({
+  paths,
+  onProgress: (done, total) => {
+    if (Date.now() - last < 10_000 && done !== total) return;
+    last = Date.now();
+    process.stderr.write(`test262: ${done}/${total} files, ${Math.round((Date.now() - started) / 1000)} s\n`);
+  },
+});
+mkdirSync(TEST262_CACHE, { recursive: true });
+writeFileSync(join(TEST262_CACHE, 'report.json'), JSON.stringify(report, null, 2));
+
+const pct = (a: number, b: number): string => `${((100 * a) / Math.max(b, 1)).toFixed(2)} %`;
+const lines = [`test262: ${report.files} files, ${report.confSkipped} not run by quickjs-ng's conf (${Math.round((Date.now() - started) / 1000)} s)`];
+for (const e of ENGINES) {
+  const c = report.counts[e];
+  lines.push(`  ${e.padEnd(9)} ${c.runs} runs, ${c.passed} passed, ${c.failed} failed (${pct(c.passed, c.runs)})`);
+}
+for (const l of NOT_RUN) if (report.notRun[l.id]) lines.push(`  not run anywhere (${l.id}): ${report.notRun[l.id]} — ${l.reason}`);
+for (const l of SANDBOX_LIMITS) if (report.sandboxLimited[l.id]) lines.push(`  native only (${l.id}): ${report.sandboxLimited[l.id]} — ${l.reason}`);
+const show = (title: string, diffs: Difference[]): void => {
+  lines.push(`${title}: ${diffs.length}`);
+  for (const d of diffs.slice(0, 200)) lines.push(`  ${d.path} (${d.mode}): ${Object.entries(d.failures).map(([e, why]) => `${e} ${why === undefined ? 'passes' : `fails: ${why}`}`).join('; ')}`);
+};
+show('edited vs unedited differences', report.editedVsUnedited);
+show('sandbox-only failures', report.sandboxOnlyFailures);
+show('sandbox-only passes', report.sandboxOnlyPasses);
+console.log(lines.join('\n'));
+process.exitCode = report.editedVsUnedited.length + report.sandboxOnlyFailures.length > 0 ? 1 : 0;
