@@ -28,6 +28,7 @@ import type { EmitRecord, HandlerContext, RequestState } from './context.ts';
 import type { AuthorDiagnostic } from './answers.ts';
 import type { Extension } from './define-extension.ts';
 import type { GuestHost } from './guest-host.ts';
+import { pristine } from './pristine.ts';
 import { box, includes, isThenable, jsonParse, jsonStringify, mapOps, record, setOps, then, toText, type Box } from './primordials.ts';
 
 type Id = string | number | null;
@@ -106,7 +107,7 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         // Checked, then handed over as the request's own object rather than zod's copy: nothing
         // else holds the IR, so a handler that sets `params.ir = null` once it has read it lets
         // the engine free the parsed document in the middle of the call.
-        decodeParams(GenerateParams, params, method);
+        pristine(() => decodeParams(GenerateParams, params, method));
         const p = params as GenerateParams;
         // MEP 0.1, Backend generation: several targets → an unknown target is a diagnostic, never a default.
         if (def.backend.targets.length > 1 && !includes(def.backend.targets, p.target)) {
@@ -117,17 +118,17 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       }
       case Method.FrontendCompile: {
         if (!def.frontend) break;
-        const p = normalizeCompileParams(params);
+        const p = pristine(() => normalizeCompileParams(params));
         // `modules` defaults to none, like `diagnostics`: a failed compile often has neither.
         return settle(def.frontend.compile(p, ctx), (a) => checked(CompileResult, complete({ modules: [], ...a }), method));
       }
       case Method.ValidatorValidate: {
         if (!def.validator) break;
-        return settle(def.validator.validate(decodeParams(ValidateParams, params, method), ctx), (a) => checked(ValidateResult, complete(a), method));
+        return settle(def.validator.validate(pristine(() => decodeParams(ValidateParams, params, method)), ctx), (a) => checked(ValidateResult, complete(a), method));
       }
       case Method.TransformTransform: {
         if (!def.transform) break;
-        return settle(def.transform.transform(decodeParams(TransformParams, params, method), ctx), (a) => checked(TransformResult, complete(a), method));
+        return settle(def.transform.transform(pristine(() => decodeParams(TransformParams, params, method)), ctx), (a) => checked(TransformResult, complete(a), method));
       }
     }
     throw new MepError(ErrorCode.MethodNotFound, `Method '${method}' is not supported by extension '${def.info.id}'.`);
@@ -326,7 +327,7 @@ function settle<T, U>(value: T | PromiseLike<T>, next: (v: T) => U): U | Promise
 }
 
 function checked<S extends { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>(schema: S, value: unknown, method: string): unknown {
-  const parsed = schema.safeParse(value);
+  const parsed = pristine(() => schema.safeParse(value));
   if (parsed.success) return value;
   const issue = parsed.error?.issues[0];
   throw new MepError(ErrorCode.InternalError, `The extension's ${method} handler returned an invalid result${issue ? ` (${issue.path.map(String).join('.')}: ${issue.message})` : ''}.`);
