@@ -11,7 +11,7 @@ import { createSession } from '../../host/src/session/session.ts';
 
 const SOURCE = `import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
 
-const seen = { then: 0, resolve: 0 };
+const seen = { then: 0, resolve: 0, clear: 0 };
 const rewrites = {
   'JSON replaced': () => { globalThis.JSON = { stringify() { throw new Error('JSON.stringify hijacked'); }, parse() { throw new Error('JSON.parse hijacked'); } }; },
   'JSON deleted': () => { delete globalThis.JSON; },
@@ -28,6 +28,8 @@ const rewrites = {
     const resolve = Promise.resolve;
     Promise.prototype.then = function (...args) { seen.then++; return then.apply(this, args); };
     Promise.resolve = function (...args) { seen.resolve++; return resolve.apply(this, args); };
+    const clear = Map.prototype.clear;
+    Map.prototype.clear = function () { seen.clear++; return clear.call(this); };
   },
 };
 
@@ -38,7 +40,7 @@ export default defineExtension({
     irVersions: ['3'],
     generate({ options }) {
       if (options.rewrite) rewrites[options.rewrite]();
-      const content = options.report ? \`then \${seen.then}, resolve \${seen.resolve}\` : 'ok';
+      const content = options.report ? \`then \${seen.then}, resolve \${seen.resolve}, clear \${seen.clear}\` : 'ok';
       return { artifacts: [textArtifact('a.txt', content)] };
     },
   },
@@ -92,10 +94,10 @@ for (const runtime of ['wasm', 'process'] as const) {
     });
   }
 
-  Rewrites(`should not let the guest see the PDK's then or Promise.resolve calls :: ${runtime} :: hostile`, async () => {
+  Rewrites(`should not let the guest see the runtime's then, Promise.resolve or Map.prototype.clear calls :: ${runtime} :: hostile`, async () => {
     const g = await guests();
     const { second } = await afterRewrite(runtime === 'wasm' ? g.wasm : g.mjs, 'then and resolve counted', true);
-    assert.is(contentOf(second), 'then 0, resolve 0');
+    assert.is(contentOf(second), 'then 0, resolve 0, clear 0');
   });
 }
 
