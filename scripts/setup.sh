@@ -19,8 +19,9 @@ done
 # the Avro example's tests use as a second schema parser beside avsc, and Apache Avro for Java
 # (1.8.2: the parser, the IDL parser and SpecificCompiler) with a JDK, with which they compile
 # the generated schemas to Java classes, javac them and round-trip data through them. valgrind
-# counts the native engine's instructions in bench/callgrind.bench.ts.
-debs=(clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium python3-avro
+# counts the native engine's instructions in bench/callgrind.bench.ts. gcc builds the native
+# quickjs-ng runners of the test262 differential (scripts/test262/native.ts).
+debs=(gcc clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium python3-avro
   openjdk-17-jdk-headless libavro-java libavro-compiler-java valgrind)
 missing=()
 for p in "${debs[@]}"; do

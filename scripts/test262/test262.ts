@@ -3,7 +3,7 @@
  * over the whole snapshot or a seeded sample. Prints the counts per engine, the documented harness
  * limits and every difference; writes the report to .cache/test262/report.json. Exits 1 when the
  * edited and unedited engines disagree or the sandbox fails a test outside the documented limits.
- * `--shard I/N` runs every Nth file from the Ith (shards run side by side, each writing
+ * `--exclude TEXT` leaves out the paths containing TEXT. `--shard I/N` runs every Nth file from the Ith (shards run side by side, each writing
  * report-I-of-N.json); `--merge N` prints the sum of the N shards' reports.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,7 +14,7 @@ import { listTests, loadSuite } from './suite.ts';
 import { NOT_RUN, SANDBOX_LIMITS } from './known.ts';
 import { TEST262_CACHE } from './native.ts';
 
-const { values } = parseArgs({ options: { sample: { type: 'string' }, seed: { type: 'string', default: '262' }, filter: { type: 'string', default: '' }, shard: { type: 'string' }, merge: { type: 'string' } } });
+const { values } = parseArgs({ options: { sample: { type: 'string' }, seed: { type: 'string', default: '262' }, filter: { type: 'string', default: '' }, exclude: { type: 'string' }, shard: { type: 'string' }, merge: { type: 'string' } } });
 const started = Date.now();
 let report: DifferentialReport;
 if (values.merge !== undefined) {
@@ -40,6 +40,7 @@ if (values.merge !== undefined) {
   });
 } else {
   let paths = values.sample !== undefined ? sampleTests(Number(values.sample), Number(values.seed), values.filter) : values.filter ? sampleTests(Infinity, 0, values.filter) : undefined;
+  if (values.exclude !== undefined) paths = (paths ?? listTests(loadSuite().root)).filter((p) => !p.includes(values.exclude!));
   let name = 'report.json';
   if (values.shard !== undefined) {
     const [i, n] = values.shard.split('/').map(Number) as [number, number];
