@@ -19,7 +19,7 @@
 
 #define F_MODULE 1
 #define F_CANNOT_BLOCK 2
-#define TIMEOUT_S 20
+#define TIMEOUT_S 120
 
 /* The engine's edits keep WeakRef targets until the glue lets them go (patches/weakref.ts). */
 void mep_clear_kept(void) __attribute__((weak));
