@@ -16,7 +16,8 @@ const TIMEOUT_MS = 120_000;
 
 /**
  * test262's host hooks in a guest: `print` writes a log line; `$262.detachArrayBuffer` is
- * `ArrayBuffer.prototype.transfer` (which detaches); `$262.evalScript` is an indirect eval (not
+ * `ArrayBuffer.prototype.transfer` (which detaches) on a buffer not yet detached, as the embedder's
+ * JS_DetachArrayBuffer leaves a detached one alone; `$262.evalScript` is an indirect eval (not
  * a separate Script: ./known.ts). Both take what they use before any test code runs.
  */
 export const SANDBOX_HOST = `(function () {
@@ -24,11 +25,12 @@ export const SANDBOX_HOST = `(function () {
   const log = console.log;
   const call = Function.prototype.call.bind(Function.prototype.call);
   const transfer = ArrayBuffer.prototype.transfer;
+  const detached = Object.getOwnPropertyDescriptor(ArrayBuffer.prototype, 'detached').get;
   const indirectEval = eval;
   globalThis.print = function print(text) { log(text); };
   globalThis.$262 = {
     global: globalThis,
-    detachArrayBuffer: function detachArrayBuffer(buffer) { call(transfer, buffer); },
+    detachArrayBuffer: function detachArrayBuffer(buffer) { if (!call(detached, buffer)) call(transfer, buffer); },
     evalScript: function evalScript(source) { return indirectEval(source); },
   };
 })();`;
