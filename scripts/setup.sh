@@ -21,8 +21,9 @@ done
 # the generated schemas to Java classes, javac them and round-trip data through them. valgrind
 # counts the native engine's instructions in bench/callgrind.bench.ts. nginx (light) is the load
 # balancer in front of `mep serve --http` replicas and wrk the load generator of the scale-out
-# test and bench (deploy/, bench/scale-out.bench.ts).
-debs=(clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium python3-avro
+# test and bench (deploy/, bench/scale-out.bench.ts). gcc builds the native quickjs-ng runners of
+# the test262 differential (scripts/test262/native.ts).
+debs=(gcc clang-19 lld-19 llvm-19 wasi-libc libclang-rt-19-dev-wasm32 binaryen wabt chromium python3-avro
   openjdk-17-jdk-headless libavro-java libavro-compiler-java valgrind nginx-light wrk)
 missing=()
 for p in "${debs[@]}"; do

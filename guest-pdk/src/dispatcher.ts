@@ -28,6 +28,8 @@ import type { EmitRecord, HandlerContext, RequestState } from './context.ts';
 import type { AuthorDiagnostic } from './answers.ts';
 import type { Extension } from './define-extension.ts';
 import type { GuestHost } from './guest-host.ts';
+import { pristine } from './pristine.ts';
+import { box, includes, isThenable, jsonParse, jsonStringify, mapOps, record, setOps, then, toText, type Box } from './primordials.ts';
 
 type Id = string | number | null;
 type Response = { jsonrpc: '2.0'; id: Id; result?: unknown; error?: { code: number; message: string; data?: unknown } };
@@ -40,15 +42,27 @@ const OPERATIONS = new Set<string>([Method.FrontendCompile, Method.BackendGenera
 const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 function errorResponse(id: Id, code: number, message: string, data?: unknown): Response {
-  const error: Response['error'] = { code, message };
+  const error: Response['error'] = record({ code, message });
   if (data !== undefined) error.data = data;
-  return { jsonrpc: '2.0', id, error };
+  return record<Response>({ jsonrpc: '2.0', id, error });
 }
+
+/**
+ * The JSON text of a response, written with the built-ins as they were when the PDK loaded: the
+ * envelope is the PDK's, only `value` (a handler's result) is the extension's to shape.
+ */
+function envelope(id: Id, key: 'result' | 'error', value: unknown): string {
+  return `{"jsonrpc":"2.0","id":${jsonStringify(id)},"${key}":${jsonStringify(value) ?? 'null'}}`;
+}
+
+const writeResponse = (r: Response): string => (r.error !== undefined ? envelope(r.id, 'error', r.error) : envelope(r.id, 'result', r.result));
 
 /** Fill `success` and `diagnostics` an author left out: success means "no error diagnostic". */
 function complete<T extends { success?: boolean; diagnostics?: AuthorDiagnostic[] }>(answer: T): T & { success: boolean; diagnostics: AuthorDiagnostic[] } {
   const diagnostics = answer.diagnostics ?? [];
-  const success = answer.success ?? !diagnostics.some((d) => d.severity === 'error');
+  let failed = false;
+  for (let i = 0; i < diagnostics.length; i++) failed ||= diagnostics[i]!.severity === 'error';
+  const success = answer.success ?? !failed;
   return { ...answer, success, diagnostics };
 }
 
@@ -93,10 +107,10 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         // Checked, then handed over as the request's own object rather than zod's copy: nothing
         // else holds the IR, so a handler that sets `params.ir = null` once it has read it lets
         // the engine free the parsed document in the middle of the call.
-        decodeParams(GenerateParams, params, method);
+        pristine(() => decodeParams(GenerateParams, params, method));
         const p = params as GenerateParams;
         // MEP 0.1, Backend generation: several targets → an unknown target is a diagnostic, never a default.
-        if (def.backend.targets.length > 1 && !def.backend.targets.includes(p.target)) {
+        if (def.backend.targets.length > 1 && !includes(def.backend.targets, p.target)) {
           return { success: false, artifacts: [], diagnostics: [{ severity: 'error', code: 'MEP_UNKNOWN_TARGET', message: `Target '${p.target}' is not one of this extension's targets (${def.backend.targets.join(', ')}).` }] };
         }
         const record: EmitRecord = { streamed: 0, kept: [] };
@@ -104,17 +118,17 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       }
       case Method.FrontendCompile: {
         if (!def.frontend) break;
-        const p = normalizeCompileParams(params);
+        const p = pristine(() => normalizeCompileParams(params));
         // `modules` defaults to none, like `diagnostics`: a failed compile often has neither.
         return settle(def.frontend.compile(p, ctx), (a) => checked(CompileResult, complete({ modules: [], ...a }), method));
       }
       case Method.ValidatorValidate: {
         if (!def.validator) break;
-        return settle(def.validator.validate(decodeParams(ValidateParams, params, method), ctx), (a) => checked(ValidateResult, complete(a), method));
+        return settle(def.validator.validate(pristine(() => decodeParams(ValidateParams, params, method)), ctx), (a) => checked(ValidateResult, complete(a), method));
       }
       case Method.TransformTransform: {
         if (!def.transform) break;
-        return settle(def.transform.transform(decodeParams(TransformParams, params, method), ctx), (a) => checked(TransformResult, complete(a), method));
+        return settle(def.transform.transform(pristine(() => decodeParams(TransformParams, params, method)), ctx), (a) => checked(TransformResult, complete(a), method));
       }
     }
     throw new MepError(ErrorCode.MethodNotFound, `Method '${method}' is not supported by extension '${def.info.id}'.`);
@@ -125,7 +139,8 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     if (method === Method.Initialize && state !== 'stopped') {
       if (state !== 'loaded') throw new MepError(ErrorCode.InvalidRequest, `Extension '${def.info.id}' is already initialized.`);
       const p = decodeParams(InitializeParams, params, method);
-      const version = PROTOCOL_VERSIONS.find((v) => p.protocolVersions.includes(v));
+      let version: string | undefined;
+      for (let i = 0; i < PROTOCOL_VERSIONS.length && version === undefined; i++) if (includes(p.protocolVersions, PROTOCOL_VERSIONS[i]!)) version = PROTOCOL_VERSIONS[i];
       if (!version) {
         throw new MepError(ErrorCode.ProtocolVersionMismatch, 'No compatible Morphir Extension Protocol version.', {
           data: { hostVersions: p.protocolVersions, extensionVersions: [...PROTOCOL_VERSIONS] },
@@ -136,7 +151,7 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       state = 'ready';
       return { protocolVersion: version, extension: { ...def.info }, capabilities: extension.capabilities };
     }
-    const allowedNow = state === 'ready' || (state === 'loaded' && (PRE_INITIALIZE_METHODS as readonly string[]).includes(method));
+    const allowedNow = state === 'ready' || (state === 'loaded' && includes(PRE_INITIALIZE_METHODS as readonly string[], method));
     if (!allowedNow) {
       const when = state === 'loaded' ? 'before morphir.initialize' : 'after morphir.shutdown';
       throw new MepError(ErrorCode.NotInitialized, `Method '${method}' is not allowed ${when}.`);
@@ -151,7 +166,9 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         return { ok: true };
       case Method.Describe: {
         const p = decodeParams(DescribeParams, params, method);
-        if (!PROTOCOL_VERSIONS.some((v) => p.protocolVersions.includes(v))) {
+        let known = false;
+        for (let i = 0; i < PROTOCOL_VERSIONS.length; i++) known ||= includes(p.protocolVersions, PROTOCOL_VERSIONS[i]!);
+        if (!known) {
           throw new MepError(ErrorCode.ProtocolVersionMismatch, 'No compatible Morphir Extension Protocol version.', {
             data: { hostVersions: p.protocolVersions, extensionVersions: [...PROTOCOL_VERSIONS] },
           });
@@ -166,10 +183,10 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         state = 'stopped';
         return {};
     }
-    const requestState: RequestState = { cancelled: id !== null && cancelledEarly.delete(id) };
+    const requestState: RequestState = { cancelled: id !== null && setOps.delete(cancelledEarly, id) };
     if (id === null) return operation(method, params, createHandlerContext(host, 'null', requestState, progressEnabled));
-    running.set(id, requestState);
-    const done = () => void running.delete(id);
+    mapOps.set(running, id, requestState);
+    const done = () => void mapOps.delete(running, id);
     let out: unknown;
     try {
       out = operation(method, params, createHandlerContext(host, id, requestState, progressEnabled));
@@ -177,7 +194,16 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       done();
       throw error;
     }
-    if (isThenable(out)) return Promise.resolve(out).finally(done);
+    if (isThenable(out)) {
+      return then(
+        out,
+        (b) => (done(), b),
+        (error) => {
+          done();
+          throw error;
+        },
+      );
+    }
     done();
     return out;
   }
@@ -192,15 +218,15 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     } else if (method === Method.CancelRequest) {
       const id = (params as { id?: unknown } | undefined)?.id;
       if (!isId(id)) return;
-      const target = running.get(id);
+      const target = mapOps.get(running, id);
       if (target) target.cancelled = true;
-      else if (cancelledEarly.size < 1024) cancelledEarly.add(id);
+      else if (cancelledEarly.size < 1024) setOps.add(cancelledEarly, id);
     }
     else if (state === 'ready' && OPERATIONS.has(method)) {
       // An operation sent as a notification still runs (the reference SDKs do); it gets no reply.
       try {
         const out = request(null, method, params);
-        if (isThenable(out)) Promise.resolve(out).catch(() => undefined);
+        if (isThenable(out)) then(out, () => undefined, () => undefined);
       } catch {
         // A notification gets no reply, not even an error one (JSON-RPC 2.0).
       }
@@ -212,13 +238,13 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
   // engine's, and must reach the host as such (a limit error), not as a -32700 with a null id.
   const parseError = (error: unknown): string => {
     if (!(error instanceof SyntaxError)) throw error;
-    return JSON.stringify(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
+    return writeResponse(errorResponse(null, ErrorCode.ParseError, 'Parse error: the message is not valid JSON.'));
   };
 
   function dispatch(text: string): string | undefined | Promise<string | undefined> {
     let message: unknown;
     try {
-      message = JSON.parse(text);
+      message = jsonParse(text);
     } catch (error) {
       return parseError(error);
     }
@@ -240,14 +266,14 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
 
   function handle(message: unknown): string | undefined | Promise<string | undefined> {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-      return JSON.stringify(errorResponse(null, ErrorCode.InvalidRequest, 'Invalid request: a message must be a JSON object.'));
+      return writeResponse(errorResponse(null, ErrorCode.InvalidRequest, 'Invalid request: a message must be a JSON object.'));
     }
     const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown };
     const hasId = 'id' in m;
     const id: Id = hasId && (isId(m.id) || m.id === null) ? (m.id as Id) : null;
     if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || (hasId && !isId(m.id) && m.id !== null)) {
       // A response from the host to a guest request never arrives here (bindings route those).
-      return JSON.stringify(errorResponse(id, ErrorCode.InvalidRequest, 'Invalid request: expected {"jsonrpc":"2.0","method":string,"id"?:string|integer}.'));
+      return writeResponse(errorResponse(id, ErrorCode.InvalidRequest, 'Invalid request: expected {"jsonrpc":"2.0","method":string,"id"?:string|integer}.'));
     }
     if (!hasId) {
       notification(m.method, m.params);
@@ -256,20 +282,21 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     const method = m.method;
     const answer = (result: unknown): string => {
       try {
-        return JSON.stringify({ jsonrpc: '2.0', id, result });
+        return envelope(id, 'result', result);
       } catch (error) {
         if (!isOutOfMemory(error)) throw error;
         return tooBigToWrite(id, result, def.info.id, method, error as Error);
       }
     };
-    const refuse = (error: unknown) => JSON.stringify(toErrorResponse(id, error, def.info.id, method));
+    const refuse = (error: unknown) => writeResponse(toErrorResponse(id, error, def.info.id, method));
     let result: unknown;
     try {
       result = request(id, method, m.params);
     } catch (error) {
       return refuse(error);
     }
-    return isThenable(result) ? Promise.resolve(result).then(answer, refuse) : answer(result);
+    // An asynchronous answer arrives boxed (see settle).
+    return isThenable(result) ? then(result, (b) => answer((b as Box<unknown>).value), refuse) : answer(result);
   }
 
   return {
@@ -281,27 +308,26 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
   };
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
-
 /**
  * The result with what the handler emitted: the count of streamed artifacts, and the kept ones
  * before those it returned. A handler that never emits gets its answer back unchanged.
  */
 function withEmitted<T extends { artifacts?: unknown[]; success: boolean }>(answer: T, record: EmitRecord): T & { artifacts: unknown[]; streamedArtifacts?: number } {
   // A failed result carries no artifacts it kept (a host publishes none of a failure anyway).
-  const artifacts = record.kept.length > 0 && answer.success ? [...record.kept, ...(answer.artifacts ?? [])] : (answer.artifacts ?? []);
+  const artifacts = record.kept.length > 0 && answer.success ? (record.kept as unknown[]).concat(answer.artifacts ?? []) : (answer.artifacts ?? []);
   return { ...answer, artifacts, ...(record.streamed > 0 ? { streamedArtifacts: record.streamed } : {}) };
 }
 
-/** Applies `next` to `value` now, or once it resolves when it is a promise. */
-function settle<T, U>(value: T | PromiseLike<T>, next: (v: T) => U): U | Promise<U> {
-  return isThenable(value) ? Promise.resolve(value).then(next) : next(value as T);
+/**
+ * Applies `next` to `value` now, or once it resolves when it is a promise: then the answer comes
+ * boxed, so that resolving the PDK's promise with it looks up no `then` on the answer.
+ */
+function settle<T, U>(value: T | PromiseLike<T>, next: (v: T) => U): U | Promise<Box<U>> {
+  return isThenable(value) ? then(value, (v) => box(next(v))) : next(value as T);
 }
 
 function checked<S extends { safeParse(v: unknown): { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } } }>(schema: S, value: unknown, method: string): unknown {
-  const parsed = schema.safeParse(value);
+  const parsed = pristine(() => schema.safeParse(value));
   if (parsed.success) return value;
   const issue = parsed.error?.issues[0];
   throw new MepError(ErrorCode.InternalError, `The extension's ${method} handler returned an invalid result${issue ? ` (${issue.path.map(String).join('.')}: ${issue.message})` : ''}.`);
@@ -314,7 +340,7 @@ function checked<S extends { safeParse(v: unknown): { success: boolean; error?: 
  */
 function tooBigToWrite(id: Id, result: unknown, extensionId: string, method: string, error: Error): string {
   const bytes = jsonBytesAtLeast({ jsonrpc: '2.0', id, result });
-  return JSON.stringify(
+  return writeResponse(
     errorResponse(id, ErrorCode.InternalError, `Extension '${extensionId}' ran out of memory writing its answer to ${method} (${error.message}; at least ${bytes} bytes of JSON).`, {
       reason: 'out-of-memory',
       answerBytesAtLeast: bytes,
@@ -324,7 +350,7 @@ function tooBigToWrite(id: Id, result: unknown, extensionId: string, method: str
 
 function toErrorResponse(id: Id, error: unknown, extensionId: string, method: string): Response {
   if (isMepError(error) && typeof error.code === 'number') return errorResponse(id, error.code, error.message, error.data);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof Error ? error.message : toText(error);
   const stack = error instanceof Error && typeof error.stack === 'string' ? error.stack : undefined;
   return errorResponse(id, ErrorCode.InternalError, `Extension '${extensionId}' failed in ${method}: ${message}`, stack ? { stack } : undefined);
 }

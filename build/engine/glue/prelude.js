@@ -7,16 +7,31 @@
 (function (native) {
   'use strict';
   const G = globalThis;
+  // The built-ins this file uses when a guest calls it, taken now, before any guest code runs
+  // (as Node's primordials): a guest that replaces String, JSON, Promise.resolve or
+  // Promise.prototype.then neither breaks these functions nor sees their calls.
+  const { apply } = Reflect;
+  const defineProperty = Object.defineProperty;
+  const NativePromise = Promise;
+  const promiseResolve = Promise.resolve;
+  const promiseThen = Promise.prototype.then;
+  const toText = String;
+  const jsonParse = JSON.parse;
+  const jsonStringify = JSON.stringify;
+  const toBigInt = BigInt;
+  const toNumber = Number;
   const define = (obj, name, value) =>
-    Object.defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
+    defineProperty(obj, name, { value, writable: true, configurable: true, enumerable: false });
 
-  // Used by the C side to settle a promise returned by an export (guest.c, mep_settle).
+  // Used by the C side to settle a promise returned by an export (guest.c, mep_settle). The box
+  // has no prototype: C reads its fields, and nothing a guest added to Object.prototype is met.
   native.settle = (p) => {
-    const box = { state: 0, value: undefined };
-    Promise.resolve(p).then(
+    const box = { __proto__: null, state: 0, value: undefined };
+    const promise = p instanceof NativePromise ? p : apply(promiseResolve, NativePromise, [p]);
+    apply(promiseThen, promise, [
       (v) => { box.state = 1; box.value = v; },
       (e) => { box.state = 2; box.value = e; },
-    );
+    ]);
     return box;
   };
 
@@ -27,9 +42,9 @@
     /** True when the host attached the MEP channel for this instance (ask at call time). */
     hostChannel: () => native.hostChannel(),
     /** Sends one JSON-RPC notification (a string) to the host; false when there is no channel. */
-    notify: (json) => native.notify(String(json)),
+    notify: (json) => native.notify(toText(json)),
     /** Sends one JSON-RPC request (a string); returns the host's JSON response or null. */
-    request: (json) => native.request(String(json)),
+    request: (json) => native.request(toText(json)),
     /** True when the host asks the guest to stop now (deadline or cancel). */
     interrupted: () => native.interrupted(),
     /** Wall-clock ms since the epoch when the host granted time, else 0. */
@@ -43,29 +58,29 @@
 
   // ---- Extism js-pdk globals ---------------------------------------------------------------
   class MemoryHandle {
-    constructor(offset, len) { this.offset = BigInt(offset); this.len = Number(len); }
+    constructor(offset, len) { this.offset = toBigInt(offset); this.len = toNumber(len); }
     readString() { return native.memRead(this.offset, true); }
     readBytes() { return native.memRead(this.offset, false); }
-    readJsonObject() { return JSON.parse(this.readString()); }
+    readJsonObject() { return jsonParse(this.readString()); }
     free() { native.memFree(this.offset); }
   }
   const handle = (offset) => new MemoryHandle(offset, native.memLength(offset));
   const Memory = {
-    fromString: (s) => handle(native.memFromString(String(s))),
+    fromString: (s) => handle(native.memFromString(toText(s))),
     fromBuffer: (bytes) => handle(native.memFromBytes(bytes)),
-    fromJsonObject: (o) => handle(native.memFromString(JSON.stringify(o))),
-    find: (offset) => handle(BigInt(offset)),
-    readBytes: (offset) => native.memRead(BigInt(offset), false),
-    readString: (offset) => native.memRead(BigInt(offset), true),
+    fromJsonObject: (o) => handle(native.memFromString(jsonStringify(o))),
+    find: (offset) => handle(toBigInt(offset)),
+    readBytes: (offset) => native.memRead(toBigInt(offset), false),
+    readString: (offset) => native.memRead(toBigInt(offset), true),
   };
   const Host = {
     inputBytes: () => native.inputBytes(),
     inputString: () => native.inputString(),
     outputBytes: (bytes) => native.outputBytes(bytes),
-    outputString: (s) => native.outputString(String(s)),
+    outputString: (s) => native.outputString(toText(s)),
     getFunctions: () => mep,
   };
-  const Config = { get: (key) => native.configGet(String(key)) };
+  const Config = { get: (key) => native.configGet(toText(key)) };
   define(G, 'MemoryHandle', MemoryHandle);
   define(G, 'Memory', Memory);
   define(G, 'Host', Host);

@@ -5,6 +5,7 @@
  * one file each.
  */
 import { ALLOC_PATCHES } from './alloc.ts';
+import { ATOMICS_PATCHES } from './atomics.ts';
 import { DATE_FIELDS_PATCHES } from './date-fields.ts';
 import { INLINE_PATCHES } from './inline.ts';
 import { JSON_DEPTH_PATCHES } from './json-depth.ts';
@@ -19,4 +20,4 @@ import type { QuickjsPatch } from './types.ts';
 
 export { QUICKJS_SOURCES, type QuickjsAnchor, type QuickjsPatch, type QuickjsSource } from './types.ts';
 
-export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES];
+export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES, ...ATOMICS_PATCHES];

@@ -1,7 +1,7 @@
 /**
  * What the wasm sandbox does not have, and what to use instead: the type check (typecheck.ts)
- * turns TypeScript's "cannot find name" errors on these names, and any use of the ES library
- * global the engine lacks (`Atomics`), into a message that says so. `Intl` is there when the code
+ * turns TypeScript's "cannot find name" errors on these names, and any use of an ES library
+ * global the engine lacks (none since `Atomics` came in, issue 33), into a message that says so. `Intl` is there when the code
  * uses it: `mep build` bundles it (intl/intl-module.ts).
  */
 
@@ -33,11 +33,10 @@ export const MISSING_GLOBALS: Readonly<Record<string, Missing>> = {
   Worker: { ...THREADS, node: false }, SharedWorker: { ...THREADS, node: false }, MessageChannel: THREADS, BroadcastChannel: THREADS, postMessage: { ...THREADS, node: false },
   Blob: STREAMS, File: STREAMS, FileReader: { ...STREAMS, node: false }, ReadableStream: STREAMS, WritableStream: STREAMS, TransformStream: STREAMS,
   CompressionStream: STREAMS, DecompressionStream: STREAMS,
-  Atomics: { instead: 'the guest runs on one thread: there is no Atomics', node: true },
 };
 
 /** Globals the ES2023 library declares but the sandbox's engine lacks (uses are reported apart). */
-export const ABSENT_LIB_GLOBALS: readonly string[] = ['Atomics'];
+export const ABSENT_LIB_GLOBALS: readonly string[] = [];
 
 /** TypeScript's codes for a name it cannot find (with or without a suggestion of a library or of types to install). */
 const CANNOT_FIND = new Set([2304, 2552, 2580, 2582, 2583, 2584, 2591]);

@@ -15,6 +15,8 @@ import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
 import { installCallTimers } from './call-timers.ts';
+import { isThenable, jsonParse, jsonStringify, then } from '../primordials.ts';
+import { pristine } from '../pristine.ts';
 import { installProcessClock } from './process-clock.ts';
 import { createVirtualTimers } from './virtual-timers.ts';
 
@@ -48,7 +50,7 @@ export function runProcess(extension: Extension): void {
   process.on('unhandledRejection', (reason) => processLog('warn', rejectionText(reason)));
   let exiting = false;
   const send = (message: object) => {
-    if (!exiting) process.stdout.write(encodeContentLength(JSON.stringify(message)));
+    if (!exiting) process.stdout.write(pristine(() => encodeContentLength(jsonStringify(message)!)));
   };
   setProcessLogSink((level, message) => send({ jsonrpc: '2.0', method: Method.Log, params: { level, message } }));
   const host: GuestHost = {
@@ -75,12 +77,12 @@ export function runProcess(extension: Extension): void {
   process.stdin.on('data', (chunk: Uint8Array) => {
     let bodies: string[];
     try {
-      bodies = decoder.push(chunk);
+      bodies = pristine(() => decoder.push(chunk)); // the framing is the PDK's: built-ins as they were
     } catch (error) {
       process.stderr.write(`${extension.definition.info.id}: ${(error as Error).message}\n`);
       process.exit(2);
     }
-    for (const body of bodies) route(body);
+    for (let i = 0; i < bodies.length; i++) route(bodies[i]!);
   });
   process.stdin.on('end', () => {
     // The host went away without morphir.exit: end like an exit before shutdown.
@@ -90,7 +92,7 @@ export function runProcess(extension: Extension): void {
   function route(body: string): void {
     let parsed: { id?: unknown; method?: unknown } | undefined;
     try {
-      parsed = JSON.parse(body);
+      parsed = jsonParse(body) as typeof parsed;
     } catch {
       parsed = undefined;
     }
@@ -105,9 +107,13 @@ export function runProcess(extension: Extension): void {
     }
     // Requests run concurrently; each answers when its handler settles, its timers dropped then.
     const end = timers.begin();
-    void Promise.resolve(dispatcher.dispatch(body)).then((reply) => {
+    // With the built-ins taken at load (../primordials.ts): the extension does not see these calls.
+    const write = (reply: string | undefined): void => {
       end();
-      if (reply !== undefined && !exiting) process.stdout.write(encodeContentLength(reply));
-    });
+      if (reply !== undefined && !exiting) process.stdout.write(pristine(() => encodeContentLength(reply)));
+    };
+    const reply = dispatcher.dispatch(body);
+    if (isThenable(reply)) void then(reply as Promise<string | undefined>, write);
+    else write(reply as string | undefined);
   }
 }

@@ -13,6 +13,7 @@ import type { MethodName } from '../../../host/src/protocol/index.ts';
 import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
+import { isThenable, jsonParse, jsonStringify, then, toText } from '../primordials.ts';
 
 // zod compiles a fast path per object schema with `new Function` on its first parse. In QuickJS
 // that compilation is interpreted work repeated on every fresh instance (milliseconds on the
@@ -32,26 +33,38 @@ declare const __mep: MepBridge;
 declare const Host: { inputString(): string; outputString(s: string): void };
 declare const console: { debug(s: string): void; info(s: string): void; warn(s: string): void; error(s: string): void };
 
-const LOG_LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = { __proto__: null, debug: 'debug', info: 'info', warn: 'warn', error: 'error' } as never;
+
+// The engine's functions, taken before the extension's code runs (see ../primordials.ts): a guest
+// that replaces `Host`, `__mep` or `console` changes its own view, not the PDK's.
+const mep = {
+  hostChannel: __mep.hostChannel,
+  notify: __mep.notify,
+  request: __mep.request,
+  interrupted: __mep.interrupted,
+  inputJson: __mep.inputJson,
+};
+const outputString = Host.outputString;
+const log = { debug: console.debug, info: console.info, warn: console.warn, error: console.error };
 
 /** Without the host channel: a `morphir.log` goes to Extism's log at its level; anything else (progress) is dropped. */
 function degradedNotify(message: object): void {
   const { method, params } = message as { method?: string; params?: { level?: string; message?: unknown } };
   if (method !== Method.Log || params === undefined) return;
-  const level = LOG_LEVELS.has(String(params.level)) ? (params.level as 'debug' | 'info' | 'warn' | 'error') : 'info';
-  console[level](String(params.message));
+  const level = LOG_LEVELS[toText(params.level)] ?? 'info';
+  log[level](toText(params.message));
 }
 
 /** The exports of a PDK guest, bound to `extension`. */
 export function bindWasm(extension: Extension): { handle(): number | Promise<number>; morphir_extension_info(): number; mep_release(): number } {
   const host: GuestHost = {
     notify: (message) => {
-      if (__mep.hostChannel() && __mep.notify(JSON.stringify(message))) return true;
+      if (mep.hostChannel() && mep.notify(jsonStringify(message)!)) return true;
       degradedNotify(message);
       return false;
     },
     async request(message) {
-      if (!__mep.hostChannel()) {
+      if (!mep.hostChannel()) {
         return {
           error: {
             code: ErrorCode.CapabilityUnavailable,
@@ -60,16 +73,20 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
           },
         };
       }
-      const reply = __mep.request(JSON.stringify({ jsonrpc: '2.0', ...message }));
+      const reply = mep.request(jsonStringify({ jsonrpc: '2.0', ...message })!);
       if (reply === null) return { error: { code: -32603, message: 'The host did not answer the request.' } };
-      return JSON.parse(reply);
+      return jsonParse(reply) as never;
     },
-    interrupted: () => __mep.interrupted(),
+    interrupted: () => mep.interrupted(),
     // A wasm instance has nothing to release: the host discards it.
     exit: () => undefined,
   };
   const dispatcher = createDispatcher(extension, host);
-  warmUp(extension);
+  try {
+    warmUp(extension);
+  } catch {
+    // Only a head start: an extension whose top level broke what zod uses finds out on its first request.
+  }
   // The last message read, kept past its answer: freeing a big one (a whole IR, object by
   // object) then costs nothing on the answer's path. It goes when the next call starts, or
   // earlier through `mep_release`, which a MEP host calls once it has the answer.
@@ -78,13 +95,13 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
     handle() {
       held = undefined;
       const write = (reply: string | undefined): number => {
-        if (reply !== undefined) Host.outputString(reply);
+        if (reply !== undefined) outputString(reply);
         return 0;
       };
       // Synchronous handlers answer without a promise: the engine then needs no job queue run.
       // The engine parses the input from its bytes, never making a JS string of a whole IR.
-      const reply = dispatcher.dispatchParsed(() => (held = __mep.inputJson()));
-      return typeof reply === 'object' ? reply.then(write) : write(reply);
+      const reply = dispatcher.dispatchParsed(() => (held = mep.inputJson()));
+      return isThenable(reply) ? then(reply, write) : write(reply as string | undefined);
     },
     mep_release() {
       held = undefined;
@@ -92,7 +109,7 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
     },
     morphir_extension_info() {
       const { info } = extension.definition;
-      Host.outputString(JSON.stringify({ ...info, types: extension.claims.extension.types, capabilities: extension.capabilities }));
+      outputString(jsonStringify({ ...info, types: extension.claims.extension.types, capabilities: extension.capabilities })!);
       return 0;
     },
   };
@@ -106,7 +123,7 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
 function warmUp(extension: Extension): void {
   const idle: GuestHost = { notify: () => true, request: async () => ({}), interrupted: () => false, exit: () => undefined };
   const scratch = createDispatcher(extension, idle);
-  const send = (id: number, method: string, params: unknown) => void scratch.dispatch(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+  const send = (id: number, method: string, params: unknown) => void scratch.dispatch(jsonStringify({ jsonrpc: '2.0', id, method, params })!);
   send(1, 'morphir.extension.describe', { protocolVersions: ['0.1'] });
   send(2, 'morphir.initialize', { protocolVersions: ['0.1'], host: { name: 'warm-up', version: '0' }, capabilities: {}, permissions: {} });
   send(3, 'morphir.ping', {});

@@ -8,25 +8,40 @@ import { define, invalidArg, uncaughtText } from './util.js';
 
 const TIMEOUT_MAX = 2 ** 31 - 1;
 
+// What the event loop's hooks use, taken before any guest code runs: the C loop calls loopStep and
+// loopEnd in every call, so a guest that replaced Map.prototype.clear, Array.prototype.push or
+// Function.prototype.apply would otherwise break every call or see the runtime's own calls.
+const { apply } = Reflect;
+const mapGet = Map.prototype.get;
+const mapSet = Map.prototype.set;
+const mapHas = Map.prototype.has;
+const mapDelete = Map.prototype.delete;
+const mapClear = Map.prototype.clear;
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, 'size').get;
+
 export function installTimers(G, native) {
   const active = new Map(); // id -> Timeout
+  const activeGet = (id) => apply(mapGet, active, [id]);
+  const activeHas = (id) => apply(mapHas, active, [id]);
+  const activeDelete = (id) => apply(mapDelete, active, [id]);
   let heap = []; // [due, seq, timeout, generation], a binary min-heap
   let nextId = 1;
   let seq = 0;
 
   const less = (a, b) => a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]);
   const push = (entry) => {
-    heap.push(entry);
+    heap[heap.length] = entry;
     for (let i = heap.length - 1; i > 0;) {
       const parent = (i - 1) >> 1;
       if (!less(heap[i], heap[parent])) break;
-      [heap[i], heap[parent]] = [heap[parent], heap[i]];
+      const swap = heap[i]; heap[i] = heap[parent]; heap[parent] = swap;
       i = parent;
     }
   };
   const pop = () => {
     const top = heap[0];
-    const last = heap.pop();
+    const last = heap[heap.length - 1];
+    heap.length--;
     if (heap.length > 0) {
       heap[0] = last;
       for (let i = 0; ;) {
@@ -35,7 +50,7 @@ export function installTimers(G, native) {
         if (l < heap.length && less(heap[l], heap[m])) m = l;
         if (r < heap.length && less(heap[r], heap[m])) m = r;
         if (m === i) break;
-        [heap[i], heap[m]] = [heap[m], heap[i]];
+        const swap = heap[i]; heap[i] = heap[m]; heap[m] = swap;
         i = m;
       }
     }
@@ -57,7 +72,7 @@ export function installTimers(G, native) {
       this._repeat = repeat;
       this._ref = true;
       this._gen = 0;
-      active.set(this._id, this);
+      apply(mapSet, active, [this._id, this]);
       this._schedule(native.loopNow() + delay);
     }
     _schedule(due) { push([due, seq++, this, ++this._gen]); }
@@ -66,7 +81,7 @@ export function installTimers(G, native) {
     hasRef() { return this._ref; }
     /** Starts the timer's delay again from now (Node's timeout.refresh()). */
     refresh() {
-      if (active.has(this._id)) this._schedule(native.loopNow() + this._delay);
+      if (activeHas(this._id)) this._schedule(native.loopNow() + this._delay);
       return this;
     }
     close() { clear(this); return this; }
@@ -82,8 +97,8 @@ export function installTimers(G, native) {
   const clear = (handle) => {
     if (handle === undefined || handle === null) return;
     const id = handle instanceof Timeout ? handle._id : Number(handle);
-    const t = active.get(id);
-    if (t) { active.delete(id); t._gen++; }
+    const t = activeGet(id);
+    if (t) { activeDelete(id); t._gen++; }
   };
 
   define(G, 'setTimeout', function setTimeout(fn, ms, ...args) { return create(fn, ms, args, false); });
@@ -98,24 +113,25 @@ export function installTimers(G, native) {
 
   native.loopStep = () => {
     while (heap.length > 0) {
-      const [due, , t, gen] = heap[0];
-      if (gen !== t._gen || !active.has(t._id)) { pop(); continue; }
+      const entry = heap[0];
+      const due = entry[0], t = entry[2], gen = entry[3];
+      if (gen !== t._gen || !activeHas(t._id)) { pop(); continue; }
       native.loopWait(due); // virtual time jumps; a granted clock is waited for
       pop();
-      if (!t._repeat) active.delete(t._id);
+      if (!t._repeat) activeDelete(t._id);
       try {
-        t._fn.apply(undefined, t._args);
+        apply(t._fn, undefined, t._args);
       } catch (error) {
         report(error); // an interrupt is uncatchable and goes on to the C loop
       }
-      if (t._repeat && active.has(t._id) && gen === t._gen) t._schedule(native.loopNow() + t._delay);
+      if (t._repeat && activeHas(t._id) && gen === t._gen) t._schedule(native.loopNow() + t._delay);
       return true;
     }
     return false;
   };
   native.loopEnd = () => {
-    const n = active.size;
-    active.clear();
+    const n = apply(mapSize, active, []);
+    apply(mapClear, active, []);
     heap = [];
     if (n > 0) native.log(0, `${n} timer${n === 1 ? ' was' : 's were'} still pending when the call's answer was ready: dropped (every call starts with none)`);
     return n;
