@@ -90,6 +90,22 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   );
 }
 
+Lifecycle('should stop waiting for an extension that never answers initialize at its call deadline, and leave it not running :: ERR_TIMEOUT', () =>
+  withDir(async (dir) => {
+    const child = spawn(process.execPath, [...generateArgs(dir, fixture('silent.mjs')), '--call-timeout', '1500ms', '--json'], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout = collect(child, 'stdout');
+    const started = performance.now();
+    const code = await exitOf(child);
+    const elapsed = performance.now() - started;
+    assert.is(code, 3, stdout());
+    const error = (JSON.parse(stdout()) as { error: { code: string; message: string; data: { limit?: string } } }).error;
+    assert.is(error.code, 'ERR_TIMEOUT');
+    assert.match(error.message, /morphir\.initialize .*did not complete within 1500 ms/);
+    // The deadline, the term grace and the start of mep itself, never the minute the extension would wait.
+    assert.ok(elapsed < 30_000, `${elapsed} ms`);
+  }),
+);
+
 Lifecycle.run();
 
 const Streams = suite('cli :: output streams');
