@@ -17,6 +17,7 @@ import type { GuestHost } from '../guest-host.ts';
 import { installCallTimers } from './call-timers.ts';
 import { installProcessClock } from './process-clock.ts';
 import { createVirtualTimers } from './virtual-timers.ts';
+import { startStdinThread, type StdinEvent } from './stdin-thread.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
@@ -33,6 +34,19 @@ const pending = new Map<string | number, (response: HostResponse) => void>();
 // waits for its answer, as the sandbox's host calls block.
 const clock = installProcessClock(process.env, (text) => processLog('warn', text));
 const virtual = clock && createVirtualTimers(clock, () => pending.size === 0);
+// Started before the extension's modules load, so the thread is up by the first request.
+const stdin = startStdinThread();
+
+/** The method of a small frame, read only when it may be a notification to act on at once. */
+function cancelNotification(body: string): unknown {
+  if (body.length > 4096 || !body.includes('$/cancelRequest')) return undefined;
+  try {
+    const parsed = JSON.parse(body) as { method?: unknown; id?: unknown };
+    return parsed && typeof parsed === 'object' && parsed.method === Method.CancelRequest && !('id' in parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Serve `extension` on this process's stdio until morphir.exit or end of input.
@@ -62,7 +76,16 @@ export function runProcess(extension: Extension): void {
         send({ jsonrpc: '2.0', ...message });
       });
     },
-    interrupted: () => false,
+    // Called whenever a handler reads ctx.cancelled: what arrived meanwhile is decoded now, a
+    // $/cancelRequest acted on at once (it marks its request), everything else kept for later.
+    interrupted() {
+      const events = stdin.takeArrived();
+      if (events.length > 0) {
+        for (const event of events) take(event, true);
+        queueMicrotask(flushBacklog);
+      }
+      return false;
+    },
     exit(code) {
       exiting = true;
       // Let queued frames reach the host before the process ends.
@@ -72,19 +95,49 @@ export function runProcess(extension: Extension): void {
   const dispatcher = createDispatcher(extension, host);
   const decoder = createContentLengthDecoder({ name: 'host' });
 
-  process.stdin.on('data', (chunk: Uint8Array) => {
+  // Bodies decoded while a handler ran, not yet routed (null: the end of input), in order.
+  const backlog: (string | null)[] = [];
+  const flushBacklog = (): void => {
+    while (backlog.length > 0) {
+      const body = backlog.shift() as string | null;
+      if (body === null) ended();
+      else route(body);
+    }
+  };
+  const ended = (): void => {
+    // The host went away without morphir.exit: end like an exit before shutdown.
+    process.exit(dispatcher.state === 'stopped' ? 0 : 1);
+  };
+  /** One stdin event: its bodies routed now, or (`inHandler`) only cancellations now, the rest kept. */
+  function take(event: StdinEvent, inHandler: boolean): void {
+    if (event === null) {
+      if (inHandler) backlog.push(null);
+      else ended();
+      return;
+    }
+    if (!(event instanceof Uint8Array)) {
+      process.stderr.write(`${extension.definition.info.id}: ${event.error}\n`);
+      process.exit(2);
+    }
     let bodies: string[];
     try {
-      bodies = decoder.push(chunk);
+      bodies = decoder.push(event);
     } catch (error) {
       process.stderr.write(`${extension.definition.info.id}: ${(error as Error).message}\n`);
       process.exit(2);
     }
-    for (const body of bodies) route(body);
-  });
-  process.stdin.on('end', () => {
-    // The host went away without morphir.exit: end like an exit before shutdown.
-    process.exit(dispatcher.state === 'stopped' ? 0 : 1);
+    for (const body of bodies) {
+      if (!inHandler) route(body);
+      else {
+        const cancel = cancelNotification(body);
+        if (cancel !== undefined) void dispatcher.dispatchParsed(() => cancel);
+        else backlog.push(body);
+      }
+    }
+  }
+  stdin.onEvent((event) => {
+    flushBacklog();
+    take(event, false);
   });
 
   function route(body: string): void {
