@@ -60,8 +60,8 @@ for (const runtime of ['process', 'wasm'] as const) {
         });
       });
       const call = peer.request(Method.BackendGenerate, { ir: IR, target: 'spin', options: {} }, { id, signal: controller.signal }).catch(() => undefined);
-      let giveUp: NodeJS.Timeout | undefined;
-      const latency = await Promise.race([answered, new Promise<undefined>((resolve) => (giveUp = setTimeout(resolve, 10_000) as NodeJS.Timeout))]);
+      let giveUp: Parameters<typeof clearTimeout>[0];
+      const latency = await Promise.race([answered, new Promise<undefined>((resolve) => (giveUp = setTimeout(resolve, 10_000)))]);
       clearTimeout(giveUp);
       clearTimeout(fallback);
       if (latency === undefined) break;
