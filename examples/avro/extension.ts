@@ -13,14 +13,31 @@ export default defineExtension({
     irVersions: [...AVRO_CAPABILITY.irVersions],
     generate(params, ctx) {
       ctx.progress('begin', 'Projecting Morphir IR to Avro', 0);
+      // Per type: the cancellation is checked (a cancelled request stops here and answers
+      // -32800), and progress goes out whenever the whole percentage moves (at most 100 reports).
+      let reported = -1;
+      const onType = (done: number, total: number, source: string): void => {
+        ctx.throwIfCancelled();
+        const percentage = Math.floor((done / total) * 90);
+        if (percentage === reported) return;
+        reported = percentage;
+        ctx.progress('report', `Projecting ${source} (${done + 1}/${total} types)`, percentage);
+      };
       // Takes params.ir and leaves null: the parsed IR is freed as soon as it is read. Each
       // artifact goes to the host as soon as it is rendered (ctx.emit), so the sandbox holds one
       // file and the model, never the whole output.
       let emitted = 0;
-      const result = generateAvroFrom(params, (params.options ?? {}) as Record<string, unknown>, (artifact) => {
-        emitted++;
-        ctx.emit(artifact);
-      });
+      const result = generateAvroFrom(
+        params,
+        (params.options ?? {}) as Record<string, unknown>,
+        (artifact) => {
+          ctx.throwIfCancelled();
+          if (emitted === 0) ctx.progress('report', 'Rendering Avro', 90);
+          emitted++;
+          ctx.emit(artifact);
+        },
+        onType,
+      );
       const errors = result.diagnostics.filter((d) => d.severity === 'error').length;
       const count = emitted + result.artifacts.length;
       ctx.log('info', `avro: ${count} artifact(s), ${errors} error(s), ${result.diagnostics.length - errors} other diagnostic(s)`);

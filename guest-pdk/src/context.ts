@@ -57,7 +57,8 @@ export function createHandlerContext(host: GuestHost, requestId: string | number
       return response.result;
     },
     get cancelled() {
-      return state.cancelled || host.interrupted();
+      // The host first: a process binding delivers a $/cancelRequest that arrived meanwhile here.
+      return host.interrupted() || state.cancelled;
     },
     throwIfCancelled() {
       if (ctx.cancelled) throw new MepError(ErrorCode.RequestCancelled, `Request ${JSON.stringify(requestId)} was cancelled by the host.`);

@@ -186,25 +186,43 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     const requestState: RequestState = { cancelled: id !== null && setOps.delete(cancelledEarly, id) };
     if (id === null) return operation(method, params, createHandlerContext(host, 'null', requestState, progressEnabled));
     mapOps.set(running, id, requestState);
+    // MEP 0.1, Cancellation: a cancelled request answers -32800, whatever its handler did after
+    // it saw ctx.cancelled (returned early, threw, or finished): the host has stopped waiting.
+    const cancelled = (): MepError => new MepError(ErrorCode.RequestCancelled, `Request ${JSON.stringify(id)} to extension '${def.info.id}' was cancelled.`);
     const done = () => void mapOps.delete(running, id);
+    // One more look at the host once the handler is done: a cancellation that arrived while a
+    // handler that never read ctx.cancelled ran still makes the answer -32800.
+    const wasCancelled = (): boolean => {
+      host.interrupted();
+      return requestState.cancelled;
+    };
     let out: unknown;
     try {
       out = operation(method, params, createHandlerContext(host, id, requestState, progressEnabled));
     } catch (error) {
+      const stop = wasCancelled();
       done();
-      throw error;
+      throw stop ? cancelled() : error;
     }
     if (isThenable(out)) {
       return then(
         out,
-        (b) => (done(), b),
-        (error) => {
+        (value) => {
+          const stop = wasCancelled();
           done();
-          throw error;
+          if (stop) throw cancelled();
+          return value;
+        },
+        (error: unknown) => {
+          const stop = wasCancelled();
+          done();
+          throw stop ? cancelled() : error;
         },
       );
     }
+    const stop = wasCancelled();
     done();
+    if (stop) throw cancelled();
     return out;
   }
 

@@ -12,7 +12,11 @@ export interface GuestHost {
   notify(message: object): boolean;
   /** Send one JSON-RPC request to the host and get its response envelope. */
   request(message: { id: string | number; method: string; params: unknown }): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
-  /** True when the host asked the running call to stop (deadline or cancel), where it can say so. */
+  /**
+   * True when the host asked the running call to stop (deadline or cancel), where it can say so.
+   * Called on every read of `ctx.cancelled`: a process binding takes what arrived on stdin
+   * meanwhile, so a `$/cancelRequest` marks its request before this returns.
+   */
   interrupted(): boolean;
   /** The host sent morphir.exit: release everything (a process ends; wasm does nothing). */
   exit(code: number): void;

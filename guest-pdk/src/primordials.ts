@@ -23,6 +23,7 @@ const setDelete = Set.prototype.delete;
 const objectProto = Object.prototype;
 const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const hasOwn = Object.prototype.hasOwnProperty;
+const stringIndexOf = String.prototype.indexOf;
 
 /** `JSON.stringify` and `JSON.parse` as they were. */
 export const jsonStringify: (value: unknown) => string | undefined = JSON.stringify;
@@ -79,4 +80,9 @@ export const setOps = {
 export function includes<T>(list: readonly T[], value: T): boolean {
   for (let i = 0; i < list.length; i++) if (list[i] === value) return true;
   return false;
+}
+
+/** `text.includes(part)` with the original `String.prototype.indexOf`. */
+export function textIncludes(text: string, part: string): boolean {
+  return (apply(stringIndexOf, text, [part]) as number) !== -1;
 }

@@ -200,14 +200,25 @@ function projectRoot(p: Projector, namespace: string, declaration: TypeDeclarati
 }
 
 /**
+ * Called before each type declaration is projected: how many were done, of how many, and the
+ * one that comes now. A backend reports progress and checks for cancellation here; what it
+ * throws ends the projection.
+ */
+export type TypeStep = (done: number, total: number, source: string) => void;
+
+/**
  * Project every public declaration of the package as a root, each in its own transaction; a
  * failure becomes a diagnostic naming the declaration and leaves no partial schemas behind.
  */
-export function projectModules(p: Projector, packageName: string, modules: readonly ProjectionModule[]): AvroDiagnostic[] {
+export function projectModules(p: Projector, packageName: string, modules: readonly ProjectionModule[], onType?: TypeStep): AvroDiagnostic[] {
   const diagnostics: AvroDiagnostic[] = [];
+  const total = onType ? modules.reduce((n, m) => n + m.types.length, 0) : 0;
+  let done = 0;
   for (const module of modules) {
     const namespace = avroNamespace(packageName, module.path);
     for (const declaration of module.types) {
+      // Before the transaction: what the step throws (a cancellation) is no diagnostic.
+      onType?.(done++, total, declaration.source);
       if (p.invalidDeclarations.has(declaration.source)) continue;
       try {
         p.transaction(() => projectRoot(p, namespace, declaration));

@@ -104,7 +104,23 @@ export function compileElm(params: NormalizedCompileParams, worker: ElmWorker, c
   };
   let outcome: ModulesOutcome | Promise<ModulesOutcome>;
   try {
-    outcome = buildModules(worker, input, layout, graph, params.baseline, contextDigest, (message) => ctx.progress('report', message));
+    // Per module: the cancellation is checked (a cancelled compile stops here and answers
+    // -32800; the worker starts afresh for the next build) and progress is reported.
+    let done = 0;
+    const total = Math.max(1, layout.modules.length);
+    outcome = buildModules(
+      worker,
+      input,
+      layout,
+      graph,
+      params.baseline,
+      contextDigest,
+      (message) => ctx.progress('report', message.split('\n')[0]),
+      (moduleName) => {
+        ctx.throwIfCancelled();
+        ctx.progress('report', `Compiling ${moduleName} (${Math.min(++done, total)}/${total} modules)`, Math.min(95, 5 + Math.floor((90 * (done - 1)) / total)));
+      },
+    );
   } catch (error) {
     if (!isStackOverflow(error)) throw error;
     // A source nested deeper than the engine's stack: the sources' fault, and the worker restarts.

@@ -46,6 +46,10 @@
  * edges are added at once (the union with those it has, and each target added when missing: the
  * DAG the checked insertion builds), and every insertion after it is checked again.
  *
+ * `module-step`: every module the build compiles first calls `moduleStep(moduleName)`, a parameter
+ * of the worker's code (elm-worker.ts): the frontend reports progress per module and checks for
+ * cancellation there (a throw ends the build, and the worker is started afresh for the next).
+ *
  * None of them changes the IR; the parity tests check it against the real, unedited
  * `morphir-elm make`.
  */
@@ -211,6 +215,17 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
     }
   };
 })($author$project$Morphir$IR$Repo$fromDistribution);
+`,
+    },
+    {
+    name: 'module-step',
+    before: 'var $author$project$Morphir$Elm$IncrementalFrontend$applyInsert = F5(',
+    code: `$author$project$Morphir$Elm$IncrementalFrontend$processModule = (function (compile) {
+  return F5(function (moduleName, parsedModule, opts, exposedModules, repo) {
+    moduleStep(moduleName);
+    return A5(compile, moduleName, parsedModule, opts, exposedModules, repo);
+  });
+})($author$project$Morphir$Elm$IncrementalFrontend$processModule);
 `,
   },
 ];

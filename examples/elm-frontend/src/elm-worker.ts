@@ -49,11 +49,12 @@ export type ElmBuildOutcome =
 /** One build at a time on a compiled Elm worker. */
 export interface ElmWorker {
   /**
-   * Runs one build. Synchronous with a timer source that runs itself (`runUntil`); a promise with
+   * Runs one build; `onModule` is called with each module's dotted name as the compiler starts
+   * on it (what it throws ends the build). Synchronous with a timer source that runs itself (`runUntil`); a promise with
    * a platform's timers. Throws when the Elm code throws (the worker is replaced for the next
    * build) or stops without an answer.
    */
-  build(input: ElmBuildInput | ElmIncrementalInput, onProgress?: (message: string) => void): ElmBuildOutcome | Promise<ElmBuildOutcome>;
+  build(input: ElmBuildInput | ElmIncrementalInput, onProgress?: (message: string) => void, onModule?: (moduleName: string) => void): ElmBuildOutcome | Promise<ElmBuildOutcome>;
 }
 
 interface Port<T> {
@@ -72,7 +73,23 @@ interface Ports {
 type ElmScope = { Elm?: { Morphir: { Elm: { CLI: { init(): { ports: Ports } } } } } };
 
 /** morphir-elm's worker code, parsed: each call defines a fresh Elm runtime. */
-export type ElmWorkerCode = (this: ElmScope, setTimeout: TimerSource['setTimeout'], clearTimeout: TimerSource['clearTimeout'], console: ElmConsole) => void;
+export type ElmWorkerCode = (this: ElmScope, setTimeout: TimerSource['setTimeout'], clearTimeout: TimerSource['clearTimeout'], console: ElmConsole, moduleStep: (moduleName: unknown) => void) => void;
+
+type ElmList = { a?: unknown; b?: unknown } | undefined;
+
+/** The members of an Elm list (at most 64). */
+function elmList(list: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let l = list as ElmList; l && l.b !== undefined && out.length < 64; l = l.b as ElmList) out.push(l.a);
+  return out;
+}
+
+/** A module name as dotted text: an Elm `List String`, or a Morphir path (a list of names, each a list of words). */
+function moduleNameText(name: unknown): string {
+  const part = (p: unknown): string =>
+    typeof p === 'string' ? p : elmList(p).map((w) => (typeof w === 'string' ? w.charAt(0).toUpperCase() + w.slice(1) : '?')).join('');
+  return elmList(name).map(part).join('.');
+}
 
 /**
  * Edits and parses the worker's source once (2 MB of JavaScript: in the wasm build this happens
@@ -80,7 +97,7 @@ export type ElmWorkerCode = (this: ElmScope, setTimeout: TimerSource['setTimeout
  */
 export function compileElmWorker(source: string, version: string): ElmWorkerCode {
   // "use strip": QuickJS keeps no copy of each function's source text (V8 ignores the directive).
-  return new Function('setTimeout', 'clearTimeout', 'console', `"use strip";\n${patchElmWorker(source, version)}`) as ElmWorkerCode;
+  return new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', `"use strip";\n${patchElmWorker(source, version)}`) as ElmWorkerCode;
 }
 
 /**
@@ -93,6 +110,7 @@ export function compileElmWorker(source: string, version: string): ElmWorkerCode
 export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, console: ElmConsole): ElmWorker {
   let current: ((outcome: ElmBuildOutcome) => void) | undefined;
   let progress: ((message: string) => void) | undefined;
+  let moduleStep: ((moduleName: string) => void) | undefined;
   const settle = (outcome: ElmBuildOutcome): void => {
     const deliver = current;
     current = undefined;
@@ -101,7 +119,7 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
 
   const start = (): Ports => {
     const scope: ElmScope = {};
-    code.call(scope, timers.setTimeout, timers.clearTimeout, console);
+    code.call(scope, timers.setTimeout, timers.clearTimeout, console, (name) => moduleStep?.(moduleNameText(name)));
     const app = scope.Elm?.Morphir.Elm.CLI.init();
     if (!app) throw new Error('elm-frontend: morphir-elm\'s worker did not export Elm.Morphir.Elm.CLI');
     const ports = app.ports;
@@ -119,7 +137,14 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
   let ports: Ports | undefined = start();
 
   return {
-    build(input, onProgress) {
+    build(input, onProgress, onModule) {
+      if (current && timers.runUntil) {
+        // A build that never returned: the sandbox interrupted it (a cancellation or deadline
+        // stops the guest without running its catch blocks). Its runtime and timers go.
+        ports = undefined;
+        current = undefined;
+        timers.clear?.();
+      }
       if (current) throw new Error('elm-frontend: a build is already running on this worker');
       const live = (ports ??= start());
       let outcome: ElmBuildOutcome | undefined;
@@ -130,6 +155,7 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
         };
       });
       progress = onProgress;
+      moduleStep = onModule;
       try {
         if ('fileChanges' in input) live.buildIncrementally.send(input);
         else live.buildFromScratch.send(input);
@@ -142,12 +168,13 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
         // An exception inside the Elm runtime leaves its scheduler mid-step: never reuse it.
         ports = undefined;
         current = undefined;
+        timers.clear?.();
         throw error;
       } finally {
-        if (timers.runUntil) progress = undefined;
+        if (timers.runUntil) progress = moduleStep = undefined;
       }
       return answered.finally(() => {
-        progress = undefined;
+        progress = moduleStep = undefined;
       });
     },
   };

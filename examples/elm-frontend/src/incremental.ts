@@ -73,6 +73,7 @@ export function buildModules(
   baseline: CompileBaseline | undefined,
   contextDigest: string,
   onProgress: (message: string) => void,
+  onModule?: (moduleName: string) => void,
 ): ModulesOutcome | Promise<ModulesOutcome> {
   const trusted = trustedModules(baseline, contextDigest, graph);
   const interfaces = new Map<string, string>([...trusted].map(([name, t]) => [name, t.interfaceDigest]));
@@ -96,7 +97,7 @@ export function buildModules(
   const done = (distribution: Record<string, unknown>): ModulesOutcome => ({ kind: 'built', distribution, compiled, failed, blocked, diagnostics, interfaces });
 
   if (trusted.size === 0) {
-    return then(worker.build(input, onProgress), (outcome) => {
+    return then(worker.build(input, onProgress, onModule), (outcome) => {
       if (outcome.kind !== 'built') return outcome;
       record(outcome.distribution, graph.keys());
       return done(outcome.distribution);
@@ -119,7 +120,7 @@ export function buildModules(
     for (const name of recompile) fileChanges[graph.get(name)!.placed.key] = ['Insert', layout.fileSnapshot[graph.get(name)!.placed.key]];
     const distribution = { formatVersion: 3, distribution: ['Library', layout.packagePath, [], { modules: [...kept.values()].map(fresh) }] };
     const { options, packageInfo, dependencies } = input;
-    return then(worker.build({ options, packageInfo, dependencies, fileChanges, distribution }, onProgress), (outcome): ModulesOutcome | Promise<ModulesOutcome> => {
+    return then(worker.build({ options, packageInfo, dependencies, fileChanges, distribution }, onProgress, onModule), (outcome): ModulesOutcome | Promise<ModulesOutcome> => {
       if (outcome.kind === 'rejected') return outcome;
       if (outcome.kind === 'failed') {
         if (recompile.size === 0) return outcome;

@@ -19,6 +19,8 @@ export interface TimerSource {
    * holds or none is left. Absent for a platform's own timers, which its event loop runs.
    */
   runUntil?(done: () => boolean): void;
+  /** Drops every timer waiting (those of a runtime that is being replaced). */
+  clear?(): void;
 }
 
 /** A {@link TimerSource} that runs only when asked to; also says how many timers wait. */
@@ -70,6 +72,9 @@ export function createTimerQueue(): TimerQueue {
         now = Math.max(now, timer.due);
         timer.callback(...timer.args);
       }
+    },
+    clear() {
+      waiting.length = 0;
     },
     get pending() {
       return waiting.length;

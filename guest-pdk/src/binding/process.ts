@@ -15,10 +15,11 @@ import { createDispatcher } from '../dispatcher.ts';
 import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
 import { installCallTimers } from './call-timers.ts';
-import { isThenable, jsonParse, jsonStringify, then } from '../primordials.ts';
+import { isThenable, jsonParse, jsonStringify, textIncludes, then } from '../primordials.ts';
 import { pristine } from '../pristine.ts';
 import { installProcessClock } from './process-clock.ts';
 import { createVirtualTimers } from './virtual-timers.ts';
+import { startStdinThread, type StdinEvent } from './stdin-thread.ts';
 
 type HostResponse = { result?: unknown; error?: { code: number; message: string; data?: unknown } };
 
@@ -35,6 +36,19 @@ const pending = new Map<string | number, (response: HostResponse) => void>();
 // waits for its answer, as the sandbox's host calls block.
 const clock = installProcessClock(process.env, (text) => processLog('warn', text));
 const virtual = clock && createVirtualTimers(clock, () => pending.size === 0);
+// Started before the extension's modules load, so the thread is up by the first request.
+const stdin = startStdinThread();
+
+/** The method of a small frame, read only when it may be a notification to act on at once. */
+function cancelNotification(body: string): unknown {
+  if (body.length > 4096 || !textIncludes(body, '$/cancelRequest')) return undefined;
+  try {
+    const parsed = jsonParse(body) as { method?: unknown; id?: unknown };
+    return parsed && typeof parsed === 'object' && parsed.method === Method.CancelRequest && !('id' in parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Serve `extension` on this process's stdio until morphir.exit or end of input.
@@ -64,7 +78,16 @@ export function runProcess(extension: Extension): void {
         send({ jsonrpc: '2.0', ...message });
       });
     },
-    interrupted: () => false,
+    // Called whenever a handler reads ctx.cancelled: what arrived meanwhile is decoded now, a
+    // $/cancelRequest acted on at once (it marks its request), everything else kept for later.
+    interrupted() {
+      const events = stdin.takeArrived();
+      if (events.length > 0) {
+        for (let i = 0; i < events.length; i++) take(events[i]!, true);
+        queueMicrotask(flushBacklog);
+      }
+      return false;
+    },
     exit(code) {
       exiting = true;
       // Let queued frames reach the host before the process ends.
@@ -74,19 +97,56 @@ export function runProcess(extension: Extension): void {
   const dispatcher = createDispatcher(extension, host);
   const decoder = createContentLengthDecoder({ name: 'host' });
 
-  process.stdin.on('data', (chunk: Uint8Array) => {
+  // Bodies decoded while a handler ran, not yet routed (null: the end of input), in order; kept
+  // by index, not with Array.prototype methods a guest may have replaced.
+  let backlog: (string | null)[] = [];
+  const keep = (body: string | null): void => void (backlog[backlog.length] = body);
+  const flushBacklog = (): void => {
+    while (backlog.length > 0) {
+      const taken = backlog;
+      backlog = [];
+      for (let i = 0; i < taken.length; i++) {
+        const body = taken[i]!;
+        if (body === null) ended();
+        else route(body);
+      }
+    }
+  };
+  const ended = (): void => {
+    // The host went away without morphir.exit: end like an exit before shutdown.
+    process.exit(dispatcher.state === 'stopped' ? 0 : 1);
+  };
+  /** One stdin event: its bodies routed now, or (`inHandler`) only cancellations now, the rest kept. */
+  function take(event: StdinEvent, inHandler: boolean): void {
+    if (event === null) {
+      if (inHandler) keep(null);
+      else ended();
+      return;
+    }
+    if (!(event instanceof Uint8Array)) {
+      process.stderr.write(`${extension.definition.info.id}: ${event.error}\n`);
+      process.exit(2);
+    }
     let bodies: string[];
     try {
-      bodies = pristine(() => decoder.push(chunk)); // the framing is the PDK's: built-ins as they were
+      bodies = pristine(() => decoder.push(event)); // the framing is the PDK's: built-ins as they were
     } catch (error) {
       process.stderr.write(`${extension.definition.info.id}: ${(error as Error).message}\n`);
       process.exit(2);
     }
-    for (let i = 0; i < bodies.length; i++) route(bodies[i]!);
-  });
-  process.stdin.on('end', () => {
-    // The host went away without morphir.exit: end like an exit before shutdown.
-    process.exit(dispatcher.state === 'stopped' ? 0 : 1);
+    for (let i = 0; i < bodies.length; i++) {
+      const body = bodies[i]!;
+      if (!inHandler) route(body);
+      else {
+        const cancel = cancelNotification(body);
+        if (cancel !== undefined) void dispatcher.dispatchParsed(() => cancel);
+        else keep(body);
+      }
+    }
+  }
+  stdin.onEvent((event) => {
+    flushBacklog();
+    take(event, false);
   });
 
   function route(body: string): void {

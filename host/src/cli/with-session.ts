@@ -1,12 +1,13 @@
 /**
  * Runs one operation in a session for a CLI command: starts the extension, shows progress on a
- * terminal, turns Ctrl+C into `$/cancelRequest` first (a second Ctrl+C stops the extension),
- * answers the extension's `secret.resolve`, and always ends the session, so no child process or
- * instance outlives the command.
+ * terminal, turns the first Ctrl+C into `$/cancelRequest` and gives the extension a grace period
+ * to answer it before ending it (a second Ctrl+C, or an extension that does not advertise
+ * cancellation, ends it at once), answers the extension's `secret.resolve`, and always ends the
+ * session, so no child process or instance outlives the command.
  */
 import { ErrorCode, MepError } from '../protocol/errors.ts';
 import { Method } from '../protocol/index.ts';
-import type { ClaimSet, ProgressParams } from '../protocol/index.ts';
+import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
 import { memoryLimitUnenforced, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
@@ -17,7 +18,10 @@ import type { Session } from '../session/session.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import { GUEST_MEMORY_LOG } from '../transport/wasm/index.ts';
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
+import { setLongTimeout } from '../transport/long-timer.ts';
+import { endAllProcessGroups } from '../transport/process-group.ts';
 import { createExtensionLogPrinter } from './extension-log.ts';
+import { createProgressBar } from './progress-bar.ts';
 import type { Io } from './io.ts';
 
 /** What a session of a CLI run may carry besides the launch spec. */
@@ -30,11 +34,27 @@ export interface SessionRunOptions {
   wrapTransport?: (transport: Transport) => Transport;
   /** Scrubs secret values from the extension's log lines. */
   redactor?: Redactor;
+  /**
+   * After the first Ctrl+C, how long the extension has to answer the cancelled call before it is
+   * ended (ms). Default {@link DEFAULT_CANCEL_GRACE_MS}.
+   */
+  cancelGraceMs?: number;
+  /** Draw no progress bar even on a terminal (`--json`). */
+  quiet?: boolean;
 }
 
-function progressLine(p: ProgressParams): string {
-  const pct = p.percentage === undefined ? '' : `${String(p.percentage).padStart(3)}% `;
-  return `${pct}${p.message ?? p.kind}`;
+/** How long a cancelled extension has to stop by default: MEP 0.1's cancellation is cooperative. */
+export const DEFAULT_CANCEL_GRACE_MS = 2_000;
+
+/** True once `ms` passed (false when `done` settled first). */
+function within(done: Promise<void>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const cancel = setLongTimeout(() => resolve(false), ms);
+    void done.then(() => {
+      cancel();
+      resolve(true);
+    });
+  });
 }
 
 /** The answer for an extension run by path: it has no manifest, so nothing may be granted. */
@@ -72,19 +92,34 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   session.peer.onRequest(Method.SecretResolve, options.resolveSecret ?? denyAll);
   const stopLog = session.onLog(log.onSessionLog);
   const controller = new AbortController();
+  const graceMs = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+  // MEP 0.1, Cancellation: only an extension that advertises it is given time to stop.
+  const cancellable = (): boolean => session.initializeResult?.capabilities.cancellation === true;
+  let stopped = false;
+  // Ends the extension now: a wasm instance is dropped, a process group gets SIGTERM then SIGKILL.
+  const stopNow = (): void => {
+    if (stopped) return;
+    stopped = true;
+    void transport.close();
+    if (spec.runtime !== 'wasm') void endAllProcessGroups(100);
+  };
   let interrupts = 0;
   const onSigint = () => {
     interrupts++;
-    if (interrupts === 1) {
-      io.err('Cancelling… (press Ctrl+C again to stop the extension)');
+    if (interrupts === 1 && cancellable()) {
+      io.err(`Cancelling… (the extension has ${graceMs} ms to stop; press Ctrl+C again to stop it now)`);
       controller.abort();
     } else {
-      void session.close();
+      if (interrupts === 1) io.err(`Stopping ${session.extension} (it does not advertise cancellation)…`);
+      controller.abort();
+      stopNow();
     }
   };
   process.on('SIGINT', onSigint);
   // Through io like every line: redacted, made safe, one short line, dropped while stderr lags.
-  const stopProgress = io.isTty ? session.onProgress((p) => io.status(redactor.scrub(progressLine(p)), p.kind === 'end')) : () => undefined;
+  // A bar on a terminal only, and never beside --json's output.
+  const progressLine = createProgressBar();
+  const stopProgress = io.isTty && !options.quiet ? session.onProgress((p) => io.status(redactor.scrub(progressLine(p)), p.kind === 'end')) : () => undefined;
   const stopStages = io.verbose ? session.onProgress(stages.progress) : () => undefined;
   try {
     const init = await session.start();
@@ -102,6 +137,12 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
     stopProgress();
     stopStages();
     stopLog();
+    // The cancelled call's own answer (-32800, or its result) within the grace period, then an
+    // orderly shutdown; an extension still busy then is ended. A second Ctrl+C ends the wait.
+    if (controller.signal.aborted && !stopped && !(await within(session.peer.abandonedAnswered(), graceMs))) {
+      io.err(`mep: ${session.extension} did not stop within ${graceMs} ms of the cancellation; it was ended.`);
+      stopNow();
+    }
     process.off('SIGINT', onSigint);
     await session.close();
   }

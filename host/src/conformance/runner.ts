@@ -12,12 +12,13 @@ import { setLongTimeout, type CancelTimer } from '../transport/long-timer.ts';
 import type { Transport } from '../transport/types.ts';
 import type { ConformanceCase } from './case.ts';
 import { conformanceFixtures, createCaseContext } from './context.ts';
+import { cancellationCases } from './cancellation-cases.ts';
 import { lifecycleCases } from './lifecycle-cases.ts';
 import { operationCases } from './operation-cases.ts';
 import { protocolCases } from './protocol-cases.ts';
 
 /** Every case of the suite, in the order they run. */
-export const conformanceCases: readonly ConformanceCase[] = [...lifecycleCases, ...operationCases, ...protocolCases];
+export const conformanceCases: readonly ConformanceCase[] = [...lifecycleCases, ...operationCases, ...cancellationCases, ...protocolCases];
 
 /** The outcome of one case. */
 export interface CaseResult {

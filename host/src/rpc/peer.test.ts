@@ -180,6 +180,34 @@ requests('should reject pending with ERR_TRANSPORT_CLOSED when the other end clo
   await u.extEnd.close();
 });
 
+requests('should resolve abandonedAnswered once the late answer of a cancelled request arrives, or the connection ends', async () => {
+  const t = setup();
+  try {
+    await t.peer.abandonedAnswered(); // nothing abandoned: at once
+    const controller = new AbortController();
+    const call = t.peer.request('slow', {}, { id: 'c-1', signal: controller.signal });
+    await t.next();
+    controller.abort();
+    await rejection(call);
+    let answered = false;
+    const waiting = t.peer.abandonedAnswered().then(() => (answered = true));
+    await t.next(); // the $/cancelRequest
+    await new Promise((r) => setTimeout(r, 10));
+    assert.is(answered, false, 'still waiting for the extension');
+    t.extEnd.send({ jsonrpc: '2.0', id: 'c-1', error: { code: -32800, message: 'cancelled' } });
+    await waiting;
+    const other = new AbortController();
+    const second = t.peer.request('slow', {}, { signal: other.signal });
+    other.abort();
+    await rejection(second);
+    const closing = t.peer.abandonedAnswered();
+    await t.peer.close();
+    await closing;
+  } finally {
+    await done(t.peer, t.extEnd);
+  }
+});
+
 requests.run();
 
 const incoming = suite('Peer incoming');

@@ -61,6 +61,11 @@ export interface Peer {
   onHandlerError(listener: (error: unknown, method: string) => void): Disposer;
   /** Called once when the connection ends; `error` is the transport's reason, if any. */
   onClose(listener: (error?: MepError) => void): Disposer;
+  /**
+   * Resolves once every request given up on (cancelled, timed out) has had its late answer from
+   * the other side, or the connection ended: how a host waits for a cancelled call to stop.
+   */
+  abandonedAnswered(): Promise<void>;
   /** Reject everything pending with ERR_TRANSPORT_CLOSED and close the transport. */
   close(): Promise<void>;
 }
@@ -228,6 +233,7 @@ export function createPeer(transport: Transport, options: PeerOptions = {}): Pee
     onProtocolError: (listener) => protocolErrors.add(listener),
     onHandlerError: (listener) => handlerErrors.add(listener),
     onClose: (listener) => closeListeners.add(listener),
+    abandonedAnswered: () => pending.abandonedAnswered(),
     async close() {
       shutdown(undefined);
       await transport.close();

@@ -28,6 +28,8 @@ export interface PendingRequests {
   rejectLocal(id: JsonRpcId, error: MepError): SettleOutcome;
   /** Reject every pending request and forget abandoned ids (the connection ended). */
   rejectAll(errorFor: (method: string) => MepError): void;
+  /** Resolves once no abandoned id waits for its late answer (at once when none does). */
+  abandonedAnswered(): Promise<void>;
 }
 
 interface Entry {
@@ -49,6 +51,13 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
   let nextId = 1;
 
   const isActive = (id: JsonRpcId) => pending.has(id) || abandoned.has(id);
+  let answeredWaiters: (() => void)[] = [];
+  const wakeIfAnswered = (): void => {
+    if (abandoned.size > 0) return;
+    const waiters = answeredWaiters;
+    answeredWaiters = [];
+    for (const wake of waiters) wake();
+  };
 
   function take(id: JsonRpcId): Entry | SettleOutcome {
     const entry = pending.get(id);
@@ -57,7 +66,9 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
       entry.cleanup();
       return entry;
     }
-    return abandoned.delete(id) ? 'abandoned' : 'unknown';
+    if (!abandoned.delete(id)) return 'unknown';
+    wakeIfAnswered();
+    return 'abandoned';
   }
 
   function abandon(id: JsonRpcId, error: MepError): void {
@@ -146,10 +157,15 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
       entry.reject(error);
       return 'settled';
     },
+    abandonedAnswered() {
+      if (abandoned.size === 0) return Promise.resolve();
+      return new Promise((resolve) => answeredWaiters.push(resolve));
+    },
     rejectAll(errorFor) {
       const entries = [...pending.values()];
       pending.clear();
       abandoned.clear();
+      wakeIfAnswered();
       for (const entry of entries) {
         entry.cleanup();
         entry.reject(errorFor(entry.method));

@@ -119,7 +119,7 @@ Watch('should rebuild after an edit of an imported file, keep the last good outp
     watcher.child.kill('SIGINT');
     await stopped;
     assert.is(await watcher.exited, 130);
-    assert.equal(readdirSync(join(dir, 'dist')).sort(), ['w.mjs', 'w.mjs.map'], 'no temporary files left');
+    assert.equal(readdirSync(join(dir, 'dist')).sort(), ['w.mjs', 'w.mjs.build.json', 'w.mjs.map'], 'the output, its build record and its map: no temporary files left');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

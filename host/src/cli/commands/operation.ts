@@ -37,6 +37,7 @@ export const OPERATION_FLAGS = {
   verbose: { type: 'boolean' },
   transcript: { type: 'string' },
   'transcript-unredacted': { type: 'boolean' },
+  'cancel-grace': { type: 'string' },
   ...LIMIT_FLAGS,
   ...GRANT_FLAGS,
 } as const;
@@ -51,6 +52,8 @@ export const OPERATION_HELP = `  --extension EXT   use this provider: an install
   --transcript F    write every JSON-RPC message to F (JSON lines); source text and secret
                     values are redacted
   --transcript-unredacted  keep source text in the transcript (secret values stay redacted)
+  --cancel-grace MS after the first Ctrl+C (sent as $/cancelRequest), how long the extension has
+                    to stop before it is ended (default 2000; a second Ctrl+C ends it at once)
 ${LIMIT_HELP}
 ${GRANT_HELP}`;
 
@@ -61,6 +64,15 @@ export interface OperationFlags extends LimitFlagValues, GrantFlagValues {
   verbose?: boolean;
   transcript?: string;
   'transcript-unredacted'?: boolean;
+  'cancel-grace'?: string;
+}
+
+/** `--cancel-grace MS`: a whole number of milliseconds up to an hour, or undefined when not given. */
+function cancelGraceOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms > 3_600_000) throw new UsageError(`--cancel-grace expects a whole number of milliseconds from 0 to 3600000, got '${text}'.`);
+  return ms;
 }
 
 /**
@@ -147,6 +159,7 @@ export interface OperationOutcome<T> {
  */
 export async function runOperation<T>(io: Io, flags: OperationFlags, need: ProviderNeed | undefined, fn: (session: Session, signal: AbortSignal, provider: ResolvedExtension) => Promise<T>): Promise<OperationOutcome<T>> {
   const limits = parseLimitFlags(flags);
+  const cancelGraceMs = cancelGraceOf(flags['cancel-grace']);
   // The run's redactor: what the extension resolves is scrubbed from every line io prints.
   const redactor = io.redactor;
   const transcript = flags.transcript ? openTranscript({ path: resolve(io.cwd, flags.transcript), redactor, unredacted: flags['transcript-unredacted'] }) : undefined;
@@ -176,7 +189,7 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
         extension = session.extension;
         return value;
       },
-      { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor },
+      { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor, quiet: flags.json === true, ...(cancelGraceMs === undefined ? {} : { cancelGraceMs }) },
     );
     // A transcript that lost a message fails the run before its output is written.
     transcript?.close();

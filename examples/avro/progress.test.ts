@@ -1,0 +1,63 @@
+/**
+ * The Avro backend's progress and cancellation, in both runtimes through the test kit: reports
+ * per type with a rising percentage, and a generate cancelled at its first type stops there.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { largeElmIrPath } from '../../fixtures/ir/large-elm-model.ts';
+import { openExtension } from '../../host/src/testing/index.ts';
+import { builtAvro } from '../testing/built.ts';
+
+// 60 modules of 25 types: 1,500 types, one progress report per whole percent.
+const ir = JSON.parse(readFileSync(largeElmIrPath(), 'utf8'));
+const OPTIONS = { dependencies: 'shared', unsupported: 'warn-and-skip' };
+const LIMITS = { limits: { callTimeoutMs: 300_000 } };
+
+const typeReports = (progress: readonly { kind: string; message?: string; percentage?: number }[]) => progress.filter((p) => p.kind === 'report' && /^Projecting .* types\)$/.test(p.message ?? ''));
+
+const Progress = suite('avro :: progress and cancellation');
+
+for (const runtime of ['process', 'wasm'] as const) {
+  Progress(`should report begin, per-type reports with a rising percentage, and end (${runtime})`, async () => {
+    const ext = await openExtension(await builtAvro(runtime), LIMITS);
+    try {
+      const result = await ext.generate({ ir, options: OPTIONS });
+      assert.ok(result.success, JSON.stringify(result.diagnostics.slice(0, 3)));
+      assert.is(ext.progress[0].kind, 'begin');
+      assert.equal([ext.progress.at(-1)?.kind, ext.progress.at(-1)?.percentage], ['end', 100]);
+      const types = typeReports(ext.progress);
+      // One per whole percent of the projection (0 to 89), never one per type of 1,500.
+      assert.is(types.length, 90, JSON.stringify(types.slice(0, 3)));
+      assert.match(types[0].message ?? '', /^Projecting .* \(1\/1500 types\)$/);
+      const percentages = types.map((p) => p.percentage as number);
+      assert.ok(percentages.every((p, i) => i === 0 || p > percentages[i - 1]), 'rising');
+      assert.ok(ext.progress.some((p) => p.message === 'Rendering Avro' && p.percentage === 90));
+    } finally {
+      await ext.close();
+    }
+  });
+
+  Progress(`should stop a generate cancelled at its first type, and generate the next request in full (${runtime})`, async () => {
+    const ext = await openExtension(await builtAvro(runtime), LIMITS);
+    try {
+      const controller = new AbortController();
+      const stop = ext.session.onProgress((p) => {
+        if (p.kind === 'report') controller.abort();
+      });
+      const code = await ext.generate({ ir, options: OPTIONS }, { signal: controller.signal }).then(() => 0, (e: { code?: number }) => e.code);
+      stop();
+      assert.is(code, -32800);
+      await ext.session.peer.abandonedAnswered();
+      const reached = typeReports(ext.progress).length;
+      assert.ok(reached >= 1 && reached < 90, `projected up to report ${reached} of 90 after the cancel`);
+      assert.not.ok(ext.progress.some((p) => p.kind === 'end'), 'it never finished');
+      const again = await ext.generate({ ir, options: OPTIONS });
+      assert.ok(again.success);
+    } finally {
+      await ext.close();
+    }
+  });
+}
+
+Progress.run();
