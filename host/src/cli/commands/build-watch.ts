@@ -12,6 +12,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { isMepError } from '../../protocol/errors.ts';
 import type { Io } from '../io.ts';
+import { createRerunner } from './rerun.ts';
 
 /** How long the watched files must be quiet before a rebuild starts (ms): longer than the 0.2 s between an editor's quick saves, so a burst of them makes one rebuild. */
 export const DEBOUNCE_MS = 300;
@@ -51,8 +52,6 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
   const files = new Set<string>([options.entry]);
   const watchers = new Map<string, FSWatcher>();
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
 
   const schedule = (): void => {
     if (signal.aborted) return;
@@ -98,20 +97,7 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
     }
     watchFolders();
   };
-  const rebuild = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await once();
-      } while (again && !signal.aborted);
-      running = undefined;
-    })();
-    return running;
-  };
+  const { rebuild, idle } = createRerunner(once, signal);
 
   const stopped = new Promise<void>((resolveStop) => signal.addEventListener('abort', () => resolveStop(), { once: true }));
   await rebuild();
@@ -121,5 +107,5 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
   for (const watcher of watchers.values()) watcher.close();
   watchers.clear();
   // A build in flight finishes, so nothing half-written is left behind.
-  await running;
+  await idle();
 }

@@ -16,6 +16,7 @@ import type { ProjectCompileOutcome } from '../../project/index.ts';
 import type { Io } from '../io.ts';
 import { DEBOUNCE_MS } from './build-watch.ts';
 import { printDiagnostics } from './operation.ts';
+import { createRerunner } from './rerun.ts';
 
 /** Options of {@link watchCompile}. */
 export interface WatchCompileOptions {
@@ -68,8 +69,6 @@ export async function watchCompile(io: Io, options: WatchCompileOptions): Promis
   const watchers: FSWatcher[] = [];
   let baseline: CompileBaseline | 'project' = 'project';
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
 
   const relevant = (name: string | null): boolean => name === null || basename(name) === 'morphir.json' || options.fileExtensions.some((e) => name.endsWith(e));
   const schedule = (): void => {
@@ -100,20 +99,7 @@ export async function watchCompile(io: Io, options: WatchCompileOptions): Promis
       io.err(`[${clock()}] compile failed in ${Math.round(performance.now() - started)} ms; the last good IR stays. ${error instanceof Error ? error.message : String(error)}`);
     }
   };
-  const rebuild = (): Promise<void> => {
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      do {
-        again = false;
-        await once();
-      } while (again && !signal.aborted);
-      running = undefined;
-    })();
-    return running;
-  };
+  const { rebuild, idle } = createRerunner(once, signal);
 
   const stopped = new Promise<void>((resolveStop) => (signal.aborted ? resolveStop() : signal.addEventListener('abort', () => resolveStop(), { once: true })));
   const sourceDir = await options.sourceDir().catch(() => options.projectDir);
@@ -125,5 +111,5 @@ export async function watchCompile(io: Io, options: WatchCompileOptions): Promis
   clearTimeout(timer);
   for (const watcher of watchers) watcher.close();
   // A compile in flight ends (cancelled), so nothing half-written is left behind.
-  await running;
+  await idle();
 }
