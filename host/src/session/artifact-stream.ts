@@ -12,6 +12,7 @@ import { ArtifactParams, Method } from '../protocol/index.ts';
 import type { Artifact, GenerateResult } from '../protocol/index.ts';
 import { longDelay } from '../transport/long-timer.ts';
 import type { SessionCore } from './session-core.ts';
+import { createOutputBudget } from './output-budget.ts';
 import { createStreamWindow } from './stream-window.ts';
 import type { GenerateOptions } from './types.ts';
 
@@ -32,7 +33,8 @@ function deadline(ms: number, timeout: () => MepError): { expired: Promise<never
  * Run one generate call (`run`, with the request id it must use) while taking the artifacts
  * streamed for it. Rejects with the first problem: a malformed notification (ERR_PROTOCOL), a
  * sink that failed, a count that disagrees with what arrived (ERR_PROTOCOL), collected artifacts
- * over `maxCollectedBytes` (ERR_LIMIT), or a sink still writing at the call's deadline
+ * over `maxCollectedBytes` (ERR_LIMIT), artifacts (streamed and returned) past the session's
+ * output bound, `maxOutputBytes` or `maxOutputFiles` (ERR_LIMIT, output-budget.ts), or a sink still writing at the call's deadline
  * (ERR_TIMEOUT). While the sink is behind (stream-window.ts), the handler returns a promise, so
  * the peer holds the extension back until the sink caught up.
  */
@@ -49,6 +51,8 @@ export async function generateWithStream(
   const maxCollected = options.maxCollectedBytes ?? DEFAULT_LIMITS.maxMessageBytes;
   const collected: Artifact[] = [];
   let collectedBytes = 0;
+  // Streamed and returned artifacts together: each is counted before it is staged or returned.
+  const budget = createOutputBudget(core.extension, id, core.outputLimits);
   const window = createStreamWindow(options.streamWindow);
   let received = 0;
   let failure: { error: unknown } | undefined;
@@ -73,6 +77,13 @@ export async function generateWithStream(
     }
     if (failure !== undefined) return undefined;
     const { artifact } = parsed.data;
+    try {
+      budget.take(artifact, 'streamed');
+    } catch (error) {
+      fail(error);
+      collected.length = 0;
+      return undefined;
+    }
     if (onArtifact === undefined) {
       collectedBytes += artifact.content.length;
       if (collectedBytes > maxCollected) {
@@ -120,6 +131,8 @@ export async function generateWithStream(
         data: { extension: core.extension, requestId: id, claimed, received },
       });
     }
+    // The returned artifacts count with the streamed ones, before the caller publishes any.
+    for (const artifact of result.artifacts) budget.take(artifact, 'returned');
     if (onArtifact !== undefined || received === 0) return result;
     // As if they had come in the result: nothing left for the caller to count.
     const { streamedArtifacts: _counted, ...rest } = result;
