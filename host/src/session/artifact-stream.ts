@@ -54,6 +54,13 @@ export async function generateWithStream(
   // Streamed and returned artifacts together: each is counted before it is staged or returned.
   const budget = createOutputBudget(core.extension, id, core.outputLimits);
   const window = createStreamWindow(options.streamWindow);
+  // The call's own signal, also aborted when its artifacts pass the output bound.
+  const stop = new AbortController();
+  const outer = options.signal;
+  const forward = (): void => stop.abort(outer?.reason);
+  if (outer?.aborted) forward();
+  else outer?.addEventListener('abort', forward, { once: true });
+  let overBound: unknown;
   let received = 0;
   let failure: { error: unknown } | undefined;
   const fail = (error: unknown): void => {
@@ -82,6 +89,9 @@ export async function generateWithStream(
     } catch (error) {
       fail(error);
       collected.length = 0;
+      // Past the output bound the call is over: the extension is told to stop streaming.
+      overBound = error;
+      stop.abort(error);
       return undefined;
     }
     if (onArtifact === undefined) {
@@ -110,7 +120,14 @@ export async function generateWithStream(
     }
   });
   try {
-    const result = await run({ ...options, id });
+    let result: GenerateResult;
+    try {
+      result = await run({ ...options, id, signal: stop.signal });
+    } catch (error) {
+      // A call cancelled because it passed the output bound fails with that bound.
+      if (overBound !== undefined) throw overBound;
+      throw error;
+    }
     // The sink finishes within the call's deadline: a disk that stopped ends the call as a
     // guest that stopped would.
     // A deadline of 0 or Infinity is none, as for the request itself.
@@ -138,6 +155,7 @@ export async function generateWithStream(
     const { streamedArtifacts: _counted, ...rest } = result;
     return { ...rest, artifacts: [...collected, ...result.artifacts] };
   } finally {
+    outer?.removeEventListener('abort', forward);
     off();
     // Nothing more is taken for this call: an extension still held back goes on (its
     // artifacts are dropped). A sink's writes still running are not awaited — a stuck disk must

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { captureIo } from '../io.ts';
@@ -44,6 +44,24 @@ Output('should refuse streamed artifacts past --max-output with ERR_LIMIT and wr
     assert.is(json.error?.data?.limit, 'maxOutputBytes');
     assert.match(json.error?.message ?? '', /--max-output /);
     await unchanged();
+  }),
+);
+
+Output('should stop an extension that streams without end at --max-output, well before its deadline :: hostile', () =>
+  withTempDir('mep-out-limit-', async (dir) => {
+    const unchanged = await userOutput(dir);
+    // Without being stopped at the bound, this call would run to its deadline of 10 minutes.
+    const marker = join(dir, '..', `${basename(dir)}-cancelled`);
+    try {
+      const { code, json } = await generate(dir, ['--max-output', '64KiB', '--call-timeout', '600s', '--option', 'forever=true', '--option', 'size=1024', '--option', `marker=${marker}`]);
+      assert.is.not(code, 0);
+      assert.is(json.error?.code, LocalErrorCode.Limit, json.error?.message);
+      assert.is(json.error?.data?.limit, 'maxOutputBytes');
+      assert.is(await readFile(marker, 'utf8'), 'cancelled', 'the extension was told to stop ($/cancelRequest)');
+      await unchanged();
+    } finally {
+      await rm(marker, { force: true });
+    }
   }),
 );
 
