@@ -12,6 +12,7 @@ export { createPeer } from './rpc/index.ts';
 export type { Peer, PeerOptions, RequestOptions } from './rpc/index.ts';
 export { createSession } from './session/session.ts';
 export type { CallOptions, GenerateOptions, Session, SessionOptions } from './session/session.ts';
+export type { OutputLimits } from './session/session.ts';
 export { SessionState } from './session/state.ts';
 export type { SessionStateValue } from './session/state.ts';
 export { readClaimSet } from './session/read-claims.ts';

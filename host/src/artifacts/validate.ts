@@ -5,6 +5,7 @@
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Artifact } from '../protocol/index.ts';
+import { utf8Length } from '../protocol/artifact.ts';
 import { MAX_MESSAGE_BYTES_CEILING } from '../protocol/limits.ts';
 import { artifactPathKey, createArtifactPathSet, isAscii } from './path-set.ts';
 
@@ -95,21 +96,6 @@ function checkBase64(extension: string, artifact: Artifact): string {
  */
 function sizeBound(artifact: Artifact, clean: string | undefined): number {
   return clean === undefined ? artifact.content.length * 3 : (clean.length / 4) * 3;
-}
-
-/** UTF-8 length of `text` by counting (no copy); lone surrogates count as U+FFFD, as encoding does. */
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 /** One artifact that passed validation, ready to be written as it is (nothing encoded yet). */

@@ -10,7 +10,7 @@ import { Method } from '../protocol/index.ts';
 import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
-import { memoryLimitUnenforced, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
+import { memoryLimitUnenforced, outputLimitsOf, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
 import type { Redactor } from '../registry/redact.ts';
 import { createStageRecorder, profileLines } from '../session/call-stages.ts';
 import { createSession } from '../session/session.ts';
@@ -87,7 +87,7 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   }, { busy: log.sink.busy, onDrain: log.sink.onDrain }) : log.sink;
   const opened = await openTransport(spec, sink);
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
-  const session = createSession({ transport, requestTimeoutMs: requestTimeoutOf(spec), ...(options.claims ? { claims: options.claims } : {}) });
+  const session = createSession({ transport, requestTimeoutMs: requestTimeoutOf(spec), outputLimits: outputLimitsOf(spec), ...(options.claims ? { claims: options.claims } : {}) });
   extensionName = () => session.extension;
   session.peer.onRequest(Method.SecretResolve, options.resolveSecret ?? denyAll);
   const stopLog = session.onLog(log.onSessionLog);

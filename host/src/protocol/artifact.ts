@@ -19,3 +19,37 @@ export const Artifact = z.strictObject({
 });
 /** One generated file. */
 export type Artifact = z.infer<typeof Artifact>;
+
+/** UTF-8 length of `text` by counting (no copy); lone surrogates count as U+FFFD, as encoding does. */
+export function utf8Length(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
+
+/**
+ * The bytes `artifact` takes on disk, counted without decoding it: its UTF-8 length, or for
+ * binary content what its base64 decodes to (whitespace skipped; malformed base64 is refused
+ * later, by the validator, and counted here as if it were not).
+ */
+export function artifactBytes(artifact: Artifact): number {
+  if (!artifact.binary) return utf8Length(artifact.content);
+  const text = artifact.content;
+  let chars = 0;
+  let padding = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x20 || (c >= 0x09 && c <= 0x0d)) continue;
+    chars++;
+    padding = c === 0x3d ? padding + 1 : 0;
+  }
+  return Math.max(0, Math.floor((chars * 3) / 4) - Math.min(2, padding));
+}

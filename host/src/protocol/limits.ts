@@ -1,6 +1,6 @@
 /**
  * The resource limits a user sets per extension (three for both runtimes, two more for the wasm
- * sandbox), and the one way a limit error says how to raise them. No I/O: the same table serves the wasm core, the process
+ * sandbox, two on what one generate call writes), and the one way a limit error says how to raise them. No I/O: the same table serves the wasm core, the process
  * transport, framing, the manifest schema and the CLI.
  *
  * Each limit has one name everywhere: the `extension.json` field (`"limits": {"maxMemoryBytes":
@@ -18,6 +18,10 @@ export const MAX_CALL_TIMEOUT_MS_CEILING = 2_147_483_647;
 export const MAX_MODULE_BYTES_CEILING = 1024 * 1024 * 1024;
 /** The largest per-call budget of notifications and logs that may be set (64 GiB). */
 export const MAX_NOTIFICATION_BYTES_CEILING = 64 * 1024 * 1024 * 1024;
+/** The largest per-call bound on artifact bytes written that may be set (1 TiB). */
+export const MAX_OUTPUT_BYTES_CEILING = 1024 * 1024 * 1024 * 1024;
+/** The largest per-call bound on artifact files written that may be set (100,000,000). */
+export const MAX_OUTPUT_FILES_CEILING = 100_000_000;
 
 /** What the user may set: every field optional, positive integers. */
 export const ExtensionLimits = z.strictObject({
@@ -31,6 +35,10 @@ export const ExtensionLimits = z.strictObject({
   maxModuleBytes: z.number().int().min(1024).max(MAX_MODULE_BYTES_CEILING).optional(),
   /** Bytes of notifications (streamed artifacts aside) one call may send, and a wasm guest's logs, in bytes. */
   maxNotificationBytes: z.number().int().min(1024).max(MAX_NOTIFICATION_BYTES_CEILING).optional(),
+  /** Bytes of artifacts (streamed and returned, as written to disk) one generate call may produce. */
+  maxOutputBytes: z.number().int().min(1024).max(MAX_OUTPUT_BYTES_CEILING).optional(),
+  /** Artifact files (streamed and returned) one generate call may produce. */
+  maxOutputFiles: z.number().int().min(1).max(MAX_OUTPUT_FILES_CEILING).optional(),
 });
 /** What the user may set: every field optional, positive integers. */
 export type ExtensionLimits = z.infer<typeof ExtensionLimits>;
@@ -45,6 +53,8 @@ export const DEFAULT_LIMITS: Readonly<Required<ExtensionLimits>> = Object.freeze
   maxMessageBytes: 64 * 1024 * 1024,
   maxModuleBytes: 64 * 1024 * 1024,
   maxNotificationBytes: 64 * 1024 * 1024,
+  maxOutputBytes: 4 * 1024 * 1024 * 1024,
+  maxOutputFiles: 1_000_000,
 });
 
 /** How each limit is raised: the `mep` option, the manifest field and an example value. */
@@ -54,6 +64,8 @@ export const LIMIT_KNOBS: Readonly<Record<LimitName, { option: string; field: st
   maxMessageBytes: { option: '--max-message', field: 'maxMessageBytes', example: '256MiB' },
   maxModuleBytes: { option: '--max-module', field: 'maxModuleBytes', example: '128MiB' },
   maxNotificationBytes: { option: '--max-notifications', field: 'maxNotificationBytes', example: '256MiB' },
+  maxOutputBytes: { option: '--max-output', field: 'maxOutputBytes', example: '8GiB' },
+  maxOutputFiles: { option: '--max-output-files', field: 'maxOutputFiles', example: '2000000' },
 });
 
 /** The largest value each limit takes. */
@@ -63,6 +75,8 @@ export const LIMIT_CEILINGS: Readonly<Record<LimitName, number>> = Object.freeze
   maxMessageBytes: MAX_MESSAGE_BYTES_CEILING,
   maxModuleBytes: MAX_MODULE_BYTES_CEILING,
   maxNotificationBytes: MAX_NOTIFICATION_BYTES_CEILING,
+  maxOutputBytes: MAX_OUTPUT_BYTES_CEILING,
+  maxOutputFiles: MAX_OUTPUT_FILES_CEILING,
 });
 
 /** Internal limit names of the transports, mapped to the user's knob that sets them. */
@@ -113,8 +127,9 @@ export function raiseAdvice(limit: LimitName | string, current?: number, needed?
   const knob = LIMIT_KNOBS[name];
   const value = suggestedLimit(name, current, needed);
   if (value === undefined) {
+    const unit = name === 'maxOutputFiles' ? 'files' : 'bytes';
     const what = name === 'maxMessageBytes' ? 'a message cannot be that big: make it smaller (split the work, or ask the extension for less at once)' : 'give the extension less to do at once';
-    return `No ${knob.option} is large enough: it allows at most ${formatLimit(name, LIMIT_CEILINGS[name])}, below the ${needed} bytes needed; ${what}.`;
+    return `No ${knob.option} is large enough: it allows at most ${formatLimit(name, LIMIT_CEILINGS[name])}, below the ${needed} ${unit} needed; ${what}.`;
   }
   return `Raise it with ${knob.option} ${formatLimit(name, value)} on the mep command line, or "limits": {"${knob.field}": ${value}} in the extension's extension.json (the option wins).`;
 }
@@ -136,6 +151,7 @@ export function raiseAllAdvice(items: readonly { limit: LimitName; current?: num
 /** A limit's value as the `mep` option writes it: `512MiB`, `1.5GiB`, `60s`, `250ms`. */
 export function formatLimit(name: LimitName, value: number): string {
   if (name === 'callTimeoutMs') return value % 1000 === 0 ? `${value / 1000}s` : `${value}ms`;
+  if (name === 'maxOutputFiles') return String(value);
   for (const [unit, size] of [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const) {
     if (value >= size && value % (size / 4) === 0) return `${value / size}${unit}`;
   }

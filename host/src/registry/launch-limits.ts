@@ -61,6 +61,12 @@ export function requestTimeoutOf(spec: LimitedSpec): number {
   return spec.limits?.callTimeoutMs ?? DEFAULT_LIMITS.callTimeoutMs;
 }
 
+/** What one generate call of the session may write: the user's bounds (defaults applied where counted). */
+export function outputLimitsOf(spec: LimitedSpec): { maxOutputBytes?: number; maxOutputFiles?: number } {
+  const { maxOutputBytes, maxOutputFiles } = spec.limits ?? {};
+  return { ...(maxOutputBytes === undefined ? {} : { maxOutputBytes }), ...(maxOutputFiles === undefined ? {} : { maxOutputFiles }) };
+}
+
 /** A process's message cap (both directions): the user's, else the default 64 MiB. */
 export function processMessageLimitOf(spec: LimitedSpec): number {
   return spec.limits?.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes;

@@ -11,6 +11,7 @@ import { createPeer } from '../rpc/index.ts';
 import type { RequestContext } from '../rpc/index.ts';
 import { createSession } from '../session/session.ts';
 import type { CallOptions, Session } from '../session/session.ts';
+import type { OutputLimits } from '../session/output-budget.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createLineTransport } from './line-transport.ts';
@@ -26,6 +27,8 @@ export interface OpenedExtension {
   claims?: ClaimSet;
   /** The session's default request deadline when the client sets none (the server's limits). */
   requestTimeoutMs?: number;
+  /** What one generate call may write (the server's `--max-output`, `--max-output-files`). */
+  outputLimits?: OutputLimits;
 }
 
 /** Starts the extension a client asked for; the served host's platform dependency. */
@@ -160,8 +163,8 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
   const openSession = async (params: OpenParams, signal: AbortSignal, releaseSlot: () => void): Promise<unknown> => {
     const sessionId = context.nextSessionId();
     const log: LogSink = (entry) => notify(ServeMethod.Log, { sessionId, level: entry.level, message: entry.message, source: 'runtime' });
-    const { transport, claims, requestTimeoutMs } = await context.open(params, { log, signal });
-    const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs });
+    const { transport, claims, requestTimeoutMs, outputLimits } = await context.open(params, { log, signal });
+    const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs, ...(outputLimits ? { outputLimits } : {}) });
     const served = createServedSession(sessionId, session, transport, notify);
     slots.set(sessionId, releaseSlot);
     sessions.set(sessionId, served);

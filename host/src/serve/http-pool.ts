@@ -94,8 +94,8 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
       releaseSlot();
       throw error;
     }
-    const { transport, claims, requestTimeoutMs } = opened;
-    const session = createSession({ transport, claims, requestTimeoutMs: options.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: server.closeGraceMs });
+    const { transport, claims, requestTimeoutMs, outputLimits } = opened;
+    const session = createSession({ transport, claims, requestTimeoutMs: options.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: server.closeGraceMs, ...(outputLimits ? { outputLimits } : {}) });
     const served = createServedSession(id, session, transport, notify);
     const entry: Entry = { key: extension, served, initialize: undefined as unknown as InitializeResult, listener: undefined, releaseSlot, dead: false };
     holder.entry = entry;

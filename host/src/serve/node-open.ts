@@ -6,7 +6,7 @@
  */
 import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
-import { requestTimeoutOf } from '../registry/launch-limits.ts';
+import { outputLimitsOf, requestTimeoutOf } from '../registry/launch-limits.ts';
 import type { OpenExtension } from './connection.ts';
 
 /** Options of {@link createNodeOpener}. */
@@ -33,6 +33,6 @@ export function createNodeOpener(options: NodeOpenerOptions = {}): OpenExtension
     const wasm = { ...spec.wasm, isolation: 'worker' as const, limits: { ...spec.wasm?.limits, ...request.runtime?.limits } };
     const launched = { ...spec, wasm };
     // A client that leaves mid-open aborts `signal`: a wasm guest still starting is stopped then.
-    return { transport: await openTransport(launched, log, { signal }), requestTimeoutMs: requestTimeoutOf(launched), ...(claims ? { claims } : {}) };
+    return { transport: await openTransport(launched, log, { signal }), requestTimeoutMs: requestTimeoutOf(launched), outputLimits: outputLimitsOf(launched), ...(claims ? { claims } : {}) };
   };
 }

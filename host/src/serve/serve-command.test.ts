@@ -167,6 +167,28 @@ Stdio('should give every session the limits of its flags: --call-timeout stops a
   }
 });
 
+Stdio('should give every session the output bound of its flags: --max-output-files and --max-output stop a generate call :: limits', async () => {
+  const serve = startServe(['--max-output-files', '10', '--max-output', '4KiB']);
+  try {
+    const client = createLineClient((bytes) => serve.child.stdin?.write(bytes));
+    serve.child.stdout?.on('data', (chunk: Buffer) => client.push(chunk));
+    const opened = await client.request(1, ServeMethod.Open, { extension: join(root, 'fixtures/extensions/many-artifacts.mjs') });
+    const sessionId = (opened.result as { sessionId: string }).sessionId;
+    const generate = (id: number, options: Record<string, number>) => client.request(id, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options } });
+    const files = (await generate(2, { stream: 20, count: 0 })).error as { message: string; data: { localCode: string; limit: string } };
+    assert.equal([files.data.localCode, files.data.limit], ['ERR_LIMIT', 'maxOutputFiles']);
+    assert.match(files.message, /--max-output-files 20 /);
+    const reopened = await client.request(3, ServeMethod.Open, { extension: join(root, 'fixtures/extensions/many-artifacts.mjs') });
+    const again = (reopened.result as { sessionId: string }).sessionId;
+    const bytes = (await client.request(4, ServeMethod.Call, { sessionId: again, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { stream: 5, size: 1024, count: 0 } } })).error as { data: { localCode: string; limit: string } };
+    assert.equal([bytes.data.localCode, bytes.data.limit], ['ERR_LIMIT', 'maxOutputBytes']);
+    serve.child.stdin?.end();
+    assert.is(await serve.exited, 0);
+  } finally {
+    serve.child.kill('SIGKILL');
+  }
+});
+
 Stdio('should refuse a malformed limit before serving :: hostile', async () => {
   const serve = startServe(['--max-memory', 'plenty']);
   assert.is(await serve.exited, 2);

@@ -12,6 +12,7 @@ import { ArtifactParams, Method } from '../protocol/index.ts';
 import type { Artifact, GenerateResult } from '../protocol/index.ts';
 import { longDelay } from '../transport/long-timer.ts';
 import type { SessionCore } from './session-core.ts';
+import { createOutputBudget } from './output-budget.ts';
 import { createStreamWindow } from './stream-window.ts';
 import type { GenerateOptions } from './types.ts';
 
@@ -32,7 +33,8 @@ function deadline(ms: number, timeout: () => MepError): { expired: Promise<never
  * Run one generate call (`run`, with the request id it must use) while taking the artifacts
  * streamed for it. Rejects with the first problem: a malformed notification (ERR_PROTOCOL), a
  * sink that failed, a count that disagrees with what arrived (ERR_PROTOCOL), collected artifacts
- * over `maxCollectedBytes` (ERR_LIMIT), or a sink still writing at the call's deadline
+ * over `maxCollectedBytes` (ERR_LIMIT), artifacts (streamed and returned) past the session's
+ * output bound, `maxOutputBytes` or `maxOutputFiles` (ERR_LIMIT, output-budget.ts), or a sink still writing at the call's deadline
  * (ERR_TIMEOUT). While the sink is behind (stream-window.ts), the handler returns a promise, so
  * the peer holds the extension back until the sink caught up.
  */
@@ -49,7 +51,16 @@ export async function generateWithStream(
   const maxCollected = options.maxCollectedBytes ?? DEFAULT_LIMITS.maxMessageBytes;
   const collected: Artifact[] = [];
   let collectedBytes = 0;
+  // Streamed and returned artifacts together: each is counted before it is staged or returned.
+  const budget = createOutputBudget(core.extension, id, core.outputLimits);
   const window = createStreamWindow(options.streamWindow);
+  // The call's own signal, also aborted when its artifacts pass the output bound.
+  const stop = new AbortController();
+  const outer = options.signal;
+  const forward = (): void => stop.abort(outer?.reason);
+  if (outer?.aborted) forward();
+  else outer?.addEventListener('abort', forward, { once: true });
+  let overBound: unknown;
   let received = 0;
   let failure: { error: unknown } | undefined;
   const fail = (error: unknown): void => {
@@ -73,6 +84,16 @@ export async function generateWithStream(
     }
     if (failure !== undefined) return undefined;
     const { artifact } = parsed.data;
+    try {
+      budget.take(artifact, 'streamed');
+    } catch (error) {
+      fail(error);
+      collected.length = 0;
+      // Past the output bound the call is over: the extension is told to stop streaming.
+      overBound = error;
+      stop.abort(error);
+      return undefined;
+    }
     if (onArtifact === undefined) {
       collectedBytes += artifact.content.length;
       if (collectedBytes > maxCollected) {
@@ -99,7 +120,14 @@ export async function generateWithStream(
     }
   });
   try {
-    const result = await run({ ...options, id });
+    let result: GenerateResult;
+    try {
+      result = await run({ ...options, id, signal: stop.signal });
+    } catch (error) {
+      // A call cancelled because it passed the output bound fails with that bound.
+      if (overBound !== undefined) throw overBound;
+      throw error;
+    }
     // The sink finishes within the call's deadline: a disk that stopped ends the call as a
     // guest that stopped would.
     // A deadline of 0 or Infinity is none, as for the request itself.
@@ -120,11 +148,14 @@ export async function generateWithStream(
         data: { extension: core.extension, requestId: id, claimed, received },
       });
     }
+    // The returned artifacts count with the streamed ones, before the caller publishes any.
+    for (const artifact of result.artifacts) budget.take(artifact, 'returned');
     if (onArtifact !== undefined || received === 0) return result;
     // As if they had come in the result: nothing left for the caller to count.
     const { streamedArtifacts: _counted, ...rest } = result;
     return { ...rest, artifacts: [...collected, ...result.artifacts] };
   } finally {
+    outer?.removeEventListener('abort', forward);
     off();
     // Nothing more is taken for this call: an extension still held back goes on (its
     // artifacts are dropped). A sink's writes still running are not awaited — a stuck disk must

@@ -11,6 +11,7 @@ import { createPeer } from '../rpc/index.ts';
 import type { Peer } from '../rpc/index.ts';
 import type { Transport } from '../transport/types.ts';
 import { HOST_INFO } from './host-info.ts';
+import type { OutputLimits } from './output-budget.ts';
 import { Lifecycle, SessionState } from './state.ts';
 import type { CallOptions, SessionOptions } from './types.ts';
 
@@ -28,6 +29,8 @@ export interface SessionCore {
   readonly shutdownTimeoutMs: number;
   /** The default deadline of a request, in ms. */
   readonly requestTimeoutMs: number;
+  /** What one generate call may write (defaults applied where it is counted, output-budget.ts). */
+  readonly outputLimits: OutputLimits;
   /** The extension's name for messages: its id once initialized, else the transport's name. */
   extension: string;
   /** The validated initialize result, once the handshake succeeded. */
@@ -67,6 +70,7 @@ export function createSessionCore(options: SessionOptions): SessionCore {
     claims: options.claims,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 5_000,
     requestTimeoutMs,
+    outputLimits: options.outputLimits ?? {},
     extension: transport.name,
     init: undefined,
     call(method, params, opts = {}, timeoutMs = requestTimeoutMs) {

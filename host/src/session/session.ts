@@ -15,6 +15,7 @@ import { createSessionCore } from './session-core.ts';
 import type { Session, SessionOptions } from './types.ts';
 
 export type { CallOptions, GenerateOptions, Session, SessionOptions } from './types.ts';
+export type { OutputLimits } from './output-budget.ts';
 
 /**
  * Create a session over `options.transport`. Nothing is sent until `start()` or `describe()`.

@@ -25,6 +25,7 @@ import type {
 import type { WithIrText } from '../protocol/json-text.ts';
 import type { Peer } from '../rpc/index.ts';
 import type { Disposer, Transport } from '../transport/types.ts';
+import type { OutputLimits } from './output-budget.ts';
 import type { SessionStateValue } from './state.ts';
 import type { StreamWindowLimits } from './stream-window.ts';
 
@@ -46,6 +47,12 @@ export interface SessionOptions {
   requestTimeoutMs?: number;
   /** How long to wait for the shutdown response before failing. Default 5 s. */
   shutdownTimeoutMs?: number;
+  /**
+   * What one generate call may write, its artifacts streamed and returned together: bytes
+   * (`maxOutputBytes`, default 4 GiB) and files (`maxOutputFiles`, default 1,000,000). Past
+   * either the call fails with ERR_LIMIT before the artifact is handed on.
+   */
+  outputLimits?: OutputLimits;
 }
 
 /** Options of one operation call. */

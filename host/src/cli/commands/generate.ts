@@ -5,6 +5,7 @@ import type { WriteReport } from '../../artifacts/staged-output.ts';
 import { createArtifactValidator } from '../../artifacts/validate.ts';
 import type { ArtifactValidator } from '../../artifacts/validate.ts';
 import type { Artifact, GenerateResult } from '../../protocol/index.ts';
+import { LIMIT_CEILINGS } from '../../protocol/limits.ts';
 import { publishInterruptibly } from '../publish-output.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
@@ -54,8 +55,9 @@ ${OPERATION_HELP}`,
         // Artifacts the backend streams are validated and staged as they arrive; the ones in its
         // result follow. MEP 0.1: nothing is published before every one passed, and none unless
         // the result says success (the stager swaps all of them in, or none).
+        // How many files is the session's to bound (`--max-output-files`, counted before staging).
         let validator: ArtifactValidator | undefined;
-        const check = (extension: string, artifact: Artifact) => (validator ??= createArtifactValidator(extension)).check(artifact);
+        const check = (extension: string, artifact: Artifact) => (validator ??= createArtifactValidator(extension, { maxArtifacts: LIMIT_CEILINGS.maxOutputFiles })).check(artifact);
         const outcome = await runOperation(io, values, { kind: 'backend', ...(target === undefined ? {} : { target }), irVersion }, (session, signal) =>
           session.generate({ ir, target: (target ??= onlyTarget(session.extension, session.initializeResult?.capabilities.backend?.targets)), options }, { signal, onArtifact: (artifact) => output.add(check(session.extension, artifact)).then(() => undefined) }),
         );

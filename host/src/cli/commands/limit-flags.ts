@@ -1,8 +1,9 @@
 /**
  * `--max-memory`, `--call-timeout`, `--max-message`, and for wasm `--max-module` and
- * `--max-notifications`: the resource limits of the extension a command runs, with units
+ * `--max-notifications`, and for what one generate call writes `--max-output` and
+ * `--max-output-files`: the resource limits of the extension a command runs, with units
  * (`512MiB`, `120s`). They win over the `limits` of the extension's `extension.json`, which win
- * over the defaults (256 MiB, 30 s, 64 MiB, 64 MiB, 64 MiB).
+ * over the defaults (256 MiB, 30 s, 64 MiB, 64 MiB, 64 MiB, 4 GiB, 1,000,000 files).
  */
 import { DEFAULT_LIMITS, ExtensionLimits, LIMIT_CEILINGS, LIMIT_KNOBS, type LimitName } from '../../protocol/limits.ts';
 import { UsageError } from '../exit-codes.ts';
@@ -14,6 +15,8 @@ export const LIMIT_FLAGS = {
   'max-message': { type: 'string' },
   'max-module': { type: 'string' },
   'max-notifications': { type: 'string' },
+  'max-output': { type: 'string' },
+  'max-output-files': { type: 'string' },
 } as const;
 
 /** The help lines for {@link LIMIT_FLAGS}. */
@@ -23,6 +26,9 @@ export const LIMIT_HELP = `  --max-memory SIZE   guest memory of the extension: 
   --max-message SIZE  largest JSON-RPC message to or from the extension (default 64MiB, at most 511MiB)
   --max-module SIZE   wasm: largest module accepted, checked before it is compiled (default 64MiB)
   --max-notifications SIZE  bytes of notifications (and wasm logs) one call may send (default 64MiB)
+  --max-output SIZE   bytes of artifacts one generate call may write, streamed and returned
+                      (default 4GiB)
+  --max-output-files N  artifact files one generate call may write (default 1000000)
                       These win over "limits" in the extension's extension.json.`;
 
 /** The parsed flag values, as parseArgs returns them. */
@@ -32,6 +38,8 @@ export interface LimitFlagValues {
   'max-message'?: string;
   'max-module'?: string;
   'max-notifications'?: string;
+  'max-output'?: string;
+  'max-output-files'?: string;
 }
 
 const SIZE_UNITS: Record<string, number> = {
@@ -84,6 +92,8 @@ const BOUNDS: Record<LimitName, { min: number; max: number; show: (n: number) =>
   maxMessageBytes: { min: 1024, max: LIMIT_CEILINGS.maxMessageBytes, show: bytes },
   maxModuleBytes: { min: 1024, max: LIMIT_CEILINGS.maxModuleBytes, show: bytes },
   maxNotificationBytes: { min: 1024, max: LIMIT_CEILINGS.maxNotificationBytes, show: bytes },
+  maxOutputBytes: { min: 1024, max: LIMIT_CEILINGS.maxOutputBytes, show: bytes },
+  maxOutputFiles: { min: 1, max: LIMIT_CEILINGS.maxOutputFiles, show: (n) => `${n} files` },
 };
 
 /** Each size flag and the limit it sets (`--call-timeout` is the one duration). */
@@ -92,6 +102,7 @@ const SIZE_FLAGS = [
   ['max-message', 'maxMessageBytes'],
   ['max-module', 'maxModuleBytes'],
   ['max-notifications', 'maxNotificationBytes'],
+  ['max-output', 'maxOutputBytes'],
 ] as const;
 
 function bounded(name: LimitName, value: number): number {
@@ -112,6 +123,11 @@ export function parseLimitFlags(values: LimitFlagValues): ExtensionLimits {
   for (const [flag, name] of SIZE_FLAGS) {
     const text = values[flag];
     if (text !== undefined) limits[name] = bounded(name, parseSize(`--${flag}`, text));
+  }
+  const files = values['max-output-files'];
+  if (files !== undefined) {
+    if (!/^\d+$/.test(files.trim())) throw new UsageError(`--max-output-files expects a whole number of files such as 1000000, got ${JSON.stringify(files)}.`);
+    limits.maxOutputFiles = bounded('maxOutputFiles', Number(files.trim()));
   }
   if (values['call-timeout'] !== undefined) limits.callTimeoutMs = bounded('callTimeoutMs', parseDuration('--call-timeout', values['call-timeout']));
   // The same schema as the manifest's, so both paths accept exactly the same values.
