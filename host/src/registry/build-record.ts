@@ -2,13 +2,15 @@
  * The record `mep build` writes beside its output (`<out>.build.json`): the entry it was built
  * from, the runtime, the output's sha256 and the sha256 of every source file the bundle read, so
  * that `mep pack` can tell a build that is older than its sources (and `mep build` without
- * arguments which entry made the manifest's artifact). The record names files relative to the
- * output's folder. An output the record does not describe (another sha256: built some other way)
+ * arguments which entry made the manifest's artifact). The record names the files of the project
+ * (the folder holding both the entry and the output) relative to the output's folder, so a moved
+ * or copied project keeps its record, and files outside it (the PDK, a dependency elsewhere) by
+ * their absolute paths. An output the record does not describe (another sha256: built some other way)
  * is not judged. Node edge.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '../files/regular-file.ts';
 import { parseJson } from '../protocol/json-parse.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
@@ -33,16 +35,28 @@ export const buildRecordPath = (outFile: string): string => `${outFile}.build.js
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 const posix = (path: string): string => path.split(sep).join('/');
 
+/** The deepest folder holding both `a` and `b` (absolute paths). */
+function commonFolder(a: string, b: string): string {
+  let folder = a;
+  while (relative(folder, b).startsWith('..') && dirname(folder) !== folder) folder = dirname(folder);
+  return folder;
+}
+
 /** Writes the record of a build of `entry` to `outFile` from `inputs` (absolute paths), by rename. */
 export function writeBuildRecord(outFile: string, entry: string, runtime: 'wasm' | 'process', inputs: readonly string[]): void {
   const dir = dirname(outFile);
+  const project = commonFolder(dirname(resolve(entry)), resolve(dir));
+  const named = (f: string): string => {
+    const within = relative(project, f);
+    return within.startsWith('..') || isAbsolute(within) ? posix(resolve(f)) : posix(relative(dir, f));
+  };
   const record: BuildRecord = {
     format: FORMAT,
     entry: posix(relative(dir, entry)),
     runtime,
     sha256: sha256(readFileSync(outFile)),
     // A generated module esbuild names (the PDK wrapper) is no file: nothing to record.
-    inputs: inputs.flatMap((f): [string, string][] => (existsSync(f) ? [[posix(relative(dir, f)), sha256(readFileSync(f))]] : [])),
+    inputs: inputs.flatMap((f): [string, string][] => (existsSync(f) ? [[named(f), sha256(readFileSync(f))]] : [])),
   };
   const path = buildRecordPath(outFile);
   const tmp = `${path}.tmp-${process.pid}`;
@@ -72,7 +86,8 @@ export function staleSources(outFile: string, cwd: string): string[] {
     .filter((entry) => {
       if (!Array.isArray(entry) || typeof entry[0] !== 'string') return true;
       try {
-        return sha256(readFileSync(resolve(dir, entry[0]))) !== entry[1];
+        // A regular file only (a FIFO named by a crafted record would block the read).
+        return sha256(readRegularFileSync(resolve(dir, entry[0]), { what: 'a recorded source', maxBytes: HOST_FILE_LIMITS.inputBytes })) !== entry[1];
       } catch {
         return true;
       }

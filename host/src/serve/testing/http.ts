@@ -6,6 +6,7 @@
 import { createHostServer, type HostServer } from '../host-server.ts';
 import { listenHttp, type HttpListener, type HttpListenOptions } from '../http-node.ts';
 import { createNodeOpener } from '../node-open.ts';
+import { parseJson } from '../../protocol/json-parse.ts';
 import type { JsonRpcMessage } from '../../transport/types.ts';
 
 /** A served fixture and what its extensions were sent. */
@@ -53,5 +54,5 @@ export async function postRpc(url: string, message: unknown, headers: Record<str
     body: typeof message === 'string' ? message : JSON.stringify(message),
   });
   const text = await response.text();
-  return { status: response.status, body: text === '' ? {} : (JSON.parse(text) as JsonRpcMessage), contentType: response.headers.get('content-type') };
+  return { status: response.status, body: text === '' ? {} : (parseJson(text, 'data') as JsonRpcMessage), contentType: response.headers.get('content-type') };
 }
