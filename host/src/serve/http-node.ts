@@ -33,6 +33,8 @@ export interface HttpListenOptions extends HttpRoutes {
   headersTimeoutMs?: number;
   /** Time to receive a request's body once its headers are in (408 past it). Default 30 s. */
   bodyTimeoutMs?: number;
+  /** Connections open at once; past it a new one is closed unanswered. Default 1024. */
+  maxConnections?: number;
   /** Events of an SSE stream its client has not read, in bytes, past which it is dropped and its call cancelled. Default 128 MiB. */
   maxPendingBytes?: number;
   /** The session pool: a session per request, idle sessions kept, their runtime options. */
@@ -115,6 +117,16 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       });
     },
   );
+  http.maxConnections = limits.maxConnections;
+  let dropped = 0;
+  let droppedSince = 0;
+  http.on('drop', () => {
+    // Said at most every 10 s: a flood of connections must not flood the log too.
+    dropped++;
+    if (Date.now() - droppedSince < 10_000) return;
+    server.log(`HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
+    droppedSince = Date.now();
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
     http.listen(options.port, host, () => resolve());
