@@ -106,6 +106,17 @@ Limits('should drop connections past --max-connections, however slowly they send
   }),
 );
 
+Limits('should refuse an id it cannot echo exactly (past 2^53), not answer with another id', () =>
+  withServer({}, async ({ listener, sent }) => {
+    for (const id of ['123456789012345678901234567890', '9007199254740993']) {
+      const reply = await postRpc(listener.url, `{"jsonrpc":"2.0","id":${id},"method":"morphir.ping"}`);
+      assert.is((reply.body.error as { code: number } | undefined)?.code, ErrorCode.InvalidRequest, `${id}: ${JSON.stringify(reply.body)}`);
+      assert.is(reply.body.id, null);
+    }
+    assert.is(sent.filter((m) => m.method === 'morphir.ping').length, 0);
+  }),
+);
+
 const Auth = suite('mep serve --http :: token');
 
 Auth('should answer 401 without the token or with a forged one, and serve the right one (Bearer or Basic password)', () =>
