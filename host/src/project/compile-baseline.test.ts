@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineExtension, type NormalizedCompileParams } from '../../../guest-pdk/src/index.ts';
@@ -116,6 +116,29 @@ Baseline('should not send one frontend\'s baseline to another, nor a corrupt or 
       await compileWith(fe, dir);
       assert.is(fe.seen[0].baseline, undefined, text);
       assert.is(JSON.parse(await readFile(compileBaselinePath(dir), 'utf8')).frontend, 'test.other@1.0.0', 'replaced by a good one');
+    }
+  });
+});
+
+Baseline('should neither write nor read a baseline through a .mep that is a link out of the project', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (dir) => {
+    const outside = await mkdtemp(join(tmpdir(), 'mep-outside-'));
+    try {
+      // A baseline a first run of this frontend would keep, planted where the link points.
+      await withProject({ 'A.elm': 'module A' }, async (other) => {
+        await compileWith(frontend(true), other);
+        await writeFile(join(outside, 'compile-baseline.json'), await readFile(compileBaselinePath(other)));
+      });
+      const planted = await readFile(join(outside, 'compile-baseline.json'), 'utf8');
+      await symlink(outside, join(dir, '.mep'));
+      const fe = frontend(true);
+      const outcome = await compileWith(fe, dir);
+      assert.is(fe.seen[0].baseline, undefined, 'the baseline behind the link was not sent');
+      assert.ok(outcome.baseline, 'the compile itself still gives the next baseline');
+      assert.is(await readFile(join(outside, 'compile-baseline.json'), 'utf8'), planted, 'nothing written through the link');
+      assert.equal(await readdir(outside), ['compile-baseline.json']);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
     }
   });
 });

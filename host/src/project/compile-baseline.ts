@@ -6,9 +6,12 @@
  * keeps the IR of modules that compiled or were unchanged, and, for a module that failed or was
  * blocked, the entry it trusted before (so the frontend still has that module's interface).
  * Written atomically; a file that is unreadable, too large, malformed or another frontend's is
- * ignored (the compile is then a full one), never trusted in part.
+ * ignored (the compile is then a full one), never trusted in part. A `.mep` that is not a directory
+ * of the project's own (a link, as a cloned repository may hold, pointing anywhere) is neither
+ * read nor written through: the compile is a full one and keeps nothing.
  */
-import { join } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { readJsonFile } from '../files/json-file.ts';
 import { isMissingFile } from '../files/regular-file.ts';
 import type { BaselineModule, CompileBaseline, CompileResult, InitializeResult } from '../protocol/index.ts';
@@ -66,8 +69,15 @@ export function nextBaseline(previous: CompileBaseline | undefined, result: Comp
   return { modules, ...(result.contextDigest === undefined ? {} : { contextDigest: result.contextDigest }) };
 }
 
+/** True unless the project's `.mep` exists as something other than a real directory (a link to elsewhere). */
+async function ownStateFolder(projectDir: string): Promise<boolean> {
+  const info = await lstat(dirname(compileBaselinePath(projectDir))).catch(() => undefined);
+  return info === undefined || info.isDirectory();
+}
+
 /** Reads the project's baseline for the frontend `key`, or undefined (none, another's, unusable). */
 export async function readCompileBaseline(projectDir: string, key: string): Promise<CompileBaseline | undefined> {
+  if (!(await ownStateFolder(projectDir))) return undefined;
   let stored: unknown;
   try {
     stored = await readJsonFile(compileBaselinePath(projectDir), { what: 'the compile baseline', maxBytes: HOST_FILE_LIMITS.compileBaselineBytes, noFollow: true });
@@ -84,5 +94,6 @@ export async function readCompileBaseline(projectDir: string, key: string): Prom
 
 /** Keeps `baseline` as the project's, for the frontend `key` (atomically: a reader sees the old or the new file). */
 export async function writeCompileBaseline(projectDir: string, key: string, baseline: CompileBaseline): Promise<void> {
+  if (!(await ownStateFolder(projectDir))) return;
   await writeFileAtomic(compileBaselinePath(projectDir), JSON.stringify({ format: COMPILE_BASELINE_FORMAT, frontend: key, baseline }));
 }
