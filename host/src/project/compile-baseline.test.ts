@@ -10,6 +10,9 @@ import { createInProcessTransport } from '../testing/in-process-transport.ts';
 import { compileBaselinePath, nextBaseline } from './compile-baseline.ts';
 import { compileProject } from './index.ts';
 
+// The user's mep home (where the key that signs baselines is kept), private to these tests.
+process.env.MEP_HOME = await mkdtemp(join(tmpdir(), 'mep-home-'));
+
 const IR = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
 
 /**
@@ -140,6 +143,32 @@ Baseline('should neither write nor read a baseline through a .mep that is a link
     } finally {
       await rm(outside, { recursive: true, force: true });
     }
+  });
+});
+
+Baseline('should not send a baseline this user\'s mep did not write for this project (committed, copied, or edited), whatever it says', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (first) => {
+    await compileWith(frontend(true), first);
+    const written = await readFile(compileBaselinePath(first), 'utf8');
+    await withProject({ 'A.elm': 'module A' }, async (dir) => {
+      // Copied from another project (as a repository that commits .mep/ would bring it).
+      await mkdir(join(dir, '.mep'));
+      await writeFile(compileBaselinePath(dir), written);
+      const copied = frontend(true);
+      await compileWith(copied, dir);
+      assert.is(copied.seen[0].baseline, undefined, 'a baseline of another project');
+    });
+    // Forged in place: the same file with another IR for module A (the frontend would take it as A's, unchanged).
+    const forged = JSON.parse(written);
+    forged.baseline.modules[0].ir = [[['a']], { text: 'forged' }];
+    await writeFile(compileBaselinePath(first), JSON.stringify(forged));
+    const edited = frontend(true);
+    await compileWith(edited, first);
+    assert.is(edited.seen[0].baseline, undefined, 'an edited baseline');
+    // Its own, unchanged, is still sent.
+    const again = frontend(true);
+    await compileWith(again, first);
+    assert.equal(again.seen[0].baseline?.modules[0]?.ir, [[['a']], { text: 'module A' }]);
   });
 });
 

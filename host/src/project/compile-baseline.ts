@@ -8,7 +8,8 @@
  * Written atomically; a file that is unreadable, too large, malformed or another frontend's is
  * ignored (the compile is then a full one), never trusted in part. A `.mep` that is not a directory
  * of the project's own (a link, as a cloned repository may hold, pointing anywhere) is neither
- * read nor written through: the compile is a full one and keeps nothing.
+ * read nor written through: the compile is a full one and keeps nothing. A baseline is trusted only
+ * with the signature of the user's key over it, its frontend and the project (baseline-key.ts).
  */
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -18,6 +19,7 @@ import type { BaselineModule, CompileBaseline, CompileResult, InitializeResult }
 import { CompileBaseline as CompileBaselineSchema } from '../protocol/compile-params.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { writeFileAtomic } from '../registry/atomic-write.ts';
+import { signBaseline } from './baseline-key.ts';
 
 /** The file's format tag; another value is ignored. */
 export const COMPILE_BASELINE_FORMAT = 'mep-compile-baseline/1';
@@ -86,8 +88,11 @@ export async function readCompileBaseline(projectDir: string, key: string): Prom
     // Too large, not JSON, a link, a hostile key: a full compile, and the next write replaces it.
     return undefined;
   }
-  const file = stored as { format?: unknown; frontend?: unknown; baseline?: unknown } | null;
+  const file = stored as { format?: unknown; frontend?: unknown; baseline?: unknown; signature?: unknown } | null;
   if (file === null || typeof file !== 'object' || file.format !== COMPILE_BASELINE_FORMAT || file.frontend !== key) return undefined;
+  // Only what this user's mep wrote for this project (baseline-key.ts); JSON.stringify gives back the text it signed.
+  const signature = await signBaseline(projectDir, key, JSON.stringify(file.baseline));
+  if (signature === undefined || file.signature !== signature) return undefined;
   const parsed = CompileBaselineSchema.safeParse(file.baseline);
   return parsed.success ? parsed.data : undefined;
 }
@@ -95,5 +100,8 @@ export async function readCompileBaseline(projectDir: string, key: string): Prom
 /** Keeps `baseline` as the project's, for the frontend `key` (atomically: a reader sees the old or the new file). */
 export async function writeCompileBaseline(projectDir: string, key: string, baseline: CompileBaseline): Promise<void> {
   if (!(await ownStateFolder(projectDir))) return;
-  await writeFileAtomic(compileBaselinePath(projectDir), JSON.stringify({ format: COMPILE_BASELINE_FORMAT, frontend: key, baseline }));
+  const text = JSON.stringify(baseline);
+  const signature = await signBaseline(projectDir, key, text);
+  if (signature === undefined) return;
+  await writeFileAtomic(compileBaselinePath(projectDir), `{"format":${JSON.stringify(COMPILE_BASELINE_FORMAT)},"frontend":${JSON.stringify(key)},"signature":"${signature}","baseline":${text}}`);
 }
