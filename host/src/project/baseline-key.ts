@@ -13,13 +13,14 @@ import { readTextFile } from '../files/regular-file.ts';
 import { registryPaths } from '../registry/paths.ts';
 
 /** The key file in the user's mep home. */
-function keyPath(projectDir: string): string {
-  return join(registryPaths({ cwd: projectDir }).user.root, 'compile-baseline.key');
+function keyPath(): string {
+  // The user's home as every command finds it (a relative MEP_HOME is taken from the working directory).
+  return join(registryPaths({ cwd: process.cwd() }).user.root, 'compile-baseline.key');
 }
 
 /** The user's key (made when there is none), or undefined when it can be neither read nor made. */
-async function baselineKey(projectDir: string): Promise<Buffer | undefined> {
-  const path = keyPath(projectDir);
+async function baselineKey(): Promise<Buffer | undefined> {
+  const path = keyPath();
   const read = async (): Promise<Buffer | undefined> => {
     const text = (await readTextFile(path, { what: 'the compile baseline key', maxBytes: 1024, noFollow: true })).trim();
     return /^[0-9a-f]{64}$/.test(text) ? Buffer.from(text, 'hex') : undefined;
@@ -43,7 +44,7 @@ async function baselineKey(projectDir: string): Promise<Buffer | undefined> {
  * undefined when the user has no usable key (then no baseline is kept or trusted).
  */
 export async function signBaseline(projectDir: string, key: string, baselineJson: string): Promise<string | undefined> {
-  const secret = await baselineKey(projectDir);
+  const secret = await baselineKey();
   if (secret === undefined) return undefined;
   const project = await realpath(projectDir).catch(() => projectDir);
   return createHmac('sha256', secret).update(`${key}\n${project}\n${baselineJson}`).digest('hex');
