@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defineExtension, type NormalizedCompileParams } from '../../../guest-pdk/src/index.ts';
@@ -9,6 +9,9 @@ import { createSession } from '../session/session.ts';
 import { createInProcessTransport } from '../testing/in-process-transport.ts';
 import { compileBaselinePath, nextBaseline } from './compile-baseline.ts';
 import { compileProject } from './index.ts';
+
+// The user's mep home (where the key that signs baselines is kept), private to these tests.
+process.env.MEP_HOME = await mkdtemp(join(tmpdir(), 'mep-home-'));
 
 const IR = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
 
@@ -117,6 +120,55 @@ Baseline('should not send one frontend\'s baseline to another, nor a corrupt or 
       assert.is(fe.seen[0].baseline, undefined, text);
       assert.is(JSON.parse(await readFile(compileBaselinePath(dir), 'utf8')).frontend, 'test.other@1.0.0', 'replaced by a good one');
     }
+  });
+});
+
+Baseline('should neither write nor read a baseline through a .mep that is a link out of the project', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (dir) => {
+    const outside = await mkdtemp(join(tmpdir(), 'mep-outside-'));
+    try {
+      // A baseline a first run of this frontend would keep, planted where the link points.
+      await withProject({ 'A.elm': 'module A' }, async (other) => {
+        await compileWith(frontend(true), other);
+        await writeFile(join(outside, 'compile-baseline.json'), await readFile(compileBaselinePath(other)));
+      });
+      const planted = await readFile(join(outside, 'compile-baseline.json'), 'utf8');
+      await symlink(outside, join(dir, '.mep'));
+      const fe = frontend(true);
+      const outcome = await compileWith(fe, dir);
+      assert.is(fe.seen[0].baseline, undefined, 'the baseline behind the link was not sent');
+      assert.ok(outcome.baseline, 'the compile itself still gives the next baseline');
+      assert.is(await readFile(join(outside, 'compile-baseline.json'), 'utf8'), planted, 'nothing written through the link');
+      assert.equal(await readdir(outside), ['compile-baseline.json']);
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+Baseline('should not send a baseline this user\'s mep did not write for this project (committed, copied, or edited), whatever it says', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (first) => {
+    await compileWith(frontend(true), first);
+    const written = await readFile(compileBaselinePath(first), 'utf8');
+    await withProject({ 'A.elm': 'module A' }, async (dir) => {
+      // Copied from another project (as a repository that commits .mep/ would bring it).
+      await mkdir(join(dir, '.mep'));
+      await writeFile(compileBaselinePath(dir), written);
+      const copied = frontend(true);
+      await compileWith(copied, dir);
+      assert.is(copied.seen[0].baseline, undefined, 'a baseline of another project');
+    });
+    // Forged in place: the same file with another IR for module A (the frontend would take it as A's, unchanged).
+    const forged = JSON.parse(written);
+    forged.baseline.modules[0].ir = [[['a']], { text: 'forged' }];
+    await writeFile(compileBaselinePath(first), JSON.stringify(forged));
+    const edited = frontend(true);
+    await compileWith(edited, first);
+    assert.is(edited.seen[0].baseline, undefined, 'an edited baseline');
+    // Its own, unchanged, is still sent.
+    const again = frontend(true);
+    await compileWith(again, first);
+    assert.equal(again.seen[0].baseline?.modules[0]?.ir, [[['a']], { text: 'module A' }]);
   });
 });
 

@@ -6,15 +6,20 @@
  * keeps the IR of modules that compiled or were unchanged, and, for a module that failed or was
  * blocked, the entry it trusted before (so the frontend still has that module's interface).
  * Written atomically; a file that is unreadable, too large, malformed or another frontend's is
- * ignored (the compile is then a full one), never trusted in part.
+ * ignored (the compile is then a full one), never trusted in part. A `.mep` that is not a directory
+ * of the project's own (a link, as a cloned repository may hold, pointing anywhere) is neither
+ * read nor written through: the compile is a full one and keeps nothing. A baseline is trusted only
+ * with the signature of the user's key over it, its frontend and the project (baseline-key.ts).
  */
-import { join } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { readJsonFile } from '../files/json-file.ts';
 import { isMissingFile } from '../files/regular-file.ts';
 import type { BaselineModule, CompileBaseline, CompileResult, InitializeResult } from '../protocol/index.ts';
 import { CompileBaseline as CompileBaselineSchema } from '../protocol/compile-params.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { writeFileAtomic } from '../registry/atomic-write.ts';
+import { signBaseline } from './baseline-key.ts';
 
 /** The file's format tag; another value is ignored. */
 export const COMPILE_BASELINE_FORMAT = 'mep-compile-baseline/1';
@@ -66,8 +71,15 @@ export function nextBaseline(previous: CompileBaseline | undefined, result: Comp
   return { modules, ...(result.contextDigest === undefined ? {} : { contextDigest: result.contextDigest }) };
 }
 
+/** True unless the project's `.mep` exists as something other than a real directory (a link to elsewhere). */
+async function ownStateFolder(projectDir: string): Promise<boolean> {
+  const info = await lstat(dirname(compileBaselinePath(projectDir))).catch(() => undefined);
+  return info === undefined || info.isDirectory();
+}
+
 /** Reads the project's baseline for the frontend `key`, or undefined (none, another's, unusable). */
 export async function readCompileBaseline(projectDir: string, key: string): Promise<CompileBaseline | undefined> {
+  if (!(await ownStateFolder(projectDir))) return undefined;
   let stored: unknown;
   try {
     stored = await readJsonFile(compileBaselinePath(projectDir), { what: 'the compile baseline', maxBytes: HOST_FILE_LIMITS.compileBaselineBytes, noFollow: true });
@@ -76,13 +88,20 @@ export async function readCompileBaseline(projectDir: string, key: string): Prom
     // Too large, not JSON, a link, a hostile key: a full compile, and the next write replaces it.
     return undefined;
   }
-  const file = stored as { format?: unknown; frontend?: unknown; baseline?: unknown } | null;
+  const file = stored as { format?: unknown; frontend?: unknown; baseline?: unknown; signature?: unknown } | null;
   if (file === null || typeof file !== 'object' || file.format !== COMPILE_BASELINE_FORMAT || file.frontend !== key) return undefined;
+  // Only what this user's mep wrote for this project (baseline-key.ts); JSON.stringify gives back the text it signed.
+  const signature = await signBaseline(projectDir, key, JSON.stringify(file.baseline));
+  if (signature === undefined || file.signature !== signature) return undefined;
   const parsed = CompileBaselineSchema.safeParse(file.baseline);
   return parsed.success ? parsed.data : undefined;
 }
 
 /** Keeps `baseline` as the project's, for the frontend `key` (atomically: a reader sees the old or the new file). */
 export async function writeCompileBaseline(projectDir: string, key: string, baseline: CompileBaseline): Promise<void> {
-  await writeFileAtomic(compileBaselinePath(projectDir), JSON.stringify({ format: COMPILE_BASELINE_FORMAT, frontend: key, baseline }));
+  if (!(await ownStateFolder(projectDir))) return;
+  const text = JSON.stringify(baseline);
+  const signature = await signBaseline(projectDir, key, text);
+  if (signature === undefined) return;
+  await writeFileAtomic(compileBaselinePath(projectDir), `{"format":${JSON.stringify(COMPILE_BASELINE_FORMAT)},"frontend":${JSON.stringify(key)},"signature":"${signature}","baseline":${text}}`);
 }

@@ -8,7 +8,7 @@
  * their absolute paths. An output the record does not describe (another sha256: built some other way)
  * is not judged. Node edge.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '../files/regular-file.ts';
@@ -59,8 +59,9 @@ export function writeBuildRecord(outFile: string, entry: string, runtime: 'wasm'
     inputs: inputs.flatMap((f): [string, string][] => (existsSync(f) ? [[named(f), sha256(readFileSync(f))]] : [])),
   };
   const path = buildRecordPath(outFile);
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify(record)}\n`);
+  // A name nobody can plant beforehand, made new ('wx': never written through a link or over a file).
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+  writeFileSync(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx' });
   renameSync(tmp, path);
 }
 
@@ -77,20 +78,32 @@ export function readBuildRecord(outFile: string): (BuildRecord & { entryPath: st
   return { ...record, entryPath: resolve(dirname(outFile), record.entry) };
 }
 
-/** The recorded sources of `outFile` that changed or vanished since it was built (relative to cwd); empty when none did or there is no record. */
+/**
+ * The recorded sources of `outFile` that changed or vanished since it was built (relative to cwd);
+ * empty when none did or there is no record. A source is read only as a regular file within
+ * `HOST_FILE_LIMITS.inputBytes`, once however often the record names it: a FIFO, a device or a
+ * larger file (a crafted record) counts as changed, unread.
+ */
 export function staleSources(outFile: string, cwd: string): string[] {
   const record = readBuildRecord(outFile);
   if (!record) return [];
   const dir = dirname(outFile);
+  const digests = new Map<string, string | undefined>();
+  const digestOf = (path: string): string | undefined => {
+    if (!digests.has(path)) {
+      try {
+        digests.set(path, sha256(readRegularFileSync(path, { what: 'a source of the build', maxBytes: HOST_FILE_LIMITS.inputBytes })));
+      } catch {
+        digests.set(path, undefined);
+      }
+    }
+    return digests.get(path);
+  };
   return record.inputs
     .filter((entry) => {
       if (!Array.isArray(entry) || typeof entry[0] !== 'string') return true;
-      try {
-        // A regular file only (a FIFO named by a crafted record would block the read).
-        return sha256(readRegularFileSync(resolve(dir, entry[0]), { what: 'a recorded source', maxBytes: HOST_FILE_LIMITS.inputBytes })) !== entry[1];
-      } catch {
-        return true;
-      }
+      const digest = digestOf(resolve(dir, entry[0]));
+      return digest === undefined || digest !== entry[1];
     })
     .map((entry) => relative(cwd, resolve(dir, String(entry[0]))));
 }

@@ -91,6 +91,32 @@ Limits('should refuse a browser origin and a foreign Host with 403, and accept a
   }),
 );
 
+Limits('should drop connections past --max-connections, however slowly they send, and serve again once they are gone', () =>
+  withServer({ maxConnections: 8, headersTimeoutMs: 60_000 }, async ({ listener }) => {
+    // Slowloris: each holds a connection by never finishing its headers; no token is needed for that.
+    const held = Array.from({ length: 8 }, () => connect(listener.port, '127.0.0.1'));
+    await Promise.all(held.map((socket) => new Promise<void>((resolve) => socket.once('connect', () => socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n', () => resolve())))));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const body = JSON.stringify(ping(9));
+    const ninth = await raw(listener.port, `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`, 1).catch(() => '');
+    assert.is(ninth, '', 'the connection past the bound was closed unanswered');
+    for (const socket of held) socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.is((await postRpc(listener.url, ping(10))).status, 200);
+  }),
+);
+
+Limits('should refuse an id it cannot echo exactly (past 2^53), not answer with another id', () =>
+  withServer({}, async ({ listener, sent }) => {
+    for (const id of ['123456789012345678901234567890', '9007199254740993']) {
+      const reply = await postRpc(listener.url, `{"jsonrpc":"2.0","id":${id},"method":"morphir.ping"}`);
+      assert.is((reply.body.error as { code: number } | undefined)?.code, ErrorCode.InvalidRequest, `${id}: ${JSON.stringify(reply.body)}`);
+      assert.is(reply.body.id, null);
+    }
+    assert.is(sent.filter((m) => m.method === 'morphir.ping').length, 0);
+  }),
+);
+
 const Auth = suite('mep serve --http :: token');
 
 Auth('should answer 401 without the token or with a forged one, and serve the right one (Bearer or Basic password)', () =>

@@ -33,6 +33,10 @@ export interface HttpListenOptions extends HttpRoutes {
   headersTimeoutMs?: number;
   /** Time to receive a request's body once its headers are in (408 past it). Default 30 s. */
   bodyTimeoutMs?: number;
+  /** Connections open at once; past it a new one is closed unanswered. Default 1024. */
+  maxConnections?: number;
+  /** Events of an SSE stream its client has not read, in bytes, past which it is dropped and its call cancelled. Default 128 MiB. */
+  maxPendingBytes?: number;
   /** The session pool: a session per request, idle sessions kept, their runtime options. */
   sessions?: Omit<SessionPoolOptions, 'server'>;
 }
@@ -93,7 +97,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       if (!res.writableFinished) controller.abort(new MepError(-32800, 'The HTTP client closed the request.'));
     });
     const streaming = (header('accept') ?? '').includes('text/event-stream');
-    const emit = streaming ? openEventStream(res) : undefined;
+    const emit = streaming ? openEventStream(res, limits.maxPendingBytes, (reason) => server.log(`${extension}: ${reason}`)) : undefined;
     const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit } : {}) });
     if (res.destroyed) return;
     if (emit) {
@@ -113,6 +117,16 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       });
     },
   );
+  http.maxConnections = limits.maxConnections;
+  let dropped = 0;
+  let droppedSince = 0;
+  http.on('drop', () => {
+    // Said at most every 10 s: a flood of connections must not flood the log too.
+    dropped++;
+    if (Date.now() - droppedSince < 10_000) return;
+    server.log(`HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
+    droppedSince = Date.now();
+  });
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
     http.listen(options.port, host, () => resolve());
@@ -161,13 +175,22 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
   });
 }
 
-/** Switches `res` to an SSE stream; returns the writer of one JSON-RPC message per event. */
-function openEventStream(res: ServerResponse): (message: JsonRpcMessage) => void {
+/**
+ * Switches `res` to an SSE stream; returns the writer of one JSON-RPC message per event. A
+ * client that does not read is dropped once `maxPendingBytes` of events wait for it (closing the
+ * response cancels its call), so the server never holds more than that for it.
+ */
+function openEventStream(res: ServerResponse, maxPendingBytes: number, log: (reason: string) => void): (message: JsonRpcMessage) => void {
   // Proxies must pass events on as they come (nginx buffers unless told).
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
   res.flushHeaders();
   return (message) => {
-    if (!res.destroyed) res.write(encodeSseEvent(JSON.stringify(message)));
+    if (res.destroyed) return;
+    res.write(encodeSseEvent(JSON.stringify(message)));
+    if (res.writableLength > maxPendingBytes) {
+      log(`an event stream was dropped: ${res.writableLength} bytes of events are waiting to be read (limit ${maxPendingBytes}); a client must read what it asked for. Its call is cancelled.`);
+      res.destroy();
+    }
   };
 }
 

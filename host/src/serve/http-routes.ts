@@ -16,6 +16,13 @@ export const HTTP_LIMITS = {
   maxHeaderBytes: 16 * 1024,
   headersTimeoutMs: 10_000,
   bodyTimeoutMs: 30_000,
+  /**
+   * Connections open at once, authenticated or not (a slowloris client holds one per unfinished
+   * head); past it a new one is closed unanswered, so file descriptors stay for sessions.
+   */
+  maxConnections: 1024,
+  /** Unsent bytes of an SSE stream (events its client has not read) past which it is dropped and its call cancelled; as `mep serve`'s socket clients. */
+  maxPendingBytes: 128 * 1024 * 1024,
 };
 
 /** What is served where. */

@@ -37,7 +37,8 @@ export interface HttpRpcOptions {
   timeoutMs?: number;
 }
 
-const isId = (value: unknown): value is JsonRpcId => typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+/** A string, or an integer a JSON number holds exactly (past 2^53 the id echoed would be another). */
+const isId = (value: unknown): value is JsonRpcId => typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 const CALLABLE = new Set<string>(CALLABLE_METHODS);
 
 /** The JSON-RPC error response for `id`. */
@@ -64,7 +65,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
   const { jsonrpc, id, method, params } = message as Record<string, unknown>;
   const hasId = 'id' in message;
   if (jsonrpc !== '2.0' || typeof method !== 'string' || (hasId && !isId(id))) {
-    return errorReply(hasId && isId(id) ? id : null, new MepError(ErrorCode.InvalidRequest, 'Not a JSON-RPC 2.0 request: it needs "jsonrpc": "2.0", a string "method" and an integer or string "id".'));
+    return errorReply(hasId && isId(id) ? id : null, new MepError(ErrorCode.InvalidRequest, 'Not a JSON-RPC 2.0 request: it needs "jsonrpc": "2.0", a string "method" and a string "id" or an integer one within ±(2^53 - 1).'));
   }
   // MEP notifications change nothing here: the server's own session already ran its lifecycle.
   if (!hasId) return { status: 202 };

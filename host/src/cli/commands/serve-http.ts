@@ -18,6 +18,7 @@ export const HTTP_FLAGS = {
   'fresh-sessions': { type: 'boolean' },
   'body-timeout': { type: 'string' },
   'headers-timeout': { type: 'string' },
+  'max-connections': { type: 'string' },
 } as const;
 
 /** Their help lines. */
@@ -32,7 +33,9 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
   --max-sessions N    sessions (processes, wasm workers) held at once (default 64)
   --fresh-sessions    run every HTTP request in a session of its own (default: pooled)
   --body-timeout TIME     time a request body may take to arrive (default 30s)
-  --headers-timeout TIME  time request headers may take to arrive (default 10s)`;
+  --headers-timeout TIME  time request headers may take to arrive (default 10s)
+  --max-connections N connections open at once, with or without the token; past it a
+                      new one is closed unanswered (default 1024)`;
 
 /** The values of {@link HTTP_FLAGS}. */
 export interface HttpFlagValues {
@@ -43,6 +46,7 @@ export interface HttpFlagValues {
   'fresh-sessions'?: boolean;
   'body-timeout'?: string;
   'headers-timeout'?: string;
+  'max-connections'?: string;
 }
 
 /** Listen as the flags say and serve until the server stops. */
@@ -65,6 +69,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(limits.maxMessageBytes === undefined ? {} : { maxBodyBytes: limits.maxMessageBytes }),
     ...(values['body-timeout'] === undefined ? {} : { bodyTimeoutMs: parseDuration('--body-timeout', values['body-timeout']) }),
     ...(values['headers-timeout'] === undefined ? {} : { headersTimeoutMs: parseDuration('--headers-timeout', values['headers-timeout']) }),
+    ...(values['max-connections'] === undefined ? {} : { maxConnections: positiveCount(values['max-connections'], '--max-connections') }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
   });
   // The address only: the token is never printed (io redacts it too).
@@ -89,4 +94,11 @@ async function tokenOf(file: string | undefined, io: Io): Promise<string | undef
   }
   io.redactor.add(token);
   return token;
+}
+
+/** A count flag of `mep serve`: a whole number from 1 to 100000, else ERR_USAGE naming the flag. */
+export function positiveCount(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new UsageError(`${flag} takes a whole number from 1 to 100000 (got ${JSON.stringify(text)}).`);
+  return value;
 }

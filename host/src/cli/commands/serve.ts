@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { DEFAULT_SERVE_MAX_LINE_BYTES, createHostServer } from '../../serve/index.ts';
 import { createNodeOpener, createNodeProjectCompiler, listenUnixSocket, serveStdio } from '../../serve/node.ts';
-import { HTTP_FLAGS, HTTP_HELP, serveHttp } from './serve-http.ts';
+import { HTTP_FLAGS, HTTP_HELP, positiveCount, serveHttp } from './serve-http.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
@@ -71,9 +71,3 @@ ${LIMIT_HELP}
     }
   },
 };
-
-function positiveCount(text: string, flag: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new UsageError(`${flag} takes a whole number from 1 to 100000 (got ${JSON.stringify(text)}).`);
-  return value;
-}

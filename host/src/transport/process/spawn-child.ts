@@ -17,6 +17,8 @@ export function spawnError(name: string, command: string, error: NodeJS.ErrnoExc
       ? 'the file does not exist (the child gets no PATH, so give an absolute path)'
       : error.code === 'EACCES'
         ? 'it is not executable (check its permissions, or run a script through its interpreter)'
+        : error.code === 'E2BIG'
+          ? 'its arguments and environment are too long for the system (E2BIG: at most 128 KiB in one value, about 2 MiB in all); pass large data in a file or a message instead'
         : `the system refused (${error.code ?? error.message})`;
   return new MepError(LocalErrorCode.Usage, `Cannot start extension ${name}: ${command}: ${hint}.`, { data: { extension: name, command, errno: error.code }, cause: error });
 }
@@ -25,6 +27,28 @@ export function spawnError(name: string, command: string, error: NodeJS.ErrnoExc
 export function checkWorkingDirectory(name: string, cwd: string): void {
   if (typeof cwd !== 'string' || cwd === '' || !existsSync(cwd) || !statSync(cwd).isDirectory()) {
     throw new MepError(LocalErrorCode.Usage, `Cannot start extension ${name}: the working directory ${JSON.stringify(cwd)} is not an existing directory.`, { data: { extension: name, cwd } });
+  }
+}
+
+/**
+ * Throws MepError(ERR_USAGE) unless the command, the arguments and the environment can reach the
+ * child exactly as given: no NUL anywhere (the system ends a string there), and every environment
+ * name non-empty and without '=' (the system splits an entry at its first '=': 'A=B' with value
+ * 'c' would arrive as A with value 'B=c', and an empty name not at all).
+ */
+export function checkLaunchValues(name: string, command: string, args: readonly string[], env: Readonly<Record<string, string>>): void {
+  const refuse = (what: string, remedy: string, data: Record<string, unknown>): never => {
+    throw new MepError(LocalErrorCode.Usage, `Cannot start extension ${name}: ${what}. ${remedy}`, { data: { extension: name, ...data } });
+  };
+  if (command.includes('\0')) refuse(`its command ${JSON.stringify(command)} holds a NUL character`, 'Remove it.', { command });
+  args.forEach((arg, index) => {
+    if (arg.includes('\0')) refuse(`its argument ${index} ${JSON.stringify(arg.slice(0, 80))} holds a NUL character`, 'Remove it from the arguments.', { argument: index });
+  });
+  for (const [key, value] of Object.entries(env)) {
+    if (key === '' || key.includes('=') || key.includes('\0')) {
+      refuse(`the environment name ${JSON.stringify(key)} is empty or holds "=" or a NUL character, which no environment can carry`, 'Rename the entry in "env".', { envName: key });
+    }
+    if (value.includes('\0')) refuse(`the value of the environment entry ${JSON.stringify(key)} holds a NUL character`, 'Remove it from the value.', { envName: key });
   }
 }
 
@@ -47,8 +71,18 @@ export interface SpawnedChild {
 export function spawnChild(options: ProcessTransportOptions): SpawnedChild {
   const found = containment();
   const contained: Containment = options.containment === 'process-group' ? { kind: 'process-group', reason: 'asked for (containment: process-group)', init: found.kind === 'pid-namespace' || found.init } : found;
-  const launch = containedCommand({ command: options.command, args: [...(options.args ?? [])] }, options.env ?? {}, contained);
-  const child = spawn(launch.command, launch.args, { cwd: options.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: PROCESS_GROUPS });
+  const args = [...(options.args ?? [])];
+  checkLaunchValues(options.name, options.command, args, options.env ?? {});
+  const launch = containedCommand({ command: options.command, args }, options.env ?? {}, contained);
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(launch.command, launch.args, { cwd: options.cwd, env: launch.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true, detached: PROCESS_GROUPS });
+  } catch (error) {
+    // Node.js throws some refusals of the system instead of emitting them (E2BIG).
+    const errno = error as NodeJS.ErrnoException;
+    if (typeof errno?.code === 'string' && errno.code.startsWith('E')) throw spawnError(options.name, options.command, errno);
+    throw error;
+  }
   if (child.pid !== undefined) trackGroup(child.pid);
   return { child, namespaced: launch.namespaced, wrapped: launch.wrapped, ...(contained.kind === 'process-group' ? { groupOnly: contained.reason } : {}) };
 }

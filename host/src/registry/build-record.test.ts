@@ -1,0 +1,59 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildRecordPath, writeBuildRecord } from './build-record.ts';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+
+/** A folder with a built output `ext.wasm` from `src.ts`, and its record. */
+function built(): { dir: string; out: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'mep-build-record-'));
+  writeFileSync(join(dir, 'src.ts'), 'export {}');
+  const out = join(dir, 'ext.wasm');
+  writeFileSync(out, 'built bytes');
+  writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]);
+  return { dir, out };
+}
+
+const Record = suite('build record (mep build → mep pack)');
+
+Record('should count a FIFO or a device a crafted record names as a changed source, without reading it (mep pack neither hangs nor fills memory)', () => {
+  const { dir, out } = built();
+  try {
+    assert.is(spawnSync('mkfifo', [join(dir, 'pipe')]).status, 0);
+    const record = JSON.parse(readFileSync(buildRecordPath(out), 'utf8'));
+    record.inputs.push(['pipe', '0'.repeat(64)], ['/dev/zero', '0'.repeat(64)]);
+    writeFileSync(buildRecordPath(out), JSON.stringify(record));
+    // In a child: before, reading the FIFO blocked for good (and /dev/zero would fill memory).
+    const script = `import { staleSources } from ${JSON.stringify(join(root, 'host/src/registry/build-record.ts'))}; console.log(JSON.stringify(staleSources(${JSON.stringify(out)}, ${JSON.stringify(dir)})));`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, timeout: 20_000, encoding: 'utf8' });
+    assert.is(run.signal, null, 'staleSources returned (it was not stopped at the timeout)');
+    const stale = JSON.parse(run.stdout) as string[];
+    assert.is(stale.length, 2, run.stdout);
+    assert.ok(stale[0] === 'pipe' && stale[1]?.endsWith('dev/zero'), run.stdout);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Record('should not write the record through a link planted at its temporary name', () => {
+  const { dir, out } = built();
+  const victim = join(dir, 'victim.txt');
+  try {
+    writeFileSync(victim, 'keep me');
+    // Every name the writer could pick for this process, planted as a link to the victim.
+    symlinkSync(victim, `${buildRecordPath(out)}.tmp-${process.pid}`);
+    writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]);
+    assert.is(readFileSync(victim, 'utf8'), 'keep me');
+    assert.is(JSON.parse(readFileSync(buildRecordPath(out), 'utf8')).format, 'mep-build-record-1');
+    assert.ok(existsSync(buildRecordPath(out)));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Record.run();
