@@ -33,6 +33,8 @@ export interface CaseContext {
   readonly closed: Promise<MepError | undefined>;
   /** Every message received that was not a response (notifications, requests). */
   readonly unsolicited: JsonRpcMessage[];
+  /** The options bag the operation cases send (`mep conformance --option k=v`; default `{}`). */
+  readonly options: Record<string, unknown>;
   /** A request with the case's timeout. */
   request(method: string, params: unknown, id?: string | number): Promise<unknown>;
   /** initialize (with `id`) → validated result → initialized notification. */
@@ -54,7 +56,7 @@ export function describeCode(code: unknown): string {
 }
 
 /** Builds a {@link CaseContext}. */
-export function createCaseContext(transport: Transport, peer: Peer, capabilities: Capabilities | undefined, requestTimeoutMs: number): CaseContext {
+export function createCaseContext(transport: Transport, peer: Peer, capabilities: Capabilities | undefined, requestTimeoutMs: number, options: Record<string, unknown> = {}): CaseContext {
   let resolveClosed!: (error: MepError | undefined) => void;
   const closed = new Promise<MepError | undefined>((r) => (resolveClosed = r));
   transport.onClose((error) => resolveClosed(error));
@@ -77,6 +79,7 @@ export function createCaseContext(transport: Transport, peer: Peer, capabilities
     capabilities,
     closed,
     unsolicited,
+    options,
     request(method, params, id) {
       return peer.request(method, params, { timeoutMs: requestTimeoutMs, id });
     },

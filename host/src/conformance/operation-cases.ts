@@ -19,6 +19,11 @@ function irFor(caps: Capabilities | undefined): unknown {
   return versions.includes('3') ? businessTerms : { ...businessTerms, formatVersion: Number(versions[0] ?? 3) };
 }
 
+/** Compile params with the run's options over the fixture's own. */
+function withOptions<T extends { options?: Record<string, unknown> }>(params: T, options: Record<string, unknown>): T {
+  return { ...params, options: { ...params.options, ...options } };
+}
+
 /** Operation cases. */
 export const operationCases: ConformanceCase[] = [
   {
@@ -59,7 +64,7 @@ export const operationCases: ConformanceCase[] = [
     async run(ctx) {
       const init = await ctx.initialize();
       for (const target of init.capabilities.backend?.targets ?? []) {
-        const raw = await ctx.request(Method.BackendGenerate, { ir: irFor(init.capabilities), target, options: {} }, `generate-${target}`);
+        const raw = await ctx.request(Method.BackendGenerate, { ir: irFor(init.capabilities), target, options: ctx.options }, `generate-${target}`);
         const result = decodeResult(GenerateResult, raw, `the generate result for target ${target}`) as GenerateResult;
         expect(result.success || result.diagnostics.length > 0, `generate for ${target} failed without diagnostics`);
         validateArtifacts(init.extension.id, result.artifacts);
@@ -82,7 +87,7 @@ export const operationCases: ConformanceCase[] = [
     async run(ctx) {
       const init = await ctx.initialize();
       const target = init.capabilities.backend?.targets[0] as string;
-      const raw = await ctx.request(Method.BackendGenerate, { ir: conformanceFixtures.invalidIr, target, options: {} });
+      const raw = await ctx.request(Method.BackendGenerate, { ir: conformanceFixtures.invalidIr, target, options: ctx.options });
       const result = decodeResult(GenerateResult, raw, 'the generate result for invalid IR') as GenerateResult;
       expect(!result.success, 'generate from invalid IR reported success');
       expect(result.diagnostics.some((d) => d.severity === 'error'), 'generate from invalid IR returned no error diagnostic');
@@ -94,7 +99,7 @@ export const operationCases: ConformanceCase[] = [
     skip: needsFrontend,
     async run(ctx) {
       await ctx.initialize();
-      const raw = await ctx.request(Method.FrontendCompile, conformanceFixtures.compile, 'compile-1');
+      const raw = await ctx.request(Method.FrontendCompile, withOptions(conformanceFixtures.compile, ctx.options), 'compile-1');
       const result = decodeResult(CompileResult, raw, 'the compile result') as CompileResult;
       expect(result.success || result.diagnostics.length > 0, 'compile failed without diagnostics');
     },
@@ -105,7 +110,7 @@ export const operationCases: ConformanceCase[] = [
     skip: needsFrontend,
     async run(ctx) {
       await ctx.initialize();
-      const raw = await ctx.request(Method.FrontendCompile, conformanceFixtures.compileBroken, 'compile-broken');
+      const raw = await ctx.request(Method.FrontendCompile, withOptions(conformanceFixtures.compileBroken, ctx.options), 'compile-broken');
       const result = decodeResult(CompileResult, raw, 'the compile result for broken source') as CompileResult;
       expect(!result.success, 'broken source compiled successfully');
       expect(result.diagnostics.length > 0, 'broken source produced no diagnostics');
@@ -127,7 +132,7 @@ export const operationCases: ConformanceCase[] = [
     async run(ctx) {
       const init = await ctx.initialize();
       const target = init.capabilities.backend?.targets[0] as string;
-      await ctx.request(Method.BackendGenerate, { ir: irFor(init.capabilities), target, options: {} }, 'progress-1');
+      await ctx.request(Method.BackendGenerate, { ir: irFor(init.capabilities), target, options: ctx.options }, 'progress-1');
       for (const message of ctx.unsolicited) {
         if (message.method !== Method.Progress) continue;
         const progress = decodeResult(ProgressParams, message.params, 'a morphir.progress notification') as ProgressParams;

@@ -14,11 +14,12 @@ import type { ConformanceCase } from './case.ts';
 import { conformanceFixtures, createCaseContext } from './context.ts';
 import { cancellationCases } from './cancellation-cases.ts';
 import { lifecycleCases } from './lifecycle-cases.ts';
+import { irOperationCases } from './ir-operation-cases.ts';
 import { operationCases } from './operation-cases.ts';
 import { protocolCases } from './protocol-cases.ts';
 
 /** Every case of the suite, in the order they run. */
-export const conformanceCases: readonly ConformanceCase[] = [...lifecycleCases, ...operationCases, ...cancellationCases, ...protocolCases];
+export const conformanceCases: readonly ConformanceCase[] = [...lifecycleCases, ...operationCases, ...irOperationCases, ...cancellationCases, ...protocolCases];
 
 /** The outcome of one case. */
 export interface CaseResult {
@@ -40,6 +41,8 @@ export interface ConformanceOptions {
   caseTimeoutMs?: number;
   /** Runs only the cases whose name contains this text. */
   filter?: string;
+  /** The options bag the operation cases send (generate, compile, validate, transform); default `{}`. */
+  options?: Record<string, unknown>;
   /** Called after each case, for streaming output. */
   onResult?: (result: CaseResult) => void;
 }
@@ -88,7 +91,7 @@ export async function runConformance(options: ConformanceOptions): Promise<CaseR
     if (skip) {
       result = { name: c.name, category: c.category, status: 'skipped', reason: skip, durationMs: 0 };
     } else {
-      result = await runOne(c, options.open, capabilities, requestTimeoutMs, caseTimeoutMs);
+      result = await runOne(c, options.open, capabilities, requestTimeoutMs, caseTimeoutMs, options.options ?? {});
       result.durationMs = performance.now() - started;
     }
     results.push(result);
@@ -97,13 +100,13 @@ export async function runConformance(options: ConformanceOptions): Promise<CaseR
   return results;
 }
 
-async function runOne(c: ConformanceCase, open: () => Promise<Transport>, capabilities: Capabilities | undefined, requestTimeoutMs: number, caseTimeoutMs: number): Promise<CaseResult> {
+async function runOne(c: ConformanceCase, open: () => Promise<Transport>, capabilities: Capabilities | undefined, requestTimeoutMs: number, caseTimeoutMs: number, bag: Record<string, unknown>): Promise<CaseResult> {
   let transport: Transport | undefined;
   let cancelTimer: CancelTimer | undefined;
   try {
     transport = await open();
     const peer = createPeer(transport);
-    const ctx = createCaseContext(transport, peer, capabilities, requestTimeoutMs);
+    const ctx = createCaseContext(transport, peer, capabilities, requestTimeoutMs, bag);
     const timeout = new Promise<never>((_, reject) => {
       cancelTimer = setLongTimeout(() => reject(new Error(`the case did not finish within ${caseTimeoutMs} ms`)), caseTimeoutMs);
     });

@@ -45,7 +45,7 @@ Limits('should cap a Node script heap at the memory limit, 256 MiB by default', 
   assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 512 * 1024 * 1024 } })), ['--max-old-space-size=512']);
   assert.equal(nodeMemoryFlags(script({ limits: { maxMemoryBytes: 65_536 } })), ['--max-old-space-size=16']);
   assert.equal(nodeMemoryFlags(script({ path: '/bin/ext', limits: { maxMemoryBytes: 1 << 30 } })), []);
-  assert.equal(processCommandOf({ ...script(), args: ['-v'] }, '/usr/bin/prlimit'), { command: process.execPath, args: ['--max-old-space-size=256', '/ext.mjs', '-v'] });
+  assert.equal(processCommandOf({ ...script(), args: ['-v'] }, '/usr/bin/prlimit'), { command: process.execPath, args: ['--max-old-space-size=256', '/ext.mjs', '-v'], heapLimitBytes: 256 * 1024 * 1024 });
   assert.is(processMessageLimitOf(spec({ runtime: 'process' })), 64 * 1024 * 1024);
   assert.is(processMessageLimitOf(spec({ runtime: 'process', limits: { maxMessageBytes: 2048 } })), 2048);
 });

@@ -109,6 +109,8 @@ export interface ProcessCommand {
    * been the cap, and its report says so (a script's heap limit announces itself on stderr).
    */
   memoryLimitBytes?: number;
+  /** A Node.js script's V8 heap limit, in bytes: named, with the raise sized from it, when the script reaches it. */
+  heapLimitBytes?: number;
 }
 
 /**
@@ -122,7 +124,8 @@ export function processCommandOf(spec: LimitedSpec & { path: string; args?: stri
   const args = [...(spec.args ?? [])];
   if (isNodeScript(spec)) {
     const flags = nodeMemoryFlags(spec);
-    return { command: process.execPath, args: [...flags, spec.path, ...args] };
+    const heapMiB = Math.max(16, Math.floor((spec.limits?.maxMemoryBytes ?? DEFAULT_LIMITS.maxMemoryBytes) / (1024 * 1024)));
+    return { command: process.execPath, args: [...flags, spec.path, ...args], heapLimitBytes: heapMiB * 1024 * 1024 };
   }
   const bytes = spec.limits?.maxMemoryBytes;
   if (bytes === undefined || tool === null) return { command: spec.path, args };

@@ -179,7 +179,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
       deadline.dispose();
     }
   }
-  const { command, args, memoryLimitBytes } = processCommandOf(spec);
+  const { command, args, memoryLimitBytes, heapLimitBytes } = processCommandOf(spec);
   const maxMessageBytes = processMessageLimitOf(spec);
   const transport = createProcessTransport({
     name: spec.name,
@@ -195,6 +195,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     killGraceMs: spec.killGraceMs,
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
     ...(memoryLimitBytes === undefined ? {} : { memoryLimitBytes }),
+    ...(heapLimitBytes === undefined ? {} : { heapLimitBytes }),
     log,
   });
   if (!isNodeScript(spec)) return transport;

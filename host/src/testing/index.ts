@@ -22,5 +22,6 @@
 export { openExtension, type ExtensionUnderTest, type IrInput, type OpenExtensionOptions, type TestExtension } from './open-extension.ts';
 export { minimalIr, readIr, sampleIr, type MorphirIr } from './sample-ir.ts';
 export { artifactText } from './artifacts.ts';
+export { compileRequest, irRequest, sampleProject, sourceDocument, TEST_SOURCE_ROOT, type CompileRequestInput } from './requests.ts';
 export { createInProcessTransport } from './in-process-transport.ts';
 export { isMepError, MepError, ErrorCode, LocalErrorCode } from '../protocol/errors.ts';

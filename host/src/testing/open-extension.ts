@@ -25,6 +25,7 @@ import type { Transport } from '../transport/types.ts';
 import { GUEST_MEMORY_LOG } from '../transport/wasm/engine.ts';
 import { resolveWasmLimits, type WasmGrants } from '../transport/wasm/limits.ts';
 import { createInProcessTransport } from './in-process-transport.ts';
+import { withManifest } from './manifest-options.ts';
 
 /** What {@link openExtension} can open. */
 export type ExtensionUnderTest = string | URL | Uint8Array | ArrayBuffer | WebAssembly.Module | Extension;
@@ -33,11 +34,18 @@ export type ExtensionUnderTest = string | URL | Uint8Array | ArrayBuffer | WebAs
 export interface OpenExtensionOptions {
   /** For a TypeScript entry: build to `wasm` (default) or `process`. Checked against a built artifact's kind. */
   runtime?: 'wasm' | 'process';
-  /** Memory, call timeout and message size, as in extension.json `limits` (defaults 256 MiB, 30 s, 64 MiB). */
+  /** Memory, call timeout and message size, as in extension.json `limits` (defaults: the manifest's, else 256 MiB, 30 s, 64 MiB). */
   limits?: ExtensionLimits;
-  /** What a wasm guest may use beyond the sandbox (config, clock, randomness); nothing by default. */
+  /** What a wasm guest may use beyond the sandbox (config, clock, randomness); by default what extension.json grants. */
   grants?: WasmGrants;
-  /** A process extension's whole environment (default empty, as under `mep`). */
+  /**
+   * The extension.json whose `limits`, `permissions.clock`/`random` and `env` apply, as
+   * `mep install` applies them (a folder or the file); by default the one of the entry's project
+   * (its folder or the nearest parent, up to the first package.json); `false` for none. The
+   * test's own `limits`, `grants` and `env` win over it, member by member.
+   */
+  manifest?: string | URL | false;
+  /** A process extension's whole environment (default the manifest's `env`, else empty, as under `mep`). */
   env?: Record<string, string>;
   /** Wasm isolation: `worker` (default; a runaway guest is killed at its deadline) or `inline`. */
   isolation?: 'worker' | 'inline';
@@ -122,9 +130,10 @@ async function build(entry: string, runtime: 'wasm' | 'process', options: OpenEx
 }
 
 /** The transport and what is known about `target`, built first when it is a TypeScript entry. */
-async function transportOf(target: ExtensionUnderTest, options: OpenExtensionOptions, stderr: string[]): Promise<{ transport: Transport; runtime: TestExtension['runtime']; artifact?: string; folder?: string; spec?: LaunchSpec }> {
-  const cwd = options.cwd ?? process.cwd();
+async function transportOf(target: ExtensionUnderTest, given: OpenExtensionOptions, stderr: string[]): Promise<{ transport: Transport; runtime: TestExtension['runtime']; artifact?: string; folder?: string; spec?: LaunchSpec }> {
+  const cwd = given.cwd ?? process.cwd();
   const log = (entry: { message: string }): void => void stderr.push(entry.message);
+  const { options } = await withManifest(given, isExtension(target) ? undefined : pathOf(target, cwd), cwd);
   if (isExtension(target)) {
     if (options.runtime !== undefined) throw new MepError(LocalErrorCode.Usage, `openExtension: an extension object runs in this realm; to run it as ${options.runtime}, pass the path of its TypeScript entry instead.`);
     return { transport: createInProcessTransport(target), runtime: 'in-process' };

@@ -4,7 +4,7 @@
  * log lines and the memory cap it ran under.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import { raiseAdvice } from '../../protocol/limits.ts';
+import { formatLimit, raiseAdvice } from '../../protocol/limits.ts';
 import type { StderrRecord } from '../stderr-record.ts';
 
 /** What Node.js prints when a script reaches its V8 heap limit (`--max-old-space-size`). */
@@ -20,6 +20,8 @@ export interface ChildEnd {
   /** The host stopped it because its stdout ended while it still ran. */
   stoppedAtEof: boolean;
   memoryLimitBytes?: number;
+  /** A Node.js script's V8 heap limit (what `--max-memory` or `limits.maxMemoryBytes` set). */
+  heapLimitBytes?: number;
 }
 
 /** The error of an unexpected end (undefined for exit code 0). */
@@ -33,8 +35,10 @@ export function exitError(end: ChildEnd): MepError | undefined {
   }
   const how = signal === null ? `exit code ${code}` : `signal ${signal}`;
   if (stderr.lines().some((line) => V8_HEAP_EXHAUSTED.test(line))) {
-    return new MepError(LocalErrorCode.Limit, `Extension ${name} ran out of memory at its heap limit and exited (${how}). ${raiseAdvice('maxMemoryBytes')}`, {
-      data: { extension: name, limit: 'maxMemoryBytes', pid, exitCode: code, signal, stderr: stderr.lines() },
+    const heap = end.heapLimitBytes;
+    const at = heap === undefined ? 'its heap limit' : `its heap limit of ${heap} bytes (--max-memory ${formatLimit('maxMemoryBytes', heap)})`;
+    return new MepError(LocalErrorCode.Limit, `Extension ${name} ran out of memory at ${at} and exited (${how}). ${raiseAdvice('maxMemoryBytes', heap)}`, {
+      data: { extension: name, limit: 'maxMemoryBytes', ...(heap === undefined ? {} : { memoryLimitBytes: heap }), pid, exitCode: code, signal, stderr: stderr.lines() },
     });
   }
   const last = stderr.total > 0 ? ` Its last log lines: ${JSON.stringify(stderr.last(3).join(' | '))}.` : ' It wrote nothing to stderr.';

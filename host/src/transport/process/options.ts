@@ -51,6 +51,8 @@ export interface ProcessTransportOptions {
    * named in the report of a crash, which may have been the cap.
    */
   memoryLimitBytes?: number;
+  /** A Node.js script's V8 heap limit in bytes: the limit its out-of-memory report names and sizes its raise from. */
+  heapLimitBytes?: number;
 }
 
 /** A {@link Transport} to a child process. */

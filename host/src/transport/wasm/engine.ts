@@ -163,7 +163,9 @@ export async function createWasmEngine(
     const guestPrefix = 'Plugin-originated error: ';
     if (error instanceof Error && !(error instanceof WebAssembly.RuntimeError) && message.startsWith(guestPrefix)) {
       const guestMessage = message.slice(guestPrefix.length);
-      if (outOfMemoryAnswer(guestMessage) !== undefined) return { guestError: false, error: exhausted(guestMessage.split('\n')[0] as string) };
+      // At the cap QuickJS may fail to build even the error (the guest then reports `null`): that is the limit too.
+      const speechless = /^\s*(null|undefined|)\s*$/.test(guestMessage) && nearCap();
+      if (outOfMemoryAnswer(guestMessage) !== undefined || speechless) return { guestError: false, error: exhausted(speechless ? 'no message: it could not allocate one' : (guestMessage.split('\n')[0] as string)) };
       return {
         guestError: true,
         error: new MepError(ErrorCode.ExtensionFailure, `Wasm extension "${name}" failed: ${guestMessage}`, {
