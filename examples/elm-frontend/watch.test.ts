@@ -3,53 +3,13 @@
 // for a fixed time.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { builtExample, REPO_ROOT } from '../testing/built.ts';
+import { startWatch } from '../../host/src/cli/testing/watch-child.ts';
 
-/** A `mep compile --watch` child whose output lines can be awaited. */
-function start(cwd: string, args: string[]) {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'bin/mep.mjs'), 'compile', ...args, '--watch'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters: { test: RegExp; from: number; resolve(line: string): void; reject(error: Error): void }[] = [];
-  const feed = (stream: NodeJS.ReadableStream, tag: string) => {
-    let rest = '';
-    stream.on('data', (chunk: Buffer) => {
-      const parts = (rest + chunk.toString('utf8')).split('\n');
-      rest = parts.pop() ?? '';
-      for (const part of parts) {
-        lines.push(`${tag} ${part}`);
-        for (const w of [...waiters]) {
-          if (lines.length - 1 >= w.from && w.test.test(`${tag} ${part}`)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(part);
-          }
-        }
-      }
-    });
-  };
-  feed(child.stdout, 'out');
-  feed(child.stderr, 'err');
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      for (const w of waiters.splice(0)) w.reject(new Error(`mep compile --watch exited (${code}) before printing ${w.test}:\n${lines.join('\n')}`));
-      resolve(code);
-    }),
-  );
-  return {
-    child,
-    lines,
-    exited,
-    next(test: RegExp): Promise<string> {
-      const from = lines.length;
-      return new Promise((resolve, reject) => waiters.push({ test, from, resolve, reject }));
-    },
-  };
-}
+const start = (cwd: string, args: string[]) => startWatch('compile', cwd, args);
 
 const Watch = suite('mep compile --watch with the Elm frontend');
 

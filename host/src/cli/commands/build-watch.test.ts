@@ -2,13 +2,10 @@
 // Every step waits for the line the watcher prints, never for a fixed time.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('../../../../', import.meta.url));
+import { startWatch } from '../testing/watch-child.ts';
 
 const ENTRY = `import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
 import { greeting } from './lib/greeting.ts';
@@ -19,49 +16,7 @@ export default defineExtension({
 });
 `;
 
-/** A `mep build --watch` child whose output lines can be awaited. */
-function start(cwd: string, args: string[]) {
-  const env = { ...process.env };
-  delete env.NODE_OPTIONS;
-  const child = spawn(process.execPath, [join(root, 'bin/mep.mjs'), 'build', ...args, '--watch'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  const waiters: { test: RegExp; from: number; resolve(line: string): void; reject(error: Error): void }[] = [];
-  const feed = (stream: NodeJS.ReadableStream, tag: string) => {
-    let rest = '';
-    stream.on('data', (chunk: Buffer) => {
-      const parts = (rest + chunk.toString('utf8')).split('\n');
-      rest = parts.pop() ?? '';
-      for (const part of parts) {
-        lines.push(`${tag} ${part}`);
-        for (const w of [...waiters]) {
-          if (lines.length - 1 >= w.from && w.test.test(`${tag} ${part}`)) {
-            waiters.splice(waiters.indexOf(w), 1);
-            w.resolve(part);
-          }
-        }
-      }
-    });
-  };
-  feed(child.stdout, 'out');
-  feed(child.stderr, 'err');
-  const exited = new Promise<number | null>((resolve) =>
-    child.on('exit', (code) => {
-      // A watcher that died early fails the awaited step instead of leaving it waiting.
-      for (const w of waiters.splice(0)) w.reject(new Error(`mep build --watch exited (${code}) before printing ${w.test}:\n${lines.join('\n')}`));
-      resolve(code);
-    }),
-  );
-  return {
-    child,
-    lines,
-    exited,
-    /** The next line (after those seen so far) matching `test`. */
-    next(test: RegExp): Promise<string> {
-      const from = lines.length;
-      return new Promise((resolve, reject) => waiters.push({ test, from, resolve, reject }));
-    },
-  };
-}
+const start = (cwd: string, args: string[]) => startWatch('build', cwd, args);
 
 const Watch = suite('cli :: mep build --watch');
 
