@@ -44,7 +44,12 @@ const cases = [
   { kind: 'transform', call: ['call', 'dist/extension.wasm', 'transform', '--ir', 'sample/morphir-ir.json'], shows: /"irVersion": "3"/ },
 ] as const;
 
-for (const { kind, call, shows } of cases) {
+// Each kind is a whole pipeline (scaffold, type-checked build, generated tests in two runtimes):
+// `npm test` runs one, chosen by MEP_TEST_SEED (default 0); `npm run test:long` runs them all.
+const seed = Number(process.env.MEP_TEST_SEED ?? 0);
+const chosen = process.env.MEP_LONG_TESTS === '1' ? cases : [cases[Math.abs(Math.trunc(seed)) % cases.length]!];
+
+for (const { kind, call, shows } of chosen) {
   Kinds(`should scaffold a ${kind} that type-checks, answers its next step and passes its generated tests in wasm and process`, async () => {
     const parent = await mkdtemp(join(tmpdir(), 'mep-init-kind-'));
     const dir = join(parent, `my-${kind}`);
