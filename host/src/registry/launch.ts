@@ -7,7 +7,7 @@ import { stat } from 'node:fs/promises';
 import { readRegularFile, readRegularFileSync } from '../files/regular-file.ts';
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { HOST_BOUNDS, HOST_FILE_LIMITS, type ExtensionLimits } from '../protocol/limits.ts';
+import { HOST_BOUNDS, type ExtensionLimits } from '../protocol/limits.ts';
 import { createHttpTransport } from '../transport/http.ts';
 import { createProcessTransport } from '../transport/process.ts';
 import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
