@@ -144,7 +144,7 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   try {
     const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict });
     // What the output was made from, for `mep pack` (a stale build) and `mep build` without arguments.
-    writeBuildRecord(outFile, entry, runtime, result.inputs);
+    await writeBuildRecord(outFile, entry, runtime, result.inputs);
     return result;
   } catch (error) {
     await verdict; // type errors first: they explain a failed bundle better than esbuild does

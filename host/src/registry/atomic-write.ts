@@ -31,14 +31,15 @@ async function removeStaleTemps(path: string): Promise<void> {
 
 /**
  * Writes `data` to `path` atomically: the bytes go to a temporary file beside it, which is then
- * renamed over `path` (a rename within one directory is atomic on POSIX and NTFS). Temporary
- * files that killed writers left beside `path` are removed first.
+ * renamed over `path` (a rename within one directory is atomic on POSIX and NTFS). The temporary
+ * file is made new (`wx`): never written through a link or over a file planted at its name.
+ * Temporary files that killed writers left beside `path` are removed first.
  *
  * @example
  * await writeFileAtomic('.mep/extensions.lock', JSON.stringify(lock, null, 2) + '\n');
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await replaceAtomically(path, (temp) => writeFile(temp, data));
+  await replaceAtomically(path, (temp) => writeFile(temp, data, { flag: 'wx' }));
 }
 
 /**
@@ -50,7 +51,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * await writeJsonAtomic('morphir-ir.json', result.ir);
  */
 export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  await replaceAtomically(path, (temp) => writeFile(temp, jsonLineChunks(value, { indent: 2 })));
+  await replaceAtomically(path, (temp) => writeFile(temp, jsonLineChunks(value, { indent: 2 }), { flag: 'wx' }));
 }
 
 /**

@@ -10,19 +10,19 @@ import { buildRecordPath, writeBuildRecord } from './build-record.ts';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** A folder with a built output `ext.wasm` from `src.ts`, and its record. */
-function built(): { dir: string; out: string } {
+async function built(): Promise<{ dir: string; out: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'mep-build-record-'));
   writeFileSync(join(dir, 'src.ts'), 'export {}');
   const out = join(dir, 'ext.wasm');
   writeFileSync(out, 'built bytes');
-  writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]);
+  await writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]);
   return { dir, out };
 }
 
 const Record = suite('build record (mep build → mep pack)');
 
-Record('should count a FIFO or a device a crafted record names as a changed source, without reading it (mep pack neither hangs nor fills memory)', () => {
-  const { dir, out } = built();
+Record('should count a FIFO or a device a crafted record names as a changed source, without reading it (mep pack neither hangs nor fills memory)', async () => {
+  const { dir, out } = await built();
   try {
     assert.is(spawnSync('mkfifo', [join(dir, 'pipe')]).status, 0);
     const record = JSON.parse(readFileSync(buildRecordPath(out), 'utf8'));
@@ -40,14 +40,14 @@ Record('should count a FIFO or a device a crafted record names as a changed sour
   }
 });
 
-Record('should not write the record through a link planted at its temporary name', () => {
-  const { dir, out } = built();
+Record('should not write the record through a link planted at its temporary name', async () => {
+  const { dir, out } = await built();
   const victim = join(dir, 'victim.txt');
   try {
     writeFileSync(victim, 'keep me');
     // Every name the writer could pick for this process, planted as a link to the victim.
     symlinkSync(victim, `${buildRecordPath(out)}.tmp-${process.pid}`);
-    writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]);
+    await writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]);
     assert.is(readFileSync(victim, 'utf8'), 'keep me');
     assert.is(JSON.parse(readFileSync(buildRecordPath(out), 'utf8')).format, 'mep-build-record-1');
     assert.ok(existsSync(buildRecordPath(out)));

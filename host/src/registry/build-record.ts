@@ -8,11 +8,12 @@
  * their absolute paths. An output the record does not describe (another sha256: built some other way)
  * is not judged. Node edge.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '../files/regular-file.ts';
 import { parseJson } from '../protocol/json-parse.ts';
+import { writeFileAtomic } from './atomic-write.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 
 const FORMAT = 'mep-build-record-1';
@@ -42,8 +43,8 @@ function commonFolder(a: string, b: string): string {
   return folder;
 }
 
-/** Writes the record of a build of `entry` to `outFile` from `inputs` (absolute paths), by rename. */
-export function writeBuildRecord(outFile: string, entry: string, runtime: 'wasm' | 'process', inputs: readonly string[]): void {
+/** Writes the record of a build of `entry` to `outFile` from `inputs` (absolute paths), atomically. */
+export async function writeBuildRecord(outFile: string, entry: string, runtime: 'wasm' | 'process', inputs: readonly string[]): Promise<void> {
   const dir = dirname(outFile);
   const project = commonFolder(dirname(resolve(entry)), resolve(dir));
   const named = (f: string): string => {
@@ -58,11 +59,7 @@ export function writeBuildRecord(outFile: string, entry: string, runtime: 'wasm'
     // A generated module esbuild names (the PDK wrapper) is no file: nothing to record.
     inputs: inputs.flatMap((f): [string, string][] => (existsSync(f) ? [[named(f), sha256(readFileSync(f))]] : [])),
   };
-  const path = buildRecordPath(outFile);
-  // A name nobody can plant beforehand, made new ('wx': never written through a link or over a file).
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
-  writeFileSync(tmp, `${JSON.stringify(record)}\n`, { flag: 'wx' });
-  renameSync(tmp, path);
+  await writeFileAtomic(buildRecordPath(outFile), `${JSON.stringify(record)}\n`);
 }
 
 /** The record of `outFile` when there is one that describes it (its sha256), else undefined. */
