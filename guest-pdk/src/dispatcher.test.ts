@@ -255,6 +255,32 @@ Operations('should report cancellation through the context', async () => {
   assert.is((await pending).error?.code, -32800);
 });
 
+Operations("should answer -32800 when the host's interrupt stopped the handler early (wasm), not its cut-short result", async () => {
+  // As in wasm: no $/cancelRequest reaches the guest mid-call; the host's interrupt is what
+  // ctx.cancelled reads, and the loop that saw it returns what it had so far.
+  let interrupt = false;
+  const { host } = fakeHost();
+  host.interrupted = () => interrupt;
+  const ext = defineExtension({
+    info: { id: 'loop', name: 'Loop', version: '1.0.0' },
+    backend: {
+      targets: ['t'],
+      irVersions: ['3'],
+      generate(_p, ctx) {
+        let i = 0;
+        for (; i < 1e6 && !ctx.cancelled; i++) if (i === 10) interrupt = true;
+        return { artifacts: [textArtifact('partial.txt', String(i))] };
+      },
+    },
+  });
+  const d = createDispatcher(ext, host);
+  await call(d, 'morphir.initialize', INIT, 0);
+  const answer = await call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'loop-1');
+  assert.is(answer.error?.code, -32800, JSON.stringify(answer));
+  interrupt = false;
+  assert.ok((await call(d, 'morphir.ping', {}, 2)).result, 'the next call is answered');
+});
+
 Operations('should exit cleanly after shutdown and with 1 mid-session', async () => {
   const a = await ready();
   await a.d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: 'morphir.exit' }));

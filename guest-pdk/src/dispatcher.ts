@@ -191,11 +191,10 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     const cancelled = (): MepError => new MepError(ErrorCode.RequestCancelled, `Request ${JSON.stringify(id)} to extension '${def.info.id}' was cancelled.`);
     const done = () => void mapOps.delete(running, id);
     // One more look at the host once the handler is done: a cancellation that arrived while a
-    // handler that never read ctx.cancelled ran still makes the answer -32800.
-    const wasCancelled = (): boolean => {
-      host.interrupted();
-      return requestState.cancelled;
-    };
+    // handler that never read ctx.cancelled ran still makes the answer -32800. In wasm the host
+    // says so itself (its interrupt, what ctx.cancelled read): a handler that saw it and returned
+    // early answers -32800 too, not the partial result of a cut-short loop.
+    const wasCancelled = (): boolean => host.interrupted() || requestState.cancelled;
     let out: unknown;
     try {
       out = operation(method, params, createHandlerContext(host, id, requestState, progressEnabled));

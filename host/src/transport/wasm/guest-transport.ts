@@ -1,14 +1,16 @@
 /**
  * The Transport over one guest runner, assembled from its phases: the call queue and pump
  * (call-queue.ts), settling outcomes (settle-outcome.ts), guest-request routing
- * (guest-requests.ts) and close (guest-shutdown.ts). It never interprets a method name; it only
- * looks at the JSON-RPC envelope (`id`, `method`, `result`/`error`).
+ * (guest-requests.ts) and close (guest-shutdown.ts). It looks at the JSON-RPC envelope (`id`,
+ * `method`, `result`/`error`) and interprets one method name only: `$/cancelRequest`, which
+ * interrupts the call it names instead of waiting behind it.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import { stringifyMessage } from '../../framing/json-text.ts';
 import { createTransportEvents } from '../events.ts';
-import type { LogSink, Transport } from '../types.ts';
+import { Method } from '../../protocol/methods.ts';
+import type { JsonRpcMessage, LogSink, Transport } from '../types.ts';
 import { createCallQueue } from './call-queue.ts';
 import { createGuestMessages, type Id } from './guest-messages.ts';
 import { createGuestRequestRouter } from './guest-requests.ts';
@@ -23,6 +25,16 @@ export interface WasmTransport extends Transport {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * The id a `$/cancelRequest` notification names (null when it names none a request can have:
+ * nothing to cancel); undefined for any other message. The one method name the transport reads.
+ */
+function cancelledId(message: JsonRpcMessage): Id | null | undefined {
+  if (message.method !== Method.CancelRequest || 'id' in message) return undefined;
+  const id = (message.params as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
+}
 
 /** Builds the transport around the runner `start` creates with the transport's callbacks. */
 export async function createGuestTransport(
@@ -81,6 +93,14 @@ export async function createGuestTransport(
         });
       }
       if (requests.answer(message, bytes)) return;
+      // MEP 0.1, Cancellation: `$/cancelRequest` acts now, out of band, as `cancel(id)`. Queued
+      // behind the call it names, it would reach the guest only once that call had finished: a
+      // client that cancels through the wire alone (any JSON-RPC client) would never be heard.
+      const cancelled = cancelledId(message);
+      if (cancelled !== undefined) {
+        if (cancelled !== null) queue.cancel(cancelled);
+        return;
+      }
       const id = message.id;
       const isRequest = typeof message.method === 'string' && (typeof id === 'string' || typeof id === 'number');
       queue.push(bytes, isRequest ? (id as Id) : undefined);
