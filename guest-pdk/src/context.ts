@@ -30,6 +30,8 @@ export interface HandlerContext {
 /** Per-request state the dispatcher keeps. */
 export interface RequestState {
   cancelled: boolean;
+  /** True once the handler read ctx.cancelled (or called throwIfCancelled). */
+  polled?: boolean;
 }
 
 let nextHostRequest = 0;
@@ -57,6 +59,7 @@ export function createHandlerContext(host: GuestHost, requestId: string | number
       return response.result;
     },
     get cancelled() {
+      state.polled = true;
       // The host first: a process binding delivers a $/cancelRequest that arrived meanwhile here.
       return host.interrupted() || state.cancelled;
     },

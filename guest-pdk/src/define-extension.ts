@@ -19,9 +19,14 @@ export interface Extension {
   readonly claims: ClaimSet;
 }
 
-/** Derives the wire capabilities from a definition. */
+/**
+ * Derives the wire capabilities from a definition. Cancellation is the author's word: the PDK
+ * cannot tell whether a handler checks ctx.cancelled, and one that does not keeps working after
+ * `$/cancelRequest` as a process (MEP 0.1: an extension "that advertises cancellation should stop
+ * useful work"). Progress is offered always: an extension that advertises it "may send" reports.
+ */
 function capabilitiesOf(def: ExtensionDefinition): Capabilities {
-  const caps: Capabilities = { cancellation: true, progress: true };
+  const caps: Capabilities = { cancellation: def.cancellation === true, progress: true };
   if (def.frontend) {
     const f = def.frontend;
     caps.frontend = { languages: f.languages, irVersions: f.irVersions, compile: true, incremental: f.incremental ?? false };

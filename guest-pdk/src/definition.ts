@@ -77,6 +77,13 @@ export const ExtensionDefinition = z
     info: z.strictObject(ExtensionIdentity.shape),
     /** `requires.host`: single SemVer comparators the host version must satisfy. */
     requiresHost: ClaimRequirements.shape.host,
+    /**
+     * `cancellation` of the capabilities: true only when every long-running handler checks
+     * `ctx.cancelled` (or `ctx.throwIfCancelled()`) as it goes, so a cancelled request stops
+     * working and answers -32800 (MEP 0.1, Cancellation). Absent or false: not advertised, and a
+     * host ends the extension instead of waiting for it (`mep`'s Ctrl+C).
+     */
+    cancellation: Flag,
     frontend: FrontendDefinition.optional(),
     backend: BackendDefinition.optional(),
     validator: ValidatorDefinition.optional(),
@@ -114,6 +121,7 @@ export const DEFINITION_EXPECTATIONS: Readonly<Record<string, string>> = {
   'info.version': "a non-empty version such as '1.0.0'",
   requiresHost: "a list of SemVer comparators such as ['>=0.1.0', '<0.2.0']",
   'requiresHost[]': "a single SemVer comparator (>=, >, <=, <, = and a full version) such as '>=0.1.0'",
+  cancellation: 'true when every long-running handler checks ctx.cancelled as it goes, else false or absent',
   frontend: 'an object { languages, irVersions, compile }',
   'frontend.languages': "a list of the languages it compiles, such as [{ id: 'elm', fileExtensions: ['.elm'] }]",
   'frontend.languages[]': "a language { id, fileExtensions } such as { id: 'elm', fileExtensions: ['.elm'] }",

@@ -109,6 +109,19 @@ Describe('should return a claim set that agrees with initialize, without side ef
   assert.equal(caps.result, init.result.capabilities);
 });
 
+Describe('should advertise cancellation only when the author says its handlers check ctx.cancelled', async () => {
+  const validator = { irVersions: ['3'], validate: () => ({}) };
+  for (const [cancellation, advertised] of [[undefined, false], [false, false], [true, true]] as const) {
+    const ext = defineExtension({ info: { id: 'a', name: 'A', version: '1.0.0' }, ...(cancellation === undefined ? {} : { cancellation }), validator });
+    const d = createDispatcher(ext, fakeHost().host);
+    const init = await call(d, 'morphir.initialize', INIT, 1);
+    assert.is(init.result.capabilities.cancellation, advertised, `cancellation: ${String(cancellation)}`);
+    assert.is(ext.claims.capabilities.cancellation, advertised);
+  }
+  // A misspelt or mistyped flag is refused, not dropped.
+  assert.throws(() => defineExtension({ info: { id: 'a', name: 'A', version: '1.0.0' }, cancellation: 'yes' as never, validator }), (e: MepError) => /cancellation/.test(JSON.stringify(e.data)));
+});
+
 Describe('should list requires.host as critical when the extension needs a newer host', async () => {
   const ext = defineExtension({ info: { id: 'a', name: 'A', version: '1.0.0' }, requiresHost: ['>=0.1.0'], validator: { irVersions: ['3'], validate: () => ({}) } });
   assert.equal(ext.claims.critical, ['requires.host']);
@@ -279,6 +292,40 @@ Operations("should answer -32800 when the host's interrupt stopped the handler e
   assert.is(answer.error?.code, -32800, JSON.stringify(answer));
   interrupt = false;
   assert.ok((await call(d, 'morphir.ping', {}, 2)).result, 'the next call is answered');
+});
+
+Operations('should tell the author when an extension advertising cancellation never read ctx.cancelled in a cancelled call', async () => {
+  for (const poll of [false, true]) {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    const ext = defineExtension({
+      info: { id: 'deaf', name: 'Deaf', version: '1.0.0' },
+      cancellation: true,
+      backend: {
+        targets: ['t'],
+        irVersions: ['3'],
+        async generate(_p, ctx) {
+          started();
+          await gate;
+          if (poll && ctx.cancelled) return { artifacts: [] };
+          return { artifacts: [textArtifact('all.txt', 'done')] };
+        },
+      },
+    });
+    const { host, sent } = fakeHost();
+    const d = createDispatcher(ext, host);
+    await call(d, 'morphir.initialize', INIT, 0);
+    const pending = call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'g');
+    await running;
+    await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'g' } }));
+    release();
+    assert.is((await pending).error?.code, -32800);
+    const warnings = sent.filter((m) => (m as { method?: string }).method === 'morphir.log').map((m) => (m as { params: { message: string } }).params.message);
+    if (poll) assert.equal(warnings, []);
+    else assert.match(warnings.join('\n'), /advertises cancellation .* never read ctx\.cancelled while request "g" was cancelled/);
+  }
 });
 
 Operations('should exit cleanly after shutdown and with 1 mid-session', async () => {

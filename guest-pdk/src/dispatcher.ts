@@ -188,7 +188,13 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
     mapOps.set(running, id, requestState);
     // MEP 0.1, Cancellation: a cancelled request answers -32800, whatever its handler did after
     // it saw ctx.cancelled (returned early, threw, or finished): the host has stopped waiting.
-    const cancelled = (): MepError => new MepError(ErrorCode.RequestCancelled, `Request ${JSON.stringify(id)} to extension '${def.info.id}' was cancelled.`);
+    const cancelled = (): MepError => {
+      // Advertised but never looked at: the handler kept working to its end. Say so to the author.
+      if (def.cancellation === true && requestState.polled !== true) {
+        host.notify({ jsonrpc: '2.0', method: Method.Log, params: { level: 'warn', message: `Extension '${def.info.id}' advertises cancellation (defineExtension({ cancellation: true })), but its ${method} handler never read ctx.cancelled while request ${JSON.stringify(id)} was cancelled: it worked to its end. Check ctx.cancelled in its long loops, or drop cancellation: true.` } });
+      }
+      return new MepError(ErrorCode.RequestCancelled, `Request ${JSON.stringify(id)} to extension '${def.info.id}' was cancelled.`);
+    };
     const done = () => void mapOps.delete(running, id);
     // One more look at the host once the handler is done: a cancellation that arrived while a
     // handler that never read ctx.cancelled ran still makes the answer -32800. In wasm the host
