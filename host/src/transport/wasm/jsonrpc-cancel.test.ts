@@ -10,6 +10,8 @@ import * as assert from 'uvu/assert';
 import { readFile } from 'node:fs/promises';
 import { AbstractMessageReader, AbstractMessageWriter, CancellationTokenSource, ResponseError, createMessageConnection, type DataCallback, type Disposable, type Message, type MessageConnection } from 'vscode-jsonrpc/node';
 import { buildCancellable } from '../../../../fixtures/testing/cancellable.ts';
+import { ErrorCode, isMepError } from '../../protocol/errors.ts';
+import { createSession } from '../../session/session.ts';
 import type { JsonRpcMessage, Transport } from '../types.ts';
 import { createNodeWasmTransport } from './node/worker.ts';
 
@@ -131,6 +133,37 @@ Cancel('should answer a queued request the client cancels -32800 without running
     assert.is(client.progress.filter((p) => p.kind === 'begin').length, 1, 'the queued request never ran');
   } finally {
     await stop(client);
+  }
+});
+
+Cancel("should give the session API's cancelled generate the guest's own -32800 on the transport, not the loop's partial result", async () => {
+  const { wasm } = await buildCancellable();
+  const transport = await createNodeWasmTransport({ name: 'cancellable', module: await readFile(wasm), limits: { callTimeoutMs: CALL_TIMEOUT_MS } });
+  const session = createSession({ transport, requestTimeoutMs: 0 });
+  try {
+    await session.start();
+    // Several rounds: whether the guest's loop or the engine's interrupt poll sees the cancel first varies.
+    for (let round = 0; round < 5; round++) {
+      const answers: JsonRpcMessage[] = [];
+      const stop = transport.onMessage((m) => void (m.method === undefined && answers.push(m)));
+      const controller = new AbortController();
+      let off = (): void => undefined;
+      const begun = new Promise<void>((resolve) => (off = session.onProgress((p) => void (p.kind === 'begin' && resolve()))));
+      const call = session.generate({ ir: IR, target: 'spin', options: {} }, { signal: controller.signal, id: `s-${round}` });
+      call.catch(() => undefined);
+      await begun;
+      off();
+      controller.abort();
+      const error = await call.then(() => undefined, (e: unknown) => e);
+      assert.ok(isMepError(error) && error.code === ErrorCode.RequestCancelled, String(error));
+      await session.peer.abandonedAnswered();
+      stop();
+      const own = answers.find((m) => m.id === `s-${round}`);
+      assert.is((own?.error as { code?: number } | undefined)?.code, -32800, `round ${round}: the extension answered ${JSON.stringify(own).slice(0, 200)}`);
+    }
+    assert.is((await session.generate({ ir: IR, target: 'spin', options: { iterations: 10 } })).success, true);
+  } finally {
+    await session.close();
   }
 });
 
