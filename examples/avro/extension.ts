@@ -8,7 +8,7 @@ import { AVRO_CAPABILITY, AVRO_EXTENSION_INFO, generateAvroFrom } from './src/in
 
 export default defineExtension({
   info: { id: AVRO_EXTENSION_INFO.id, name: AVRO_EXTENSION_INFO.name, version: AVRO_EXTENSION_INFO.version },
-  // Its handler checks ctx.cancelled as it goes (per type / per module): it may advertise cancellation.
+  // Its handler checks ctx.cancelled per type (throwIfCancelled below): it may advertise cancellation.
   cancellation: true,
   backend: {
     targets: [...AVRO_CAPABILITY.targets],

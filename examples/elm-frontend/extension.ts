@@ -21,7 +21,7 @@ const worker = createElmWorker(compileElmWorker(MORPHIR_ELM_WORKER_SOURCE, MORPH
 
 export default defineExtension({
   info: { id: 'morphir-elm-frontend', name: `Morphir Elm frontend (morphir-elm ${MORPHIR_ELM_VERSION})`, version: '0.1.0' },
-  // Its handler checks ctx.cancelled as it goes (per type / per module): it may advertise cancellation.
+  // Its compile checks ctx.cancelled per module (src/compile.ts): it may advertise cancellation.
   cancellation: true,
   frontend: {
     languages: [{ id: 'elm', fileExtensions: ['.elm'] }],
