@@ -22,6 +22,7 @@ import { createSession } from '../../host/src/session/session.ts';
 import type { CompileResult } from '../../host/src/protocol/index.ts';
 import { builtExample, REPO_ROOT } from '../testing/built.ts';
 import { canonicalJson, morphirElmMake } from './testing/morphir-elm-make.ts';
+import { LONG_TESTS, seededSample } from '../../fixtures/testing/tier.ts';
 
 const FIXTURES = join(REPO_ROOT, 'fixtures', 'ir');
 const models = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'morphir.json')));
@@ -74,8 +75,12 @@ Parity.after(() => {
   if (largeDir) rmSync(largeDir, { recursive: true, force: true });
 });
 
+// `npm test` compiles every model as a process and three of them (MEP_TEST_SEED picks which) in
+// the sandbox, and the 60-module model as a process; `npm run test:long` compiles every model in
+// both runtimes, and `npm run bench -- elm-frontend` the 60-module model in both again.
+const sandboxed = new Set(seededSample(models, 3, 'elm-parity'));
 for (const model of models) {
-  for (const runtime of ['wasm', 'process'] as const) {
+  for (const runtime of sandboxed.has(model) ? (['wasm', 'process'] as const) : (['process'] as const)) {
     Parity(`should give morphir-elm make's IR for ${model} :: ${runtime}`, async () => {
       const dir = join(FIXTURES, model);
       const [result, reference] = await Promise.all([compileIn(runtime, dir), morphirElmMake(dir)]);
@@ -84,7 +89,7 @@ for (const model of models) {
   }
 }
 
-for (const runtime of ['process', 'wasm'] as const) {
+for (const runtime of LONG_TESTS ? (['process', 'wasm'] as const) : (['process'] as const)) {
   Parity(`should give morphir-elm make's IR for the 60-module model (1,500 types) :: ${runtime}`, async () => {
     const dir = largeProject();
     const result = await compileIn(runtime, dir, LARGE_LIMITS);
