@@ -11,7 +11,7 @@
 // (scripts/testing/prebuild.ts), so that no two shards build the same guest at once. Each shard's
 // lines are printed as they come, prefixed with its number.
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -59,11 +59,20 @@ function shard() {
 
 const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
+/** Seconds per test file in this run, from when uvu names a file to when it names the next. */
+const timings = {};
+
 /** Runs `args` with node, printing its lines with `prefix`; resolves with its exit and its output's tail. */
 function run(args, prefix) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
     let tail = '';
+    let current;
+    const lap = (next) => {
+      const now = performance.now();
+      if (current) timings[current.file] = (timings[current.file] ?? 0) + (now - current.at) / 1000;
+      current = next ? { file: next, at: now } : undefined;
+    };
     const relay = (stream, out) => {
       let pending = '';
       stream.on('data', (chunk) => {
@@ -72,7 +81,10 @@ function run(args, prefix) {
         pending += text;
         const lines = pending.split('\n');
         pending = lines.pop() ?? '';
-        for (const line of lines) out.write(`${prefix}${line}\n`);
+        for (const line of lines) {
+          if (stream === child.stdout && /^\S+\.test\.ts$/.test(line.trim())) lap(line.trim());
+          out.write(`${prefix}${line}\n`);
+        }
       });
       stream.on('end', () => {
         if (pending) out.write(`${prefix}${pending}\n`);
@@ -80,7 +92,10 @@ function run(args, prefix) {
     };
     relay(child.stdout, process.stdout);
     relay(child.stderr, process.stderr);
-    child.on('close', (code, signal) => resolve({ code, signal, tail }));
+    child.on('close', (code, signal) => {
+      lap(undefined);
+      resolve({ code, signal, tail });
+    });
   });
 }
 
@@ -124,6 +139,11 @@ for (const [i, result] of results.entries()) {
   failed += counts.failed;
   skipped += counts.skipped;
   ok &&= counts.ok;
+}
+// MEP_TEST_TIMINGS=<file> keeps each file's seconds (copy a whole idle run's to scripts/test-weights.json).
+if (process.env.MEP_TEST_TIMINGS) {
+  const rounded = Object.fromEntries(Object.keys(timings).sort().map((file) => [file, Math.round(timings[file] * 10) / 10]));
+  writeFileSync(process.env.MEP_TEST_TIMINGS, `${JSON.stringify(rounded, null, 2)}\n`);
 }
 console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
 process.exit(ok && failed === 0 ? 0 : 1);
