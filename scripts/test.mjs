@@ -1,37 +1,149 @@
 #!/usr/bin/env node
-// Runs every colocated `*.test.ts` with uvu (TypeScript through tsx) in one process, then
-// prints one closing line `N passed, N failed` that CI reads. Extra arguments narrow the run
-// to files whose path matches the given pattern, e.g. `npm test -- framing`.
+// Runs every colocated `*.test.ts` with uvu (TypeScript through tsx), then prints one closing
+// line `N passed, N failed` that CI reads. Extra arguments narrow the run to files whose path
+// matches the given pattern, e.g. `npm test -- framing`.
+//
+// The whole run is split into shards, one uvu process each, run side by side (MEP_TEST_JOBS, by
+// default one per core, at most 2): most suites keep one core busy, so two shards nearly halve
+// the time on the two-core machines CI runs on. Files go to shards by their cost in
+// scripts/test-weights.json (longest first, each to the least loaded shard); before the shards
+// start (whole runs only), the example extensions most suites share are built once
+// (scripts/testing/prebuild.ts), so that no two shards build the same guest at once. Each shard's
+// lines are printed as they come, prefixed with its number.
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { dirname, join } from 'node:path';
+import { parse } from 'uvu/parse';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const filter = process.argv[2];
 const pattern = filter ? `(${filter}).*\\.test\\.ts$` : '\\.test\\.ts$';
+const IGNORE = ['\\.cache', 'dist', '^fixtures/'];
 const uvu = join(root, 'node_modules', 'uvu', 'bin.js');
-const child = spawn(
-  process.execPath,
-  ['--disable-warning=ExperimentalWarning', '--import', 'tsx', uvu, '.', pattern, '-i', '\\.cache', '-i', 'dist', '-i', '^fixtures/', '--no-color'],
-  { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, FORCE_COLOR: '0' } },
-);
-let tail = '';
-child.stdout.on('data', (chunk) => {
-  process.stdout.write(chunk);
-  tail = (tail + chunk.toString('utf8')).slice(-4096);
-});
-child.on('close', (code, signal) => {
+const NODE_FLAGS = ['--disable-warning=ExperimentalWarning', '--import', 'tsx'];
+const env = { ...process.env, FORCE_COLOR: '0' };
+
+const { suites } = await parse(root, pattern, { ignore: IGNORE });
+const files = suites.map((s) => s.name.replaceAll('\\', '/'));
+if (files.length === 0) {
+  console.log(`tests: no test file matches ${JSON.stringify(filter)}`);
+  console.log('0 passed, 1 failed');
+  process.exit(1);
+}
+
+const requested = Number(process.env.MEP_TEST_JOBS);
+const jobs = Math.max(1, Math.min(files.length, Number.isInteger(requested) && requested > 0 ? requested : Math.min(2, availableParallelism())));
+
+/** Seconds each file took in a measured run; a file not listed counts as the median. */
+function weights() {
+  const path = join(root, 'scripts', 'test-weights.json');
+  const table = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+  const known = Object.values(table).filter((v) => typeof v === 'number').sort((a, b) => a - b);
+  const median = known.length > 0 ? known[Math.floor(known.length / 2)] : 1;
+  return (file) => (typeof table[file] === 'number' ? table[file] : median);
+}
+
+/** Files split into `jobs` shards of about equal cost. */
+function shard() {
+  const cost = weights();
+  const shards = Array.from({ length: jobs }, () => ({ files: [], cost: 0 }));
+  for (const file of [...files].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
+    const lightest = shards.reduce((a, b) => (b.cost < a.cost ? b : a));
+    lightest.files.push(file);
+    lightest.cost += cost(file);
+  }
+  return shards.map((s) => s.files.sort());
+}
+
+const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Seconds per test file in this run, from when uvu names a file to when it names the next. */
+const timings = {};
+
+/** Runs `args` with node, printing its lines with `prefix`; resolves with its exit and its output's tail. */
+function run(args, prefix) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+    let tail = '';
+    let current;
+    const lap = (next) => {
+      const now = performance.now();
+      if (current) timings[current.file] = (timings[current.file] ?? 0) + (now - current.at) / 1000;
+      current = next ? { file: next, at: now } : undefined;
+    };
+    const relay = (stream, out) => {
+      let pending = '';
+      stream.on('data', (chunk) => {
+        const text = chunk.toString('utf8');
+        if (stream === child.stdout) tail = (tail + text).slice(-4096);
+        pending += text;
+        const lines = pending.split('\n');
+        pending = lines.pop() ?? '';
+        for (const line of lines) {
+          if (stream === child.stdout && /^\S+\.test\.ts$/.test(line.trim())) lap(line.trim());
+          out.write(`${prefix}${line}\n`);
+        }
+      });
+      stream.on('end', () => {
+        if (pending) out.write(`${prefix}${pending}\n`);
+      });
+    };
+    relay(child.stdout, process.stdout);
+    relay(child.stderr, process.stderr);
+    child.on('close', (code, signal) => {
+      lap(undefined);
+      resolve({ code, signal, tail });
+    });
+  });
+}
+
+/** Counts from a uvu run's closing summary, or undefined when it ended before printing one. */
+function summary({ code, signal, tail }) {
   const clean = tail.replace(/\x1b\[[0-9;]*m/g, '');
   const total = Number(/Total:\s+(\d+)/.exec(clean)?.[1] ?? NaN);
   const passed = Number(/Passed:\s+(\d+)/.exec(clean)?.[1] ?? NaN);
   const skipped = Number(/Skipped:\s+(\d+)/.exec(clean)?.[1] ?? 0);
-  if (Number.isNaN(total) || Number.isNaN(passed)) {
-    console.log(`tests: the runner ended (${signal ?? `exit ${code}`}) before printing its summary`);
-    console.log('0 passed, 1 failed');
-    process.exit(1);
-  }
+  if (Number.isNaN(total) || Number.isNaN(passed)) return { ended: signal ?? `exit ${code}` };
   // uvu counts skipped tests apart from the total.
-  const failed = total - passed;
-  console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
-  process.exit(code === 0 && failed === 0 ? 0 : 1);
-});
+  return { passed, failed: total - passed, skipped, ok: code === 0 && total === passed };
+}
+
+const shards = shard();
+// Only for the whole run: a narrowed one rarely shares a guest between its shards.
+if (jobs > 1 && !filter) {
+  const prebuild = await run([...NODE_FLAGS, join(root, 'scripts', 'testing', 'prebuild.ts')], '[prebuild] ');
+  if (prebuild.code !== 0) console.log('[prebuild] failed; each suite builds what it needs');
+}
+const results = await Promise.all(
+  shards.map((list, i) => {
+    const only = `^(${list.map(escape).join('|')})$`;
+    return run([...NODE_FLAGS, uvu, '.', only, ...IGNORE.flatMap((p) => ['-i', p]), '--no-color'], jobs > 1 ? `[${i + 1}/${jobs}] ` : '');
+  }),
+);
+
+let passed = 0;
+let failed = 0;
+let skipped = 0;
+let ok = true;
+for (const [i, result] of results.entries()) {
+  const counts = summary(result);
+  if ('ended' in counts) {
+    console.log(`tests: shard ${i + 1} of ${jobs} (${shards[i].length} files) ended (${counts.ended}) before printing its summary`);
+    failed += 1;
+    ok = false;
+    continue;
+  }
+  passed += counts.passed;
+  failed += counts.failed;
+  skipped += counts.skipped;
+  ok &&= counts.ok;
+}
+// MEP_TEST_TIMINGS=<file> keeps each file's seconds (copy a whole idle run's to scripts/test-weights.json).
+if (process.env.MEP_TEST_TIMINGS) {
+  const rounded = Object.fromEntries(Object.keys(timings).sort().map((file) => [file, Math.round(timings[file] * 10) / 10]));
+  writeFileSync(process.env.MEP_TEST_TIMINGS, `${JSON.stringify(rounded, null, 2)}\n`);
+}
+console.log(`${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(ok && failed === 0 ? 0 : 1);

@@ -5,10 +5,10 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../fixtures/testing/ports.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const mep = join(root, 'bin/mep.mjs');
@@ -34,17 +34,6 @@ export interface ReplicaSet {
   /** nginx's error log so far (retries show up as "upstream prematurely closed" / "connect() failed"). */
   errorLog(): string;
   close(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Starts `mep serve --http 127.0.0.1:0 --extension FIXTURE`; resolves once it listens. */

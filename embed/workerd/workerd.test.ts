@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { connect, createServer, type AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,22 +14,11 @@ import { createSession } from '../../host/src/session/session.ts';
 import { createHttpTransport } from '../../host/src/transport/http.ts';
 import { buildWorkerdEmbed } from './build.ts';
 import type { GenerateResponseBody } from './src/generate-handler.ts';
+import { freePort } from '../../fixtures/testing/ports.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const workerdBinary = (createRequire(import.meta.url)('workerd') as { default: string }).default;
 const customerIr = readFileSync(join(root, 'fixtures/ir/customer/morphir-ir.json'), 'utf8');
-
-/** A port that was free a moment ago (workerd takes its port from the config). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Resolves once something accepts connections on `port`; workerd prints nothing when it is ready. */
 async function accepting(port: number, child: ChildProcess, log: () => string): Promise<void> {

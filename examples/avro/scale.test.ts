@@ -8,6 +8,7 @@ import { createSession, type Session } from '../../host/src/session/session.ts';
 import type { Artifact } from './src/json-syntax.ts';
 import { assertParsesWithAvsc, byLoadOrder, loadSharedWithAvsc } from './src/test-support.ts';
 import { builtAvro } from '../testing/built.ts';
+import { seededSample } from '../../fixtures/testing/tier.ts';
 
 // The big real model: 60 modules × 25 types compiled by morphir-elm 2.82.0 (built once into
 // .cache/ir by the committed generator; the first run on a machine takes minutes).
@@ -66,7 +67,9 @@ for (const runtime of ['wasm', 'process'] as const) {
   });
 }
 
-for (const runtime of ['wasm', 'process'] as const) {
+// Over 300 MB streamed per run: `npm test` streams it in one runtime (MEP_TEST_SEED picks which),
+// `npm run test:long` in both.
+for (const runtime of seededSample(['wasm', 'process'] as const, 1, 'avro-scale')) {
   Scale(`should generate the default self-contained layout (over 300 MB) as ${runtime} under the default limits, streamed file by file`, async () => {
     // Every default limit: 256 MiB of memory, 64 MiB per message and the 30 s call deadline. It
     // streams over 300 MB; in CI runs it took 5-7 s in either runtime, loaded or not.

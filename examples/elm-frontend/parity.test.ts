@@ -22,6 +22,7 @@ import { createSession } from '../../host/src/session/session.ts';
 import type { CompileResult } from '../../host/src/protocol/index.ts';
 import { builtExample, REPO_ROOT } from '../testing/built.ts';
 import { canonicalJson, morphirElmMake } from './testing/morphir-elm-make.ts';
+import { LONG_TESTS, TEST_SEED, seededSample } from '../../fixtures/testing/tier.ts';
 
 const FIXTURES = join(REPO_ROOT, 'fixtures', 'ir');
 const models = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'morphir.json')));
@@ -74,8 +75,11 @@ Parity.after(() => {
   if (largeDir) rmSync(largeDir, { recursive: true, force: true });
 });
 
+// `npm test` compiles every model as a process and three of them (MEP_TEST_SEED picks which) in
+// the sandbox; `npm run test:long` compiles every model in both runtimes.
+const sandboxed = new Set(seededSample(models, 3, 'elm-parity'));
 for (const model of models) {
-  for (const runtime of ['wasm', 'process'] as const) {
+  for (const runtime of sandboxed.has(model) ? (['wasm', 'process'] as const) : (['process'] as const)) {
     Parity(`should give morphir-elm make's IR for ${model} :: ${runtime}`, async () => {
       const dir = join(FIXTURES, model);
       const [result, reference] = await Promise.all([compileIn(runtime, dir), morphirElmMake(dir)]);
@@ -85,14 +89,11 @@ for (const model of models) {
 }
 
 // The 60-module model in wasm is the slowest Elm test (36 s idle, minutes on a busy machine): `npm
-// test` runs the model in one runtime, chosen by MEP_TEST_SEED (default 0: the process, a few
-// seconds; the same bundle and compiler as the wasm build), the smaller models above in both;
-// `npm run test:long` (MEP_LONG_TESTS=1) runs the model in both.
+// test` compiles it in one runtime, chosen by MEP_TEST_SEED (even, the default: the process, a few
+// seconds, with the same bundle and compiler as the wasm build; odd: wasm); `npm run test:long`
+// in both.
 const largeRuntimes = ['process', 'wasm'] as const;
-const seed = Number(process.env.MEP_TEST_SEED ?? 0);
-const largeChosen = process.env.MEP_LONG_TESTS === '1' ? largeRuntimes : [largeRuntimes[Math.abs(Math.trunc(seed)) % largeRuntimes.length]!];
-
-for (const runtime of largeChosen) {
+for (const runtime of LONG_TESTS ? largeRuntimes : [largeRuntimes[TEST_SEED % 2]!]) {
   Parity(`should give morphir-elm make's IR for the 60-module model (1,500 types) :: ${runtime}`, async () => {
     const dir = largeProject();
     const result = await compileIn(runtime, dir, LARGE_LIMITS);

@@ -2,10 +2,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { checkModel, PropertyFailure } from './property-check.ts';
 import { randomModel } from './random-ir.ts';
+import { TEST_SEED, byTier } from '../../../fixtures/testing/tier.ts';
 
-// 1,000 random models in CI; `AVRO_PROPERTY_MODELS=20000 npm test -- property` or `npm run fuzz` for more.
-const MODELS = Number(process.env.AVRO_PROPERTY_MODELS ?? 1000);
-const FIRST_SEED = Number(process.env.AVRO_PROPERTY_SEED ?? 1);
+// 250 random models in `npm test`, starting at a seed that moves with MEP_TEST_SEED; 1,000 under
+// `npm run test:long`; `AVRO_PROPERTY_MODELS=20000 npm test -- property` or `npm run fuzz` for more.
+const MODELS = Number(process.env.AVRO_PROPERTY_MODELS ?? byTier(250, 1000));
+const FIRST_SEED = Number(process.env.AVRO_PROPERTY_SEED ?? 1 + TEST_SEED * 1000);
 
 const property = suite('avro :: property over random Morphir models');
 

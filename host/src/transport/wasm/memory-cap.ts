@@ -123,14 +123,8 @@ function rewriteTables(section: Uint8Array, capEntries: number): { content: Uint
     if (refType !== 0x70 && refType !== 0x6f) throw new MemoryCapError(`a table of an unsupported form (0x${(refType ?? 0).toString(16)})`, 'malformed');
     const flags = section[pos];
     if (flags === undefined || (flags & ~0x01) !== 0) throw new MemoryCapError('a table with unsupported limits (64-bit or shared)', 'malformed');
-    const min = readU32(section, pos + 1);
-    pos = min.next;
-    let max: number | undefined;
-    if (flags & 0x01) {
-      const m = readU32(section, pos);
-      max = m.value;
-      pos = m.next;
-    }
+    const { min, max, next } = readLimits(section, pos, flags);
+    pos = next;
     minEntries = Math.max(minEntries, min.value);
     if (min.value > capEntries) throw new MemoryCapError(`declares a table of ${min.value} entries, above the cap of ${capEntries}`, 'min-above-cap', min.value);
     const newMax = max === undefined ? capEntries : Math.min(max, capEntries);
@@ -139,6 +133,14 @@ function rewriteTables(section: Uint8Array, capEntries: number): { content: Uint
   }
   if (pos !== section.length) throw new MemoryCapError('unexpected bytes after the table entries', 'malformed');
   return { content: Uint8Array.from(out), minPages: minEntries, changed };
+}
+
+/** The limits that follow a table's or a memory's flags byte at `pos`: the minimum, the maximum when flag 0x01 says there is one. */
+function readLimits(section: Uint8Array, pos: number, flags: number): { min: { value: number; next: number }; max: number | undefined; next: number } {
+  const min = readU32(section, pos + 1);
+  if (!(flags & 0x01)) return { min, max: undefined, next: min.next };
+  const max = readU32(section, min.next);
+  return { min, max: max.value, next: max.next };
 }
 
 function rewriteMemories(section: Uint8Array, capPages: number, share: boolean): { content: Uint8Array; minPages: number; changed: boolean } {
@@ -151,14 +153,8 @@ function rewriteMemories(section: Uint8Array, capPages: number, share: boolean):
     const flags = section[pos];
     if (flags === undefined) throw new MemoryCapError('truncated memory section', 'malformed');
     if (flags & 0x04) throw new MemoryCapError('64-bit memories are not supported', 'memory64');
-    const min = readU32(section, pos + 1);
-    pos = min.next;
-    let max: number | undefined;
-    if (flags & 0x01) {
-      const m = readU32(section, pos);
-      max = m.value;
-      pos = m.next;
-    }
+    const { min, max, next } = readLimits(section, pos, flags);
+    pos = next;
     minPages = Math.max(minPages, min.value);
     if (min.value > capPages) {
       throw new MemoryCapError(`declares ${min.value} initial pages, above the cap of ${capPages}`, 'min-above-cap', min.value);
