@@ -1,8 +1,7 @@
 /**
  * The request bodies `mep serve --http` holds at once. One body is bounded by `--max-message`,
  * but a parsed body costs the host up to ~20× its bytes (64 MiB of `[{},{},…]` is 1.4 GB of
- * heap), and nothing bounded how many clients send one at once: a few concurrent bodies ended
- * the server with a V8 out-of-memory. Each request reserves its body's bytes (declared, or the
+ * heap), and nothing bounded how many clients had one read and parsed at once. Each request reserves its body's bytes (declared, or the
  * largest body when chunked, given back down to its size once read) before a byte of it is read,
  * and keeps them until its answer is written; a request that does not fit waits unread, in arrival order. Platform-neutral.
  */
