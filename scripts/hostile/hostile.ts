@@ -10,6 +10,8 @@
  * - `mep serve` over 40 sessions of different modules in sequence: RSS grows less than 64 MB.
  * - a process extension that stops reading its stdin and floods the host with requests for
  *   60 s (its answers held to 16 MiB, the extension held, then ended with ERR_LIMIT).
+ * - `mep serve --http` sent 6 concurrent 64 MiB bodies of empty objects for slow calls: it still
+ *   answers /health (its RSS is reported, not bounded here: one such body costs ~1.4 GB parsed).
  *
  * Usage: npm run hostile [-- --gib 3]
  */
@@ -22,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { builtLogFlood } from './built-guests.ts';
 import { describeFlood, runFlood, runStdinJam } from './run-flood.ts';
 import { retainedAcrossModules } from './serve-modules.ts';
+import { describeHttpBodyBomb, runHttpBodyBomb } from './http-bodies.ts';
 
 const MB = 1024 * 1024;
 const LIMIT_BYTES = 300 * MB;
@@ -92,6 +95,11 @@ try {
   // mep serve over 40 different modules, one session each, none left open: RSS stays flat.
   const { growth, before, after } = await retainedAcrossModules(40);
   rows.push({ name: 'mep serve, 40 sessions of different modules in sequence', peakRss: after, detail: `RSS ${(before / MB).toFixed(0)} MB after 2 sessions, grew ${(growth / MB).toFixed(0)} MB over 38 more (limit 64 MB)`, ok: growth < 64 * MB });
+}
+
+{
+  const bomb = await runHttpBodyBomb({ clients: 6 });
+  rows.push({ name: 'mep serve --http, 6 concurrent 64 MiB bodies of empty objects', peakRss: bomb.peakRss, detail: describeHttpBodyBomb(bomb), ok: bomb.alive });
 }
 
 for (const row of rows) console.log(`${row.ok ? 'pass' : 'FAIL'}  ${row.name}: peak RSS ${(row.peakRss / MB).toFixed(0)} MB (limit ${LIMIT_BYTES / MB} MB) — ${row.detail}`);

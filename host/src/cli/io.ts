@@ -12,6 +12,8 @@ import type { Redactor } from '../registry/redact.ts';
 import { jsonChunks } from '../framing/json-chunks.ts';
 import { safeText } from '../framing/safe-text.ts';
 import { HOST_BOUNDS } from '../protocol/limits.ts';
+import type { LimitName } from '../protocol/limits.ts';
+import { readStreamBounded } from '../files/bounded-stream.ts';
 import { createStreamWriter } from './stream-writer.ts';
 import { clipLines, clipText, terminalLines } from './terminal-text.ts';
 
@@ -44,8 +46,8 @@ export interface Io {
   status(text: string, done: boolean): void;
   /** Bytes to stdout as they are (`mep call --raw`); escaped like text when stdout is a terminal. */
   outBytes(bytes: Uint8Array): void;
-  /** All of stdin (`mep call --raw` without --input). */
-  readStdin(): Promise<Uint8Array>;
+  /** All of stdin (`mep call --raw` without --input, `@-`) up to `maxBytes`; more is ERR_LIMIT naming `limit`, unread. */
+  readStdin(maxBytes: number, limit: LimitName): Promise<Uint8Array>;
   /** True when stderr is a terminal (progress is drawn only then). */
   readonly isTty: boolean;
   /** Set by `--verbose`. */
@@ -115,11 +117,7 @@ export function processIo(): Io {
     {
       logBusy: stderr.busy,
       onLogDrain: stderr.onDrain,
-      async readStdin() {
-        const chunks: Buffer[] = [];
-        for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-        return new Uint8Array(Buffer.concat(chunks));
-      },
+      readStdin: (maxBytes, limit) => readStreamBounded(process.stdin, { what: 'stdin', maxBytes, limit }),
       isTty: Boolean(process.stderr.isTTY),
       verbose: false,
       cwd: process.cwd(),
@@ -135,7 +133,7 @@ export function captureIo(cwd = process.cwd(), stdin: Uint8Array = new Uint8Arra
   const bytes: Uint8Array[] = [];
   const io = createIo(
     { out: (l) => stdout.push(l), outJson: async (chunks) => void stdout.push([...chunks].join('')), err: (l) => stderr.push(l), log: (l) => stderr.push(l), status: (l) => shown.push(l), outBytes: (b) => bytes.push(b) },
-    { logBusy: () => false, onLogDrain: (listener) => listener(), readStdin: async () => stdin, isTty: options.isTty ?? false, verbose: false, cwd },
+    { logBusy: () => false, onLogDrain: (listener) => listener(), readStdin: (maxBytes, limit) => readStreamBounded([stdin], { what: 'stdin', maxBytes, limit }), isTty: options.isTty ?? false, verbose: false, cwd },
   );
   return Object.assign(io, { stdout, stderr, shown, bytes });
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { jsonLineChunks } from '../framing/json-chunks.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
 /**
  * Removes the temporary files of earlier writes to `path` by processes that are gone (killed
@@ -54,9 +55,14 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
   await replaceAtomically(path, (temp) => writeFile(temp, jsonLineChunks(value, { indent: 2 }), { flag: 'wx' }));
 }
 
+/** Fresh temporary names tried before a write gives up on a directory where something takes each first. */
+const TEMP_NAME_TRIES = 8;
+
 /**
  * Runs `write(temp)` to make a temporary file beside `path`, then renames it over `path`; on any
- * failure the temporary file is removed and `path` is untouched.
+ * failure the temporary file is removed and `path` is untouched. `write` must create `temp` new
+ * (`wx`): when something already holds the name (a link or file a neighbour planted), it is left
+ * as it is, never written through nor removed, and another random name is drawn.
  *
  * @example
  * await replaceAtomically('pkg.tgz', (temp) => writeTarGz(temp, members));
@@ -64,12 +70,23 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
 export async function replaceAtomically(path: string, write: (temp: string) => Promise<void>): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await removeStaleTemps(path);
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await write(temp);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    try {
+      await write(temp);
+      await rename(temp, path);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST' && (error as NodeJS.ErrnoException).path === temp) {
+        // Not ours: whatever holds the name stays; the write has not started.
+        if (attempt < TEMP_NAME_TRIES) continue;
+        throw new MepError(LocalErrorCode.Usage, `Cannot write ${path}: ${TEMP_NAME_TRIES} fresh temporary names beside it were already taken by files this run did not create. Check who writes into ${dirname(path)}.`, {
+          data: { path, reason: 'temp-taken' },
+          cause: error,
+        });
+      }
+      await rm(temp, { force: true });
+      throw error;
+    }
   }
 }

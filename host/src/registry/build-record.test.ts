@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRecordPath, writeBuildRecord } from './build-record.ts';
+import { withGuessedTemp } from './testing/guessed-temp.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -45,12 +46,16 @@ Record('should not write the record through a link planted at its temporary name
   const victim = join(dir, 'victim.txt');
   try {
     writeFileSync(victim, 'keep me');
-    // Every name the writer could pick for this process, planted as a link to the victim.
-    symlinkSync(victim, `${buildRecordPath(out)}.tmp-${process.pid}`);
-    await writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]);
+    // The name the shared atomic writer really picks next, guessed and planted as a link to the victim.
+    let planted = '';
+    await withGuessedTemp(
+      buildRecordPath(out),
+      (temp) => symlinkSync(victim, (planted = temp)),
+      () => writeBuildRecord(out, join(dir, 'src.ts'), 'wasm', [join(dir, 'src.ts')]),
+    );
     assert.is(readFileSync(victim, 'utf8'), 'keep me');
+    assert.is(readlinkSync(planted), victim, 'the planted link is left as it was, not followed nor removed');
     assert.is(JSON.parse(readFileSync(buildRecordPath(out), 'utf8')).format, 'mep-build-record-1');
-    assert.ok(existsSync(buildRecordPath(out)));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

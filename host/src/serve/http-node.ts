@@ -14,6 +14,7 @@ import { checkContentType, checkOrigin, checkToken, hostsFor, isLoopback, type H
 import { createSessionPool, type SessionPoolOptions } from './http-pool.ts';
 import { HTTP_LIMITS, httpInfo, routeOf, type HttpRoutes } from './http-routes.ts';
 import { answerHttpRpc } from './http-rpc.ts';
+import { createBodyBudget } from './http-body-budget.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
 export interface HttpListenOptions extends HttpRoutes {
@@ -37,6 +38,8 @@ export interface HttpListenOptions extends HttpRoutes {
   maxConnections?: number;
   /** Events of an SSE stream its client has not read, in bytes, past which it is dropped and its call cancelled. Default 128 MiB. */
   maxPendingBytes?: number;
+  /** Request bodies held at once, from their first byte to their answer (at least `maxBodyBytes`); a body past it waits unread. Default 128 MiB. */
+  maxBodiesBytes?: number;
   /** The session pool: a session per request, idle sessions kept, their runtime options. */
   sessions?: Omit<SessionPoolOptions, 'server'>;
 }
@@ -68,6 +71,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   const limits = { ...HTTP_LIMITS, ...definedOf(options) };
   const guard = { token: options.token, allowOrigins: options.allowOrigins, allowHosts: hostsFor(host) };
   const pool = createSessionPool({ server, ...options.sessions });
+  const bodies = createBodyBudget(Math.max(limits.maxBodiesBytes, limits.maxBodyBytes));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const header: HeaderLookup = (name) => {
@@ -88,14 +92,25 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     const refusedType = checkContentType(header);
     if (refusedType) return refuse(res, refusedType);
     if (server.closing) return refuse(res, { status: 503, code: 'stopping', message: 'The server is stopping; retry on another replica.' });
-    const body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
-    if (typeof body !== 'string') return refuse(res, body, true);
-
+    const declared = Number(req.headers['content-length'] ?? NaN);
+    if (declared > limits.maxBodyBytes) return refuse(res, tooLarge(limits.maxBodyBytes), true);
+    // The body's bytes (a chunked one: the largest body) are reserved before any is read, until the answer is written.
     const controller = new AbortController();
+    const waited = AbortSignal.any([controller.signal, AbortSignal.timeout(limits.bodyTimeoutMs)]);
     res.on('close', () => {
       // The client went away before its answer was written: cancel the call (MEP $/cancelRequest).
       if (!res.writableFinished) controller.abort(new MepError(-32800, 'The HTTP client closed the request.'));
     });
+    const reserved = await bodies.reserve(Number.isFinite(declared) ? declared : limits.maxBodyBytes, waited);
+    if (!reserved) {
+      if (controller.signal.aborted) return;
+      return refuse(res, { status: 503, code: 'busy', message: `The server held its limit of request bodies (${bodies.held} bytes) for ${limits.bodyTimeoutMs} ms; retry shortly.`, headers: { 'retry-after': '1' } }, true);
+    }
+    res.once('close', () => reserved.release());
+    const body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
+    if (typeof body !== 'string') return refuse(res, body, true);
+    reserved.shrink(Buffer.byteLength(body));
+
     const streaming = (header('accept') ?? '').includes('text/event-stream');
     const emit = streaming ? openEventStream(res, limits.maxPendingBytes, (reason) => server.log(`${extension}: ${reason}`)) : undefined;
     const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit } : {}) });

@@ -23,6 +23,12 @@ export const HTTP_LIMITS = {
   maxConnections: 1024,
   /** Unsent bytes of an SSE stream (events its client has not read) past which it is dropped and its call cancelled; as `mep serve`'s socket clients. */
   maxPendingBytes: 128 * 1024 * 1024,
+  /**
+   * Request bodies held at once, in bytes, from their first byte read until their answer is
+   * written (at least one largest body): a parsed body costs up to ~20× its bytes, so this, not
+   * the number of clients, bounds what bodies cost the host. A body that does not fit waits unread.
+   */
+  maxBodiesBytes: 128 * 1024 * 1024,
 };
 
 /** What is served where. */

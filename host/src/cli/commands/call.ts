@@ -9,7 +9,7 @@ import { Method } from '../../protocol/index.ts';
 import type { ProgressParams } from '../../protocol/index.ts';
 import { JsonText } from '../../protocol/json-text.ts';
 import { parseJson } from '../../protocol/json-parse.ts';
-import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
+import { DEFAULT_LIMITS, HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import { readRegularFile, readTextFile } from '../../files/regular-file.ts';
 import { openExportCall } from '../../registry/launch.ts';
 import type { Session } from '../../session/session.ts';
@@ -46,7 +46,7 @@ const CALL_FLAGS = {
 } as const;
 
 /** The params argument: inline JSON, `@file`, or `@-` for stdin. */
-async function readParams(io: Io, argument: string | undefined): Promise<Record<string, unknown>> {
+async function readParams(io: Io, argument: string | undefined, maxStdinBytes: number): Promise<Record<string, unknown>> {
   if (argument === undefined) return {};
   let text = argument;
   let where = 'the params argument';
@@ -54,7 +54,7 @@ async function readParams(io: Io, argument: string | undefined): Promise<Record<
     const file = argument.slice(1);
     where = file === '-' ? 'stdin' : resolve(io.cwd, file);
     try {
-      text = file === '-' ? new TextDecoder().decode(await io.readStdin()) : await readTextFile(where, { what: 'the params', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' });
+      text = file === '-' ? new TextDecoder().decode(await io.readStdin(maxStdinBytes, 'maxMessageBytes')) : await readTextFile(where, { what: 'the params', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' });
     } catch (error) {
       if (error instanceof MepError) throw error;
       throw new UsageError(`cannot read the params ${where}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
@@ -120,7 +120,7 @@ async function runRaw(io: Io, extension: string, entry: string, values: { input?
   const { spec } = await resolveExtensionArgument(extension, io, { limits });
   let input: Uint8Array;
   try {
-    input = values.input === undefined || values.input === '-' ? await io.readStdin() : new Uint8Array(await readRegularFile(resolve(io.cwd, values.input), { what: 'the input', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' }));
+    input = values.input === undefined || values.input === '-' ? await io.readStdin(limits.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes, 'maxMessageBytes') : new Uint8Array(await readRegularFile(resolve(io.cwd, values.input), { what: 'the input', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' }));
   } catch (error) {
     if (error instanceof MepError) throw error;
     throw new MepError(LocalErrorCode.Usage, `Cannot read the input ${values.input}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
@@ -178,7 +178,8 @@ ${OPERATION_HELP.split('\n').filter((line) => !/^ {2}--extension|^ {20}executabl
       if (values.input !== undefined) throw new UsageError('--input is for --raw; pass an IR with --ir.');
       const repeat = repeatOf(values.repeat);
       const fullMethod = ALIASES[method] ?? method;
-      const request = await readParams(io, params);
+      // What stdin may give: no more than one message holds (--max-message, else the default).
+      const request = await readParams(io, params, parseLimitFlags(values).maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes);
       if (values.ir !== undefined) request.ir = (await readJsonInput(io, values.ir)).value;
       if (values.option !== undefined) request.options = { ...(request.options as object | undefined), ...parseOptionFlags(values.option, io.cwd) };
       if (request.ir !== undefined && !(request.ir instanceof JsonText) && (typeof request.ir !== 'object' || request.ir === null)) throw new UsageError('"ir" must be a JSON object (a Morphir IR distribution).');

@@ -93,13 +93,13 @@ async function writeMember(gzip: Gzip, member: TarMember): Promise<void> {
 }
 
 /**
- * Writes `members` as a gzip-compressed tar to `file` (created or truncated).
+ * Writes `members` as a gzip-compressed tar to `file`, created new (`wx`: never through a link or over a file already there).
  *
  * @example
  * await writeTarGz('out.tgz', [{ type: 'directory', path: 'pkg' }, { type: 'file', path: 'pkg/a', executable: false, data }]);
  */
 export async function writeTarGz(file: string, members: readonly TarMember[]): Promise<void> {
-  const handle = await open(file, 'w', 0o644);
+  const handle = await open(file, 'wx', 0o644);
   const gzip = createGzip({ level: 9 });
   const output = handle.createWriteStream();
   const done = new Promise<void>((resolve, reject) => {

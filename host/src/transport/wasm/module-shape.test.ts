@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
 import { WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
-import { compileBombModule, tablesModule, uleb } from '../../../../fixtures/wasm/hostile-modules.ts';
+import { compileBombModule, stackBombModule, tablesModule, uleb } from '../../../../fixtures/wasm/hostile-modules.ts';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 import { compileExtensionModule } from './module.ts';
 import { ModuleShapeError, readModuleShape } from './module-shape.ts';
@@ -51,6 +51,20 @@ shape('should refuse a function of 20,000 locals and 5,000 nested blocks before 
 shape('should refuse locals × blocks above the compile-cost bound, each below its own :: ERR_LIMIT', async () => {
   const bytes = compileBombModule(5_000, 2_000);
   assertLimit(await rejection(compileExtensionModule(bytes, { name: 'bomb' })), 'functionCompileCost');
+});
+
+shape('should refuse a function with no locals but 50,000 values on its stack at each of 5,000 blocks before compiling it :: ERR_LIMIT', async () => {
+  // Locals × blocks is 0; V8's baseline compiler spends the operand stack at each block: 71 s at the first call.
+  const bytes = stackBombModule(50_000, 5_000);
+  assert.ok(WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>));
+  assertLimit(await rejection(compileExtensionModule(bytes, { name: 'bomb' })), 'functionCompileCost');
+});
+
+shape('should count the operand stack at each control point, exactly for constants, calls and drops', () => {
+  const measured = readModuleShape(stackBombModule(100, 10));
+  // Each of the 10 blocks and its br sees 100 values and no locals: 2 × 10 × (0 + 1 + 100).
+  assert.is(measured.functionControl, 20);
+  assert.is(measured.functionCompileCost, 20 * 101);
 });
 
 shape('should refuse a module of functions each within the compile-cost bound, too costly together :: ERR_LIMIT', async () => {

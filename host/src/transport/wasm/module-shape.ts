@@ -4,8 +4,9 @@
  * sections and function bodies are, how many locals and how deep a nesting of blocks each body
  * has. One pass over the bytes, stopping at the first count above its bound (WASM_MODULE_BOUNDS in
  * protocol/limits.ts), so what a hostile module makes the host spend before that refusal is linear
- * in its size. Compiling a function costs the engine about its locals times its blocks: these are
- * what the bounds hold.
+ * in its size. Compiling a function costs the engine about its locals and its operand stack's
+ * height at each block and branch: the walk follows the height (calls and block types by their
+ * signatures) and the bounds hold the sum.
  *
  * The instruction walk understands the features a compiled C guest uses (MVP, sign extension,
  * saturating conversions, bulk memory, reference types, multi-value, SIMD, threads, tail calls,
@@ -13,20 +14,10 @@
  * its bodies could not be measured.
  */
 import { WASM_MODULE_BOUNDS, type WasmModuleBound } from '../../protocol/limits.ts';
+import { ModuleShapeError, Reader, immediates, miscImmediates, simdImmediates, valueType } from './module-shape-read.ts';
 
-/** A module over one of {@link WASM_MODULE_BOUNDS}, or one that cannot be read. */
-export class ModuleShapeError extends Error {
-  override readonly name = 'ModuleShapeError';
-  constructor(
-    message: string,
-    /** The bound exceeded; undefined when the bytes are not a module this reader understands. */
-    readonly limit?: WasmModuleBound,
-    readonly value?: number,
-    readonly bound?: number,
-  ) {
-    super(message);
-  }
-}
+export { ModuleShapeError } from './module-shape-read.ts';
+
 
 /** What {@link readModuleShape} measured: the counts, and each body's worst figure. */
 export interface ModuleShape {
@@ -50,9 +41,9 @@ export interface ModuleShape {
   blockDepth: number;
   /** The most control points of one function: blocks (block, loop, if, try), `else`s and branch targets. */
   functionControl: number;
-  /** The largest locals × control points of one function: what compiling it costs, roughly. */
+  /** The largest (locals + operand stack) × control points of one function: what compiling it costs, roughly. */
   functionCompileCost: number;
-  /** The sum of locals × control points over the module's functions. */
+  /** The sum of (locals + operand stack) × control points over the module's functions. */
   moduleCompileCost: number;
   /** The largest initial size a table declares, in entries. */
   tableEntries: number;
@@ -78,6 +69,7 @@ export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_
   };
   if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) throw new ModuleShapeError('not a WebAssembly binary (bad magic number)');
   const r = new Reader(bytes, 8, bytes.length);
+  const sigs: Signatures = { types: [], functions: [], imported: 0 };
   while (!r.done()) {
     const id = r.byte();
     const size = r.u32();
@@ -91,27 +83,64 @@ export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_
       continue;
     }
     const counted = SECTION_COUNTS[id];
+    if (id === 1) readTypes(new Reader(bytes, s.pos, end), sigs);
+    else if (id === 3) readFunctionTypes(new Reader(bytes, s.pos, end), sigs);
     if (counted !== undefined) {
       // Imported memories, globals and tags were counted with the imports.
       shape[counted] += s.u32();
       check(counted, shape[counted], `${counted} declared`);
-    } else if (id === 2) readImports(s, shape, check);
+    } else if (id === 2) readImports(s, shape, check, sigs);
     else if (id === 4) readTables(s, shape, check);
-    else if (id === 10) readCode(s, shape, check);
+    else if (id === 10) readCode(s, shape, check, sigs);
   }
   return shape;
 }
 
 type Check = (limit: WasmModuleBound, value: number, what: string) => void;
 
-function readImports(s: Reader, shape: ModuleShape, check: Check): void {
+/** How many values a function type takes and gives. */
+interface Signature {
+  params: number;
+  results: number;
+}
+
+/** The module's function types, and the type of each function (imported ones first). */
+interface Signatures {
+  types: Signature[];
+  functions: number[];
+  /** Imported functions (the first of `functions`). */
+  imported: number;
+}
+
+function readTypes(s: Reader, sigs: Signatures): void {
+  const count = s.u32();
+  for (let i = 0; i < count; i++) {
+    const form = s.byte();
+    if (form !== 0x60) throw new ModuleShapeError(`a type of form 0x${form.toString(16)} (only function types are accepted)`);
+    const params = s.u32();
+    for (let p = 0; p < params; p++) valueType(s);
+    const results = s.u32();
+    for (let p = 0; p < results; p++) valueType(s);
+    sigs.types.push({ params, results });
+  }
+}
+
+function readFunctionTypes(s: Reader, sigs: Signatures): void {
+  const count = s.u32();
+  for (let i = 0; i < count; i++) sigs.functions.push(s.u32());
+}
+
+function readImports(s: Reader, shape: ModuleShape, check: Check, sigs: Signatures): void {
   shape.imports = s.u32();
   check('imports', shape.imports, 'imports declared');
   for (let i = 0; i < shape.imports; i++) {
     s.skip(s.u32());
     s.skip(s.u32());
     const kind = s.byte();
-    if (kind === 0x00) s.u32();
+    if (kind === 0x00) {
+      sigs.functions.push(s.u32());
+      sigs.imported++;
+    }
     else if (kind === 0x01) tableType(s, shape, check);
     else if (kind === 0x02) {
       limits(s);
@@ -161,7 +190,7 @@ function limits(s: Reader): { min: number; max: number | undefined } {
   return { min, max };
 }
 
-function readCode(s: Reader, shape: ModuleShape, check: Check): void {
+function readCode(s: Reader, shape: ModuleShape, check: Check, sigs: Signatures): void {
   const count = s.u32();
   check('functions', count, 'function bodies');
   for (let i = 0; i < count; i++) {
@@ -178,14 +207,14 @@ function readCode(s: Reader, shape: ModuleShape, check: Check): void {
       valueType(body);
     }
     shape.functionLocals = Math.max(shape.functionLocals, locals);
-    const { depth, control } = walkBody(body, (d) => check('blockDepth', d, `nesting of blocks in function ${i}`));
+    const own = sigs.types[sigs.functions[sigs.imported + i] ?? -1] ?? { params: 0, results: 0 };
+    const { depth, control, cost } = walkBody(body, (d) => check('blockDepth', d, `nesting of blocks in function ${i}`), { sigs, locals: locals + own.params, results: own.results });
     if (!body.done()) throw new ModuleShapeError(`function ${i} has bytes after its end`);
     check('functionControl', control, `control points (blocks, branches) in function ${i}`);
-    // Compiling a function costs the engine about its locals at each block and branch.
-    const cost = (locals + 1) * control;
-    check('functionCompileCost', cost, `locals × control points of function ${i} (${locals} locals, ${control} control points)`);
+    // Compiling a function costs the engine its locals and operand stack at each block and branch.
+    check('functionCompileCost', cost, `(locals + operand stack) × control points of function ${i} (${locals} locals, ${control} control points)`);
     shape.moduleCompileCost += cost;
-    check('moduleCompileCost', shape.moduleCompileCost, 'locals × control points summed over the functions');
+    check('moduleCompileCost', shape.moduleCompileCost, '(locals + operand stack) × control points summed over the functions');
     shape.blockDepth = Math.max(shape.blockDepth, depth);
     shape.functionControl = Math.max(shape.functionControl, control);
     shape.functionCompileCost = Math.max(shape.functionCompileCost, cost);
@@ -197,175 +226,136 @@ function walkExpression(s: Reader): void {
   walkBody(s, () => undefined);
 }
 
+/** What {@link walkBody} needs to follow a function's operand stack. */
+interface StackContext {
+  sigs: Signatures;
+  /** Locals the function has, its parameters included. */
+  locals: number;
+  /** Values the function returns. */
+  results: number;
+}
+
+/** A block being walked: the stack height below it, and what it takes and gives. */
+interface Frame {
+  base: number;
+  params: number;
+  results: number;
+}
+
 /**
- * Walks instructions up to the `end` closing the body; returns the deepest nesting and the
- * number of control points (blocks, `else`s, branch targets). `deeper` sees each new depth (to
- * refuse early).
+ * Net effect on the operand stack of the instructions {@link walkBody} does not follow one by
+ * one, by opcode; an instruction not listed pops at least what it pushes (0 is its upper bound).
  */
-function walkBody(s: Reader, deeper: (depth: number) => void): { depth: number; control: number } {
+function netEffect(op: number): number {
+  if (op === 0x20 || op === 0x23 || (op >= 0x41 && op <= 0x44) || op === 0x3f || op === 0xd0 || op === 0xd2) return 1;
+  if (op === 0x1a || op === 0x21 || op === 0x24 || op === 0x0d) return -1;
+  if (op === 0x1b || op === 0x1c || op === 0x26 || (op >= 0x36 && op <= 0x3e)) return -2;
+  if ((op >= 0x46 && op <= 0x4f) || (op >= 0x51 && op <= 0x66) || (op >= 0x6a && op <= 0x78) || (op >= 0x7c && op <= 0x8a) || (op >= 0x92 && op <= 0x98) || (op >= 0xa0 && op <= 0xa6)) return -1;
+  return 0;
+}
+
+/**
+ * Walks instructions up to the `end` closing the body; returns the deepest nesting, the number
+ * of control points (blocks, `else`s, branch targets) and what compiling them costs: at each
+ * control point, the function's locals plus the operand stack's height there (an upper bound:
+ * exact for constants, variables, memory, numbers, calls and blocks; 0 for the rest, which pop
+ * at least what they push). `deeper` sees each new depth (to refuse early).
+ */
+function walkBody(s: Reader, deeper: (depth: number) => void, stack?: StackContext): { depth: number; control: number; cost: number } {
   let depth = 0;
   let deepest = 0;
   let control = 0;
+  let cost = 0;
+  let height = 0;
+  const frames: Frame[] = [{ base: 0, params: 0, results: stack?.results ?? 0 }];
+  const frame = (): Frame => frames[frames.length - 1] as Frame;
+  const at = (points: number): void => {
+    control += points;
+    cost += points * ((stack?.locals ?? 0) + 1 + height);
+  };
+  /** After a branch, return or throw: the rest of the block is unreachable, its stack its base. */
+  const unreachable = (): void => void (height = frame().base);
+  const call = (type: number | undefined, extra: number): void => {
+    const sig = stack?.sigs.types[type ?? -1] ?? { params: 0, results: 0 };
+    height = Math.max(frame().base, height - sig.params - extra) + sig.results;
+  };
   for (;;) {
     const op = s.byte();
     if (op === 0x02 || op === 0x03 || op === 0x04 || op === 0x06 || op === 0x1f) {
-      blockType(s);
+      const type = blockType(s, stack?.sigs);
+      if (op === 0x04) height = Math.max(frame().base, height - 1);
+      let catches = 0;
       if (op === 0x1f) {
-        const catches = s.u32();
+        catches = s.u32();
         for (let c = 0; c < catches; c++) {
           const kind = s.byte();
           if (kind < 2) s.u32();
           s.u32();
         }
-        control += catches;
       }
-      control++;
+      at(1 + catches);
+      frames.push({ base: Math.max(0, height - type.params), params: type.params, results: type.results });
       depth++;
       if (depth > deepest) {
         deepest = depth;
         deeper(depth);
       }
     } else if (op === 0x0b) {
-      if (depth === 0) return { depth: deepest, control };
+      if (depth === 0) return { depth: deepest, control, cost };
+      const closed = frames.pop() as Frame;
+      height = closed.base + closed.results;
       depth--;
+    } else if (op === 0x05 || op === 0x07 || op === 0x19) {
+      // else, catch, catch_all: the block starts again from its base.
+      if (op === 0x05) at(1);
+      height = frame().base + (op === 0x05 ? frame().params : 0);
+      immediates(s, op);
     } else if (op === 0x18) {
       // delegate: ends a try.
       s.u32();
       depth--;
       if (depth < 0) throw new ModuleShapeError('delegate outside a try');
+      const closed = frames.pop() as Frame;
+      height = closed.base + closed.results;
     } else if (op === 0x0e) {
       const targets = s.u32() + 1;
       for (let t = 0; t < targets; t++) s.u32();
-      control += targets;
+      at(targets);
+      unreachable();
+    } else if (op === 0x10 || op === 0x12) {
+      const fn = s.u32();
+      call(stack?.sigs.functions[fn], 0);
+      if (op === 0x12) unreachable();
+    } else if (op === 0x11 || op === 0x13) {
+      const type = s.u32();
+      s.u32();
+      call(type, 1);
+      if (op === 0x13) unreachable();
+    } else if (op === 0x14 || op === 0x15) {
+      call(s.u32(), 1);
+      if (op === 0x15) unreachable();
     } else {
-      if (op === 0x05 || op === 0x0c || op === 0x0d || op === 0xd5 || op === 0xd6) control++;
-      immediates(s, op);
-    }
-  }
-}
-
-/** Skips the immediates of every opcode but the structured ones. */
-function immediates(s: Reader, op: number): void {
-  if (op <= 0x01 || op === 0x05 || op === 0x0a || op === 0x0f || op === 0x19 || op === 0x1a || op === 0x1b || op === 0xd1 || op === 0xd3 || op === 0xd4) return;
-  if ((op >= 0x45 && op <= 0xc4)) return;
-  if (op === 0x07 || op === 0x08 || op === 0x09 || op === 0x0c || op === 0x0d || op === 0x10 || op === 0x12 || op === 0x14 || op === 0x15) return void s.u32();
-  if (op >= 0x20 && op <= 0x26) return void s.u32();
-  if (op === 0xd2 || op === 0xd5 || op === 0xd6) return void s.u32();
-  if (op === 0x11 || op === 0x13) return void (s.u32(), s.u32());
-  if (op === 0x1c) {
-    const n = s.u32();
-    for (let i = 0; i < n; i++) valueType(s);
-    return;
-  }
-  if (op >= 0x28 && op <= 0x3e) return memarg(s);
-  if (op === 0x3f || op === 0x40) return void s.u32();
-  if (op === 0x41) return void s.leb(5);
-  if (op === 0x42) return void s.leb(10);
-  if (op === 0x43) return s.skip(4);
-  if (op === 0x44) return s.skip(8);
-  if (op === 0xd0) return heapType(s);
-  if (op === 0xfc) return miscImmediates(s, s.u32());
-  if (op === 0xfd) return simdImmediates(s, s.u32());
-  if (op === 0xfe) {
-    const sub = s.u32();
-    if (sub === 0x03) return void s.byte();
-    if (sub > 0x4e) throw new ModuleShapeError(`an unknown atomic instruction 0xfe ${sub}`);
-    return memarg(s);
-  }
-  throw new ModuleShapeError(`an instruction this host does not accept (opcode 0x${op.toString(16)})`);
-}
-
-function miscImmediates(s: Reader, sub: number): void {
-  if (sub <= 7) return;
-  if (sub === 8 || sub === 10 || sub === 12 || sub === 14) return void (s.u32(), s.u32());
-  if (sub === 9 || sub === 11 || sub === 13 || (sub >= 15 && sub <= 17)) return void s.u32();
-  throw new ModuleShapeError(`an instruction this host does not accept (0xfc ${sub})`);
-}
-
-function simdImmediates(s: Reader, sub: number): void {
-  if (sub <= 11 || sub === 92 || sub === 93) return memarg(s);
-  if (sub === 12 || sub === 13) return s.skip(16);
-  if (sub >= 21 && sub <= 34) return void s.byte();
-  if (sub >= 84 && sub <= 91) return void (memarg(s), s.byte());
-  if (sub <= 0x113) return;
-  throw new ModuleShapeError(`an instruction this host does not accept (0xfd ${sub})`);
-}
-
-function memarg(s: Reader): void {
-  const align = s.u32();
-  if (align & 0x40) s.u32();
-  s.leb(10);
-}
-
-function blockType(s: Reader): void {
-  const b = s.peek();
-  if (b === 0x40 || (b >= 0x69 && b <= 0x7f && b !== 0x63 && b !== 0x64)) return void s.byte();
-  if (b === 0x63 || b === 0x64) return valueType(s);
-  s.leb(5);
-}
-
-/** A value type: one byte, or a reference to a heap type. */
-function valueType(s: Reader): void {
-  const b = s.byte();
-  if (b === 0x63 || b === 0x64) heapType(s);
-  else if (b < 0x69 || b > 0x7f) throw new ModuleShapeError(`an unknown value type 0x${b.toString(16)}`);
-}
-
-function heapType(s: Reader): void {
-  const b = s.peek();
-  if (b >= 0x69 && b <= 0x74) return void s.byte();
-  s.leb(5);
-}
-
-/** A cursor over `bytes[pos, end)`; every read is checked against `end`. */
-class Reader {
-  constructor(
-    readonly bytes: Uint8Array,
-    public pos: number,
-    readonly end: number,
-  ) {}
-  done(): boolean {
-    return this.pos >= this.end;
-  }
-  peek(): number {
-    if (this.pos >= this.end) throw new ModuleShapeError('truncated module');
-    return this.bytes[this.pos] as number;
-  }
-  byte(): number {
-    const b = this.peek();
-    this.pos++;
-    return b;
-  }
-  skip(n: number): void {
-    if (this.pos + n > this.end) throw new ModuleShapeError('truncated module');
-    this.pos += n;
-  }
-  /** An unsigned LEB128 of at most 32 bits. */
-  u32(): number {
-    let value = 0;
-    for (let shift = 0; shift < 35; shift += 7) {
-      const b = this.byte();
-      value += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) {
-        if (value > 0xffff_ffff) break;
-        return value;
+      if (op === 0x0c || op === 0x0d || op === 0xd5 || op === 0xd6) at(1);
+      if (op === 0xfc || op === 0xfd) {
+        const sub = s.u32();
+        if (op === 0xfc) miscImmediates(s, sub);
+        else simdImmediates(s, sub);
+        // table.size and v128.const push a value; every other of these pops at least what it pushes.
+        if ((op === 0xfc && sub === 16) || (op === 0xfd && sub === 12)) height++;
+        continue;
       }
+      immediates(s, op);
+      if (op === 0x00 || op === 0x0c || op === 0x0f || op === 0x08 || op === 0x09 || op === 0x0a) unreachable();
+      else height = Math.max(frame().base, height + netEffect(op));
     }
-    throw new ModuleShapeError('a number too large for 32 bits');
   }
-  /** An unsigned LEB128 of up to 64 bits, as a (possibly inexact) number. */
-  u64(): number {
-    let value = 0;
-    for (let shift = 0; shift < 70; shift += 7) {
-      const b = this.byte();
-      value += (b & 0x7f) * 2 ** shift;
-      if ((b & 0x80) === 0) return value;
-    }
-    throw new ModuleShapeError('a number too large for 64 bits');
-  }
-  /** Skips a LEB128 of at most `maxBytes` bytes (signed or not). */
-  leb(maxBytes: number): void {
-    for (let i = 0; i < maxBytes; i++) if ((this.byte() & 0x80) === 0) return;
-    throw new ModuleShapeError('a number too long');
-  }
+}
+
+/** A block's type: what it takes from the stack and gives back. */
+function blockType(s: Reader, sigs?: Signatures): Signature {
+  const b = s.peek();
+  if (b === 0x40) return (s.byte(), { params: 0, results: 0 });
+  if (b >= 0x69 && b <= 0x7f && b !== 0x63 && b !== 0x64) return (s.byte(), { params: 0, results: 1 });
+  if (b === 0x63 || b === 0x64) return (valueType(s), { params: 0, results: 1 });
+  return sigs?.types[s.u32()] ?? { params: 0, results: 0 };
 }
