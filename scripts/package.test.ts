@@ -1,45 +1,18 @@
-// SLOW (about 2–3 minutes): packs mep-runtime with `npm pack` (which runs `npm run build`),
-// installs the tarball into empty directories outside the repository as a user would (npm,
-// registry reachable, shared npm cache, --prefer-offline) and uses it there: the `mep` command
-// (init, build, describe, conformance), the next steps `mep init` prints, run verbatim (the new
-// project depends on the tarball this mep came from, and its own tests pass), a plain .mjs
-// script that imports the host API and runs a session, and the test kit from plain JavaScript
-// under node:test, uvu and vitest. Removes its temp dir.
+// SLOW (about 2 minutes): uses mep-runtime as packed with `npm pack` and installed into an empty
+// directory outside the repository as a user would (scripts/testing/packed.ts: npm, registry
+// reachable, shared npm cache, --prefer-offline; packed once per run): the `mep` command (init,
+// build, describe, generate, conformance), a plain .mjs script that imports the host API and runs
+// a session, the package's types under a user's tsc, and the test kit from plain JavaScript under
+// node:test, uvu and vitest. The next steps `mep init` prints, for each kind, run in
+// scripts/newcomer.test.ts.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ok, packedRuntime, ROOT, sh } from './testing/packed.ts';
 
-const root = fileURLToPath(new URL('../', import.meta.url));
 const Package = suite('package :: npm pack, install into an empty project, use (slow)');
-
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a shell command line in `cwd` with npm kept offline-first and quiet. */
-function sh(line: string, cwd: string): Promise<Ran> {
-  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_prefer_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
-  // A loader or option of this test process (tsx) must not leak into the user's processes.
-  delete env.NODE_OPTIONS;
-  return new Promise((resolve) => {
-    execFile('sh', ['-c', line], { cwd, env, maxBuffer: 64 << 20, timeout: 300_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) || 1 : 0, stdout, stderr });
-    });
-  });
-}
-
-async function ok(line: string, cwd: string): Promise<string> {
-  const r = await sh(line, cwd);
-  assert.is(r.code, 0, `'${line}' in ${cwd} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
 
 const SESSION_SCRIPT = `import { createSession, openTransport, specFromPath, isMepError } from 'mep-runtime';
 
@@ -133,13 +106,8 @@ interface VitestReport {
 }
 
 Package('should pack, install from the tarball into an empty directory, and build, describe and run an extension there', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-pack-'));
+  const { files, app } = await packedRuntime();
   try {
-    // prepack (npm run build) prints its summary before npm's JSON.
-    const packOut = await ok(`npm pack --silent --json --pack-destination ${JSON.stringify(dir)}`, root);
-    const packed = JSON.parse(packOut.slice(packOut.search(/^\[/m))) as { filename: string; files: { path: string }[] }[];
-    const tarball = packed[0]?.filename as string;
-    const files = packed[0]?.files.map((f) => f.path) ?? [];
     assert.ok(files.includes('dist/host/src/index.js') && files.includes('dist/host/src/index.d.ts'), 'compiled host and its types');
     assert.ok(files.some((f) => /^dist\/engine\/engine-[0-9a-f]+\.Oz\.wasm$/.test(f)), 'the engine ships inside');
     assert.ok(files.includes('dist/cli/bin.js'), 'the mep command ships bundled');
@@ -147,11 +115,6 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.ok(files.includes('dist/embed/browser/src/mep-wasm-worker.js'), "the browser worker script ships where createWebWorkerSpawner's default URL points");
     for (const d of ['sandbox.d.ts', 'sandbox-web.d.ts', 'sandbox-extism.d.ts']) assert.ok(files.includes(`dist/build/guest/types/${d}`), `the guest globals' ${d} ships`);
     assert.not.ok(files.some((f) => f.endsWith('.test.js') || f.startsWith('host/src/')), 'no tests and no TypeScript sources');
-
-    const app = join(dir, 'app');
-    await mkdir(app);
-    await writeFile(join(app, 'package.json'), `${JSON.stringify({ name: 'app', private: true, type: 'module' }, null, 2)}\n`);
-    await ok(`npm install ../${tarball}`, app);
     assert.not.ok(existsSync(join(app, 'node_modules', 'tsx')), 'tsx is not installed for users');
 
     // Importing the library prints nothing (no ExperimentalWarning: WASI, which it never uses).
@@ -163,8 +126,8 @@ Package('should pack, install from the tarball into an empty directory, and buil
     // The brief's sequence, verbatim: the new project depends on the tarball mep was installed from.
     const init = await ok(`npx mep init hello && npx mep build hello/src/extension.ts -o h.wasm && npx mep describe ./h.wasm`, app);
     assert.match(init, /"protocolVersions"/);
-    const nextSteps = /Next:\n\s+(.+)\n/.exec(init)?.[1];
-    assert.ok(nextSteps?.startsWith('cd hello && npm install'), init);
+    // What it prints next, run for each kind of extension: scripts/newcomer.test.ts.
+    assert.match(init, /Next:\n\s+cd hello && npm install/);
 
     // The browser and edge entries bundle for a browser platform: no node: module reaches them.
     for (const entry of ['mep-runtime/browser', 'mep-runtime/browser/worker', 'mep-runtime/workerd', 'mep-runtime/guest-pdk']) {
@@ -191,14 +154,6 @@ Package('should pack, install from the tarball into an empty directory, and buil
     );
     await ok('npx tsc -p tsconfig.json', app);
 
-    // What `mep init` told the user to do, run as printed: install, build, call, and its own tests.
-    const pkg = JSON.parse(await readFile(join(app, 'hello', 'package.json'), 'utf8'));
-    assert.is(pkg.devDependencies['mep-runtime'], `file:${join(dir, tarball)}`);
-    const steps = await ok(nextSteps as string, app);
-    assert.match(steps, /"path": "catalog\.txt"/);
-    assert.match(steps, /^# pass 2$/m);
-    assert.match(steps, /^# fail 0$/m);
-
     // The test kit from plain JavaScript, no TypeScript loader: node:test and uvu.
     await writeFile(join(app, 'kit.test.mjs'), KIT_NODE_TEST);
     assert.match(await ok('node --test kit.test.mjs', app), /^# fail 0$/m);
@@ -207,7 +162,7 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.match(await ok('node kit.uvu.mjs', app), /Passed:\s+2/);
     // ... and vitest (`vitest run`, the versions this checkout pins): the right catalog passes,
     // a wrong one fails. The timeout is generous because opening a module is work, not a race.
-    const pins = (JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+    const pins = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
     await ok(`npm install --save-dev vitest@${pins.vitest} vite@${pins.vite}`, app);
     await writeFile(join(app, 'kit.spec.mjs'), KIT_VITEST);
     await writeFile(join(app, 'kit-wrong.spec.mjs'), KIT_VITEST_WRONG);
@@ -221,19 +176,6 @@ Package('should pack, install from the tarball into an empty directory, and buil
       'kit-wrong.spec.mjs: a catalog the extension does not write': 'failed',
     });
 
-    // The template's tsconfig sees the sandbox's globals (mep-runtime/guest-pdk/globals), no DOM:
-    // the editor and mep build both refuse fetch, saying why.
-    await ok('npx tsc -p .', join(app, 'hello'));
-    await writeFile(join(app, 'hello/src/net.ts'), `export const get = (url: string) => fetch(url);\nexport const t = setTimeout(() => {}, 1);\n`);
-    const editor = await sh('npx tsc -p .', join(app, 'hello'));
-    assert.is(editor.code, 2, editor.stdout);
-    assert.match(editor.stdout, /src\/net\.ts\(1,\d+\): error TS2304: Cannot find name 'fetch'/);
-    assert.not.match(editor.stdout, /setTimeout/);
-    const refused = await sh('npx mep build src/net.ts -o dist/net.wasm', join(app, 'hello'));
-    assert.is(refused.code, 1, refused.stderr);
-    assert.match(refused.stderr, /`fetch` is not available in the wasm sandbox/);
-    await rm(join(app, 'hello/src/net.ts'));
-
     // Without TypeScript an unchanged entry still builds (its clean check is recorded); a changed
     // one says how to get a check or skip it, and builds with --no-typecheck.
     await rm(join(app, 'node_modules', 'typescript'), { recursive: true, force: true });
@@ -245,7 +187,8 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.match(missing.stderr, /--no-typecheck/);
     await ok('npx mep build hello/src/extension.ts -o h2.wasm --no-typecheck', app);
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    // The project is shared (scripts/testing/packed.ts); what this test left in it goes.
+    for (const left of ['hello', 'h.wasm', 'h2.wasm', 'h.mjs', 'out']) await rm(join(app, left), { recursive: true, force: true });
   }
 });
 

@@ -57,6 +57,17 @@ export interface BuildGuestOptions {
    */
   optimize?: boolean;
   /**
+   * Write the module before the dead-code pass and run the pass after (`mep build --watch`): the
+   * output is usable at once, and replaced by the optimized module when the pass ends, unless a
+   * newer build of the same output was placed first. The result's `optimized` settles then.
+   */
+  deferOptimize?: boolean;
+  /**
+   * Keep esbuild's contexts between the builds of this process (`mep build --watch`): a rebuild
+   * parses only the files that changed. `disposeBundleContexts()` ends them.
+   */
+  incremental?: boolean;
+  /**
    * Who takes the snapshot of the initialized engine: `node` (default, in this process, fastest)
    * or `wizer` (npm `@bytecodealliance/wizer`). Both give a module with the same imports,
    * exports and behaviour.
@@ -100,7 +111,12 @@ export interface BuildGuestResult {
   intl?: IntlPlan & { bytes: number };
   /** Globals the sandbox lacks that the wasm guest's packages use, each with what to do. */
   warnings: DependencyWarning[];
+  /** With `deferOptimize`, settles when the deferred dead-code pass ended (never rejects). */
+  optimized?: Promise<void>;
 }
+
+/** The latest build of each output file, so a deferred pass never replaces a newer build. */
+const latestBuild = new Map<string, symbol>();
 
 /**
  * Builds a guest. Throws `MepError` with code `ERR_BUILD` (`data.diagnostics`: file, line,
@@ -168,6 +184,8 @@ interface Pipeline {
 /** Bundles, snapshots, links and writes (each write after the check's verdict). */
 async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGuestResult> {
   const { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings } = p;
+  const token = Symbol(outFile);
+  latestBuild.set(outFile, token);
   const place = async (file: string, data: string | Uint8Array, mode?: number): Promise<void> => {
     await p.verdict;
     placeNow(file, data, mode);
@@ -179,7 +197,7 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   const bundleCache = bundleCachePath(cacheDir, JSON.stringify([PIPELINE_VERSION, BUNDLER_TEXT, bundleOptions]));
   const hit = cachedBundle(bundleCache);
   const bundleStarted = Date.now();
-  const bundle = hit ?? (await bundleGuest(bundleOptions));
+  const bundle = hit ?? (await bundleGuest(bundleOptions, options.incremental === true));
   if (!hit) storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
   lap(hit ? 'bundle (cached)' : 'bundle');
   const intl = { warnings: bundle.warnings, ...(bundle.intl ? { intl: bundle.intl } : {}) };
@@ -228,13 +246,32 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   lap('snapshot');
   let wasm = linkGuest(engineBytes, image, bundle.exports);
   lap('link');
+  const store = (module: Uint8Array): void => {
+    const tmp = `${cached}.tmp-${process.pid}`;
+    writeFileSync(tmp, module);
+    renameSync(tmp, cached);
+  };
+  if (optimizing && options.deferOptimize === true) {
+    // The linked module works as it is; the pass only drops what no export reaches.
+    const usable = withMap(wasm);
+    await place(outFile, usable);
+    const linked = wasm;
+    const optimized = removeUnused(linked, join(cacheDir, 'tmp')).then(
+      async (done) => {
+        store(done);
+        if (latestBuild.get(outFile) !== token) return;
+        placeNow(outFile, withMap(done));
+        // The record names the output's hash: it describes the optimized module now.
+        await writeBuildRecord(outFile, entry, runtime, bundle.inputs);
+      },
+    ).catch(() => undefined); // the unoptimized module stays; the next full build runs the pass again
+    return { outFile, runtime, size: usable.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, optimized, ...intl };
+  }
   if (optimizing) {
     wasm = await removeUnused(wasm, join(cacheDir, 'tmp'));
     lap('optimize');
   }
-  const tmp = `${cached}.tmp-${process.pid}`;
-  writeFileSync(tmp, wasm);
-  renameSync(tmp, cached);
+  store(wasm);
   const shipped = withMap(wasm);
   await place(outFile, shipped);
   return { outFile, runtime, size: shipped.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, ...intl };

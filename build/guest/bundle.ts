@@ -84,11 +84,16 @@ const aliases = (): Record<string, string> => ({ ...PDK_ALIAS });
 export const WASM_CONDITIONS = ['worker', 'browser'] as const;
 const BUILTIN = new RegExp(`^(node:.*|${builtinModules.filter((m) => !m.startsWith('_')).map((m) => m.replace(/[/]/g, '\\/')).join('|')})(\\/.*)?$`);
 
+/** Where {@link builtinGuard} puts the built-ins it kept out (swapped per build of a kept context). */
+interface BuiltinSink {
+  found: { path: string; importer: string }[];
+}
+
 /**
  * A Node built-in left in a wasm bundle after the browser field had its say: kept external while
  * esbuild runs, so the whole import graph is known, then reported with the chain of importers.
  */
-function builtinGuard(found: { path: string; importer: string }[]): esbuild.Plugin {
+function builtinGuard(sink: BuiltinSink): esbuild.Plugin {
   return {
     name: 'mep-node-builtins',
     setup(build) {
@@ -99,7 +104,7 @@ function builtinGuard(found: { path: string; importer: string }[]): esbuild.Plug
         // Mapped to false: an empty module, as esbuild makes one without this plugin.
         if (r.errors.length === 0 && !r.external && r.namespace === '') return { path: args.path, namespace: 'mep-empty' };
         if (r.errors.length === 0 && !r.external) return r;
-        found.push({ path: args.path, importer: args.importer });
+        sink.found.push({ path: args.path, importer: args.importer });
         return { path: args.path, external: true };
       });
       build.onLoad({ filter: /.*/, namespace: 'mep-empty' }, () => ({ contents: '', loader: 'js' }));
@@ -141,9 +146,46 @@ function toDiagnostics(e: unknown, cwd: string): Diagnostic[] | null {
   }));
 }
 
-async function run(options: esbuild.BuildOptions, entry: string, cwd: string): Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[]; metafile: esbuild.Metafile }> {
+type Built = esbuild.BuildResult & { outputFiles: esbuild.OutputFile[]; metafile: esbuild.Metafile };
+
+/**
+ * esbuild contexts kept between the builds of one process (`mep build --watch`), one per build
+ * shape (its options; plugins by name): a rebuild parses again only the files that changed. The
+ * builds of one context run one at a time, each with its own built-in sink.
+ */
+const contexts = new Map<string, { context: Promise<esbuild.BuildContext>; sink: BuiltinSink; queue: Promise<unknown> }>();
+
+/** Disposes the kept esbuild contexts (the end of a watch). */
+export async function disposeBundleContexts(): Promise<void> {
+  const kept = [...contexts.values()];
+  contexts.clear();
+  await Promise.all(kept.map(async (k) => (await k.context.catch(() => undefined))?.dispose()));
+}
+
+/**
+ * One esbuild build; with `keep` (a watch), through a kept context that rebuilds incrementally.
+ * `sink` receives the built-ins a {@link builtinGuard} among the plugins kept out.
+ */
+async function run(options: esbuild.BuildOptions, entry: string, cwd: string, keep = false, sink?: BuiltinSink): Promise<Built> {
+  const full: esbuild.BuildOptions = { ...options, write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() };
   try {
-    return (await esbuild.build({ ...options, write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() })) as never;
+    if (!keep) return (await esbuild.build(full)) as never;
+    const key = JSON.stringify({ ...full, plugins: (full.plugins ?? []).map((p) => p.name) });
+    let kept = contexts.get(key);
+    if (!kept) {
+      const own: BuiltinSink = { found: [] };
+      const plugins = (full.plugins ?? []).map((p) => (p.name === 'mep-node-builtins' ? builtinGuard(own) : p));
+      kept = { context: esbuild.context({ ...full, plugins }), sink: own, queue: Promise.resolve() };
+      contexts.set(key, kept);
+      kept.context.catch(() => contexts.delete(key)); // a context that could not start is not kept
+    }
+    const { context, sink: own } = kept;
+    const turn = kept.queue.then(async () => {
+      own.found = sink?.found ?? [];
+      return (await (await context).rebuild()) as Built;
+    });
+    kept.queue = turn.catch(() => undefined);
+    return await turn;
   } catch (e) {
     const diagnostics = toDiagnostics(e, cwd);
     if (diagnostics) throw buildFailure(entry, 'bundle', diagnostics);
@@ -152,11 +194,11 @@ async function run(options: esbuild.BuildOptions, entry: string, cwd: string): P
 }
 
 /** Lists the export names of the entry module (esbuild's metafile). */
-async function exportsOf(entry: string, cwd: string): Promise<string[]> {
+async function exportsOf(entry: string, cwd: string, keep: boolean): Promise<string[]> {
   // Only the entry's own exports matter here: packages and Node built-ins stay outside.
   // The PDK stays outside too (a plugin answers before the alias would pull its sources in).
   const pdkOutside: esbuild.Plugin = { name: 'mep-pdk-outside', setup: (b) => void b.onResolve({ filter: /^mep-runtime\/guest-pdk$/ }, (a) => ({ path: a.path, external: true })) };
-  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'], alias: PDK_ALIAS, packages: 'external', external: ['node:*', ...builtinModules], plugins: [pdkOutside] }, entry, cwd);
+  const r = await run({ entryPoints: [entry], bundle: true, format: 'esm', platform: 'neutral', outfile: join(cwd, 'analysis.mjs'), mainFields: ['module', 'main'], alias: PDK_ALIAS, packages: 'external', external: ['node:*', ...builtinModules], plugins: [pdkOutside] }, entry, cwd, keep);
   const out = Object.values(r.metafile.outputs).find((o) => o.entryPoint !== undefined);
   return out?.exports ?? [];
 }
@@ -184,9 +226,9 @@ function pdkWrapper(entry: string, runtime: 'wasm' | 'process'): string {
  * @example
  * const b = await bundleGuest({ entry: 'ext/main.ts', runtime: 'wasm', cwd: process.cwd() });
  */
-export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
+export async function bundleGuest(options: BundleOptions, keep = false): Promise<Bundle> {
   const { entry, runtime, cwd } = options;
-  const names = await exportsOf(entry, cwd);
+  const names = await exportsOf(entry, cwd, keep);
   const pdk = names.includes('default');
   const projectRoot = projectRootOf(entry, cwd);
   const wrapper = `${relative(cwd, entry)}.wrapper.js`;
@@ -202,12 +244,12 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   const wasmOptions: esbuild.BuildOptions = { format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE) };
   // The sandbox check of the dependencies bundles once more (dependency-globals.ts): at the same
   // time as the bundle itself, esbuild builds in parallel.
-  const warningsBuild = runtime === 'wasm' ? markedBuild((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard([])], ...extra }, entry, cwd)) : undefined;
+  const warningsBuild = runtime === 'wasm' ? markedBuild((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard({ found: [] })], ...extra }, entry, cwd, keep)) : undefined;
   warningsBuild?.catch(() => undefined); // awaited below; the bundle's own build reports its errors
   let r =
     runtime === 'wasm'
-      ? await run({ ...common, ...wasmOptions, plugins: [builtinGuard(builtins)] }, entry, cwd)
-      : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(projectRoot, 'guest.mjs'), banner: { js: processBanner } }, entry, cwd);
+      ? await run({ ...common, ...wasmOptions, plugins: [builtinGuard({ found: builtins })] }, entry, cwd, keep, { found: builtins })
+      : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(projectRoot, 'guest.mjs'), banner: { js: processBanner } }, entry, cwd, keep);
   // A wasm guest that uses Intl gets it bundled, imported before anything else (Node has its own).
   const codeOf = (result: typeof r): string => result.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
   const intl = runtime === 'wasm' && builtins.length === 0 ? intlModule(codeOf(r), options.intl) : undefined;
@@ -215,7 +257,7 @@ export async function bundleGuest(options: BundleOptions): Promise<Bundle> {
   if (intl) {
     const plain = Buffer.byteLength(codeOf(r));
     const contents = `import '${INTL_MODULE}';\n${pdk ? pdkWrapper(entry, runtime) : `export * from ${JSON.stringify(resolve(entry))};\n`}`;
-    r = await run({ ...common, stdin: { contents, resolveDir: cwd, sourcefile: wrapper, loader: 'js' }, entryPoints: undefined, ...wasmOptions, plugins: [builtinGuard([]), intlPlugin(intl)] }, entry, cwd);
+    r = await run({ ...common, stdin: { contents, resolveDir: cwd, sourcefile: wrapper, loader: 'js' }, entryPoints: undefined, ...wasmOptions, plugins: [builtinGuard({ found: [] }), intlPlugin(intl)] }, entry, cwd);
     intlBytes = Buffer.byteLength(codeOf(r)) - plain;
   }
   if (builtins.length > 0) {

@@ -79,7 +79,7 @@ reported at file:line of its sources; it names the files without their text.
     const snapshot = values.snapshot ?? 'node';
     if (snapshot !== 'node' && snapshot !== 'wizer') throw new UsageError(`--snapshot must be node or wizer, got '${snapshot}'.`);
     // Loaded on demand: the build toolchain (binaryen.js) takes seconds to load.
-    const { buildGuest } = await import('../../../../build/guest/index.ts');
+    const { buildGuest, disposeBundleContexts } = await import('../../../../build/guest/index.ts');
     // Milliseconds from the process's start to the first build step (meaningful for `mep build`
     // in its own process, the figure bench/cli.bench.ts reads).
     const startup = performance.now();
@@ -96,6 +96,10 @@ reported at file:line of its sources; it names the files without their text.
         snapshot,
         typecheck: !values['no-typecheck'],
         optimize: !values['no-optimize'],
+        // A watch writes the module at once and drops its dead code after (the same module, smaller).
+        deferOptimize: values.watch === true,
+        // ... and keeps esbuild's contexts, so a rebuild parses only what changed.
+        incremental: values.watch === true,
         sourceMap: !values['no-source-map'],
         sourcesContent: values['sources-content'] === true,
         cwd: io.cwd,
@@ -117,7 +121,18 @@ reported at file:line of its sources; it names the files without their text.
       const shown = values.watch ? relative(io.cwd, result.outFile) || result.outFile : result.outFile;
       return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''})${result.exports.length > 0 ? `; exports: ${result.exports.join(', ')}` : ''}` };
     };
-    if (values.watch) return watch(io, entry, build);
+    if (values.watch) {
+      let optimizing: Promise<void> | undefined;
+      const code = await watch(io, entry, async () => {
+        const built = await build();
+        optimizing = built.result.optimized;
+        return built;
+      });
+      // The last deferred wasm-opt pass ends before the command does: no child process outlives it.
+      await optimizing;
+      await disposeBundleContexts();
+      return code;
+    }
     io.out((await build()).summary);
     return ExitCode.Ok;
   },

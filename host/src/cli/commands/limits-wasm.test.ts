@@ -26,6 +26,24 @@ export default defineExtension({
 let bigBuild: Promise<string> | undefined;
 const bigWasm = (): Promise<string> =>
   (bigBuild ??= buildGuest({ entry: writeFixture('big-answer.ts', BIG_ANSWER), outFile: join(repoRoot, '.cache/examples/big-answer.wasm'), typecheck: false }).then((r) => r.outFile));
+// A backend that holds `options.mib` distinct strings of 1 MiB at once: its memory grows step by step.
+const HOLD_MEMORY = `import { defineExtension, textArtifact } from 'mep-runtime/guest-pdk';
+export default defineExtension({
+  info: { id: 'hold', name: 'hold', version: '0.1.0' },
+  backend: {
+    targets: ['hold'],
+    irVersions: ['3'],
+    generate: ({ options }) => {
+      const held: string[] = [];
+      for (let i = 0; i < Number(options.mib); i++) held.push(String(i).padStart(1 << 20, 'x'));
+      return { artifacts: [textArtifact('held.txt', String(held.length))] };
+    },
+  },
+});
+`;
+let holdBuild: Promise<string> | undefined;
+const holdWasm = (): Promise<string> =>
+  (holdBuild ??= buildGuest({ entry: writeFixture('hold-memory.ts', HOLD_MEMORY), outFile: join(repoRoot, '.cache/examples/hold-memory.wasm'), typecheck: false }).then((r) => r.outFile));
 const echoWasm = (): Promise<string> =>
   (echoBuild ??= buildGuest({ entry: join(repoRoot, 'bench/guests/echo-artifact.ts'), outFile: join(repoRoot, '.cache/examples/echo-artifact.wasm') }).then((r) => r.outFile));
 
@@ -50,6 +68,7 @@ function assertLimit(run: Run, code: string, limit: string, option: string): voi
   assert.ok(run.error?.message.includes(`"limits": {"${limit === 'maxResponseBytes' || limit === 'maxRequestBytes' ? 'maxMessageBytes' : limit}": `), run.error?.message);
 }
 
+const MiB = 1024 * 1024;
 const Wasm = suite('cli :: limits of a wasm extension');
 
 Wasm('should stop a guest that exhausts --max-memory with a limit error, not an internal error :: hostile', () =>
@@ -102,6 +121,30 @@ Wasm('should name memory and message size at once for an answer that ran out of 
     assert.ok(suggested, run.error?.message);
     const retry = await generate(t, [...args, ...(suggested[1] as string).split(' '), ...(suggested[2] as string).split(' ')]);
     assert.is(retry.code, 0, retry.stderr);
+  }),
+);
+
+Wasm('should size the raise for an out-of-memory from what the call measured, and say how to measure its peak in one run', () =>
+  withProject(async (t) => {
+    const args = ['--extension', await holdWasm(), '--target', 'hold', '--input', customerIr, '--option', 'mib=40'];
+    const run = await generate(t, [...args, '--max-memory', '16MiB']);
+    assertLimit(run, 'ERR_LIMIT', 'maxMemoryBytes', '--max-memory');
+    const message = run.error?.message ?? '';
+    // What the runtime measured: the memory when the call began and at the failure (its peak).
+    const { memoryBytes: peak, callStartMemoryBytes: start } = run.error?.data as { memoryBytes: number; callStartMemoryBytes: number };
+    assert.ok(start > 0 && start < peak && peak <= 16 * MiB, JSON.stringify(run.error?.data));
+    assert.ok(message.includes(`took its memory from ${(start / MiB).toFixed(1)} MiB to ${(peak / MiB).toFixed(1)} MiB`), message);
+    // The figure leaves room for the call to take as much again, not a blind doubling.
+    const suggested = Number(/--max-memory (\d+)MiB on/.exec(message)?.[1]) * MiB;
+    assert.ok(suggested >= peak + (peak - start), message);
+    // How to find the figure in one run, as said: the peak it prints is enough.
+    assert.match(message, /run it once with --max-memory 1GiB --verbose/);
+    const measured = await generate(t, [...args, '--max-memory', '1GiB', '--verbose']);
+    assert.is(measured.code, 0, measured.stderr);
+    const needs = Number(/guest memory: peak ([\d.]+) MiB/.exec(measured.stderr)?.[1]);
+    assert.ok(needs > 40, measured.stderr);
+    const fits = await generate(t, [...args, '--max-memory', `${Math.ceil(needs) + 1}MiB`]);
+    assert.is(fits.code, 0, fits.stderr);
   }),
 );
 

@@ -13,6 +13,7 @@ import { attachHostChannel, defaultHostTrampoline, guestAbi } from './host-chann
 import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
 import { crash, createGuestIo, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
+import { outOfMemoryAdvice, type CallMemory } from './memory-advice.ts';
 
 export { Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 
@@ -137,10 +138,13 @@ export async function createWasmEngine(
   // QuickJS reports a failed allocation as a JS error the guest answers with; at (or near) the
   // cap that is the memory limit speaking, and the instance is not worth keeping.
   const nearCap = (): boolean => memoryBytes() >= capBytes * 0.75;
+  /** The guest's memory when the current call began (its memory at the failure is its peak). */
+  let callStartBytes = memoryBytes();
+  const measured = (): CallMemory => ({ limitBytes: limits.maxMemoryBytes, startBytes: callStartBytes, peakBytes: memoryBytes() });
   const exhausted = (guestMessage: string, answerBytes?: number): MepError => {
-    const data = { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), guestMessage };
+    const data = { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), callStartMemoryBytes: callStartBytes, guestMessage };
     if (answerBytes === undefined) {
-      return new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data });
+      return new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (it reported: ${guestMessage}). ${outOfMemoryAdvice(measured())}`, { data });
     }
     // The guest ran out while writing an answer it measured: it needs what it held plus room for
     // the text twice (the writer's buffer grows by doubling, and while it is copied the old and
@@ -178,8 +182,8 @@ export async function createWasmEngine(
         guestError: false,
         error: new MepError(
           LocalErrorCode.Limit,
-          `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (${message}). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
-          { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() }, cause: error },
+          `Wasm extension "${name}" ran out of memory at its limit of ${limits.maxMemoryBytes} bytes (${message}). ${outOfMemoryAdvice(measured())}`,
+          { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes(), callStartMemoryBytes: callStartBytes }, cause: error },
         ),
       };
     }
@@ -212,6 +216,7 @@ export async function createWasmEngine(
       if (broken !== undefined) return { ok: false, error: serialize(broken), guestError: false, interrupt: 0, elapsedMs: 0 };
       const input = message.byteOffset === 0 && message.byteLength === message.buffer.byteLength ? message : message.slice();
       const started = performance.now();
+      callStartBytes = memoryBytes();
       io.begin(input, timeoutMs);
       let extismOutput: { bytes(): Uint8Array } | null = null;
       let thrown: { error: unknown } | undefined;

@@ -180,7 +180,7 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
       if (allocated > limits.maxMemoryBytes) {
         throw new MepError(
           LocalErrorCode.Limit,
-          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`,
+          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call (${allocated} bytes asked for). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes, allocated)}`,
           { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
         );
       }

@@ -1,0 +1,54 @@
+// What `mep build --watch` asks of buildGuest (issue 36): the module is written before wasm-opt's
+// dead-code pass and replaced by the optimized one when the pass ends — never over a newer build —
+// with the build record following it; esbuild's kept contexts see every edit.
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { readBuildRecord } from '../../host/src/registry/build-record.ts';
+import { REPO_ROOT } from '../engine/index.ts';
+import { buildGuest } from './build-guest.ts';
+import { disposeBundleContexts } from './bundle.ts';
+
+const Watch = suite('build :: a watch build (deferred dead-code pass, kept esbuild contexts)');
+
+const source = (n: number): string => `export function handle(): number { return ${n}; }\n`;
+
+Watch('should write the module at once, then the optimized one; an older pass never replaces a newer build', async () => {
+  mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-watch-build-'));
+  const entry = join(dir, 'main.ts');
+  const outFile = join(dir, 'out.wasm');
+  const cacheDir = join(dir, 'cache');
+  const watchBuild = () => buildGuest({ entry, outFile, cacheDir, cwd: dir, typecheck: false, deferOptimize: true, incremental: true });
+  try {
+    writeFileSync(join(dir, 'package.json'), '{"name":"watched","private":true,"type":"module"}\n');
+    writeFileSync(entry, source(1));
+    const first = await watchBuild();
+    assert.ok(first.optimized, 'a deferred pass');
+    assert.is(readFileSync(outFile).length, first.size, 'the linked module is in place first');
+    await first.optimized;
+    const optimized = readFileSync(outFile);
+    assert.ok(optimized.length < first.size, `${optimized.length} < ${first.size}`);
+    assert.ok(readBuildRecord(outFile), 'the record describes the optimized module');
+    // The same bytes as a build that ran the pass in line (it is the cache entry the pass stored).
+    const inline = await buildGuest({ entry, outFile: join(dir, 'inline.wasm'), cacheDir, cwd: dir, typecheck: false });
+    assert.ok(inline.cached);
+    assert.equal(readFileSync(join(dir, 'inline.wasm')), optimized);
+
+    // An edit, seen by the kept esbuild context; its build starts before the older pass ends.
+    writeFileSync(entry, source(2));
+    const older = await watchBuild();
+    writeFileSync(entry, source(3));
+    const newer = await watchBuild();
+    await Promise.all([older.optimized, newer.optimized]);
+    await buildGuest({ entry, outFile: join(dir, 'expected.wasm'), cacheDir: join(dir, 'fresh-cache'), cwd: dir, typecheck: false });
+    assert.equal(readFileSync(outFile), readFileSync(join(dir, 'expected.wasm')), 'the newest source, optimized');
+    assert.ok(readBuildRecord(outFile));
+  } finally {
+    await disposeBundleContexts();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Watch.run();
