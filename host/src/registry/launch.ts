@@ -65,6 +65,12 @@ export interface LaunchSpec {
    * SOURCE_DATE_EPOCH in its environment).
    */
   wasm?: WasmLaunchOptions;
+  /**
+   * An installed `http` extension (registry/remote.ts): its bearer token, resolved from the
+   * manifest's secret reference, and the identity the lock pins. When set, `MEP_HTTP_TOKEN` is
+   * not sent (a token the user gave for one server never goes to an installed one's URL).
+   */
+  remote?: { token?: string; identity?: { id: string; version: string } };
 }
 
 /** True for an `--extension` argument that is a URL (`http://…`, `https://…`). */
@@ -163,8 +169,9 @@ export interface OpenTransportOptions {
 export async function openTransport(spec: LaunchSpec, log?: LogSink, options: OpenTransportOptions = {}): Promise<Transport> {
   if (spec.runtime === 'http') {
     const maxMessageBytes = spec.limits?.maxMessageBytes;
-    // The token of the server, when the user gave one; never logged (the transport names the URL only).
-    const token = process.env.MEP_HTTP_TOKEN;
+    // The token of the server: an installed extension's from its manifest's secret, else the
+    // one the user gave for a URL; never logged (the transport names the URL only).
+    const token = spec.remote ? spec.remote.token : process.env.MEP_HTTP_TOKEN;
     return createHttpTransport({ url: spec.path, name: spec.name, ...(token ? { token } : {}), ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
   }
   if (spec.runtime === 'wasm') {
