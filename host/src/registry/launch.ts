@@ -22,8 +22,19 @@ import { processClockEnv } from './launch-grants.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
 /**
- * The public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name); `http`
- * is an extension served elsewhere, reached at its URL (`path`).
+ * The public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). `wasm`
+ * and `process` run an artifact here; `http` is an extension served elsewhere, reached at its URL
+ * (`path`).
+ *
+ * Why `http` is a kind here although architecture.md names only `process` and `wasm` ("an
+ * extension served elsewhere is reached over a transport, not a new runtime"): the doc's rule is
+ * kept where it matters, below the session — HTTP is only a Transport (transport/http.ts), the
+ * session, rpc and conformance suite cannot tell it from the others, and no method is parsed by
+ * it. But the registry must branch on where the code is, not only on how bytes travel: a remote
+ * extension has no artifact to stage, hash, pin-copy or bound with memory limits; its lock pins a
+ * URL and an identity instead; its credentials are a token, not an environment. That decision is
+ * what a manifest's `runtime` already carries, so `runtime: "http"` (as issue 34 asks) is the
+ * honest place for it, and this type is the registry's kind of launch, not an engine.
  */
 export type RuntimeKind = 'process' | 'wasm' | 'http';
 
