@@ -80,6 +80,12 @@ Remote('should install it (only its manifest), pin the URL and the identity it r
       const run = await generate(t, 'acme.remote');
       assert.is(run.code, 0, run.stderr);
       assert.equal(JSON.parse(await readFile(join(t.project, 'out/echo/remote.json'), 'utf8')), ir);
+
+      // mep list checks it against its lock like any installed extension (the manifest is the pinned file).
+      const io = captureIo(t.project);
+      assert.is(await main(['list'], io), 0, io.stderr.join('\n'));
+      assert.match(io.stdout.join('\n'), /acme\.remote/);
+      assert.not.match(io.stdout.join('\n') + io.stderr.join('\n'), /mismatch|not pinned/i);
     } finally {
       await remote.close();
     }
