@@ -10,7 +10,7 @@ import { extensionIdProblem, parseExtensionId } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
 import { lockEntryOf, readLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
-import { readManifestFile } from './manifest.ts';
+import { MANIFEST_FILE, entryOf, readManifestFile } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { packageDirOf, scopesOf } from './paths.ts';
 import type { RegistryPaths, Scope, ScopePaths } from './paths.ts';
@@ -24,7 +24,7 @@ export interface InstalledExtension {
   manifest: ExtensionManifest;
   /** The sha256 of the bytes `manifest` was parsed from (checked against the lock's pin). */
   manifestSha256: string;
-  /** Absolute path of the artifact that runs. */
+  /** Absolute path of the artifact that runs; for `http`, the manifest (the only file, which names the URL). */
   artifact: string;
   /** The lock of its scope. */
   lock: string;
@@ -72,7 +72,7 @@ async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): P
         continue;
       }
       const lockEntry = lockEntryOf(lock, id);
-      found.push({ id, scope: scope.scope, dir, manifest, manifestSha256, artifact: join(dir, manifest.entry), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
+      found.push({ id, scope: scope.scope, dir, manifest, manifestSha256, artifact: join(dir, manifest.runtime === 'http' ? MANIFEST_FILE : entryOf(manifest)), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
     } catch (error) {
       if (!isMepError(error)) throw error;
       problems.push({ scope: scope.scope, dir, message: error.message });

@@ -19,7 +19,11 @@ import { parseInstallSource } from './install-source.ts';
 import { openTransport } from './launch.ts';
 import { readLock, updateLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
-import { MANIFEST_FILE, readManifest, readManifestFile } from './manifest.ts';
+import { MANIFEST_FILE, entryOf, readManifest, readManifestFile } from './manifest.ts';
+import { approvedSecrets } from './config.ts';
+import { createRedactor } from './redact.ts';
+import { remoteSpecOf, remoteToken, stageRemotePackage } from './remote.ts';
+import { createSecretResolver } from './secrets.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
 import { packageDirOf, pathExists } from './paths.ts';
@@ -84,20 +88,23 @@ export async function installExtension(options: InstallOptions): Promise<Install
     const fetched = await fetchPackage(source, scratch, limits);
     const selected = await readManifest(fetched.dir);
     await refuseCaseVariant(target, selected.id);
-    const staged = await stagePackage(fetched.dir, selected, join(scratch, 'staged'), options.source, options.platform);
+    // A remote (`http`) package installs its manifest alone: nothing of it runs here.
+    const staged = selected.runtime === 'http' ? await stageRemotePackage(fetched.dir, join(scratch, 'staged')) : await stagePackage(fetched.dir, selected, join(scratch, 'staged'), options.source, options.platform);
     // From here on, only the staged copy counts: what was hashed as it was copied is what is pinned.
     const { manifest, sha256: manifestSha256 } = await readManifestFile(staged.dir, { noFollow: true });
-    const sha256 = staged.sha256.get(posix.normalize(manifest.entry.replace(/\\/g, '/')));
+    const sha256 = staged.sha256.get(manifest.runtime === 'http' ? MANIFEST_FILE : posix.normalize(entryOf(manifest).replace(/\\/g, '/')));
     if (JSON.stringify(manifest) !== JSON.stringify(selected) || manifestSha256 !== staged.sha256.get(MANIFEST_FILE) || sha256 === undefined) {
       throw new MepError(LocalErrorCode.Registry, `The package from ${options.source} changed while it was installed; nothing was installed. Install it again once nothing writes to it.`, {
         data: { source: options.source, reason: 'changed-while-installing' },
       });
     }
-    const probe = options.probe ?? manifest.runtime === 'wasm';
+    // A remote extension is always asked (its identity is what the lock can pin); a wasm one by default.
+    const probe = manifest.runtime === 'http' || (options.probe ?? manifest.runtime === 'wasm');
     let claims: ClaimSet | undefined;
     if (probe) {
       const timeoutMs = options.timeoutMs ?? 10_000;
-      const opened = await openTransport(launchSpecOf(manifest, staged.dir));
+      const spec = manifest.runtime === 'http' ? remoteSpecOf(manifest, { token: await installToken(manifest, options.paths) }) : launchSpecOf(manifest, staged.dir);
+      const opened = await openTransport(spec);
       const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
       claims = (await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs })).claims;
       checkClaimsIdentity(manifest, claims, `the package from ${options.source}`);
@@ -110,6 +117,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
       ...(source.kind === 'directory' ? {} : { source: source.spec }),
       ...(fetched.commit ? { commit: fetched.commit } : {}),
       ...(staged.platform ? { platform: staged.platform } : {}),
+      ...(manifest.runtime === 'http' && claims ? { url: manifest.url, identity: { id: claims.extension.id, version: claims.extension.version } } : {}),
       ...(claims ? { claims } : {}),
     };
     const dir = packageDirOf(target, manifest.id);
@@ -122,6 +130,19 @@ export async function installExtension(options: InstallOptions): Promise<Install
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
+}
+
+/** The token a remote package names, resolved as its sessions will resolve it (listed, approved). */
+async function installToken(manifest: ExtensionManifest, paths: RegistryPaths): Promise<string | undefined> {
+  if (manifest.token === undefined) return undefined;
+  const resolveSecret = createSecretResolver({
+    extension: manifest.id,
+    requested: manifest.permissions?.secrets ?? [],
+    approved: await approvedSecrets(paths, manifest.id),
+    baseDir: paths.projectRoot,
+    redactor: createRedactor(),
+  });
+  return remoteToken(manifest, resolveSecret);
 }
 
 /**

@@ -22,8 +22,19 @@ import { processClockEnv } from './launch-grants.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
 /**
- * The public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name); `http`
- * is an extension served elsewhere, reached at its URL (`path`).
+ * The public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). `wasm`
+ * and `process` run an artifact here; `http` is an extension served elsewhere, reached at its URL
+ * (`path`).
+ *
+ * Why `http` is a kind here although architecture.md names only `process` and `wasm` ("an
+ * extension served elsewhere is reached over a transport, not a new runtime"): the doc's rule is
+ * kept where it matters, below the session — HTTP is only a Transport (transport/http.ts), the
+ * session, rpc and conformance suite cannot tell it from the others, and no method is parsed by
+ * it. But the registry must branch on where the code is, not only on how bytes travel: a remote
+ * extension has no artifact to stage, hash, pin-copy or bound with memory limits; its lock pins a
+ * URL and an identity instead; its credentials are a token, not an environment. That decision is
+ * what a manifest's `runtime` already carries, so `runtime: "http"` (as issue 34 asks) is the
+ * honest place for it, and this type is the registry's kind of launch, not an engine.
  */
 export type RuntimeKind = 'process' | 'wasm' | 'http';
 
@@ -65,6 +76,12 @@ export interface LaunchSpec {
    * SOURCE_DATE_EPOCH in its environment).
    */
   wasm?: WasmLaunchOptions;
+  /**
+   * An installed `http` extension (registry/remote.ts): its bearer token, resolved from the
+   * manifest's secret reference, and the identity the lock pins. When set, `MEP_HTTP_TOKEN` is
+   * not sent (a token the user gave for one server never goes to an installed one's URL).
+   */
+  remote?: { token?: string; identity?: { id: string; version: string } };
 }
 
 /** True for an `--extension` argument that is a URL (`http://…`, `https://…`). */
@@ -163,8 +180,9 @@ export interface OpenTransportOptions {
 export async function openTransport(spec: LaunchSpec, log?: LogSink, options: OpenTransportOptions = {}): Promise<Transport> {
   if (spec.runtime === 'http') {
     const maxMessageBytes = spec.limits?.maxMessageBytes;
-    // The token of the server, when the user gave one; never logged (the transport names the URL only).
-    const token = process.env.MEP_HTTP_TOKEN;
+    // The token of the server: an installed extension's from its manifest's secret, else the
+    // one the user gave for a URL; never logged (the transport names the URL only).
+    const token = spec.remote ? spec.remote.token : process.env.MEP_HTTP_TOKEN;
     return createHttpTransport({ url: spec.path, name: spec.name, ...(token ? { token } : {}), ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
   }
   if (spec.runtime === 'wasm') {

@@ -1,5 +1,6 @@
 /**
- * `extensions.lock`: per extension id the pinned version, runtime, sha256 of the artifact,
+ * `extensions.lock`: per extension id the pinned version, runtime, sha256 of the artifact (for
+ * an `http` extension, of its manifest, the only file installed, with its `url` and `identity`),
  * where it came from (`source`, and `commit` for git) and the claim set read from it. Older
  * locks that carry only `version` and `sha256` still load.
  */
@@ -17,7 +18,7 @@ import type { ExtensionId } from './extension-id.ts';
 export const LockEntry = z.looseObject({
   version: z.string(),
   sha256: z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex sha256'),
-  runtime: z.enum(['wasm', 'process']).optional(),
+  runtime: z.enum(['wasm', 'process', 'http']).optional(),
   /**
    * sha256 of the installed `extension.json`: its args, env and permissions decide how the
    * artifact runs, so an edit after install refuses to run it just like a changed artifact.
@@ -29,6 +30,13 @@ export const LockEntry = z.looseObject({
   commit: z.string().optional(),
   /** `<os>-<arch>` of the vendored executable, when the package carried per-platform ones. */
   platform: z.string().optional(),
+  /** `http`: the URL the extension is served at (its manifest's `url`). */
+  url: z.string().optional(),
+  /**
+   * `http`: the identity the server reported at install (describe). The lock cannot hash code
+   * that runs elsewhere; a server that now reports another id or version is refused at run.
+   */
+  identity: z.looseObject({ id: z.string(), version: z.string() }).optional(),
   /** The capability claim set read from the artifact (describe or session fallback). */
   claims: z.unknown().optional(),
 });

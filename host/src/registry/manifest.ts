@@ -50,14 +50,31 @@ export const ManifestPermissions = z.looseObject({
 /** What a package asks the host for. */
 export type ManifestPermissions = z.infer<typeof ManifestPermissions>;
 
+/** Where a `runtime: "http"` extension is served: http(s), no credentials in it (they go in `token`). */
+const ServedUrl = z.string().refine((text) => {
+  try {
+    return /^https?:$/.test(new URL(text).protocol);
+  } catch {
+    return false;
+  }
+}, 'url must be an http:// or https:// address').refine((text) => !/^https?:\/\/[^/]*@/i.test(text), 'url must not carry credentials: name a secret reference in "token" instead');
+
 /** The `extension.json` document. */
 export const ExtensionManifest = z.looseObject({
   id: ExtensionId,
   name: z.string().min(1),
   version: z.string().min(1),
-  runtime: z.enum(['wasm', 'process']),
-  /** The artifact's path in the package; for a process, the stem of per-platform executables. */
-  entry: PackagePath,
+  /** `wasm` and `process` run an artifact of the package here; `http` is an extension served at `url`. */
+  runtime: z.enum(['wasm', 'process', 'http']),
+  /** The artifact's path in the package; for a process, the stem of per-platform executables. Not for `http`. */
+  entry: PackagePath.optional(),
+  /** `http` only: where the extension is served (one POST per JSON-RPC request). */
+  url: ServedUrl.optional(),
+  /**
+   * `http` only: the secret reference (`env("NAME")`, `file("path")`) of the bearer token sent to
+   * `url`; it must be listed in `permissions.secrets` and approved by configuration like any secret.
+   */
+  token: z.string().refine(isSecretReference, 'a secret reference is env("NAME") or file("path")').optional(),
   /**
    * Files and directories shipped besides `extension.json` and the entry (data the artifact
    * reads at run time), relative to the package. Install and `mep pack` copy nothing else.
@@ -72,9 +89,29 @@ export const ExtensionManifest = z.looseObject({
    * 64 MiB per message); `mep --max-memory`, `--call-timeout` and `--max-message` win over them.
    */
   limits: ExtensionLimits.optional(),
+}).superRefine((manifest, context) => {
+  const issue = (path: string, message: string): void => context.addIssue({ code: 'custom', path: [path], message });
+  if (manifest.runtime !== 'http') {
+    if (manifest.entry === undefined) issue('entry', `runtime "${manifest.runtime}" needs an entry: the artifact's path in the package`);
+    for (const key of ['url', 'token'] as const) if (manifest[key] !== undefined) issue(key, `only an extension with runtime "http" has a ${key}`);
+    return;
+  }
+  if (manifest.url === undefined) issue('url', 'runtime "http" needs a url: where the extension is served');
+  for (const key of ['entry', 'files', 'args', 'env'] as const) if (manifest[key] !== undefined) issue(key, `runtime "http" runs nothing here: remove "${key}"`);
+  if (manifest.token !== undefined && !(manifest.permissions?.secrets ?? []).includes(manifest.token)) {
+    issue('token', `the token reference ${manifest.token} must also be listed in permissions.secrets`);
+  }
 });
 /** The `extension.json` document. */
 export type ExtensionManifest = z.infer<typeof ExtensionManifest>;
+
+/** The package path of the artifact of a manifest that runs one here (wasm, process); ERR_REGISTRY for `http`. */
+export function entryOf(manifest: ExtensionManifest): string {
+  if (manifest.entry !== undefined) return manifest.entry;
+  throw new MepError(LocalErrorCode.Registry, `Extension '${manifest.id}' is served at ${manifest.url ?? 'a URL'} (runtime "http"); it has no artifact to build, pack or hash.`, {
+    data: { extension: manifest.id, reason: 'no-artifact' },
+  });
+}
 
 /** Validates a manifest document; `where` names it in errors. */
 export function parseManifest(doc: unknown, where: string): ExtensionManifest {

@@ -15,7 +15,7 @@ import { replaceAtomically } from './atomic-write.ts';
 import type { TarMember } from './archive/tar-write.ts';
 import type { ExtensionId } from './extension-id.ts';
 import { sha256File } from './integrity.ts';
-import { readManifest } from './manifest.ts';
+import { entryOf, readManifest } from './manifest.ts';
 import { selectPackageFiles } from './package-files.ts';
 import { SUMS_FILE, formatSums } from './sums.ts';
 
@@ -70,7 +70,7 @@ export async function packExtension(options: PackOptions): Promise<PackResult> {
   }
   const packageDir = resolve(options.cwd ?? process.cwd(), options.dir);
   // A build that recorded its sources (mep build) and is older than them is not packed.
-  const stale = staleSources(resolve(packageDir, manifest.entry), options.cwd ?? process.cwd());
+  const stale = staleSources(resolve(packageDir, entryOf(manifest)), options.cwd ?? process.cwd());
   if (stale.length > 0) {
     throw new MepError(
       LocalErrorCode.Registry,

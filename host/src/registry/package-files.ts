@@ -12,7 +12,7 @@ import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ExtensionManifest } from './manifest.ts';
-import { MANIFEST_FILE } from './manifest.ts';
+import { MANIFEST_FILE, entryOf } from './manifest.ts';
 import { SUMS_FILE } from './sums.ts';
 import { platformSiblings, resolvePlatformArtifact } from './platform.ts';
 import type { Platform } from './platform.ts';
@@ -118,7 +118,7 @@ export async function selectPackageFiles(packageDir: string, manifest: Extension
   const manifestReal = await realInside(root, MANIFEST_FILE, manifest);
   if (manifestReal === undefined) throw refuse(manifest, MANIFEST_FILE, 'is missing');
   out.set(MANIFEST_FILE, { path: MANIFEST_FILE, origin: MANIFEST_FILE, source: manifestReal, executable: false });
-  const entry = posix.normalize(manifest.entry.replace(/\\/g, '/'));
+  const entry = posix.normalize(entryOf(manifest).replace(/\\/g, '/'));
   let platform: string | undefined;
   if (manifest.runtime === 'wasm') {
     const real = await realInside(root, entry, manifest);

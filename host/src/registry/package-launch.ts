@@ -4,7 +4,8 @@ import type { ClaimSet } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { LaunchSpec } from './launch.ts';
 import { withGrants } from './launch-grants.ts';
-import type { ExtensionManifest } from './manifest.ts';
+import { entryOf, type ExtensionManifest } from './manifest.ts';
+import { remoteSpecOf } from './remote.ts';
 
 /**
  * The launch spec of the package in `dir`: the manifest's runtime, args and explicit env (a
@@ -12,11 +13,12 @@ import type { ExtensionManifest } from './manifest.ts';
  * clock and randomness its `permissions` ask for.
  */
 export function launchSpecOf(manifest: ExtensionManifest, dir: string): LaunchSpec {
+  if (manifest.runtime === 'http') return remoteSpecOf(manifest);
   const { clock, random } = manifest.permissions ?? {};
   return withGrants<LaunchSpec>({
     name: manifest.id,
     runtime: manifest.runtime,
-    path: join(dir, manifest.entry),
+    path: join(dir, entryOf(manifest)),
     args: [...(manifest.args ?? [])],
     env: { ...(manifest.env ?? {}) },
     cwd: dir,

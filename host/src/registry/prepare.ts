@@ -73,6 +73,15 @@ export async function verifyInstalled(installed: InstalledExtension): Promise<La
   const pin = checkedPin(installed);
   const spec = launchSpecOf(installed.manifest, installed.dir);
   const artifact = { extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock };
+  if (installed.manifest.runtime === 'http') {
+    // Nothing runs here: the manifest (the pinned file) must name the pinned URL, and the server
+    // must report the pinned identity (checked on the session's handshake, registry/remote.ts).
+    await verifyArtifact(artifact);
+    if (pin.url !== installed.manifest.url || pin.identity === undefined) {
+      throw refuse(installed, `${installed.lock} does not pin its URL and identity (${installed.manifest.url}). Reinstall it with 'mep install <source>'.`, 'not-locked');
+    }
+    return { ...spec, remote: { identity: { id: pin.identity.id, version: pin.identity.version } } };
+  }
   if (installed.manifest.runtime === 'wasm') {
     await verifyArtifact(artifact);
     return { ...spec, sha256: pin.sha256 };

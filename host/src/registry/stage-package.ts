@@ -9,7 +9,7 @@
  */
 import { chmod, mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { ExtensionManifest } from './manifest.ts';
+import { entryOf, type ExtensionManifest } from './manifest.ts';
 import { packageSumsFile, selectPackageFiles } from './package-files.ts';
 import type { Platform } from './platform.ts';
 import { checkSums } from './sums.ts';
@@ -54,5 +54,5 @@ export async function stagePackage(packageDir: string, manifest: ExtensionManife
     byOrigin.set(file.origin, copied.sha256);
   }
   if (sumsText !== undefined) await checkSums(sumsText, selection.files.map((f) => ({ origin: f.origin, sha256: byOrigin.get(f.origin) as string })), where);
-  return { dir: stagingDir, artifact: join(stagingDir, manifest.entry), ...(selection.platform ? { platform: selection.platform } : {}), sha256 };
+  return { dir: stagingDir, artifact: join(stagingDir, entryOf(manifest)), ...(selection.platform ? { platform: selection.platform } : {}), sha256 };
 }

@@ -67,8 +67,10 @@ export function checkOrigin(header: HeaderLookup, options: HttpGuardOptions): Ht
 export async function checkToken(header: HeaderLookup, token: string | undefined): Promise<HttpRefusal | undefined> {
   if (token === undefined) return undefined;
   const presented = presentedToken(header('authorization') ?? '');
-  // Digest both, even when nothing was presented: the work done does not depend on the input.
-  const [want, got] = await Promise.all([digest(token), digest(presented ?? '')]);
+  // Digest what was presented even when nothing was: the work done does not depend on the input.
+  // The server's own token is digested once, not on every request.
+  if (wanted?.token !== token) wanted = { token, digest: digest(token) };
+  const [want, got] = await Promise.all([wanted.digest, digest(presented ?? '')]);
   let difference = presented === undefined ? 1 : 0;
   for (let i = 0; i < want.length; i++) difference |= (want[i] as number) ^ (got[i] as number);
   if (difference === 0) return undefined;
@@ -94,6 +96,9 @@ function presentedToken(authorization: string): string | undefined {
   const colon = decoded.indexOf(':');
   return colon < 0 ? undefined : decoded.slice(colon + 1);
 }
+
+/** The digest of the last token checked against (a server has one). */
+let wanted: { token: string; digest: Promise<Uint8Array> } | undefined;
 
 async function digest(text: string): Promise<Uint8Array> {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));

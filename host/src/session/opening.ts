@@ -61,7 +61,8 @@ function negotiate(core: SessionCore, result: InitializeResult): void {
     const agreement = checkAgreement(result, core.claims);
     if (!agreement.ok) {
       throw new MepError(LocalErrorCode.ClaimsMismatch, `Extension '${extension}' disagrees with its claim set (rule ${agreement.rule}): ${agreement.message}`, {
-        data: { extension, rule: agreement.rule },
+        // What it reported, so a caller that pinned an identity (an installed remote) can say which changed.
+        data: { extension, rule: agreement.rule, reported: { id: result.extension.id, version: result.extension.version } },
       });
     }
   }

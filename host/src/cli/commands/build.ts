@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { readBuildRecord } from '../../registry/build-record.ts';
-import { MANIFEST_FILE, readManifest } from '../../registry/manifest.ts';
+import { MANIFEST_FILE, entryOf, readManifest } from '../../registry/manifest.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import { watchBuild } from './build-watch.ts';
 import type { Command } from './command.ts';
@@ -146,10 +146,11 @@ reported at file:line of its sources; it names the files without their text.
 async function manifestBuild(cwd: string): Promise<{ entry: string; out: string; runtime: 'wasm' | 'process' } | undefined> {
   if (!existsSync(join(cwd, MANIFEST_FILE))) return undefined;
   const manifest = await readManifest(cwd);
-  const out = resolve(cwd, manifest.entry);
+  if (manifest.runtime === 'http') throw new UsageError(`extension.json says runtime "http": the extension is served at ${manifest.url}, there is nothing here to build. Build the server's extension where it is served.`);
+  const out = resolve(cwd, entryOf(manifest));
   const entry = readBuildRecord(out)?.entryPath ?? resolve(cwd, 'src', 'extension.ts');
-  if (!existsSync(entry)) throw new UsageError(`extension.json names ${manifest.entry}, but no build of it recorded its source and there is no src/extension.ts: pass the entry, e.g. 'mep build src/main.ts'.`);
-  return { entry, out: manifest.entry, runtime: manifest.runtime };
+  if (!existsSync(entry)) throw new UsageError(`extension.json names ${entryOf(manifest)}, but no build of it recorded its source and there is no src/extension.ts: pass the entry, e.g. 'mep build src/main.ts'.`);
+  return { entry, out: entryOf(manifest), runtime: manifest.runtime };
 }
 
 /** Runs the watch until Ctrl+C (or SIGTERM), then exits as a process killed by it would. */
