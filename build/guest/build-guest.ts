@@ -6,7 +6,7 @@
  * build runs no full optimizer. Wasm outputs are cached by content hash.
  */
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { writeBuildRecord } from '../../host/src/registry/build-record.ts';
@@ -25,6 +25,7 @@ import { engineLayout, linkGuest } from './link.ts';
 import { optimizedEngine } from './optimized-engine.ts';
 import { removeUnused } from './tools.ts';
 import { checkInWorker } from './typecheck-pool.ts';
+import { replaceFile } from './internal/replace-file.ts';
 
 const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
@@ -247,9 +248,7 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   let wasm = linkGuest(engineBytes, image, bundle.exports);
   lap('link');
   const store = (module: Uint8Array): void => {
-    const tmp = `${cached}.tmp-${process.pid}`;
-    writeFileSync(tmp, module);
-    renameSync(tmp, cached);
+    replaceFile(cached, module);
   };
   if (optimizing && options.deferOptimize === true) {
     // The linked module works as it is; the pass only drops what no export reaches.
@@ -289,8 +288,5 @@ function sourceRootOf(outFile: string, entry: string, cwd: string): string {
  */
 function placeNow(outFile: string, data: string | Uint8Array, mode = 0o644): void {
   mkdirSync(dirname(outFile), { recursive: true });
-  const tmp = `${outFile}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  chmodSync(tmp, mode);
-  renameSync(tmp, outFile);
+  replaceFile(outFile, data, mode);
 }

@@ -9,9 +9,10 @@
  * changes; deleting the cache folder forces a fresh bundle.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bundle } from './bundle.ts';
+import { replaceFile } from './internal/replace-file.ts';
 
 const FORMAT = 'mep-bundle-cache-1';
 
@@ -63,7 +64,5 @@ export function storeBundle(path: string, bundle: Bundle, extra: string[], start
   }
   const files: [string, string][] = names.map((f) => [f, hashFile(f)]);
   mkdirSync(join(path, '..'), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify({ format: FORMAT, files, bundle } satisfies Entry));
-  renameSync(tmp, path);
+  replaceFile(path, JSON.stringify({ format: FORMAT, files, bundle } satisfies Entry));
 }

@@ -4,10 +4,11 @@
  * its own: the snapshot only replaces the data, which -Oz would leave as it is, and a quick
  * dead-code pass (tools.ts `removeUnused`) drops what only the engine's ABI exports reached.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Engine } from '../engine/index.ts';
 import { optimize } from './tools.ts';
+import { replaceFile } from './internal/replace-file.ts';
 
 const pending = new Map<string, Promise<string>>();
 
@@ -27,9 +28,7 @@ export function optimizedEngine(engine: Engine): Promise<string> {
       const tmpRoot = join(dirname(path), 'tmp');
       mkdirSync(tmpRoot, { recursive: true });
       const wasm = await optimize(readFileSync(engine.wasmPath), tmpRoot);
-      const tmp = `${path}.tmp-${process.pid}`;
-      writeFileSync(tmp, wasm);
-      renameSync(tmp, path);
+      replaceFile(path, wasm);
       return path;
     })();
     pending.set(path, p);

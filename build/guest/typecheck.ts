@@ -14,7 +14,7 @@
  */
 import type ts from 'typescript';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +26,7 @@ import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { GUEST_LIB, GUEST_TYPES, GUEST_WEB_TYPES, guestTypesText } from './types/guest-globals.ts';
 import { ABSENT_LIB_GLOBALS, missingGlobalMessage, sandboxMessage } from './types/missing-globals.ts';
 import { PDK_ALIAS } from './bundle.ts';
+import { replaceFile } from './internal/replace-file.ts';
 
 /** Options for {@link typecheckGuest}. */
 export interface TypecheckOptions {
@@ -137,9 +138,7 @@ export async function typecheckGuest(entry: string, options: TypecheckOptions = 
   const getSourceFile = host.getSourceFile.bind(host);
   // The build info appears by rename, so a concurrent build never reads half of it.
   host.writeFile = (f, text) => {
-    const tmp = `${f}.tmp-${process.pid}`;
-    writeFileSync(tmp, text);
-    renameSync(tmp, f);
+    replaceFile(f, text);
   };
   host.getSourceFile = (f, lang, ...rest) => cachedSourceFile(f, lang, () => getSourceFile(f, lang, ...rest));
   // The last program of this entry stays alive in the process (a watch, a test run): the next

@@ -9,8 +9,9 @@
  * changes; deleting the cache folder forces a full check.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { replaceFile } from './replace-file.ts';
 
 const FORMAT = 'mep-typecheck-clean-1';
 
@@ -50,7 +51,5 @@ export function writeCleanRecord(recordPath: string, files: string[]): void {
   }
   const record: CleanRecord = { format: FORMAT, files: entries };
   mkdirSync(dirname(recordPath), { recursive: true });
-  const tmp = `${recordPath}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(record));
-  renameSync(tmp, recordPath);
+  replaceFile(recordPath, JSON.stringify(record));
 }
