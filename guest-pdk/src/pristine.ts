@@ -32,6 +32,13 @@ const guarded: object[] = [
 const GLOBAL_NAMES = new Set<PropertyKey>(['Object', 'Array', 'String', 'Number', 'Boolean', 'Symbol', 'Function', 'JSON', 'Promise', 'Map', 'Set', 'WeakMap', 'WeakSet', 'RegExp', 'Date', 'Math', 'Reflect', 'Error', 'TypeError', 'RangeError', 'SyntaxError', 'BigInt', 'parseInt', 'parseFloat', 'isNaN', 'isFinite']);
 
 let taken: Taken[] = [];
+// The data properties again as flat arrays: the check below reads three arrays per property (in
+// the wasm engine, an object per entry made it several times slower).
+let dataTargets: Record<PropertyKey, unknown>[] = [];
+let dataKeys: string[] = [];
+let dataValues: unknown[] = [];
+let dataTaken: Taken[] = [];
+let accessors: Taken[] = [];
 let keyCounts: number[] = [];
 let known = new Map<object, Set<PropertyKey>>();
 
@@ -54,9 +61,21 @@ export function takeBuiltins(): void {
       taken.push({ target, key, desc, accessor: !('value' in desc) });
     }
   }
+  dataTargets = [];
+  dataKeys = [];
+  dataValues = [];
+  dataTaken = [];
+  accessors = [];
   for (const t of taken) {
     if (!known.has(t.target)) known.set(t.target, new Set());
     known.get(t.target)!.add(t.key);
+    if (t.accessor) accessors.push(t);
+    else {
+      dataTargets.push(t.target as Record<PropertyKey, unknown>);
+      dataKeys.push(t.key as string);
+      dataValues.push(t.desc.value);
+      dataTaken.push(t);
+    }
   }
 }
 takeBuiltins();
@@ -117,15 +136,23 @@ const PARTS = ['value', 'get', 'set'] as const;
 /** Puts back each guarded property that differs from what was taken at load. */
 function putBack(): Undo {
   const undo: Undo = [];
-  for (let i = 0; i < taken.length; i++) {
-    const t = taken[i]!;
-    // A data property is compared by reading it (no descriptor to allocate): the usual case.
-    if (t.accessor ? same(getOwnPropertyDescriptor(t.target, t.key), t.desc) : (t.target as Record<PropertyKey, unknown>)[t.key as string] === t.desc.value) continue;
-    const now = getOwnPropertyDescriptor(t.target, t.key);
-    if (now && !now.configurable) continue;
-    if (defineProperty(t.target, t.key, t.desc)) undo[undo.length] = { target: t.target, key: t.key, desc: now };
+  const targets = dataTargets;
+  const keys = dataKeys;
+  const values = dataValues;
+  for (let i = 0; i < targets.length; i++) {
+    if (targets[i]![keys[i]!] !== values[i]) restore(dataTaken[i]!, undo);
+  }
+  for (let i = 0; i < accessors.length; i++) {
+    const t = accessors[i]!;
+    if (!same(getOwnPropertyDescriptor(t.target, t.key), t.desc)) restore(t, undo);
   }
   return undo;
+}
+
+function restore(t: Taken, undo: Undo): void {
+  const now = getOwnPropertyDescriptor(t.target, t.key);
+  if (now && !now.configurable) return;
+  if (defineProperty(t.target, t.key, t.desc)) undo[undo.length] = { target: t.target, key: t.key, desc: now };
 }
 
 /** Takes away what the extension added to the guarded objects (restored by the undo). */
