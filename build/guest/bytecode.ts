@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
-import { parseSourceMap } from '../../host/src/transport/source-map/source-map.ts';
+import { OWN_BUILD_MAP, parseSourceMap } from '../../host/src/transport/source-map/source-map.ts';
 import { mapStack, type MappedStack } from '../../host/src/transport/source-map/stack.ts';
 import { createEngineRunner } from '../engine/index.ts';
 import { buildFailure, type Diagnostic } from './diagnostics.ts';
@@ -58,7 +58,7 @@ export function packBlob(bytecode: Uint8Array, exportNames: readonly string[]): 
  */
 function locate(message: string, bundle: Bundle, fallbackFile: string, prefix: string, cwd: string): { diagnostic: Diagnostic; stack?: MappedStack } {
   const first = message.split('\n')[0] ?? message;
-  const stack = mapStack(message, { map: parseSourceMap(bundle.map) });
+  const stack = mapStack(message, { map: parseSourceMap(bundle.map, OWN_BUILD_MAP) });
   const frame = stack.origin ?? stack.frames.find((f) => f.mapped);
   if (!frame) return { diagnostic: { file: fallbackFile, line: 1, column: 1, message: `${prefix}${first} (no source position available)` } };
   // Build diagnostics name files from the working directory, as tsc and esbuild do; a mapped

@@ -9,7 +9,7 @@
  * that uses Intl is named with what the build gives it (intl/intl-module.ts).
  */
 import type * as esbuild from 'esbuild';
-import { parseSourceMap } from '../../host/src/transport/source-map/source-map.ts';
+import { OWN_BUILD_MAP, parseSourceMap } from '../../host/src/transport/source-map/source-map.ts';
 import { MISSING_GLOBALS } from './types/missing-globals.ts';
 import type { IntlPlan } from './intl/intl-module.ts';
 
@@ -49,7 +49,7 @@ export function dependencyWarnings(r: esbuild.BuildResult & { outputFiles: esbui
   const code = r.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
   const raw = r.outputFiles.find((f) => f.path.endsWith('.map'))?.text;
   if (!code.includes(MARK) || raw === undefined) return [];
-  const map = parseSourceMap(raw);
+  const map = parseSourceMap(raw, OWN_BUILD_MAP);
   const used = new Map<string, Set<string>>(); // package -> globals
   const guarded = new Set<string>(); // package \0 global
   const lines = code.split('\n');

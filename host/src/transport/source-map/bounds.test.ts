@@ -6,7 +6,7 @@ import { HOST_BOUNDS } from '../../protocol/limits.ts';
 import { createMemoryTransportPair } from '../memory.ts';
 import type { JsonRpcMessage } from '../types.ts';
 import { withSourceMappedErrors } from './mapped-errors.ts';
-import { parseSourceMap, SourceMapLimitError, type SourceMap } from './source-map.ts';
+import { OWN_BUILD_MAP, parseSourceMap, SourceMapLimitError, type SourceMap } from './source-map.ts';
 import { moduleSourceMap, SOURCE_MAP_SECTION } from './wasm-section.ts';
 
 setFlagsFromString('--expose-gc');
@@ -87,6 +87,15 @@ Bounds('should report errors unmapped, with a note, once a map is past a bound :
     assert.is(data.stack, stack, 'the stack as the guest sent it');
     assert.match(String(data.sourceMap), /maxSourceMapBytes/);
   }
+});
+
+Bounds('should read the build\'s own map of the author\'s bundle without the bounds for guest-supplied maps (a busy machine failed large builds)', () => {
+  // Longer than the host reads of a guest's map.
+  const lines = Math.ceil((HOST_BOUNDS.maxSourceMapBytes + 1024) / 5);
+  const text = JSON.stringify({ version: 3, sources: ['src/extension.ts'], names: [], mappings: 'AAAA;'.repeat(lines) });
+  assert.throws(() => parseSourceMap(text), (e: unknown) => e instanceof SourceMapLimitError);
+  const own = parseSourceMap(text, OWN_BUILD_MAP);
+  assert.equal(own.lookup(lines, 1)?.source, 'src/extension.ts');
 });
 
 Bounds.run();

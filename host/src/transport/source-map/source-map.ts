@@ -69,6 +69,13 @@ export interface SourceMapOptions {
   budget?: TimeBudget;
 }
 
+/**
+ * Options for a map the build made itself from the author's own sources (esbuild's output on
+ * this machine): no size or time bound, which are for maps a guest or a package supplies. Bounded
+ * by time, a large bundle's own map failed its build on a busy machine.
+ */
+export const OWN_BUILD_MAP: SourceMapOptions = { maxChars: Number.POSITIVE_INFINITY, budget: createTimeBudget(Number.POSITIVE_INFINITY) };
+
 /** The members of a map this reader parses; everything else is skipped unparsed. */
 const MEMBERS = ['version', 'file', 'sourceRoot', 'sources', 'mappings', 'ignoreList'];
 
