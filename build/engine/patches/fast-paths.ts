@@ -85,5 +85,37 @@ export const FAST_PATH_PATCHES: readonly QuickjsPatch[] = [
       'give a new function its length and name without the generic definition: each closure made (152,000 in compiling ' +
       'a small Elm project) defined both through JS_DefinePropertyValue, as slow as any property definition',
   },
-];
+  {
+    file: 'quickjs.c',
+    at: { fn: 'static no_inline int js_strict_eq_slow(JSContext *ctx, JSValue *sp,', sha256: '57790cb486aa18bc' },
+    op: 'replace',
+    text: String.raw`static no_inline int js_strict_eq_slow(JSContext *ctx, JSValue *sp,
+                                       bool is_neq)
+{
+    bool res;
+    int tag1 = JS_VALUE_GET_NORM_TAG(sp[-2]);
+    int tag2 = JS_VALUE_GET_NORM_TAG(sp[-1]);
 
+    /* mep engine: the commonest cases of js_strict_eq2 first, and the operands dropped inline:
+       two objects are the same object or not; against undefined or null, only the same tag is
+       equal; two flat strings compare their characters */
+    if (tag1 == JS_TAG_OBJECT && tag2 == JS_TAG_OBJECT)
+        res = JS_VALUE_GET_OBJ(sp[-2]) == JS_VALUE_GET_OBJ(sp[-1]);
+    else if (tag1 == JS_TAG_UNDEFINED || tag1 == JS_TAG_NULL ||
+             tag2 == JS_TAG_UNDEFINED || tag2 == JS_TAG_NULL)
+        res = tag1 == tag2;
+    else if (tag1 == JS_TAG_STRING && tag2 == JS_TAG_STRING)
+        res = js_string_eq(JS_VALUE_GET_STRING(sp[-2]), JS_VALUE_GET_STRING(sp[-1]));
+    else
+        res = js_strict_eq(ctx, sp[-2], sp[-1]);
+    JS_FreeValueRT(ctx->rt, sp[-2]);
+    JS_FreeValueRT(ctx->rt, sp[-1]);
+    sp[-2] = js_bool(res ^ is_neq);
+    return 0;
+}`,
+    why:
+      'compare with === the commonest operands at once: objects by identity, anything against undefined or null by its ' +
+      'tag, two flat strings by their characters, each as js_strict_eq2 does; the rest goes to it. The interpreter sends ' +
+      'every === whose operands are not two integers here (2.7 % of the GraphQL workload in js_strict_eq_slow and js_strict_eq2)',
+  },
+];
