@@ -289,4 +289,67 @@ __attribute__((always_inline)) void js_free_rt(JSRuntime *rt, void *ptr)
       'free a small block in one inline step: quickjs-ng\'s js_free_rt read its header for the size, then called the ' +
       'arena allocator, which read it again',
   },
+  {
+    file: 'quickjs.c',
+    at: { fn: 'void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)', sha256: '4a9b57d37204ac54' },
+    op: 'replace',
+    text: String.raw`void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)
+{
+    size_t old_size;
+    JSMallocState *s;
+    JSMallocBlockHeader *b, *nb;
+    int idx;
+
+    if (!ptr) {
+        if (size == 0)
+            return NULL;
+        return js_malloc_rt(rt, size);
+    }
+    if (unlikely(size == 0)) {
+        js_free_rt(rt, ptr);
+        return NULL;
+    }
+    s = &rt->malloc_state;
+    b = container_of(ptr, JSMallocBlockHeader, user_data);
+    /* mep engine: a small block stays when it fits, or moves to a block of its new class straight
+       off that class's free list and goes onto its own, as js_arena_realloc does through calls */
+    if (likely(b->u.block_idx != JS_ARENA_FREE_NIL)) {
+        old_size = arena_block_sizes[b->block_size_idx] - sizeof(JSMallocBlockHeader);
+        if (s->malloc_size + size - old_size > s->malloc_limit - 1)
+            return NULL;
+        if (size <= old_size)
+            return ptr;
+        idx = mep_arena_class(&rt->arena_state, size);
+        if (idx >= 0) {
+            if (unlikely(!(nb = mep_arena_take(rt, idx))))
+                return NULL;
+            nb->gc_obj_type = b->gc_obj_type;
+            nb->mark = b->mark;
+            nb->ref_count = b->ref_count;
+            memcpy(nb->user_data, ptr, old_size);
+            *(void **)ptr = rt->arena_state.mep_free[b->block_size_idx];
+            rt->arena_state.mep_free[b->block_size_idx] = b;
+            s->malloc_size += arena_block_sizes[idx] - sizeof(JSMallocBlockHeader) - old_size;
+            return nb->user_data;
+        }
+    } else {
+        old_size = js_arena_usable_size(rt, ptr);
+        /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
+        if (s->malloc_size + size - old_size > s->malloc_limit - 1)
+            return NULL;
+    }
+
+    ptr = js_arena_realloc(rt, ptr, size);
+    if (!ptr)
+        return NULL;
+
+    s->malloc_size += js_arena_usable_size(rt, ptr) - old_size;
+    return ptr;
+}`,
+    why:
+      'grow a small block without four calls: an object\'s property array grows as it gains properties (every Elm ' +
+      'record and graphql-js object past two), and js_realloc_rt asked the arena allocator its size twice, to allocate, ' +
+      'to copy and to free, each a call (2.7 % of compiling a small Elm project)',
+  },
 ];
+
