@@ -59,4 +59,29 @@ export const INLINE_PATCHES: readonly QuickjsPatch[] = [
   },
   alwaysInline('static uintptr_t hash_atom(JSAtom atom, uintptr_t mask)', 'the hash of a property\'s atom in a shape, a call at -Os on every property lookup (1.2 % of compiling a small Elm project)'),
   alwaysInline('static inline JSShapeProperty *get_shape_prop(JSShape *sh)', 'one addition, a call at -Os wherever a shape\'s properties are read'),
+  {
+    file: 'quickjs.c',
+    at: { line: 'static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,' },
+    op: 'before',
+    text:
+      '/* mep engine: inside the interpreter a slot is overwritten and its old value dropped inline */\n' +
+      'static inline __attribute__((always_inline)) void mep_set_value(JSContext *ctx, JSValue *pval, JSValue new_val)\n' +
+      '{\n' +
+      '    JSValue old_val = *pval;\n' +
+      '    *pval = new_val;\n' +
+      '    JS_FreeValueRT(ctx->rt, old_val);\n' +
+      '}\n' +
+      '#define set_value(ctx, pval, v) mep_set_value(ctx, pval, v)',
+    why:
+      'store into a local, argument or closure variable without two calls: set_value stays a call at -Os and drops the ' +
+      'old value through JS_FreeValue, another (2.9 million calls, 1.8 % of the GraphQL workload)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'JSValue JS_Call(JSContext *ctx, JSValueConst func_obj, JSValueConst this_obj,' },
+    op: 'before',
+    text: '#undef set_value /* mep engine: the interpreter loop ends above */',
+    why: 'end the inline store of the edit above where JS_CallInternal ends',
+  },
 ];
+
