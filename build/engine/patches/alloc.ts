@@ -291,61 +291,38 @@ __attribute__((always_inline)) void js_free_rt(JSRuntime *rt, void *ptr)
   },
   {
     file: 'quickjs.c',
-    at: { fn: 'void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)', sha256: '4a9b57d37204ac54' },
-    op: 'replace',
-    text: String.raw`void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)
-{
-    size_t old_size;
-    JSMallocState *s;
-    JSMallocBlockHeader *b, *nb;
-    int idx;
+    at: { line: 'old_size = js_arena_usable_size(rt, ptr);', near: 'void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)' },
+    op: 'before',
+    text: String.raw`    /* mep engine: a small block stays when it fits, or moves to a block of its new class straight
+       off that class's free list and goes onto its own, as js_arena_realloc does through calls;
+       the rest (a large block, or one that becomes large) goes on below */
+    {
+        JSMallocBlockHeader *mep_b = container_of(ptr, JSMallocBlockHeader, user_data), *mep_nb;
+        JSMallocState *mep_s = &rt->malloc_state;
+        size_t mep_old;
+        int mep_idx;
 
-    if (!ptr) {
-        if (size == 0)
-            return NULL;
-        return js_malloc_rt(rt, size);
-    }
-    if (unlikely(size == 0)) {
-        js_free_rt(rt, ptr);
-        return NULL;
-    }
-    s = &rt->malloc_state;
-    b = container_of(ptr, JSMallocBlockHeader, user_data);
-    /* mep engine: a small block stays when it fits, or moves to a block of its new class straight
-       off that class's free list and goes onto its own, as js_arena_realloc does through calls */
-    if (likely(b->u.block_idx != JS_ARENA_FREE_NIL)) {
-        old_size = arena_block_sizes[b->block_size_idx] - sizeof(JSMallocBlockHeader);
-        if (s->malloc_size + size - old_size > s->malloc_limit - 1)
-            return NULL;
-        if (size <= old_size)
-            return ptr;
-        idx = mep_arena_class(&rt->arena_state, size);
-        if (idx >= 0) {
-            if (unlikely(!(nb = mep_arena_take(rt, idx))))
+        if (likely(mep_b->u.block_idx != JS_ARENA_FREE_NIL)) {
+            mep_old = arena_block_sizes[mep_b->block_size_idx] - sizeof(JSMallocBlockHeader);
+            if (mep_s->malloc_size + size - mep_old > mep_s->malloc_limit - 1)
                 return NULL;
-            nb->gc_obj_type = b->gc_obj_type;
-            nb->mark = b->mark;
-            nb->ref_count = b->ref_count;
-            memcpy(nb->user_data, ptr, old_size);
-            *(void **)ptr = rt->arena_state.mep_free[b->block_size_idx];
-            rt->arena_state.mep_free[b->block_size_idx] = b;
-            s->malloc_size += arena_block_sizes[idx] - sizeof(JSMallocBlockHeader) - old_size;
-            return nb->user_data;
+            if (size <= mep_old)
+                return ptr;
+            mep_idx = mep_arena_class(&rt->arena_state, size);
+            if (mep_idx >= 0) {
+                if (unlikely(!(mep_nb = mep_arena_take(rt, mep_idx))))
+                    return NULL;
+                mep_nb->gc_obj_type = mep_b->gc_obj_type;
+                mep_nb->mark = mep_b->mark;
+                mep_nb->ref_count = mep_b->ref_count;
+                memcpy(mep_nb->user_data, ptr, mep_old);
+                *(void **)ptr = rt->arena_state.mep_free[mep_b->block_size_idx];
+                rt->arena_state.mep_free[mep_b->block_size_idx] = mep_b;
+                mep_s->malloc_size += arena_block_sizes[mep_idx] - sizeof(JSMallocBlockHeader) - mep_old;
+                return mep_nb->user_data;
+            }
         }
-    } else {
-        old_size = js_arena_usable_size(rt, ptr);
-        /* When malloc_limit is 0 (unlimited), malloc_limit - 1 will be SIZE_MAX. */
-        if (s->malloc_size + size - old_size > s->malloc_limit - 1)
-            return NULL;
-    }
-
-    ptr = js_arena_realloc(rt, ptr, size);
-    if (!ptr)
-        return NULL;
-
-    s->malloc_size += js_arena_usable_size(rt, ptr) - old_size;
-    return ptr;
-}`,
+    }`,
     why:
       'grow a small block without four calls: an object\'s property array grows as it gains properties (every Elm ' +
       'record and graphql-js object past two), and js_realloc_rt asked the arena allocator its size twice, to allocate, ' +

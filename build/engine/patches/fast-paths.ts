@@ -8,41 +8,28 @@ import type { QuickjsPatch } from './types.ts';
 export const FAST_PATH_PATCHES: readonly QuickjsPatch[] = [
   {
     file: 'quickjs.c',
-    at: { from: 'CASE(OP_define_field):', to: 'BREAK;', sha256: '596fcbda6bcdcfbc' },
-    op: 'replace',
-    text: String.raw`        CASE(OP_define_field):
-            {
-                int ret;
-                JSAtom atom;
-                JSObject *p;
-                JSProperty *pr;
-                atom = get_u32(pc);
-                pc += 4;
-
-                /* mep engine: a new field of an ordinary extensible object (an object literal's
+    at: { line: 'pc += 4;', near: 'CASE(OP_define_field):' },
+    op: 'after',
+    text: String.raw`                /* mep engine: a new field of an ordinary extensible object (an object literal's
                    member, a class field) is added to its shape at once, as JS_CreateProperty
                    would after JS_DefineProperty found no such property */
-                p = JS_VALUE_GET_OBJ(sp[-2]);
-                if (likely(JS_VALUE_GET_TAG(sp[-2]) == JS_TAG_OBJECT && !p->is_exotic &&
-                           !p->fast_array && p->extensible &&
-                           !find_own_property(&pr, p, atom))) {
-                    pr = add_property(ctx, p, atom, JS_PROP_C_W_E);
-                    if (unlikely(!pr)) {
-                        JS_FreeValue(ctx, sp[-1]);
+                {
+                    JSObject *mep_p = JS_VALUE_GET_OBJ(sp[-2]);
+                    JSProperty *mep_pr;
+                    if (likely(JS_VALUE_GET_TAG(sp[-2]) == JS_TAG_OBJECT && !mep_p->is_exotic &&
+                               !mep_p->fast_array && mep_p->extensible &&
+                               !find_own_property(&mep_pr, mep_p, atom))) {
+                        mep_pr = add_property(ctx, mep_p, atom, JS_PROP_C_W_E);
+                        if (unlikely(!mep_pr)) {
+                            JS_FreeValue(ctx, sp[-1]);
+                            sp--;
+                            goto exception;
+                        }
+                        mep_pr->u.value = sp[-1];
                         sp--;
-                        goto exception;
+                        BREAK;
                     }
-                    pr->u.value = sp[-1];
-                    sp--;
-                    BREAK;
-                }
-                ret = JS_DefinePropertyValue(ctx, sp[-2], atom, sp[-1],
-                                             JS_PROP_C_W_E | JS_PROP_THROW);
-                sp--;
-                if (unlikely(ret < 0))
-                    goto exception;
-            }
-            BREAK;`,
+                }`,
     why:
       'define an object literal\'s member without the generic definition: OP_define_field called JS_DefinePropertyValue, ' +
       'which looked the property up, went through the array, typed array and exotic cases and JS_CreateProperty before ' +
@@ -50,37 +37,26 @@ export const FAST_PATH_PATCHES: readonly QuickjsPatch[] = [
   },
   {
     file: 'quickjs.c',
-    at: { fn: 'static void js_function_set_properties(JSContext *ctx, JSValue func_obj,', sha256: '50ed8a0b5e6762c4' },
-    op: 'replace',
-    text: String.raw`static void js_function_set_properties(JSContext *ctx, JSValue func_obj,
-                                       JSAtom name, int len)
-{
-    JSObject *p = JS_VALUE_GET_OBJ(func_obj);
-    JSProperty *pr;
-    JSValue name_val;
-
-    /* mep engine: a new function has no property yet: length and name are added to its shape at
+    at: { line: '/* ES6 feature non compatible with ES5.1: length is configurable */', near: 'static void js_function_set_properties(JSContext *ctx, JSValue func_obj,' },
+    op: 'before',
+    text: String.raw`    /* mep engine: a new function has no property yet: length and name are added to its shape at
        once, as JS_CreateProperty would after JS_DefineProperty found them missing */
-    if (likely(!p->is_exotic && !p->fast_array && p->extensible && p->shape->prop_count == 0)) {
-        pr = add_property(ctx, p, JS_ATOM_length, JS_PROP_CONFIGURABLE);
-        if (!pr)
+    JSObject *mep_p = JS_VALUE_GET_OBJ(func_obj);
+    if (likely(!mep_p->is_exotic && !mep_p->fast_array && mep_p->extensible && mep_p->shape->prop_count == 0)) {
+        JSProperty *mep_pr = add_property(ctx, mep_p, JS_ATOM_length, JS_PROP_CONFIGURABLE);
+        JSValue mep_name;
+        if (!mep_pr)
             return;
-        pr->u.value = js_int32(len);
-        name_val = JS_AtomToString(ctx, name);
-        pr = add_property(ctx, p, JS_ATOM_name, JS_PROP_CONFIGURABLE);
-        if (!pr) {
-            JS_FreeValue(ctx, name_val);
+        mep_pr->u.value = js_int32(len);
+        mep_name = JS_AtomToString(ctx, name);
+        mep_pr = add_property(ctx, mep_p, JS_ATOM_name, JS_PROP_CONFIGURABLE);
+        if (!mep_pr) {
+            JS_FreeValue(ctx, mep_name);
             return;
         }
-        pr->u.value = name_val;
+        mep_pr->u.value = mep_name;
         return;
-    }
-    /* ES6 feature non compatible with ES5.1: length is configurable */
-    JS_DefinePropertyValue(ctx, func_obj, JS_ATOM_length, js_int32(len),
-                           JS_PROP_CONFIGURABLE);
-    JS_DefinePropertyValue(ctx, func_obj, JS_ATOM_name,
-                           JS_AtomToString(ctx, name), JS_PROP_CONFIGURABLE);
-}`,
+    }`,
     why:
       'give a new function its length and name without the generic definition: each closure made (152,000 in compiling ' +
       'a small Elm project) defined both through JS_DefinePropertyValue, as slow as any property definition',
