@@ -12,7 +12,10 @@ export type OptFlag = '-Os' | '-Oz' | '-O2' | '-O3';
 /**
  * Per quickjs-ng file. Measured (issue 32): quickjs.c at -O2 instead of -Os cuts morphir-elm's
  * compile of a 5-type project from 3,644 M to 3,094 M native instructions (−15 %), but makes the
- * engine 949 KB instead of 755 KB, which no small guest fits in 1 MiB with.
+ * engine 949 KB instead of 755 KB, which no small guest fits in 1 MiB with. Without loop unrolling and
+ * vectorization (-O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize) quickjs.c's wasm code is still 780 KB
+ * against 565 KB at -Os (clang-19, measured 2026-12-02): the size is the inlining, so the hot helpers are made
+ * inline one by one instead (patches/inline.ts, patches/fast-paths.ts).
  */
 export const QUICKJS_OPT: Readonly<Record<QuickjsSource, OptFlag>> = {
   'quickjs.c': '-Os',

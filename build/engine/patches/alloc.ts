@@ -289,4 +289,44 @@ __attribute__((always_inline)) void js_free_rt(JSRuntime *rt, void *ptr)
       'free a small block in one inline step: quickjs-ng\'s js_free_rt read its header for the size, then called the ' +
       'arena allocator, which read it again',
   },
+  {
+    file: 'quickjs.c',
+    at: { line: 'old_size = js_arena_usable_size(rt, ptr);', near: 'void *js_realloc_rt(JSRuntime *rt, void *ptr, size_t size)' },
+    op: 'before',
+    text: String.raw`    /* mep engine: a small block stays when it fits, or moves to a block of its new class straight
+       off that class's free list and goes onto its own, as js_arena_realloc does through calls;
+       the rest (a large block, or one that becomes large) goes on below */
+    {
+        JSMallocBlockHeader *mep_b = container_of(ptr, JSMallocBlockHeader, user_data), *mep_nb;
+        JSMallocState *mep_s = &rt->malloc_state;
+        size_t mep_old;
+        int mep_idx;
+
+        if (likely(mep_b->u.block_idx != JS_ARENA_FREE_NIL)) {
+            mep_old = arena_block_sizes[mep_b->block_size_idx] - sizeof(JSMallocBlockHeader);
+            if (mep_s->malloc_size + size - mep_old > mep_s->malloc_limit - 1)
+                return NULL;
+            if (size <= mep_old)
+                return ptr;
+            mep_idx = mep_arena_class(&rt->arena_state, size);
+            if (mep_idx >= 0) {
+                if (unlikely(!(mep_nb = mep_arena_take(rt, mep_idx))))
+                    return NULL;
+                mep_nb->gc_obj_type = mep_b->gc_obj_type;
+                mep_nb->mark = mep_b->mark;
+                mep_nb->ref_count = mep_b->ref_count;
+                memcpy(mep_nb->user_data, ptr, mep_old);
+                *(void **)ptr = rt->arena_state.mep_free[mep_b->block_size_idx];
+                rt->arena_state.mep_free[mep_b->block_size_idx] = mep_b;
+                mep_s->malloc_size += arena_block_sizes[mep_idx] - sizeof(JSMallocBlockHeader) - mep_old;
+                return mep_nb->user_data;
+            }
+        }
+    }`,
+    why:
+      'grow a small block without four calls: an object\'s property array grows as it gains properties (every Elm ' +
+      'record and graphql-js object past two), and js_realloc_rt asked the arena allocator its size twice, to allocate, ' +
+      'to copy and to free, each a call (2.7 % of compiling a small Elm project)',
+  },
 ];
+
