@@ -136,8 +136,6 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
   const globalsDir = join(glueDir, 'globals');
   const globalsFiles = readdirSync(globalsDir).filter((f) => f.endsWith('.js')).sort();
   const glueParts = [...glueFiles.flatMap((f) => [f, readFileSync(join(glueDir, f))]), ...globalsFiles.flatMap((f) => [`globals/${f}`, readFileSync(join(globalsDir, f))])];
-  // The globals bundle the PDK's guard of the built-ins (console and URL run under it).
-  glueParts.push('guest-pdk/src/pristine.ts', readFileSync(fileURLToPath(new URL('../../guest-pdk/src/pristine.ts', import.meta.url))));
   // The recipe itself (this file and its helpers) is an input too: changing how the glue is
   // generated must not reuse an engine built the old way.
   const recipe = [fileURLToPath(import.meta.url), fileURLToPath(new URL('./internal/artifacts.ts', import.meta.url))].map((f) => readFileSync(f));

@@ -1,14 +1,11 @@
 /**
  * The context each handler receives: progress, logs, secrets and cancellation for the request it
- * is serving. Everything travels through the host; the guest has no ambient access. The
- * built-ins used here are the PDK's own (./primordials.ts): an extension that replaced
- * `Math.max`, `JSON.stringify`, `Object.keys` or `Array.prototype.push` still sends what it meant.
+ * is serving. Everything travels through the host; the guest has no ambient access.
  */
 import { ErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { Method } from '../../host/src/protocol/index.ts';
 import type { Artifact, LogLevel, ProgressKind } from '../../host/src/protocol/index.ts';
 import type { GuestHost } from './guest-host.ts';
-import { jsonStringify, objectCreate, objectKeys } from './primordials.ts';
 
 /** What a handler can do besides computing its result. */
 export interface HandlerContext {
@@ -47,7 +44,7 @@ export function createHandlerContext(host: GuestHost, requestId: string | number
       if (!progressEnabled) return;
       const params: Record<string, unknown> = { requestId, kind };
       if (message !== undefined) params.message = message;
-      if (percentage !== undefined) params.percentage = percentage > 100 ? 100 : percentage >= 0 ? percentage : 0; // NaN: 0
+      if (percentage !== undefined) params.percentage = Math.max(0, Math.min(100, percentage));
       host.notify({ jsonrpc: '2.0', method: Method.Progress, params });
     },
     log(level, message) {
@@ -67,7 +64,7 @@ export function createHandlerContext(host: GuestHost, requestId: string | number
       return host.interrupted() || state.cancelled;
     },
     throwIfCancelled() {
-      if (ctx.cancelled) throw new MepError(ErrorCode.RequestCancelled, `Request ${jsonStringify(requestId)} was cancelled by the host.`);
+      if (ctx.cancelled) throw new MepError(ErrorCode.RequestCancelled, `Request ${JSON.stringify(requestId)} was cancelled by the host.`);
     },
   };
   return ctx;
@@ -96,12 +93,12 @@ export interface EmitRecord {
 const isArtifact = (a: unknown): a is Artifact => {
   if (typeof a !== 'object' || a === null) return false;
   const { path, content, binary } = a as Record<string, unknown>;
-  return typeof path === 'string' && path.length > 0 && typeof content === 'string' && typeof binary === 'boolean' && objectKeys(a).length === 3;
+  return typeof path === 'string' && path.length > 0 && typeof content === 'string' && typeof binary === 'boolean' && Object.keys(a).length === 3;
 };
 
 /** Adds `emit` to `ctx`: streamed to the host when `streaming`, else kept in `record`. */
 export function createGenerateContext(ctx: HandlerContext, host: GuestHost, streaming: boolean, record: EmitRecord): GenerateContext {
-  const generate = objectCreate(ctx) as GenerateContext;
+  const generate = Object.create(ctx) as GenerateContext;
   generate.emit = (artifact) => {
     if (!isArtifact(artifact)) {
       throw new MepError(ErrorCode.InternalError, 'ctx.emit takes one artifact: exactly { path: a non-empty string, content: a string, binary: a boolean }.');
@@ -110,7 +107,7 @@ export function createGenerateContext(ctx: HandlerContext, host: GuestHost, stre
     if (streaming && record.kept.length === 0 && host.notify({ jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId: ctx.requestId, artifact } })) {
       record.streamed++;
     } else {
-      record.kept[record.kept.length] = artifact; // not Array.prototype.push: the extension may have replaced it
+      record.kept.push(artifact);
     }
   };
   return generate;

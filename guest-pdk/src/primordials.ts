@@ -30,7 +30,6 @@ export const jsonStringify: (value: unknown) => string | undefined = JSON.string
 export const jsonParse: (text: string) => unknown = JSON.parse;
 export const isArray: (value: unknown) => value is unknown[] = Array.isArray;
 export const objectCreate = Object.create;
-export const objectKeys: (value: object) => string[] = Object.keys;
 
 /** `String(value)` as it was. */
 export const toText = String;

@@ -10,8 +10,6 @@
 import { encodeContentLength } from '../../../host/src/framing/index.ts';
 import { Method } from '../../../host/src/protocol/index.ts';
 import type { LogLevel } from '../../../host/src/protocol/index.ts';
-import { jsonStringify } from '../primordials.ts';
-import { withBuiltins } from '../pristine.ts';
 
 /** Where a log line goes: a `morphir.log` frame on stdout unless the binding routes it. */
 export type ProcessLogSink = (level: LogLevel, message: string) => void;
@@ -23,7 +21,7 @@ const LEVELS: Readonly<Record<string, LogLevel>> = {
 };
 
 let sink: ProcessLogSink = (level, message) => {
-  withBuiltins(() => process.stdout.write(encodeContentLength(jsonStringify({ jsonrpc: '2.0', method: Method.Log, params: { level, message } })!)));
+  process.stdout.write(encodeContentLength(JSON.stringify({ jsonrpc: '2.0', method: Method.Log, params: { level, message } })));
 };
 let level: LogLevel = 'info';
 
@@ -46,9 +44,6 @@ function installConsole(): Console {
   const lines = { write: (chunk: string | Uint8Array): boolean => (processLog(level, String(chunk).replace(/\n$/, '')), true) };
   const base = new console.Console({ stdout: lines as unknown as NodeJS.WritableStream, stderr: lines as unknown as NodeJS.WritableStream, ignoreErrors: false, colorMode: false });
   const leveled: Record<string, unknown> = { ...(base as unknown as Record<string, unknown>) };
-  // Node's console is not proof against a rewritten built-in (its inspect pushes with
-  // Array.prototype.push): each call runs with the built-ins as they were (../pristine.ts).
-  const { apply } = Reflect;
   for (const [method, at] of Object.entries(LEVELS)) {
     const fn = (base as unknown as Record<string, (...args: unknown[]) => unknown>)[method];
     if (typeof fn !== 'function') continue;
@@ -56,7 +51,7 @@ function installConsole(): Console {
       const outer = level;
       level = at;
       try {
-        return withBuiltins(() => apply(fn, base, args));
+        return fn.apply(base, args);
       } finally {
         level = outer;
       }

@@ -8,7 +8,6 @@
  * nothing handled (a warning, where Node would end the process).
  */
 import { processLog, setProcessLogSink } from './process-console.ts';
-import { installProcessUrl } from './process-url.ts';
 import { inspect } from 'node:util';
 import { createContentLengthDecoder, encodeContentLength } from '../../../host/src/framing/index.ts';
 import { Method } from '../../../host/src/protocol/index.ts';
@@ -17,7 +16,7 @@ import type { Extension } from '../define-extension.ts';
 import type { GuestHost } from '../guest-host.ts';
 import { installCallTimers } from './call-timers.ts';
 import { isThenable, jsonParse, jsonStringify, textIncludes, then } from '../primordials.ts';
-import { pristine, takeBuiltins } from '../pristine.ts';
+import { pristine } from '../pristine.ts';
 import { installProcessClock } from './process-clock.ts';
 import { createVirtualTimers } from './virtual-timers.ts';
 import { startStdinThread, type StdinEvent } from './stdin-thread.ts';
@@ -30,16 +29,12 @@ function rejectionText(reason: unknown): string {
   return `Unhandled promise rejection: ${typeof reason === 'string' ? reason : inspect(reason)}`;
 }
 
-installProcessUrl();
-
 // Requests to the host (secret.resolve) waiting for their answer.
 const pending = new Map<string | number, (response: HostResponse) => void>();
 // The clock is in place when this module is evaluated, before the extension's top level runs
 // (mep build imports the binding first). Virtual timers fire only while no request to the host
 // waits for its answer, as the sandbox's host calls block.
 const clock = installProcessClock(process.env, (text) => processLog('warn', text));
-// The clock's Date and performance are the built-ins the PDK's guard puts back from now on.
-takeBuiltins();
 const virtual = clock && createVirtualTimers(clock, () => pending.size === 0);
 // Started before the extension's modules load, so the thread is up by the first request.
 const stdin = startStdinThread();
@@ -69,8 +64,7 @@ export function runProcess(extension: Extension): void {
   process.on('unhandledRejection', (reason) => processLog('warn', rejectionText(reason)));
   let exiting = false;
   const send = (message: object) => {
-    // The write too: a busy pipe makes Node's stream buffer the frame with Array.prototype.push.
-    if (!exiting) pristine(() => process.stdout.write(encodeContentLength(jsonStringify(message)!)));
+    if (!exiting) process.stdout.write(pristine(() => encodeContentLength(jsonStringify(message)!)));
   };
   setProcessLogSink((level, message) => send({ jsonrpc: '2.0', method: Method.Log, params: { level, message } }));
   const host: GuestHost = {
@@ -176,7 +170,7 @@ export function runProcess(extension: Extension): void {
     // With the built-ins taken at load (../primordials.ts): the extension does not see these calls.
     const write = (reply: string | undefined): void => {
       end();
-      if (reply !== undefined && !exiting) pristine(() => process.stdout.write(encodeContentLength(reply)));
+      if (reply !== undefined && !exiting) process.stdout.write(pristine(() => encodeContentLength(reply)));
     };
     const reply = dispatcher.dispatch(body);
     if (isThenable(reply)) void then(reply as Promise<string | undefined>, write);

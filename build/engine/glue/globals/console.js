@@ -2,32 +2,25 @@
 // each line sent to the host's log at a level: debug and trace at debug; log, info, dir, table,
 // count, time* and group labels at info; warn and assert at warn; error at error. group indents
 // what follows by two spaces. time and timeEnd read the clock (virtual unless granted).
-// Every method runs with the built-ins as they were when the engine started (withBuiltins), so
-// an extension that replaced Array.prototype.map or JSON.stringify still logs what Node logs.
-import { guardMethods, withBuiltins } from '../../../../guest-pdk/src/pristine.ts';
 import { define } from './util.js';
 import { format, inspect, quote } from './inspect.js';
 
-const ErrorCtor = Error;
-
 export function installConsole(G, native) {
   let indent = '';
-  const clock = G.performance;
-  const now = clock.now;
   const emit = (level, text) => native.log(level, indent ? text.split('\n').map((l) => indent + l).join('\n') : text);
   const at = (level) => (...args) => emit(level, format(...args));
   const counts = new Map();
   const timers = new Map();
   const elapsed = (label) => {
-    const ms = now.call(clock) - timers.get(label);
+    const ms = G.performance.now() - timers.get(label);
     return ms >= 1000 ? `${(ms / 1000).toFixed(3)}s` : `${+ms.toFixed(3)}ms`;
   };
   const missing = (method, label) => emit(2, `Warning: No such label '${label}' for console.${method}()`);
   const console = {
     log: at(1), info: at(1), debug: at(0), warn: at(2), error: at(3),
     trace(...args) {
-      const stack = new ErrorCtor().stack ?? ''; // taken here: the guard's frames would show
-      withBuiltins(() => emit(0, `Trace${args.length ? `: ${format(...args)}` : ''}\n${stack.split('\n').slice(1).join('\n')}`.trimEnd()));
+      const stack = new Error().stack ?? '';
+      emit(0, `Trace${args.length ? `: ${format(...args)}` : ''}\n${stack.split('\n').slice(1).join('\n')}`.trimEnd());
     },
     dir(value) { emit(1, inspect(value)); },
     dirxml(...args) { emit(1, format(...args)); },
@@ -49,7 +42,7 @@ export function installConsole(G, native) {
     groupEnd() { indent = indent.slice(0, -2); },
     time(label = 'default') {
       if (timers.has(`${label}`)) return emit(2, `Warning: Label '${label}' already exists for console.time()`);
-      timers.set(`${label}`, now.call(clock));
+      timers.set(`${label}`, G.performance.now());
     },
     timeLog(label = 'default', ...data) {
       if (!timers.has(`${label}`)) return missing('timeLog', label);
@@ -65,7 +58,6 @@ export function installConsole(G, native) {
       emit(1, table(data));
     },
   };
-  guardMethods(console, ['trace']);
   define(G, 'console', console);
 }
 

@@ -14,7 +14,6 @@ import { installRejections } from './rejections.js';
 import { installText } from './text.js';
 import { installTimers } from './timers.js';
 import { installUrl } from './url.js';
-import { takeBuiltins } from '../../../../guest-pdk/src/pristine.ts';
 
 globalThis.__mep_install_globals = function install(native) {
   const G = globalThis;
@@ -30,7 +29,4 @@ globalThis.__mep_install_globals = function install(native) {
   installUrl(G);
   installLocale(G, native);
   installRejections(G, native);
-  // What the console's and URL's guard puts back is the built-ins as installed here (the locale
-  // methods included), before any guest code runs.
-  takeBuiltins();
 };

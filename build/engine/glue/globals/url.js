@@ -1,48 +1,38 @@
 // URL and URLSearchParams on the WHATWG parser (url-parse.js): the setters run the parser with a
-// state override, and the query is application/x-www-form-urlencoded. Every method, accessor and
-// constructor runs with the built-ins as they were when the engine started (withBuiltins): an
-// extension that replaced String.prototype.replace or Array.prototype.join still gets Node's URL.
-import { guardMethods, withBuiltins } from '../../../../guest-pdk/src/pristine.ts';
+// state override, and the query is application/x-www-form-urlencoded.
 import { define } from './util.js';
 import { percentDecodeBytes, percentEncode } from './url-host.js';
 import { FORM, USERINFO, failure, parse, serialize, serializePath } from './url-parse.js';
 
 // ---- application/x-www-form-urlencoded ----
-const { apply } = Reflect;
-let decoder; // the engine's TextDecoder, taken at install
-const formDecode = (s) => decoder.decode(percentDecodeBytes(s.replace(/\+/g, ' ')));
+const formDecode = (s) => new TextDecoder().decode(percentDecodeBytes(s.replace(/\+/g, ' ')));
 const formEncode = (s) => percentEncode(s, FORM).replace(/%20/g, '+');
 const parseForm = (s) => s.split('&').filter((x) => x !== '').map((x) => { const i = x.indexOf('='); return i < 0 ? [formDecode(x), ''] : [formDecode(x.slice(0, i)), formDecode(x.slice(i + 1))]; });
 const toUSV = (s) => String(s).replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 
 export function installUrl(G) {
-  decoder = new G.TextDecoder();
   const RECORD = Symbol('url');
   const LIST = Symbol('list');
   const OWNER = Symbol('owner');
 
-  const searchParams = (self, init) => {
-    let list = [];
-    if (init instanceof URLSearchParams) list = init[LIST].map((p) => [...p]);
-    else if (typeof init === 'object' && init !== null) {
-      if (typeof init[Symbol.iterator] === 'function') {
-        for (const pair of init) {
-          const p = [...pair];
-          if (p.length !== 2) throw new TypeError('Each query pair must be an iterable [name, value] tuple');
-          list.push([toUSV(p[0]), toUSV(p[1])]);
-        }
-      } else for (const k of Object.keys(init)) list.push([toUSV(k), toUSV(init[k])]);
-    } else {
-      const s = toUSV(init);
-      list = parseForm(s.startsWith('?') ? s.slice(1) : s);
-    }
-    define(self, LIST, list);
-    define(self, OWNER, null);
-  };
-
   class URLSearchParams {
     constructor(init = '') {
-      withBuiltins(() => searchParams(this, init));
+      let list = [];
+      if (init instanceof URLSearchParams) list = init[LIST].map((p) => [...p]);
+      else if (typeof init === 'object' && init !== null) {
+        if (typeof init[Symbol.iterator] === 'function') {
+          for (const pair of init) {
+            const p = [...pair];
+            if (p.length !== 2) throw new TypeError('Each query pair must be an iterable [name, value] tuple');
+            list.push([toUSV(p[0]), toUSV(p[1])]);
+          }
+        } else for (const k of Object.keys(init)) list.push([toUSV(k), toUSV(init[k])]);
+      } else {
+        const s = toUSV(init);
+        list = parseForm(s.startsWith('?') ? s.slice(1) : s);
+      }
+      define(this, LIST, list);
+      define(this, OWNER, null);
     }
     _update() {
       const owner = this[OWNER];
@@ -72,7 +62,7 @@ export function installUrl(G) {
       this[LIST] = this[LIST].map((p, i) => [p, i]).sort((a, b) => (a[0][0] < b[0][0] ? -1 : a[0][0] > b[0][0] ? 1 : a[1] - b[1])).map(([p]) => p);
       this._update();
     }
-    forEach(fn, thisArg) { const list = this[LIST]; for (let i = 0; i < list.length; i++) apply(fn, thisArg, [list[i][1], list[i][0], this]); }
+    forEach(fn, thisArg) { for (const [k, v] of this[LIST]) fn.call(thisArg, v, k, this); }
     keys() { return this[LIST].map(([k]) => k)[Symbol.iterator](); }
     values() { return this[LIST].map(([, v]) => v)[Symbol.iterator](); }
     entries() { return this[LIST].map(([k, v]) => [k, v])[Symbol.iterator](); }
@@ -88,20 +78,16 @@ export function installUrl(G) {
     return b;
   };
 
-  const construct = (self, url, base) => {
-    const input = toUSV(url);
-    const b = base === undefined ? undefined : baseRecord(toUSV(base));
-    const u = parse(input, b);
-    if (u === null) throw failure(input, base === undefined ? undefined : String(base));
-    define(self, RECORD, u);
-    define(self, '_params', new URLSearchParams(u.query ?? ''));
-    self._params[OWNER] = u;
-  };
-
   class URL {
     constructor(url, base) {
       if (arguments.length === 0) throw new TypeError('The "url" argument must be specified');
-      withBuiltins(() => construct(this, url, base));
+      const input = toUSV(url);
+      const b = base === undefined ? undefined : baseRecord(toUSV(base));
+      const u = parse(input, b);
+      if (u === null) throw failure(input, base === undefined ? undefined : String(base));
+      define(this, RECORD, u);
+      define(this, '_params', new URLSearchParams(u.query ?? ''));
+      this._params[OWNER] = u;
     }
     static canParse(url, base) {
       try { new URL(url, base); return true; } catch (e) { return false; }
@@ -172,8 +158,6 @@ export function installUrl(G) {
   for (const k of ['href', 'origin', 'protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'searchParams', 'hash']) {
     Object.defineProperty(URL.prototype, k, { ...Object.getOwnPropertyDescriptor(URL.prototype, k), enumerable: true });
   }
-  // forEach runs the extension's callback, which must meet the extension's own built-ins.
-  for (const target of [URL, URL.prototype, URLSearchParams.prototype]) guardMethods(target, ['forEach']);
   define(G, 'URL', URL);
   define(G, 'URLSearchParams', URLSearchParams);
 }
