@@ -41,6 +41,12 @@ if (files.length === 0) {
  */
 const QUIET = ['host/src/cli/hostile-process.test.ts', 'host/src/serve/retained.test.ts'];
 
+/**
+ * Files that share what one test process makes once (the packed tarball, scripts/testing/packed.ts):
+ * kept in one shard, so it is made once.
+ */
+const TOGETHER = [['scripts/package.test.ts', 'scripts/newcomer.test.ts']];
+
 const requested = Number(process.env.MEP_TEST_JOBS);
 const jobs = Math.max(1, Math.min(files.length, Number.isInteger(requested) && requested > 0 ? requested : Math.min(2, availableParallelism())));
 
@@ -57,10 +63,20 @@ function weights() {
 function shard(list) {
   const cost = weights();
   const shards = Array.from({ length: jobs }, () => ({ files: [], cost: 0 }));
-  for (const file of [...list].sort((a, b) => cost(b) - cost(a) || a.localeCompare(b))) {
+  // Units: a file, or the files of a TOGETHER group that are in the list.
+  const units = [];
+  const grouped = new Set();
+  for (const group of TOGETHER) {
+    const present = group.filter((f) => list.includes(f));
+    if (present.length > 0) units.push(present);
+    for (const f of present) grouped.add(f);
+  }
+  for (const file of list) if (!grouped.has(file)) units.push([file]);
+  const unitCost = (unit) => unit.reduce((sum, f) => sum + cost(f), 0);
+  for (const unit of units.sort((a, b) => unitCost(b) - unitCost(a) || a[0].localeCompare(b[0]))) {
     const lightest = shards.reduce((a, b) => (b.cost < a.cost ? b : a));
-    lightest.files.push(file);
-    lightest.cost += cost(file);
+    lightest.files.push(...unit);
+    lightest.cost += unitCost(unit);
   }
   return shards.map((s) => s.files.sort());
 }

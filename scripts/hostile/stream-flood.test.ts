@@ -12,10 +12,14 @@ import { createSession } from '../../host/src/session/session.ts';
 import { STREAM_WINDOW_ARTIFACTS } from '../../host/src/session/stream-window.ts';
 import { builtArtifactFlood } from './built-guests.ts';
 import { describeStreamFlood, runStreamFlood } from './run-flood.ts';
+import { byTier } from '../../fixtures/testing/tier.ts';
 
 const MB = 1024 * 1024;
-/** 512 MiB in 256 KiB artifacts, into a sink of 128 MiB/s: the guest is faster than the sink. */
-const MIB = 512;
+/**
+ * 512 MiB (128 MiB in `npm test`, where time is short) in 256 KiB artifacts, into a sink of
+ * 128 MiB/s: the guest is faster than the sink.
+ */
+const MIB = byTier(128, 512);
 const ARTIFACTS = (MIB * 1024) / 256;
 
 const Stream = suite('hostile :: a guest streaming artifacts faster than the host writes them (short)');

@@ -9,8 +9,10 @@ import { runDifferential, sampleTests, type Difference } from './differential.ts
 import { parseConf } from './conf.ts';
 import { judge } from './outcome.ts';
 import { parseMeta } from './suite.ts';
+import { byTier } from '../../fixtures/testing/tier.ts';
 
-const SAMPLE = Number(process.env.MEP_TEST262_SAMPLE ?? 300);
+// 150 files in `npm test`, 300 under `npm run test:long` (the whole suite: `npm run test262`).
+const SAMPLE = Number(process.env.MEP_TEST262_SAMPLE ?? byTier(150, 300));
 const SEED = Number(process.env.MEP_TEST262_SEED ?? 33);
 
 const show = (diffs: Difference[]): string => diffs.map((d) => `${d.path} (${d.mode}): ${JSON.stringify(d.failures)}`).join('\n');
