@@ -8,28 +8,7 @@ import { createDispatcher } from './dispatcher.ts';
 import { defineExtension } from './define-extension.ts';
 import { MepError } from '../../host/src/protocol/errors.ts';
 import { textArtifact } from './results.ts';
-import type { GuestHost } from './guest-host.ts';
-
-const INIT = { protocolVersions: ['0.1'], host: { name: 'test', version: '1' } };
-
-function fakeHost() {
-  const sent: object[] = [];
-  const exits: number[] = [];
-  let secretAnswer: { result?: unknown; error?: { code: number; message: string } } = { result: 's3cret' };
-  const host: GuestHost = {
-    notify: (m) => {
-      sent.push(m);
-      return true;
-    },
-    request: async (m) => {
-      sent.push(m);
-      return secretAnswer;
-    },
-    interrupted: () => false,
-    exit: (code) => void exits.push(code),
-  };
-  return { host, sent, exits, answerSecret: (a: typeof secretAnswer) => (secretAnswer = a) };
-}
+import { INIT, call, fakeHost } from './testing/dispatcher-harness.ts';
 
 function echoExtension() {
   return defineExtension({
@@ -50,13 +29,6 @@ function echoExtension() {
       },
     },
   });
-}
-
-async function call(d: ReturnType<typeof createDispatcher>, method: string, params?: unknown, id: string | number | null = 1) {
-  const message: Record<string, unknown> = { jsonrpc: '2.0', id, method };
-  if (params !== undefined) message.params = params;
-  const reply = await d.dispatch(JSON.stringify(message));
-  return JSON.parse(reply as string) as { id: unknown; result?: any; error?: { code: number; message: string; data?: any } };
 }
 
 const Lifecycle = suite('dispatcher :: lifecycle (reference SDK cases)');
@@ -107,19 +79,6 @@ Describe('should return a claim set that agrees with initialize, without side ef
   assert.equal(checkAgreement(init.result, claims), { ok: true });
   const caps = await call(d, 'morphir.extension.capabilities', {}, 3);
   assert.equal(caps.result, init.result.capabilities);
-});
-
-Describe('should advertise cancellation only when the author says its handlers check ctx.cancelled', async () => {
-  const validator = { irVersions: ['3'], validate: () => ({}) };
-  for (const [cancellation, advertised] of [[undefined, false], [false, false], [true, true]] as const) {
-    const ext = defineExtension({ info: { id: 'a', name: 'A', version: '1.0.0' }, ...(cancellation === undefined ? {} : { cancellation }), validator });
-    const d = createDispatcher(ext, fakeHost().host);
-    const init = await call(d, 'morphir.initialize', INIT, 1);
-    assert.is(init.result.capabilities.cancellation, advertised, `cancellation: ${String(cancellation)}`);
-    assert.is(ext.claims.capabilities.cancellation, advertised);
-  }
-  // A misspelt or mistyped flag is refused, not dropped.
-  assert.throws(() => defineExtension({ info: { id: 'a', name: 'A', version: '1.0.0' }, cancellation: 'yes' as never, validator }), (e: MepError) => /cancellation/.test(JSON.stringify(e.data)));
 });
 
 Describe('should list requires.host as critical when the extension needs a newer host', async () => {
@@ -239,93 +198,6 @@ Operations('should resolve secrets through the host and surface denials as -3201
   answerSecret({ error: { code: -32012, message: 'denied' } });
   const denied = await call(d, 'morphir.backend.generate', { ir: {}, target: 'echo', options: { secret: 'env("OTHER")' } });
   assert.is(denied.error?.code, -32012);
-});
-
-Operations('should report cancellation through the context', async () => {
-  let resolveStarted!: () => void;
-  const started = new Promise<void>((r) => (resolveStarted = r));
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  const ext = defineExtension({
-    info: { id: 'slow', name: 'Slow', version: '1.0.0' },
-    backend: {
-      targets: ['t'],
-      irVersions: ['3'],
-      async generate(_p, ctx) {
-        resolveStarted();
-        await gate;
-        ctx.throwIfCancelled();
-        return { artifacts: [] };
-      },
-    },
-  });
-  const d = createDispatcher(ext, fakeHost().host);
-  await call(d, 'morphir.initialize', INIT, 0);
-  const pending = call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'slow-1');
-  await started;
-  await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'slow-1' } }));
-  release();
-  assert.is((await pending).error?.code, -32800);
-});
-
-Operations("should answer -32800 when the host's interrupt stopped the handler early (wasm), not its cut-short result", async () => {
-  // As in wasm: no $/cancelRequest reaches the guest mid-call; the host's interrupt is what
-  // ctx.cancelled reads, and the loop that saw it returns what it had so far.
-  let interrupt = false;
-  const { host } = fakeHost();
-  host.interrupted = () => interrupt;
-  const ext = defineExtension({
-    info: { id: 'loop', name: 'Loop', version: '1.0.0' },
-    backend: {
-      targets: ['t'],
-      irVersions: ['3'],
-      generate(_p, ctx) {
-        let i = 0;
-        for (; i < 1e6 && !ctx.cancelled; i++) if (i === 10) interrupt = true;
-        return { artifacts: [textArtifact('partial.txt', String(i))] };
-      },
-    },
-  });
-  const d = createDispatcher(ext, host);
-  await call(d, 'morphir.initialize', INIT, 0);
-  const answer = await call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'loop-1');
-  assert.is(answer.error?.code, -32800, JSON.stringify(answer));
-  interrupt = false;
-  assert.ok((await call(d, 'morphir.ping', {}, 2)).result, 'the next call is answered');
-});
-
-Operations('should tell the author when an extension advertising cancellation never read ctx.cancelled in a cancelled call', async () => {
-  for (const poll of [false, true]) {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const running = new Promise<void>((r) => (started = r));
-    const ext = defineExtension({
-      info: { id: 'deaf', name: 'Deaf', version: '1.0.0' },
-      cancellation: true,
-      backend: {
-        targets: ['t'],
-        irVersions: ['3'],
-        async generate(_p, ctx) {
-          started();
-          await gate;
-          if (poll && ctx.cancelled) return { artifacts: [] };
-          return { artifacts: [textArtifact('all.txt', 'done')] };
-        },
-      },
-    });
-    const { host, sent } = fakeHost();
-    const d = createDispatcher(ext, host);
-    await call(d, 'morphir.initialize', INIT, 0);
-    const pending = call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'g');
-    await running;
-    await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'g' } }));
-    release();
-    assert.is((await pending).error?.code, -32800);
-    const warnings = sent.filter((m) => (m as { method?: string }).method === 'morphir.log').map((m) => (m as { params: { message: string } }).params.message);
-    if (poll) assert.equal(warnings, []);
-    else assert.match(warnings.join('\n'), /advertises cancellation .* never read ctx\.cancelled while request "g" was cancelled/);
-  }
 });
 
 Operations('should exit cleanly after shutdown and with 1 mid-session', async () => {
