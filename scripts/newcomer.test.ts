@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ok, packedRuntime, sh } from './testing/packed.ts';
+import { seededRotation } from '../fixtures/testing/tier.ts';
 
 const Newcomer = suite('newcomer :: init of each kind → build → call → test → pack → install → run, from the packed tarball (slow)');
 
@@ -69,9 +70,7 @@ const KINDS: Record<'backend' | 'frontend' | 'validator' | 'transform', Kind> = 
   },
 };
 
-const seed = Number(process.env.MEP_TEST_SEED ?? 0);
-const all = Object.keys(KINDS) as (keyof typeof KINDS)[];
-const chosen = process.env.MEP_LONG_TESTS === '1' ? all : [all[Math.abs(Math.trunc(seed)) % all.length]!];
+const chosen = seededRotation(Object.keys(KINDS) as (keyof typeof KINDS)[]);
 
 for (const name of chosen) {
   Newcomer(`should take a new ${name} from mep init to an installed extension that runs`, async () => {

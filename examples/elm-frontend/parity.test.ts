@@ -22,7 +22,7 @@ import { createSession } from '../../host/src/session/session.ts';
 import type { CompileResult } from '../../host/src/protocol/index.ts';
 import { builtExample, REPO_ROOT } from '../testing/built.ts';
 import { canonicalJson, morphirElmMake } from './testing/morphir-elm-make.ts';
-import { LONG_TESTS, TEST_SEED, seededSample } from '../../fixtures/testing/tier.ts';
+import { seededRotation, seededSample } from '../../fixtures/testing/tier.ts';
 
 const FIXTURES = join(REPO_ROOT, 'fixtures', 'ir');
 const models = readdirSync(FIXTURES).filter((name) => existsSync(join(FIXTURES, name, 'morphir.json')));
@@ -92,8 +92,7 @@ for (const model of models) {
 // test` compiles it in one runtime, chosen by MEP_TEST_SEED (even, the default: the process, a few
 // seconds, with the same bundle and compiler as the wasm build; odd: wasm); `npm run test:long`
 // in both.
-const largeRuntimes = ['process', 'wasm'] as const;
-for (const runtime of LONG_TESTS ? largeRuntimes : [largeRuntimes[TEST_SEED % 2]!]) {
+for (const runtime of seededRotation(['process', 'wasm'] as const)) {
   Parity(`should give morphir-elm make's IR for the 60-module model (1,500 types) :: ${runtime}`, async () => {
     const dir = largeProject();
     const result = await compileIn(runtime, dir, LARGE_LIMITS);

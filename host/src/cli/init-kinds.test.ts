@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
 import { ExtensionManifest } from '../registry/manifest.ts';
+import { seededRotation } from '../../../fixtures/testing/tier.ts';
 
 const Kinds = suite('cli :: mep init --kind');
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -46,8 +47,7 @@ const cases = [
 
 // Each kind is a whole pipeline (scaffold, type-checked build, generated tests in two runtimes):
 // `npm test` runs one, chosen by MEP_TEST_SEED (default 0); `npm run test:long` runs them all.
-const seed = Number(process.env.MEP_TEST_SEED ?? 0);
-const chosen = process.env.MEP_LONG_TESTS === '1' ? cases : [cases[Math.abs(Math.trunc(seed)) % cases.length]!];
+const chosen = seededRotation(cases);
 
 for (const { kind, call, shows } of chosen) {
   Kinds(`should scaffold a ${kind} that type-checks, answers its next step and passes its generated tests in wasm and process`, async () => {
