@@ -5,6 +5,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MepError } from '../../host/src/protocol/errors.ts';
 import { defineExtension } from './define-extension.ts';
+import type { GenerateAnswer } from './answers.ts';
+import type { GenerateContext } from './context.ts';
 import { createDispatcher } from './dispatcher.ts';
 import { textArtifact } from './results.ts';
 import { INIT, call, fakeHost, handlerGate } from './testing/dispatcher-harness.ts';
@@ -24,28 +26,41 @@ Cancel('should advertise cancellation only when the author says its handlers che
   assert.throws(() => defineExtension({ info: { id: 'a', name: 'A', version: '1.0.0' }, cancellation: 'yes' as never, validator }), (e: MepError) => /cancellation/.test(JSON.stringify(e.data)));
 });
 
-Cancel('should report cancellation through the context', async () => {
+/**
+ * A backend whose generate waits at a gate and then runs `after`; the call is cancelled with
+ * $/cancelRequest while it waits. Resolves with the answer and what the guest sent the host.
+ */
+async function cancelledMidCall(after: (ctx: GenerateContext) => GenerateAnswer, { id = 'slow-1', cancellation }: { id?: string; cancellation?: boolean } = {}) {
   const { arrive, arrived, gate, release } = handlerGate();
   const ext = defineExtension({
     info: { id: 'slow', name: 'Slow', version: '1.0.0' },
+    ...(cancellation === undefined ? {} : { cancellation }),
     backend: {
       targets: ['t'],
       irVersions: ['3'],
       async generate(_p, ctx) {
         arrive();
         await gate;
-        ctx.throwIfCancelled();
-        return { artifacts: [] };
+        return after(ctx);
       },
     },
   });
-  const d = createDispatcher(ext, fakeHost().host);
+  const { host, sent } = fakeHost();
+  const d = createDispatcher(ext, host);
   await call(d, 'morphir.initialize', INIT, 0);
-  const pending = call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'slow-1');
+  const pending = call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, id);
   await arrived;
-  await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'slow-1' } }));
+  await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id } }));
   release();
-  assert.is((await pending).error?.code, -32800);
+  return { answer: await pending, sent };
+}
+
+Cancel('should report cancellation through the context', async () => {
+  const { answer } = await cancelledMidCall((ctx) => {
+    ctx.throwIfCancelled();
+    return { artifacts: [] };
+  });
+  assert.is(answer.error?.code, -32800);
 });
 
 Cancel("should answer -32800 when the host's interrupt stopped the handler early (wasm), not its cut-short result", async () => {
@@ -76,29 +91,8 @@ Cancel("should answer -32800 when the host's interrupt stopped the handler early
 
 Cancel('should tell the author when an extension advertising cancellation never read ctx.cancelled in a cancelled call', async () => {
   for (const poll of [false, true]) {
-    const { arrive, arrived, gate, release } = handlerGate();
-    const ext = defineExtension({
-      info: { id: 'deaf', name: 'Deaf', version: '1.0.0' },
-      cancellation: true,
-      backend: {
-        targets: ['t'],
-        irVersions: ['3'],
-        async generate(_p, ctx) {
-          arrive();
-          await gate;
-          if (poll && ctx.cancelled) return { artifacts: [] };
-          return { artifacts: [textArtifact('all.txt', 'done')] };
-        },
-      },
-    });
-    const { host, sent } = fakeHost();
-    const d = createDispatcher(ext, host);
-    await call(d, 'morphir.initialize', INIT, 0);
-    const pending = call(d, 'morphir.backend.generate', { ir: {}, target: 't' }, 'g');
-    await arrived;
-    await d.dispatch(JSON.stringify({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'g' } }));
-    release();
-    assert.is((await pending).error?.code, -32800);
+    const { answer, sent } = await cancelledMidCall((ctx) => (poll && ctx.cancelled ? { artifacts: [] } : { artifacts: [textArtifact('all.txt', 'done')] }), { id: 'g', cancellation: true });
+    assert.is(answer.error?.code, -32800);
     const warnings = sent.filter((m) => (m as { method?: string }).method === 'morphir.log').map((m) => (m as { params: { message: string } }).params.message);
     if (poll) assert.equal(warnings, []);
     else assert.match(warnings.join('\n'), /advertises cancellation .* never read ctx\.cancelled while request "g" was cancelled/);
