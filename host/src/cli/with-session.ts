@@ -5,11 +5,10 @@
  * cancellation, ends it at once), answers the extension's `secret.resolve`, and always ends the
  * session, so no child process or instance outlives the command.
  */
-import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
+import { ErrorCode, MepError } from '../protocol/errors.ts';
 import { Method } from '../protocol/index.ts';
 import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
-import { checkRemoteIdentity } from '../registry/remote.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
 import { memoryLimitUnenforced, outputLimitsOf, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
 import type { Redactor } from '../registry/redact.ts';
@@ -123,14 +122,9 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   const stopProgress = io.isTty && !options.quiet ? session.onProgress((p) => io.status(redactor.scrub(progressLine(p)), p.kind === 'end')) : () => undefined;
   const stopStages = io.verbose ? session.onProgress(stages.progress) : () => undefined;
   try {
-    const init = await session.start().catch((error: unknown) => {
-      // An installed extension served elsewhere whose server now reports another identity than
-      // its lock pins: said as such (reinstall to accept it), not as a disagreement with its claims.
-      const reported = isMepError(error) && error.code === LocalErrorCode.ClaimsMismatch ? (error.data as { reported?: { id: string; version: string } }).reported : undefined;
-      if (spec.runtime === 'http' && reported) checkRemoteIdentity(spec, reported);
-      throw error;
-    });
-    if (spec.runtime === 'http') checkRemoteIdentity(spec, init.extension);
+    // An installed remote that now reports another identity than its lock pins is refused by
+    // its transport (registry/remote.ts), with ERR_REGISTRY, before the session sees the answer.
+    const init = await session.start();
     if (io.verbose) {
       io.err(`extension ${init.extension.id} ${init.extension.version} (${init.extension.name}), ${spec.runtime}, ${spec.path}, protocol ${init.protocolVersion}, started in ${(performance.now() - started).toFixed(1)} ms`);
     }

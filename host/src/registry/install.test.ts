@@ -38,11 +38,11 @@ Install('should pin claims at the first session of a process installed without a
     const paths = registryPaths({ cwd: t.project });
     await installExtension({ source: await writePackage(join(t.root, 'a'), { id: 'acme.a', capabilities: backend('echo') }), paths });
     const installed = await findInstalled(paths, 'acme.a');
-    const { claims, source } = await claimsOf(installed!);
+    const { claims, source } = await claimsOf(installed!, { paths });
     assert.is(source, 'describe');
     assert.equal(claims.capabilities.backend?.targets, ['echo']);
     assert.is(((await readLock(paths.project.lock)).extensions['acme.a']?.claims as { extension: { id: string } }).extension.id, 'acme.a');
-    assert.is((await claimsOf((await findInstalled(paths, 'acme.a'))!)).source, 'lock');
+    assert.is((await claimsOf((await findInstalled(paths, 'acme.a'))!, { paths })).source, 'lock');
 
     const probed = await installExtension({ source: await writePackage(join(t.root, 'b'), { id: 'acme.b', capabilities: backend('x'), fixture: { describe: false } }), paths, probe: true, scope: 'user' });
     assert.is(probed.lock, join(t.home, 'extensions.lock'));
@@ -149,7 +149,7 @@ Install('should refuse to run an artifact tampered with after install, naming th
     const result = await installExtension({ source: await writePackage(join(t.root, 'p'), { id: 'acme.t', capabilities: backend('t') }), paths });
     const artifact = join(result.dir, 'bin/ext.mjs');
     await writeFile(artifact, `${await readFile(artifact, 'utf8')}\n// tampered\n`);
-    const error = await verifyInstalled((await findInstalled(paths, 'acme.t'))!).catch((e) => e);
+    const error = await verifyInstalled((await findInstalled(paths, 'acme.t'))!, { paths }).catch((e) => e);
     assert.is(error.code, LocalErrorCode.Registry);
     assert.equal([error.data.reason, error.data.file, error.data.expected], ['hash-mismatch', artifact, result.entry.sha256]);
     assert.is(error.data.actual, sha256Bytes(new Uint8Array(await readFile(artifact))));
@@ -162,11 +162,11 @@ Install('should refuse to run a package whose extension.json was edited after in
     const paths = registryPaths({ cwd: t.project });
     const result = await installExtension({ source: await writePackage(join(t.root, 'p'), { id: 'acme.m', capabilities: backend('m') }), paths });
     assert.match(result.entry.manifestSha256 ?? '', /^[0-9a-f]{64}$/);
-    assert.ok(await verifyInstalled((await findInstalled(paths, 'acme.m'))!));
+    assert.ok(await verifyInstalled((await findInstalled(paths, 'acme.m'))!, { paths }));
     const manifest = join(result.dir, 'extension.json');
     const edited = { ...JSON.parse(await readFile(manifest, 'utf8')), env: { LEAK: 'yes' } };
     await writeFile(manifest, JSON.stringify(edited));
-    const error = await verifyInstalled((await findInstalled(paths, 'acme.m'))!).catch((e) => e);
+    const error = await verifyInstalled((await findInstalled(paths, 'acme.m'))!, { paths }).catch((e) => e);
     assert.is(error.code, LocalErrorCode.Registry);
     assert.equal([error.data.reason, error.data.file, error.data.expected], ['hash-mismatch', manifest, result.entry.manifestSha256]);
   }),

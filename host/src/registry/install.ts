@@ -20,10 +20,7 @@ import { openTransport } from './launch.ts';
 import { readLock, updateLock } from './lock.ts';
 import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, entryOf, readManifest, readManifestFile } from './manifest.ts';
-import { approvedSecrets } from './config.ts';
-import { createRedactor } from './redact.ts';
 import { remoteSpecOf, remoteToken, stageRemotePackage } from './remote.ts';
-import { createSecretResolver } from './secrets.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
 import { packageDirOf, pathExists } from './paths.ts';
@@ -103,7 +100,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
     let claims: ClaimSet | undefined;
     if (probe) {
       const timeoutMs = options.timeoutMs ?? 10_000;
-      const spec = manifest.runtime === 'http' ? remoteSpecOf(manifest, { token: await installToken(manifest, options.paths) }) : launchSpecOf(manifest, staged.dir);
+      const spec = manifest.runtime === 'http' ? remoteSpecOf(manifest, { token: await remoteToken(manifest, { paths: options.paths }) }) : launchSpecOf(manifest, staged.dir);
       const opened = await openTransport(spec);
       const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
       claims = (await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs })).claims;
@@ -130,19 +127,6 @@ export async function installExtension(options: InstallOptions): Promise<Install
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
-}
-
-/** The token a remote package names, resolved as its sessions will resolve it (listed, approved). */
-async function installToken(manifest: ExtensionManifest, paths: RegistryPaths): Promise<string | undefined> {
-  if (manifest.token === undefined) return undefined;
-  const resolveSecret = createSecretResolver({
-    extension: manifest.id,
-    requested: manifest.permissions?.secrets ?? [],
-    approved: await approvedSecrets(paths, manifest.id),
-    baseDir: paths.projectRoot,
-    redactor: createRedactor(),
-  });
-  return remoteToken(manifest, resolveSecret);
 }
 
 /**

@@ -19,6 +19,7 @@ import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
 import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import { processClockEnv } from './launch-grants.ts';
+import { withPinnedIdentity } from './remote.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
 /**
@@ -78,8 +79,10 @@ export interface LaunchSpec {
   wasm?: WasmLaunchOptions;
   /**
    * An installed `http` extension (registry/remote.ts): its bearer token, resolved from the
-   * manifest's secret reference, and the identity the lock pins. When set, `MEP_HTTP_TOKEN` is
-   * not sent (a token the user gave for one server never goes to an installed one's URL).
+   * manifest's secret reference when the spec is made (prepare.ts, verifyInstalled), and the
+   * identity the lock pins, which every session opened on it must report. When set,
+   * `MEP_HTTP_TOKEN` is not sent (a token the user gave for one server never goes to an
+   * installed one's URL).
    */
   remote?: { token?: string; identity?: { id: string; version: string } };
 }
@@ -183,7 +186,9 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     // The token of the server: an installed extension's from its manifest's secret, else the
     // one the user gave for a URL; never logged (the transport names the URL only).
     const token = spec.remote ? spec.remote.token : process.env.MEP_HTTP_TOKEN;
-    return createHttpTransport({ url: spec.path, name: spec.name, ...(token ? { token } : {}), ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
+    const transport = createHttpTransport({ url: spec.path, name: spec.name, ...(token ? { token } : {}), ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
+    // An installed one must still be what its lock pins: checked on every session's handshake.
+    return withPinnedIdentity(transport, spec);
   }
   if (spec.runtime === 'wasm') {
     const limits = wasmLimitsOf(spec);

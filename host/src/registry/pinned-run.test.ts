@@ -32,7 +32,7 @@ async function installed(t: TempProject, entry = 'bin/ext.mjs'): Promise<{ spec:
   await installExtension({ source: pkg, paths, probe: false });
   const found = await findInstalled(paths, 'acme.pin');
   assert.ok(found);
-  return { spec: await verifyInstalled(found), dir: found.dir, entryPath: found.artifact };
+  return { spec: await verifyInstalled(found, { paths }), dir: found.dir, entryPath: found.artifact };
 }
 
 /** A script that reports the id `evil` and leaves a mark beside itself. */
@@ -89,7 +89,7 @@ Pinned('should refuse the manifest that was read when the file is restored befor
     const found = await findInstalled(paths, 'acme.pin');
     await writeFile(manifestPath, good);
     assert.ok(found);
-    assert.is(await rejectionCode(verifyInstalled(found)), LocalErrorCode.Registry);
+    assert.is(await rejectionCode(verifyInstalled(found, { paths })), LocalErrorCode.Registry);
   }),
 );
 
@@ -103,7 +103,7 @@ Pinned('should compile only the verified bytes of a wasm module swapped after it
     await installExtension({ source: pkg, paths, probe: false });
     const found = await findInstalled(paths, 'acme.w');
     assert.ok(found);
-    const spec = await verifyInstalled(found);
+    const spec = await verifyInstalled(found, { paths });
     await writeFile(`${found.artifact}.new`, loadWatFixture('trap'));
     await rename(`${found.artifact}.new`, found.artifact);
     assert.is(await rejectionCode(openTransport(spec)), LocalErrorCode.Registry);

@@ -18,6 +18,7 @@ import { openTransport } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
 import { lockEntryOf, updateLock } from './lock.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
+import { remoteToken, type TokenContext } from './remote.ts';
 
 /** Options for reading claims that are not pinned yet. */
 export interface ClaimReadOptions {
@@ -63,13 +64,21 @@ export async function checkInstalled(installed: InstalledExtension): Promise<voi
 }
 
 /**
- * Verifies `installed` against its lock and returns its launch spec. Throws MepError(ERR_REGISTRY)
- * when it is not pinned, disagrees with its pin, or its artifact's hash changed. What runs is
- * what was hashed: a wasm module is checked again on the bytes that are compiled; a process
- * entry runs from a private copy of the bytes that were hashed (pinned-copy.ts), in the package
- * directory as its working directory.
+ * What readying an installed extension needs besides it: the registry it was found in (whose
+ * configuration approves a remote's token) and the run's redactor (which takes the token).
  */
-export async function verifyInstalled(installed: InstalledExtension): Promise<LaunchSpec> {
+export type LaunchContext = TokenContext;
+
+/**
+ * Verifies `installed` against its lock and returns its launch spec, the whole plan of how it
+ * runs. Throws MepError(ERR_REGISTRY) when it is not pinned, disagrees with its pin, its
+ * artifact's hash changed, or (served elsewhere) its token cannot be resolved. What runs is what
+ * was hashed: a wasm module is checked again on the bytes that are compiled; a process entry
+ * runs from a private copy of the bytes that were hashed (pinned-copy.ts), in the package
+ * directory as its working directory; a remote is sent its token and must report the pinned
+ * identity on every session (remote.ts).
+ */
+export async function verifyInstalled(installed: InstalledExtension, context: LaunchContext): Promise<LaunchSpec> {
   const pin = checkedPin(installed);
   const spec = launchSpecOf(installed.manifest, installed.dir);
   const artifact = { extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock };
@@ -80,7 +89,8 @@ export async function verifyInstalled(installed: InstalledExtension): Promise<La
     if (pin.url !== installed.manifest.url || pin.identity === undefined) {
       throw refuse(installed, `${installed.lock} does not pin its URL and identity (${installed.manifest.url}). Reinstall it with 'mep install <source>'.`, 'not-locked');
     }
-    return { ...spec, remote: { identity: { id: pin.identity.id, version: pin.identity.version } } };
+    const token = await remoteToken(installed.manifest, context);
+    return { ...spec, remote: { identity: { id: pin.identity.id, version: pin.identity.version }, ...(token === undefined ? {} : { token }) } };
   }
   if (installed.manifest.runtime === 'wasm') {
     await verifyArtifact(artifact);
@@ -93,7 +103,7 @@ export async function verifyInstalled(installed: InstalledExtension): Promise<La
  * The claim set of a verified extension: the pinned one, or (first session of a process
  * extension installed without `--probe`) read from the artifact and pinned in its lock.
  */
-export async function claimsOf(installed: InstalledExtension, options: ClaimReadOptions = {}): Promise<{ claims: ClaimSet; source: 'lock' | 'describe' | 'session' }> {
+export async function claimsOf(installed: InstalledExtension, context: LaunchContext, options: ClaimReadOptions = {}): Promise<{ claims: ClaimSet; source: 'lock' | 'describe' | 'session' }> {
   const pinned = installed.lockEntry?.claims;
   if (pinned !== undefined) {
     try {
@@ -102,7 +112,7 @@ export async function claimsOf(installed: InstalledExtension, options: ClaimRead
       throw refuse(installed, `the claim set pinned in ${installed.lock} is unreadable (${(error as Error).message}). Reinstall it.`, 'bad-claims');
     }
   }
-  const spec = await verifyInstalled(installed);
+  const spec = await verifyInstalled(installed, context);
   const timeoutMs = options.timeoutMs ?? 10_000;
   const opened = await openTransport(spec);
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;

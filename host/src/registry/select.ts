@@ -1,7 +1,8 @@
 /**
  * Provider selection: among installed extensions, the ones whose claims meet the need; the
  * project scope is consulted before the user scope, and two candidates in the same scope are an
- * "ambiguous provider" error. The winner is verified against its lock before it is returned.
+ * "ambiguous provider" error. The winner is verified against its lock before it is returned
+ * (a remote's token resolved with `options.redactor` taking it).
  */
 import type { ClaimSet } from '../protocol/index.ts';
 import { LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
@@ -14,6 +15,7 @@ import { describeNeed, matchNeed } from './provider-need.ts';
 import type { ProviderNeed } from './provider-need.ts';
 import { scopesOf } from './paths.ts';
 import type { RegistryPaths } from './paths.ts';
+import type { Redactor } from './redact.ts';
 
 /** A provider chosen and verified, ready to launch. */
 export interface SelectedProvider {
@@ -32,7 +34,8 @@ export interface SelectedProvider {
  * @example
  * const provider = await selectProvider(registryPaths({ cwd }), { kind: 'backend', target: 'avro', irVersion: '3' });
  */
-export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, options: ClaimReadOptions = {}): Promise<SelectedProvider> {
+export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, options: ClaimReadOptions & { redactor?: Redactor } = {}): Promise<SelectedProvider> {
+  const context = { paths, ...(options.redactor ? { redactor: options.redactor } : {}) };
   const { extensions, problems } = await discoverExtensions(paths);
   const nearMisses: string[] = [];
   const unreadable: string[] = problems.map((p) => `${p.dir}: ${p.message}`);
@@ -42,7 +45,7 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
     for (const installed of extensions.filter((e) => e.scope === scope.scope)) {
       let claims: ClaimSet;
       try {
-        claims = (await claimsOf(installed, options)).claims;
+        claims = (await claimsOf(installed, context, options)).claims;
       } catch (error) {
         if (!isMepError(error)) throw error;
         unreadable.push(`${installed.id}: ${error.message}`);
@@ -62,7 +65,7 @@ export async function selectProvider(paths: RegistryPaths, need: ProviderNeed, o
       );
     }
     const [chosen] = matches;
-    if (chosen) return { ...chosen, spec: await verifyInstalled(chosen.installed) };
+    if (chosen) return { ...chosen, spec: await verifyInstalled(chosen.installed, context) };
   }
   // One extension that could not even be read (tampered, broken) is the likelier intended
   // provider: its own refusal says more than "no provider".

@@ -19,7 +19,7 @@ import type { LaunchSpec } from '../../registry/launch.ts';
 import { registryPaths } from '../../registry/paths.ts';
 import type { RegistryPaths } from '../../registry/paths.ts';
 import { claimsOf, verifyInstalled } from '../../registry/prepare.ts';
-import type { ClaimReadOptions } from '../../registry/prepare.ts';
+import type { ClaimReadOptions, LaunchContext } from '../../registry/prepare.ts';
 import { matchNeed } from '../../registry/provider-need.ts';
 import type { ProviderNeed } from '../../registry/provider-need.ts';
 import { selectProvider } from '../../registry/select.ts';
@@ -54,6 +54,15 @@ export function cliRegistryPaths(io: Io): RegistryPaths {
   return registryPaths({ cwd: io.cwd, env: process.env });
 }
 
+/**
+ * What readying an installed extension needs from the run: the registry (its configuration
+ * approves a remote's token) and the run's redactor, which takes the token, so nothing the run
+ * prints (a careless server echoing it included) shows it.
+ */
+function launchContextOf(io: Io): LaunchContext {
+  return { paths: cliRegistryPaths(io), redactor: io.redactor };
+}
+
 function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
   return {
     wrapTransport: options.wrapTransport,
@@ -83,7 +92,7 @@ async function findArgument(argument: string, io: Io, limits: ExtensionLimits | 
   }
   // A name is looked up among installed extensions only, never in the working directory.
   const installed = isExtensionId(argument) ? await findInstalled(cliRegistryPaths(io), argument) : undefined;
-  if (installed) return { spec: withGrants(withLimits(await verifyInstalled(installed), limits), grants), installed };
+  if (installed) return { spec: withGrants(withLimits(await verifyInstalled(installed, launchContextOf(io)), limits), grants), installed };
   return {};
 }
 
@@ -115,7 +124,7 @@ export async function resolveExtensionArgument(argument: string, io: Io, options
   const { spec, installed, info } = await findArgument(argument, io, options.limits, options.grants);
   if (spec && !installed) return { spec };
   if (spec && installed) {
-    const { claims } = await claimsOf(installed, claimOptions(io, options));
+    const { claims } = await claimsOf(installed, launchContextOf(io), claimOptions(io, options));
     return { spec, installed, claims };
   }
   if (!looksLikePath(argument)) throw await notInstalled(argument, io);
@@ -137,7 +146,7 @@ export async function resolveProvider(argument: string | undefined, need: Provid
     }
     return resolved;
   }
-  const selected = await selectProvider(cliRegistryPaths(io), need, claimOptions(io, options));
+  const selected = await selectProvider(cliRegistryPaths(io), need, { ...claimOptions(io, options), redactor: io.redactor });
   if (io.verbose) io.err(`selected ${selected.installed.id} ${selected.installed.manifest.version} from ${selected.installed.dir}`);
   return { spec: withGrants(withLimits(selected.spec, options.limits), options.grants), installed: selected.installed, claims: selected.claims, ...(selected.language ? { language: selected.language } : {}) };
 }

@@ -15,7 +15,6 @@ import { warmTransport } from '../../registry/launch.ts';
 import type { ProviderNeed } from '../../registry/provider-need.ts';
 import type { Redactor } from '../../registry/redact.ts';
 import { createSecretResolver } from '../../registry/secrets.ts';
-import { remoteToken } from '../../registry/remote.ts';
 import type { Session } from '../../session/session.ts';
 import { detectIrVersion } from '../../session/ir-version.ts';
 import { UsageError } from '../exit-codes.ts';
@@ -181,11 +180,6 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
           },
         })
       : undefined;
-    // An installed extension served elsewhere: its token, resolved like any secret it asks for.
-    if (installed?.manifest.runtime === 'http' && resolveSecret) {
-      const token = await remoteToken(installed.manifest, resolveSecret);
-      if (token !== undefined) provider.spec = { ...provider.spec, remote: { ...provider.spec.remote, token } };
-    }
     let extension = provider.spec.name;
     const result = await withSession(
       provider.spec,

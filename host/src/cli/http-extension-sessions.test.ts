@@ -1,0 +1,164 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { join } from 'node:path';
+import { installExtension } from '../registry/install.ts';
+import { registryPaths } from '../registry/paths.ts';
+import { tempProject, type TempProject } from '../registry/test-support.ts';
+import { ServeMethod } from '../serve/methods.ts';
+import { postRpc } from '../serve/testing/http.ts';
+import { createLineClient } from '../serve/testing/line-client.ts';
+import { captureIo } from './io.ts';
+import { main } from './main.ts';
+import { startRemote, writeRemotePackage, type TestRemote } from './testing/remote-server.ts';
+
+const TOKEN = 'remote-token-0123456789-abcdefghij';
+const REFERENCE = 'env("ACME_REMOTE_TOKEN")';
+const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
+
+/**
+ * One token-protected remote, installed once (approved, pinned at 1.0.0) in one project that
+ * every case shares; each case resets the version it reports and what it recorded.
+ */
+const fixture: { t?: TempProject; remote?: TestRemote } = {};
+const t = (): TempProject => fixture.t as TempProject;
+const remote = (): TestRemote => fixture.remote as TestRemote;
+
+async function run(argv: string[]): Promise<{ code: number; output: string }> {
+  const io = captureIo(t().project);
+  const code = await main(argv, io);
+  return { code, output: [...io.stdout, ...io.stderr].join('\n') };
+}
+
+/** Every POST the remote got since the case began carried the token. */
+function everyPostAuthorized(): void {
+  assert.ok(remote().authorizations.length > 0, 'the remote was asked');
+  assert.equal([...new Set(remote().authorizations)], [`Bearer ${TOKEN}`]);
+}
+
+const Sessions = suite('every command that opens a session to an installed, token-protected http extension');
+
+Sessions.before(async () => {
+  fixture.t = await tempProject();
+  fixture.remote = await startRemote({ token: TOKEN });
+  process.env.ACME_REMOTE_TOKEN = TOKEN;
+  const paths = registryPaths({ cwd: t().project });
+  await mkdir(join(t().project, '.mep'), { recursive: true });
+  await writeFile(paths.project.config, JSON.stringify({ secrets: { 'acme.remote': [REFERENCE] } }));
+  await installExtension({ source: await writeRemotePackage(t().root, { url: remote().url, token: REFERENCE, permissions: { secrets: [REFERENCE] } }), paths });
+  await writeFile(join(t().project, 'ir.json'), JSON.stringify(ir));
+});
+
+Sessions.before.each(() => {
+  remote().state.version = '1.0.0';
+  remote().authorizations.length = 0;
+});
+
+Sessions.after(async () => {
+  delete process.env.ACME_REMOTE_TOKEN;
+  await remote().close();
+  await t().cleanup();
+});
+
+Sessions('mep conformance sends the token on every request and passes', async () => {
+  const result = await run(['conformance', 'acme.remote', '--filter', 'initialize with a']);
+  assert.is(result.code, 0, result.output);
+  assert.match(result.output, /2 passed, 0 failed/);
+  everyPostAuthorized();
+  assert.not.match(result.output, TOKEN);
+});
+
+Sessions('mep call and mep describe send the token, and a server that echoes it never gets it printed', async () => {
+  const ping = await run(['call', 'acme.remote', 'morphir.ping']);
+  assert.is(ping.code, 0, ping.output);
+  const describe = await run(['describe', 'acme.remote']);
+  assert.is(describe.code, 0, describe.output);
+  assert.match(describe.output, /acme\.remote/);
+  const echoed = await run(['call', 'acme.remote', 'acme.echo-authorization']);
+  assert.is.not(echoed.code, 0);
+  assert.match(echoed.output, /not allowed for/);
+  everyPostAuthorized();
+  for (const output of [ping.output, describe.output, echoed.output]) assert.not.match(output, TOKEN);
+});
+
+Sessions('mep conformance and mep call refuse a server that now reports another identity (ERR_REGISTRY), naming the pin', async () => {
+  remote().state.version = '2.0.0';
+  const conformance = await run(['conformance', 'acme.remote', '--filter', 'initialize with an integer', '--json']);
+  assert.is.not(conformance.code, 0, conformance.output);
+  assert.match(conformance.output, /pins acme\.remote 1\.0\.0/);
+  const call = await run(['call', 'acme.remote', 'morphir.ping', '--json']);
+  assert.is(call.code, 3, call.output);
+  assert.match(call.output, /ERR_REGISTRY/);
+  assert.match(call.output, /acme\.remote 2\.0\.0/);
+  assert.match(call.output, /mep install/);
+  everyPostAuthorized();
+});
+
+/** `mep serve --socket` in this process; stopped with server/shutdown. */
+async function withSocketServe(fn: (request: (method: string, params: unknown) => Promise<Record<string, unknown>>) => Promise<void>): Promise<string> {
+  const path = join(t().root, `serve-${Math.random().toString(36).slice(2)}.sock`);
+  const io = captureIo(t().project);
+  const served = main(['serve', '--socket', path, '--verbose'], io);
+  while (!io.stderr.some((line) => line.includes('listening on'))) await new Promise((r) => setTimeout(r, 10));
+  const socket = connect(path);
+  const client = createLineClient((bytes) => socket.write(bytes));
+  socket.on('data', (chunk) => client.push(chunk));
+  let id = 0;
+  try {
+    await fn((method, params) => client.request(++id, method, params));
+  } finally {
+    await client.request(++id, ServeMethod.Shutdown, {});
+    socket.destroy();
+    assert.is(await served, 0);
+  }
+  return io.stderr.join('\n');
+}
+
+Sessions('mep serve --socket proxying it sends the token, and refuses a changed identity with ERR_REGISTRY for that client', async () => {
+  const stderr = await withSocketServe(async (request) => {
+    remote().state.version = '2.0.0';
+    const refused = await request(ServeMethod.Open, { extension: 'acme.remote' });
+    const error = refused.error as { message: string; data?: { localCode?: string } };
+    assert.is(error.data?.localCode, 'ERR_REGISTRY', JSON.stringify(refused));
+    assert.match(error.message, /pins acme\.remote 1\.0\.0/);
+
+    remote().state.version = '1.0.0';
+    const opened = await request(ServeMethod.Open, { extension: 'acme.remote' });
+    const sessionId = (opened.result as { sessionId: string }).sessionId;
+    const generated = await request(ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: {} } });
+    assert.is((generated.result as { success: boolean }).success, true, JSON.stringify(generated));
+    const echoed = await request(ServeMethod.Call, { sessionId, method: 'acme.echo-authorization', params: {} });
+    assert.ok(echoed.error, JSON.stringify(echoed));
+  });
+  everyPostAuthorized();
+  assert.not.match(stderr, TOKEN);
+});
+
+Sessions('mep serve --http proxying it sends the token, and refuses a changed identity with ERR_REGISTRY for that call', async () => {
+  const io = captureIo(t().project);
+  const served = main(['serve', '--http', '127.0.0.1:0', '--verbose'], io);
+  try {
+    let url: string | undefined;
+    while (!(url = io.stderr.map((line) => /listening on (\S+)/.exec(line)?.[1]).find(Boolean))) await new Promise((r) => setTimeout(r, 10));
+    const route = `${url}/extensions/acme.remote`;
+    remote().state.version = '2.0.0';
+    const refused = await postRpc(route, { jsonrpc: '2.0', id: 0, method: 'morphir.initialize', params: { protocolVersions: ['0.1'], host: { name: 'test', version: '0' }, capabilities: {} } });
+    assert.is(refused.status, 200);
+    const error = refused.body.error as { message: string; data?: { localCode?: string } };
+    assert.is(error?.data?.localCode, 'ERR_REGISTRY', JSON.stringify(refused.body));
+    assert.match(error.message, /pins acme\.remote 1\.0\.0/);
+
+    remote().state.version = '1.0.0';
+    const generated = await postRpc(route, { jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: {} } });
+    assert.is((generated.body.result as { success: boolean } | undefined)?.success, true, JSON.stringify(generated.body));
+    await postRpc(route, { jsonrpc: '2.0', id: 2, method: 'acme.echo-authorization', params: {} });
+  } finally {
+    process.emit('SIGTERM');
+    assert.is(await served, 0);
+  }
+  everyPostAuthorized();
+  assert.not.match(io.stderr.join('\n'), TOKEN);
+});
+
+Sessions.run();
