@@ -142,16 +142,20 @@ Sessions('mep serve --http proxying it sends the token, and refuses a changed id
     let url: string | undefined;
     while (!(url = io.stderr.map((line) => /listening on (\S+)/.exec(line)?.[1]).find(Boolean))) await new Promise((r) => setTimeout(r, 10));
     const route = `${url}/extensions/acme.remote`;
+    const generate = { jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: {} } };
+    const generated = await postRpc(route, generate);
+    assert.is((generated.body.result as { success: boolean } | undefined)?.success, true, JSON.stringify(generated.body));
+
+    // The server behind it changes after a call was served: the next call is refused, not served
+    // on a session the pool kept from before.
     remote().state.version = '2.0.0';
-    const refused = await postRpc(route, { jsonrpc: '2.0', id: 0, method: 'morphir.initialize', params: { protocolVersions: ['0.1'], host: { name: 'test', version: '0' }, capabilities: {} } });
+    const refused = await postRpc(route, generate);
     assert.is(refused.status, 200);
     const error = refused.body.error as { message: string; data?: { localCode?: string } };
     assert.is(error?.data?.localCode, 'ERR_REGISTRY', JSON.stringify(refused.body));
     assert.match(error.message, /pins acme\.remote 1\.0\.0/);
 
     remote().state.version = '1.0.0';
-    const generated = await postRpc(route, { jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: {} } });
-    assert.is((generated.body.result as { success: boolean } | undefined)?.success, true, JSON.stringify(generated.body));
     await postRpc(route, { jsonrpc: '2.0', id: 2, method: 'acme.echo-authorization', params: {} });
   } finally {
     process.emit('SIGTERM');

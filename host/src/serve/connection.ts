@@ -29,6 +29,11 @@ export interface OpenedExtension {
   requestTimeoutMs?: number;
   /** What one generate call may write (the server's `--max-output`, `--max-output-files`). */
   outputLimits?: OutputLimits;
+  /**
+   * The session must not serve a second HTTP request (an installed extension served elsewhere:
+   * its pinned identity is checked on each session's handshake, so each call gets one). Default false.
+   */
+  oneRequest?: boolean;
 }
 
 /** Starts the extension a client asked for; the served host's platform dependency. */

@@ -4,7 +4,8 @@
  * request borrows one started session of its extension for the length of the call, alone, and
  * gives it back. The extension still sees MEP's lifecycle in order (initialize, initialized,
  * operations, shutdown, exit) whatever the HTTP clients send; `fresh` runs every request in a
- * session of its own, closed right after it.
+ * session of its own, closed right after it, as the pool always does for a session its opener
+ * marks `oneRequest` (an installed remote, whose pinned identity each handshake checks).
  */
 import type { InitializeResult } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
@@ -57,6 +58,8 @@ interface Entry {
   /** The slot of the server this session holds. */
   releaseSlot: () => void;
   dead: boolean;
+  /** Retired after its request, never kept idle (the opener said so: an installed remote). */
+  oneRequest: boolean;
 }
 
 /** Create the pool of {@link SessionPoolOptions.server}. */
@@ -94,10 +97,10 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
       releaseSlot();
       throw error;
     }
-    const { transport, claims, requestTimeoutMs, outputLimits } = opened;
+    const { transport, claims, requestTimeoutMs, outputLimits, oneRequest = false } = opened;
     const session = createSession({ transport, claims, requestTimeoutMs: options.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: server.closeGraceMs, ...(outputLimits ? { outputLimits } : {}) });
     const served = createServedSession(id, session, transport, notify);
-    const entry: Entry = { key: extension, served, initialize: undefined as unknown as InitializeResult, listener: undefined, releaseSlot, dead: false };
+    const entry: Entry = { key: extension, served, initialize: undefined as unknown as InitializeResult, listener: undefined, releaseSlot, dead: false, oneRequest };
     holder.entry = entry;
     all.add(entry);
     // The extension ended on its own (crash, memory limit, deadline kill): never lend it again.
@@ -124,7 +127,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
         released = true;
         entry.listener = undefined;
         const list = idle.get(entry.key) ?? [];
-        if (closed || entry.dead || entry.served.session.state !== 'ready' || list.length >= maxIdle) {
+        if (closed || entry.dead || entry.oneRequest || entry.served.session.state !== 'ready' || list.length >= maxIdle) {
           if (!entry.dead) void retire(entry);
           return;
         }

@@ -33,6 +33,8 @@ export function createNodeOpener(options: NodeOpenerOptions = {}): OpenExtension
     const wasm = { ...spec.wasm, isolation: 'worker' as const, limits: { ...spec.wasm?.limits, ...request.runtime?.limits } };
     const launched = { ...spec, wasm };
     // A client that leaves mid-open aborts `signal`: a wasm guest still starting is stopped then.
-    return { transport: await openTransport(launched, log, { signal }), requestTimeoutMs: requestTimeoutOf(launched), outputLimits: outputLimitsOf(launched), ...(claims ? { claims } : {}) };
+    // An installed remote: a session per HTTP request, so every call is on a handshake that checked its pinned identity.
+    const oneRequest = spec.runtime === 'http' && spec.remote?.identity !== undefined;
+    return { transport: await openTransport(launched, log, { signal }), requestTimeoutMs: requestTimeoutOf(launched), outputLimits: outputLimitsOf(launched), ...(claims ? { claims } : {}), ...(oneRequest ? { oneRequest } : {}) };
   };
 }
