@@ -82,6 +82,21 @@ Sessions('mep call and mep describe send the token, and a server that echoes it 
   for (const output of [ping.output, describe.output, echoed.output]) assert.not.match(output, TOKEN);
 });
 
+Sessions('mep call of the URL itself sends MEP_HTTP_TOKEN, and a server that echoes it never gets it printed', async () => {
+  process.env.MEP_HTTP_TOKEN = TOKEN;
+  try {
+    const ping = await run(['call', remote().url, 'morphir.ping']);
+    assert.is(ping.code, 0, ping.output);
+    const echoed = await run(['call', remote().url, 'acme.echo-authorization']);
+    assert.is.not(echoed.code, 0);
+    assert.match(echoed.output, /not allowed for/);
+    everyPostAuthorized();
+    for (const output of [ping.output, echoed.output]) assert.not.match(output, TOKEN);
+  } finally {
+    delete process.env.MEP_HTTP_TOKEN;
+  }
+});
+
 Sessions('mep conformance and mep call refuse a server that now reports another identity (ERR_REGISTRY), naming the pin', async () => {
   remote().state.version = '2.0.0';
   const conformance = await run(['conformance', 'acme.remote', '--filter', 'initialize with an integer', '--json']);

@@ -78,11 +78,13 @@ export interface LaunchSpec {
    */
   wasm?: WasmLaunchOptions;
   /**
-   * An installed `http` extension (registry/remote.ts): its bearer token, resolved from the
-   * manifest's secret reference when the spec is made (prepare.ts, verifyInstalled), and the
-   * identity the lock pins, which every session opened on it must report. When set,
-   * `MEP_HTTP_TOKEN` is not sent (a token the user gave for one server never goes to an
-   * installed one's URL).
+   * The credentials and pin of an `http` extension, decided where the spec is made: an
+   * installed one's bearer token, resolved from the manifest's secret reference
+   * (prepare.ts, verifyInstalled), and the identity the lock pins, which every session opened on
+   * it must report (registry/remote.ts); for a URL given as is, the token the user gave for it,
+   * if any. When set, `MEP_HTTP_TOKEN` is not read here (a token the user gave for one server
+   * never goes to an installed one's URL, nor does `mep serve`'s own to a server behind it);
+   * unset, it is sent (a spec made by `specFromUrl` in a program).
    */
   remote?: { token?: string; identity?: { id: string; version: string } };
 }

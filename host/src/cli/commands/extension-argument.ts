@@ -47,6 +47,12 @@ export interface ResolveOptions {
   limits?: ExtensionLimits;
   /** Clock and randomness granted on the command line, added to what the manifest asks. */
   grants?: ClockRandomGrants;
+  /**
+   * Send `MEP_HTTP_TOKEN` to an extension given as a URL (a client's token for that server).
+   * Default true; `mep serve` says false: there `MEP_HTTP_TOKEN` is the server's own token,
+   * which must not go on to another server (one behind it takes `user:token@` in its URL).
+   */
+  urlTokenFromEnv?: boolean;
 }
 
 /** The registry paths of a CLI run: the project is the working directory. */
@@ -81,9 +87,16 @@ export function looksLikePath(argument: string): boolean {
 }
 
 /** What an `--extension` argument names: a file's spec, or an installed extension's (verified) spec. */
-async function findArgument(argument: string, io: Io, limits: ExtensionLimits | undefined, grants?: ClockRandomGrants): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
-  // An extension served elsewhere: nothing to find here, the transport reaches it.
-  if (isExtensionUrl(argument)) return { spec: withLimits(specFromUrl(argument), limits) };
+async function findArgument(argument: string, io: Io, options: ResolveOptions): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {
+  const { limits, grants } = options;
+  // An extension served elsewhere: nothing to find here, the transport reaches it with the
+  // token decided now (URL userinfo aside).
+  if (isExtensionUrl(argument)) {
+    const token = options.urlTokenFromEnv === false ? undefined : process.env.MEP_HTTP_TOKEN;
+    // Scrubbed from everything the run prints (a server may echo it in an error).
+    if (token) io.redactor.add(token);
+    return { spec: withLimits(specFromUrl(argument, { remote: token ? { token } : {} }), limits) };
+  }
   if (looksLikePath(argument)) {
     const path = resolve(io.cwd, argument);
     const info = await stat(path).catch(() => undefined);
@@ -112,7 +125,7 @@ async function notInstalled(argument: string, io: Io): Promise<MepError> {
  * started or written), or undefined when the argument names nothing; for starting it ahead.
  */
 export async function launchSpecOfArgument(argument: string, io: Io, limits?: ExtensionLimits, grants?: ClockRandomGrants): Promise<LaunchSpec | undefined> {
-  return (await findArgument(argument, io, limits, grants)).spec;
+  return (await findArgument(argument, io, { ...(limits ? { limits } : {}), ...(grants ? { grants } : {}) })).spec;
 }
 
 /**
@@ -121,7 +134,7 @@ export async function launchSpecOfArgument(argument: string, io: Io, limits?: Ex
  * MepError(ERR_USAGE, `data.reason: 'not-installed'`) for a name nobody installed.
  */
 export async function resolveExtensionArgument(argument: string, io: Io, options: ResolveOptions = {}): Promise<ResolvedExtension> {
-  const { spec, installed, info } = await findArgument(argument, io, options.limits, options.grants);
+  const { spec, installed, info } = await findArgument(argument, io, options);
   if (spec && !installed) return { spec };
   if (spec && installed) {
     const { claims } = await claimsOf(installed, launchContextOf(io), claimOptions(io, options));

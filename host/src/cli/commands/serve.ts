@@ -41,7 +41,8 @@ ${LIMIT_HELP}
     io.verbose = Boolean(values.verbose);
     const limits = parseLimitFlags(values);
     const server = createHostServer({
-      open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits }) }),
+      // MEP_HTTP_TOKEN is this server's own token here: never sent on to an extension at a URL.
+      open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits, urlTokenFromEnv: false }) }),
       ...(values['max-sessions'] === undefined ? {} : { maxSessions: positiveCount(values['max-sessions'], '--max-sessions') }),
       compileProject: createNodeProjectCompiler(io.cwd),
       // A client's line wraps the message for the extension: let it be as large, plus its envelope.

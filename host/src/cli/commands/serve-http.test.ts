@@ -1,0 +1,89 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { postRpc } from '../../serve/testing/http.ts';
+import { captureIo } from '../io.ts';
+import { main } from '../main.ts';
+import { startRemote, type TestRemote } from '../testing/remote-server.ts';
+
+const SERVER_TOKEN = 'the-servers-own-token-0123456789';
+const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'morphir.ping' });
+
+/** `mep serve --http 127.0.0.1:0 …` in this process, until `fn` is done (then SIGTERM, as systemd stops it). */
+async function withServe(args: string[], fn: (url: string) => Promise<void>): Promise<{ code: number; stderr: string }> {
+  const io = captureIo(process.cwd());
+  const served = main(['serve', '--http', '127.0.0.1:0', '--verbose', ...args], io);
+  let url: string | undefined;
+  let code: number | undefined;
+  void served.then((c) => (code = c));
+  while (code === undefined && !(url = io.stderr.map((line) => /listening on (\S+)/.exec(line)?.[1]).find(Boolean))) await new Promise((r) => setTimeout(r, 10));
+  if (url !== undefined) {
+    try {
+      await fn(url);
+    } finally {
+      process.emit('SIGTERM');
+    }
+  }
+  return { code: await served, stderr: io.stderr.join('\n') };
+}
+
+let remote: TestRemote | undefined;
+let dir = '';
+const Token = suite("mep serve --http :: its own token (--token-file, MEP_HTTP_TOKEN)");
+Token.before(async () => {
+  remote = await startRemote();
+  dir = await mkdtemp(join(tmpdir(), 'mep-serve-token-'));
+});
+Token.after(async () => {
+  await remote?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+Token.before.each(() => void (remote as TestRemote).authorizations.splice(0));
+
+Token('should ask clients for the token of --token-file, never print it, and never send it on to an extension served at a URL', async () => {
+  const file = join(dir, 'token');
+  await writeFile(file, `${SERVER_TOKEN}\n`);
+  const { code, stderr } = await withServe(['--token-file', file, '--extension', (remote as TestRemote).url], async (url) => {
+    assert.is((await postRpc(url, ping(0))).status, 401);
+    const answered = await postRpc(url, ping(1), { authorization: `Bearer ${SERVER_TOKEN}` });
+    assert.is(answered.status, 200);
+    assert.is(answered.body.id, 1, JSON.stringify(answered.body));
+  });
+  assert.is(code, 0, stderr);
+  assert.match(stderr, /token required/);
+  assert.not.match(stderr, SERVER_TOKEN);
+  assert.ok((remote as TestRemote).authorizations.length > 0, 'the extension was asked');
+  assert.not.ok((remote as TestRemote).authorizations.some((a) => a?.includes(SERVER_TOKEN)), 'the server token went to the extension');
+});
+
+Token('should take MEP_HTTP_TOKEN as its own token, and not send it on to an extension served at a URL', async () => {
+  process.env.MEP_HTTP_TOKEN = SERVER_TOKEN;
+  try {
+    const { code, stderr } = await withServe(['--extension', (remote as TestRemote).url], async (url) => {
+      assert.is((await postRpc(url, ping(0))).status, 401);
+      assert.is((await postRpc(url, ping(1), { authorization: `Bearer ${SERVER_TOKEN}` })).status, 200);
+    });
+    assert.is(code, 0, stderr);
+    assert.not.match(stderr, SERVER_TOKEN);
+  } finally {
+    delete process.env.MEP_HTTP_TOKEN;
+  }
+  assert.ok((remote as TestRemote).authorizations.length > 0, 'the extension was asked');
+  assert.not.ok((remote as TestRemote).authorizations.some((a) => a?.includes(SERVER_TOKEN)), 'the server token went to the extension');
+});
+
+Token('should refuse a token shorter than 16 characters or with spaces, naming the file, without printing it', async () => {
+  for (const weak of ['short', 'a token with spaces in it']) {
+    const file = join(dir, 'weak');
+    await writeFile(file, weak);
+    const { code, stderr } = await withServe(['--token-file', file], async () => assert.unreachable('it listened'));
+    assert.is(code, 2, stderr);
+    assert.match(stderr, /at least 16 characters/);
+    assert.match(stderr, /weak/);
+    assert.not.match(stderr, weak);
+  }
+});
+
+Token.run();
