@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { installExtension } from '../registry/install.ts';
@@ -80,6 +80,15 @@ Sessions('mep call and mep describe send the token, and a server that echoes it 
   assert.match(echoed.output, /not allowed for/);
   everyPostAuthorized();
   for (const output of [ping.output, describe.output, echoed.output]) assert.not.match(output, TOKEN);
+});
+
+Sessions('mep generate selects it by its claims (no --extension) and sends the token', async () => {
+  const generated = await run(['generate', '--target', 'echo', '--input', 'ir.json', '--output', 'selected', '--json', '--verbose']);
+  assert.is(generated.code, 0, generated.output);
+  assert.match(generated.output, /selected acme\.remote/);
+  assert.equal(JSON.parse(await readFile(join(t().project, 'selected/echo/remote.json'), 'utf8')), ir);
+  everyPostAuthorized();
+  assert.not.match(generated.output, TOKEN);
 });
 
 Sessions('mep call of the URL itself sends MEP_HTTP_TOKEN, and a server that echoes it never gets it printed', async () => {
