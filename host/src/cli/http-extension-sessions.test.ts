@@ -91,6 +91,20 @@ Sessions('mep generate selects it by its claims (no --extension) and sends the t
   assert.not.match(generated.output, TOKEN);
 });
 
+Sessions('mep install of a server that echoes the token in an error never gets it printed', async () => {
+  remote().state.echoOnDescribe = true;
+  try {
+    const source = await writeRemotePackage(t().root, { url: remote().url, token: REFERENCE, permissions: { secrets: [REFERENCE] } });
+    const installed = await run(['install', source]);
+    assert.is.not(installed.code, 0, installed.output);
+    assert.match(installed.output, /not allowed for/);
+    assert.not.match(installed.output, TOKEN);
+    everyPostAuthorized();
+  } finally {
+    remote().state.echoOnDescribe = false;
+  }
+});
+
 Sessions('mep call of the URL itself sends MEP_HTTP_TOKEN, and a server that echoes it never gets it printed', async () => {
   process.env.MEP_HTTP_TOKEN = TOKEN;
   try {

@@ -26,6 +26,7 @@ import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
 import { packageDirOf, pathExists } from './paths.ts';
 import type { RegistryPaths, Scope, ScopePaths } from './paths.ts';
 import type { Platform } from './platform.ts';
+import type { Redactor } from './redact.ts';
 import { stagePackage } from './stage-package.ts';
 
 /** Options of {@link installExtension}. */
@@ -51,6 +52,8 @@ export interface InstallOptions {
    * Default 512 MiB and 10,000 (`mep install --max-unpacked`, `--max-entries`).
    */
   archiveLimits?: Partial<ArchiveLimits>;
+  /** Takes a remote package's token once resolved, so nothing the caller prints shows it (a server's error echoing it included). */
+  redactor?: Redactor;
 }
 
 /** What was installed. */
@@ -100,7 +103,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
     let claims: ClaimSet | undefined;
     if (probe) {
       const timeoutMs = options.timeoutMs ?? 10_000;
-      const spec = manifest.runtime === 'http' ? remoteSpecOf(manifest, { token: await remoteToken(manifest, { paths: options.paths }) }) : launchSpecOf(manifest, staged.dir);
+      const spec = manifest.runtime === 'http' ? remoteSpecOf(manifest, { token: await remoteToken(manifest, { paths: options.paths, ...(options.redactor ? { redactor: options.redactor } : {}) }) }) : launchSpecOf(manifest, staged.dir);
       const opened = await openTransport(spec);
       const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
       claims = (await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs })).claims;

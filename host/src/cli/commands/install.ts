@@ -69,7 +69,7 @@ read and pinned at first use) unless --probe is given.
       if (values.probe && values['no-probe']) throw new UsageError(`--probe and --no-probe exclude each other. Run 'mep install --help'.`);
       const probe = values.probe ? true : values['no-probe'] ? false : undefined;
       const archiveLimits = archiveLimitFlags(values['max-unpacked'], values['max-entries']);
-      const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', archiveLimits, ...(probe === undefined ? {} : { probe }) });
+      const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', archiveLimits, redactor: io.redactor, ...(probe === undefined ? {} : { probe }) });
       const abi = result.runtime === 'wasm' ? await wasmAbiOf(await installedArtifact(result.dir)) : undefined;
       if (values.json) {
         await io.json({ success: true, id: result.id, version: result.version, runtime: result.runtime, ...(abi ? { abi } : {}), scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry });

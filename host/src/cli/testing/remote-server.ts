@@ -12,7 +12,7 @@ import { join } from 'node:path';
 export interface TestRemote {
   url: string;
   /** What it reports: `acme.remote` at `version` (change it to play an upgraded server). */
-  state: { version: string; token?: string };
+  state: { version: string; token?: string; echoOnDescribe?: boolean };
   /** The Authorization header of every POST, in order. */
   authorizations: (string | undefined)[];
   close(): Promise<void>;
@@ -22,7 +22,8 @@ export interface TestRemote {
  * Starts the remote on a free loopback port. With `state.token` set, a POST without
  * `Authorization: Bearer <token>` gets 401. The method `acme.echo-authorization` is refused with
  * an error whose message carries the Authorization header (a careless server), so a test can see
- * that a client does not print it.
+ * that a client does not print it; so is `morphir.extension.describe` while `state.echoOnDescribe`
+ * (otherwise it is not implemented).
  */
 export async function startRemote(options: { token?: string } = {}): Promise<TestRemote> {
   const state: TestRemote['state'] = { version: '1.0.0', ...(options.token ? { token: options.token } : {}) };
@@ -47,6 +48,9 @@ export async function startRemote(options: { token?: string } = {}): Promise<Tes
           return answer({ result: null });
         case 'morphir.extension.capabilities':
           return answer({ result: capabilities });
+        case 'morphir.extension.describe':
+          if (!state.echoOnDescribe) return answer({ error: { code: -32601, message: `Method not found: ${request.method}` } });
+          return answer({ error: { code: -32000, message: `not allowed for ${req.headers.authorization}` } });
         case 'acme.echo-authorization':
           return answer({ error: { code: -32000, message: `not allowed for ${req.headers.authorization}` } });
         default:
