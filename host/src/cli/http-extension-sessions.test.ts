@@ -12,6 +12,7 @@ import { createLineClient } from '../serve/testing/line-client.ts';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
 import { startRemote, writeRemotePackage, type TestRemote } from './testing/remote-server.ts';
+import { startServe } from './testing/serve-in-process.ts';
 
 const TOKEN = 'remote-token-0123456789-abcdefghij';
 const REFERENCE = 'env("ACME_REMOTE_TOKEN")';
@@ -133,12 +134,10 @@ Sessions('mep conformance and mep call refuse a server that now reports another 
   everyPostAuthorized();
 });
 
-/** `mep serve --socket` in this process; stopped with server/shutdown. */
+/** `mep serve --socket` in this process, a line client connected to it; stopped with server/shutdown. */
 async function withSocketServe(fn: (request: (method: string, params: unknown) => Promise<Record<string, unknown>>) => Promise<void>): Promise<string> {
   const path = join(t().root, `serve-${Math.random().toString(36).slice(2)}.sock`);
-  const io = captureIo(t().project);
-  const served = main(['serve', '--socket', path, '--verbose'], io);
-  while (!io.stderr.some((line) => line.includes('listening on'))) await new Promise((r) => setTimeout(r, 10));
+  const serve = await startServe(['--socket', path], t().project);
   const socket = connect(path);
   const client = createLineClient((bytes) => socket.write(bytes));
   socket.on('data', (chunk) => client.push(chunk));
@@ -148,9 +147,9 @@ async function withSocketServe(fn: (request: (method: string, params: unknown) =
   } finally {
     await client.request(++id, ServeMethod.Shutdown, {});
     socket.destroy();
-    assert.is(await served, 0);
+    assert.is(await serve.stop(), 0);
   }
-  return io.stderr.join('\n');
+  return serve.stderr();
 }
 
 Sessions('mep serve --socket proxying it sends the token, and refuses a changed identity with ERR_REGISTRY for that client', async () => {
@@ -174,12 +173,9 @@ Sessions('mep serve --socket proxying it sends the token, and refuses a changed 
 });
 
 Sessions('mep serve --http proxying it sends the token, and refuses a changed identity with ERR_REGISTRY for that call', async () => {
-  const io = captureIo(t().project);
-  const served = main(['serve', '--http', '127.0.0.1:0', '--verbose'], io);
+  const serve = await startServe(['--http', '127.0.0.1:0'], t().project);
   try {
-    let url: string | undefined;
-    while (!(url = io.stderr.map((line) => /listening on (\S+)/.exec(line)?.[1]).find(Boolean))) await new Promise((r) => setTimeout(r, 10));
-    const route = `${url}/extensions/acme.remote`;
+    const route = `${serve.address}/extensions/acme.remote`;
     const generate = { jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: {} } };
     const generated = await postRpc(route, generate);
     assert.is((generated.body.result as { success: boolean } | undefined)?.success, true, JSON.stringify(generated.body));
@@ -196,11 +192,10 @@ Sessions('mep serve --http proxying it sends the token, and refuses a changed id
     remote().state.version = '1.0.0';
     await postRpc(route, { jsonrpc: '2.0', id: 2, method: 'acme.echo-authorization', params: {} });
   } finally {
-    process.emit('SIGTERM');
-    assert.is(await served, 0);
+    assert.is(await serve.stop(), 0);
   }
   everyPostAuthorized();
-  assert.not.match(io.stderr.join('\n'), TOKEN);
+  assert.not.match(serve.stderr(), TOKEN);
 });
 
 Sessions.run();

@@ -4,29 +4,27 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postRpc } from '../../serve/testing/http.ts';
-import { captureIo } from '../io.ts';
-import { main } from '../main.ts';
 import { startRemote, type TestRemote } from '../testing/remote-server.ts';
+import { startServe } from '../testing/serve-in-process.ts';
 
 const SERVER_TOKEN = 'the-servers-own-token-0123456789';
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'morphir.ping' });
 
-/** `mep serve --http 127.0.0.1:0 …` in this process, until `fn` is done (then SIGTERM, as systemd stops it). */
+/** `mep serve --http 127.0.0.1:0 …` in this process until `fn` is done; its exit code and stderr (or why it never listened). */
 async function withServe(args: string[], fn: (url: string) => Promise<void>): Promise<{ code: number; stderr: string }> {
-  const io = captureIo(process.cwd());
-  const served = main(['serve', '--http', '127.0.0.1:0', '--verbose', ...args], io);
-  let url: string | undefined;
-  let code: number | undefined;
-  void served.then((c) => (code = c));
-  while (code === undefined && !(url = io.stderr.map((line) => /listening on (\S+)/.exec(line)?.[1]).find(Boolean))) await new Promise((r) => setTimeout(r, 10));
-  if (url !== undefined) {
-    try {
-      await fn(url);
-    } finally {
-      process.emit('SIGTERM');
-    }
+  let serve;
+  try {
+    serve = await startServe(['--http', '127.0.0.1:0', ...args], process.cwd());
+  } catch (error) {
+    return error as { code: number; stderr: string };
   }
-  return { code: await served, stderr: io.stderr.join('\n') };
+  let code: number;
+  try {
+    await fn(serve.address);
+  } finally {
+    code = await serve.stop();
+  }
+  return { code, stderr: serve.stderr() };
 }
 
 let remote: TestRemote | undefined;
