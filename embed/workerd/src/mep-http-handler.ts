@@ -63,9 +63,11 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
     if (request.method !== 'POST') return refuse({ status: 405, code: 'method', message: 'POST a JSON-RPC request.', headers: { allow: 'POST' } });
     const refusedType = checkContentType(header);
     if (refusedType) return refuse(refusedType);
-    if (Number(header('content-length') ?? 0) > maxBodyBytes) return refuse({ status: 413, code: 'too-large', message: `The request body is larger than ${maxBodyBytes} bytes.` });
-    const body = await request.text();
-    if (body.length > maxBodyBytes) return refuse({ status: 413, code: 'too-large', message: `The request body is larger than ${maxBodyBytes} bytes.` });
+    const tooLarge: HttpRefusal = { status: 413, code: 'too-large', message: `The request body is larger than ${maxBodyBytes} bytes.` };
+    if (Number(header('content-length') ?? 0) > maxBodyBytes) return refuse(tooLarge);
+    // Read within the bound: a chunked body declares no length, and is not read past it.
+    const body = await boundedText(request, maxBodyBytes);
+    if (body === undefined) return refuse(tooLarge);
 
     const controller = new AbortController();
     request.signal?.addEventListener('abort', () => controller.abort(new MepError(ErrorCode.RequestCancelled, 'The HTTP client closed the request.')), { once: true });
@@ -91,6 +93,25 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
     });
     return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
   };
+}
+
+/** The request body as UTF-8, or undefined once it passes `maxBytes` (the rest is not read). */
+async function boundedText(request: Request, maxBytes: number): Promise<string | undefined> {
+  if (!request.body) return '';
+  const reader = request.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return text + decoder.decode();
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    text += decoder.decode(value, { stream: true });
+  }
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
