@@ -3,7 +3,12 @@ import * as assert from 'uvu/assert';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { join } from 'node:path';
+import { LocalErrorCode } from '../protocol/errors.ts';
+import { findInstalled, type InstalledExtension } from '../registry/discover.ts';
 import { installExtension } from '../registry/install.ts';
+import { openTransport } from '../registry/launch.ts';
+import { verifyInstalled } from '../registry/prepare.ts';
+import { readClaimSet } from '../session/read-claims.ts';
 import { registryPaths } from '../registry/paths.ts';
 import { tempProject, type TempProject } from '../registry/test-support.ts';
 import { ServeMethod } from '../serve/methods.ts';
@@ -131,6 +136,17 @@ Sessions('mep conformance and mep call refuse a server that now reports another 
   assert.match(call.output, /ERR_REGISTRY/);
   assert.match(call.output, /acme\.remote 2\.0\.0/);
   assert.match(call.output, /mep install/);
+  everyPostAuthorized();
+});
+
+Sessions('a claim set read with describe alone (no initialize) from a server reporting another identity is refused too', async () => {
+  remote().state.version = '2.0.0';
+  const paths = registryPaths({ cwd: t().project });
+  const spec = await verifyInstalled((await findInstalled(paths, 'acme.remote')) as InstalledExtension, { paths });
+  const error = (await readClaimSet({ transport: await openTransport(spec) }).catch((e: unknown) => e)) as { code?: string; message?: string };
+  assert.is(error.code, LocalErrorCode.Registry, String(error.message));
+  assert.match(error.message ?? '', /pins acme\.remote 1\.0\.0/);
+  assert.not.ok(remote().authorizations.length > 1, 'only describe was sent');
   everyPostAuthorized();
 });
 

@@ -23,7 +23,7 @@ export interface TestRemote {
  * `Authorization: Bearer <token>` gets 401. The method `acme.echo-authorization` is refused with
  * an error whose message carries the Authorization header (a careless server), so a test can see
  * that a client does not print it; so is `morphir.extension.describe` while `state.echoOnDescribe`
- * (otherwise it is not implemented).
+ * (otherwise it answers the claim set).
  */
 export async function startRemote(options: { token?: string } = {}): Promise<TestRemote> {
   const state: TestRemote['state'] = { version: '1.0.0', ...(options.token ? { token: options.token } : {}) };
@@ -49,8 +49,8 @@ export async function startRemote(options: { token?: string } = {}): Promise<Tes
         case 'morphir.extension.capabilities':
           return answer({ result: capabilities });
         case 'morphir.extension.describe':
-          if (!state.echoOnDescribe) return answer({ error: { code: -32601, message: `Method not found: ${request.method}` } });
-          return answer({ error: { code: -32000, message: `not allowed for ${req.headers.authorization}` } });
+          if (state.echoOnDescribe) return answer({ error: { code: -32000, message: `not allowed for ${req.headers.authorization}` } });
+          return answer({ result: { claimsVersion: '0.1.0-draft.2', protocolVersions: ['0.1'], extension: { ...extension, types: ['backend'] }, capabilities } });
         case 'acme.echo-authorization':
           return answer({ error: { code: -32000, message: `not allowed for ${req.headers.authorization}` } });
         default:
