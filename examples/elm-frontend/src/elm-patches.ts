@@ -50,6 +50,17 @@
  * of the worker's code (elm-worker.ts): the frontend reports progress per module and checks for
  * cancellation there (a throw ends the build, and the worker is started afresh for the next).
  *
+ * `repo-stash`: the repository a successful build ends with is kept in `repoStash` (a parameter of
+ * the worker's code, elm-worker.ts), and an incremental build asked to reuse it
+ * (`repoStash.plan`) starts from its modules instead of decoding the kept modules' IR: the
+ * distribution it hands to `Repo.fromDistribution` is the input's (package name, dependencies)
+ * with the modules the plan names, taken from the kept repository with the access the plan gives
+ * them, the same values the decoder would build from their IR (the frontend sends a plan only when
+ * the baseline's IR of every kept module equals what that build returned for it). While a build's
+ * result is encoded, each module definition's JSON is remembered per definition (a WeakMap: an
+ * Elm value never changes, so the same definition encodes the same), so the modules a build took
+ * over unchanged are not encoded again.
+ *
  * None of them changes the IR; the parity tests check it against the real, unedited
  * `morphir-elm make`.
  */
@@ -226,6 +237,45 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
     return A5(compile, moduleName, parsedModule, opts, exposedModules, repo);
   });
 })($author$project$Morphir$Elm$IncrementalFrontend$processModule);
+`,
+  },
+  {
+    name: 'repo-stash',
+    before: "var $author$project$Morphir$Elm$CLI$statsResult = _Platform_outgoingPort('statsResult', $elm$core$Basics$identity);",
+    code: `(function (fromDistribution, returnDistribution, encodeModule) {
+  var encoded = new WeakMap(), encoding = false;
+  var pathKey = function (path) { return JSON.stringify(_List_toArray(path).map(_List_toArray)); };
+  $author$project$Morphir$IR$Repo$fromDistribution = function (distro) {
+    var plan = repoStash.plan;
+    repoStash.plan = undefined;
+    if (!plan) return fromDistribution(distro);
+    var kept = A3($elm$core$Dict$foldl, F3(function (name, ac, out) {
+      var access = plan.access[pathKey(name)];
+      if (access === undefined) return out;
+      var level = access === 'Public' ? $author$project$Morphir$IR$AccessControlled$Public : $author$project$Morphir$IR$AccessControlled$Private;
+      return A3($elm$core$Dict$insert, name, A2($author$project$Morphir$IR$AccessControlled$AccessControlled, level, ac.value), out);
+    }), $elm$core$Dict$empty, plan.repo.a.modules);
+    return fromDistribution(A3($author$project$Morphir$IR$Distribution$Library, distro.a, distro.b, _Utils_update(distro.c, { modules: kept })));
+  };
+  $author$project$Morphir$Elm$CLI$returnDistribution = function (repoResult) {
+    repoStash.repo = repoResult.$ === 'Ok' ? repoResult.a : undefined;
+    encoding = true;
+    try {
+      return returnDistribution(repoResult);
+    } finally {
+      encoding = false;
+    }
+  };
+  $author$project$Morphir$IR$Module$Codec$encodeDefinition = F3(function (encodeTypeAttributes, encodeValueAttributes, def) {
+    if (!encoding) return A3(encodeModule, encodeTypeAttributes, encodeValueAttributes, def);
+    var json = encoded.get(def);
+    if (json === undefined) {
+      json = A3(encodeModule, encodeTypeAttributes, encodeValueAttributes, def);
+      encoded.set(def, json);
+    }
+    return json;
+  });
+})($author$project$Morphir$IR$Repo$fromDistribution, $author$project$Morphir$Elm$CLI$returnDistribution, $author$project$Morphir$IR$Module$Codec$encodeDefinition);
 `,
   },
 ];
