@@ -50,6 +50,13 @@
  * of the worker's code (elm-worker.ts): the frontend reports progress per module and checks for
  * cancellation there (a throw ends the build, and the worker is started afresh for the next).
  *
+ * `topological-levels`: ordering a DAG by dependency took its nodes without incoming edges as one
+ * level, removed them and went again, finding each node's incoming edges with a pass over every
+ * edge of the DAG: cubic in the nodes (the package's modules, and in each module insertion its
+ * types). The replacement counts each node's incoming edges once and lowers the counts as a
+ * level goes (Kahn's algorithm by levels): the same levels, each in the DAG's key order, the
+ * same list. A DAG in which a level comes out empty (a cycle) is ordered by the original.
+ *
  * `repo-stash`: the repository a successful build ends with is kept in `repoStash` (a parameter of
  * the worker's code, elm-worker.ts), and an incremental build asked to reuse it
  * (`repoStash.plan`) starts from its modules instead of decoding the kept modules' IR: the
@@ -237,6 +244,44 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
     return A5(compile, moduleName, parsedModule, opts, exposedModules, repo);
   });
 })($author$project$Morphir$Elm$IncrementalFrontend$processModule);
+`,
+  },
+  {
+    name: 'topological-levels',
+    before: 'var $elm$core$Dict$singleton = F2(',
+    code: `$author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering = (function (levelByLevel) {
+  return function (dag) {
+    var nodes = _List_toArray($elm$core$Dict$toList(dag.a));
+    var index = $elm$core$Dict$empty;
+    for (var i = 0; i < nodes.length; i++) index = A3($elm$core$Dict$insert, nodes[i].a, i, index);
+    var targets = [], incoming = [];
+    for (var i = 0; i < nodes.length; i++) { targets.push([]); incoming.push(0); }
+    for (var i = 0; i < nodes.length; i++) {
+      for (var to = _List_toArray($elm$core$Set$toList(nodes[i].b)), j = 0; j < to.length; j++) {
+        var found = A2($elm$core$Dict$get, to[j], index);
+        // A node's edge to itself is not one (the original removes it first).
+        if (found.$ === 'Just' && found.a !== i) { targets[i].push(found.a); incoming[found.a]++; }
+      }
+    }
+    var left = nodes.length, done = [], order = _List_Nil;
+    for (var i = 0; i < nodes.length; i++) done.push(false);
+    while (left > 0) {
+      var level = [];
+      for (var i = 0; i < nodes.length; i++) if (!done[i] && incoming[i] === 0) level.push(i);
+      if (level.length === 0) return levelByLevel(dag);
+      var names = [];
+      for (var k = 0; k < level.length; k++) {
+        var n = level[k];
+        done[n] = true;
+        left--;
+        names.push(nodes[n].a);
+        for (var t = 0; t < targets[n].length; t++) incoming[targets[n][t]]--;
+      }
+      order = A2($elm$core$List$cons, _List_fromArray(names), order);
+    }
+    return order;
+  };
+})($author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering);
 `,
   },
   {
