@@ -37,7 +37,10 @@
  * the pending type references as a list and built a set of the rest again for every reference it
  * looked at, quadratic in the references of a package (54 s of a 60-module compile in the sandbox).
  * The replacement computes the same set the same way (its own code: the same references, looked
- * at in the same order, smallest first) with a binary heap.
+ * at in the same order, smallest first) with a binary heap. A module definition's references are
+ * collected once (remembered per definition object, a WeakMap: an incremental compile asks again
+ * for every module it kept), and a reference the walk would pass over when it took it (to another
+ * package, to an exposed module) is not pushed.
  *
  * `trusted-distribution`: an incremental build starts from the IR of the modules it keeps
  * (`Repo.fromDistribution`), which inserts every type and value into the dependency DAGs with a
@@ -56,6 +59,12 @@
  * types). The replacement counts each node's incoming edges once and lowers the counts as a
  * level goes (Kahn's algorithm by levels): the same levels, each in the DAG's key order, the
  * same list. A DAG in which a level comes out empty (a cycle) is ordered by the original.
+ *
+ * `reference-memo`: the references of a value's body, of a type definition and of a module
+ * (`Value.collectReferences`, `Type.collectReferencesFromDefintion`, `Module.dependsOnModules`)
+ * are remembered per value object (a WeakMap; only the outermost call of the recursion): an
+ * incremental build inserts every kept module into its repository again, and ordering them by
+ * dependency walks every module definition, the same objects each time.
  *
  * `repo-stash`: the repository a successful build ends with is kept in `repoStash` (a parameter of
  * the worker's code, elm-worker.ts), and an incremental build asked to reuse it
@@ -147,7 +156,8 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
   {
     name: 'implicit-exposure',
     before: 'var $author$project$Morphir$IR$Repo$moduleDependencies = function (_v0) {',
-    code: `$author$project$Morphir$Elm$IncrementalFrontend$collectImplicitlyExposedModules = F3(function (packageName, moduleDefs, exposedModules) {
+    code: `$author$project$Morphir$Elm$IncrementalFrontend$collectImplicitlyExposedModules = (function (referenced) {
+  return F3(function (packageName, moduleDefs, exposedModules) {
   var none = $elm$core$Set$empty;
   var union = function (a, b) { return A2($elm$core$Set$union, a, b); };
   var refs = $author$project$Morphir$IR$Type$collectReferences;
@@ -170,7 +180,9 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
   var heap = [];
   var less = function (i, j) { return _Utils_cmp(heap[i], heap[j]) < 0; };
   var swap = function (i, j) { var t = heap[i]; heap[i] = heap[j]; heap[j] = t; };
+  // A reference to another package or to an exposed module is passed over when taken: it is not pushed.
   var push = F2(function (fqn, n) {
+    if (!_Utils_eq(fqn.a, packageName) || A2($elm$core$Set$member, fqn.b, exposedModules)) return n;
     heap.push(fqn);
     for (var i = heap.length - 1; i > 0 && less(i, (i - 1) >> 1); i = (i - 1) >> 1) swap(i, (i - 1) >> 1);
     return n;
@@ -194,8 +206,15 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
   A3($elm$core$Set$foldl, F2(function (modName, n) {
     var found = A2($elm$core$Dict$get, modName, moduleDefs);
     if (found.$ !== 'Just') return n;
-    A3($elm$core$Dict$foldl, F3(function (k, ac, m) { pushAll(typeRefs(ac)); return m; }), 0, found.a.types);
-    A3($elm$core$Dict$foldl, F3(function (k, ac, m) { pushAll(valueRefs(ac)); return m; }), 0, found.a.values);
+    var refs = referenced.get(found.a);
+    if (refs === undefined) {
+      refs = [];
+      var collect = F2(function (fqn, m) { refs.push(fqn); return m; });
+      A3($elm$core$Dict$foldl, F3(function (k, ac, m) { A3($elm$core$Set$foldl, collect, 0, typeRefs(ac)); return m; }), 0, found.a.types);
+      A3($elm$core$Dict$foldl, F3(function (k, ac, m) { A3($elm$core$Set$foldl, collect, 0, valueRefs(ac)); return m; }), 0, found.a.values);
+      referenced.set(found.a, refs);
+    }
+    for (var i = 0; i < refs.length; i++) A2(push, refs[i], 0);
     return n;
   }), 0, exposedModules);
   // The original takes the smallest pending reference each time, and follows only the first one of
@@ -210,7 +229,8 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
     implicit = A2($elm$core$Set$insert, fqn.b, implicit);
   }
   return implicit;
-});
+  });
+})(new WeakMap());
 `,
   },
   {
@@ -282,6 +302,32 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
     return order;
   };
 })($author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering);
+`,
+  },
+  {
+    name: 'reference-memo',
+    before: 'var $author$project$Morphir$IR$Package$modulesOrderedByDependency = F2(',
+    code: `(function () {
+  var remembered = function (compute) {
+    var known = new WeakMap(), inside = false;
+    return function (value) {
+      if (inside || typeof value !== 'object' || value === null) return compute(value);
+      var refs = known.get(value);
+      if (refs !== undefined) return refs;
+      inside = true;
+      try {
+        refs = compute(value);
+      } finally {
+        inside = false;
+      }
+      known.set(value, refs);
+      return refs;
+    };
+  };
+  $author$project$Morphir$IR$Value$collectReferences = remembered($author$project$Morphir$IR$Value$collectReferences);
+  $author$project$Morphir$IR$Type$collectReferencesFromDefintion = remembered($author$project$Morphir$IR$Type$collectReferencesFromDefintion);
+  $author$project$Morphir$IR$Module$dependsOnModules = remembered($author$project$Morphir$IR$Module$dependsOnModules);
+})();
 `,
   },
   {
