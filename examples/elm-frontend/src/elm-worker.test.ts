@@ -120,5 +120,56 @@ Patches('should refuse another morphir-elm version, a missing anchor and a repea
   assert.throws(() => compileElmWorker('var x = 1;', MORPHIR_ELM_VERSION), /forward-reachability/);
 });
 
+type DagProbe = {
+  order(dag: unknown): unknown;
+  dict(entries: unknown): unknown;
+  set(members: unknown): unknown;
+  list(items: unknown[]): unknown;
+  toArray(list: unknown): unknown[];
+  tuple(a: unknown, b: unknown): unknown;
+};
+
+/** morphir-elm's DAG ordering in a runtime of `source` (edited or not), and what it takes to build a DAG there. */
+function dagProbe(source: string): DagProbe {
+  const anchor = "_Platform_export({'Morphir'";
+  const exported =
+    'scope.probe = { order: function (d) { return $author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering(d); }, dict: $elm$core$Dict$fromList, set: $elm$core$Set$fromList, list: _List_fromArray, toArray: _List_toArray, tuple: _Utils_Tuple2 };\n';
+  assert.is(source.split(anchor).length, 2);
+  const scope: { probe?: DagProbe } = {};
+  (new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', 'repoStash', source.replace(anchor, exported + anchor)) as ElmWorkerCode).call(scope as never, () => 0, () => undefined, QUIET, () => undefined, {});
+  return scope.probe!;
+}
+
+Patches('should order a DAG by levels as the unedited compiler does (topological-levels)', () => {
+  const { source, version } = installedWorkerSource();
+  const plain = dagProbe(source);
+  const edited = dagProbe(patchElmWorker(source, version));
+  let seed = 35;
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let round = 0; round < 40; round++) {
+    // Nodes named like module paths, ranked at random: an edge goes from a higher rank to a lower
+    // one (acyclic), plus edges to a node's self and to names that are not nodes.
+    const count = 1 + random(40);
+    const names = Array.from({ length: count }, (_, i) => [`m${random(1000)}`, `n${i}`]);
+    const edges = names.map((_, i) => {
+      const to: string[][] = [];
+      for (let j = 0; j < i; j++) if (random(4) === 0) to.push(names[j]);
+      if (random(8) === 0) to.push(names[i]);
+      if (random(8) === 0) to.push(['outside', `x${random(5)}`]);
+      return to;
+    });
+    const run = (p: DagProbe): unknown => {
+      const path = (n: string[]): unknown => p.list([p.list([n[0]]), p.list([n[1]])]);
+      const dag = { $: 'DAG', a: p.dict(p.list(names.map((n, i) => p.tuple(path(n), p.set(p.list(edges[i].map(path))))))) };
+      return p.toArray(p.order(dag)).map((level) => p.toArray(level).map((n) => p.toArray(n).map((w) => p.toArray(w))));
+    };
+    assert.equal(run(edited), run(plain), `round ${round}`);
+  }
+  assert.equal(edited.toArray(edited.order({ $: 'DAG', a: edited.dict(edited.list([])) })), []);
+});
+
 Worker.run();
 Patches.run();

@@ -24,6 +24,8 @@ export interface ElmBuildInput {
   dependencies: unknown[];
   /** Path → source text; only paths ending in `.elm` are read. */
   fileSnapshot: Record<string, string>;
+  /** What the build's repository is kept under (the context digest): see {@link ElmWorker.lastBuilt}. */
+  context?: string;
 }
 
 /**
@@ -38,6 +40,14 @@ export interface ElmIncrementalInput {
   fileChanges: Record<string, ['Insert', string]>;
   /** A v3 distribution of the package holding only the kept modules. */
   distribution: unknown;
+  context?: string;
+  /**
+   * Instead of `distribution`'s modules: the modules of the last build's repository (when it was
+   * kept under the same `context`), each key (a module path as JSON, `[["m","0","5","9"]]`) with
+   * the access it starts with. The caller checks that they are the modules it would send
+   * (see {@link ElmWorker.lastBuilt}); without a kept repository the build reads `distribution`.
+   */
+  reuse?: Record<string, 'Public' | 'Private'>;
 }
 
 /** How one build ended. */
@@ -55,6 +65,17 @@ export interface ElmWorker {
    * build) or stops without an answer.
    */
   build(input: ElmBuildInput | ElmIncrementalInput, onProgress?: (message: string) => void, onModule?: (moduleName: string) => void): ElmBuildOutcome | Promise<ElmBuildOutcome>;
+  /**
+   * The last build's `context` and the distribution it returned, when that build succeeded and
+   * its repository is kept for `reuse` (a build that fails, throws or is interrupted keeps none).
+   */
+  lastBuilt(): { context: string | undefined; distribution: Record<string, unknown> } | undefined;
+}
+
+/** Between the worker and its `repo-stash` edit (elm-patches.ts): the repository kept, the plan to reuse it. */
+interface RepoStash {
+  repo?: unknown;
+  plan?: { repo: unknown; access: Record<string, 'Public' | 'Private'> };
 }
 
 interface Port<T> {
@@ -73,7 +94,7 @@ interface Ports {
 type ElmScope = { Elm?: { Morphir: { Elm: { CLI: { init(): { ports: Ports } } } } } };
 
 /** morphir-elm's worker code, parsed: each call defines a fresh Elm runtime. */
-export type ElmWorkerCode = (this: ElmScope, setTimeout: TimerSource['setTimeout'], clearTimeout: TimerSource['clearTimeout'], console: ElmConsole, moduleStep: (moduleName: unknown) => void) => void;
+export type ElmWorkerCode = (this: ElmScope, setTimeout: TimerSource['setTimeout'], clearTimeout: TimerSource['clearTimeout'], console: ElmConsole, moduleStep: (moduleName: unknown) => void, repoStash: RepoStash) => void;
 
 type ElmList = { a?: unknown; b?: unknown } | undefined;
 
@@ -97,7 +118,7 @@ function moduleNameText(name: unknown): string {
  */
 export function compileElmWorker(source: string, version: string): ElmWorkerCode {
   // "use strip": QuickJS keeps no copy of each function's source text (V8 ignores the directive).
-  return new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', `"use strip";\n${patchElmWorker(source, version)}`) as ElmWorkerCode;
+  return new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', 'repoStash', `"use strip";\n${patchElmWorker(source, version)}`) as ElmWorkerCode;
 }
 
 /**
@@ -111,6 +132,8 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
   let current: ((outcome: ElmBuildOutcome) => void) | undefined;
   let progress: ((message: string) => void) | undefined;
   let moduleStep: ((moduleName: string) => void) | undefined;
+  let stash: RepoStash = {};
+  let last: { context: string | undefined; distribution: Record<string, unknown> } | undefined;
   const settle = (outcome: ElmBuildOutcome): void => {
     const deliver = current;
     current = undefined;
@@ -119,7 +142,10 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
 
   const start = (): Ports => {
     const scope: ElmScope = {};
-    code.call(scope, timers.setTimeout, timers.clearTimeout, console, (name) => moduleStep?.(moduleNameText(name)));
+    // A new runtime keeps nothing of the last one's.
+    stash = {};
+    last = undefined;
+    code.call(scope, timers.setTimeout, timers.clearTimeout, console, (name) => moduleStep?.(moduleNameText(name)), stash);
     const app = scope.Elm?.Morphir.Elm.CLI.init();
     if (!app) throw new Error('elm-frontend: morphir-elm\'s worker did not export Elm.Morphir.Elm.CLI');
     const ports = app.ports;
@@ -137,6 +163,7 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
   let ports: Ports | undefined = start();
 
   return {
+    lastBuilt: () => last,
     build(input, onProgress, onModule) {
       if (current && timers.runUntil) {
         // A build that never returned: the sandbox interrupted it (a cancellation or deadline
@@ -147,10 +174,19 @@ export function createElmWorker(code: ElmWorkerCode, timers: TimerSource, consol
       }
       if (current) throw new Error('elm-frontend: a build is already running on this worker');
       const live = (ports ??= start());
+      // The kept repository serves this build at most (when asked and kept under the same
+      // context); whatever way this build ends, only its own success keeps one again.
+      const reuse = 'reuse' in input && input.reuse !== undefined && last !== undefined && stash.repo !== undefined && last.context === input.context ? input.reuse : undefined;
+      stash.plan = reuse ? { repo: stash.repo, access: reuse } : undefined;
+      stash.repo = undefined;
+      last = undefined;
       let outcome: ElmBuildOutcome | undefined;
       const answered = new Promise<ElmBuildOutcome>((resolve) => {
         current = (o) => {
           outcome = o;
+          stash.plan = undefined;
+          if (o.kind === 'built' && stash.repo !== undefined) last = { context: input.context, distribution: o.distribution };
+          else stash.repo = undefined;
           resolve(o);
         };
       });

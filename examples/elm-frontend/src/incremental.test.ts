@@ -5,7 +5,9 @@ import type { CompileBaseline, CompileResult } from '../../../host/src/protocol/
 import { nextBaseline } from '../../../host/src/project/compile-baseline.ts';
 import { canonicalJson } from '../testing/morphir-elm-make.ts';
 import { compileElm } from './compile.ts';
-import { recordingContext, sharedWorker } from './testing.ts';
+import { createElmWorker, type ElmBuildOutcome, type ElmWorker } from './elm-worker.ts';
+import { QUIET, recordingContext, sharedWorker, workerCode } from './testing.ts';
+import { createTimerQueue } from './timer-queue.ts';
 import { irModules } from './visibility.ts';
 
 // A package whose modules form a chain: Top uses Base's record through Mid without importing Base.
@@ -137,6 +139,93 @@ Incremental('should drop a deleted module and compile a new one', () => {
   const { ['Acme/Leaf.elm']: _leaf, ...rest } = SOURCES;
   const result = incremental({ ...rest, 'Acme/Extra.elm': 'module Acme.Extra exposing (y)\n\nimport Acme.Base\n\n\ny : Acme.Base.Money\ny =\n    Acme.Base.zero\n' });
   assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'unchanged', Extra: 'compiled' });
+});
+
+/** A worker of its own, recording for each build whether the frontend asked it to start from its kept repository. */
+function sessionWorker(): { worker: ElmWorker; reused: boolean[] } {
+  const inner = createElmWorker(workerCode(), createTimerQueue(), QUIET);
+  const reused: boolean[] = [];
+  const worker: ElmWorker = {
+    lastBuilt: () => inner.lastBuilt(),
+    build: (input, onProgress, onModule) => {
+      reused.push('reuse' in input && input.reuse !== undefined);
+      return inner.build(input, onProgress, onModule);
+    },
+  };
+  return { worker, reused };
+}
+const compileOn = (worker: ElmWorker, params: NormalizedCompileParams): CompileResult => {
+  const answer = compileElm(params, worker, recordingContext()) as CompileAnswer;
+  return { success: answer.success ?? true, modules: answer.modules ?? [], diagnostics: [], ...answer } as CompileResult;
+};
+const sameAsFull = (result: CompileResult, sources: Record<string, string>, options?: NormalizedCompileParams['options']): void => {
+  assert.is(canonicalJson(result.ir), canonicalJson(compile(request(sources, undefined, options)).ir), 'the IR equals a full compile\'s');
+};
+
+Incremental('should start from the repository the session\'s last build kept, and equal a full compile', () => {
+  const { worker, reused } = sessionWorker();
+  const first = compileOn(worker, request(SOURCES));
+  const sources = edit('Acme/Leaf.elm', 'amount * 2', 'amount * 3');
+  const result = compileOn(worker, request(sources, nextBaseline(undefined, first)));
+  assert.equal(reused, [false, true]);
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'unchanged', Leaf: 'compiled' });
+  sameAsFull(result, sources);
+  // A module removed: the kept repository still holds it, the build leaves it out.
+  const { ['Acme/Leaf.elm']: _leaf, ...rest } = SOURCES;
+  const removed = compileOn(worker, request(rest, nextBaseline(nextBaseline(undefined, first), result)));
+  assert.equal(reused, [false, true, true]);
+  assert.equal(removed.modules, ['Base', 'Mid', 'Top']);
+  sameAsFull(removed, rest);
+});
+
+Incremental('should not start from the kept repository when the baseline\'s IR is not what it holds, or the context differs', () => {
+  const { worker, reused } = sessionWorker();
+  const first = compileOn(worker, request(SOURCES));
+  // The session's last build has Mid's other body; the baseline (of the first compile) has this one.
+  const other = edit('Acme/Mid.elm', '{ qty = n, price = 2 }', '{ qty = n, price = 5 }');
+  compileOn(worker, request(other));
+  const sources = edit('Acme/Leaf.elm', 'amount * 2', 'amount * 3');
+  const result = compileOn(worker, request(sources, nextBaseline(undefined, first)));
+  assert.equal(reused, [false, false, false]);
+  sameAsFull(result, sources);
+  // typesOnly: the kept repository is of another context; so is the baseline, and all is compiled.
+  const typesOnly = compileOn(worker, request(sources, nextBaseline(undefined, result), { typesOnly: true }));
+  assert.equal(reused, [false, false, false, false]);
+  sameAsFull(typesOnly, sources, { typesOnly: true });
+});
+
+Incremental('should keep no repository from a failed build, and compile the fixed module against the right one', () => {
+  const { worker, reused } = sessionWorker();
+  const first = compileOn(worker, request(SOURCES));
+  const broken = edit('Acme/Top.elm', 'amount : Int', 'amount : String');
+  const failed = compileOn(worker, request(broken, nextBaseline(undefined, first)));
+  assert.not.ok(failed.success);
+  // The first round failed (nothing kept); the second built the others against Top's baseline IR.
+  assert.equal(reused, [false, true, false]);
+  const fixed = edit('Acme/Top.elm', 'amount =\n    (Acme.Mid.line 3).qty', 'amount =\n    (Acme.Mid.line 4).qty');
+  const result = compileOn(worker, request(fixed, nextBaseline(nextBaseline(undefined, first), failed)));
+  assert.ok(result.success, JSON.stringify(result.diagnostics));
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'compiled', Leaf: 'unchanged' });
+  sameAsFull(result, fixed);
+});
+
+Incremental('should build from the distribution sent, not a repository kept before a failed build (the worker)', () => {
+  const worker = createElmWorker(workerCode(), createTimerQueue(), QUIET);
+  const input = { options: { typesOnly: false }, packageInfo: { name: 'Acme' }, dependencies: [], context: 'c' };
+  assert.is((worker.build({ ...input, fileSnapshot: SOURCES }) as ElmBuildOutcome).kind, 'built');
+  const empty = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
+  const onlyLeaf = { ...input, fileChanges: { 'Acme/Leaf.elm': ['Insert', SOURCES['Acme/Leaf.elm']] as ['Insert', string] }, distribution: empty };
+  const reuse = { '[["base"]]': 'Public', '[["mid"]]': 'Public', '[["top"]]': 'Public' } as const;
+  // Kept: Leaf compiles against Base, Mid and Top taken from the last build's repository.
+  const kept = worker.build({ ...onlyLeaf, reuse }) as ElmBuildOutcome;
+  assert.is(kept.kind, 'built', JSON.stringify(kept).slice(0, 300));
+  assert.is((worker.build({ ...input, fileSnapshot: { 'Acme/Top.elm': 'module Acme.Top exposing (x)\n\nx =\n' } }) as ElmBuildOutcome).kind, 'failed');
+  assert.is(worker.lastBuilt(), undefined);
+  // After the failure nothing is kept: Top is missing, so Leaf does not compile.
+  assert.is((worker.build({ ...onlyLeaf, reuse }) as ElmBuildOutcome).kind, 'failed');
+  // Another context: the repository kept is not used either.
+  assert.is((worker.build({ ...input, fileSnapshot: SOURCES }) as ElmBuildOutcome).kind, 'built');
+  assert.is((worker.build({ ...onlyLeaf, context: 'other', reuse }) as ElmBuildOutcome).kind, 'failed');
 });
 
 Incremental.run();

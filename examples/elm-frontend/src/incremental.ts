@@ -61,6 +61,42 @@ function trustedModules(baseline: CompileBaseline | undefined, contextDigest: st
   return out;
 }
 
+/** True when `a` and `b` are the same JSON value. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) if (!Object.hasOwn(b, k) || !sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+/**
+ * The access of each module of `modules` by path (as JSON), when the worker kept the repository
+ * of its last build under `contextDigest` and that build returned, for each of them, the very IR
+ * `modules` holds (a baseline from another session, an older compile, a failed module's
+ * baseline IR that the last build did not hold: undefined, and the build decodes `modules`).
+ */
+function reusable(worker: ElmWorker, contextDigest: string, modules: ModuleEntry[]): Record<string, 'Public' | 'Private'> | undefined {
+  const last = worker.lastBuilt();
+  if (!last || last.context !== contextDigest) return undefined;
+  const built = new Map(entriesOf(last.distribution).map((e) => [JSON.stringify(pathFromJson(e[0]) ?? null), e]));
+  const access: Record<string, 'Public' | 'Private'> = {};
+  for (const entry of modules) {
+    const key = JSON.stringify(pathFromJson(entry[0]) ?? null);
+    const had = built.get(key);
+    if (!had || !sameJson(had[1].value, entry[1].value)) return undefined;
+    access[key] = entry[1].access === 'Public' ? 'Public' : 'Private';
+  }
+  return access;
+}
+
 /**
  * Builds the package of `input` on `worker`, reusing what `baseline` holds when its
  * `contextDigest` is `contextDigest`.
@@ -97,7 +133,7 @@ export function buildModules(
   const done = (distribution: Record<string, unknown>): ModulesOutcome => ({ kind: 'built', distribution, compiled, failed, blocked, diagnostics, interfaces });
 
   if (trusted.size === 0) {
-    return then(worker.build(input, onProgress, onModule), (outcome) => {
+    return then(worker.build({ ...input, context: contextDigest }, onProgress, onModule), (outcome) => {
       if (outcome.kind !== 'built') return outcome;
       record(outcome.distribution, graph.keys());
       return done(outcome.distribution);
@@ -118,9 +154,12 @@ export function buildModules(
   const round = (): ModulesOutcome | Promise<ModulesOutcome> => {
     const fileChanges: Record<string, ['Insert', string]> = {};
     for (const name of recompile) fileChanges[graph.get(name)!.placed.key] = ['Insert', layout.fileSnapshot[graph.get(name)!.placed.key]];
-    const distribution = { formatVersion: 3, distribution: ['Library', layout.packagePath, [], { modules: [...kept.values()].map(fresh) }] };
     const { options, packageInfo, dependencies } = input;
-    return then(worker.build({ options, packageInfo, dependencies, fileChanges, distribution }, onProgress, onModule), (outcome): ModulesOutcome | Promise<ModulesOutcome> => {
+    const modules = [...kept.values()].map(fresh);
+    // The worker's last repository, when it holds exactly these modules' IR: nothing to decode.
+    const reuse = reusable(worker, contextDigest, modules);
+    const distribution = { formatVersion: 3, distribution: ['Library', layout.packagePath, [], { modules: reuse ? [] : modules }] };
+    return then(worker.build({ options, packageInfo, dependencies, fileChanges, distribution, context: contextDigest, reuse }, onProgress, onModule), (outcome): ModulesOutcome | Promise<ModulesOutcome> => {
       if (outcome.kind === 'rejected') return outcome;
       if (outcome.kind === 'failed') {
         if (recompile.size === 0) return outcome;
