@@ -55,18 +55,37 @@ function tooMany(sourceDir: string, limit: number, what: string): MepError {
   });
 }
 
+/** What {@link listSourceTree} finds: the source files, and every folder it looked in. */
+export interface SourceTree {
+  /** The source files, sorted by path. */
+  files: string[];
+  /** `sourceDir` and every folder under it that was looked in (no link, no dot-directory), shallowest first. */
+  folders: string[];
+}
+
 /**
  * Every source file under `sourceDir` with one of `extensions` (see the file's comment), sorted
  * by path. Throws ERR_LIMIT (`data.limit: 'maxSourceFiles'`) past the count, or past ten
  * directory entries per file allowed.
  */
 export async function findSourceFiles(sourceDir: string, extensions: readonly string[], limits: SourceLimits = {}): Promise<string[]> {
+  return (await listSourceTree(sourceDir, extensions, limits)).files;
+}
+
+/**
+ * The source files under `sourceDir` and the folders they were looked for in, within the bounds
+ * of {@link findSourceFiles}: what `mep compile --watch` watches. A link (to a folder out of the
+ * project, to `/`, or a loop) is not a folder of the tree; a FIFO, a device or a socket is neither.
+ */
+export async function listSourceTree(sourceDir: string, extensions: readonly string[], limits: SourceLimits = {}): Promise<SourceTree> {
   const maxFiles = limits.maxSourceFiles ?? HOST_FILE_LIMITS.sourceFiles;
   const maxEntries = maxFiles * HOST_FILE_LIMITS.entriesPerSourceFile;
-  const out: string[] = [];
-  let entries = 0;
+  const files: string[] = [];
+  // Breadth first (the folders list is the queue): when a watch can take only some folders, it takes the shallowest.
   const folders = [sourceDir];
-  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
+  let entries = 0;
+  for (let next = 0; next < folders.length; next++) {
+    const folder = folders[next];
     const listed: Dirent[] = await readdir(folder, { withFileTypes: true });
     entries += listed.length;
     if (entries > maxEntries) throw tooMany(sourceDir, maxFiles, `source files (it has over ${maxEntries} entries to look at)`);
@@ -76,12 +95,12 @@ export async function findSourceFiles(sourceDir: string, extensions: readonly st
       const path = join(folder, entry.name);
       if (entry.isDirectory()) folders.push(path);
       else if (entry.isFile() && extensions.includes(extname(entry.name))) {
-        if (out.length >= maxFiles) throw tooMany(sourceDir, maxFiles, 'source files');
-        out.push(path);
+        if (files.length >= maxFiles) throw tooMany(sourceDir, maxFiles, 'source files');
+        files.push(path);
       }
     }
   }
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { files: files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), folders };
 }
 
 /** Reads files within one byte budget; see {@link createSourceReader}. */

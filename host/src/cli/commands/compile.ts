@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { extname, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { CompileParams, CompileResult } from '../../protocol/index.ts';
-import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject } from '../../project/index.ts';
+import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject, readSourceFolders } from '../../project/index.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
@@ -122,7 +122,7 @@ ${OPERATION_HELP}`,
             projectDir,
             fileExtensions,
             signal,
-            sourceDir: async () => (await readMorphirProject(projectDir, { languageId: id, fileExtensions, ...limits })).sourceDir,
+            sourceFolders: async () => (await readSourceFolders(projectDir, { languageId: id, fileExtensions, ...limits })).folders,
             compile: async (baseline) => compileProject(session, await readMorphirProject(projectDir, { languageId: id, fileExtensions, ...limits }), { signal, options, baseline, ...output }),
             scrub: (diagnostics) => scrubDiagnostics(diagnostics, io.redactor),
           });
