@@ -55,6 +55,12 @@ function tooMany(sourceDir: string, limit: number, what: string): MepError {
   });
 }
 
+function tooDeep(sourceDir: string, folder: string): MepError {
+  return new MepError(LocalErrorCode.Limit, `${sourceDir} has folders nested deeper than ${HOST_FILE_LIMITS.sourceDepth} folders (${folder.slice(0, 200)}…), more than mep walks for sources. Move the sources to a shallower folder, or point sourceDirectory at one.`, {
+    data: { sourceDir, limit: 'sourceDepth', maxSourceDepth: HOST_FILE_LIMITS.sourceDepth },
+  });
+}
+
 /** What {@link listSourceTree} finds: the source files, and every folder it looked in. */
 export interface SourceTree {
   /** The source files, sorted by path. */
@@ -83,17 +89,34 @@ export async function listSourceTree(sourceDir: string, extensions: readonly str
   const files: string[] = [];
   // Breadth first (the folders list is the queue): when a watch can take only some folders, it takes the shallowest.
   const folders = [sourceDir];
+  const depths = [0];
   let entries = 0;
   for (let next = 0; next < folders.length; next++) {
     const folder = folders[next];
-    const listed: Dirent[] = await readdir(folder, { withFileTypes: true });
+    if (depths[next] > HOST_FILE_LIMITS.sourceDepth) throw tooDeep(sourceDir, folder);
+    let listed: Dirent[];
+    try {
+      listed = await readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      // A folder removed or replaced since its parent was listed (a branch switch) holds nothing.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+      const what = code === 'ENAMETOOLONG' ? 'its path is longer than the system takes' : (error as Error).message;
+      throw new MepError(LocalErrorCode.Usage, `Cannot list ${folder.slice(0, 300)}${folder.length > 300 ? '…' : ''}, a folder under ${sourceDir}: ${what}. Make it readable or shorter, or move it out of the source folder.`, {
+        data: { sourceDir, folder, reason: code === 'ENAMETOOLONG' ? 'path-too-long' : 'unreadable', errno: code },
+        cause: error,
+      });
+    }
     entries += listed.length;
     if (entries > maxEntries) throw tooMany(sourceDir, maxFiles, `source files (it has over ${maxEntries} entries to look at)`);
     for (const entry of listed) {
       // A dotfile or a dot-directory is never a source (.git, .env, .ssh); a link is not followed.
       if (entry.name.startsWith('.') || entry.isSymbolicLink()) continue;
       const path = join(folder, entry.name);
-      if (entry.isDirectory()) folders.push(path);
+      if (entry.isDirectory()) {
+        folders.push(path);
+        depths.push(depths[next] + 1);
+      }
       else if (entry.isFile() && extensions.includes(extname(entry.name))) {
         if (files.length >= maxFiles) throw tooMany(sourceDir, maxFiles, 'source files');
         files.push(path);

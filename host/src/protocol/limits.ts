@@ -182,6 +182,8 @@ export const HOST_FILE_LIMITS = Object.freeze({
   sourceFiles: 10_000,
   /** Directory entries looked at per source file allowed, while finding them under `sourceDirectory`. */
   entriesPerSourceFile: 10,
+  /** Folders nested under `sourceDirectory` that are walked (deeper is ERR_LIMIT `sourceDepth`, before a path passes PATH_MAX). */
+  sourceDepth: 64,
   /**
    * Folders `mep compile --watch` watches (each one by one, never recursively: one inotify watch
    * each on Linux, shared by every program of the user); past it the shallowest are watched and a
