@@ -20,6 +20,7 @@ export default defineExtension({
     irVersions: ['3'],
     generate({ options }) {
       if (typeof options.logChars === 'number') console.warn('x'.repeat(options.logChars));
+      if (typeof options.logLines === 'number') for (let i = 0; i < options.logLines; i++) console.warn('line ' + i);
       const diagnostics = Array.isArray(options.diagnostics) ? options.diagnostics : [];
       if (typeof options.marks === 'number') diagnostics.push({ severity: 'warning', code: 'zalgo', message: 'e' + '\\u0301'.repeat(options.marks) });
       return { artifacts: [textArtifact('ok.txt', 'ok')], diagnostics };
@@ -63,6 +64,21 @@ Red('should show 300,000 combining marks on one letter as at most 30 and escapes
   const json = await generate('wasm', { marks: 300_000 }, '--json');
   const message = (JSON.parse(json.io.stdout.join('\n')) as { diagnostics: { message: string }[] }).diagnostics[0]?.message;
   assert.is(message, `e${'\u0301'.repeat(300_000)}`);
+});
+
+Red('should show the log lines of a wasm call past the Extism kernel\'s 32,767 blocks as a count, not as garbled errors :: wasm', async () => {
+  // The Extism SDK addresses block n as n << 48, a signed i64 in the guest: the 32,768th block of a
+  // call has a negative address, and every log line after it was "failed to log(warn): bad block reference".
+  const lines = HOST_BOUNDS.maxExtismBlocks + 300;
+  const { code, io } = await generate('wasm', { logLines: lines });
+  assert.is(code, 0, io.stderr.slice(-3).join('\n'));
+  const text = io.stderr.join('\n');
+  assert.not.match(text, /bad block reference|failed to log/);
+  const shown = io.stderr.filter((l) => /warning: line \d+$/.test(l)).length;
+  assert.ok(shown >= HOST_BOUNDS.maxExtismBlocks - 8 && shown < lines, `${shown} lines shown`);
+  const dropped = /(\d+) log lines of this call were dropped: .*maxExtismBlocks/.exec(text);
+  assert.ok(dropped, text.slice(-600));
+  assert.is(shown + Number(dropped[1]), lines, 'every line shown or counted');
 });
 
 Red('should render a diagnostic whose location is far outside its line without building a gigantic caret line :: hostile', async () => {

@@ -199,6 +199,13 @@ export const HOST_FILE_LIMITS = Object.freeze({
  * taken and reported as ERR_LIMIT with its name in `data.limit`.
  */
 export const HOST_BOUNDS = Object.freeze({
+  /**
+   * Extism memory blocks a wasm guest may allocate in one call (each log line takes one). The
+   * Extism JS SDK addresses block n as n << 48, a signed i64 in the guest: past this the address
+   * is negative and names no block. Further allocations are refused (address 0); log lines that
+   * needed one are counted and said in one line at the end of the call.
+   */
+  maxExtismBlocks: 32_767,
   /** What an extension says about itself (claim set, initialize result, info, capabilities): its JSON size, in characters. */
   maxMetadataChars: 64 * 1024,
   /** … its nesting, in levels (the root is level 1). */
