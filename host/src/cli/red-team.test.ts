@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildSourceBothRuntimes } from '../../../build/guest/testing/build-both.ts';
 import { HOST_BOUNDS } from '../protocol/limits.ts';
+import { seededRotation } from '../../../fixtures/testing/tier.ts';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
 
@@ -18,8 +19,9 @@ export default defineExtension({
   backend: {
     targets: ['t'],
     irVersions: ['3'],
-    generate({ options }) {
+    generate({ options }, ctx) {
       if (typeof options.logChars === 'number') console.warn('x'.repeat(options.logChars));
+      if (typeof options.progress === 'number') for (let i = 0; i < options.progress; i++) ctx.progress('report', 'step ' + i, i % 100);
       if (typeof options.logLines === 'number') for (let i = 0; i < options.logLines; i++) console.warn('line ' + i);
       const diagnostics = Array.isArray(options.diagnostics) ? options.diagnostics : [];
       if (typeof options.marks === 'number') diagnostics.push({ severity: 'warning', code: 'zalgo', message: 'e' + '\\u0301'.repeat(options.marks) });
@@ -80,6 +82,20 @@ Red('should show the log lines of a wasm call past the Extism kernel\'s 32,767 b
   assert.ok(dropped, text.slice(-600));
   assert.is(shown + Number(dropped[1]), lines, 'every line shown or counted');
 });
+
+// One runtime a run in npm test (the seed picks), both under test:long.
+for (const runtime of seededRotation(['wasm', 'process'] as const)) {
+  Red(`should redraw the progress line of 8,000 reports at most once per statusIntervalMs :: ${runtime}`, async () => {
+    const g = await guests();
+    const io = captureIo(g.dir, new Uint8Array(0), { isTty: true });
+    const started = performance.now();
+    const code = await main(['generate', '--extension', runtime === 'wasm' ? g.wasm : g.mjs, '--target', 't', '--input', 'ir.json', '--output', `out-progress-${runtime}`, '--option', 'progress=8000'], io);
+    const ms = performance.now() - started;
+    assert.is(code, 0, io.stderr.join('\n').slice(0, 500));
+    const most = Math.ceil(ms / HOST_BOUNDS.statusIntervalMs) + 3;
+    assert.ok(io.shown.length > 0 && io.shown.length <= most, `${io.shown.length} redraws in ${Math.round(ms)} ms (at most ${most})`);
+  });
+}
 
 Red('should render a diagnostic whose location is far outside its line without building a gigantic caret line :: hostile', async () => {
   const g = await guests();

@@ -206,6 +206,8 @@ export const HOST_BOUNDS = Object.freeze({
    * needed one are counted and said in one line at the end of the call.
    */
   maxExtismBlocks: 32_767,
+  /** The progress status line is redrawn at most once per this many ms; reports between are coalesced into the latest. */
+  statusIntervalMs: 50,
   /** What an extension says about itself (claim set, initialize result, info, capabilities): its JSON size, in characters. */
   maxMetadataChars: 64 * 1024,
   /** … its nesting, in levels (the root is level 1). */
