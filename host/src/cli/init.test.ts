@@ -112,7 +112,7 @@ Init('should refuse a link (to an empty folder, dangling), a file, a FIFO and a 
     await mkdir(join(parent, 'full'));
     await writeFile(join(parent, 'full', 'keep.txt'), 'mine');
     const before = (await readdir(parent)).sort();
-    for (const [name, why] of [['linked', /is a symbolic link/], ['dangling', /is a symbolic link/], ['file', /is not a folder/], ['fifo', /is not a folder/], ['full', /is not empty/]] as const) {
+    for (const [name, why] of [['linked', /is a symbolic link/], ['dangling', /is a symbolic link/], ['file', /is not a folder/], ['fifo', /is not a folder/], ['full', /is not empty/], ['file/inside', /cannot be looked at \(ENOTDIR\)/]] as const) {
       const io = captureIo(parent);
       assert.is(await main(['init', name, '--mep-runtime', 'mep-runtime@0.1.0'], io), ExitCode.Usage, `${name}: ${io.stderr.join('\n')}`);
       assert.match(io.stderr.join('\n'), why, name);

@@ -36,8 +36,14 @@ async function checkTarget(dir: string): Promise<'absent' | 'empty'> {
 /** Writes `files` (relative paths → text) as the new folder `dir`; see the file's comment. */
 export async function writeNewFolder(dir: string, files: Readonly<Record<string, string>>): Promise<void> {
   const target = await checkTarget(dir);
-  if (target === 'absent') await mkdir(dirname(dir), { recursive: true });
-  const staging = await mkdtemp(join(target === 'absent' ? dirname(dir) : dir, STAGING_PREFIX));
+  let staging: string;
+  try {
+    if (target === 'absent') await mkdir(dirname(dir), { recursive: true });
+    staging = await mkdtemp(join(target === 'absent' ? dirname(dir) : dir, STAGING_PREFIX));
+  } catch (error) {
+    // A parent that is a file, or a folder that cannot be written: nothing was made.
+    throw refused(dir, `cannot be made (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 'write-failed', error);
+  }
   const moved: string[] = [];
   try {
     for (const [path, content] of Object.entries(files)) {
