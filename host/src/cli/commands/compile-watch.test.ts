@@ -30,12 +30,12 @@ function inotifyWatches(): number {
 }
 
 /** A frontend that counts its compiles and names the documents it was sent. */
-function frontend() {
+function frontend(language: { id: string; fileExtensions: string[] } = { id: 'elm', fileExtensions: ['.elm'] }) {
   const compiled: string[][] = [];
   const extension = defineExtension({
     info: { id: 'test.watched', name: 'watched', version: '1.0.0' },
     frontend: {
-      languages: [{ id: 'elm', fileExtensions: ['.elm'] }],
+      languages: [language],
       irVersions: ['3'],
       multiDocument: true,
       compile(params) {
@@ -110,6 +110,40 @@ Watch('should watch folder by folder, never through a link (a loop, /, out of th
     await session.close();
     rmSync(dir, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
+  }
+});
+
+Watch('should not compile again because it wrote the IR, when the IR file has a source file\'s extension (a .json language, sourceDirectory ".") :: hostile', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mep-watch-own-output-'));
+  const { compiled, session } = frontend({ id: 'jsonish', fileExtensions: ['.json'] });
+  const controller = new AbortController();
+  try {
+    writeFileSync(join(dir, 'morphir.json'), JSON.stringify({ name: 'acme', sourceDirectory: '.' }));
+    writeFileSync(join(dir, 'model.json'), '{}');
+    await session.start();
+    const io = captureIo(dir);
+    const read = { languageId: 'jsonish', fileExtensions: ['.json'] };
+    const watching = watchCompile(io, {
+      projectDir: dir,
+      output: join(dir, 'morphir-ir.json'),
+      fileExtensions: ['.json'],
+      signal: controller.signal,
+      sourceFolders: async () => (await readSourceFolders(dir, read)).folders,
+      compile: async (baseline) => compileProject(session, await readMorphirProject(dir, read), { signal: controller.signal, baseline }),
+      scrub: (d) => [...d],
+    });
+    await until('the first compile', () => io.stdout.some((l) => l.includes('written to morphir-ir.json')));
+    // Its own write of morphir-ir.json (a .json file in the watched folder) must not start a compile, which would write it again, forever.
+    await new Promise((r) => setTimeout(r, 800));
+    assert.is(compiled.length, 1, `${compiled.length} compiles: ${io.stdout.join('\n')}`);
+    writeFileSync(join(dir, 'model.json'), '{"edited":true}');
+    await until('the compile after an edit', () => compiled.length === 2);
+    controller.abort();
+    await watching;
+  } finally {
+    controller.abort();
+    await session.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 

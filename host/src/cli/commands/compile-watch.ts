@@ -29,6 +29,8 @@ export interface WatchCompileOptions {
    * after every compile.
    */
   sourceFolders(): Promise<readonly string[]>;
+  /** The IR file the compiles write (absolute): its own writes start no compile. */
+  output?: string;
   /** Most folders watched (default `HOST_FILE_LIMITS.watchedFolders`). */
   maxWatchedFolders?: number;
   /** File extensions whose changes start a compile (`.elm`). */
@@ -77,6 +79,8 @@ export async function watchCompile(io: Io, options: WatchCompileOptions): Promis
   let baseline: CompileBaseline | 'project' = 'project';
   let timer: ReturnType<typeof setTimeout> | undefined;
   let toldBound = false;
+  /** The IR file the watch writes (as told, then each compile's output). */
+  let written: string | undefined = options.output;
   const maxFolders = options.maxWatchedFolders ?? HOST_FILE_LIMITS.watchedFolders;
 
   const relevant = (name: string): boolean => name === 'morphir.json' || options.fileExtensions.some((e) => name.endsWith(e));
@@ -88,6 +92,9 @@ export async function watchCompile(io: Io, options: WatchCompileOptions): Promis
   const folders = createFolderWatch(
     maxFolders,
     (folder, name) => {
+      // Its own write of the IR is no change of the sources, whatever its extension (else a
+      // language of .json files, or -o src/ir.elm, would compile forever).
+      if (name !== null && join(folder, name) === written) return;
       if (name === null || relevant(name) || folders.has(join(folder, name))) return schedule();
       // A new folder (not a link, not a dot-directory) may bring sources: compile, and walk the tree again.
       if (name.startsWith('.')) return;
@@ -115,6 +122,7 @@ export async function watchCompile(io: Io, options: WatchCompileOptions): Promis
     try {
       const outcome = await options.compile(baseline);
       baseline = outcome.baseline ?? baseline;
+      written = outcome.output ?? written;
       if (!signal.aborted) report(io, options, outcome, Math.round(performance.now() - started));
     } catch (error) {
       if (signal.aborted) return;

@@ -5,7 +5,7 @@
  * package `local/example` synthesized), grown to several files in one request.
  */
 import { stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { CompileParams, CompileResult } from '../../protocol/index.ts';
 import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject, readSourceFolders } from '../../project/index.ts';
@@ -120,6 +120,7 @@ ${OPERATION_HELP}`,
           const output = values.output ? { output: resolve(io.cwd, values.output) } : {};
           await watchCompile(io, {
             projectDir,
+            output: output.output ?? join(resolve(projectDir), 'morphir-ir.json'),
             fileExtensions,
             signal,
             sourceFolders: async () => (await readSourceFolders(projectDir, { languageId: id, fileExtensions, ...limits })).folders,
