@@ -13,6 +13,8 @@ import { compileProject, readMorphirProject, readSourceFolders } from '../../pro
 import { createSession } from '../../session/session.ts';
 import { createInProcessTransport } from '../../testing/in-process-transport.ts';
 import { captureIo } from '../io.ts';
+import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
+import { LONG_TESTS } from '../../../../fixtures/testing/tier.ts';
 import { watchCompile } from './compile-watch.ts';
 
 /** The inotify watches this process holds (Linux), over all its inotify descriptors. */
@@ -146,5 +148,45 @@ Watch('should not compile again because it wrote the IR, when the IR file has a 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+// Long form (npm run test:long): 50,000 files in 5,000 folders, where Node.js's recursive watch
+// held 55,000 inotify watches and blocked the event loop for seconds while it read the tree.
+if (LONG_TESTS) {
+  Watch('should hold at most watchedFolders inotify watches over a tree of 50,000 files in 5,000 folders :: long', async () => {
+    if (process.platform !== 'linux') return;
+    const dir = mkdtempSync(join(tmpdir(), 'mep-watch-wide-'));
+    const { compiled, session } = frontend();
+    const controller = new AbortController();
+    try {
+      writeFileSync(join(dir, 'morphir.json'), JSON.stringify({ name: 'acme', sourceDirectory: 'src' }));
+      mkdirSync(join(dir, 'src'));
+      writeFileSync(join(dir, 'src', 'A.elm'), 'module A exposing (..)\n');
+      execFileSync('bash', ['-c', 'cd "$1" && for d in $(seq 5000); do mkdir D$d && touch D$d/F{1..10}.txt; done', 'bash', join(dir, 'src')]);
+      await session.start();
+      const io = captureIo(dir);
+      const before = inotifyWatches();
+      const watching = watchCompile(io, {
+        projectDir: dir,
+        fileExtensions: ['.elm'],
+        signal: controller.signal,
+        sourceFolders: async () => (await readSourceFolders(dir)).folders,
+        compile: async (baseline) => compileProject(session, await readMorphirProject(dir), { signal: controller.signal, baseline, output: false }),
+        scrub: (d) => [...d],
+      });
+      await until('the first compile', () => compiled.length === 1 && io.stderr.some((l) => l.includes('press Ctrl+C')));
+      const held = inotifyWatches() - before;
+      assert.ok(held <= HOST_FILE_LIMITS.watchedFolders, `held ${held} inotify watches`);
+      assert.ok(io.stderr.some((l) => /more are not watched/.test(l)), io.stderr.join('\n'));
+      writeFileSync(join(dir, 'src', 'A.elm'), 'module A exposing (..)\n-- edited\n');
+      await until('the compile after an edit', () => compiled.length === 2);
+      controller.abort();
+      await watching;
+    } finally {
+      controller.abort();
+      await session.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+}
 
 Watch.run();
