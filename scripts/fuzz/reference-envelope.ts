@@ -68,6 +68,8 @@ function portableSegment(segment: string): boolean {
   if (segment.endsWith('.') || segment.endsWith(' ')) return false;
   if (isShortName(segment)) return false;
   for (const c of segment) if (BIDI.some(([from, to]) => c.charCodeAt(0) >= from && c.charCodeAt(0) <= to)) return false;
+  // DEL, C1 controls, line and paragraph separators; a code unit of a surrogate pair only as a pair.
+  for (const c of segment) if ((c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f) || c === '\u2028' || c === '\u2029' || (c.length === 1 && c.charCodeAt(0) >= 0xd800 && c.charCodeAt(0) <= 0xdfff)) return false;
   if (['.git', '.mep'].includes(artifactPathKey(segment))) return false;
   return segment.length <= 255 && new TextEncoder().encode(segment).length <= 255;
 }

@@ -152,7 +152,7 @@ export function splitStream(random: SeededRandom, stream: Uint8Array): Uint8Arra
 }
 
 const SAFE = ['a', 'b', 'A', 'schemas', 'Types', 'types', 'x.avsc', 'X.avsc', 'caf\u00e9', 'cafe\u0301', 'Stra\u00dfe', 'STRASSE', '\u00df', '\u212a', 'k', 'K', 'file.tar.gz', 'com0', 'aux_x', 'con1x', '.hidden', 'a.b.c'];
-const HOSTILE = ['', '.', '..', 'con', 'CON.txt', 'con .txt', 'conin$', 'CONOUT$.log', 'com1', 'COM\u00b9.log', 'lpt9', 'nul.tar.gz', 'a.', 'a ', 'a:b', 'a?b', 'a*b', '<x>', 'a|b', 'a"b', 'x\u0001', 'tab\t'];
+const HOSTILE = ['', '.', '..', 'con', 'CON.txt', 'con .txt', 'conin$', 'CONOUT$.log', 'com1', 'COM\u00b9.log', 'lpt9', 'nul.tar.gz', 'a.', 'a ', 'a:b', 'a?b', 'a*b', '<x>', 'a|b', 'a"b', 'x\u0001', 'tab\t', 'del\u007f', '\u009b31m', 'a\u2028b', 'lone\ud800', '\udfffx'];
 
 /** An artifact path of safe, hostile and look-alike segments, now and then absolute, Windows-style or too long. */
 export function randomPath(random: SeededRandom): string {

@@ -83,4 +83,13 @@ Validate("should refuse an artifact in a Git repository's or a mep project's own
   assert.is(validateArtifacts('ext', [text('.gitignore'), text('.github/workflows/x.yml'), text('a.git/x'), text('.mepx/y')]).files.length, 4);
 });
 
+Validate('should refuse DEL, C1 controls, line separators and lone surrogates in a name: lone ones are all one file (U+FFFD) on disk :: hostile', () => {
+  // a\ud800 and a\ud801 are two names to JavaScript and one file once encoded as UTF-8 (both U+FFFD).
+  for (const path of ['a\x7f.txt', 'a\x9b31m.txt', 'x/\x85', 'a\u2028b.txt', 'a\u2029', 'a\ud800.txt', 'a\udfff', 'x\udc00y/z.txt']) {
+    assert.is(codeOf(() => validateArtifacts('ext', [text(path)])), LocalErrorCode.Artifact, JSON.stringify(path));
+  }
+  assert.is(codeOf(() => validateArtifacts('ext', [text('a\ud800.txt'), text('a\ud801.txt')])), LocalErrorCode.Artifact);
+  assert.is(validateArtifacts('ext', [text('a\ufffd.txt'), text('\ud83d\ude00.txt'), text('caf\u00e9\u00a0x.txt'), text('\u3000a')]).files.length, 4, 'a pair, U+FFFD itself, NBSP and ideographic space are names');
+});
+
 Validate.run();

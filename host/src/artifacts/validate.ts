@@ -32,6 +32,7 @@ const SHORT_NAME = /^[^.~]{1,7}~[0-9]{1,7}(\.[^.]{1,3})?$/;
 // (config.json approves secrets, extensions.lock pins what runs). Compared as the file system does.
 const OWN_FOLDERS = new Set(['.git', '.mep']);
 // Characters that reorder or hide how a name displays (a `txt.exe` shown as `exe.txt`).
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 /** Longest name of one path segment, in UTF-16 units and in UTF-8 bytes (NTFS, ext4, APFS). */
 const MAX_SEGMENT_UNITS = 255;
@@ -55,16 +56,21 @@ export function checkArtifactPath(extension: string, path: string): void {
   for (const segment of path.split('/')) {
     if (segment === '') throw reject(extension, path, 'the path has an empty segment');
     if (segment === '.' || segment === '..') throw reject(extension, path, `the path has a "${segment}" segment`);
+    const ascii = isAscii(segment);
     if (RESERVED.test(segment.split('.', 1)[0] as string)) throw reject(extension, path, `"${segment}" is a reserved device name on Windows`);
     // eslint-disable-next-line no-control-regex
     if (/[\x00-\x1f<>:"|?*]/.test(segment)) throw reject(extension, path, `"${segment}" contains a character that is not portable in file names`);
+    // DEL, C1 controls (0x9b is a CSI to some terminals) and line separators: controls in a listing.
+    if (!ascii && /[\u0080-\u009f\u2028\u2029]/.test(segment)) throw reject(extension, path, `"${JSON.stringify(segment).slice(1, -1)}" holds a control character`);
+    if (segment.includes('\x7f')) throw reject(extension, path, `"${JSON.stringify(segment).slice(1, -1)}" holds a control character`);
+    // A lone surrogate is written as U+FFFD: "a\ud800" and "a\ud801" would be one file.
+    if (!ascii && LONE_SURROGATE.test(segment)) throw reject(extension, path, `"${JSON.stringify(segment).slice(1, -1)}" holds a lone surrogate, which is no character: every such name is written as U+FFFD, one file for many names`);
     // Windows drops a trailing dot or space: "a." and "a" would be one file there.
     if (segment.endsWith('.') || segment.endsWith(' ')) throw reject(extension, path, `"${segment}" ends with a dot or a space, which Windows drops`);
     if (segment.includes('~') && SHORT_NAME.test(segment) && (segment.split('.', 1)[0] as string).length <= 8) {
       throw reject(extension, path, `"${segment}" has the shape of an 8.3 short name, which on Windows (NTFS) may be another file's`);
     }
     // An ASCII name is `.git` only when it starts with the dot; any other may hide it (`.g\u200cit`).
-    const ascii = isAscii(segment);
     if ((!ascii || segment.startsWith('.')) && OWN_FOLDERS.has(artifactPathKey(segment))) throw reject(extension, path, `"${segment}" is the folder of a Git repository or a mep project, whose files configure what runs there`);
     if (!ascii && BIDI_CONTROL.test(segment)) throw reject(extension, path, `"${JSON.stringify(segment).slice(1, -1)}" holds a bidirectional control character, which changes how the name displays`);
     if (segment.length > MAX_SEGMENT_UNITS || (segment.length * 3 > MAX_SEGMENT_UNITS && utf8.encode(segment).length > MAX_SEGMENT_UNITS)) {

@@ -1,10 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
+import { ExitCode } from './exit-codes.ts';
 import { nextSteps, SAMPLE_CATALOG } from './commands/init.ts';
 import { ownInstall } from './commands/own-install.ts';
 import { ExtensionManifest } from '../registry/manifest.ts';
@@ -99,4 +101,34 @@ Init('should report a type error in the entry with file and line, and write no o
     await rm(parent, { recursive: true, force: true });
   }
 });
+Init('should refuse a link (to an empty folder, dangling), a file, a FIFO and a non-empty folder, writing nothing anywhere, and fill an empty working directory whole :: hostile', async () => {
+  const parent = await mkdtemp(join(tmpdir(), 'mep-init-hostile-'));
+  try {
+    await mkdir(join(parent, 'target'));
+    await symlink('target', join(parent, 'linked'));
+    await symlink('target/new', join(parent, 'dangling'));
+    await writeFile(join(parent, 'file'), 'x');
+    execFileSync('mkfifo', [join(parent, 'fifo')]);
+    await mkdir(join(parent, 'full'));
+    await writeFile(join(parent, 'full', 'keep.txt'), 'mine');
+    const before = (await readdir(parent)).sort();
+    for (const [name, why] of [['linked', /is a symbolic link/], ['dangling', /is a symbolic link/], ['file', /is not a folder/], ['fifo', /is not a folder/], ['full', /is not empty/], ['file/inside', /cannot be looked at \(ENOTDIR\)/]] as const) {
+      const io = captureIo(parent);
+      assert.is(await main(['init', name, '--mep-runtime', 'mep-runtime@0.1.0'], io), ExitCode.Usage, `${name}: ${io.stderr.join('\n')}`);
+      assert.match(io.stderr.join('\n'), why, name);
+      assert.match(io.stderr.join('\n'), /nothing was written/, name);
+      assert.not.match(io.stderr.join('\n'), /unexpected|\n\s+at /, `${name}: a typed error, no stack`);
+      assert.equal((await readdir(parent)).sort(), before, `${name}: nothing beside it`);
+      assert.equal(await readdir(join(parent, 'target')), [], `${name}: nothing through a link`);
+      assert.equal(await readdir(join(parent, 'full')), ['keep.txt']);
+    }
+    // An empty folder that is the working directory: filled in place, no staging folder left.
+    const io = captureIo(join(parent, 'target'));
+    assert.is(await main(['init', '.', '--id', 'here', '--mep-runtime', 'mep-runtime@0.1.0'], io), 0, io.stderr.join('\n'));
+    assert.equal((await readdir(join(parent, 'target'))).sort(), ['.gitignore', 'README.md', 'extension.json', 'package.json', 'sample', 'src', 'test', 'tsconfig.json']);
+  } finally {
+    await rm(parent, { recursive: true, force: true });
+  }
+});
+
 Init.run();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildSourceBothRuntimes } from '../../../build/guest/testing/build-both.ts';
 import { HOST_BOUNDS } from '../protocol/limits.ts';
+import { seededRotation } from '../../../fixtures/testing/tier.ts';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
 
@@ -18,8 +19,10 @@ export default defineExtension({
   backend: {
     targets: ['t'],
     irVersions: ['3'],
-    generate({ options }) {
+    generate({ options }, ctx) {
       if (typeof options.logChars === 'number') console.warn('x'.repeat(options.logChars));
+      if (typeof options.progress === 'number') for (let i = 0; i < options.progress; i++) ctx.progress('report', 'step ' + i, i % 100);
+      if (typeof options.logLines === 'number') for (let i = 0; i < options.logLines; i++) console.warn('line ' + i);
       const diagnostics = Array.isArray(options.diagnostics) ? options.diagnostics : [];
       if (typeof options.marks === 'number') diagnostics.push({ severity: 'warning', code: 'zalgo', message: 'e' + '\\u0301'.repeat(options.marks) });
       return { artifacts: [textArtifact('ok.txt', 'ok')], diagnostics };
@@ -64,6 +67,35 @@ Red('should show 300,000 combining marks on one letter as at most 30 and escapes
   const message = (JSON.parse(json.io.stdout.join('\n')) as { diagnostics: { message: string }[] }).diagnostics[0]?.message;
   assert.is(message, `e${'\u0301'.repeat(300_000)}`);
 });
+
+Red('should show the log lines of a wasm call past the Extism kernel\'s 32,767 blocks as a count, not as garbled errors :: wasm', async () => {
+  // The Extism SDK addresses block n as n << 48, a signed i64 in the guest: the 32,768th block of a
+  // call has a negative address, and every log line after it was "failed to log(warn): bad block reference".
+  const lines = HOST_BOUNDS.maxExtismBlocks + 300;
+  const { code, io } = await generate('wasm', { logLines: lines });
+  assert.is(code, 0, io.stderr.slice(-3).join('\n'));
+  const text = io.stderr.join('\n');
+  assert.not.match(text, /bad block reference|failed to log/);
+  const shown = io.stderr.filter((l) => /warning: line \d+$/.test(l)).length;
+  assert.ok(shown >= HOST_BOUNDS.maxExtismBlocks - 8 && shown < lines, `${shown} lines shown`);
+  const dropped = /(\d+) log lines of this call were dropped: .*maxExtismBlocks/.exec(text);
+  assert.ok(dropped, text.slice(-600));
+  assert.is(shown + Number(dropped[1]), lines, 'every line shown or counted');
+});
+
+// One runtime a run in npm test (the seed picks), both under test:long.
+for (const runtime of seededRotation(['wasm', 'process'] as const)) {
+  Red(`should redraw the progress line of 8,000 reports at most once per statusIntervalMs :: ${runtime}`, async () => {
+    const g = await guests();
+    const io = captureIo(g.dir, new Uint8Array(0), { isTty: true });
+    const started = performance.now();
+    const code = await main(['generate', '--extension', runtime === 'wasm' ? g.wasm : g.mjs, '--target', 't', '--input', 'ir.json', '--output', `out-progress-${runtime}`, '--option', 'progress=8000'], io);
+    const ms = performance.now() - started;
+    assert.is(code, 0, io.stderr.join('\n').slice(0, 500));
+    const most = Math.ceil(ms / HOST_BOUNDS.statusIntervalMs) + 3;
+    assert.ok(io.shown.length > 0 && io.shown.length <= most, `${io.shown.length} redraws in ${Math.round(ms)} ms (at most ${most})`);
+  });
+}
 
 Red('should render a diagnostic whose location is far outside its line without building a gigantic caret line :: hostile', async () => {
   const g = await guests();

@@ -5,6 +5,7 @@
  * cancellation, ends it at once), answers the extension's `secret.resolve`, and always ends the
  * session, so no child process or instance outlives the command.
  */
+import { createStatusThrottle } from './status-throttle.ts';
 import { ErrorCode, MepError } from '../protocol/errors.ts';
 import { Method } from '../protocol/index.ts';
 import type { ClaimSet } from '../protocol/index.ts';
@@ -119,7 +120,16 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
   // Through io like every line: redacted, made safe, one short line, dropped while stderr lags.
   // A bar on a terminal only, and never beside --json's output.
   const progressLine = createProgressBar();
-  const stopProgress = io.isTty && !options.quiet ? session.onProgress((p) => io.status(redactor.scrub(progressLine(p)), p.kind === 'end')) : () => undefined;
+  // Redrawn at most every HOST_BOUNDS.statusIntervalMs, whatever the rate of reports.
+  const status = createStatusThrottle((text, done) => io.status(text, done));
+  const unsubscribe = io.isTty && !options.quiet ? session.onProgress((p) => {
+    const line = progressLine(p);
+    status.show(() => redactor.scrub(line), p.kind === 'end');
+  }) : () => undefined;
+  const stopProgress = (): void => {
+    unsubscribe();
+    status.stop();
+  };
   const stopStages = io.verbose ? session.onProgress(stages.progress) : () => undefined;
   try {
     // An installed remote that now reports another identity than its lock pins is refused by

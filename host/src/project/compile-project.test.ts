@@ -110,6 +110,26 @@ Read('should refuse a folder without a usable morphir.json, source directory or 
   }),
 );
 
+Read('should refuse a sourceDirectory outside the project (/, ../.., a link out), sending nothing from there, and take one inside through a link', async () => {
+  await withDir(async (dir) => {
+    const project = join(dir, 'project');
+    await mkdir(join(project, 'real'), { recursive: true });
+    await writeFile(join(project, 'real', 'A.elm'), 'module A exposing (..)');
+    await mkdir(join(dir, 'home'));
+    await writeFile(join(dir, 'home', 'Key.elm'), 'secret');
+    await symlink(join(dir, 'home'), join(project, 'linked'));
+    await symlink('real', join(project, 'inside'));
+    for (const sourceDirectory of ['/', '..', '../home', join(dir, 'home'), 'linked', 'real/../..']) {
+      await writeFile(join(project, 'morphir.json'), JSON.stringify({ name: 'acme', sourceDirectory }));
+      const data = await usageError(readMorphirProject(project));
+      assert.is(data.reason, 'outside-project', sourceDirectory);
+      assert.is(data.path, join(project, 'morphir.json'));
+    }
+    await writeFile(join(project, 'morphir.json'), JSON.stringify({ name: 'acme', sourceDirectory: 'inside' }));
+    assert.equal((await readMorphirProject(project)).files, [join(project, 'inside', 'A.elm')]);
+  });
+});
+
 const Compile = suite('compileProject');
 
 Compile('should compile in one request and write the IR atomically to morphir-ir.json', () =>

@@ -4,7 +4,7 @@
  * by value in one `sources` envelope whose root is the source directory (MEP 0.1, Source
  * documents and Frontend compilation). Node-only: the edge of the host that reads files.
  */
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod';
@@ -14,7 +14,7 @@ import { DEFAULT_LIMITS, HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { parseJson } from '../protocol/json-parse.ts';
 import { readJsonFile } from '../files/json-file.ts';
 import { detectIrVersion } from '../session/ir-version.ts';
-import { createSourceReader, findSourceFiles, sourceExtensionsFor } from './source-tree.ts';
+import { createSourceReader, listSourceTree, sourceExtensionsFor } from './source-tree.ts';
 import type { SourceLimits, SourceReader } from './source-tree.ts';
 
 /** `morphir.json`, morphir-elm's project file; other members are kept and ignored. */
@@ -105,6 +105,41 @@ async function localDependencies(dir: string, paths: readonly string[], reader: 
 }
 
 /**
+ * The absolute source directory of a project: a folder whose real path lies in the project's
+ * (`"src"`, `"."`), never one `..`, an absolute path or a link leads out of it (`"/"`,
+ * `"../../.."`, a `src` linked to the home folder), whose files a frontend would be sent.
+ * ERR_USAGE naming morphir.json (`data.reason`: `not-a-folder`, `outside-project`).
+ */
+async function projectSourceDir(root: string, manifestPath: string, manifest: MorphirJson): Promise<string> {
+  const sourceDir = resolve(root, manifest.sourceDirectory);
+  const isDir = await stat(sourceDir).then((s) => s.isDirectory(), () => false);
+  if (!isDir) throw usage(`The sourceDirectory "${manifest.sourceDirectory}" of ${manifestPath} is not a folder (${sourceDir}).`, { path: manifestPath, sourceDir, reason: 'not-a-folder' });
+  const [realRoot, realSource] = await Promise.all([realpath(root), realpath(sourceDir)]);
+  if (realSource !== realRoot && !realSource.startsWith(realRoot.endsWith(sep) ? realRoot : `${realRoot}${sep}`)) {
+    throw usage(`The sourceDirectory "${manifest.sourceDirectory}" of ${manifestPath} is outside the project (it is ${realSource}); mep sends a frontend only files of the project's own folder. Move the sources under ${root}, or point sourceDirectory at a folder there.`, {
+      path: manifestPath,
+      sourceDir,
+      realPath: realSource,
+      reason: 'outside-project',
+    });
+  }
+  return sourceDir;
+}
+
+/**
+ * The folders under a project's source directory that hold, or may come to hold, its sources
+ * (see {@link listSourceTree}): what `mep compile --watch` watches. The bounds and errors of
+ * {@link readMorphirProject}; no source file is read.
+ */
+export async function readSourceFolders(dir: string, options: ReadProjectOptions = {}): Promise<{ sourceDir: string; folders: string[] }> {
+  const root = resolve(dir);
+  const { path: manifestPath, manifest } = await readMorphirJson(root);
+  const sourceDir = await projectSourceDir(root, manifestPath, manifest);
+  const { folders } = await listSourceTree(sourceDir, sourceExtensionsFor(options.languageId ?? 'elm', options.fileExtensions ?? []), options);
+  return { sourceDir, folders };
+}
+
+/**
  * Reads the project in `dir` as one compile request. Throws a usage error (`ERR_USAGE`, naming
  * the file) when `morphir.json` is missing or malformed, the source directory does not exist, it
  * holds no source file, or a local dependency cannot be read.
@@ -119,10 +154,8 @@ export async function readMorphirProject(dir: string, options: ReadProjectOption
   const reader = createSourceReader(options.maxSourceBytes ?? DEFAULT_LIMITS.maxMessageBytes);
   const root = resolve(dir);
   const { path: manifestPath, manifest } = await readMorphirJson(root);
-  const sourceDir = resolve(root, manifest.sourceDirectory);
-  const isDir = await stat(sourceDir).then((s) => s.isDirectory(), () => false);
-  if (!isDir) throw usage(`The sourceDirectory "${manifest.sourceDirectory}" of ${manifestPath} is not a folder (${sourceDir}).`, { path: manifestPath, sourceDir });
-  const files = await findSourceFiles(sourceDir, extensions, options);
+  const sourceDir = await projectSourceDir(root, manifestPath, manifest);
+  const { files } = await listSourceTree(sourceDir, extensions, options);
   if (files.length === 0) throw usage(`${sourceDir} (the sourceDirectory of ${manifestPath}) holds no ${extensions.join(' or ')} file.`, { path: manifestPath, sourceDir });
   const documents: SourceDocument[] = await Promise.all(files.map(async (file) => ({ uri: pathToFileURL(file).href, languageId, version: 1, text: await reader.read(file, 'the source file', true) })));
   const dependencies = await localDependencies(root, manifest.localDependencies ?? [], reader);

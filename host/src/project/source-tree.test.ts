@@ -2,7 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { LocalErrorCode } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
 import { makeFifo, unlessHung } from '../files/testing/special-files.ts';
 import { readMorphirProject } from './index.ts';
@@ -91,6 +93,26 @@ Sources('should refuse a morphir.json past its size bound, and one with a hostil
     await writeFile(join(dir, 'morphir.json'), '{"name": "Acme", "sourceDirectory": "src", "__proto__": {"exposedModules": ["X"]}}');
     const hostile = await readMorphirProject(dir).catch((e) => e);
     assert.equal([hostile.code, hostile.data?.reason], [LocalErrorCode.Usage, 'hostile-key']);
+  }),
+);
+
+Sources('should refuse a source tree deeper than it walks, or with paths past PATH_MAX, with typed errors, not a raw ENAMETOOLONG :: hostile', () =>
+  withDir(async (dir) => {
+    await files(dir, { 'morphir.json': JSON.stringify({ name: 'Acme', sourceDirectory: 'src' }), 'src/A.elm': 'a' });
+    await mkdir(join(dir, 'src', ...Array.from({ length: HOST_FILE_LIMITS.sourceDepth + 2 }, () => 'a')), { recursive: true });
+    const tooDeep = await readMorphirProject(dir).catch((e) => e);
+    assert.equal([tooDeep.code, tooDeep.data?.limit, tooDeep.data?.maxSourceDepth], [LocalErrorCode.Limit, 'sourceDepth', HOST_FILE_LIMITS.sourceDepth], String(tooDeep));
+    await rm(join(dir, 'src', 'a'), { recursive: true });
+    // 24 folders of 200-character names, made relative to each other: past PATH_MAX (4,096) well within the depth.
+    const long = 'b'.repeat(200);
+    try {
+      execFileSync('bash', ['-c', `cd "$1" && for i in $(seq 24); do mkdir ${long} && cd ${long}; done`, 'bash', join(dir, 'src')]);
+      const tooLong = await readMorphirProject(dir).catch((e) => e);
+      assert.equal([tooLong.code, tooLong.data?.reason], [LocalErrorCode.Usage, 'path-too-long'], String(tooLong));
+    } finally {
+      execFileSync('rm', ['-rf', join(dir, 'src', long)]);
+    }
+    assert.equal(await sent(dir, 'elm', []), ['A.elm']);
   }),
 );
 

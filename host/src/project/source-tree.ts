@@ -55,33 +55,75 @@ function tooMany(sourceDir: string, limit: number, what: string): MepError {
   });
 }
 
+function tooDeep(sourceDir: string, folder: string): MepError {
+  return new MepError(LocalErrorCode.Limit, `${sourceDir} has folders nested deeper than ${HOST_FILE_LIMITS.sourceDepth} folders (${folder.slice(0, 200)}…), more than mep walks for sources. Move the sources to a shallower folder, or point sourceDirectory at one.`, {
+    data: { sourceDir, limit: 'sourceDepth', maxSourceDepth: HOST_FILE_LIMITS.sourceDepth },
+  });
+}
+
+/** What {@link listSourceTree} finds: the source files, and every folder it looked in. */
+export interface SourceTree {
+  /** The source files, sorted by path. */
+  files: string[];
+  /** `sourceDir` and every folder under it that was looked in (no link, no dot-directory), shallowest first. */
+  folders: string[];
+}
+
 /**
  * Every source file under `sourceDir` with one of `extensions` (see the file's comment), sorted
  * by path. Throws ERR_LIMIT (`data.limit: 'maxSourceFiles'`) past the count, or past ten
  * directory entries per file allowed.
  */
 export async function findSourceFiles(sourceDir: string, extensions: readonly string[], limits: SourceLimits = {}): Promise<string[]> {
+  return (await listSourceTree(sourceDir, extensions, limits)).files;
+}
+
+/**
+ * The source files under `sourceDir` and the folders they were looked for in, within the bounds
+ * of {@link findSourceFiles}: what `mep compile --watch` watches. A link (to a folder out of the
+ * project, to `/`, or a loop) is not a folder of the tree; a FIFO, a device or a socket is neither.
+ */
+export async function listSourceTree(sourceDir: string, extensions: readonly string[], limits: SourceLimits = {}): Promise<SourceTree> {
   const maxFiles = limits.maxSourceFiles ?? HOST_FILE_LIMITS.sourceFiles;
   const maxEntries = maxFiles * HOST_FILE_LIMITS.entriesPerSourceFile;
-  const out: string[] = [];
-  let entries = 0;
+  const files: string[] = [];
+  // Breadth first (the folders list is the queue): when a watch can take only some folders, it takes the shallowest.
   const folders = [sourceDir];
-  for (let folder = folders.pop(); folder !== undefined; folder = folders.pop()) {
-    const listed: Dirent[] = await readdir(folder, { withFileTypes: true });
+  const depths = [0];
+  let entries = 0;
+  for (let next = 0; next < folders.length; next++) {
+    const folder = folders[next];
+    if (depths[next] > HOST_FILE_LIMITS.sourceDepth) throw tooDeep(sourceDir, folder);
+    let listed: Dirent[];
+    try {
+      listed = await readdir(folder, { withFileTypes: true });
+    } catch (error) {
+      // A folder removed or replaced since its parent was listed (a branch switch) holds nothing.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+      const what = code === 'ENAMETOOLONG' ? 'its path is longer than the system takes' : (error as Error).message;
+      throw new MepError(LocalErrorCode.Usage, `Cannot list ${folder.slice(0, 300)}${folder.length > 300 ? '…' : ''}, a folder under ${sourceDir}: ${what}. Make it readable or shorter, or move it out of the source folder.`, {
+        data: { sourceDir, folder, reason: code === 'ENAMETOOLONG' ? 'path-too-long' : 'unreadable', errno: code },
+        cause: error,
+      });
+    }
     entries += listed.length;
     if (entries > maxEntries) throw tooMany(sourceDir, maxFiles, `source files (it has over ${maxEntries} entries to look at)`);
     for (const entry of listed) {
       // A dotfile or a dot-directory is never a source (.git, .env, .ssh); a link is not followed.
       if (entry.name.startsWith('.') || entry.isSymbolicLink()) continue;
       const path = join(folder, entry.name);
-      if (entry.isDirectory()) folders.push(path);
+      if (entry.isDirectory()) {
+        folders.push(path);
+        depths.push(depths[next] + 1);
+      }
       else if (entry.isFile() && extensions.includes(extname(entry.name))) {
-        if (out.length >= maxFiles) throw tooMany(sourceDir, maxFiles, 'source files');
-        out.push(path);
+        if (files.length >= maxFiles) throw tooMany(sourceDir, maxFiles, 'source files');
+        files.push(path);
       }
     }
   }
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return { files: files.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)), folders };
 }
 
 /** Reads files within one byte budget; see {@link createSourceReader}. */

@@ -182,6 +182,14 @@ export const HOST_FILE_LIMITS = Object.freeze({
   sourceFiles: 10_000,
   /** Directory entries looked at per source file allowed, while finding them under `sourceDirectory`. */
   entriesPerSourceFile: 10,
+  /** Folders nested under `sourceDirectory` that are walked (deeper is ERR_LIMIT `sourceDepth`, before a path passes PATH_MAX). */
+  sourceDepth: 64,
+  /**
+   * Folders `mep compile --watch` watches (each one by one, never recursively: one inotify watch
+   * each on Linux, shared by every program of the user); past it the shallowest are watched and a
+   * line says so.
+   */
+  watchedFolders: 2048,
 });
 
 /**
@@ -191,6 +199,15 @@ export const HOST_FILE_LIMITS = Object.freeze({
  * taken and reported as ERR_LIMIT with its name in `data.limit`.
  */
 export const HOST_BOUNDS = Object.freeze({
+  /**
+   * Extism memory blocks a wasm guest may allocate in one call (each log line takes one). The
+   * Extism JS SDK addresses block n as n << 48, a signed i64 in the guest: past this the address
+   * is negative and names no block. Further allocations are refused (address 0); log lines that
+   * needed one are counted and said in one line at the end of the call.
+   */
+  maxExtismBlocks: 32_767,
+  /** The progress status line is redrawn at most once per this many ms; reports between are coalesced into the latest. */
+  statusIntervalMs: 50,
   /** What an extension says about itself (claim set, initialize result, info, capabilities): its JSON size, in characters. */
   maxMetadataChars: 64 * 1024,
   /** … its nesting, in levels (the root is level 1). */

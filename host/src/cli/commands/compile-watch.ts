@@ -9,20 +9,30 @@
  * change during a compile queues one more. The first Ctrl+C ends the watch (with-session.ts
  * aborts the signal), cancelling a compile in flight.
  */
-import { watch, type FSWatcher } from 'node:fs';
-import { basename, relative } from 'node:path';
+import { lstat } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import type { CompileBaseline, Diagnostic } from '../../protocol/index.ts';
 import type { ProjectCompileOutcome } from '../../project/index.ts';
 import type { Io } from '../io.ts';
 import { DEBOUNCE_MS } from './build-watch.ts';
+import { createFolderWatch } from './folder-watch.ts';
 import { printDiagnostics } from './operation.ts';
 import { createRerunner } from './rerun.ts';
 
 /** Options of {@link watchCompile}. */
 export interface WatchCompileOptions {
   projectDir: string;
-  /** The folder of the sources (watched with its subfolders). */
-  sourceDir(): Promise<string>;
+  /**
+   * The folders of the source tree, shallowest first (`readSourceFolders`: no link, no
+   * dot-directory, bounded like the compile's own walk), each watched on its own; read again
+   * after every compile.
+   */
+  sourceFolders(): Promise<readonly string[]>;
+  /** The IR file the compiles write (absolute): its own writes start no compile. */
+  output?: string;
+  /** Most folders watched (default `HOST_FILE_LIMITS.watchedFolders`). */
+  maxWatchedFolders?: number;
   /** File extensions whose changes start a compile (`.elm`). */
   fileExtensions: readonly string[];
   /** Compiles once with `baseline` (`'project'`: the project's kept one). */
@@ -66,26 +76,45 @@ function report(io: Io, options: WatchCompileOptions, outcome: ProjectCompileOut
  */
 export async function watchCompile(io: Io, options: WatchCompileOptions): Promise<void> {
   const { signal } = options;
-  const watchers: FSWatcher[] = [];
   let baseline: CompileBaseline | 'project' = 'project';
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let toldBound = false;
+  /** The IR file the watch writes (as told, then each compile's output). */
+  let written: string | undefined = options.output;
+  const maxFolders = options.maxWatchedFolders ?? HOST_FILE_LIMITS.watchedFolders;
 
-  const relevant = (name: string | null): boolean => name === null || basename(name) === 'morphir.json' || options.fileExtensions.some((e) => name.endsWith(e));
+  const relevant = (name: string): boolean => name === 'morphir.json' || options.fileExtensions.some((e) => name.endsWith(e));
   const schedule = (): void => {
     if (signal.aborted) return;
     clearTimeout(timer);
     timer = setTimeout(() => void rebuild(), DEBOUNCE_MS);
   };
-  const watchFolder = (folder: string, recursive: boolean): void => {
+  const folders = createFolderWatch(
+    maxFolders,
+    (folder, name) => {
+      // Its own write of the IR is no change of the sources, whatever its extension (else a
+      // language of .json files, or -o src/ir.elm, would compile forever).
+      if (name !== null && join(folder, name) === written) return;
+      if (name === null || relevant(name) || folders.has(join(folder, name))) return schedule();
+      // A new folder (not a link, not a dot-directory) may bring sources: compile, and walk the tree again.
+      if (name.startsWith('.')) return;
+      void lstat(join(folder, name)).then((s) => s.isDirectory() && schedule(), () => undefined);
+    },
+    schedule,
+  );
+  const watchTree = async (): Promise<void> => {
+    let tree: readonly string[];
     try {
-      const watcher = watch(folder, { persistent: true, recursive }, (_event, name) => {
-        if (relevant(name === null ? null : name.toString())) schedule();
-      });
-      // A folder that goes away (a branch switch): the next compile says what is missing.
-      watcher.on('error', () => watcher.close());
-      watchers.push(watcher);
+      tree = await options.sourceFolders();
     } catch {
-      io.err(`mep compile: cannot watch ${folder}; changes there are not seen.`);
+      // The compile said what is wrong with the project; morphir.json stays watched.
+      tree = [];
+    }
+    if (signal.aborted) return;
+    const left = folders.set([options.projectDir, ...tree.filter((f) => f !== options.projectDir)]);
+    if (left > 0 && !toldBound) {
+      toldBound = true;
+      io.err(`mep compile: watching the ${maxFolders} shallowest folders of ${relative(io.cwd, options.projectDir) || '.'}; ${left} more are not watched, so changes in them are not seen (HOST_FILE_LIMITS.watchedFolders).`);
     }
   };
   const once = async (): Promise<void> => {
@@ -93,23 +122,23 @@ export async function watchCompile(io: Io, options: WatchCompileOptions): Promis
     try {
       const outcome = await options.compile(baseline);
       baseline = outcome.baseline ?? baseline;
+      written = outcome.output ?? written;
       if (!signal.aborted) report(io, options, outcome, Math.round(performance.now() - started));
     } catch (error) {
       if (signal.aborted) return;
       io.err(`[${clock()}] compile failed in ${Math.round(performance.now() - started)} ms; the last good IR stays. ${error instanceof Error ? error.message : String(error)}`);
     }
+    await watchTree();
   };
   const { rebuild, idle } = createRerunner(once, signal);
 
   const stopped = new Promise<void>((resolveStop) => (signal.aborted ? resolveStop() : signal.addEventListener('abort', () => resolveStop(), { once: true })));
-  const sourceDir = await options.sourceDir().catch(() => options.projectDir);
-  watchFolder(sourceDir, true);
-  if (sourceDir !== options.projectDir) watchFolder(options.projectDir, false);
+  await watchTree();
   await rebuild();
   if (!signal.aborted) io.err(`mep compile: watching ${relative(io.cwd, options.projectDir) || '.'} (${options.fileExtensions.join(', ')} and morphir.json); press Ctrl+C to stop.`);
   await stopped;
   clearTimeout(timer);
-  for (const watcher of watchers) watcher.close();
+  folders.close();
   // A compile in flight ends (cancelled), so nothing half-written is left behind.
   await idle();
 }

@@ -5,10 +5,10 @@
  * package `local/example` synthesized), grown to several files in one request.
  */
 import { stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { extname, join, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { CompileParams, CompileResult } from '../../protocol/index.ts';
-import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject } from '../../project/index.ts';
+import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject, readSourceFolders } from '../../project/index.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
@@ -120,9 +120,10 @@ ${OPERATION_HELP}`,
           const output = values.output ? { output: resolve(io.cwd, values.output) } : {};
           await watchCompile(io, {
             projectDir,
+            output: output.output ?? join(resolve(projectDir), 'morphir-ir.json'),
             fileExtensions,
             signal,
-            sourceDir: async () => (await readMorphirProject(projectDir, { languageId: id, fileExtensions, ...limits })).sourceDir,
+            sourceFolders: async () => (await readSourceFolders(projectDir, { languageId: id, fileExtensions, ...limits })).folders,
             compile: async (baseline) => compileProject(session, await readMorphirProject(projectDir, { languageId: id, fileExtensions, ...limits }), { signal, options, baseline, ...output }),
             scrub: (diagnostics) => scrubDiagnostics(diagnostics, io.redactor),
           });

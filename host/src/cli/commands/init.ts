@@ -3,12 +3,12 @@
  * and passes its own behaviour tests (in both runtimes) as generated, installed from wherever this
  * mep-runtime came from.
  */
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve } from 'node:path';
 import { HOST_VERSION } from '../../session/host-info.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
+import { writeNewFolder } from './init-write.ts';
 import { INIT_KINDS, KIND_TEMPLATES, type InitKind } from './init-kinds/index.ts';
 import { ownInstall } from './own-install.ts';
 
@@ -121,12 +121,7 @@ is overwritten. Prints the commands that install, build, call and test it, to ru
     if (runtimeSpec.trim() === '') throw new UsageError(`--mep-runtime needs an npm spec such as ${DEFAULT_RUNTIME_SPEC} or file:path/to/mep-runtime.tgz.`);
     const id = values.id ?? basename(dir).toLowerCase().replace(/[^a-z0-9.-]+/g, '-');
     if (!/^[a-z0-9][a-z0-9.-]*$/.test(id)) throw new UsageError(`'${id}' is not a usable extension id; pass --id with lowercase letters, digits, '.' and '-'.`);
-    const existing = await readdir(dir).catch(() => [] as string[]);
-    if (existing.length > 0) throw new UsageError(`${dir} is not empty; choose a new directory (nothing was written).`);
-    for (const [path, content] of Object.entries(scaffoldFiles(id, runtimeSpec, kind))) {
-      await mkdir(join(dir, path, '..'), { recursive: true });
-      await writeFile(join(dir, path), content, { flag: 'wx' });
-    }
+    await writeNewFolder(dir, scaffoldFiles(id, runtimeSpec, kind));
     if (own?.note) io.err(`mep init: the project depends on mep-runtime ${runtimeSpec} (${own.note}).`);
     io.out(`Created the ${kind} ${id} in ${dir} (mep-runtime ${runtimeSpec}). Next:\n  ${nextSteps(given, kind)}`);
     return ExitCode.Ok;

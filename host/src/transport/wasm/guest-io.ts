@@ -11,7 +11,7 @@
  * from a log), and a second output in one call (ERR_PROTOCOL: which one counts would be a guess).
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import { raiseAdvice } from '../../protocol/limits.ts';
+import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
 import type { HostChannelFunctions } from './host-channel.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 
@@ -60,6 +60,7 @@ export interface GuestIo {
 }
 
 const EMPTY = new Uint8Array(0);
+const utf8 = new TextDecoder();
 
 /** The crash of a guest that broke the ABI (a pointer outside its memory, no memory). */
 export function crash(name: string, detail: string, cause?: unknown): MepError {
@@ -83,6 +84,9 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
   let allocated = 0;
   /** Characters of Extism log lines of this call (the start phase counts as one call too). */
   let notified = 0;
+  /** Extism blocks allocated in this call, and log lines dropped for want of one. */
+  let blocks = 0;
+  let droppedLogs = 0;
 
   const region = (ptr: number, len: number, what: string): [Uint8Array, number, number] => {
     if (memory === undefined) throw crash(name, 'the guest exports no memory "memory"');
@@ -173,9 +177,27 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
     },
   };
 
+  /** A kernel `log_*` function: a block past the bound (address 0, refused) is a dropped line, counted. */
+  const logVia =
+    (level: LogLevel): ExtismHostFunction =>
+    (cx, address: bigint) => {
+      const block = address === 0n ? null : cx.read(address);
+      if (block === null) {
+        droppedLogs++;
+        return;
+      }
+      guestLog(level, utf8.decode(block.bytes()));
+    };
+  const guestLog = (level: LogLevel, message: string): void => {
+    charge(message.length);
+    bridge.log(level, message);
+  };
+
   const kernel: Record<string, ExtismHostFunction> = {
     // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
+    // Past maxExtismBlocks the SDK would hand out an address the guest sees as negative: refuse.
     alloc: (cx, size: bigint) => {
+      if (++blocks > HOST_BOUNDS.maxExtismBlocks) return 0n;
       allocated += Number(size);
       if (allocated > limits.maxMemoryBytes) {
         throw new MepError(
@@ -186,6 +208,11 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
       }
       return cx.alloc(size);
     },
+    // (A guest freeing address 0 frees the SDK's placeholder block 0, which nothing reads.)
+    log_debug: logVia('debug'),
+    log_info: logVia('info'),
+    log_warn: logVia('warn'),
+    log_error: logVia('error'),
     // The SDK's own output_set keeps the last block set ("last wins"); the host keeps one output.
     output_set: (cx, address: bigint, length: bigint) => {
       const size = Number(length);
@@ -203,10 +230,7 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
   return {
     channel,
     kernel,
-    guestLog(level, message) {
-      charge(message.length);
-      bridge.log(level, message);
-    },
+    guestLog,
     setMemory(m) {
       memory = m;
     },
@@ -218,10 +242,16 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
       interruptSeen = 0;
       allocated = 0;
       notified = 0;
+      blocks = 0;
+      droppedLogs = 0;
       deadline = performance.now() + timeoutMs;
     },
     end() {
       const ended = { output, refused, interrupt: interruptSeen };
+      if (droppedLogs > 0) {
+        bridge.log('warn', `${droppedLogs} log lines of this call were dropped: a wasm extension has at most ${HOST_BOUNDS.maxExtismBlocks} Extism memory blocks in one call, one per log line (HOST_BOUNDS.maxExtismBlocks).`);
+        droppedLogs = 0;
+      }
       input = EMPTY;
       reply = null;
       output = null;
