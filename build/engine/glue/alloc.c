@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include "engine.h"
 
+/* Near the cap, the heap grows at least heap / MEP_GC_MIN_STEP between collections. */
+#define MEP_GC_MIN_STEP 32
+
 /* What dlmalloc adds to each block (its chunk header), counted as QuickJS counts it. */
 #define DLMALLOC_OVERHEAD 8
 
@@ -49,12 +52,16 @@ const JSMallocFunctions mep_malloc_functions = {mep_js_calloc, mep_js_malloc, me
 /* The GC threshold after a collection that left `heap` bytes: MEP_GC_GROWTH times the heap while
  * memory can grow; once it is at its cap (memory.c), the heap plus half the room left, so the
  * collector runs ever more often as live data fills the cap instead of after an allocation failed
- * (each collection halves the distance). Set as quickjs-ng's own threshold (patches/runtime.ts). */
+ * (each collection halves the distance), but never more often than every MEP_GC_MIN_STEP-th of the
+ * heap. Set as quickjs-ng's own threshold (patches/runtime.ts). */
 size_t mep_gc_threshold(size_t heap) {
   size_t grown = heap > SIZE_MAX / MEP_GC_GROWTH ? SIZE_MAX : heap * MEP_GC_GROWTH;
   size_t room = mep_memory_room();
   if (room == SIZE_MAX) return grown;
-  size_t paced = heap + room / 2;
+  /* At least a 32nd of the heap between collections: with no room left each would free only the
+   * few bytes the last allocations dropped, rescanning the whole heap for them. */
+  size_t step = room / 2 > heap / MEP_GC_MIN_STEP ? room / 2 : heap / MEP_GC_MIN_STEP;
+  size_t paced = heap + step;
   return paced < grown ? paced : grown;
 }
 
