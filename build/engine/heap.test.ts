@@ -241,4 +241,20 @@ heap('should collect cyclic garbage when memory nears its cap, before the growth
   assert.is(run('cycles'), '8');
 });
 
+heap('should keep collecting as live data fills the cap, not only when memory grows', async () => {
+  // Live data grows toward the 40 MiB cap by 4 KiB per step while every step drops a 64 KiB cycle:
+  // each collection then frees less and less (the room left), and one paced by memory growth
+  // alone, backing off when it frees little, let the garbage outrun the room before the end.
+  const source = `globalThis.fill = () => {
+    const live = []; for (let i = 0; i < 20; i++) live.push(new Uint8Array(1 << 20).fill(1));
+    for (let i = 0; i < 3000; i++) {
+      live.push(new Uint8Array(4096));
+      const a = { data: new Uint8Array(65536) }, b = { a }; a.b = b;
+    }
+    Host.outputString(String(live.length));
+  };`;
+  const { run } = await engineWith(source, 40 * MiB);
+  assert.is(run('fill'), '3020');
+});
+
 heap.run();

@@ -9,12 +9,13 @@
 #include <stdlib.h>
 #include "engine.h"
 
+/* Near the cap, the heap grows at least heap / MEP_GC_MIN_STEP between collections. */
+#define MEP_GC_MIN_STEP 32
+
 /* What dlmalloc adds to each block (its chunk header), counted as QuickJS counts it. */
 #define DLMALLOC_OVERHEAD 8
 
 static size_t heap_bytes;
-/* The lowest heap_bytes since memory was last tight (mep_memory_tight). */
-static size_t heap_low = SIZE_MAX;
 
 size_t mep_heap_bytes(void) { return heap_bytes; }
 
@@ -34,7 +35,6 @@ static void *mep_js_malloc(void *opaque, size_t size) {
 
 static void mep_js_free(void *opaque, void *ptr) {
   heap_bytes -= counted(ptr);
-  if (heap_bytes < heap_low) heap_low = heap_bytes;
   free(ptr);
 }
 
@@ -49,21 +49,24 @@ static size_t mep_js_usable_size(const void *ptr) { return malloc_usable_size((v
 
 const JSMallocFunctions mep_malloc_functions = {mep_js_calloc, mep_js_malloc, mep_js_free, mep_js_realloc, mep_js_usable_size};
 
-/* Near the cap memory grows by what malloc asks, 64 KiB at a time, and each growth calls this. A
- * collection at every one rescanned the whole heap hundreds of times while live data filled the
- * last megabytes (measured: a GraphQL backend formatting 1.1 MB of SDL spent 590 s of 641 s so).
- * So: collect at the first; while collections free nothing, only at the 2nd, 4th, 8th… growth
- * after it; as soon as the heap has shrunk by a sixteenth since (a collection found garbage),
- * at the next one again. */
-static size_t tight_heap;
-static unsigned tight_calls, tight_every = 1;
+/* The GC threshold after a collection that left `heap` bytes: MEP_GC_GROWTH times the heap while
+ * memory can grow; once it is at its cap (memory.c), the heap plus half the room left, so the
+ * collector runs ever more often as live data fills the cap instead of after an allocation failed
+ * (each collection halves the distance), but never more often than every MEP_GC_MIN_STEP-th of the
+ * heap. Set as quickjs-ng's own threshold (patches/runtime.ts). */
+size_t mep_gc_threshold(size_t heap) {
+  size_t grown = heap > SIZE_MAX / MEP_GC_GROWTH ? SIZE_MAX : heap * MEP_GC_GROWTH;
+  size_t room = mep_memory_room();
+  if (room == SIZE_MAX) return grown;
+  /* At least a 32nd of the heap between collections: with no room left each would free only the
+   * few bytes the last allocations dropped, rescanning the whole heap for them. */
+  size_t step = room / 2 > heap / MEP_GC_MIN_STEP ? room / 2 : heap / MEP_GC_MIN_STEP;
+  size_t paced = heap + step;
+  return paced < grown ? paced : grown;
+}
 
+/* Called once, when memory reached its cap (memory.c): the collector runs at its next chance,
+ * and from then on at the threshold above. */
 void mep_memory_tight(void) {
-  if (!mep_rt) return;
-  if (heap_low < tight_heap - tight_heap / 16) tight_every = 1, tight_calls = 0;
-  tight_heap = heap_low = heap_bytes;
-  if (++tight_calls < tight_every) return;
-  tight_calls = 0;
-  if (tight_every < (1u << 30)) tight_every *= 2;
-  JS_SetGCThreshold(mep_rt, 0);
+  if (mep_rt) JS_SetGCThreshold(mep_rt, 0);
 }

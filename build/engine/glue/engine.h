@@ -27,12 +27,18 @@ size_t mep_heap_bytes(void);
  * (QUICKJS_PATCHES in build/engine/quickjs-source.ts makes QuickJS use the same factor). */
 #define MEP_GC_GROWTH 4
 
-/* The GC threshold QuickJS sets after collecting a heap of `heap` bytes. */
-static inline size_t mep_gc_threshold(size_t heap) { return heap > SIZE_MAX / MEP_GC_GROWTH ? SIZE_MAX : heap * MEP_GC_GROWTH; }
+/* The GC threshold after collecting a heap of `heap` bytes (alloc.c): MEP_GC_GROWTH times it,
+ * or, once memory is at its cap, the heap plus half the room left. quickjs-ng calls it through
+ * mep_gc_next_threshold (patches/runtime.ts). */
+size_t mep_gc_threshold(size_t heap);
+extern size_t (*mep_gc_next_threshold)(size_t heap);
 
-/* Called by sbrk when memory can no longer grow ahead of the heap (it is near its cap): the
- * cycle collector runs at QuickJS's next allocation point instead of waiting for the heap to
- * grow MEP_GC_GROWTH times, which it could not. */
+/* Bytes the heap can still take before the memory cap (memory.c); SIZE_MAX until the cap is
+ * reached (memory could not grow ahead of the heap). */
+size_t mep_memory_room(void);
+
+/* Called by sbrk when memory reached its cap: the cycle collector runs at QuickJS's next
+ * allocation point instead of waiting for the heap to grow MEP_GC_GROWTH times, which it could not. */
 void mep_memory_tight(void);
 
 /* Non-zero while the runtime is being initialized (also inside a wizer snapshot): host

@@ -8,6 +8,9 @@
  * 1 MiB), so growth costs O(log size) host calls. Near the memory cap the reserve shrinks to
  * exactly what is needed, so the cap still holds to the page, and the cycle collector is asked
  * to run at its next chance (mep_memory_tight), whatever its growth threshold says.
+ * Near the cap memory takes every page left at once: its end is then the cap, and from there on
+ * the collector runs whenever the heap has used half of the room left (mep_memory_room), so
+ * garbage is collected before an allocation can fail, not after.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -18,6 +21,8 @@
 #define MIN_RESERVE (1u << 20)
 
 static uintptr_t brk_at; /* 0 until the first call: then the end of memory at that time */
+static uintptr_t heap_start; /* where the first block malloc asked for begins */
+static uintptr_t cap_end; /* 0 until memory could not grow ahead: then the end of memory, at the cap */
 
 /* Set by scrub.c while it takes every free block: growing then would defeat its purpose. */
 int mep_sbrk_frozen;
@@ -45,13 +50,26 @@ void *sbrk(intptr_t increment) {
     uintptr_t reserve = end / 8 > MIN_RESERVE ? end / 8 : MIN_RESERVE;
     uintptr_t ahead = needed + reserve / PAGE;
     if (__builtin_wasm_memory_grow(0, ahead) == SIZE_MAX) {
+      /* The cap is near: take every page left (halving the ask), so memory ends at the cap and
+       * the collector can be paced by the room under it (mep_memory_room). */
+      for (uintptr_t ask = ahead / 2; ask > 0;)
+        if (__builtin_wasm_memory_grow(0, ask) == SIZE_MAX) ask /= 2;
+      cap_end = __builtin_wasm_memory_size(0) * PAGE;
       mep_memory_tight();
-      if (__builtin_wasm_memory_grow(0, needed) == SIZE_MAX) {
+      if (want > cap_end) {
         errno = ENOMEM;
         return (void *)-1;
       }
     }
   }
+  if (heap_start == 0) heap_start = old;
   brk_at = want;
   return (void *)old;
+}
+
+size_t mep_memory_room(void) {
+  if (cap_end == 0) return SIZE_MAX;
+  size_t held = mep_heap_bytes();
+  size_t usable = cap_end - heap_start;
+  return held < usable ? usable - held : 0;
 }

@@ -74,6 +74,7 @@ void mep_runtime_init(void) {
   uint8_t *globals = mep_globals_bytecode(&globals_size);
   mep_rt = JS_NewRuntime2(&mep_malloc_functions, NULL);
   if (!mep_rt) mep_fatal("mep engine: cannot create the QuickJS runtime (out of memory)");
+  mep_gc_next_threshold = mep_gc_threshold;
   JS_SetMaxStackSize(mep_rt, MEP_JS_STACK_LIMIT);
   mep_ctx = JS_NewContext(mep_rt);
   if (!mep_ctx) mep_fatal("mep engine: cannot create the QuickJS context (out of memory)");

@@ -18,12 +18,24 @@ export const RUNTIME_PATCHES: readonly QuickjsPatch[] = [
     at: { from: 'rt->malloc_gc_threshold = rt->malloc_state.malloc_size +', to: '(rt->malloc_state.malloc_size >> 1);', near: 'static void js_trigger_gc(JSRuntime *rt, size_t size)', sha256: '95c8be25dafe7702' },
     op: 'replace',
     text:
-      '        /* mep engine: MEP_GC_GROWTH (glue/engine.h), the heap grows 4x between collections */\n' +
-      '        rt->malloc_gc_threshold = rt->malloc_state.malloc_size > SIZE_MAX / 4 ? SIZE_MAX : rt->malloc_state.malloc_size * 4;',
+      '        /* mep engine: the embedder\'s threshold (glue/alloc.c), else MEP_GC_GROWTH: the heap grows 4x */\n' +
+      '        rt->malloc_gc_threshold = mep_gc_next_threshold ? mep_gc_next_threshold(rt->malloc_state.malloc_size)\n' +
+      '            : rt->malloc_state.malloc_size > SIZE_MAX / 4 ? SIZE_MAX : rt->malloc_state.malloc_size * 4;',
     why:
       'collect cycles when the heap has grown 4x, not 1.5x: QuickJS scans every live object on each collection, so reading ' +
       'a big input (hundreds of thousands of objects) rescanned the growing heap over and over, while reference counting ' +
-      'frees acyclic garbage at once anyway',
+      'frees acyclic garbage at once anyway. An embedder that knows its memory cap sets the threshold itself (the wasm ' +
+      'glue: half the room left under the cap, once the cap is near)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'static void js_trigger_gc(JSRuntime *rt, size_t size)' },
+    op: 'before',
+    text: String.raw`/* mep engine: the GC threshold after a collection that left a heap of the given bytes, when the
+   embedder sets it (the wasm glue: from the room under its memory cap); NULL: 4x the heap */
+size_t (*mep_gc_next_threshold)(size_t heap);
+`,
+    why: 'let the wasm glue tie the collector to its memory cap (see the edit below)',
   },
   {
     file: 'quickjs.c',
