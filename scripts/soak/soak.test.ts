@@ -8,7 +8,7 @@ import { prepareSoakGuests } from './soak-guests.ts';
 import { byTier } from '../../fixtures/testing/tier.ts';
 
 // `npm test` serves 300 sessions, `npm run test:long` 1,000 (`npm run soak` runs longer soaks).
-const SESSIONS = byTier(300, 1_000);
+const SESSIONS = byTier(200, 1_000);
 
 /** The CI mix: cheap sessions of every kind but hang-on-shutdown (which costs its 1 s grace). */
 const CI_MIX: readonly ScenarioName[] = [

@@ -12,7 +12,7 @@ import { parseMeta } from './suite.ts';
 import { byTier } from '../../fixtures/testing/tier.ts';
 
 // 150 files in `npm test`, 300 under `npm run test:long` (the whole suite: `npm run test262`).
-const SAMPLE = Number(process.env.MEP_TEST262_SAMPLE ?? byTier(150, 300));
+const SAMPLE = Number(process.env.MEP_TEST262_SAMPLE ?? byTier(100, 300));
 const SEED = Number(process.env.MEP_TEST262_SEED ?? 33);
 
 const show = (diffs: Difference[]): string => diffs.map((d) => `${d.path} (${d.mode}): ${JSON.stringify(d.failures)}`).join('\n');
