@@ -36,7 +36,8 @@ export interface WorkerdEmbedBuild {
 /**
  * The workerd config: one worker (`worker.js` plus the wasm modules `avro.wasm` and
  * `mep-host-trampoline.wasm`, the host channel's trampoline that workerd will not compile at run
- * time) behind an HTTP socket on 127.0.0.1:`port`.
+ * time) behind an HTTP socket on 127.0.0.1:`port`. The secret `MEP_TOKEN` is bound from workerd's
+ * own environment (`MEP_TOKEN=… npx workerd serve config.capnp`); unset, the worker asks no token.
  */
 export function workerdConfig(port: number): string {
   return `using Workerd = import "/workerd/workerd.capnp";
@@ -52,6 +53,7 @@ const avroWorker :Workerd.Worker = (
     (name = "avro.wasm", wasm = embed "avro.wasm"),
     (name = "mep-host-trampoline.wasm", wasm = embed "mep-host-trampoline.wasm"),
   ],
+  bindings = [ (name = "MEP_TOKEN", fromEnvironment = "MEP_TOKEN") ],
   compatibilityDate = "2025-01-01",
 );
 `;

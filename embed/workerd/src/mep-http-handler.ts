@@ -118,6 +118,7 @@ function json(status: number, body: unknown, headers: Record<string, string> = {
   return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 }
 
-function refuse(refusal: HttpRefusal): Response {
+/** The JSON answer of a guard's refusal, with its headers. */
+export function refuse(refusal: HttpRefusal): Response {
   return json(refusal.status, { error: { code: refusal.code, message: refusal.message } }, refusal.headers);
 }

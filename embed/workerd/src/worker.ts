@@ -3,18 +3,17 @@
  * the host-channel trampoline `mep-host-trampoline.wasm`, which workerd will not compile itself).
  * It speaks MEP over HTTP at `/extensions/avro` and `/mep` (mep-http-handler.ts: the wire of
  * `mep serve --http`), and answers `POST /` of a Morphir IR with the generated artifacts
- * (generate-handler.ts).
+ * (generate-handler.ts). With the secret `MEP_TOKEN` bound, every route but `GET /health` asks
+ * for `Authorization: Bearer <MEP_TOKEN>` (edge-worker.ts).
  */
 import avro from './avro.wasm';
 import hostTrampoline from './mep-host-trampoline.wasm';
-import { createGenerateHandler } from './generate-handler.ts';
-import { createMepHttpHandler } from './mep-http-handler.ts';
+import { createEdgeWorker, type EdgeWorkerEnv } from './edge-worker.ts';
 
-const generate = createGenerateHandler({ module: avro, name: 'avro.wasm', hostTrampoline });
-const mep = createMepHttpHandler({ module: avro, name: 'avro', hostTrampoline });
+const worker = createEdgeWorker({ module: avro, name: 'avro', hostTrampoline });
 
 export default {
-  async fetch(request: Request): Promise<Response> {
-    return (await mep(request)) ?? generate(request);
+  async fetch(request: Request, env: EdgeWorkerEnv): Promise<Response> {
+    return worker.fetch(request, env);
   },
 };

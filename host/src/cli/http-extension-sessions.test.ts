@@ -97,6 +97,23 @@ Sessions('mep generate selects it by its claims (no --extension) and sends the t
   assert.not.match(generated.output, TOKEN);
 });
 
+Sessions('mep describe prints the pinned claims without the token secret; a command that opens a session still needs it (ERR_REGISTRY)', async () => {
+  delete process.env.ACME_REMOTE_TOKEN;
+  try {
+    const describe = await run(['describe', 'acme.remote']);
+    assert.is(describe.code, 0, describe.output);
+    assert.match(describe.output, /"echo"/);
+    assert.is(remote().authorizations.length, 0, 'describe of pinned claims contacts no server');
+    const ping = await run(['call', 'acme.remote', 'morphir.ping', '--json']);
+    assert.is(ping.code, 3, ping.output);
+    assert.match(ping.output, /ERR_REGISTRY/);
+    assert.match(ping.output, /ACME_REMOTE_TOKEN/);
+    assert.is(remote().authorizations.length, 0, 'nothing was sent without the token');
+  } finally {
+    process.env.ACME_REMOTE_TOKEN = TOKEN;
+  }
+});
+
 Sessions('mep install of a server that echoes the token in an error never gets it printed', async () => {
   remote().state.echoOnDescribe = true;
   try {

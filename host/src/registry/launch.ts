@@ -79,14 +79,15 @@ export interface LaunchSpec {
   wasm?: WasmLaunchOptions;
   /**
    * The credentials and pin of an `http` extension, decided where the spec is made: an
-   * installed one's bearer token, resolved from the manifest's secret reference
-   * (prepare.ts, verifyInstalled), and the identity the lock pins, which every session opened on
+   * installed one's bearer token, a function resolving the manifest's secret reference when a
+   * session is opened (prepare.ts, verifyInstalled; so reading the lock alone needs no secret),
+   * and the identity the lock pins, which every session opened on
    * it must report (registry/remote.ts); for a URL given as is, the token the user gave for it,
    * if any. When set, `MEP_HTTP_TOKEN` is not read here (a token the user gave for one server
    * never goes to an installed one's URL, nor does `mep serve`'s own to a server behind it);
    * unset, it is sent (a spec made by `specFromUrl` in a program).
    */
-  remote?: { token?: string; identity?: { id: string; version: string } };
+  remote?: { token?: string | (() => Promise<string | undefined>); identity?: { id: string; version: string } };
 }
 
 /** True for an `--extension` argument that is a URL (`http://…`, `https://…`). */
@@ -187,7 +188,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     const maxMessageBytes = spec.limits?.maxMessageBytes;
     // The token of the server: an installed extension's from its manifest's secret, else the
     // one the user gave for a URL; never logged (the transport names the URL only).
-    const token = spec.remote ? spec.remote.token : process.env.MEP_HTTP_TOKEN;
+    const token = spec.remote ? (typeof spec.remote.token === 'function' ? await spec.remote.token() : spec.remote.token) : process.env.MEP_HTTP_TOKEN;
     const transport = createHttpTransport({ url: spec.path, name: spec.name, ...(token ? { token } : {}), ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
     // An installed one must still be what its lock pins: checked on every session's handshake.
     return withPinnedIdentity(transport, spec);

@@ -71,8 +71,9 @@ export type LaunchContext = TokenContext;
 
 /**
  * Verifies `installed` against its lock and returns its launch spec, the whole plan of how it
- * runs. Throws MepError(ERR_REGISTRY) when it is not pinned, disagrees with its pin, its
- * artifact's hash changed, or (served elsewhere) its token cannot be resolved. What runs is what
+ * runs. Throws MepError(ERR_REGISTRY) when it is not pinned, disagrees with its pin, or its
+ * artifact's hash changed; a remote's token is resolved only when a session is opened (and an
+ * unresolvable one is ERR_REGISTRY then). What runs is what
  * was hashed: a wasm module is checked again on the bytes that are compiled; a process entry
  * runs from a private copy of the bytes that were hashed (pinned-copy.ts), in the package
  * directory as its working directory; a remote is sent its token and must report the pinned
@@ -89,8 +90,15 @@ export async function verifyInstalled(installed: InstalledExtension, context: La
     if (pin.url !== installed.manifest.url || pin.identity === undefined) {
       throw refuse(installed, `${installed.lock} does not pin its URL and identity (${installed.manifest.url}). Reinstall it with 'mep install <source>'.`, 'not-locked');
     }
-    const token = await remoteToken(installed.manifest, context);
-    return { ...spec, remote: { identity: { id: pin.identity.id, version: pin.identity.version }, ...(token === undefined ? {} : { token }) } };
+    // The token is resolved when a session is opened, not here: what reads only the lock (describe
+    // of the pinned claims) needs no secret. Resolved once; a failure is tried again next session.
+    let token: Promise<string | undefined> | undefined;
+    const resolveToken = (): Promise<string | undefined> =>
+      (token ??= remoteToken(installed.manifest, context).catch((error: unknown) => {
+        token = undefined;
+        throw error;
+      }));
+    return { ...spec, remote: { identity: { id: pin.identity.id, version: pin.identity.version }, ...(installed.manifest.token === undefined ? {} : { token: resolveToken }) } };
   }
   if (installed.manifest.runtime === 'wasm') {
     await verifyArtifact(artifact);

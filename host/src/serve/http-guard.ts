@@ -94,7 +94,8 @@ function presentedToken(authorization: string): string | undefined {
     return undefined; // not base64: no token presented
   }
   const colon = decoded.indexOf(':');
-  return colon < 0 ? undefined : decoded.slice(colon + 1);
+  // An empty password presents nothing: it must never match a token set, by mistake, to ''.
+  return colon < 0 || colon === decoded.length - 1 ? undefined : decoded.slice(colon + 1);
 }
 
 /** The digest of the last token checked against (a server has one). */
