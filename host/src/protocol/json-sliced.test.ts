@@ -33,10 +33,13 @@ Sliced('should build what JSON.parse builds, key order, __proto__ and duplicate 
   for (let n = 0; n < 300; n++) {
     const text = randomJson(random);
     const expected = JSON.parse(text) as unknown;
-    const actual = await parseJsonSliced(text, { sliceValues: 1 + random.int(7) });
-    // isDeepStrictEqual, not assert.equal: dequal reads `.constructor`, an own member here; -0 stays -0.
-    assert.ok(isDeepStrictEqual(actual, expected), `seed ${TEST_SEED}, case ${n}: ${text}`);
-    assert.is(JSON.stringify(actual), JSON.stringify(expected), `seed ${TEST_SEED}, case ${n}: member order of ${text}`);
+    // Every value built by the slicer (nativeChars 0), and small containers left to JSON.parse.
+    for (const nativeChars of [0, random.int(40)]) {
+      const actual = await parseJsonSliced(text, { sliceValues: 1 + random.int(7), nativeChars });
+      // isDeepStrictEqual, not assert.equal: dequal reads `.constructor`, an own member here; -0 stays -0.
+      assert.ok(isDeepStrictEqual(actual, expected), `seed ${TEST_SEED}, case ${n}, nativeChars ${nativeChars}: ${text}`);
+      assert.is(JSON.stringify(actual), JSON.stringify(expected), `seed ${TEST_SEED}, case ${n}: member order of ${text}`);
+    }
   }
   const hostile = (await parseJsonSliced('{"__proto__":{"polluted":1},"a":{"__proto__":[]}}')) as Record<string, unknown>;
   assert.ok(Object.hasOwn(hostile, '__proto__'));
@@ -48,7 +51,7 @@ Sliced('should refuse what JSON.parse refuses, naming where :: SyntaxError', asy
   for (const text of ['', ' ', '{', '[1,]', '{"a":1,}', '{"a" 1}', '{a:1}', '01', '1.', '-', '"\u0001"', '"\\x"', '"\\u12g4"', 'tru', '[1] 2', '{"a":1}}', '[{},{}', 'nul']) {
     assert.throws(() => JSON.parse(text), undefined, `JSON.parse accepts ${JSON.stringify(text)}`);
     try {
-      await parseJsonSliced(text);
+      await parseJsonSliced(text, { nativeChars: text.length % 2 === 0 ? 0 : 1024 });
       assert.unreachable(`accepted ${JSON.stringify(text)}`);
     } catch (error) {
       assert.instance(error, SyntaxError, `refusal of ${JSON.stringify(text)}`);
