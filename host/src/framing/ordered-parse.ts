@@ -12,7 +12,7 @@ import { parseJsonSliced } from '../protocol/json-sliced.ts';
 /**
  * Texts from this many UTF-16 code units up are parsed in slices. Below it one JSON.parse holds
  * the loop for at most ~80 ms (1 MiB of `[{},{},…]`; a typical message far less), cheaper than
- * slicing it: the slicer builds a real IR at about half JSON.parse's speed.
+ * slicing it (the slicer takes 1.0–1.4× JSON.parse's time on a real IR).
  */
 export const SLICED_FROM_CHARS = 1024 * 1024;
 

@@ -67,93 +67,174 @@ export async function parseJsonSliced(text: string, options: SlicedParseOptions 
   const stack: Frame[] = [];
   let budget = slice;
   let i = 0;
-  // A look-ahead that did not find its container's end within NATIVE_CHARS is not tried again
-  // before the end of that window, so no character is looked ahead at more than once.
+  // A look-ahead that found no end within nativeChars is not tried again before the end of its
+  // window, so no character is looked ahead at more than twice.
   let lookAfter = 0;
-  for (;;) {
-    if (--budget <= 0) {
-      budget = slice;
-      await yieldTurn();
-      options.signal?.throwIfAborted();
-    }
-    // A value starts at i.
-    i = endOfSpace(text, i);
-    let c = text.charCodeAt(i);
-    let value: unknown;
-    let native = false;
-    if ((c === 123 || c === 91) && i >= lookAfter) {
-      const end = closeWithin(text, i, nativeChars);
-      if (end < 0) lookAfter = i + nativeChars;
-      else {
-        try {
-          value = JSON.parse(text.slice(i, end));
-          budget -= (end - i) >> 2;
-          i = end;
-          native = true;
-        } catch {
-          // Not JSON: read it here, for the error naming its line and column.
-          lookAfter = end;
-        }
-      }
-    }
-    if (native) {
-      // Built whole.
-    } else if (c === 123 /* { */ || c === 91 /* [ */) {
-      const isObject = c === 123;
-      const container: Record<string, unknown> | unknown[] = isObject ? {} : [];
-      i = endOfSpace(text, i + 1);
-      if (text.charCodeAt(i) === (isObject ? 125 : 93)) {
-        i++;
-        value = container;
-      } else {
-        const frame: Frame = { container, key: undefined };
-        stack.push(frame);
-        if (isObject) i = readKey(text, i, frame);
-        continue;
-      }
-    } else if (c === 34 /* " */) {
-      const start = i;
-      i = endOfString(text, i);
-      value = stringValue(text, start, i);
-    } else if (c === 45 /* - */ || isDigit(c)) {
-      const start = i;
-      i = endOfNumber(text, i);
-      value = Number(text.slice(start, i));
-    } else if (c === 116 && text.startsWith('true', i)) {
-      i += 4;
-      value = true;
-    } else if (c === 102 && text.startsWith('false', i)) {
-      i += 5;
-      value = false;
-    } else if (c === 110 && text.startsWith('null', i)) {
-      i += 4;
-      value = null;
-    } else {
-      syntaxError(text, 'expected a JSON value', i);
-    }
-    // A value is complete: it goes into its container, and containers it completes into theirs.
-    for (;;) {
-      const frame = stack[stack.length - 1];
-      if (frame === undefined) {
-        i = endOfSpace(text, i);
-        if (i < n) syntaxError(text, 'expected the end of the input after the JSON value', i);
-        return value;
-      }
-      const isObject = !Array.isArray(frame.container);
-      if (isObject) setMember(frame.container as Record<string, unknown>, frame.key as string, value);
-      else (frame.container as unknown[]).push(value);
-      i = endOfSpace(text, i);
-      c = text.charCodeAt(i);
-      if (c === 44 /* , */) {
-        i = endOfSpace(text, i + 1);
-        if (isObject) i = readKey(text, i, frame);
+
+  /**
+   * At the first member or element of `frame` (after its opener or a comma): the siblings that
+   * end within nativeChars are built by one JSON.parse; then the next member's name is read.
+   * True when that closed the container (i is then past its closer).
+   */
+  const enter = (frame: Frame): boolean => {
+    const isObject = !Array.isArray(frame.container);
+    while (budget > 0 && i >= lookAfter && nativeChars > 0) {
+      const run = siblingsWithin(text, i, nativeChars);
+      if (run === undefined || run.end <= i) {
+        lookAfter = i + nativeChars;
         break;
       }
-      if (c !== (isObject ? 125 : 93)) syntaxError(text, isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array", i);
-      i++;
-      stack.pop();
-      value = frame.container;
+      let built: unknown;
+      try {
+        built = JSON.parse(isObject ? `{${text.slice(i, run.end)}}` : `[${text.slice(i, run.end)}]`);
+      } catch {
+        // Not JSON: read here, for the error naming its line and column.
+        lookAfter = run.end;
+        break;
+      }
+      budget -= (run.end - i) >> 2;
+      if (isObject) for (const key of Object.keys(built as object)) setMember(frame.container as Record<string, unknown>, key, (built as Record<string, unknown>)[key]);
+      else for (const element of built as unknown[]) (frame.container as unknown[]).push(element);
+      i = endOfSpace(text, run.end + 1);
+      if (run.closed) return true;
     }
+    if (isObject) i = readKey(text, i, frame);
+    return false;
+  };
+
+  let value: unknown;
+  let ready = false; // a complete value waits to go into its container
+  for (;;) {
+    if (!ready) {
+      if (--budget <= 0) {
+        budget = slice;
+        await yieldTurn();
+        options.signal?.throwIfAborted();
+      }
+      // A value starts at i.
+      i = endOfSpace(text, i);
+      const c = text.charCodeAt(i);
+      if ((c === 123 || c === 91) && i >= lookAfter && nativeChars > 0) {
+        const end = closeWithin(text, i, nativeChars);
+        if (end < 0) lookAfter = i + nativeChars;
+        else {
+          try {
+            value = JSON.parse(text.slice(i, end));
+            budget -= (end - i) >> 2;
+            i = end;
+            ready = true;
+            continue;
+          } catch {
+            // Not JSON: read here, for the error naming its line and column.
+            lookAfter = end;
+          }
+        }
+      }
+      if (c === 123 /* { */ || c === 91 /* [ */) {
+        const isObject = c === 123;
+        const container: Record<string, unknown> | unknown[] = isObject ? {} : [];
+        i = endOfSpace(text, i + 1);
+        if (text.charCodeAt(i) === (isObject ? 125 : 93)) {
+          i++;
+          value = container;
+          ready = true;
+          continue;
+        }
+        const frame: Frame = { container, key: undefined };
+        stack.push(frame);
+        if (enter(frame)) {
+          stack.pop();
+          value = container;
+          ready = true;
+        }
+        continue;
+      }
+      if (c === 34 /* " */) {
+        const start = i;
+        i = endOfString(text, i);
+        value = stringValue(text, start, i);
+      } else if (c === 45 /* - */ || isDigit(c)) {
+        const start = i;
+        i = endOfNumber(text, i);
+        value = Number(text.slice(start, i));
+      } else if (c === 116 && text.startsWith('true', i)) {
+        i += 4;
+        value = true;
+      } else if (c === 102 && text.startsWith('false', i)) {
+        i += 5;
+        value = false;
+      } else if (c === 110 && text.startsWith('null', i)) {
+        i += 4;
+        value = null;
+      } else {
+        syntaxError(text, 'expected a JSON value', i);
+      }
+      ready = true;
+    }
+    // A value is complete: it goes into its container, which it may complete in turn.
+    const frame = stack[stack.length - 1];
+    if (frame === undefined) {
+      i = endOfSpace(text, i);
+      if (i < n) syntaxError(text, 'expected the end of the input after the JSON value', i);
+      return value;
+    }
+    const isObject = !Array.isArray(frame.container);
+    if (isObject) setMember(frame.container as Record<string, unknown>, frame.key as string, value);
+    else (frame.container as unknown[]).push(value);
+    ready = false;
+    i = endOfSpace(text, i);
+    const c = text.charCodeAt(i);
+    if (c === 44 /* , */) {
+      i = endOfSpace(text, i + 1);
+      if (enter(frame)) {
+        stack.pop();
+        value = frame.container;
+        ready = true;
+      }
+      continue;
+    }
+    if (c !== (isObject ? 125 : 93)) syntaxError(text, isObject ? "expected ',' or '}' in an object" : "expected ',' or ']' in an array", i);
+    i++;
+    stack.pop();
+    value = frame.container;
+    ready = true;
+  }
+}
+
+/**
+ * The siblings from `start` (the members or elements of one container) that end within `window`
+ * characters: up to the container's closer (`closed`), else up to the last comma between two of
+ * them; undefined when the first does not end within it. Strings are skipped; whether the text
+ * is JSON is left to JSON.parse.
+ */
+function siblingsWithin(text: string, start: number, window: number): { end: number; closed: boolean } | undefined {
+  const limit = Math.min(text.length, start + window);
+  let depth = 0;
+  let comma = -1;
+  for (let i = start; i < limit; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      i = endOfQuoted(text, i, limit);
+      if (i < 0) break;
+    } else if (c === 123 || c === 91) depth++;
+    else if (c === 125 || c === 93) {
+      if (depth === 0) return { end: i, closed: true };
+      depth--;
+    } else if (c === 44 && depth === 0) comma = i;
+  }
+  return comma > start ? { end: comma, closed: false } : undefined;
+}
+
+/** The index of the quote closing the string opened at `open`, or -1 when it is not before `limit`. */
+function endOfQuoted(text: string, open: number, limit: number): number {
+  let i = open;
+  for (;;) {
+    const quote = text.indexOf('"', i + 1);
+    if (quote < 0 || quote >= limit) return -1;
+    let backslash = quote - 1;
+    while (text.charCodeAt(backslash) === 92) backslash--;
+    i = quote;
+    if ((quote - 1 - backslash) % 2 === 0) return quote;
   }
 }
 
@@ -167,14 +248,8 @@ function closeWithin(text: string, start: number, window: number): number {
   for (let i = start; i < limit; i++) {
     const c = text.charCodeAt(i);
     if (c === 34) {
-      for (;;) {
-        const quote = text.indexOf('"', i + 1);
-        if (quote < 0 || quote >= limit) return -1;
-        let backslash = quote - 1;
-        while (text.charCodeAt(backslash) === 92) backslash--;
-        i = quote;
-        if ((quote - 1 - backslash) % 2 === 0) break;
-      }
+      i = endOfQuoted(text, i, limit);
+      if (i < 0) return -1;
     } else if (c === 123 || c === 91) depth++;
     else if ((c === 125 || c === 93) && --depth === 0) return i + 1;
   }
