@@ -8,6 +8,7 @@
  * giving the event loop a turn between two steps, so the longest stall one message causes is a
  * step, whatever its size or shape; the whole parse stays linear in the text. No I/O.
  */
+import { parseJson } from './json-parse.ts';
 import { endOfNumber, endOfSpace, endOfString, isDigit, syntaxError } from './json-text.ts';
 
 /** Values built between two turns of the event loop (a few milliseconds of work). */
@@ -44,7 +45,7 @@ const yieldTurn = (): Promise<void> => new Promise(nextTurn);
 /** A string token's value: its characters when it holds no escape, else what JSON makes of them. */
 const stringValue = (text: string, start: number, end: number): string => {
   const raw = text.slice(start + 1, end - 1);
-  return raw.includes('\\') ? (JSON.parse(text.slice(start, end)) as string) : raw;
+  return raw.includes('\\') ? (parseJson(text.slice(start, end), 'data') as string) : raw;
 };
 
 /** Sets a member as `JSON.parse` does: an own data property, `__proto__` included. */
@@ -87,7 +88,7 @@ export async function parseJsonSliced(text: string, options: SlicedParseOptions 
       }
       let built: unknown;
       try {
-        built = JSON.parse(isObject ? `{${text.slice(i, run.end)}}` : `[${text.slice(i, run.end)}]`);
+        built = parseJson(isObject ? `{${text.slice(i, run.end)}}` : `[${text.slice(i, run.end)}]`, 'data');
       } catch {
         // Not JSON: read here, for the error naming its line and column.
         lookAfter = run.end;
@@ -120,7 +121,7 @@ export async function parseJsonSliced(text: string, options: SlicedParseOptions 
         if (end < 0) lookAfter = i + nativeChars;
         else {
           try {
-            value = JSON.parse(text.slice(i, end));
+            value = parseJson(text.slice(i, end), 'data');
             budget -= (end - i) >> 2;
             i = end;
             ready = true;
