@@ -97,11 +97,21 @@ const strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * nested deeper than the host reads (protocol/json-depth.ts) is refused unread with ERR_LIMIT.
  */
 export function parseJsonBody(name: string, body: string): { [key: string]: unknown } {
+  checkBodyNesting(name, body);
+  return jsonBodyOf(name, body, () => parseJson(body, 'data'));
+}
+
+/** Throws ERR_LIMIT for a body nested deeper than the host reads, before anything parses it. */
+export function checkBodyNesting(name: string, body: string): void {
   const excess = findExcessNesting(body);
   if (excess >= 0) throw nestingLimitError(name, 'message', excess);
+}
+
+/** The JSON object `parse` makes of `body` (or throws), else the framing error saying what it is instead. */
+export function jsonBodyOf(name: string, body: string, parse: () => unknown): { [key: string]: unknown } {
   let value: unknown;
   try {
-    value = parseJson(body, 'data');
+    value = parse();
   } catch {
     throw framingError(name, 'a message body is not valid JSON', encoder.encode(body.slice(0, QUOTE_LIMIT * 2)));
   }

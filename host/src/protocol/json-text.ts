@@ -145,16 +145,16 @@ function looksIndented(text: string): boolean {
 
 const isSpace = (c: number): boolean => c === C.Space || c === C.Newline || c === C.Return || c === C.Tab;
 /** The index of the first character at or after `i` that is not whitespace. */
-const endOfSpace = (text: string, i: number): number => {
+export const endOfSpace = (text: string, i: number): number => {
   while (isSpace(text.charCodeAt(i))) i++;
   return i;
 };
-const isDigit = (c: number): boolean => c >= C.Zero && c <= C.Nine;
+export const isDigit = (c: number): boolean => c >= C.Zero && c <= C.Nine;
 const isHex = (c: number): boolean => isDigit(c) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
 const isEscape = (c: number): boolean => c === C.Quote || c === C.Backslash || c === 47 || c === 98 || c === 102 || c === 110 || c === 114 || c === 116; // " \ / b f n r t
 
 /** Throws the error for `what` at `at`, with its line and column. */
-function syntaxError(text: string, what: string, at: number): never {
+export function syntaxError(text: string, what: string, at: number): never {
   const shown = at >= text.length ? 'the end of the input' : JSON.stringify(text.charAt(at));
   const before = text.slice(0, at);
   const line = before.split('\n').length;
@@ -163,7 +163,7 @@ function syntaxError(text: string, what: string, at: number): never {
 }
 
 /** The end of the string token starting at `i` (its opening quote), or a thrown error. */
-function endOfString(text: string, i: number): number {
+export function endOfString(text: string, i: number): number {
   const n = text.length;
   i++;
   for (;;) {
@@ -185,7 +185,7 @@ function endOfString(text: string, i: number): number {
 }
 
 /** The end of the number token starting at `i`, or a thrown error. */
-function endOfNumber(text: string, i: number): number {
+export function endOfNumber(text: string, i: number): number {
   if (text.charCodeAt(i) === C.Minus) i++;
   if (text.charCodeAt(i) === C.Zero) i++;
   else if (isDigit(text.charCodeAt(i))) while (isDigit(text.charCodeAt(i))) i++;

@@ -19,7 +19,7 @@ import { MAX_JSON_DEPTH, findExcessNesting } from '../protocol/json-depth.ts';
 import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
-import { parseJson } from '../protocol/json-parse.ts';
+import { createOrderedParser } from '../framing/ordered-parse.ts';
 
 /** Options of {@link createLineTransport}. */
 export interface LineTransportOptions {
@@ -57,6 +57,9 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
   const maxPendingBytes = options.maxPendingBytes ?? DEFAULT_SERVE_MAX_PENDING_BYTES;
   let closed = false;
   let paused = false;
+  /** A large line is being parsed (in slices): the client's input is held until it is done. */
+  let parsing = false;
+  const flow = (): void => (paused || parsing ? channel.pause() : channel.resume());
   let closeError: MepError | undefined;
 
   const write = (message: JsonRpcMessage): void => {
@@ -81,7 +84,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     } else if (pending > pauseAtBytes && !paused) {
       // Stop taking requests from a client that does not take its answers; 'drain' resumes.
       paused = true;
-      channel.pause();
+      flow();
     }
   };
   const refuse = (code: number, message: string, data?: Record<string, unknown>): void =>
@@ -91,6 +94,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     if (closed) return;
     closed = true;
     closeError = error;
+    parser.close();
     disposeData();
     disposeEnd();
     disposeDrain();
@@ -110,19 +114,26 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
       });
       return;
     }
-    let value: unknown;
-    try {
-      value = parseJson(body, 'data');
-    } catch (error) {
-      refuse(ErrorCode.ParseError, `Parse error: a line from ${name} is not valid JSON (${(error as Error).message}); send one JSON-RPC 2.0 object per line.`);
-      return;
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      refuse(ErrorCode.InvalidRequest, `Invalid request: a line from ${name} is not a JSON-RPC 2.0 object.`);
-      return;
-    }
-    events.emitMessage(value as JsonRpcMessage);
+    parser.push(body);
   };
+  // In arrival order; a large line in slices, so one line of millions of values does not hold
+  // the event loop every other client shares (11 MB of `[{},{},…]` was 2.8 s of JSON.parse).
+  const parser = createOrderedParser({
+    onValue(value) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+        refuse(ErrorCode.InvalidRequest, `Invalid request: a line from ${name} is not a JSON-RPC 2.0 object.`);
+        return;
+      }
+      events.emitMessage(value as JsonRpcMessage);
+    },
+    onError(error) {
+      refuse(ErrorCode.ParseError, `Parse error: a line from ${name} is not valid JSON (${(error as Error).message}); send one JSON-RPC 2.0 object per line.`);
+    },
+    onBusy(busy) {
+      parsing = busy;
+      if (!closed) flow();
+    },
+  });
 
   const disposeData = channel.onData((chunk) => {
     if (closed) return;
@@ -140,7 +151,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
   const disposeDrain = channel.onDrain(() => {
     if (!paused || closed) return;
     paused = false;
-    channel.resume();
+    flow();
   });
   const disposeEnd = channel.onEnd((error) => {
     finish(error === undefined ? undefined : new MepError(LocalErrorCode.TransportClosed, `The connection to ${name} failed: ${error.message}.`, { cause: error }));

@@ -7,7 +7,8 @@
  */
 import type { Readable } from 'node:stream';
 import type { FrameDecoder } from '../../framing/frame-decoder.ts';
-import { parseJsonBody } from '../../framing/frame-decoder.ts';
+import { checkBodyNesting, jsonBodyOf } from '../../framing/frame-decoder.ts';
+import { createOrderedParser } from '../../framing/ordered-parse.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
 import type { JsonRpcMessage } from '../types.ts';
 
@@ -35,20 +36,56 @@ export interface StdoutReader {
 export function readStdout(stream: Readable, options: StdoutReaderOptions): StdoutReader {
   const { name, decoder } = options;
   const holders = new Set<string>();
+  // A violation ends the session: nothing read after it is delivered.
+  const fail = (error: unknown): void => (parser.close(), options.onError(isMepError(error) ? error : new MepError(LocalErrorCode.Framing, `Extension ${name} sent unreadable output.`, { cause: error })));
+  let parsing = false;
+  let ended = false;
+  // In arrival order; a large frame in slices, so one message of millions of values from one
+  // extension does not hold the event loop every other session of `mep serve` shares.
+  const parser = createOrderedParser({
+    onValue(value, body) {
+      if (options.isClosed()) return;
+      let message: JsonRpcMessage;
+      try {
+        message = jsonBodyOf(name, body, () => value) as JsonRpcMessage;
+      } catch (error) {
+        return fail(error);
+      }
+      options.onMessage(message, body);
+    },
+    onError(error, body) {
+      if (options.isClosed()) return;
+      try {
+        jsonBodyOf(name, body, () => {
+          throw error;
+        });
+      } catch (framing) {
+        fail(framing);
+      }
+    },
+    onBusy(busy) {
+      parsing = busy;
+      reader.hold('parse', busy);
+      // The end is reported after the last message, not while it is still being parsed.
+      if (!busy && ended) options.onEnd();
+    },
+  });
   stream.on('data', (chunk: Buffer) => {
-    if (options.isClosed()) return;
+    if (options.isClosed()) return parser.close();
     try {
       decoder.push(chunk, (body) => {
-        const message = parseJsonBody(name, body);
-        if (options.isClosed()) return;
-        options.onMessage(message, body);
+        checkBodyNesting(name, body);
+        parser.push(body);
       });
     } catch (error) {
-      options.onError(isMepError(error) ? error : new MepError(LocalErrorCode.Framing, `Extension ${name} sent unreadable output.`, { cause: error }));
+      fail(error);
     }
   });
-  stream.on('end', () => options.onEnd());
-  return {
+  stream.on('end', () => {
+    ended = true;
+    if (!parsing) options.onEnd();
+  });
+  const reader: StdoutReader = {
     hold(holder, held) {
       if (held) holders.add(holder);
       else holders.delete(holder);
@@ -56,4 +93,5 @@ export function readStdout(stream: Readable, options: StdoutReaderOptions): Stdo
       else stream.resume();
     },
   };
+  return reader;
 }

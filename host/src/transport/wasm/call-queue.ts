@@ -13,7 +13,7 @@ export interface CallQueueContext {
   runner(): GuestRunner;
   isClosed(): boolean;
   /** Settles a finished call (not called once the transport closed). */
-  settle(id: Id | undefined, outcome: RunOutcome, cancelled: boolean): void;
+  settle(id: Id | undefined, outcome: RunOutcome, cancelled: boolean): void | Promise<void>;
   /** Called after each call, before it is settled. */
   ended(): void;
   /** Tells a request's sender that it was cancelled before it ran (on a microtask). */
@@ -51,7 +51,11 @@ export function createCallQueue(context: CallQueueContext): CallQueue {
       const outcome = await context.runner().run(item.bytes, context.callTimeoutMs);
       running = null;
       context.ended();
-      if (!context.isClosed()) context.settle(item.id, outcome, current.cancelled);
+      // A large answer is settled before the next call runs, so answers keep their order.
+      if (!context.isClosed()) {
+        const settling = context.settle(item.id, outcome, current.cancelled);
+        if (settling) await settling;
+      }
     }
     pumping = false;
   };

@@ -7,6 +7,7 @@ import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { findExcessNesting, nestingLimitError } from '../../protocol/json-depth.ts';
 import type { JsonRpcMessage } from '../types.ts';
 import { parseJson } from '../../protocol/json-parse.ts';
+import { parseJsonSliced } from '../../protocol/json-sliced.ts';
 
 /** A JSON-RPC id as the transport sees it. */
 export type Id = string | number;
@@ -18,6 +19,8 @@ export interface GuestMessages {
    * ERR_LIMIT for JSON nested deeper than the host reads.
    */
   decode(bytes: Uint8Array, what: string): JsonRpcMessage;
+  /** The same, parsed in slices (the event loop turns between them): for large output. */
+  decodeSliced(bytes: Uint8Array, what: string): Promise<JsonRpcMessage>;
   /** The ERR_PROTOCOL error of a guest that broke the protocol. */
   protocolError(detail: string, data?: Record<string, unknown>, cause?: unknown): MepError;
   /** The RequestCancelled response the host sends for a cancelled request. */
@@ -32,27 +35,43 @@ export function createGuestMessages(name: string): GuestMessages {
       data: { extension: name, ...data },
       cause,
     });
+  const textOf = (bytes: Uint8Array, what: string): string => {
+    let text: string;
+    try {
+      text = decoder.decode(bytes);
+    } catch (cause) {
+      throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
+    }
+    const excess = findExcessNesting(text);
+    if (excess >= 0) throw nestingLimitError(name, what, excess);
+    return text;
+  };
+  /** The message `parse` makes of the guest's `bytes`, or the protocol error saying what it is instead. */
+  const objectOf = (bytes: Uint8Array, what: string, parse: (text: string) => unknown, read?: string): JsonRpcMessage => {
+    const text = read ?? textOf(bytes, what);
+    let value: unknown;
+    try {
+      value = parse(text);
+    } catch (cause) {
+      throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw protocolError(`its ${what} is not a JSON-RPC message object`);
+    }
+    return value as JsonRpcMessage;
+  };
   return {
     protocolError,
-    decode(bytes, what) {
+    decode: (bytes, what) => objectOf(bytes, what, (text) => parseJson(text, 'data')),
+    decodeSliced: async (bytes, what) => {
       let value: unknown;
-      let text: string;
+      const text = textOf(bytes, what);
       try {
-        text = decoder.decode(bytes);
+        value = await parseJsonSliced(text);
       } catch (cause) {
         throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
       }
-      const excess = findExcessNesting(text);
-      if (excess >= 0) throw nestingLimitError(name, what, excess);
-      try {
-        value = parseJson(text, 'data');
-      } catch (cause) {
-        throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
-      }
-      if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-        throw protocolError(`its ${what} is not a JSON-RPC message object`);
-      }
-      return value as JsonRpcMessage;
+      return objectOf(bytes, what, () => value, text);
     },
     cancelled: (id) => ({
       jsonrpc: '2.0',

@@ -9,6 +9,7 @@ import { Interrupt, type RunOutcome } from './engine.ts';
 import type { GuestMessages, Id } from './guest-messages.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import type { WasmLimits } from './limits.ts';
+import { SLICED_FROM_CHARS } from '../../framing/ordered-parse.ts';
 
 /** What the settler needs from its transport. */
 export interface SettleContext {
@@ -21,8 +22,12 @@ export interface SettleContext {
   fail(error: MepError): void;
 }
 
-/** Settles the outcome of the call for message `id` (undefined for a notification). */
-export type SettleOutcome = (id: Id | undefined, outcome: RunOutcome, cancelled: boolean) => void;
+/**
+ * Settles the outcome of the call for message `id` (undefined for a notification); a large
+ * answer is parsed in slices, and the promise then returned resolves once it is settled (the
+ * next call waits for it, so answers keep their order).
+ */
+export type SettleOutcome = (id: Id | undefined, outcome: RunOutcome, cancelled: boolean) => void | Promise<void>;
 
 /** Creates the settler of one transport. */
 export function createOutcomeSettler(context: SettleContext): SettleOutcome {
@@ -52,20 +57,28 @@ export function createOutcomeSettler(context: SettleContext): SettleOutcome {
       if (outcome.output !== null) fail(messages.protocolError('it answered a message that was not a request', { size: outcome.output.length }));
       return;
     }
-    let response: JsonRpcMessage;
-    try {
-      if (outcome.output === null) throw messages.protocolError(`it returned no response to request ${JSON.stringify(id)}`, { id });
-      response = messages.decode(outcome.output, 'response');
-      if ('method' in response || !('result' in response || 'error' in response)) {
+    const answer = (decoded: JsonRpcMessage): JsonRpcMessage => {
+      if ('method' in decoded || !('result' in decoded || 'error' in decoded)) {
         throw messages.protocolError(`its answer to request ${JSON.stringify(id)} is not a response`, { id });
       }
-      if (response.id !== id) {
-        throw messages.protocolError(`it answered request ${JSON.stringify(id)} with id ${JSON.stringify(response.id)}`, { id, responseId: response.id });
+      if (decoded.id !== id) {
+        throw messages.protocolError(`it answered request ${JSON.stringify(id)} with id ${JSON.stringify(decoded.id)}`, { id, responseId: decoded.id });
       }
+      return decoded;
+    };
+    // A cancelled guest may stop without a proper answer; the host answers for it.
+    const refuse = (error: unknown): void => (cancelled ? emit(messages.cancelled(id)) : fail(error as MepError));
+    const output = outcome.output;
+    if (output !== null && output.length >= SLICED_FROM_CHARS) {
+      // A large answer (millions of values) in slices: the event loop of every other session turns meanwhile.
+      return messages.decodeSliced(output, 'response').then((decoded) => emit(answer(decoded))).catch(refuse);
+    }
+    let response: JsonRpcMessage;
+    try {
+      if (output === null) throw messages.protocolError(`it returned no response to request ${JSON.stringify(id)}`, { id });
+      response = answer(messages.decode(output, 'response'));
     } catch (error) {
-      // A cancelled guest may stop without a proper answer; the host answers for it.
-      if (cancelled) emit(messages.cancelled(id));
-      else fail(error as MepError);
+      refuse(error);
       return;
     }
     emit(response);

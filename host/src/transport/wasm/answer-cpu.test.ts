@@ -1,0 +1,48 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createTestClient, openFixture } from '../../../../fixtures/wasm/test-client.ts';
+import type { MepError } from '../../protocol/errors.ts';
+import type { JsonRpcMessage } from '../types.ts';
+import { createGuestMessages } from './guest-messages.ts';
+import { DEFAULT_WASM_LIMITS } from './limits.ts';
+import { createOutcomeSettler } from './settle-outcome.ts';
+
+const Answers = suite('wasm guest answers :: CPU per answer');
+const OBJECTS = 600_000;
+const answerOf = (id: number): Uint8Array => new TextEncoder().encode(`{"jsonrpc":"2.0","id":${id},"result":[${'{},'.repeat(OBJECTS - 1)}{}]}`);
+
+Answers('should let the event loop turn while it parses an answer of 600,000 empty objects, then emit it', async () => {
+  const order: string[] = [];
+  const failures: MepError[] = [];
+  const settle = createOutcomeSettler({
+    name: 'empty-objects',
+    limits: DEFAULT_WASM_LIMITS,
+    messages: createGuestMessages('empty-objects'),
+    emit: (message: JsonRpcMessage) => order.push(`answer ${String(message.id)} of ${(message.result as unknown[]).length}`),
+    fail: (error) => failures.push(error),
+  });
+  const settled = settle(1, { ok: true, output: answerOf(1), interrupt: 0, elapsedMs: 1 }, false);
+  setImmediate(() => order.push('a turn'));
+  await settled;
+  // Before, JSON.parse held the loop for the whole answer: it was emitted before anything else ran.
+  assert.equal(order, ['a turn', `answer 1 of ${OBJECTS}`]);
+  assert.equal(failures, []);
+});
+
+Answers('should answer requests in order through the worker when the first answer is large', async () => {
+  const transport = await openFixture('empty-objects', 'worker');
+  try {
+    const client = createTestClient(transport);
+    const first = client.request(1, 'ping');
+    const second = client.request(2, 'ping');
+    const answered: string[] = [];
+    await Promise.all([first.then(() => answered.push('1')), second.then(() => answered.push('2'), () => answered.push('2 failed'))]);
+    assert.equal(((await first).result as unknown[]).length, OBJECTS);
+    // The fixture answers every request as id 1: the second is a protocol error, after the first.
+    assert.equal(answered, ['1', '2 failed']);
+  } finally {
+    await transport.close();
+  }
+});
+
+Answers.run();
