@@ -1,9 +1,10 @@
 // What `mep build --watch` asks of buildGuest (issue 36): the module is written before wasm-opt's
 // dead-code pass and replaced by the optimized one when the pass ends — never over a newer build —
-// with the build record following it; esbuild's kept contexts see every edit.
+// with the build record following it, and stopped when a newer build of the same output starts;
+// esbuild's kept contexts see every edit.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readBuildRecord } from '../../host/src/registry/build-record.ts';
 import { REPO_ROOT } from '../engine/index.ts';
@@ -27,7 +28,7 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     const first = await watchBuild();
     assert.ok(first.optimized, 'a deferred pass');
     assert.is(readFileSync(outFile).length, first.size, 'the linked module is in place first');
-    await first.optimized;
+    assert.is(await first.optimized, 'optimized');
     const optimized = readFileSync(outFile);
     assert.ok(optimized.length < first.size, `${optimized.length} < ${first.size}`);
     assert.ok(readBuildRecord(outFile), 'the record describes the optimized module');
@@ -41,7 +42,9 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     const older = await watchBuild();
     writeFileSync(entry, source(3));
     const newer = await watchBuild();
-    await Promise.all([older.optimized, newer.optimized]);
+    // The newer build stopped the older pass: wasm-opt did not go on working on a module no one will use.
+    assert.equal(await Promise.all([older.optimized, newer.optimized]), ['superseded', 'optimized']);
+    assert.is(readdirSync(cacheDir).filter((f) => f.endsWith('.wasm')).length, 2, 'the modules of the first and the newest source are cached, not the one whose pass stopped');
     await buildGuest({ entry, outFile: join(dir, 'expected.wasm'), cacheDir: join(dir, 'fresh-cache'), cwd: dir, typecheck: false });
     assert.equal(readFileSync(outFile), readFileSync(join(dir, 'expected.wasm')), 'the newest source, optimized');
     assert.ok(readBuildRecord(outFile));
