@@ -8,8 +8,11 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { join } from 'node:path';
 import { readBuildRecord } from '../../host/src/registry/build-record.ts';
 import { REPO_ROOT } from '../engine/index.ts';
+import { ensureEngine } from '../engine/index.ts';
 import { buildGuest } from './build-guest.ts';
-import { disposeBundleContexts } from './bundle.ts';
+import { bundleGuest, disposeBundleContexts } from './bundle.ts';
+import { compileBundle } from './bytecode.ts';
+import { engineLayout } from './link.ts';
 
 const Watch = suite('build :: a watch build (deferred dead-code pass, kept esbuild contexts)');
 
@@ -50,6 +53,26 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     assert.ok(readBuildRecord(outFile));
   } finally {
     await disposeBundleContexts();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Watch('the engine that compiles bundles is kept between builds, and a bundle it cannot compile leaves it as it was', async () => {
+  mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-kept-compiler-'));
+  try {
+    writeFileSync(join(dir, 'package.json'), '{"name":"kept","private":true,"type":"module"}\n');
+    writeFileSync(join(dir, 'main.ts'), `const table = new Map([['a', 1]]);\n${source(7)}export function size(): number { return table.size; }\n`);
+    const bundle = await bundleGuest({ entry: join(dir, 'main.ts'), runtime: 'wasm', cwd: dir });
+    const { wasmPath } = await ensureEngine();
+    const layout = engineLayout(readFileSync(wasmPath));
+    const image = async (code: string) => (await compileBundle(wasmPath, layout, { ...bundle, code }, 'main.ts', { cwd: dir })).memory;
+    const before = await image(bundle.code);
+    // esbuild lets this through (it is not esbuild's syntax error): QuickJS's own compiler refuses it.
+    const refused = await image(`${bundle.code}\nlet once; let once;\n`).then(() => undefined, (e: unknown) => e);
+    assert.is((refused as { code?: string } | undefined)?.code, 'ERR_BUILD', 'the engine refused the bundle');
+    assert.equal(await image(bundle.code), before, 'the same snapshot after the refusal');
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
