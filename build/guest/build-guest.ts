@@ -171,21 +171,10 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
           if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
         });
   verdict.catch(() => undefined); // awaited before anything is written, and when the pipeline fails
-  const later: (() => void)[] = [];
   try {
-    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict, later });
+    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict });
     // What the output was made from, for `mep pack` (a stale build) and `mep build` without arguments.
     await writeBuildRecord(outFile, entry, runtime, result.inputs);
-    // After the caller has the result (a watch prints its Built line first).
-    for (const task of later) {
-      setTimeout(() => {
-        try {
-          task();
-        } catch {
-          // a cache that could not be written is only a slower next build
-        }
-      }, 0);
-    }
     return result;
   } catch (error) {
     await verdict; // type errors first: they explain a failed bundle better than esbuild does
@@ -204,8 +193,6 @@ interface Pipeline {
   timings: Record<string, number>;
   /** Settles with the type check: rejects with its errors. Every write of the output waits for it. */
   verdict: Promise<void>;
-  /** Work a watch does once the build returned (caching only: nothing the output needs). */
-  later: (() => void)[];
 }
 
 /** Bundles, snapshots, links and writes (each write after the check's verdict). */
@@ -227,12 +214,7 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   const hit = cachedBundle(bundleCache);
   const bundleStarted = Date.now();
   const bundle = hit ?? (await bundleGuest(bundleOptions, options.incremental === true));
-  if (!hit) {
-    // A watch records the bundle after its Built line (hashing every input is not the edit's work).
-    const record = (): void => storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
-    if (options.incremental === true) p.later.push(record);
-    else record();
-  }
+  if (!hit) storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
   lap(hit ? 'bundle (cached)' : 'bundle');
   const intl = { warnings: bundle.warnings, ...(bundle.intl ? { intl: bundle.intl } : {}) };
 

@@ -31,14 +31,6 @@ const hashFile = (path: string): string => {
   }
 };
 
-const mtimeOf = (path: string): number => {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return Infinity; // gone: it differs from what was recorded, so it goes first
-  }
-};
-
 /** The cache file of one set of bundle options (`key`: everything but the files' content). */
 export function bundleCachePath(cacheDir: string, key: string): string {
   return join(cacheDir, 'bundle', `${createHash('sha256').update(`${FORMAT}\0${key}`).digest('hex').slice(0, 24)}.json`);
@@ -53,11 +45,7 @@ export function cachedBundle(path: string): Bundle | undefined {
     return undefined;
   }
   if (entry.format !== FORMAT || !Array.isArray(entry.files) || entry.files.length === 0 || typeof entry.bundle?.code !== 'string') return undefined;
-  if (!entry.files.every((f) => Array.isArray(f) && typeof f[0] === 'string' && typeof f[1] === 'string')) return undefined;
-  // The most recently written files first: after an edit (a watch's rebuild) the edited file is
-  // the first one hashed and the first to differ, instead of hashing every file before it.
-  const newestFirst = entry.files.map(([file, hash]) => ({ file, hash, mtime: mtimeOf(file) })).sort((a, b) => b.mtime - a.mtime);
-  return newestFirst.every((f) => hashFile(f.file) === f.hash) ? entry.bundle : undefined;
+  return entry.files.every((f) => Array.isArray(f) && typeof f[0] === 'string' && hashFile(f[0]) === f[1]) ? entry.bundle : undefined;
 }
 
 /**
