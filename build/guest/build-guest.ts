@@ -112,12 +112,25 @@ export interface BuildGuestResult {
   intl?: IntlPlan & { bytes: number };
   /** Globals the sandbox lacks that the wasm guest's packages use, each with what to do. */
   warnings: DependencyWarning[];
-  /** With `deferOptimize`, settles when the deferred dead-code pass ended (never rejects). */
-  optimized?: Promise<void>;
+  /**
+   * With `deferOptimize`, settles when the deferred dead-code pass ended (never rejects):
+   * `optimized` (the module was replaced), `superseded` (a newer build of the same output started
+   * first: the pass was stopped, or its module not placed) or `failed` (the linked module stays).
+   */
+  optimized?: Promise<DeferredPass>;
 }
+
+/** How a deferred dead-code pass ended ({@link BuildGuestResult.optimized}). */
+export type DeferredPass = 'optimized' | 'superseded' | 'failed';
 
 /** The latest build of each output file, so a deferred pass never replaces a newer build. */
 const latestBuild = new Map<string, symbol>();
+
+/**
+ * The deferred dead-code pass of each output file still running: a newer build of the file stops
+ * it, so a watch's rebuild does not share the machine with wasm-opt working on a module it replaces.
+ */
+const deferredPasses = new Map<string, AbortController>();
 
 /**
  * Builds a guest. Throws `MepError` with code `ERR_BUILD` (`data.diagnostics`: file, line,
@@ -187,6 +200,8 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   const { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings } = p;
   const token = Symbol(outFile);
   latestBuild.set(outFile, token);
+  deferredPasses.get(outFile)?.abort();
+  deferredPasses.delete(outFile);
   const place = async (file: string, data: string | Uint8Array, mode?: number): Promise<void> => {
     await p.verdict;
     placeNow(file, data, mode);
@@ -255,15 +270,22 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
     const usable = withMap(wasm);
     await place(outFile, usable);
     const linked = wasm;
-    const optimized = removeUnused(linked, join(cacheDir, 'tmp')).then(
-      async (done) => {
+    const stop = new AbortController();
+    deferredPasses.set(outFile, stop);
+    const optimized = removeUnused(linked, join(cacheDir, 'tmp'), stop.signal)
+      .then(async (done): Promise<DeferredPass> => {
         store(done);
-        if (latestBuild.get(outFile) !== token) return;
+        if (latestBuild.get(outFile) !== token) return 'superseded';
         placeNow(outFile, withMap(done));
         // The record names the output's hash: it describes the optimized module now.
         await writeBuildRecord(outFile, entry, runtime, bundle.inputs);
-      },
-    ).catch(() => undefined); // the unoptimized module stays; the next full build runs the pass again
+        return 'optimized';
+      })
+      // The unoptimized module stays; the next full build runs the pass again.
+      .catch((): DeferredPass => (stop.signal.aborted ? 'superseded' : 'failed'))
+      .finally(() => {
+        if (deferredPasses.get(outFile) === stop) deferredPasses.delete(outFile);
+      });
     return { outFile, runtime, size: usable.length, sourceMapBytes: mapBytes, exports: bundle.exports, inputs: bundle.inputs, cached: false, timings, optimized, ...intl };
   }
   if (optimizing) {

@@ -10,7 +10,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { finishBundleMap, projectRootOf } from './bundle-map.ts';
-import { dependencyWarnings, markedBuild, type DependencyWarning } from './dependency-globals.ts';
+import { dependencyCheckKey, dependencyWarnings, markedBuild, type DependencyWarning } from './dependency-globals.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
 
@@ -57,6 +57,11 @@ export interface Bundle {
   intl?: IntlPlan & { bytes: number };
   /** Globals the sandbox lacks that the bundled packages use (a wasm bundle; dependency-globals.ts). */
   warnings: DependencyWarning[];
+  /**
+   * How a wasm bundle's {@link Bundle.warnings} were found: `bundled` (the check bundled the guest
+   * once more) or `unchanged` (a kept build whose package code had not changed since the last check).
+   */
+  dependencyCheck?: 'bundled' | 'unchanged';
 }
 
 /** Options for {@link bundleGuest}. */
@@ -155,10 +160,14 @@ type Built = esbuild.BuildResult & { outputFiles: esbuild.OutputFile[]; metafile
  */
 const contexts = new Map<string, { context: Promise<esbuild.BuildContext>; sink: BuiltinSink; queue: Promise<unknown> }>();
 
+/** The last sandbox check of each kept build (entry and folder): its {@link dependencyCheckKey} and warnings. */
+const dependencyChecks = new Map<string, { key: string; warnings: DependencyWarning[] }>();
+
 /** Disposes the kept esbuild contexts (the end of a watch). */
 export async function disposeBundleContexts(): Promise<void> {
   const kept = [...contexts.values()];
   contexts.clear();
+  dependencyChecks.clear();
   await Promise.all(kept.map(async (k) => (await k.context.catch(() => undefined))?.dispose()));
 }
 
@@ -242,9 +251,14 @@ export async function bundleGuest(options: BundleOptions, keep = false): Promise
   const processBanner = `#!/usr/bin/env node\nimport { createRequire as __mepCreateRequire } from 'node:module';\nconst require = __mepCreateRequire(${'import.meta'}.url);`;
   // The outfile only places the map: its sources come out relative to the project root.
   const wasmOptions: esbuild.BuildOptions = { format: 'iife', globalName: EXPORTS_GLOBAL, platform: 'browser', conditions: [...WASM_CONDITIONS], mainFields: ['browser', 'module', 'main'], target: 'es2020', outfile: join(projectRoot, WASM_BUNDLE_FILE) };
-  // The sandbox check of the dependencies bundles once more (dependency-globals.ts): at the same
-  // time as the bundle itself, esbuild builds in parallel.
-  const warningsBuild = runtime === 'wasm' ? markedBuild((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard({ found: [] })], ...extra }, entry, cwd, keep)) : undefined;
+  // The sandbox check of the dependencies bundles once more (dependency-globals.ts). A one-off
+  // build runs it at the same time as the bundle itself (esbuild builds in parallel); a kept build
+  // (a watch) only when the package code in the bundle changed since its last check: an edit of
+  // the author's own code takes the last check's warnings.
+  const checkOf = JSON.stringify([entry, cwd]);
+  const lastCheck = keep ? dependencyChecks.get(checkOf) : undefined;
+  const check = (): ReturnType<typeof markedBuild> => markedBuild((extra) => run({ ...common, ...wasmOptions, plugins: [builtinGuard({ found: [] })], ...extra }, entry, cwd, keep));
+  const warningsBuild = runtime === 'wasm' && lastCheck === undefined ? check() : undefined;
   warningsBuild?.catch(() => undefined); // awaited below; the bundle's own build reports its errors
   let r =
     runtime === 'wasm'
@@ -252,6 +266,7 @@ export async function bundleGuest(options: BundleOptions, keep = false): Promise
       : await run({ ...common, format: 'esm', platform: 'node', target: 'node20', outfile: join(projectRoot, 'guest.mjs'), banner: { js: processBanner } }, entry, cwd, keep);
   // A wasm guest that uses Intl gets it bundled, imported before anything else (Node has its own).
   const codeOf = (result: typeof r): string => result.outputFiles.find((f) => !f.path.endsWith('.map'))?.text ?? '';
+  const bundled = r.metafile; // before Intl joins it: the check bundles without
   const intl = runtime === 'wasm' && builtins.length === 0 ? intlModule(codeOf(r), options.intl) : undefined;
   let intlBytes = 0;
   if (intl) {
@@ -288,6 +303,18 @@ export async function bundleGuest(options: BundleOptions, keep = false): Promise
   const inputs = Object.keys(r.metafile.inputs)
     .filter((input) => input !== '<stdin>' && !input.includes(':'))
     .map((input) => resolve(cwd, input));
-  const warnings = warningsBuild ? dependencyWarnings(await warningsBuild, intl?.plan) : [];
-  return { code, map, projectRoot, inputs, exports, pdk, warnings, ...(intl ? { intl: { ...intl.plan, bytes: intlBytes } } : {}) };
+  let warnings: DependencyWarning[] = [];
+  let dependencyCheck: Bundle['dependencyCheck'];
+  if (runtime === 'wasm') {
+    const key = keep ? dependencyCheckKey(bundled, cwd, intl?.plan) : '';
+    if (lastCheck !== undefined && lastCheck.key === key) {
+      warnings = lastCheck.warnings;
+      dependencyCheck = 'unchanged';
+    } else {
+      warnings = dependencyWarnings(await (warningsBuild ?? check()), intl?.plan);
+      dependencyCheck = 'bundled';
+      if (keep) dependencyChecks.set(checkOf, { key, warnings });
+    }
+  }
+  return { code, map, projectRoot, inputs, exports, pdk, warnings, ...(dependencyCheck ? { dependencyCheck } : {}), ...(intl ? { intl: { ...intl.plan, bytes: intlBytes } } : {}) };
 }

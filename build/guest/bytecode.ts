@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { relative, resolve } from 'node:path';
 import { OWN_BUILD_MAP, parseSourceMap } from '../../host/src/transport/source-map/source-map.ts';
 import { mapStack, type MappedStack } from '../../host/src/transport/source-map/stack.ts';
-import { createEngineRunner } from '../engine/index.ts';
+import { createEngineRunner, type EngineRunner } from '../engine/index.ts';
 import { buildFailure, type Diagnostic } from './diagnostics.ts';
 import type { Bundle } from './bundle.ts';
 import type { EngineLayout, MemoryImage } from './link.ts';
@@ -39,6 +39,23 @@ function engineModule(wasmPath: string): Promise<WebAssembly.Module> {
     modules.set(wasmPath, m);
   }
   return m;
+}
+
+const runners = new Map<string, Promise<EngineRunner>>();
+
+/**
+ * The engine instance that compiles bundles to bytecode, one per engine and process: `compile-src`
+ * keeps no state between calls (its memory stays the same size over many compiles, a failed one
+ * included), so a watch's rebuild does not instantiate and initialize an engine just to compile.
+ */
+function compilerOf(wasmPath: string, module: WebAssembly.Module): Promise<EngineRunner> {
+  let r = runners.get(wasmPath);
+  if (!r) {
+    r = createEngineRunner(module);
+    runners.set(wasmPath, r);
+    r.catch(() => runners.delete(wasmPath)); // one that could not start is not kept
+  }
+  return r;
 }
 
 /** Packs bytecode and export names: [u32 LE length][bytecode][name\0]… (see glue/guest.c). */
@@ -76,8 +93,14 @@ function locate(message: string, bundle: Bundle, fallbackFile: string, prefix: s
  */
 export async function compileBundle(engineWasm: string, layout: EngineLayout, bundle: Bundle, entry: string, options: CompileBundleOptions = {}): Promise<MemoryImage> {
   const module = await engineModule(engineWasm);
-  const runner = await createEngineRunner(module);
-  const compiled = runner.compile(bundle.code);
+  const compiler = await compilerOf(engineWasm, module);
+  let compiled: ReturnType<EngineRunner['compile']>;
+  try {
+    compiled = compiler.compile(bundle.code);
+  } catch (e) {
+    runners.delete(engineWasm); // a trap may leave the instance broken: the next build starts a fresh one
+    throw e;
+  }
   const cwd = options.cwd ?? process.cwd();
   if (!compiled.ok) {
     const { diagnostic, stack } = locate(compiled.message, bundle, entry, '', cwd);

@@ -9,6 +9,9 @@
  * that uses Intl is named with what the build gives it (intl/intl-module.ts).
  */
 import type * as esbuild from 'esbuild';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { OWN_BUILD_MAP, parseSourceMap } from '../../host/src/transport/source-map/source-map.ts';
 import { MISSING_GLOBALS } from './types/missing-globals.ts';
 import type { IntlPlan } from './intl/intl-module.ts';
@@ -39,6 +42,35 @@ export function packageOf(path: string): string | undefined {
 /** The bundle with every such global marked, from `build` (esbuild's options of the guest's bundle). */
 export function markedBuild(build: (options: esbuild.BuildOptions) => Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }>): Promise<esbuild.BuildResult & { outputFiles: esbuild.OutputFile[] }> {
   return build({ define: Object.fromEntries(NAMES.map((n) => [n, MARK + n])), sourcemap: 'external', minify: false });
+}
+
+function digestOf(path: string): string {
+  try {
+    return createHash('sha256').update(readFileSync(path)).digest('hex');
+  } catch {
+    return ''; // gone since esbuild read it: the key differs from any it had
+  }
+}
+
+/**
+ * What the sandbox check of a bundle depends on, from the guest bundle's own metafile (`cwd`: its
+ * working directory): each package file in it — its path, the digest of its content and how many
+ * of its bytes the bundle kept (what tree shaking left of it) — and the Intl the guest carries.
+ * The author's own files are not in it: {@link dependencyWarnings} names packages only, and
+ * esbuild marks a global in a file from that file alone. An edit of the author's code that
+ * reaches no new package code leaves it unchanged, so a watch need not bundle again to check.
+ */
+export function dependencyCheckKey(metafile: esbuild.Metafile, cwd: string, intl: IntlPlan | undefined): string {
+  const kept = new Map<string, number>();
+  for (const output of Object.values(metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) kept.set(input, (kept.get(input) ?? 0) + bytesInOutput);
+  }
+  const hash = createHash('sha256').update(JSON.stringify(intl ?? null));
+  for (const input of Object.keys(metafile.inputs).sort()) {
+    if (input.includes(':') || packageOf(input) === undefined) continue;
+    hash.update(`\0${input}\0${digestOf(resolve(cwd, input))}\0${kept.get(input) ?? 0}`);
+  }
+  return hash.digest('hex');
 }
 
 /**

@@ -48,10 +48,10 @@ const stderrOf = (e: unknown): string => ((e as { stderr?: string }).stderr ?? S
 
 const FEATURES = ['--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals'];
 
-function wasmOpt(wasm: Uint8Array, tmpRoot: string, passes: readonly string[]): Promise<Uint8Array> {
+function wasmOpt(wasm: Uint8Array, tmpRoot: string, passes: readonly string[], signal?: AbortSignal): Promise<Uint8Array> {
   return throughFiles(tmpRoot, wasm, async (i, o) => {
     try {
-      await run(wasmOptPath(), [i, '-o', o, ...FEATURES, ...passes], { maxBuffer: 16 << 20 });
+      await run(wasmOptPath(), [i, '-o', o, ...FEATURES, ...passes], { maxBuffer: 16 << 20, ...(signal ? { signal } : {}) });
     } catch (e) {
       throw toolFailure('guest optimize (wasm-opt) failed', stderrOf(e), e);
     }
@@ -65,10 +65,11 @@ export function optimize(wasm: Uint8Array, tmpRoot: string): Promise<Uint8Array>
 
 /**
  * Removes functions, globals and types no export reaches (about 0.2 s with Debian's binaryen):
- * in a linked guest, the bytecode reader and compiler that only the snapshot used.
+ * in a linked guest, the bytecode reader and compiler that only the snapshot used. `signal`
+ * ends wasm-opt (a watch's pass that a newer build made useless).
  */
-export function removeUnused(wasm: Uint8Array, tmpRoot: string): Promise<Uint8Array> {
-  return wasmOpt(wasm, tmpRoot, ['--remove-unused-module-elements', '--strip-debug', '--strip-producers']);
+export function removeUnused(wasm: Uint8Array, tmpRoot: string, signal?: AbortSignal): Promise<Uint8Array> {
+  return wasmOpt(wasm, tmpRoot, ['--remove-unused-module-elements', '--strip-debug', '--strip-producers'], signal);
 }
 
 /** Path of `extism-js` on PATH, or null. */

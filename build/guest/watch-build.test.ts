@@ -1,14 +1,18 @@
 // What `mep build --watch` asks of buildGuest (issue 36): the module is written before wasm-opt's
 // dead-code pass and replaced by the optimized one when the pass ends — never over a newer build —
-// with the build record following it; esbuild's kept contexts see every edit.
+// with the build record following it, and stopped when a newer build of the same output starts;
+// esbuild's kept contexts see every edit.
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readBuildRecord } from '../../host/src/registry/build-record.ts';
 import { REPO_ROOT } from '../engine/index.ts';
+import { ensureEngine } from '../engine/index.ts';
 import { buildGuest } from './build-guest.ts';
-import { disposeBundleContexts } from './bundle.ts';
+import { bundleGuest, disposeBundleContexts } from './bundle.ts';
+import { compileBundle } from './bytecode.ts';
+import { engineLayout } from './link.ts';
 
 const Watch = suite('build :: a watch build (deferred dead-code pass, kept esbuild contexts)');
 
@@ -27,7 +31,7 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     const first = await watchBuild();
     assert.ok(first.optimized, 'a deferred pass');
     assert.is(readFileSync(outFile).length, first.size, 'the linked module is in place first');
-    await first.optimized;
+    assert.is(await first.optimized, 'optimized');
     const optimized = readFileSync(outFile);
     assert.ok(optimized.length < first.size, `${optimized.length} < ${first.size}`);
     assert.ok(readBuildRecord(outFile), 'the record describes the optimized module');
@@ -41,12 +45,34 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     const older = await watchBuild();
     writeFileSync(entry, source(3));
     const newer = await watchBuild();
-    await Promise.all([older.optimized, newer.optimized]);
+    // The newer build stopped the older pass: wasm-opt did not go on working on a module no one will use.
+    assert.equal(await Promise.all([older.optimized, newer.optimized]), ['superseded', 'optimized']);
+    assert.is(readdirSync(cacheDir).filter((f) => f.endsWith('.wasm')).length, 2, 'the modules of the first and the newest source are cached, not the one whose pass stopped');
     await buildGuest({ entry, outFile: join(dir, 'expected.wasm'), cacheDir: join(dir, 'fresh-cache'), cwd: dir, typecheck: false });
     assert.equal(readFileSync(outFile), readFileSync(join(dir, 'expected.wasm')), 'the newest source, optimized');
     assert.ok(readBuildRecord(outFile));
   } finally {
     await disposeBundleContexts();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+Watch('the engine that compiles bundles is kept between builds, and a bundle it cannot compile leaves it as it was', async () => {
+  mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-kept-compiler-'));
+  try {
+    writeFileSync(join(dir, 'package.json'), '{"name":"kept","private":true,"type":"module"}\n');
+    writeFileSync(join(dir, 'main.ts'), `const table = new Map([['a', 1]]);\n${source(7)}export function size(): number { return table.size; }\n`);
+    const bundle = await bundleGuest({ entry: join(dir, 'main.ts'), runtime: 'wasm', cwd: dir });
+    const { wasmPath } = await ensureEngine();
+    const layout = engineLayout(readFileSync(wasmPath));
+    const image = async (code: string) => (await compileBundle(wasmPath, layout, { ...bundle, code }, 'main.ts', { cwd: dir })).memory;
+    const before = await image(bundle.code);
+    // esbuild lets this through (it is not esbuild's syntax error): QuickJS's own compiler refuses it.
+    const refused = await image(`${bundle.code}\nlet once; let once;\n`).then(() => undefined, (e: unknown) => e);
+    assert.is((refused as { code?: string } | undefined)?.code, 'ERR_BUILD', 'the engine refused the bundle');
+    assert.equal(await image(bundle.code), before, 'the same snapshot after the refusal');
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -5,7 +5,7 @@
  * tarball. The directory is removed when the test process exits.
  */
 import * as assert from 'uvu/assert';
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -20,8 +20,21 @@ export interface Ran {
   stderr: string;
 }
 
-/** Runs a shell command line in `cwd` with npm kept offline-first and quiet. */
-export function sh(line: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Ran> {
+/** Options of {@link sh}. */
+export interface ShOptions {
+  /** How long the step may run (default 300 s); then it and everything it started are killed. */
+  timeoutMs?: number;
+}
+
+const MAX_OUTPUT = 64 << 20;
+
+/**
+ * Runs a shell command line in `cwd` with npm kept offline-first and quiet. The shell leads a
+ * process group of its own: a step that runs over its time is killed with everything it started
+ * (npm, node, a server it spawned), so no orphan outlives the test; its stderr then says so.
+ */
+export function sh(line: string, cwd: string, env: NodeJS.ProcessEnv = {}, options: ShOptions = {}): Promise<Ran> {
+  const timeoutMs = options.timeoutMs ?? 300_000;
   const merged: NodeJS.ProcessEnv = {
     ...process.env,
     npm_config_prefer_offline: 'true',
@@ -33,8 +46,53 @@ export function sh(line: string, cwd: string, env: NodeJS.ProcessEnv = {}): Prom
   // A loader or option of this test process (tsx) must not leak into the user's processes.
   delete merged.NODE_OPTIONS;
   return new Promise((resolve) => {
-    execFile('sh', ['-c', line], { cwd, env: merged, maxBuffer: 64 << 20, timeout: 300_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? Number((error as { code?: number }).code ?? 1) || 1 : 0, stdout, stderr });
+    const child = spawn('sh', ['-c', line], { cwd, env: merged, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let bytes = 0;
+    let ended = '';
+    const killGroup = (why: string): void => {
+      if (ended !== '') return;
+      ended = why;
+      try {
+        process.kill(-(child.pid as number), 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    };
+    const take = (into: Buffer[]) => (chunk: Buffer): void => {
+      bytes += chunk.length;
+      if (bytes > MAX_OUTPUT) killGroup(`wrote more than ${MAX_OUTPUT} bytes of output`);
+      else into.push(chunk);
+    };
+    child.stdout.on('data', take(out));
+    child.stderr.on('data', take(err));
+    const timer = setTimeout(() => killGroup(`timed out after ${timeoutMs} ms`), timeoutMs);
+    // The test process ending (a failed assertion, Ctrl+C) ends the step's group too.
+    const onExit = (): void => killGroup('the test process ended');
+    process.once('exit', onExit);
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      process.off('exit', onExit);
+      resolve({ code: 1, stdout: '', stderr: String(e) });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      process.off('exit', onExit);
+      // Whatever the shell left running in its group goes with it.
+      if (ended === '') {
+        try {
+          process.kill(-(child.pid as number), 'SIGKILL');
+        } catch {
+          // nothing was left
+        }
+      }
+      const stderr = Buffer.concat(err).toString('utf8');
+      resolve({
+        code: ended !== '' ? 124 : (code ?? 1),
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: ended === '' ? stderr : `${stderr}${stderr === '' || stderr.endsWith('\n') ? '' : '\n'}sh: '${line}' ${ended}; its process group was killed\n`,
+      });
     });
   });
 }

@@ -122,7 +122,7 @@ reported at file:line of its sources; it names the files without their text.
       return { result, summary: `Built ${shown} (${runtime}, ${kb} KB${result.cached ? ', cached' : ''})${result.exports.length > 0 ? `; exports: ${result.exports.join(', ')}` : ''}` };
     };
     if (values.watch) {
-      let optimizing: Promise<void> | undefined;
+      let optimizing: Promise<unknown> | undefined;
       const code = await watch(io, entry, async () => {
         const built = await build();
         optimizing = built.result.optimized;

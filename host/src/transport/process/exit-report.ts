@@ -5,7 +5,9 @@
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { formatLimit, raiseAdvice } from '../../protocol/limits.ts';
+import { memoryToSuggest } from '../memory-advice.ts';
 import type { StderrRecord } from '../stderr-record.ts';
+import type { HeapTrace } from './v8-heap.ts';
 
 /** What Node.js prints when a script reaches its V8 heap limit (`--max-old-space-size`). */
 const V8_HEAP_EXHAUSTED = /JavaScript heap out of memory|Reached heap limit|Allocation failed - process out of memory/;
@@ -22,6 +24,27 @@ export interface ChildEnd {
   memoryLimitBytes?: number;
   /** A Node.js script's V8 heap limit (what `--max-memory` or `limits.maxMemoryBytes` set). */
   heapLimitBytes?: number;
+  /** What V8 printed of its last collections (v8-heap.ts), when it printed any. */
+  heap?: HeapTrace;
+}
+
+const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
+
+/**
+ * The sentences after "ran out of memory at its heap limit": what V8 measured and a raise sized
+ * from it the way a wasm guest's is (memory-advice.ts: the peak plus as much again as the heap grew
+ * in V8's last collections), or, when V8 printed nothing, the doubling that is all there is to go on.
+ */
+function heapAdvice(heapLimit: number | undefined, trace: HeapTrace | undefined): string {
+  if (heapLimit === undefined || trace === undefined) {
+    return `${raiseAdvice('maxMemoryBytes', heapLimit)} V8 measured nothing the host could read, so that is twice the limit; the script's own peak may need more.`;
+  }
+  const suggested = memoryToSuggest({ limitBytes: heapLimit, startBytes: trace.earliestBytes, peakBytes: trace.peakBytes });
+  return (
+    `V8's last collections found ${mib(trace.peakBytes)} in use at most (from ${mib(trace.earliestBytes)}) and could free no more. ` +
+    `${raiseAdvice('maxMemoryBytes', heapLimit, suggested).replace(/\.$/, '')}: room for the heap to grow as much again. ` +
+    `A run stopped at its limit cannot tell what the script needs in all: if that is not enough, try it once with a large --max-memory (e.g. 4GiB).`
+  );
 }
 
 /** The error of an unexpected end (undefined for exit code 0). */
@@ -37,8 +60,10 @@ export function exitError(end: ChildEnd): MepError | undefined {
   if (stderr.lines().some((line) => V8_HEAP_EXHAUSTED.test(line))) {
     const heap = end.heapLimitBytes;
     const at = heap === undefined ? 'its heap limit' : `its heap limit of ${heap} bytes (--max-memory ${formatLimit('maxMemoryBytes', heap)})`;
-    return new MepError(LocalErrorCode.Limit, `Extension ${name} ran out of memory at ${at} and exited (${how}). ${raiseAdvice('maxMemoryBytes', heap)}`, {
-      data: { extension: name, limit: 'maxMemoryBytes', ...(heap === undefined ? {} : { memoryLimitBytes: heap }), pid, exitCode: code, signal, stderr: stderr.lines() },
+    const trace = end.heap;
+    const measured = trace === undefined ? {} : { heapPeakBytes: trace.peakBytes, heapEarliestBytes: trace.earliestBytes };
+    return new MepError(LocalErrorCode.Limit, `Extension ${name} ran out of memory at ${at} and exited (${how}). ${heapAdvice(heap, trace)}`, {
+      data: { extension: name, limit: 'maxMemoryBytes', ...(heap === undefined ? {} : { memoryLimitBytes: heap }), ...measured, pid, exitCode: code, signal, stderr: stderr.lines() },
     });
   }
   const last = stderr.total > 0 ? ` Its last log lines: ${JSON.stringify(stderr.last(3).join(' | '))}.` : ' It wrote nothing to stderr.';

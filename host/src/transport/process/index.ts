@@ -121,7 +121,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     // Whatever it left running in its group goes too (a no-op when close() already stopped it).
     void teardown.stop(false);
     if (events.closed) return;
-    const error = exitError({ name, pid: child.pid, code, signal, stderr: stderr.record, stoppedAtEof, memoryLimitBytes: options.memoryLimitBytes, heapLimitBytes: options.heapLimitBytes });
+    const error = exitError({ name, pid: child.pid, code, signal, stderr: stderr.record, heap: stderr.heap.trace(), stoppedAtEof, memoryLimitBytes: options.memoryLimitBytes, heapLimitBytes: options.heapLimitBytes });
     if (error !== undefined) {
       events.emitClose(error);
       return;

@@ -7,11 +7,14 @@ import type { Readable } from 'node:stream';
 import { createLineSplitter } from '../../framing/line-splitter.ts';
 import { createStderrRecord, type StderrRecord } from '../stderr-record.ts';
 import type { LogSink } from '../types.ts';
+import { createHeapTraceReader, type HeapTraceReader } from './v8-heap.ts';
 
 /** The stderr side of one transport. */
 export interface StderrReader {
   /** What the extension wrote, for crash reports. */
   readonly record: StderrRecord;
+  /** V8's last collections, for the advice when a Node.js script ran out of heap. */
+  readonly heap: HeapTraceReader;
   /** Logs a line as the extension's (host notes about it too), keeping it in the record. */
   logLine(line: string, level?: 'info' | 'error'): void;
   /** Passes on a last line without its newline (at exit). */
@@ -22,8 +25,10 @@ export interface StderrReader {
 export function readStderr(name: string, stream: Readable, log: LogSink | undefined): StderrReader {
   const lines = createLineSplitter();
   const record = createStderrRecord();
+  const heap = createHeapTraceReader();
   function logLine(line: string, level: 'info' | 'error' = 'info'): void {
     record.push(line);
+    heap.see(line);
     try {
       log?.({ level, message: line, source: name });
     } catch {
@@ -40,6 +45,7 @@ export function readStderr(name: string, stream: Readable, log: LogSink | undefi
   });
   return {
     record,
+    heap,
     logLine,
     flush() {
       for (const line of lines.flush()) logLine(line);

@@ -13,7 +13,7 @@ import { attachHostChannel, defaultHostTrampoline, guestAbi } from './host-chann
 import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
 import { crash, createGuestIo, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
-import { outOfMemoryAdvice, type CallMemory } from './memory-advice.ts';
+import { outOfMemoryAdvice, type CallMemory } from '../memory-advice.ts';
 
 export { Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 

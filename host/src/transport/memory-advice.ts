@@ -5,7 +5,7 @@
  * so the figure leaves room for the call to take as much again as it had taken, and the advice
  * says how to measure the real peak in one run.
  */
-import { MAX_MEMORY_BYTES_CEILING, raiseAdvice } from '../../protocol/limits.ts';
+import { MAX_MEMORY_BYTES_CEILING, raiseAdvice } from '../protocol/limits.ts';
 
 /** A wasm call's memory, measured by the host. */
 export interface CallMemory {
