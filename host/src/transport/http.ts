@@ -14,6 +14,8 @@
 import { createSseDecoder } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseJson } from '../protocol/json-parse.ts';
+import { parseJsonSliced } from '../protocol/json-sliced.ts';
+import { SLICED_FROM_CHARS } from '../framing/ordered-parse.ts';
 import { createTransportEvents } from './events.ts';
 import type { JsonRpcMessage, Transport } from './types.ts';
 
@@ -82,7 +84,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       }
       const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
       if (type === 'text/event-stream') await readEvents(response, controller.signal);
-      else await readJson(response);
+      else await readJson(response, controller.signal);
     } catch (error) {
       if (controller.signal.aborted) return;
       fail(error instanceof MepError ? error : new MepError(LocalErrorCode.TransportClosed, `The answer from ${name} was cut off: ${describe(error)}.`, { data: { url: name }, cause: error }));
@@ -91,20 +93,29 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     }
   };
 
-  const deliver = (text: string): void => {
+  /**
+   * Parses one answer or event and delivers it. From SLICED_FROM_CHARS up in slices: the event
+   * loop every other session shares turns meanwhile, and this stream is not read further (the
+   * caller awaits), so its events keep their order. Rejects with the abort reason once `signal`
+   * aborted (cancelled, closed).
+   */
+  const deliver = async (text: string, signal: AbortSignal): Promise<void> => {
     if (events.closed) return;
-    events.emitMessage(parseJson(text, 'data') as JsonRpcMessage);
+    const message = (text.length >= SLICED_FROM_CHARS ? await parseJsonSliced(text, { signal }) : parseJson(text, 'data')) as JsonRpcMessage;
+    if (!signal.aborted) events.emitMessage(message);
   };
 
-  const readJson = async (response: Response): Promise<void> => {
+  const readJson = async (response: Response, signal: AbortSignal): Promise<void> => {
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (declared > maxBytes) throw tooLarge(name, maxBytes);
     const text = await boundedText(response, maxBytes, name);
-    if (text.trim() !== '') deliver(text);
+    if (text.trim() !== '') await deliver(text, signal);
   };
 
   const readEvents = async (response: Response, signal: AbortSignal): Promise<void> => {
-    const decoder = createSseDecoder(deliver, maxBytes);
+    // Events of one chunk are delivered one after another before the next chunk is read.
+    const complete: string[] = [];
+    const decoder = createSseDecoder((data) => complete.push(data), maxBytes);
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const text = new TextDecoder();
     const onAbort = (): void => void reader.cancel().catch(() => undefined); // the stream is gone either way
@@ -112,8 +123,9 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     try {
       for (;;) {
         const { done, value } = await reader.read();
-        if (done) return decoder.push(`${text.decode()}\n\n`);
-        decoder.push(text.decode(value, { stream: true }));
+        decoder.push(done ? `${text.decode()}\n\n` : text.decode(value, { stream: true }));
+        for (const data of complete.splice(0)) await deliver(data, signal);
+        if (done) return;
       }
     } finally {
       signal.removeEventListener('abort', onAbort);
