@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parseJson } from '../../protocol/json-parse.ts';
 
 /** A running remote; see {@link startRemote}. */
 export interface TestRemote {
@@ -34,7 +35,7 @@ export async function startRemote(options: { token?: string } = {}): Promise<Tes
     req.on('end', () => {
       authorizations.push(req.headers.authorization);
       if (state.token && req.headers.authorization !== `Bearer ${state.token}`) return void res.writeHead(401).end();
-      const request = JSON.parse(body) as { id: unknown; method: string; params?: { ir?: unknown } };
+      const request = parseJson(body) as { id: unknown; method: string; params?: { ir?: unknown } };
       const answer = (member: object): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: request.id, ...member }));
       const extension = { id: 'acme.remote', name: 'Remote echo', version: state.version };
       const capabilities = { backend: { targets: ['echo'], irVersions: ['3'], generate: true } };
