@@ -82,7 +82,7 @@ try {
     if (!same(base.outcome, baseFull.outcome)) throw new Error('the incremental IR after the M000 edit differs from a full compile of the same sources');
   }
   report.note(`the goal's absolute target: under 2 s on an idle machine (measured: ${ms(leaf.ms)})`);
-  report.note('each incremental compile sends the baseline (every module\'s IR) and gets the merged IR back: what `mep compile <dir>` and `--watch` do');
+  report.note('each incremental compile sends the baseline (in the session, without the IR of the modules the frontend says it keeps) and gets the merged IR back: what `mep compile <dir>` and `--watch` do');
 } finally {
   await session.close();
   rmSync(dir, { recursive: true, force: true });

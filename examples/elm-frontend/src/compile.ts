@@ -11,7 +11,7 @@ import { convertV3ToV4 } from '../../avro/src/v3-to-v4.ts';
 import { ELM_CODES, elmDiagnostic } from './diagnostic.ts';
 import { pathFromJson } from './elm-names.ts';
 import type { ElmBuildInput, ElmWorker } from './elm-worker.ts';
-import { buildModules, finishModules, type ModulesOutcome } from './incremental.ts';
+import { buildModules, finishModules, rememberAnswer, type ModulesOutcome } from './incremental.ts';
 import { contextDigestOf, moduleGraph } from './module-graph.ts';
 import { layoutPackage, type PackageLayout } from './package-layout.ts';
 import { applyExposure, irModules, planExposure } from './visibility.ts';
@@ -94,7 +94,9 @@ export function compileElm(params: NormalizedCompileParams, worker: ElmWorker, c
     const moduleResults = finishModules(ir, outcome, graph);
     const modules = moduleNames(ir, layout);
     const success = !diagnostics.some((d) => d.severity === 'error');
-    const incremental = { success, moduleResults, contextDigest };
+    // Kept for this session: a next baseline may name these modules without their IR.
+    const kept = rememberAnswer(worker, contextDigest, moduleResults, ir, graph);
+    const incremental = { success, moduleResults, contextDigest, ...(kept ? { keptModuleIr: true } : {}) };
     if (irVersion === '3') return { irVersion, ir, modules, diagnostics, ...incremental };
     const values = valueCount(ir);
     if (values > 0) {

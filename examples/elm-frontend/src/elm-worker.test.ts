@@ -127,13 +127,20 @@ type DagProbe = {
   list(items: unknown[]): unknown;
   toArray(list: unknown): unknown[];
   tuple(a: unknown, b: unknown): unknown;
+  /** The edited worker's used-modules walk (undefined in the unedited one). */
+  used?(exposed: unknown, dag: unknown): unknown;
+  /** What the unedited `removeUnusedModules` keeps: the exposed modules and a walk from each, united. */
+  usedPerModule(exposed: unknown, dag: unknown): unknown;
+  setList(set: unknown): unknown;
 };
 
 /** morphir-elm's DAG ordering in a runtime of `source` (edited or not), and what it takes to build a DAG there. */
 function dagProbe(source: string): DagProbe {
   const anchor = "_Platform_export({'Morphir'";
   const exported =
-    'scope.probe = { order: function (d) { return $author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering(d); }, dict: $elm$core$Dict$fromList, set: $elm$core$Set$fromList, list: _List_fromArray, toArray: _List_toArray, tuple: _Utils_Tuple2 };\n';
+    'scope.probe = { order: function (d) { return $author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering(d); }, dict: $elm$core$Dict$fromList, set: $elm$core$Set$fromList, list: _List_fromArray, toArray: _List_toArray, tuple: _Utils_Tuple2, setList: $elm$core$Set$toList, ' +
+    "used: typeof $mep$usedModules === 'undefined' ? undefined : function (e, d) { return A2($mep$usedModules, e, d); }, " +
+    'usedPerModule: function (e, d) { return A3($elm$core$List$foldl, F2(function (m, s) { return A2($elm$core$Set$union, s, A2($author$project$Morphir$Dependency$DAG$collectForwardReachableNodes, m, d)); }), e, $elm$core$Set$toList(e)); } };\n';
   assert.is(source.split(anchor).length, 2);
   const scope: { probe?: DagProbe } = {};
   (new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', 'repoStash', source.replace(anchor, exported + anchor)) as ElmWorkerCode).call(scope as never, () => 0, () => undefined, QUIET, () => undefined, {});
@@ -169,6 +176,37 @@ Patches('should order a DAG by levels as the unedited compiler does (topological
     assert.equal(run(edited), run(plain), `round ${round}`);
   }
   assert.equal(edited.toArray(edited.order({ $: 'DAG', a: edited.dict(edited.list([])) })), []);
+});
+
+Patches('should keep the modules the unedited compiler keeps: the exposed ones and all they reach (used-modules)', () => {
+  const { source, version } = installedWorkerSource();
+  const plain = dagProbe(source);
+  const edited = dagProbe(patchElmWorker(source, version));
+  assert.ok(edited.used && !plain.used);
+  let seed = 36;
+  const random = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  for (let round = 0; round < 40; round++) {
+    // Module paths with edges in both directions (cycles too), some to names that are not nodes.
+    const count = 1 + random(30);
+    const names = Array.from({ length: count }, (_, i) => [`m${random(1000)}`, `n${i}`]);
+    const edges = names.map(() => {
+      const to: string[][] = [];
+      for (let j = 0; j < count; j++) if (random(6) === 0) to.push(names[j]);
+      if (random(8) === 0) to.push(['outside', `x${random(5)}`]);
+      return to;
+    });
+    const exposed = names.filter(() => random(3) === 0);
+    if (random(4) === 0) exposed.push(['outside', 'y']);
+    const run = (p: DagProbe, used: (e: unknown, d: unknown) => unknown): unknown => {
+      const path = (n: string[]): unknown => p.list([p.list([n[0]]), p.list([n[1]])]);
+      const dag = { $: 'DAG', a: p.dict(p.list(names.map((n, i) => p.tuple(path(n), p.set(p.list(edges[i].map(path))))))) };
+      return p.toArray(p.setList(used(p.set(p.list(exposed.map(path))), dag))).map((n) => p.toArray(n).map((w) => p.toArray(w)));
+    };
+    assert.equal(run(edited, edited.used!), run(plain, plain.usedPerModule), `round ${round}`);
+  }
 });
 
 Worker.run();

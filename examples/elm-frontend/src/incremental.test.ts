@@ -228,4 +228,44 @@ Incremental('should build from the distribution sent, not a repository kept befo
   assert.is((worker.build({ ...onlyLeaf, context: 'other', reuse }) as ElmBuildOutcome).kind, 'failed');
 });
 
+/** `baseline` with the IR of the modules `names` left out, as a host does in the session that received it. */
+const withoutIr = (baseline: CompileBaseline, names: string[]): CompileBaseline => ({
+  ...baseline,
+  modules: baseline.modules.map((m) => (names.includes(m.name) ? { ...m, ir: undefined } : m)),
+});
+
+Incremental('should take a module named without IR from what the session\'s last compile answered, only when the digests are its own', () => {
+  const { worker, reused } = sessionWorker();
+  const first = compileOn(worker, request(SOURCES));
+  assert.is((first as { keptModuleIr?: unknown }).keptModuleIr, true, 'the answer says the IR is kept');
+  const sources = edit('Acme/Leaf.elm', 'amount * 2', 'amount * 3');
+  const result = compileOn(worker, request(sources, withoutIr(nextBaseline(undefined, first)!, ['Base', 'Mid', 'Top', 'Leaf'])));
+  assert.equal(reused, [false, true]);
+  assert.equal(statuses(result), { Base: 'unchanged', Mid: 'unchanged', Top: 'unchanged', Leaf: 'compiled' });
+  sameAsFull(result, sources);
+  // A digest that is not the one computed here for what is held: that module is compiled, and so is what depends on its interface.
+  const next = withoutIr(nextBaseline(nextBaseline(undefined, first), result)!, ['Base', 'Mid', 'Top', 'Leaf']);
+  next.modules = next.modules.map((m) => (m.name === 'Mid' ? { ...m, interfaceDigest: 'sha256:0' } : m));
+  const forged = compileOn(worker, request(sources, next));
+  assert.equal(statuses(forged).Mid, 'compiled');
+  assert.equal(statuses(forged).Base, 'unchanged');
+  sameAsFull(forged, sources);
+  // Another session (a fresh worker) holds nothing: every module named without IR is compiled.
+  const fresh = compileOn(sessionWorker().worker, request(sources, withoutIr(nextBaseline(undefined, first)!, ['Base', 'Mid', 'Top', 'Leaf'])));
+  assert.equal(statuses(fresh), { Base: 'compiled', Mid: 'compiled', Top: 'compiled', Leaf: 'compiled' });
+  sameAsFull(fresh, sources);
+});
+
+Incremental('should hold nothing after a failed build: a module named without IR is then compiled', () => {
+  const { worker } = sessionWorker();
+  const first = compileOn(worker, request(SOURCES));
+  const failed = compileOn(worker, request({ ...SOURCES, 'Acme/Top.elm': 'module Acme.Top exposing (x)\n\nx =\n' }));
+  assert.not.ok(failed.success);
+  assert.is((failed as { keptModuleIr?: unknown }).keptModuleIr, undefined);
+  const result = compileOn(worker, request(SOURCES, withoutIr(nextBaseline(undefined, first)!, ['Base', 'Mid'])));
+  // Base and Mid compiled (with no interface known before them, what imports them is compiled too).
+  assert.equal(statuses(result), { Base: 'compiled', Mid: 'compiled', Top: 'compiled', Leaf: 'compiled' });
+  sameAsFull(result, SOURCES);
+});
+
 Incremental.run();

@@ -48,14 +48,55 @@ function entriesOf(distribution: Record<string, unknown>): ModuleEntry[] {
   return Array.isArray(definition?.modules) ? (definition!.modules as ModuleEntry[]) : [];
 }
 
+/** A module a compile answered (compiled or unchanged): the digests this frontend computed for it and its IR. */
+interface Held {
+  sourceDigest: string;
+  interfaceDigest: string;
+  entry: ModuleEntry;
+}
+
+/**
+ * Per kept build of a worker (the object {@link ElmWorker.lastBuilt} returns, which a next build
+ * replaces): what the compile that ended with it answered per module. A baseline entry without
+ * `ir` in the same session is reused from here, and only when its digests are the ones this
+ * frontend computed for what it holds.
+ */
+const heldByBuild = new WeakMap<object, Map<string, Held>>();
+
+/**
+ * Remembers what a compile answered (`results`, the IR `ir`) for the build the worker kept under
+ * `contextDigest`; nothing when it kept none (a failed build) or under another context. True
+ * when remembered: the answer then says so (`keptModuleIr`), and the host may leave these
+ * modules' IR out of the next baseline it sends in this session.
+ */
+export function rememberAnswer(worker: ElmWorker, contextDigest: string, results: ModuleResult[], ir: Record<string, unknown>, graph: ModuleGraph): boolean {
+  const last = worker.lastBuilt();
+  if (!last || last.context !== contextDigest) return false;
+  const byPath = new Map(entriesOf(ir).map((e) => [pathKey(pathFromJson(e[0]) ?? []), e]));
+  const held = new Map<string, Held>();
+  for (const r of results) {
+    const entry = byPath.get(pathKey(graph.get(r.name)?.placed.path ?? []));
+    if ((r.status !== 'compiled' && r.status !== 'unchanged') || !entry || typeof r.sourceDigest !== 'string' || typeof r.interfaceDigest !== 'string') continue;
+    held.set(r.name, { sourceDigest: r.sourceDigest, interfaceDigest: r.interfaceDigest, entry });
+  }
+  heldByBuild.set(last, held);
+  return true;
+}
+
 /** The baseline entries that match this request's modules, when the baseline's context is this one's. */
-function trustedModules(baseline: CompileBaseline | undefined, contextDigest: string, graph: ModuleGraph): Map<string, Trusted> {
+function trustedModules(worker: ElmWorker, baseline: CompileBaseline | undefined, contextDigest: string, graph: ModuleGraph): Map<string, Trusted> {
   const out = new Map<string, Trusted>();
   if (!baseline || baseline.contextDigest !== contextDigest) return out;
+  const last = worker.lastBuilt();
+  const held = last && last.context === contextDigest ? heldByBuild.get(last) : undefined;
   for (const b of baseline.modules) {
     const m = graph.get(b.name);
     if (!m || (b.uri !== undefined && b.uri !== m.placed.document.uri) || typeof b.sourceDigest !== 'string' || typeof b.interfaceDigest !== 'string') continue;
-    const entry = moduleEntryFor(b.ir, m.placed);
+    // No IR sent: what this session's last compile answered for it, when the baseline's digests
+    // are the ones computed here for that very IR; otherwise the module is compiled.
+    const h = b.ir === undefined ? held?.get(b.name) : undefined;
+    if (b.ir === undefined && (!h || h.sourceDigest !== b.sourceDigest || h.interfaceDigest !== b.interfaceDigest)) continue;
+    const entry = moduleEntryFor(h ? h.entry : b.ir, m.placed);
     if (entry) out.set(b.name, { entry, sourceDigest: b.sourceDigest, interfaceDigest: b.interfaceDigest });
   }
   return out;
@@ -111,7 +152,7 @@ export function buildModules(
   onProgress: (message: string) => void,
   onModule?: (moduleName: string) => void,
 ): ModulesOutcome | Promise<ModulesOutcome> {
-  const trusted = trustedModules(baseline, contextDigest, graph);
+  const trusted = trustedModules(worker, baseline, contextDigest, graph);
   const interfaces = new Map<string, string>([...trusted].map(([name, t]) => [name, t.interfaceDigest]));
   const compiled = new Set<string>();
   const failed = new Map<string, AuthorDiagnostic[]>();

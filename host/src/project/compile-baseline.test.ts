@@ -21,7 +21,7 @@ const IR = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modul
  * `incremental` as told (a non-incremental one answering module results anyway must still never
  * get a baseline).
  */
-function frontend(incremental: boolean, id = 'test.incremental') {
+function frontend(incremental: boolean, id = 'test.incremental', keepsIr = false) {
   const seen: NormalizedCompileParams[] = [];
   const extension = defineExtension({
     info: { id, name: id, version: '1.0.0' },
@@ -40,7 +40,7 @@ function frontend(incremental: boolean, id = 'test.incremental') {
           return { name, uri: d.uri, status: 'compiled' as const, sourceDigest: `d:${d.text}`, interfaceDigest: 'i', dependsOn: [], ir: [[[name.toLowerCase()]], { text: d.text }] };
         });
         const failed = moduleResults.some((r) => r.status === 'failed');
-        return { irVersion: '3', ir: IR, modules: [], moduleResults, contextDigest: 'ctx', ...(failed ? { success: false } : {}) };
+        return { irVersion: '3', ir: IR, modules: [], moduleResults, contextDigest: 'ctx', ...(failed ? { success: false } : {}), ...(keepsIr ? { keptModuleIr: true } : {}) };
       },
     },
   });
@@ -87,6 +87,34 @@ Baseline('should send the last compile\'s module results back to an incremental 
     assert.equal(sent.modules[0].ir, [[['a']], { text: 'module A' }]);
     // A was unchanged: the baseline keeps the IR it had; B was compiled: its new IR.
     assert.equal(outcome.baseline!.modules.map((m) => [m.name, m.ir]), [['A', [[['a']], { text: 'module A' }]], ['B', [[['b']], { text: 'module B -- edited' }]]]);
+  });
+});
+
+Baseline('should leave out, within one session, the IR of modules the frontend said it keeps, and only those', async () => {
+  await withProject({ 'A.elm': 'module A', 'B.elm': 'module B' }, async (dir) => {
+    for (const keepsIr of [true, false]) {
+      const fe = frontend(true, 'test.incremental', keepsIr);
+      await fe.session.start();
+      try {
+        const first = await compileProject(fe.session, dir, { baseline: { modules: [] }, output: false });
+        const compile = (baseline: CompileBaseline | 'none') => compileProject(fe.session, dir, { baseline, output: false });
+        const second = await compile(first.baseline!);
+        const sentIr = (i: number) => fe.seen[i].baseline?.modules.map((m) => [m.name, m.ir !== undefined]);
+        assert.equal(sentIr(1), [['A', !keepsIr], ['B', !keepsIr]], `keptModuleIr: ${keepsIr}`);
+        // What the host keeps is the full baseline: every IR.
+        assert.equal(second.baseline!.modules.map((m) => m.ir), [[[['a']], { text: 'module A' }], [[['b']], { text: 'module B' }]]);
+        // An IR the caller replaced is not the one the frontend returned: sent.
+        const changed = { ...second.baseline!, modules: second.baseline!.modules.map((m) => (m.name === 'B' ? { ...m, ir: [[['b']], { text: 'other' }] } : m)) };
+        await compile(changed);
+        assert.equal(sentIr(2), [['A', !keepsIr], ['B', true]]);
+        // A compile in between without a baseline: the frontend's kept IR is of that one; all sent.
+        await compile('none');
+        await compile(second.baseline!);
+        assert.equal(sentIr(4), [['A', true], ['B', true]]);
+      } finally {
+        await fe.session.close();
+      }
+    }
   });
 });
 

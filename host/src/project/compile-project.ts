@@ -12,6 +12,7 @@ import { acceptsBaseline, frontendKey, nextBaseline, readCompileBaseline, writeC
 import { writeJsonAtomic } from '../registry/atomic-write.ts';
 import type { CallOptions, Session } from '../session/session.ts';
 import { readMorphirProject, type MorphirProject, type ReadProjectOptions } from './morphir-project.ts';
+import { baselineToSend, noteHeldModules } from './session-baseline.ts';
 
 /** Options of {@link compileProject}. */
 export interface CompileProjectOptions extends CallOptions, ReadProjectOptions {
@@ -53,9 +54,12 @@ export async function compileProject(session: Session, dir: string | MorphirProj
   const key = frontendKey(session.initializeResult);
   const incremental = mode !== 'none' && key !== undefined && acceptsBaseline(session.initializeResult);
   const baseline = !incremental ? undefined : typeof mode === 'object' ? mode : await readCompileBaseline(project.dir, key);
-  const params = baseline ? { ...withOptions, baseline } : withOptions;
+  // Within the session, the IR the frontend holds is not sent again (session-baseline.ts).
+  const sent = baselineToSend(session, baseline);
+  const params = sent ? { ...withOptions, baseline: sent } : withOptions;
   const result = await session.compile(params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(id === undefined ? {} : { id }) });
   const next = incremental ? (nextBaseline(baseline, result) ?? baseline) : undefined;
+  if (incremental) noteHeldModules(session, result, next);
   // A project folder that cannot take the file (read-only) still compiles: the next one is full.
   if (next && next !== baseline) await writeCompileBaseline(project.dir, key!, next).catch(() => undefined);
   const kept = next ? { baseline: next } : {};
