@@ -23,6 +23,20 @@ const SOURCE = String.raw`globalThis.f = () => {
     'var async = (g) => g(); async(function () { return 6; })',
     'async (function () { return 7; }) => 1',
     'typeof (async (x = function () {}) => x)',
+    '((a)) => 1',
+    '(1) => 2',
+    '("s") => 3',
+    '(-x) => 4',
+    '(!x)',
+    '(([a]) => a)([8])',
+    '(({ a }) => a)({ a: 9 })',
+    '((...r) => r.length)(1, 2)',
+    '((\\u0061) => \\u0061)(10)',
+    '((await) => await)(11)',
+    '(() => 12)()',
+    '(((x) => x * 13))(1)',
+    '(/re/).source',
+    '(.5 + 1)',
   ];
   const out = cases.map((c) => {
     try { const v = (0, eval)(c); return typeof v === 'function' ? 'function' : v; } catch (e) { return e.constructor.name; }

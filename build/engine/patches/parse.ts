@@ -10,12 +10,19 @@ export const PARSE_PATCHES: readonly QuickjsPatch[] = [
     at: { line: 'state[level++] = 0;', near: 'static int js_parse_skip_parens_token(JSParseState *s, int *pbits, bool no_line_terminator)' },
     op: 'after',
     text: String.raw`    /* mep engine: asked only whether '(' opens an arrow function's parameters (no bits wanted),
-       answer no at once when the parenthesis opens with the keyword function, which no parameter
-       list can start with: '(function' then '=>' is a syntax error either way */
-    if (!pbits && s->token.val == '(' && peek_token(s, false) == TOK_FUNCTION)
-        return TOK_FUNCTION;`,
+       answer no at once when what follows the parenthesis cannot start a parameter list: the
+       keyword function, or an ASCII character other than ')', '[', '{', '.' (of "...") and '\\'
+       (of an escaped name). An arrow's parameters are a name, a pattern or a rest element, so
+       the token after the closing parenthesis being '=>' is a syntax error either way */
+    if (!pbits && s->token.val == '(') {
+        int mep_next = peek_token(s, false);
+        if (mep_next == TOK_FUNCTION ||
+            (mep_next > 0 && mep_next < 128 && !strchr(")[{.\\", mep_next)))
+            return mep_next;
+    }`,
     why:
-      'decide that "(function" does not start an arrow function without reading to its closing parenthesis: the ' +
+      'decide that "(function", "((" or "(1" and the like do not start an arrow function without reading to the ' +
+      'closing parenthesis: the ' +
       'arrow test tokenized (atoms and all) the whole parenthesized text, so a bundle wrapped in "(function () { … })" ' +
       'was read twice, and each nested wrapper once more',
   },
