@@ -37,6 +37,14 @@ const SOURCE = String.raw`globalThis.f = () => {
     '(((x) => x * 13))(1)',
     '(/re/).source',
     '(.5 + 1)',
+    'var a = { b: 14 }; (a.b)',
+    '(a.b) => 1',
+    '(a || function () { return 15; })()',
+    '((a, b = a || function () {}, c = (a.b)) => b)(16)',
+    '((a, [b] = [a], { c } = { c: a }, ...d) => b + c)(17)',
+    '(x in {})',
+    '(a b) => 1',
+    '(a,\n b) => 18',
   ];
   const out = cases.map((c) => {
     try { const v = (0, eval)(c); return typeof v === 'function' ? 'function' : v; } catch (e) { return e.constructor.name; }
