@@ -1,0 +1,167 @@
+/**
+ * The edits of morphir-elm's worker (see elm-patches.ts, which applies them after its own) that
+ * make a session's later compiles cheap: ordering, remembered references, the kept repository and
+ * the modules a build keeps. Each adds code of ours; none copies morphir-elm's.
+ *
+ * `used-modules`: the modules a build keeps are the exposed ones and what they reach in the
+ * module DAG; that set was the union of one walk of the DAG per exposed module (60 walks and 60
+ * set unions on the 60-module model, on every build). The replacement walks once from all the
+ * exposed modules and deletes the others as the original does (the same set: its members are what
+ * is read).
+ *
+ * `topological-levels`: ordering a DAG by dependency took its nodes without incoming edges as one
+ * level, removed them and went again, finding each node's incoming edges with a pass over every
+ * edge of the DAG: cubic in the nodes (the package's modules, and in each module insertion its
+ * types). The replacement counts each node's incoming edges once and lowers the counts as a
+ * level goes (Kahn's algorithm by levels): the same levels, each in the DAG's key order, the
+ * same list. A DAG in which a level comes out empty (a cycle) is ordered by the original.
+ *
+ * `reference-memo`: the references of a value's body, of a type definition and of a module
+ * (`Value.collectReferences`, `Type.collectReferencesFromDefintion`, `Module.dependsOnModules`)
+ * are remembered per value object (a WeakMap; only the outermost call of the recursion): an
+ * incremental build inserts every kept module into its repository again, and ordering them by
+ * dependency walks every module definition, the same objects each time.
+ *
+ * `repo-stash`: the repository a successful build ends with is kept in `repoStash` (a parameter of
+ * the worker's code, elm-worker.ts), and an incremental build asked to reuse it
+ * (`repoStash.plan`) starts from its modules instead of decoding the kept modules' IR: the
+ * distribution it hands to `Repo.fromDistribution` is the input's (package name, dependencies)
+ * with the modules the plan names, taken from the kept repository with the access the plan gives
+ * them, the same values the decoder would build from their IR (the frontend sends a plan only when
+ * the baseline's IR of every kept module equals what that build returned for it). While a build's
+ * result is encoded, each module definition's JSON is remembered per definition (a WeakMap: an
+ * Elm value never changes, so the same definition encodes the same), so the modules a build took
+ * over unchanged are not encoded again.
+ *
+ * None of them changes the IR (the parity tests and elm-worker.test.ts compare with the unedited
+ * compiler).
+ */
+import type { ElmPatch } from './elm-patches.ts';
+
+/** Applied after the edits of elm-patches.ts, in this order. */
+export const SESSION_PATCHES: readonly ElmPatch[] = [
+  {
+    name: 'topological-levels',
+    before: 'var $elm$core$Dict$singleton = F2(',
+    code: `$author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering = (function (levelByLevel) {
+  return function (dag) {
+    var nodes = _List_toArray($elm$core$Dict$toList(dag.a));
+    var index = $elm$core$Dict$empty;
+    for (var i = 0; i < nodes.length; i++) index = A3($elm$core$Dict$insert, nodes[i].a, i, index);
+    var targets = [], incoming = [];
+    for (var i = 0; i < nodes.length; i++) { targets.push([]); incoming.push(0); }
+    for (var i = 0; i < nodes.length; i++) {
+      for (var to = _List_toArray($elm$core$Set$toList(nodes[i].b)), j = 0; j < to.length; j++) {
+        var found = A2($elm$core$Dict$get, to[j], index);
+        // A node's edge to itself is not one (the original removes it first).
+        if (found.$ === 'Just' && found.a !== i) { targets[i].push(found.a); incoming[found.a]++; }
+      }
+    }
+    var left = nodes.length, done = [], order = _List_Nil;
+    for (var i = 0; i < nodes.length; i++) done.push(false);
+    while (left > 0) {
+      var level = [];
+      for (var i = 0; i < nodes.length; i++) if (!done[i] && incoming[i] === 0) level.push(i);
+      if (level.length === 0) return levelByLevel(dag);
+      var names = [];
+      for (var k = 0; k < level.length; k++) {
+        var n = level[k];
+        done[n] = true;
+        left--;
+        names.push(nodes[n].a);
+        for (var t = 0; t < targets[n].length; t++) incoming[targets[n][t]]--;
+      }
+      order = A2($elm$core$List$cons, _List_fromArray(names), order);
+    }
+    return order;
+  };
+})($author$project$Morphir$Dependency$DAG$backwardTopologicalOrdering);
+`,
+  },
+  {
+    name: 'reference-memo',
+    before: 'var $author$project$Morphir$IR$Package$modulesOrderedByDependency = F2(',
+    code: `(function () {
+  var remembered = function (compute) {
+    var known = new WeakMap(), inside = false;
+    return function (value) {
+      if (inside || typeof value !== 'object' || value === null) return compute(value);
+      var refs = known.get(value);
+      if (refs !== undefined) return refs;
+      inside = true;
+      try {
+        refs = compute(value);
+      } finally {
+        inside = false;
+      }
+      known.set(value, refs);
+      return refs;
+    };
+  };
+  $author$project$Morphir$IR$Value$collectReferences = remembered($author$project$Morphir$IR$Value$collectReferences);
+  $author$project$Morphir$IR$Type$collectReferencesFromDefintion = remembered($author$project$Morphir$IR$Type$collectReferencesFromDefintion);
+  $author$project$Morphir$IR$Module$dependsOnModules = remembered($author$project$Morphir$IR$Module$dependsOnModules);
+})();
+`,
+  },
+  {
+    name: 'repo-stash',
+    before: "var $author$project$Morphir$Elm$CLI$statsResult = _Platform_outgoingPort('statsResult', $elm$core$Basics$identity);",
+    code: `(function (fromDistribution, returnDistribution, encodeModule) {
+  var encoded = new WeakMap(), encoding = false;
+  var pathKey = function (path) { return JSON.stringify(_List_toArray(path).map(_List_toArray)); };
+  $author$project$Morphir$IR$Repo$fromDistribution = function (distro) {
+    var plan = repoStash.plan;
+    repoStash.plan = undefined;
+    if (!plan) return fromDistribution(distro);
+    var kept = A3($elm$core$Dict$foldl, F3(function (name, ac, out) {
+      var access = plan.access[pathKey(name)];
+      if (access === undefined) return out;
+      var level = access === 'Public' ? $author$project$Morphir$IR$AccessControlled$Public : $author$project$Morphir$IR$AccessControlled$Private;
+      return A3($elm$core$Dict$insert, name, A2($author$project$Morphir$IR$AccessControlled$AccessControlled, level, ac.value), out);
+    }), $elm$core$Dict$empty, plan.repo.a.modules);
+    return fromDistribution(A3($author$project$Morphir$IR$Distribution$Library, distro.a, distro.b, _Utils_update(distro.c, { modules: kept })));
+  };
+  $author$project$Morphir$Elm$CLI$returnDistribution = function (repoResult) {
+    repoStash.repo = repoResult.$ === 'Ok' ? repoResult.a : undefined;
+    encoding = true;
+    try {
+      return returnDistribution(repoResult);
+    } finally {
+      encoding = false;
+    }
+  };
+  $author$project$Morphir$IR$Module$Codec$encodeDefinition = F3(function (encodeTypeAttributes, encodeValueAttributes, def) {
+    if (!encoding) return A3(encodeModule, encodeTypeAttributes, encodeValueAttributes, def);
+    var json = encoded.get(def);
+    if (json === undefined) {
+      json = A3(encodeModule, encodeTypeAttributes, encodeValueAttributes, def);
+      encoded.set(def, json);
+    }
+    return json;
+  });
+})($author$project$Morphir$IR$Repo$fromDistribution, $author$project$Morphir$Elm$CLI$returnDistribution, $author$project$Morphir$IR$Module$Codec$encodeDefinition);
+`,
+  },
+  {
+    name: 'used-modules',
+    before: 'var $author$project$Morphir$IR$Repo$updateModuleAccess = F3(',
+    code: `var $mep$usedModules = F2(function (exposedModules, dag) {
+  var edges = dag.a, used = exposedModules, pending = [];
+  var enqueue = F2(function (node, count) { pending.push(node); return count + 1; });
+  var successors = function (node) { A3($elm$core$Set$foldl, enqueue, 0, A2($elm$core$Maybe$withDefault, $elm$core$Set$empty, A2($elm$core$Dict$get, node, edges))); };
+  A3($elm$core$Set$foldl, F2(function (node, count) { successors(node); return count; }), 0, exposedModules);
+  while (pending.length > 0) {
+    var node = pending.pop();
+    if (!A2($elm$core$Set$member, node, used)) { used = A2($elm$core$Set$insert, node, used); successors(node); }
+  }
+  return used;
+});
+$author$project$Morphir$IR$Repo$removeUnusedModules = F2(function (exposedModules, repo) {
+  var used = A2($mep$usedModules, exposedModules, $author$project$Morphir$IR$Repo$moduleDependencies(repo));
+  var unused = A2($elm$core$List$filter, function (name) { return !A2($elm$core$Set$member, name, used); }, $elm$core$Dict$keys($author$project$Morphir$IR$Repo$modules(repo)));
+  return A3($elm$core$List$foldl, F2(function (name, result) { return A2($elm$core$Result$andThen, $author$project$Morphir$IR$Repo$deleteModule(name), result); }), $elm$core$Result$Ok(repo), unused);
+});
+`,
+  },
+];
