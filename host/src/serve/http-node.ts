@@ -122,8 +122,11 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     else res.writeHead(202).end();
   };
 
+  // Node's requestTimeout is off (0): it counts from the headers, so a body that waited for the
+  // budget was cut off with Node's bare 408 before its own --body-timeout to arrive. The host
+  // arms both deadlines itself: the wait (503 busy) and the read (408 body-timeout).
   const http: Server = createServer(
-    { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },
+    { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
         server.log(`HTTP request failed: ${(error as Error).message}`);
