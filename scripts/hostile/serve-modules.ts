@@ -4,6 +4,7 @@
  * `npm test` (host/src/serve/retained.test.ts), the long one in `npm run hostile`.
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,24 +42,65 @@ async function session(host: ServedHostHandle, extension: string): Promise<void>
 }
 
 /**
+ * Wasm linear memories alive in process `pid` (Linux; undefined elsewhere): V8 reserves each one
+ * with a guard region of GiBs: mappings of 1 GiB and more (a few are the engine's own, a
+ * constant). A memory a dropped engine left is counted until its isolate collects it.
+ */
+export function liveLinearMemories(pid: number): number | undefined {
+  let maps: string;
+  try {
+    maps = readFileSync(`/proc/${pid}/maps`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let count = 0;
+  for (const [, start, end] of maps.matchAll(/^([0-9a-f]+)-([0-9a-f]+) /gm)) if (BigInt(`0x${end}`) - BigInt(`0x${start}`) >= 2n ** 30n) count++;
+  return count;
+}
+
+/** What {@link retainedAcrossModules} measured, from after the first `warm` sessions to the end (after a forced GC). */
+export interface Retained {
+  /** RSS growth: what the allocator holds too, freed or not (glibc keeps freed arenas). */
+  growth: number;
+  before: number;
+  after: number;
+  /** The main isolate's heap growth: what the host's own objects keep. */
+  heapGrowth: number;
+  /** Live linear memories before and after (undefined off Linux): a worker that keeps dropped engines grows it. */
+  memoriesBefore?: number;
+  memoriesAfter?: number;
+}
+
+/**
  * Opens `count` sessions of different modules (the avro guest, each with its own custom
  * section) one after another, none left open, and returns the server's RSS growth from after the
  * first `warm` to the end.
  */
-export async function retainedAcrossModules(count: number, warm = 2): Promise<{ growth: number; before: number; after: number }> {
+export async function retainedAcrossModules(count: number, warm = 2): Promise<Retained> {
   const dir = await mkdtemp(join(tmpdir(), 'mep-serve-retained-'));
   const host = await startServedHost();
   try {
     const guest = new Uint8Array(await readFile(await builtAvro('wasm')));
-    let before = 0;
+    let first = await host.measure();
+    let memoriesBefore: number | undefined;
     for (let i = 0; i < count; i++) {
       const path = join(dir, `avro-${i}.wasm`);
       await writeFile(path, variant(guest, i));
       await session(host, path);
-      if (i === warm - 1) before = (await host.measure()).rss;
+      if (i === warm - 1) {
+        first = await host.measure();
+        memoriesBefore = liveLinearMemories(host.pid);
+      }
     }
-    const after = (await host.measure()).rss;
-    return { growth: after - before, before, after };
+    const last = await host.measure();
+    const memoriesAfter = liveLinearMemories(host.pid);
+    return {
+      growth: last.rss - first.rss,
+      before: first.rss,
+      after: last.rss,
+      heapGrowth: last.heapUsed - first.heapUsed,
+      ...(memoriesBefore === undefined || memoriesAfter === undefined ? {} : { memoriesBefore, memoriesAfter }),
+    };
   } finally {
     await host.close();
     await rm(dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +102,40 @@ Bodies('should answer /health while it parses a body of 600,000 empty objects, n
     assert.match(await hostile.answer, /"code":-32600/);
     hostile.socket.destroy();
   } finally {
+    await served.close();
+  }
+});
+
+Bodies('should give a body that waited past --body-timeout 503 busy with Retry-After, and one granted late its own --body-timeout to arrive (not Node\'s 408)', async () => {
+  const served = await startTestHttp({ echo: wellBehaved }, { maxBodyBytes: 4096, maxBodiesBytes: 4096, headersTimeoutMs: 200, bodyTimeoutMs: 3000 });
+  const open: Socket[] = [];
+  try {
+    assert.is((await postRpc(served.listener.url, pingBody(0))).status, 200);
+    const ir = readFileSync(join(root, 'fixtures/mep/ir/business-terms.json'), 'utf8');
+    // A holds 2,400 of the 4,096 bytes until its answer, 3.6 s later.
+    const holder = post(served.listener.port, `{"jsonrpc":"2.0","id":1,"method":"morphir.backend.generate","params":{"ir":${ir},"target":"echo","options":{"delayMs":3600}}}`);
+    open.push(holder.socket);
+    await settle(100);
+    // B does not fit and waits its 3 s for nothing: 503 busy, Retry-After.
+    const refused = post(served.listener.port, pingBody(2, 3000));
+    open.push(refused.socket);
+    await settle(1400);
+    // C does not fit either; it is let in when A is answered (3.6 s), then sends the rest of its
+    // body 1.9 s later: within its own 3 s to arrive, but 4 s after its headers. Before, Node's
+    // requestTimeout (headers + body timeouts, counted from the headers) answered it 408.
+    const late = post(served.listener.port, pingBody(3, 3000), 1000);
+    open.push(late.socket);
+    const busy = await refused.answer;
+    assert.match(busy, /^HTTP\/1\.1 503 /);
+    assert.match(busy, /\r\nretry-after: 1\r\n/i);
+    assert.match(busy, /"busy"/);
+    assert.match(await holder.answer, /^HTTP\/1\.1 200 /);
+    await settle(1900);
+    late.rest();
+    const answer = await late.answer;
+    assert.match(answer, /^HTTP\/1\.1 200 [\s\S]*"ok":true/, answer.slice(0, 80));
+  } finally {
+    for (const socket of open) socket.destroy();
     await served.close();
   }
 });

@@ -96,12 +96,17 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     if (declared > limits.maxBodyBytes) return refuse(res, tooLarge(limits.maxBodyBytes), true);
     // The body's bytes (a chunked one: the largest body) are reserved before any is read, until the answer is written.
     const controller = new AbortController();
-    const waited = AbortSignal.any([controller.signal, AbortSignal.timeout(limits.bodyTimeoutMs)]);
+    // The wait's own timer, held by this request: an AbortSignal.timeout inside AbortSignal.any
+    // is referenced weakly and can be collected under heap pressure, never firing (the server no
+    // longer has Node's requestTimeout behind it).
+    const waiting = new AbortController();
+    const waitTimer = setTimeout(() => waiting.abort(), limits.bodyTimeoutMs);
     res.on('close', () => {
       // The client went away before its answer was written: cancel the call (MEP $/cancelRequest).
       if (!res.writableFinished) controller.abort(new MepError(-32800, 'The HTTP client closed the request.'));
+      waiting.abort();
     });
-    const reserved = await bodies.reserve(Number.isFinite(declared) ? declared : limits.maxBodyBytes, waited);
+    const reserved = await bodies.reserve(Number.isFinite(declared) ? declared : limits.maxBodyBytes, waiting.signal).finally(() => clearTimeout(waitTimer));
     if (!reserved) {
       if (controller.signal.aborted) return;
       return refuse(res, { status: 503, code: 'busy', message: `The server held its limit of request bodies (${bodies.held} bytes) for ${limits.bodyTimeoutMs} ms; retry shortly.`, headers: { 'retry-after': '1' } }, true);
@@ -122,8 +127,11 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     else res.writeHead(202).end();
   };
 
+  // Node's requestTimeout is off (0): it counts from the headers, so a body that waited for the
+  // budget was cut off with Node's bare 408 before its own --body-timeout to arrive. The host
+  // arms both deadlines itself: the wait (503 busy) and the read (408 body-timeout).
   const http: Server = createServer(
-    { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: limits.headersTimeoutMs + limits.bodyTimeoutMs, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },
+    { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },
     (req, res) => {
       handle(req, res).catch((error: unknown) => {
         server.log(`HTTP request failed: ${(error as Error).message}`);

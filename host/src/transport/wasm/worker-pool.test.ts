@@ -178,6 +178,26 @@ pool('should keep at most `spares` idle workers after many sessions close', asyn
   assert.is(alive(), 0);
 });
 
+pool('should start another guest on a new thread, not on the idle one that ran a guest (its compiled code and memories go with it)', async () => {
+  // Measured in mep serve (40 modules one after another): a thread re-prepared for each new guest
+  // kept every dropped engine's memory and module until its isolate collected them (live linear
+  // memories 9 → 33, RSS +125 MB, then back), which the host cannot force.
+  const { spawn, alive } = countingSpawner({ spares: 1 });
+  const stats = workerPoolOf(spawn).stats;
+  for (const [i, module] of [echo, guestError, echo].entries()) {
+    const transport = await open(spawn, module);
+    await transport.close();
+    await until(() => stats().threads === 1 && alive() === 1, 2000, () => `session ${i} leaving one thread (${JSON.stringify(stats())}, ${alive()} alive)`);
+  }
+  assert.is(stats().started, 3);
+  // The same guest again takes its idle thread.
+  const again = await open(spawn, echo);
+  await again.close();
+  assert.is(stats().started, 3);
+  await workerPoolOf(spawn).close();
+  assert.is(alive(), 0);
+});
+
 pool('should release idle workers after idleMs', async () => {
   const { spawn, alive } = countingSpawner({ spares: 2, idleMs: 30 });
   const transport = await open(spawn);

@@ -149,6 +149,14 @@ async function acquire(state: PoolState, spares: Spares, guest: PooledGuest, opt
     // it rather than start another.
     await deadline.race(spares.settled(key));
     thread = state.idle.find((t) => t.key === key && t.fresh) ?? state.idle.find((t) => t.wanted === key) ?? state.idle.find((t) => t.key === key) ?? state.idle[0];
+    if (thread !== undefined && (thread.wanted ?? thread.key ?? key) !== key) {
+      // A thread that ran another guest is not re-prepared: its isolate would keep that guest's
+      // module and dropped memories until it collects them (mep serve over many modules grew by
+      // 125 MB before it did). A new thread starts; the old one ends with everything it held.
+      unpark(state, thread);
+      void thread.terminate();
+      thread = undefined;
+    }
     if (thread !== undefined) {
       unpark(state, thread);
       // Held from now on: its preparation must keep the process alive for this session.
