@@ -6,6 +6,7 @@
  * inline instance of the precompiled module (edge runtimes forbid compiling wasm at run time and
  * have no threads; the platform's CPU limit stops a runaway guest).
  */
+import { readBoundedText } from '../../../host/src/framing/bounded-text.ts';
 import { encodeSseEvent } from '../../../host/src/framing/sse.ts';
 import { ErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
 import { createHostServer } from '../../../host/src/serve/host-server.ts';
@@ -66,7 +67,7 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
     const tooLarge: HttpRefusal = { status: 413, code: 'too-large', message: `The request body is larger than ${maxBodyBytes} bytes.` };
     if (Number(header('content-length') ?? 0) > maxBodyBytes) return refuse(tooLarge);
     // Read within the bound: a chunked body declares no length, and is not read past it.
-    const body = await boundedText(request, maxBodyBytes);
+    const body = await readBoundedText(request.body, maxBodyBytes);
     if (body === undefined) return refuse(tooLarge);
 
     const controller = new AbortController();
@@ -93,25 +94,6 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
     });
     return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
   };
-}
-
-/** The request body as UTF-8, or undefined once it passes `maxBytes` (the rest is not read). */
-async function boundedText(request: Request, maxBytes: number): Promise<string | undefined> {
-  if (!request.body) return '';
-  const reader = request.body.getReader();
-  const decoder = new TextDecoder();
-  let size = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    text += decoder.decode(value, { stream: true });
-  }
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {

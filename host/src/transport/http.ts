@@ -11,6 +11,7 @@
  * as the cancellation. Any non-2xx answer, a refused connection or a cut stream ends the
  * transport, as it ends an `HttpChannel` session, with a typed error.
  */
+import { readBoundedText } from '../framing/bounded-text.ts';
 import { createSseDecoder } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseJson } from '../protocol/json-parse.ts';
@@ -164,23 +165,11 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   };
 }
 
-/** The body as UTF-8, read within `maxBytes`. */
+/** The body as UTF-8, read within `maxBytes`; past it, the typed error naming the bound. */
 async function boundedText(response: Response, maxBytes: number, name: string): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const decoder = new TextDecoder();
-  let size = 0;
-  let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return text + decoder.decode();
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      throw tooLarge(name, maxBytes);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
+  const text = await readBoundedText(response.body, maxBytes);
+  if (text === undefined) throw tooLarge(name, maxBytes);
+  return text;
 }
 
 function tooLarge(name: string, maxBytes: number): MepError {
