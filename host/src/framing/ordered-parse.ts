@@ -7,14 +7,7 @@
  * stream is held (`onBusy(true)`) so that no more than what was already read piles up.
  */
 import { parseJson } from '../protocol/json-parse.ts';
-import { parseJsonSliced } from '../protocol/json-sliced.ts';
-
-/**
- * Texts from this many UTF-16 code units up are parsed in slices. Below it one JSON.parse holds
- * the loop for at most ~80 ms (1 MiB of `[{},{},…]`; a typical message far less), cheaper than
- * slicing it (the slicer takes 1.0–1.4× JSON.parse's time on a real IR).
- */
-export const SLICED_FROM_CHARS = 1024 * 1024;
+import { SLICED_FROM_CHARS, parseJsonMessage } from '../protocol/json-sliced.ts';
 
 /** Options of {@link createOrderedParser}. */
 export interface OrderedParserOptions {
@@ -67,7 +60,7 @@ export function createOrderedParser(options: OrderedParserOptions): OrderedParse
       const text = queue.shift() as string;
       let value: unknown;
       try {
-        value = text.length >= slicedFrom ? await parseJsonSliced(text, { signal: stopped.signal }) : parseJson(text, 'data');
+        value = await parseJsonMessage(text, { signal: stopped.signal, slicedFromChars: slicedFrom });
       } catch (error) {
         if (stopped.signal.aborted) break;
         options.onError(error, text);

@@ -11,9 +11,7 @@
  */
 import { ErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { GenerateParams, InitializeParams, Method, decodeParams } from '../protocol/index.ts';
-import { parseJsonSliced } from '../protocol/json-sliced.ts';
-import { parseJson } from '../protocol/json-parse.ts';
-import { SLICED_FROM_CHARS } from '../framing/ordered-parse.ts';
+import { parseJsonMessage } from '../protocol/json-sliced.ts';
 import type { JsonRpcId } from '../rpc/index.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
 import { CALLABLE_METHODS, ServeMethod, type CallableMethod } from './methods.ts';
@@ -59,7 +57,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
   try {
     // In slices: a body of millions of values (11 MB of `[{},{},…]` was 2.8 s in one JSON.parse)
     // must not hold the event loop that answers every other client, /health included.
-    message = text.length < SLICED_FROM_CHARS ? parseJson(text, 'data') : await parseJsonSliced(text, { signal: options.signal });
+    message = await parseJsonMessage(text, { signal: options.signal });
   } catch (error) {
     if (options.signal.aborted) return errorReply(null, new MepError(ErrorCode.RequestCancelled, `The client closed the request while its body was being read; nothing was sent to ${extension}.`));
     return errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON (${(error as Error).message}); send one JSON-RPC 2.0 request object per POST.`), 400);

@@ -14,9 +14,7 @@
 import { readBoundedText } from '../framing/bounded-text.ts';
 import { createSseDecoder } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { parseJson } from '../protocol/json-parse.ts';
-import { parseJsonSliced } from '../protocol/json-sliced.ts';
-import { SLICED_FROM_CHARS } from '../framing/ordered-parse.ts';
+import { parseJsonMessage } from '../protocol/json-sliced.ts';
 import { createTransportEvents } from './events.ts';
 import type { JsonRpcMessage, Transport } from './types.ts';
 
@@ -102,7 +100,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
    */
   const deliver = async (text: string, signal: AbortSignal): Promise<void> => {
     if (events.closed) return;
-    const message = (text.length >= SLICED_FROM_CHARS ? await parseJsonSliced(text, { signal }) : parseJson(text, 'data')) as JsonRpcMessage;
+    const message = (await parseJsonMessage(text, { signal })) as JsonRpcMessage;
     if (!signal.aborted) events.emitMessage(message);
   };
 

@@ -9,7 +9,7 @@ import { Interrupt, type RunOutcome } from './engine.ts';
 import type { GuestMessages, Id } from './guest-messages.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import type { WasmLimits } from './limits.ts';
-import { SLICED_FROM_CHARS } from '../../framing/ordered-parse.ts';
+import { SLICED_FROM_CHARS } from '../../protocol/json-sliced.ts';
 
 /** What the settler needs from its transport. */
 export interface SettleContext {
