@@ -8,10 +8,10 @@
  * Folders are watched rather than files, so a save that replaces a file (write a copy, rename it
  * over) is seen like any other; only the names the build read count.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { isMepError } from '../../protocol/errors.ts';
 import type { Io } from '../io.ts';
+import { createFolderWatch } from './folder-watch.ts';
 import { createRerunner } from './rerun.ts';
 
 /** How long the watched files must be quiet before a rebuild starts (ms): longer than the 0.2 s between an editor's quick saves, so a burst of them makes one rebuild. */
@@ -50,7 +50,6 @@ function filesOfFailure(error: unknown, cwd: string): string[] {
 export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<void> {
   const { signal } = options;
   const files = new Set<string>([options.entry]);
-  const watchers = new Map<string, FSWatcher>();
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const schedule = (): void => {
@@ -58,31 +57,16 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
     clearTimeout(timer);
     timer = setTimeout(() => void rebuild(), DEBOUNCE_MS);
   };
-  const watchFolders = (): void => {
-    const folders = new Set([...files].map((f) => dirname(f)));
-    for (const [folder, watcher] of watchers) {
-      if (!folders.has(folder)) {
-        watcher.close();
-        watchers.delete(folder);
-      }
-    }
-    for (const folder of folders) {
-      if (watchers.has(folder)) continue;
-      try {
-        const watcher = watch(folder, { persistent: true }, (_event, name) => {
-          if (name === null || files.has(resolve(folder, name.toString()))) schedule();
-        });
-        watcher.on('error', () => {
-          // The folder went away (a branch switch): the next build says what is missing.
-          watcher.close();
-          watchers.delete(folder);
-        });
-        watchers.set(folder, watcher);
-      } catch {
-        // A folder that cannot be watched (gone already) is retried after the next build.
-      }
-    }
-  };
+  // The folders of the files the last build read, each watched on its own (folder-watch.ts); a
+  // folder that goes away (a branch switch) is dropped, and the next build says what is missing.
+  const folders = createFolderWatch(
+    Number.POSITIVE_INFINITY,
+    (folder, name) => {
+      if (name === null || files.has(resolve(folder, name))) schedule();
+    },
+    () => undefined,
+  );
+  const watchFolders = (): void => void folders.set([...new Set([...files].map((f) => dirname(f)))]);
   const once = async (): Promise<void> => {
     const started = performance.now();
     try {
@@ -104,8 +88,7 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
   if (!signal.aborted) io.err(`mep build: watching ${relative(io.cwd, options.entry) || basename(options.entry)} and what it imports; press Ctrl+C to stop.`);
   await stopped;
   clearTimeout(timer);
-  for (const watcher of watchers.values()) watcher.close();
-  watchers.clear();
+  folders.close();
   // A build in flight finishes, so nothing half-written is left behind.
   await idle();
 }

@@ -1,5 +1,5 @@
 /**
- * Folders watched one by one, never recursively: what `mep compile --watch` sees. Node.js's
+ * Folders watched one by one, never recursively: what `mep compile --watch` and `mep build --watch` see. Node.js's
  * recursive `fs.watch` on Linux reads the whole tree synchronously on the event loop and adds an
  * inotify watch for every file (20,000 files: 20,203 watches and 0.8 s with nothing else
  * running; past the user's `max_user_watches` it stops seeing anything, and every other program
