@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { signalGroup } from '../../host/src/transport/process-group.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -54,11 +55,7 @@ export function sh(line: string, cwd: string, env: NodeJS.ProcessEnv = {}, optio
     const killGroup = (why: string): void => {
       if (ended !== '') return;
       ended = why;
-      try {
-        process.kill(-(child.pid as number), 'SIGKILL');
-      } catch {
-        // the group is gone already
-      }
+      signalGroup(child.pid as number, 'SIGKILL');
     };
     const take = (into: Buffer[]) => (chunk: Buffer): void => {
       bytes += chunk.length;
@@ -80,13 +77,7 @@ export function sh(line: string, cwd: string, env: NodeJS.ProcessEnv = {}, optio
       clearTimeout(timer);
       process.off('exit', onExit);
       // Whatever the shell left running in its group goes with it.
-      if (ended === '') {
-        try {
-          process.kill(-(child.pid as number), 'SIGKILL');
-        } catch {
-          // nothing was left
-        }
-      }
+      if (ended === '') signalGroup(child.pid as number, 'SIGKILL');
       const stderr = Buffer.concat(err).toString('utf8');
       resolve({
         code: ended !== '' ? 124 : (code ?? 1),
