@@ -54,6 +54,19 @@ const until = async (what: string, done: () => boolean): Promise<void> => {
   assert.ok(done(), `timed out waiting for ${what}`);
 };
 
+/** `mep compile --watch` of `dir`'s `.elm` sources with `session`, writing no IR, as the CLI wires it. */
+function watchElm(io: ReturnType<typeof captureIo>, dir: string, session: ReturnType<typeof frontend>['session'], signal: AbortSignal, extra: { maxWatchedFolders?: number } = {}): Promise<void> {
+  return watchCompile(io, {
+    projectDir: dir,
+    fileExtensions: ['.elm'],
+    signal,
+    ...extra,
+    sourceFolders: async () => (await readSourceFolders(dir)).folders,
+    compile: async (baseline) => compileProject(session, await readMorphirProject(dir), { signal, baseline, output: false }),
+    scrub: (d) => [...d],
+  });
+}
+
 const Watch = suite('cli :: mep compile --watch on a hostile project folder');
 
 Watch('should watch folder by folder, never through a link (a loop, /, out of the project) nor into a FIFO or socket, at most maxWatchedFolders, and still see an edit', async () => {
@@ -82,15 +95,7 @@ Watch('should watch folder by folder, never through a link (a loop, /, out of th
     await session.start();
     const io = captureIo(dir);
     const before = inotifyWatches();
-    const watching = watchCompile(io, {
-      projectDir: dir,
-      fileExtensions: ['.elm'],
-      signal: controller.signal,
-      maxWatchedFolders: 8,
-      sourceFolders: async () => (await readSourceFolders(dir)).folders,
-      compile: async (baseline) => compileProject(session, await readMorphirProject(dir), { signal: controller.signal, baseline, output: false }),
-      scrub: (d) => [...d],
-    });
+    const watching = watchElm(io, dir, session, controller.signal, { maxWatchedFolders: 8 });
     await until('the first compile', () => compiled.length === 1 && io.stderr.some((l) => l.includes('press Ctrl+C'))).catch((e) => { throw new Error(`${e.message}: ${compiled.length} ${io.stderr.join('\n')} ${io.stdout.join('\n')}`); });
     assert.equal(compiled[0], ['A.elm'], 'only the project\'s own source, nothing through a link, no FIFO or socket');
     const held = inotifyWatches() - before;
@@ -165,14 +170,7 @@ if (LONG_TESTS) {
       await session.start();
       const io = captureIo(dir);
       const before = inotifyWatches();
-      const watching = watchCompile(io, {
-        projectDir: dir,
-        fileExtensions: ['.elm'],
-        signal: controller.signal,
-        sourceFolders: async () => (await readSourceFolders(dir)).folders,
-        compile: async (baseline) => compileProject(session, await readMorphirProject(dir), { signal: controller.signal, baseline, output: false }),
-        scrub: (d) => [...d],
-      });
+      const watching = watchElm(io, dir, session, controller.signal);
       await until('the first compile', () => compiled.length === 1 && io.stderr.some((l) => l.includes('press Ctrl+C')));
       const held = inotifyWatches() - before;
       assert.ok(held <= HOST_FILE_LIMITS.watchedFolders, `held ${held} inotify watches`);
