@@ -26,7 +26,9 @@ Report('a script at its heap limit is told a limit sized from the heap V8 measur
   assert.is(error!.code, 'ERR_LIMIT');
   const data = error!.data as { heapPeakBytes?: number; heapEarliestBytes?: number; memoryLimitBytes?: number };
   assert.ok(data.heapPeakBytes !== undefined && data.heapEarliestBytes !== undefined, `V8's figures are in the error's data: ${JSON.stringify(data)}`);
-  assert.ok(data.heapPeakBytes! > 30 * MiB && data.heapPeakBytes! < 60 * MiB, `the peak V8 saw is near the 48 MiB limit: ${data.heapPeakBytes}`);
+  // V8's figure counts the young generation too (tens of MiB, sized by V8 per machine), so the peak
+  // may pass the 48 MiB old-space limit; it stays under twice it, which the old advice suggested.
+  assert.ok(data.heapPeakBytes! > 30 * MiB && data.heapPeakBytes! < 96 * MiB, `the peak V8 saw is near the 48 MiB limit: ${data.heapPeakBytes}`);
   assert.ok(data.heapEarliestBytes! <= data.heapPeakBytes!);
   const suggested = memoryToSuggest({ limitBytes: 48 * MiB, startBytes: data.heapEarliestBytes!, peakBytes: data.heapPeakBytes! });
   assert.match(error!.message, `--max-memory ${formatLimit('maxMemoryBytes', suggestedLimit('maxMemoryBytes', 48 * MiB, suggested)!)} on`);
