@@ -164,4 +164,39 @@ Stderr('should stop reading stderr while the log sink is busy and lose no line o
   }
 });
 
+/**
+ * A script that writes a line to stderr, then (once the host has read it, 100 ms later) 500
+ * more, and ends (its event loop empties once they are written): those wait in the pipe while the host's log sink is busy.
+ */
+const EXITS_WITH_LOG_WAITING = `process.stderr.write('first\\n'); setTimeout(() => { for (let i = 0; i < 500; i++) process.stderr.write('line ' + i + '\\n'); }, 100);`;
+
+/** A sink that is busy until `release()`; the lines it got. */
+function heldSink(): { sink: LogSink; lines: string[]; held: () => boolean; release: () => void } {
+  let busy = true;
+  const drains: (() => void)[] = [];
+  const lines: string[] = [];
+  const sink: LogSink = Object.assign((entry: LogEntry) => void lines.push(entry.message), { busy: () => busy, onDrain: (listener: () => void) => void drains.push(listener) });
+  return { sink, lines, held: () => drains.length > 0, release: () => { busy = false; for (const drain of drains.splice(0)) drain(); } };
+}
+
+for (const closedBy of ['its exit', 'the host closing the transport'] as const) {
+  Stderr(`should forward the log an extension left in its stderr pipe when it exited while the sink was busy, ended by ${closedBy} (no line lost)`, async () => {
+    const { sink, lines, held, release } = heldSink();
+    const transport = createProcessTransport({ name: 'leaver', command: process.execPath, args: ['-e', EXITS_WITH_LOG_WAITING], cwd: tmpdir(), log: sink });
+    const closed = new Promise<void>((resolve) => transport.onClose(() => resolve()));
+    while (!held()) await new Promise((r) => setTimeout(r, 5));
+    const pid = transport.pid as number;
+    while (isAlive(pid)) await new Promise((r) => setTimeout(r, 5));
+    // Past the grace a child's pipes get after its exit (250 ms): the sink is still busy.
+    await new Promise((r) => setTimeout(r, 400));
+    const closing = closedBy === 'its exit' ? closed : transport.close();
+    await new Promise((r) => setTimeout(r, 50));
+    release();
+    await closing;
+    await closed;
+    const left = lines.filter((l) => l.startsWith('line '));
+    assert.is(left.length, 500, `${left.length} of the 500 lines written before its exit reached the sink`);
+  });
+}
+
 Stderr.run();

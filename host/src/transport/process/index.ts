@@ -56,8 +56,8 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
 
   const events = createTransportEvents((error) => stderr.logLine(`host listener failed on a message from ${name}: ${String(error)}`, 'error'));
   const { child, wrapped, groupOnly } = spawnChild(options);
-  const teardown = createTeardown(child, { killGraceMs: options.killGraceMs ?? 2000, termGraceMs: options.termGraceMs ?? 1000 });
   const stderr = readStderr(name, child.stderr, options.log);
+  const teardown = createTeardown(child, { killGraceMs: options.killGraceMs ?? 2000, termGraceMs: options.termGraceMs ?? 1000, beforeRelease: () => stderr.settle(CLOSE_GRACE_MS) });
   if (groupOnly !== undefined) note(`runs in its process group only, not a PID namespace: ${groupOnly}; a process it starts that leaves the group (setsid) can outlive the session.`);
 
   /** A note of the host's about this extension (shown with --verbose), not kept as its stderr. */
@@ -114,7 +114,10 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   });
 
   let finalizeTimer: ReturnType<typeof setTimeout> | undefined;
+  let finalized = false;
   function finalize(code: number | null, signal: NodeJS.Signals | null): void {
+    if (finalized) return;
+    finalized = true;
     clearTimeout(finalizeTimer);
     clearTimeout(eofTimer);
     stderr.flush();
@@ -139,8 +142,10 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     teardown.markExited();
     const { code, signal } = wrapped ? endOfContained(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };
     // 'close' follows once stdout and stderr are drained; a grandchild holding them open must
-    // not keep the transport open forever.
-    finalizeTimer = setTimeout(() => finalize(code, signal), CLOSE_GRACE_MS);
+    // not keep the transport open forever. A busy log sink holding stderr is not such a hold:
+    // what the extension wrote before its exit is read first (settle).
+    const graced = new Promise<void>((resolve) => (finalizeTimer = setTimeout(resolve, CLOSE_GRACE_MS)));
+    void Promise.all([graced, stderr.settle(CLOSE_GRACE_MS)]).then(() => finalize(code, signal));
   });
   child.on('close', (exitCode, exitSignal) => {
     const { code, signal } = wrapped ? endOfContained(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };

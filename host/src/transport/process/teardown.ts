@@ -1,7 +1,7 @@
 /**
  * The end of a child: graceful (stdin closed, then `killGraceMs`), then its whole group —
- * SIGTERM, SIGKILL after `termGraceMs` — and then its pipes let go of, so a grandchild holding
- * them keeps nothing waiting. Runs once, however many times it is asked.
+ * SIGTERM, SIGKILL after `termGraceMs` — and then, once `beforeRelease` resolves (what it wrote
+ * is read), its pipes let go of, so a grandchild holding them keeps nothing waiting. Runs once, however many times it is asked.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { longDelay } from '../long-timer.ts';
@@ -20,7 +20,7 @@ export interface Teardown {
 }
 
 /** The teardown of `child`, with its grace periods. */
-export function createTeardown(child: ChildProcessWithoutNullStreams, graces: { killGraceMs: number; termGraceMs: number }): Teardown {
+export function createTeardown(child: ChildProcessWithoutNullStreams, graces: { killGraceMs: number; termGraceMs: number; beforeRelease?: () => Promise<void> }): Teardown {
   let exited = false;
   let stopping: Promise<void> | undefined;
   let resolveExited!: () => void;
@@ -64,6 +64,8 @@ export function createTeardown(child: ChildProcessWithoutNullStreams, graces: { 
           signalGroup(pid, 'SIGKILL');
           await exitedPromise;
         }
+        // What it wrote before its end is read first (stderr-reader.ts settle), then let go of.
+        await graces.beforeRelease?.();
         releasePipes();
       })();
       return stopping;
