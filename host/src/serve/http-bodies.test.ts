@@ -7,6 +7,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createBodyBudget } from './http-body-budget.ts';
@@ -30,6 +32,9 @@ function post(port: number, body: string, sentBytes = body.length): { socket: So
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+setFlagsFromString('--expose-gc');
+/** A full collection, as heap pressure would run one. */
+const gc = runInNewContext('gc') as () => void;
 const Bodies = suite('mep serve --http :: bodies held at once');
 
 Bodies('should not read a body past maxBodiesBytes while others are held, and serve it once they are answered', async () => {
@@ -134,6 +139,36 @@ Bodies('should give a body that waited past --body-timeout 503 busy with Retry-A
     late.rest();
     const answer = await late.answer;
     assert.match(answer, /^HTTP\/1\.1 200 [\s\S]*"ok":true/, answer.slice(0, 80));
+  } finally {
+    for (const socket of open) socket.destroy();
+    await served.close();
+  }
+});
+
+Bodies('should give a waiting body 503 busy at --body-timeout even when the heap is collected while it waits (the wait timer is held by the request)', async () => {
+  const served = await startTestHttp({ echo: wellBehaved }, { maxBodyBytes: 4096, maxBodiesBytes: 4096, bodyTimeoutMs: 1000 });
+  const open: Socket[] = [];
+  try {
+    assert.is((await postRpc(served.listener.url, pingBody(0))).status, 200);
+    const ir = readFileSync(join(root, 'fixtures/mep/ir/business-terms.json'), 'utf8');
+    // A holds 2,400 of the 4,096 bytes until its answer, 2.5 s later.
+    const holder = post(served.listener.port, `{"jsonrpc":"2.0","id":1,"method":"morphir.backend.generate","params":{"ir":${ir},"target":"echo","options":{"delayMs":2500}}}`);
+    open.push(holder.socket);
+    await settle(100);
+    // B does not fit; while it waits, the heap is collected. Before, its wait timer was an
+    // AbortSignal.timeout inside AbortSignal.any, held weakly: collected, it never fired, and B
+    // was let in when A's answer freed the budget (200 after 2.5 s), never told it was busy.
+    const waiting = post(served.listener.port, pingBody(2, 3000));
+    open.push(waiting.socket);
+    let answered = false;
+    void waiting.answer.then(() => (answered = true));
+    for (let i = 0; i < 50 && !answered; i++) {
+      gc();
+      await settle(50);
+    }
+    const answer = await waiting.answer;
+    assert.match(answer, /^HTTP\/1\.1 503 /, answer.slice(0, 80));
+    assert.match(answer, /"busy"/);
   } finally {
     for (const socket of open) socket.destroy();
     await served.close();
