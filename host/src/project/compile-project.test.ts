@@ -130,6 +130,38 @@ Read('should refuse a sourceDirectory outside the project (/, ../.., a link out)
   });
 });
 
+Read('should take a sourceDirectory outside the project (a monorepo\'s ../shared/src) only under a root the user allows (sourceRoots), naming --source-root when refused', async () => {
+  await withDir(async (dir) => {
+    const project = join(dir, 'apps', 'orders');
+    await mkdir(project, { recursive: true });
+    await mkdir(join(dir, 'shared', 'src'), { recursive: true });
+    await writeFile(join(dir, 'shared', 'src', 'Shared.elm'), 'module Shared exposing (..)');
+    await mkdir(join(dir, 'home'));
+    await writeFile(join(dir, 'home', 'Key.elm'), 'secret');
+    await symlink(join(dir, 'home'), join(dir, 'shared', 'linked'));
+    await writeFile(join(project, 'morphir.json'), JSON.stringify({ name: 'acme', sourceDirectory: '../../shared/src' }));
+    // Refused by default: the error says which flag allows it.
+    const refused = await readMorphirProject(project).then(() => undefined, (error: unknown) => error);
+    assert.ok(isMepError(refused) && refused.code === LocalErrorCode.Usage);
+    assert.match((refused as Error).message, /--source-root/);
+    assert.is(((refused as { data: { reason: string } }).data).reason, 'outside-project');
+    // Allowed: the shared root (or the folder itself), its sources sent.
+    for (const root of [join(dir, 'shared'), join(dir, 'shared', 'src')]) {
+      const read = await readMorphirProject(project, { sourceRoots: [root] });
+      assert.equal(read.files, [join(dir, 'shared', 'src', 'Shared.elm')], root);
+    }
+    // A root that does not hold it, and a link out of the allowed root, stay refused.
+    for (const [sourceDirectory, roots] of [['../../shared/src', [join(dir, 'apps')]], ['../../shared/linked', [join(dir, 'shared')]], ['../../home', [join(dir, 'shared')]]] as const) {
+      await writeFile(join(project, 'morphir.json'), JSON.stringify({ name: 'acme', sourceDirectory }));
+      const data = await usageError(readMorphirProject(project, { sourceRoots: roots }));
+      assert.is(data.reason, 'outside-project', sourceDirectory);
+    }
+    // A root that is not a folder is the user's mistake, named.
+    const missing = await usageError(readMorphirProject(project, { sourceRoots: [join(dir, 'nowhere')] }));
+    assert.is(missing.reason, 'source-root-not-a-folder');
+  });
+});
+
 const Compile = suite('compileProject');
 
 Compile('should compile in one request and write the IR atomically to morphir-ir.json', () =>

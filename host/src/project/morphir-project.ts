@@ -52,7 +52,16 @@ export interface ReadProjectOptions extends SourceLimits {
    * (source-tree.ts): an Elm project sends `.elm` files whatever is claimed.
    */
   fileExtensions?: readonly string[];
+  /**
+   * Folders besides the project's own that its `sourceDirectory` may be in (a monorepo's
+   * `../shared/src`): given by the user (`mep compile --source-root`), never by the project,
+   * whose `morphir.json` comes with the sources. Each must be a folder; compared by real path.
+   */
+  sourceRoots?: readonly string[];
 }
+
+/** The flag that allows a source directory outside the project, as errors name it. */
+export const SOURCE_ROOT_FLAG = '--source-root';
 
 function usage(message: string, data: Record<string, unknown>, cause?: unknown): MepError {
   return new MepError(LocalErrorCode.Usage, message, { data, ...(cause === undefined ? {} : { cause }) });
@@ -104,23 +113,42 @@ async function localDependencies(dir: string, paths: readonly string[], reader: 
   );
 }
 
+/** True when `path` (a real path) is `root` or inside it. */
+const isWithin = (path: string, root: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+
+/** The real paths of the roots the user allows; ERR_USAGE `source-root-not-a-folder` naming one that is not a folder. */
+async function allowedRoots(roots: readonly string[]): Promise<string[]> {
+  return Promise.all(
+    roots.map(async (root) => {
+      const real = await realpath(root).catch(() => undefined);
+      const isDir = real !== undefined && (await stat(real).then((s) => s.isDirectory(), () => false));
+      if (!isDir) throw usage(`The source root ${root} (${SOURCE_ROOT_FLAG}) is not a folder; name the folder that holds the sources, e.g. ${SOURCE_ROOT_FLAG} ../shared.`, { sourceRoot: root, reason: 'source-root-not-a-folder' });
+      return real;
+    }),
+  );
+}
+
 /**
  * The absolute source directory of a project: a folder whose real path lies in the project's
- * (`"src"`, `"."`), never one `..`, an absolute path or a link leads out of it (`"/"`,
- * `"../../.."`, a `src` linked to the home folder), whose files a frontend would be sent.
- * ERR_USAGE naming morphir.json (`data.reason`: `not-a-folder`, `outside-project`).
+ * (`"src"`, `"."`) or in a root the user allows (`sourceRoots`), never one `..`, an absolute
+ * path or a link leads out of those (`"/"`, `"../../.."`, a `src` linked to the home folder),
+ * whose files a frontend would be sent. ERR_USAGE naming morphir.json (`data.reason`:
+ * `not-a-folder`, `outside-project`, naming {@link SOURCE_ROOT_FLAG}) or the root
+ * (`source-root-not-a-folder`).
  */
-async function projectSourceDir(root: string, manifestPath: string, manifest: MorphirJson): Promise<string> {
+async function projectSourceDir(root: string, manifestPath: string, manifest: MorphirJson, sourceRoots: readonly string[] = []): Promise<string> {
   const sourceDir = resolve(root, manifest.sourceDirectory);
   const isDir = await stat(sourceDir).then((s) => s.isDirectory(), () => false);
   if (!isDir) throw usage(`The sourceDirectory "${manifest.sourceDirectory}" of ${manifestPath} is not a folder (${sourceDir}).`, { path: manifestPath, sourceDir, reason: 'not-a-folder' });
-  const [realRoot, realSource] = await Promise.all([realpath(root), realpath(sourceDir)]);
-  if (realSource !== realRoot && !realSource.startsWith(realRoot.endsWith(sep) ? realRoot : `${realRoot}${sep}`)) {
-    throw usage(`The sourceDirectory "${manifest.sourceDirectory}" of ${manifestPath} is outside the project (it is ${realSource}); mep sends a frontend only files of the project's own folder. Move the sources under ${root}, or point sourceDirectory at a folder there.`, {
+  const [realRoot, realSource, allowed] = await Promise.all([realpath(root), realpath(sourceDir), allowedRoots(sourceRoots)]);
+  if (![realRoot, ...allowed].some((r) => isWithin(realSource, r))) {
+    const beyond = allowed.length === 0 ? '' : ` or of ${allowed.join(', ')} (${SOURCE_ROOT_FLAG})`;
+    throw usage(`The sourceDirectory "${manifest.sourceDirectory}" of ${manifestPath} is outside the project (it is ${realSource}); mep sends a frontend only files of the project's own folder${beyond}. If these are your sources (a monorepo's shared folder), allow their folder with ${SOURCE_ROOT_FLAG} ${realSource}; else move the sources under ${root}, or point sourceDirectory at a folder there.`, {
       path: manifestPath,
       sourceDir,
       realPath: realSource,
       reason: 'outside-project',
+      flag: SOURCE_ROOT_FLAG,
     });
   }
   return sourceDir;
@@ -134,7 +162,7 @@ async function projectSourceDir(root: string, manifestPath: string, manifest: Mo
 export async function readSourceFolders(dir: string, options: ReadProjectOptions = {}): Promise<{ sourceDir: string; folders: string[] }> {
   const root = resolve(dir);
   const { path: manifestPath, manifest } = await readMorphirJson(root);
-  const sourceDir = await projectSourceDir(root, manifestPath, manifest);
+  const sourceDir = await projectSourceDir(root, manifestPath, manifest, options.sourceRoots);
   const { folders } = await listSourceTree(sourceDir, sourceExtensionsFor(options.languageId ?? 'elm', options.fileExtensions ?? []), options);
   return { sourceDir, folders };
 }
@@ -154,7 +182,7 @@ export async function readMorphirProject(dir: string, options: ReadProjectOption
   const reader = createSourceReader(options.maxSourceBytes ?? DEFAULT_LIMITS.maxMessageBytes);
   const root = resolve(dir);
   const { path: manifestPath, manifest } = await readMorphirJson(root);
-  const sourceDir = await projectSourceDir(root, manifestPath, manifest);
+  const sourceDir = await projectSourceDir(root, manifestPath, manifest, options.sourceRoots);
   const { files } = await listSourceTree(sourceDir, extensions, options);
   if (files.length === 0) throw usage(`${sourceDir} (the sourceDirectory of ${manifestPath}) holds no ${extensions.join(' or ')} file.`, { path: manifestPath, sourceDir });
   const documents: SourceDocument[] = await Promise.all(files.map(async (file) => ({ uri: pathToFileURL(file).href, languageId, version: 1, text: await reader.read(file, 'the source file', true) })));

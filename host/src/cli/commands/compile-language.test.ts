@@ -45,4 +45,23 @@ Lang('uses the only frontend installed, with its only language; two frontends as
   }),
 );
 
+Lang('refuses a sourceDirectory outside the project naming --source-root, and compiles it with --source-root (monorepo ../shared/src)', () =>
+  withProject(async (t) => {
+    await install(t, 'acme.dsl', frontendOf('dsl', '.dsl'));
+    const dir = join(t.project, 'apps', 'model');
+    await mkdir(dir, { recursive: true });
+    await mkdir(join(t.project, 'shared', 'src'), { recursive: true });
+    await writeFile(join(dir, 'morphir.json'), JSON.stringify({ name: 'Acme.Model', sourceDirectory: '../../shared/src', exposedModules: ['Main'] }));
+    await writeFile(join(t.project, 'shared', 'src', 'Main.dsl'), 'module Main exposing (x)\nx = 1\n');
+    const refused = captureIo(t.project);
+    assert.is(await main(['compile', 'apps/model', '--json'], refused), 2, refused.stdout.join('\n'));
+    const error = JSON.parse(refused.stdout.join('\n')).error;
+    assert.is(error.code, 'ERR_USAGE');
+    assert.match(error.message, /outside the project[\s\S]*--source-root/);
+    const allowed = captureIo(t.project);
+    assert.is(await main(['compile', 'apps/model', '--source-root', 'shared', '--json'], allowed), 0, allowed.stdout.join('\n') + allowed.stderr.join('\n'));
+    assert.is(JSON.parse(allowed.stdout.join('\n')).success, true);
+  }),
+);
+
 Lang.run();

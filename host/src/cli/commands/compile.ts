@@ -82,16 +82,20 @@ compiled again; the IR is the same as a full compile's.
                     compile leaves the last good IR in place. Ctrl+C stops.
   --lang L          the language id, e.g. elm
   --output FILE     write the Morphir IR here (default: <dir>/morphir-ir.json for a project)
+  --source-root DIR allow the project's sourceDirectory to be in DIR, outside the project (a
+                    monorepo's ../shared/src); repeatable. Without it such a folder is refused:
+                    morphir.json comes with the sources, so only you can allow a folder beyond them
   --max-sources N   send at most N source files of a project (default 10000); their bytes with
                     the local dependencies are bounded by --max-message, which the request is
 ${OPERATION_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, 'max-sources': { type: 'string' }, watch: { type: 'boolean' }, ...OPERATION_FLAGS }, 'compile');
+    const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, 'max-sources': { type: 'string' }, 'source-root': { type: 'string', multiple: true }, watch: { type: 'boolean' }, ...OPERATION_FLAGS }, 'compile');
     return withJsonErrors(io, values.json, async () => {
       if (positionals.length === 0) throw new UsageError(`expected a project folder or source files. Run 'mep compile --help'.`);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? [], io.cwd);
       const maxSourceFiles = maxSourcesOf(values['max-sources']);
+      const sourceRoots = (values['source-root'] ?? []).map((root) => resolve(io.cwd, root));
       const paths = positionals.map((p) => resolve(io.cwd, p));
       const folders = await Promise.all(paths.map(isFolder));
       if (folders.some(Boolean) && paths.length > 1) throw new UsageError(`pass one project folder, or source files: ${positionals.join(' ')} mixes them. Run 'mep compile --help'.`);
@@ -116,7 +120,7 @@ ${OPERATION_HELP}`,
         await runOperation(io, values, { kind: 'frontend', ...(language ? { language } : {}) }, async (session, signal, provider) => {
           const id = languageFor(session, provider, language, fileExtension);
           const fileExtensions = extensionsFor(session, id);
-          const limits = { ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
+          const limits = { sourceRoots, ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
           const output = values.output ? { output: resolve(io.cwd, values.output) } : {};
           await watchCompile(io, {
             projectDir,
@@ -138,7 +142,7 @@ ${OPERATION_HELP}`,
         languageId = languageFor(session, provider, language, fileExtension);
         if (projectDir !== undefined) {
           // Sources of the language only, whatever the frontend claims, within the count and the request's size.
-          const limits = { ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
+          const limits = { sourceRoots, ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
           const project = await readMorphirProject(projectDir, { languageId, fileExtensions: extensionsFor(session, languageId), ...limits });
           params = project.params;
           const outcome = await compileProject(session, project, { signal, options, ...(values.output ? { output: resolve(io.cwd, values.output) } : {}) });
