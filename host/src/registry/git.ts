@@ -5,6 +5,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import type { ArchiveLimits } from './archive/budget.ts';
+import { checkTreeBudget } from './git-tree-budget.ts';
 
 const run = promisify(execFile);
 
@@ -32,12 +34,13 @@ async function git(args: string[], spec: string): Promise<string> {
 
 /**
  * Clones `url` into `dir` (which must not exist), checks out `ref` when given and returns the
- * commit now checked out.
+ * commit now checked out. The commit's whole tree is held to `limits` (entries and bytes, as an
+ * archive's members) before a file of it is written.
  *
  * @example
- * const commit = await cloneAt('file:///srv/crm.git', 'v1.2.0', tmp, spec);
+ * const commit = await cloneAt('file:///srv/crm.git', 'v1.2.0', tmp, spec, archiveLimitsOf());
  */
-export async function cloneAt(url: string, ref: string | undefined, dir: string, spec: string): Promise<string> {
+export async function cloneAt(url: string, ref: string | undefined, dir: string, spec: string, limits: Readonly<ArchiveLimits>): Promise<string> {
   if (ref !== undefined && ref.startsWith('-')) {
     throw new MepError(LocalErrorCode.Usage, `The ref #${ref} in ${spec} starts with '-'; name a branch, tag or commit.`, { data: { source: spec } });
   }
@@ -50,6 +53,7 @@ export async function cloneAt(url: string, ref: string | undefined, dir: string,
       data: { source: spec, ref, reason: 'git-ref' },
     });
   }
+  await checkTreeBudget(dir, commit, spec, limits);
   await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec);
   return commit;
 }

@@ -54,9 +54,11 @@ read and pinned at first use) unless --probe is given.
   --user       install for this user ($MEP_HOME, default ~/.mep) instead of this project
   --probe      read the claims now, also for a process extension
   --no-probe   do not run the artifact at install, also for a wasm module
-  --max-unpacked SIZE  an archive may take and unpack to at most SIZE (default 512MiB);
-                       a bigger one (a gzip bomb) fails at the budget, nothing installed
-  --max-entries N      an archive may hold at most N members (default 10000)
+  --max-unpacked SIZE  an archive may take and unpack to at most SIZE, a git commit's tree
+                       check out to at most SIZE (default 512MiB); a bigger one (a gzip or
+                       git bomb) fails at the budget, nothing installed
+  --max-entries N      an archive, or a git commit's tree, may hold at most N members
+                       (default 10000)
   --json       print the installed entry as JSON`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(

@@ -42,15 +42,18 @@ function formatBytes(n: number): string {
  * The typed error of an exceeded budget: MepError(ERR_LIMIT) with `data.reason:
  * 'archive-budget'`, the budget (`bytes` or `entries`), its limit and the option that raises it.
  */
-export function budgetError(archive: string, budget: keyof typeof OPTION, limit: number, what = 'unpacks to more than'): MepError {
+export function budgetError(archive: string, budget: keyof typeof OPTION, limit: number, what = 'unpacks to more than', noun: BudgetedSource = 'archive'): MepError {
   const amount = budget === 'bytes' ? formatBytes(limit) : `${limit} members`;
   const raise = budget === 'bytes' ? `${OPTION.bytes} ${formatBytes(limit * 2).replace(' ', '')}` : `${OPTION.entries} ${limit * 2}`;
   return new MepError(
     LocalErrorCode.Limit,
-    `Refusing the archive ${archive}: it ${budget === 'bytes' ? what : 'has more than'} ${amount} (the install's ${budget === 'bytes' ? 'byte' : 'entry'} budget); nothing was installed. If you trust it, raise the budget with 'mep install … ${raise}' (archiveLimits.${budget === 'bytes' ? 'maxBytes' : 'maxEntries'} in the library).`,
+    `Refusing the ${noun} ${archive}: it ${budget === 'bytes' ? what : 'has more than'} ${amount} (the install's ${budget === 'bytes' ? 'byte' : 'entry'} budget); nothing was installed. If you trust it, raise the budget with 'mep install … ${raise}' (archiveLimits.${budget === 'bytes' ? 'maxBytes' : 'maxEntries'} in the library).`,
     { data: { archive, reason: 'archive-budget', budget, limit, option: OPTION[budget] } },
   );
 }
+
+/** What the budget is spent on: an archive's members, or a git commit's tree (checked out as files). */
+export type BudgetedSource = 'archive' | 'repository';
 
 /** The limits with defaults filled in, checked to be positive integers. */
 export function archiveLimitsOf(limits: Partial<ArchiveLimits> = {}): Readonly<ArchiveLimits> {
@@ -70,18 +73,18 @@ export function archiveLimitsOf(limits: Partial<ArchiveLimits> = {}): Readonly<A
  * const budget = createArchiveBudget(archiveLimitsOf(options.archiveLimits), url);
  * budget.entry(); budget.bytes(chunk.length);
  */
-export function createArchiveBudget(limits: Readonly<ArchiveLimits>, archive: string): ArchiveBudget {
+export function createArchiveBudget(limits: Readonly<ArchiveLimits>, archive: string, noun: BudgetedSource = 'archive'): ArchiveBudget {
   let bytes = 0;
   let entries = 0;
   return {
     limits,
     bytes(n) {
       bytes += n;
-      if (bytes > limits.maxBytes) throw budgetError(archive, 'bytes', limits.maxBytes);
+      if (bytes > limits.maxBytes) throw budgetError(archive, 'bytes', limits.maxBytes, noun === 'archive' ? undefined : 'checks out to more than', noun);
     },
     entry() {
       entries += 1;
-      if (entries > limits.maxEntries) throw budgetError(archive, 'entries', limits.maxEntries);
+      if (entries > limits.maxEntries) throw budgetError(archive, 'entries', limits.maxEntries, undefined, noun);
     },
   };
 }

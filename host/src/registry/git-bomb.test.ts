@@ -1,0 +1,106 @@
+/**
+ * A git source is held to the install's budgets before anything is checked out. A repository
+ * is a graph: a tree may name one blob or one subtree many times, so a few kilobytes of objects
+ * can check out to millions of files or gigabytes ("git bomb"). Before this bound, `mep install
+ * file:///…/bomb.git --max-entries 100` of a 212 KB repository (12 objects, 10^6 files) had
+ * written 305,910 files in 40 s when it was stopped.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { LONG_TESTS } from '../../../fixtures/testing/tier.ts';
+import { LocalErrorCode } from '../protocol/errors.ts';
+import { installExtension } from './install.ts';
+import { registryPaths } from './paths.ts';
+import { withProject } from './test-support.ts';
+
+const exec = promisify(execFile);
+
+/** Runs git in the bare repository `repo`, feeding `input` on stdin; returns its trimmed stdout. */
+function gitIn(repo: string, args: string[], input?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile('git', ['-C', repo, ...args], { maxBuffer: 1 << 20 }, (error, stdout) => (error ? reject(error) : resolve(stdout.trim())));
+    // Only hash-object and mktree read their stdin; the others may exit before it is written (EPIPE).
+    child.stdin?.on('error', () => undefined);
+    child.stdin?.end(input ?? '');
+  });
+}
+
+/**
+ * A bare repository at `repo` whose one commit holds a valid process package (`extension.json`,
+ * `bin/x.js`) and `bomb/`: `fanout` names of one subtree at each of `depth` levels, over a
+ * bottom tree of `fanout` names of one blob of `blobBytes` zeros. It checks out to
+ * fanout^(depth+1) files of blobBytes each, from depth + 4 objects.
+ */
+async function gitBomb(repo: string, shape: { fanout: number; depth: number; blobBytes: number }): Promise<string> {
+  await exec('git', ['init', '--quiet', '--bare', repo]);
+  const blob = (text: string | Buffer) => gitIn(repo, ['hash-object', '-w', '--stdin'], text.toString());
+  const tree = (lines: string[]) => gitIn(repo, ['mktree'], lines.map((l) => `${l}\n`).join(''));
+  const names = Array.from({ length: shape.fanout }, (_, i) => i);
+  const leaf = await blob('\0'.repeat(shape.blobBytes));
+  let level = await tree(names.map((i) => `100644 blob ${leaf}\tf${i}`));
+  for (let d = 0; d < shape.depth; d++) {
+    const sub = level;
+    level = await tree(names.map((i) => `040000 tree ${sub}\td${i}`));
+  }
+  const manifest = await blob(JSON.stringify({ id: 'acme.bomb', name: 'Bomb', version: '1.0.0', runtime: 'process', entry: 'bin/x.js' }));
+  const bin = await tree([`100644 blob ${await blob('process.exit(0)\n')}\tx.js`]);
+  const root = await tree([`100644 blob ${manifest}\textension.json`, `040000 tree ${bin}\tbin`, `040000 tree ${level}\tbomb`]);
+  const commit = await gitIn(repo, ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit-tree', root, '-m', 'bomb']);
+  await gitIn(repo, ['update-ref', 'refs/heads/main', commit]);
+  await gitIn(repo, ['symbolic-ref', 'HEAD', 'refs/heads/main']);
+  return pathToFileURL(repo).href;
+}
+
+const Bomb = suite('registry :: a git source checks out within the install budgets');
+
+Bomb('should refuse a repository whose tree names more files than --max-entries, before checking anything out', () =>
+  withProject(async (t) => {
+    // 10 × 10 × 10 = 1,000 files (and 111 folders) from 8 objects.
+    const url = await gitBomb(join(t.root, 'bomb.git'), { fanout: 10, depth: 2, blobBytes: 1 });
+    const paths = registryPaths({ cwd: t.project });
+    const error = await installExtension({ source: url, paths, archiveLimits: { maxEntries: 100 } }).catch((e) => e);
+    assert.instance(error, Error, 'the install went through');
+    assert.is(error.code, LocalErrorCode.Limit, error.message);
+    assert.is(error.data?.budget, 'entries');
+    assert.is(error.data?.option, '--max-entries');
+    assert.match(error.message, /--max-entries 200/);
+    assert.not.ok(await stat(join(t.project, '.mep/extensions/acme.bomb')).catch(() => undefined), 'nothing installed');
+    // Within the budget the same repository installs.
+    const ok = await installExtension({ source: url, paths, archiveLimits: { maxEntries: 2000 } });
+    assert.is(ok.id, 'acme.bomb');
+  }),
+);
+
+Bomb('should refuse a repository whose tree checks out to more bytes than --max-unpacked, counting each name of one blob', () =>
+  withProject(async (t) => {
+    // One blob of 1 MiB zeros (about 1 KB stored), named 8 times: 8 MiB on disk.
+    const url = await gitBomb(join(t.root, 'bomb.git'), { fanout: 8, depth: 0, blobBytes: 1 << 20 });
+    const error = await installExtension({ source: url, paths: registryPaths({ cwd: t.project }), archiveLimits: { maxBytes: 4 << 20 } }).catch((e) => e);
+    assert.instance(error, Error, 'the install went through');
+    assert.is(error.code, LocalErrorCode.Limit, error.message);
+    assert.is(error.data?.budget, 'bytes');
+    assert.is(error.data?.option, '--max-unpacked');
+    assert.match(error.message, /--max-unpacked 8MiB/);
+  }),
+);
+
+// Under `npm run test:long`: a regression here would check out 10^9 files.
+if (LONG_TESTS) {
+  Bomb('should stop reading a tree of 10^9 files at the default entry budget, with nothing checked out', () =>
+    withProject(async (t) => {
+      // 10^9 files from 13 objects: before the bound, git checked them out until the disk was full.
+      const url = await gitBomb(join(t.root, 'bomb.git'), { fanout: 10, depth: 8, blobBytes: 1 });
+      const error = await installExtension({ source: url, paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+      assert.is(error.code, LocalErrorCode.Limit, error.message);
+      assert.is(error.data?.budget, 'entries');
+      assert.is(error.data?.limit, 10_000);
+    }),
+  );
+}
+
+Bomb.run();

@@ -1,0 +1,88 @@
+/**
+ * A git source's tree, held to the install's budgets before it is checked out. A commit's tree
+ * is a graph: one subtree or one blob may be named any number of times, so a repository of a
+ * few kilobytes can check out to millions of files or gigabytes (a "git bomb": 13 objects, 10^9
+ * files). The tree is listed with `git ls-tree` (names and object sizes, nothing written),
+ * streamed and counted as an archive's members are (`--max-entries`, `--max-unpacked`), and the
+ * listing is stopped at the first budget passed. Node edge.
+ */
+import { spawn } from 'node:child_process';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { createArchiveBudget } from './archive/budget.ts';
+import type { ArchiveLimits } from './archive/budget.ts';
+
+/** The longest `<mode> <type> <object> <size>` head of a listed entry (a SHA-256 object id is 64 hex digits). */
+const MAX_HEAD = 256;
+const TAB = 0x09;
+const NUL = 0x00;
+
+function listingError(spec: string, detail: string): MepError {
+  return new MepError(LocalErrorCode.Registry, `git ls-tree failed for ${spec}: ${detail}. Check the URL and the #ref.`, {
+    data: { source: spec, reason: 'git', command: 'ls-tree' },
+  });
+}
+
+/**
+ * Counts every entry of `commit`'s whole tree in the clone `dir` (folders, files, links,
+ * submodules) against `limits.maxEntries` and the sizes of its blobs, each time it is named,
+ * against `limits.maxBytes`. Throws the budget's MepError(ERR_LIMIT) (`data.budget`, `data.option`)
+ * past either, with git stopped; resolves when the whole tree fits.
+ *
+ * @example
+ * await checkTreeBudget(clone, commit, 'file:///srv/x.git#v1', archiveLimitsOf());
+ */
+export function checkTreeBudget(dir: string, commit: string, spec: string, limits: Readonly<ArchiveLimits>): Promise<void> {
+  const budget = createArchiveBudget(limits, spec, 'repository');
+  const git = spawn('git', ['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], {
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise<void>((resolve, reject) => {
+    let failure: Error | undefined;
+    let head: number[] = [];
+    let inPath = false;
+    let stderr = '';
+    const stop = (error: Error): void => {
+      failure ??= error;
+      git.stdout.destroy();
+      git.kill('SIGKILL');
+    };
+    /** One listed entry's head: `100644 blob <id>     1234` (`-` for a folder or a submodule). */
+    const count = (text: string): void => {
+      const size = /^\d+ (?:blob|tree|commit) [0-9a-f]+ +(-|\d+)$/.exec(text)?.[1];
+      if (size === undefined) throw listingError(spec, `unexpected line ${JSON.stringify(text.slice(0, 80))}`);
+      budget.entry();
+      if (size !== '-') budget.bytes(Number(size));
+    };
+    git.stdout.on('data', (chunk: Buffer) => {
+      if (failure !== undefined) return;
+      try {
+        for (const byte of chunk) {
+          if (inPath) {
+            // A name is skipped, never kept: a tree may hold names of any length.
+            if (byte === NUL) inPath = false;
+          } else if (byte === TAB) {
+            count(String.fromCharCode(...head));
+            head = [];
+            inPath = true;
+          } else if (head.length >= MAX_HEAD) {
+            throw listingError(spec, 'an entry longer than git lists');
+          } else {
+            head.push(byte);
+          }
+        }
+      } catch (error) {
+        stop(error as Error);
+      }
+    });
+    git.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr = (stderr + text).slice(-4096);
+    });
+    git.on('error', (error) => stop(listingError(spec, error.message)));
+    git.on('close', (code) => {
+      if (failure !== undefined) reject(failure);
+      else if (code !== 0) reject(listingError(spec, stderr.trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
+      else resolve();
+    });
+  });
+}
