@@ -8,7 +8,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -86,6 +87,37 @@ Bomb('should refuse a repository whose tree checks out to more bytes than --max-
     assert.is(error.data?.budget, 'bytes');
     assert.is(error.data?.option, '--max-unpacked');
     assert.match(error.message, /--max-unpacked 8MiB/);
+  }),
+);
+
+Bomb('should stop a clone whose history takes more than --max-unpacked, though the commit installed is small', () =>
+  withProject(async (t) => {
+    // The first commit holds 12 MiB that does not compress; the second removes it.
+    const work = join(t.root, 'work');
+    const g = (...args: string[]) => exec('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    await exec('git', ['init', '--quiet', work]);
+    await writeFile(join(work, 'big.bin'), randomBytes(12 << 20));
+    await g('add', '.');
+    await g('commit', '--quiet', '-m', 'big');
+    await g('rm', '--quiet', 'big.bin');
+    await mkdir(join(work, 'bin'));
+    await writeFile(join(work, 'bin/x.js'), 'process.exit(0)\n');
+    await writeFile(join(work, 'extension.json'), JSON.stringify({ id: 'acme.history', name: 'History', version: '1.0.0', runtime: 'process', entry: 'bin/x.js' }));
+    await g('add', '.');
+    await g('commit', '--quiet', '-m', 'package');
+    const repo = join(t.root, 'history.git');
+    await exec('git', ['clone', '--quiet', '--bare', work, repo]);
+    const paths = registryPaths({ cwd: t.project });
+    // A plain path too: git's local clone would copy or link the objects without its transport.
+    for (const source of [pathToFileURL(repo).href, repo]) {
+      const error = await installExtension({ source, paths, archiveLimits: { maxBytes: 4 << 20 } }).catch((e) => e);
+      assert.instance(error, Error, `${source}: the install went through`);
+      assert.is(error.code, LocalErrorCode.Limit, error.message);
+      assert.is(error.data?.budget, 'bytes');
+      assert.is(error.data?.option, '--max-unpacked');
+      assert.match(error.message, /repository .* downloads more than 4 MiB/);
+    }
+    assert.is((await installExtension({ source: repo, paths, archiveLimits: { maxBytes: 16 << 20 } })).id, 'acme.history');
   }),
 );
 

@@ -6,15 +6,16 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
-import { checkTreeBudget } from './git-tree-budget.ts';
+import { checkTreeBudget, watchCloneSize } from './git-budget.ts';
 
 const run = promisify(execFile);
 
-async function git(args: string[], spec: string): Promise<string> {
+async function git(args: string[], spec: string, signal?: AbortSignal): Promise<string> {
   try {
     const { stdout } = await run('git', args, {
       env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
       maxBuffer: 16 * 1024 * 1024,
+      ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
     });
     return stdout.trim();
   } catch (error) {
@@ -44,7 +45,7 @@ export async function cloneAt(url: string, ref: string | undefined, dir: string,
   if (ref !== undefined && ref.startsWith('-')) {
     throw new MepError(LocalErrorCode.Usage, `The ref #${ref} in ${spec} starts with '-'; name a branch, tag or commit.`, { data: { source: spec } });
   }
-  await git(['clone', '--quiet', '--no-checkout', '--', url, dir], spec);
+  await cloneWithin(url, dir, spec, limits);
   let commit = await resolveRef(dir, ref ?? 'HEAD', spec);
   // Branches other than the default exist only as remote-tracking refs after a clone.
   if (commit === undefined && ref !== undefined) commit = await resolveRef(dir, `origin/${ref}`, spec);
@@ -56,6 +57,23 @@ export async function cloneAt(url: string, ref: string | undefined, dir: string,
   await checkTreeBudget(dir, commit, spec, limits);
   await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec);
   return commit;
+}
+
+/**
+ * `git clone --no-checkout` held to `limits.maxBytes`: what it has taken on disk is looked at
+ * while it runs and once it is done, and git is stopped past the budget (ERR_LIMIT). Always
+ * through git's transport (`--no-local`): a plain path is not copied or linked object by object.
+ */
+async function cloneWithin(url: string, dir: string, spec: string, limits: Readonly<ArchiveLimits>): Promise<void> {
+  const watch = watchCloneSize(dir, spec, limits);
+  try {
+    await git(['clone', '--quiet', '--no-checkout', '--no-local', '--', url, dir], spec, watch.signal);
+  } catch (error) {
+    throw watch.exceeded() ?? error;
+  } finally {
+    watch.stop();
+  }
+  await watch.final();
 }
 
 async function resolveRef(dir: string, ref: string, spec: string): Promise<string | undefined> {

@@ -1,5 +1,6 @@
 /**
- * A git source's tree, held to the install's budgets before it is checked out. A commit's tree
+ * A git source held to the install's budgets: what its clone takes on disk (the history, as
+ * git received it), and its commit's tree before it is checked out. A commit's tree
  * is a graph: one subtree or one blob may be named any number of times, so a repository of a
  * few kilobytes can check out to millions of files or gigabytes (a "git bomb": 13 objects, 10^9
  * files). The tree is listed with `git ls-tree` (names and object sizes, nothing written),
@@ -7,9 +8,72 @@
  * listing is stopped at the first budget passed. Node edge.
  */
 import { spawn } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { createArchiveBudget } from './archive/budget.ts';
+import { budgetError, createArchiveBudget } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
+
+/** How often a running clone's size on disk is looked at: it may pass the budget by what arrives meanwhile. */
+const CLONE_POLL_MS = 100;
+
+/** A running clone's size, watched; see {@link watchCloneSize}. */
+export interface CloneWatch {
+  /** Aborted when the clone passed the budget: stop git with it. */
+  readonly signal: AbortSignal;
+  /** The budget error, once passed. */
+  exceeded(): MepError | undefined;
+  /** Stops watching. */
+  stop(): void;
+  /** Measures the finished clone once more; throws the budget error past it. */
+  final(): Promise<void>;
+}
+
+/** Bytes of the files under `dir`, recursively (a clone's `.git`: packs, their indexes, refs). */
+async function bytesUnder(dir: string): Promise<number> {
+  let total = 0;
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  for (const entry of entries) {
+    if (entry.isFile()) total += (await stat(join(entry.path, entry.name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/**
+ * Watches what the clone into `dir` takes on disk (its `.git/objects`, where git writes the pack
+ * it receives as it receives it) against `limits.maxBytes`, every {@link CLONE_POLL_MS} ms.
+ *
+ * @example
+ * const watch = watchCloneSize(dir, spec, limits);
+ * await git(['clone', …], { signal: watch.signal }).catch((e) => { throw watch.exceeded() ?? e; }).finally(watch.stop);
+ * await watch.final();
+ */
+export function watchCloneSize(dir: string, spec: string, limits: Readonly<ArchiveLimits>): CloneWatch {
+  const abort = new AbortController();
+  const objects = join(dir, '.git', 'objects');
+  let error: MepError | undefined;
+  let measuring = false;
+  const measure = async (): Promise<void> => {
+    if ((await bytesUnder(objects)) > limits.maxBytes) {
+      error ??= budgetError(spec, 'bytes', limits.maxBytes, 'downloads more than', 'repository');
+      abort.abort(error);
+    }
+  };
+  const timer = setInterval(() => {
+    if (measuring || error) return;
+    measuring = true;
+    void measure().finally(() => (measuring = false));
+  }, CLONE_POLL_MS);
+  return {
+    signal: abort.signal,
+    exceeded: () => error,
+    stop: () => clearInterval(timer),
+    async final() {
+      await measure();
+      if (error) throw error;
+    },
+  };
+}
 
 /** The longest `<mode> <type> <object> <size>` head of a listed entry (a SHA-256 object id is 64 hex digits). */
 const MAX_HEAD = 256;
