@@ -10,6 +10,8 @@ import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -118,6 +120,26 @@ Bomb('should stop a clone whose history takes more than --max-unpacked, though t
       assert.match(error.message, /repository .* downloads more than 4 MiB/);
     }
     assert.is((await installExtension({ source: repo, paths, archiveLimits: { maxBytes: 16 << 20 } })).id, 'acme.history');
+  }),
+);
+
+Bomb('should stop a git server that never answers at the fetch deadline (maxFetchMs), and refuse a deadline no timer holds', () =>
+  withProject(async (t) => {
+    const server = createServer(() => undefined); // takes git's request, never answers
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const paths = registryPaths({ cwd: t.project });
+      const error = await installExtension({ source: `http://127.0.0.1:${port}/stall.git`, paths, archiveLimits: { maxFetchMs: 600 } }).catch((e) => e);
+      assert.instance(error, Error, 'still waiting');
+      assert.equal([error.code, error.data?.limit, error.data?.option], [LocalErrorCode.Timeout, 'maxFetchMs', '--fetch-timeout'], error.message);
+      const overflow = await installExtension({ source: `http://127.0.0.1:${port}/stall.git`, paths, archiveLimits: { maxFetchMs: 2 ** 31 } }).catch((e) => e);
+      assert.is(overflow.code, LocalErrorCode.Usage, overflow.message);
+      assert.match(overflow.message, /at most 2147483647 ms/);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   }),
 );
 

@@ -95,11 +95,12 @@ function listingError(spec: string, detail: string): MepError {
  * @example
  * await checkTreeBudget(clone, commit, 'file:///srv/x.git#v1', archiveLimitsOf());
  */
-export function checkTreeBudget(dir: string, commit: string, spec: string, limits: Readonly<ArchiveLimits>): Promise<void> {
+export function checkTreeBudget(dir: string, commit: string, spec: string, limits: Readonly<ArchiveLimits>, signal?: AbortSignal): Promise<void> {
   const budget = createArchiveBudget(limits, spec, 'repository');
   const git = spawn('git', ['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], {
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
   });
   return new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;

@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { startFetchDeadline } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
 import { checkTreeBudget, watchCloneSize } from './git-budget.ts';
 
@@ -45,17 +46,30 @@ export async function cloneAt(url: string, ref: string | undefined, dir: string,
   if (ref !== undefined && ref.startsWith('-')) {
     throw new MepError(LocalErrorCode.Usage, `The ref #${ref} in ${spec} starts with '-'; name a branch, tag or commit.`, { data: { source: spec } });
   }
-  await cloneWithin(url, dir, spec, limits);
-  let commit = await resolveRef(dir, ref ?? 'HEAD', spec);
+  // Clone, listing and checkout together within the fetch deadline: a server that stalls or
+  // trickles is stopped then (ERR_TIMEOUT), whatever step git is at.
+  const deadline = startFetchDeadline(limits, spec);
+  try {
+    return await cloneAndCheckOut(url, ref, dir, spec, limits, deadline.signal);
+  } catch (error) {
+    throw deadline.passed() ?? error;
+  } finally {
+    deadline.stop();
+  }
+}
+
+async function cloneAndCheckOut(url: string, ref: string | undefined, dir: string, spec: string, limits: Readonly<ArchiveLimits>, signal: AbortSignal): Promise<string> {
+  await cloneWithin(url, dir, spec, limits, signal);
+  let commit = await resolveRef(dir, ref ?? 'HEAD', spec, signal);
   // Branches other than the default exist only as remote-tracking refs after a clone.
-  if (commit === undefined && ref !== undefined) commit = await resolveRef(dir, `origin/${ref}`, spec);
+  if (commit === undefined && ref !== undefined) commit = await resolveRef(dir, `origin/${ref}`, spec, signal);
   if (commit === undefined) {
     throw new MepError(LocalErrorCode.Registry, `The ref #${ref} does not exist in ${url}. Name an existing branch, tag or commit.`, {
       data: { source: spec, ref, reason: 'git-ref' },
     });
   }
-  await checkTreeBudget(dir, commit, spec, limits);
-  await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec);
+  await checkTreeBudget(dir, commit, spec, limits, signal);
+  await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec, signal);
   return commit;
 }
 
@@ -64,10 +78,10 @@ export async function cloneAt(url: string, ref: string | undefined, dir: string,
  * while it runs and once it is done, and git is stopped past the budget (ERR_LIMIT). Always
  * through git's transport (`--no-local`): a plain path is not copied or linked object by object.
  */
-async function cloneWithin(url: string, dir: string, spec: string, limits: Readonly<ArchiveLimits>): Promise<void> {
+async function cloneWithin(url: string, dir: string, spec: string, limits: Readonly<ArchiveLimits>, deadline: AbortSignal): Promise<void> {
   const watch = watchCloneSize(dir, spec, limits);
   try {
-    await git(['clone', '--quiet', '--no-checkout', '--no-local', '--', url, dir], spec, watch.signal);
+    await git(['clone', '--quiet', '--no-checkout', '--no-local', '--', url, dir], spec, AbortSignal.any([watch.signal, deadline]));
   } catch (error) {
     throw watch.exceeded() ?? error;
   } finally {
@@ -76,9 +90,9 @@ async function cloneWithin(url: string, dir: string, spec: string, limits: Reado
   await watch.final();
 }
 
-async function resolveRef(dir: string, ref: string, spec: string): Promise<string | undefined> {
+async function resolveRef(dir: string, ref: string, spec: string, signal: AbortSignal): Promise<string | undefined> {
   try {
-    return await git(['-C', dir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], spec);
+    return await git(['-C', dir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], spec, signal);
   } catch (error) {
     if ((error as MepError).data && ((error as MepError).data as { reason?: string }).reason === 'git-missing') throw error;
     return undefined;
