@@ -9,7 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -139,6 +139,41 @@ Bomb('should stop a git server that never answers at the fetch deadline (maxFetc
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  }),
+);
+
+Bomb("should check out the blobs as they are, through none of the user's filters a repository's .gitattributes selects", () =>
+  withProject(async (t) => {
+    // The user's git configuration defines a smudge filter (as `git lfs install` defines
+    // filter.lfs.*, whose smudge downloads what a pointer file names, from a URL the repository's
+    // .lfsconfig gives): a repository selecting it made the checkout write what the filter
+    // wrote, not the blobs the budgets counted. Here the filter writes 8 MiB and leaves a mark.
+    const mark = join(t.root, 'filter-ran');
+    const work = join(t.root, 'work');
+    const g = (...args: string[]) => exec('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    await exec('git', ['init', '--quiet', work]);
+    await mkdir(join(work, 'bin'));
+    await writeFile(join(work, 'bin/x.js'), 'process.exit(0)\n');
+    await writeFile(join(work, 'extension.json'), JSON.stringify({ id: 'acme.filtered', name: 'Filtered', version: '1.0.0', runtime: 'process', entry: 'bin/x.js' }));
+    await writeFile(join(work, '.gitattributes'), '* filter=amp\n');
+    await g('add', '.');
+    await g('commit', '--quiet', '-m', 'package');
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      GIT_CONFIG_COUNT: '1',
+      GIT_CONFIG_KEY_0: 'filter.amp.smudge',
+      GIT_CONFIG_VALUE_0: `touch '${mark}'; head -c 8388608 /dev/zero`,
+    });
+    try {
+      const result = await installExtension({ source: pathToFileURL(work).href, paths: registryPaths({ cwd: t.project }), archiveLimits: { maxBytes: 4 << 20 } });
+      assert.is(await readFile(join(result.dir, 'bin/x.js'), 'utf8'), 'process.exit(0)\n');
+      assert.not.ok(await stat(mark).catch(() => undefined), "the user's filter ran on the repository's files");
+    } finally {
+      for (const key of ['GIT_CONFIG_COUNT', 'GIT_CONFIG_KEY_0', 'GIT_CONFIG_VALUE_0']) {
+        if (saved[key] === undefined) delete process.env[key];
+        else process.env[key] = saved[key];
+      }
     }
   }),
 );

@@ -1,8 +1,11 @@
 /**
  * Fetching a package from git: clone, check out `#ref` (branch, tag or commit), record the
- * commit. Runs the `git` on PATH with prompts disabled; nothing from the repository is executed.
+ * commit. Runs the `git` on PATH with prompts disabled; nothing from the repository is executed,
+ * and no filter of the user's git configuration is run on its files.
  */
 import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { startFetchDeadline } from './archive/budget.ts';
@@ -69,6 +72,12 @@ async function cloneAndCheckOut(url: string, ref: string | undefined, dir: strin
     });
   }
   await checkTreeBudget(dir, commit, spec, limits, signal);
+  // The files are the blobs the budget counted, byte for byte: no filter of the user's
+  // configuration (git-lfs's smudge fetches what a pointer names, from where the repository's
+  // .lfsconfig says), no end-of-line, ident or encoding conversion, whatever .gitattributes asks.
+  // $GIT_DIR/info/attributes comes before every .gitattributes of the tree.
+  await mkdir(join(dir, '.git', 'info'), { recursive: true });
+  await writeFile(join(dir, '.git', 'info', 'attributes'), '* -filter -text -ident -working-tree-encoding\n');
   await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec, signal);
   return commit;
 }
