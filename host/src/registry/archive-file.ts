@@ -9,7 +9,7 @@ import { open } from 'node:fs/promises';
 import { openRegularFile } from '../files/regular-file.ts';
 import type { OpenedFile } from '../files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { budgetError } from './archive/budget.ts';
+import { budgetError, startFetchDeadline } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
 import type { InstallSource } from './install-source.ts';
 
@@ -19,7 +19,7 @@ function downloadError(source: ArchiveSource, message: string, data: Record<stri
   return new MepError(LocalErrorCode.Registry, message, { data: { source: source.spec, reason: 'download', ...data } });
 }
 
-async function openSource(source: ArchiveSource, limits: Readonly<ArchiveLimits>): Promise<AsyncIterable<Uint8Array>> {
+async function openSource(source: ArchiveSource, limits: Readonly<ArchiveLimits>, signal: AbortSignal): Promise<AsyncIterable<Uint8Array>> {
   if ('path' in source.location) {
     const path = source.location.path;
     let opened: OpenedFile;
@@ -41,8 +41,9 @@ async function openSource(source: ArchiveSource, limits: Readonly<ArchiveLimits>
   const url = source.location.url;
   let response: Response;
   try {
-    response = await fetch(url, { redirect: 'follow' });
+    response = await fetch(url, { redirect: 'follow', signal });
   } catch (error) {
+    if (signal.aborted) throw signal.reason;
     throw downloadError(source, `Cannot download ${url}: ${(error as Error).message}. Check the URL and the network, or download it and install the file.`);
   }
   if (!response.ok || response.body === null) {
@@ -82,13 +83,23 @@ async function* webChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint
 
 /**
  * Copies the archive of `source` to `file` (which must not exist) and returns its sha256.
- * Throws MepError(ERR_LIMIT, `data.budget: 'bytes'`) past `limits.maxBytes`.
+ * Throws MepError(ERR_LIMIT, `data.budget: 'bytes'`) past `limits.maxBytes`, and
+ * MepError(ERR_TIMEOUT, `data.limit: 'maxFetchMs'`) when it has not arrived within `limits.maxFetchMs`.
  *
  * @example
  * const sha256 = await copyArchive(source, join(scratch, 'archive.bin'), limits);
  */
 export async function copyArchive(source: ArchiveSource, file: string, limits: Readonly<ArchiveLimits>): Promise<string> {
-  const input = await openSource(source, limits);
+  const deadline = startFetchDeadline(limits, source.spec);
+  try {
+    return await copyWithin(source, file, limits, deadline.signal);
+  } finally {
+    deadline.stop();
+  }
+}
+
+async function copyWithin(source: ArchiveSource, file: string, limits: Readonly<ArchiveLimits>, signal: AbortSignal): Promise<string> {
+  const input = await openSource(source, limits, signal);
   const hash = createHash('sha256');
   const output = await open(file, 'wx', 0o600);
   let bytes = 0;
@@ -99,6 +110,7 @@ export async function copyArchive(source: ArchiveSource, file: string, limits: R
       try {
         next = await iterator.next();
       } catch (error) {
+        if (signal.aborted) throw signal.reason;
         throw downloadError(source, `Reading ${source.spec} failed: ${(error as Error).message}. Try again, or download it and install the file.`);
       }
       if (next.done) break;

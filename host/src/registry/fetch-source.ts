@@ -65,7 +65,7 @@ export async function fetchPackage(source: InstallSource, work: string, limits: 
   }
   if (source.kind === 'git') {
     const clone = join(work, 'git');
-    const commit = await cloneAt(source.url, source.ref, clone, source.spec);
+    const commit = await cloneAt(source.url, source.ref, clone, source.spec, limits);
     if (!source.subdir) return { dir: clone, commit };
     const dir = join(clone, source.subdir);
     const real = await realpath(dir).catch(() => undefined);

@@ -1,18 +1,25 @@
 /**
  * Fetching a package from git: clone, check out `#ref` (branch, tag or commit), record the
- * commit. Runs the `git` on PATH with prompts disabled; nothing from the repository is executed.
+ * commit. Runs the `git` on PATH with prompts disabled; nothing from the repository is executed,
+ * and no filter of the user's git configuration is run on its files.
  */
 import { execFile } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { startFetchDeadline } from './archive/budget.ts';
+import type { ArchiveLimits } from './archive/budget.ts';
+import { checkTreeBudget, watchCloneSize } from './git-budget.ts';
 
 const run = promisify(execFile);
 
-async function git(args: string[], spec: string): Promise<string> {
+async function git(args: string[], spec: string, signal?: AbortSignal): Promise<string> {
   try {
     const { stdout } = await run('git', args, {
       env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
       maxBuffer: 16 * 1024 * 1024,
+      ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
     });
     return stdout.trim();
   } catch (error) {
@@ -32,31 +39,69 @@ async function git(args: string[], spec: string): Promise<string> {
 
 /**
  * Clones `url` into `dir` (which must not exist), checks out `ref` when given and returns the
- * commit now checked out.
+ * commit now checked out. The commit's whole tree is held to `limits` (entries and bytes, as an
+ * archive's members) before a file of it is written.
  *
  * @example
- * const commit = await cloneAt('file:///srv/crm.git', 'v1.2.0', tmp, spec);
+ * const commit = await cloneAt('file:///srv/crm.git', 'v1.2.0', tmp, spec, archiveLimitsOf());
  */
-export async function cloneAt(url: string, ref: string | undefined, dir: string, spec: string): Promise<string> {
+export async function cloneAt(url: string, ref: string | undefined, dir: string, spec: string, limits: Readonly<ArchiveLimits>): Promise<string> {
   if (ref !== undefined && ref.startsWith('-')) {
     throw new MepError(LocalErrorCode.Usage, `The ref #${ref} in ${spec} starts with '-'; name a branch, tag or commit.`, { data: { source: spec } });
   }
-  await git(['clone', '--quiet', '--no-checkout', '--', url, dir], spec);
-  let commit = await resolveRef(dir, ref ?? 'HEAD', spec);
+  // Clone, listing and checkout together within the fetch deadline: a server that stalls or
+  // trickles is stopped then (ERR_TIMEOUT), whatever step git is at.
+  const deadline = startFetchDeadline(limits, spec);
+  try {
+    return await cloneAndCheckOut(url, ref, dir, spec, limits, deadline.signal);
+  } catch (error) {
+    throw deadline.passed() ?? error;
+  } finally {
+    deadline.stop();
+  }
+}
+
+async function cloneAndCheckOut(url: string, ref: string | undefined, dir: string, spec: string, limits: Readonly<ArchiveLimits>, signal: AbortSignal): Promise<string> {
+  await cloneWithin(url, dir, spec, limits, signal);
+  let commit = await resolveRef(dir, ref ?? 'HEAD', spec, signal);
   // Branches other than the default exist only as remote-tracking refs after a clone.
-  if (commit === undefined && ref !== undefined) commit = await resolveRef(dir, `origin/${ref}`, spec);
+  if (commit === undefined && ref !== undefined) commit = await resolveRef(dir, `origin/${ref}`, spec, signal);
   if (commit === undefined) {
     throw new MepError(LocalErrorCode.Registry, `The ref #${ref} does not exist in ${url}. Name an existing branch, tag or commit.`, {
       data: { source: spec, ref, reason: 'git-ref' },
     });
   }
-  await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec);
+  await checkTreeBudget(dir, commit, spec, limits, signal);
+  // The files are the blobs the budget counted, byte for byte: no filter of the user's
+  // configuration (git-lfs's smudge fetches what a pointer names, from where the repository's
+  // .lfsconfig says), no end-of-line, ident or encoding conversion, whatever .gitattributes asks.
+  // $GIT_DIR/info/attributes comes before every .gitattributes of the tree.
+  await mkdir(join(dir, '.git', 'info'), { recursive: true });
+  await writeFile(join(dir, '.git', 'info', 'attributes'), '* -filter -text -ident -working-tree-encoding\n');
+  await git(['-C', dir, 'checkout', '--quiet', '--detach', commit], spec, signal);
   return commit;
 }
 
-async function resolveRef(dir: string, ref: string, spec: string): Promise<string | undefined> {
+/**
+ * `git clone --no-checkout` held to `limits.maxBytes`: what it has taken on disk is looked at
+ * while it runs and once it is done, and git is stopped past the budget (ERR_LIMIT). Always
+ * through git's transport (`--no-local`): a plain path is not copied or linked object by object.
+ */
+async function cloneWithin(url: string, dir: string, spec: string, limits: Readonly<ArchiveLimits>, deadline: AbortSignal): Promise<void> {
+  const watch = watchCloneSize(dir, spec, limits);
   try {
-    return await git(['-C', dir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], spec);
+    await git(['clone', '--quiet', '--no-checkout', '--no-local', '--', url, dir], spec, AbortSignal.any([watch.signal, deadline]));
+  } catch (error) {
+    throw watch.exceeded() ?? error;
+  } finally {
+    watch.stop();
+  }
+  await watch.final();
+}
+
+async function resolveRef(dir: string, ref: string, spec: string, signal: AbortSignal): Promise<string | undefined> {
+  try {
+    return await git(['-C', dir, 'rev-parse', '--verify', '--quiet', `${ref}^{commit}`], spec, signal);
   } catch (error) {
     if ((error as MepError).data && ((error as MepError).data as { reason?: string }).reason === 'git-missing') throw error;
     return undefined;

@@ -4,10 +4,10 @@
  * the swap happens in scratch directories, so a failure leaves the previous install untouched.
  */
 import { randomBytes } from 'node:crypto';
-import { cp, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
+import { makeProcessTemp } from '../files/process-temp.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { readClaimSet } from '../session/read-claims.ts';
 import type { Transport } from '../transport/types.ts';
@@ -83,7 +83,9 @@ export async function installExtension(options: InstallOptions): Promise<Install
   const target = options.paths[scope];
   const source = parseInstallSource(options.source, options.paths.projectRoot);
   const limits = archiveLimitsOf(options.archiveLimits);
-  const scratch = await mkdtemp(join(tmpdir(), 'mep-install-'));
+  // Removed at exit too (Ctrl+C, SIGTERM), and by the next install when a killed one left it.
+  const temp = makeProcessTemp('mep-install-');
+  const scratch = temp.dir;
   try {
     const fetched = await fetchPackage(source, scratch, limits);
     const selected = await readManifest(fetched.dir);
@@ -128,7 +130,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
     });
     return { id: manifest.id, version: manifest.version, runtime: manifest.runtime, scope, dir, lock: target.lock, entry, replaced };
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await temp.remove();
   }
 }
 

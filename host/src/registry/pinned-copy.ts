@@ -7,13 +7,12 @@
  * times as made), removed when the process exits, and removed by the next `mep` when a killed
  * one left them. The working directory stays the package directory. Node edge.
  */
-import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { chmod, lstat, mkdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { basename, dirname, join, parse } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { copyRegularFile, hashRegularFile } from '../files/copy-file.ts';
+import { makeProcessTemp } from '../files/process-temp.ts';
 import { readJsonFile } from '../files/json-file.ts';
 import { mismatch } from './integrity.ts';
 import type { ArtifactPin } from './integrity.ts';
@@ -33,43 +32,10 @@ let privateDir: string | undefined;
 const identityOf = (info: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number; mode: number }): string =>
   [info.dev, info.ino, info.size, info.mtimeMs, info.ctimeMs, info.mode].join(':');
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Removes the run directories of this user's `mep` processes that are gone (killed before their exit handler ran). */
-function sweepStale(root: string): void {
-  const uid = process.getuid?.();
-  for (const name of readdirSync(root)) {
-    const pid = new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
-    try {
-      const info = lstatSync(join(root, name));
-      if (info.isDirectory() && (uid === undefined || info.uid === uid)) rmSync(join(root, name), { recursive: true, force: true });
-    } catch {
-      // Gone meanwhile, or not ours to remove.
-    }
-  }
-}
-
 /** This process's run directory, made on first use and removed at exit. */
 function runDirectory(): string {
-  if (privateDir !== undefined) return privateDir;
-  const root = tmpdir();
-  try {
-    sweepStale(root);
-  } catch {
-    // Only housekeeping: an unreadable temp directory fails at mkdtemp below with its reason.
-  }
-  const dir = mkdtempSync(join(root, `${PREFIX}${process.pid}-`));
-  privateDir = dir;
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  return dir;
+  privateDir ??= makeProcessTemp(PREFIX).dir;
+  return privateDir;
 }
 
 /**

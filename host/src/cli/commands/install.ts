@@ -9,7 +9,7 @@ import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
 import { cliRegistryPaths } from './extension-argument.ts';
 import { withJsonErrors } from './operation.ts';
-import { parseSize } from './limit-flags.ts';
+import { parseDuration, parseSize } from './limit-flags.ts';
 import { formatWasmAbi, wasmAbiOf } from './wasm-abi.ts';
 
 /** Path of the artifact of the package installed in `dir`. */
@@ -18,8 +18,9 @@ async function installedArtifact(dir: string): Promise<LaunchSpec> {
 }
 
 /** The archive budgets given on the command line. */
-function archiveLimitFlags(maxUnpacked: string | undefined, maxEntries: string | undefined): Partial<ArchiveLimits> {
+function archiveLimitFlags(maxUnpacked: string | undefined, maxEntries: string | undefined, fetchTimeout: string | undefined): Partial<ArchiveLimits> {
   const limits: Partial<ArchiveLimits> = {};
+  if (fetchTimeout !== undefined) limits.maxFetchMs = parseDuration('--fetch-timeout', fetchTimeout);
   if (maxUnpacked !== undefined) limits.maxBytes = parseSize('--max-unpacked', maxUnpacked);
   if (maxEntries !== undefined) {
     if (!/^[1-9][0-9]{0,8}$/.test(maxEntries)) throw new UsageError(`--max-entries takes a positive whole number, got '${maxEntries}'.`);
@@ -30,7 +31,7 @@ function archiveLimitFlags(maxUnpacked: string | undefined, maxEntries: string |
 
 export const installCommand: Command = {
   summary: 'install an extension package from a directory, git or an archive',
-  help: `Usage: mep install <source> [--user] [--probe | --no-probe] [--max-unpacked SIZE] [--max-entries N] [--json]
+  help: `Usage: mep install <source> [--user] [--probe | --no-probe] [--max-unpacked SIZE] [--max-entries N] [--fetch-timeout DURATION] [--json]
 
 Copies the package (extension.json, its entry, a process entry's source map <entry>.map when it
 has one, and the files its "files" lists; nothing else) into .mep/extensions/<id>/ (or
@@ -54,21 +55,25 @@ read and pinned at first use) unless --probe is given.
   --user       install for this user ($MEP_HOME, default ~/.mep) instead of this project
   --probe      read the claims now, also for a process extension
   --no-probe   do not run the artifact at install, also for a wasm module
-  --max-unpacked SIZE  an archive may take and unpack to at most SIZE (default 512MiB);
-                       a bigger one (a gzip bomb) fails at the budget, nothing installed
-  --max-entries N      an archive may hold at most N members (default 10000)
+  --max-unpacked SIZE  an archive may take and unpack to at most SIZE, a git commit's tree
+                       check out to at most SIZE (default 512MiB); a bigger one (a gzip or
+                       git bomb) fails at the budget, nothing installed
+  --max-entries N      an archive, or a git commit's tree, may hold at most N members
+                       (default 10000)
+  --fetch-timeout DURATION  a download, or a git clone and checkout, must arrive within
+                       DURATION (default 10m); a server that stalls or trickles is stopped
   --json       print the installed entry as JSON`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(
       argv,
-      { user: { type: 'boolean' }, probe: { type: 'boolean' }, 'no-probe': { type: 'boolean' }, json: { type: 'boolean' }, 'max-unpacked': { type: 'string' }, 'max-entries': { type: 'string' } },
+      { user: { type: 'boolean' }, probe: { type: 'boolean' }, 'no-probe': { type: 'boolean' }, json: { type: 'boolean' }, 'max-unpacked': { type: 'string' }, 'max-entries': { type: 'string' }, 'fetch-timeout': { type: 'string' } },
       'install',
     );
     return withJsonErrors(io, values.json, async () => {
       const source = onePositional(positionals, 'source', 'install');
       if (values.probe && values['no-probe']) throw new UsageError(`--probe and --no-probe exclude each other. Run 'mep install --help'.`);
       const probe = values.probe ? true : values['no-probe'] ? false : undefined;
-      const archiveLimits = archiveLimitFlags(values['max-unpacked'], values['max-entries']);
+      const archiveLimits = archiveLimitFlags(values['max-unpacked'], values['max-entries'], values['fetch-timeout']);
       const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', archiveLimits, redactor: io.redactor, ...(probe === undefined ? {} : { probe }) });
       const abi = result.runtime === 'wasm' ? await wasmAbiOf(await installedArtifact(result.dir)) : undefined;
       if (values.json) {

@@ -175,4 +175,31 @@ Hostile('should cap a download that never ends, and one announced too big, at th
   }),
 );
 
+Hostile('should stop a download that stalls or trickles at the fetch deadline (maxFetchMs, --fetch-timeout)', () =>
+  withProject(async (t) => {
+    const server = createServer((request, response) => {
+      if (request.url === '/silent.tgz') return; // accepts the request, never answers
+      response.writeHead(200);
+      // One byte every 50 ms: never idle, and 512 MiB at this pace is 850 years.
+      const timer = setInterval(() => response.write(new Uint8Array(1)), 50);
+      response.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const paths = registryPaths({ cwd: t.project });
+      for (const name of ['silent.tgz', 'trickle.tgz']) {
+        const error = await installExtension({ source: `http://127.0.0.1:${port}/${name}`, paths, archiveLimits: { maxFetchMs: 600 } }).catch((e) => e);
+        assert.instance(error, Error, `${name}: still waiting`);
+        assert.equal([error.code, error.data?.limit, error.data?.option], [LocalErrorCode.Timeout, 'maxFetchMs', '--fetch-timeout'], `${name}: ${error.message}`);
+        assert.match(error.message, /600 ms/);
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+    await assertNothingInstalled(t);
+  }),
+);
+
 Hostile.run();

@@ -1,0 +1,86 @@
+/**
+ * `mep install` interrupted leaves nothing in the temporary directory. Its scratch holds the
+ * whole fetched package (up to the 512 MiB / 10,000-entry budget of an archive or a git
+ * checkout, and its staged copy): before, SIGTERM or SIGINT ended `mep` without the `finally`
+ * that removes it, so every interrupted install left it in `$TMPDIR` for good, and a SIGKILLed
+ * one too.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { seededRotation } from '../../../fixtures/testing/tier.ts';
+import { withProject, type TempProject } from '../registry/test-support.ts';
+
+const mepBin = join(fileURLToPath(new URL('../../../', import.meta.url)), 'bin/mep.mjs');
+
+/** A process extension that, once probed, says so in `marker` and never answers. */
+async function stallingPackage(dir: string, marker: string): Promise<string> {
+  await mkdir(join(dir, 'bin'), { recursive: true });
+  await writeFile(
+    join(dir, 'bin/x.mjs'),
+    "import { writeFileSync } from 'node:fs';\nwriteFileSync(process.argv[2], 'started');\nprocess.stdin.on('end', () => process.exit(0)).resume();\n",
+  );
+  await writeFile(join(dir, 'extension.json'), JSON.stringify({ id: 'acme.stall', name: 'Stall', version: '1.0.0', runtime: 'process', entry: 'bin/x.mjs', args: [marker] }));
+  return dir;
+}
+
+/** `mep install <pkg> [...flags]` in the project, with its own TMPDIR. */
+function install(t: TempProject, tmp: string, pkg: string, ...flags: string[]): ChildProcess {
+  return spawn(process.execPath, [mepBin, 'install', pkg, ...flags], {
+    cwd: t.project,
+    env: { ...process.env, TMPDIR: tmp, MEP_HOME: t.home },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+}
+
+const exitOf = (child: ChildProcess): Promise<number | null> => new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+
+async function waitForFile(path: string): Promise<void> {
+  for (let i = 0; i < 3_000; i++) {
+    if (await readFile(path, 'utf8').catch(() => '')) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`${path} never appeared`);
+}
+
+const scratchLeft = async (tmp: string): Promise<string[]> => (await readdir(tmp)).filter((name) => name.startsWith('mep-install-'));
+
+const Interrupt = suite('cli :: mep install interrupted');
+
+// One signal a run, in turn by the seed (both under `npm run test:long`): the same exit path.
+for (const signal of seededRotation(['SIGTERM', 'SIGINT'] as const)) {
+  Interrupt(`should remove its scratch directory when it gets ${signal} mid-install`, () =>
+    withProject(async (t) => {
+      const tmp = join(t.root, 'tmp');
+      await mkdir(tmp);
+      const marker = join(t.root, 'probed');
+      const child = install(t, tmp, await stallingPackage(join(t.root, 'pkg'), marker), '--probe');
+      await waitForFile(marker);
+      assert.is((await scratchLeft(tmp)).length, 1, 'the install is under way');
+      child.kill(signal);
+      assert.is(await exitOf(child), signal === 'SIGTERM' ? 143 : 130);
+      assert.equal(await scratchLeft(tmp), []);
+    }),
+  );
+}
+
+Interrupt('should remove the scratch directory a SIGKILLed install left, at the next install', () =>
+  withProject(async (t) => {
+    const tmp = join(t.root, 'tmp');
+    await mkdir(tmp);
+    const marker = join(t.root, 'probed');
+    const pkg = await stallingPackage(join(t.root, 'pkg'), marker);
+    const killed = install(t, tmp, pkg, '--probe');
+    await waitForFile(marker);
+    killed.kill('SIGKILL');
+    await exitOf(killed);
+    assert.is((await scratchLeft(tmp)).length, 1, 'SIGKILL leaves it');
+    assert.is(await exitOf(install(t, tmp, pkg)), 0);
+    assert.equal(await scratchLeft(tmp), []);
+  }),
+);
+
+Interrupt.run();

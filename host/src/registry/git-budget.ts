@@ -1,0 +1,153 @@
+/**
+ * A git source held to the install's budgets: what its clone takes on disk (the history, as
+ * git received it), and its commit's tree before it is checked out. A commit's tree
+ * is a graph: one subtree or one blob may be named any number of times, so a repository of a
+ * few kilobytes can check out to millions of files or gigabytes (a "git bomb": 13 objects, 10^9
+ * files). The tree is listed with `git ls-tree` (names and object sizes, nothing written),
+ * streamed and counted as an archive's members are (`--max-entries`, `--max-unpacked`), and the
+ * listing is stopped at the first budget passed. Node edge.
+ */
+import { spawn } from 'node:child_process';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { budgetError, createArchiveBudget } from './archive/budget.ts';
+import type { ArchiveLimits } from './archive/budget.ts';
+
+/** How often a running clone's size on disk is looked at: it may pass the budget by what arrives meanwhile. */
+const CLONE_POLL_MS = 100;
+
+/** A running clone's size, watched; see {@link watchCloneSize}. */
+export interface CloneWatch {
+  /** Aborted when the clone passed the budget: stop git with it. */
+  readonly signal: AbortSignal;
+  /** The budget error, once passed. */
+  exceeded(): MepError | undefined;
+  /** Stops watching. */
+  stop(): void;
+  /** Measures the finished clone once more; throws the budget error past it. */
+  final(): Promise<void>;
+}
+
+/** Bytes of the files under `dir`, recursively (a clone's `.git`: packs, their indexes, refs). */
+async function bytesUnder(dir: string): Promise<number> {
+  let total = 0;
+  const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
+  for (const entry of entries) {
+    if (entry.isFile()) total += (await stat(join(entry.path, entry.name)).catch(() => ({ size: 0 }))).size;
+  }
+  return total;
+}
+
+/**
+ * Watches what the clone into `dir` takes on disk (its `.git/objects`, where git writes the pack
+ * it receives as it receives it) against `limits.maxBytes`, every {@link CLONE_POLL_MS} ms.
+ *
+ * @example
+ * const watch = watchCloneSize(dir, spec, limits);
+ * await git(['clone', …], { signal: watch.signal }).catch((e) => { throw watch.exceeded() ?? e; }).finally(watch.stop);
+ * await watch.final();
+ */
+export function watchCloneSize(dir: string, spec: string, limits: Readonly<ArchiveLimits>): CloneWatch {
+  const abort = new AbortController();
+  const objects = join(dir, '.git', 'objects');
+  let error: MepError | undefined;
+  let measuring = false;
+  const measure = async (): Promise<void> => {
+    if ((await bytesUnder(objects)) > limits.maxBytes) {
+      error ??= budgetError(spec, 'bytes', limits.maxBytes, 'downloads more than', 'repository');
+      abort.abort(error);
+    }
+  };
+  const timer = setInterval(() => {
+    if (measuring || error) return;
+    measuring = true;
+    void measure().finally(() => (measuring = false));
+  }, CLONE_POLL_MS);
+  return {
+    signal: abort.signal,
+    exceeded: () => error,
+    stop: () => clearInterval(timer),
+    async final() {
+      await measure();
+      if (error) throw error;
+    },
+  };
+}
+
+/** The longest `<mode> <type> <object> <size>` head of a listed entry (a SHA-256 object id is 64 hex digits). */
+const MAX_HEAD = 256;
+const TAB = 0x09;
+const NUL = 0x00;
+
+function listingError(spec: string, detail: string): MepError {
+  return new MepError(LocalErrorCode.Registry, `git ls-tree failed for ${spec}: ${detail}. Check the URL and the #ref.`, {
+    data: { source: spec, reason: 'git', command: 'ls-tree' },
+  });
+}
+
+/**
+ * Counts every entry of `commit`'s whole tree in the clone `dir` (folders, files, links,
+ * submodules) against `limits.maxEntries` and the sizes of its blobs, each time it is named,
+ * against `limits.maxBytes`. Throws the budget's MepError(ERR_LIMIT) (`data.budget`, `data.option`)
+ * past either, with git stopped; resolves when the whole tree fits.
+ *
+ * @example
+ * await checkTreeBudget(clone, commit, 'file:///srv/x.git#v1', archiveLimitsOf());
+ */
+export function checkTreeBudget(dir: string, commit: string, spec: string, limits: Readonly<ArchiveLimits>, signal?: AbortSignal): Promise<void> {
+  const budget = createArchiveBudget(limits, spec, 'repository');
+  const git = spawn('git', ['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], {
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
+  });
+  return new Promise<void>((resolve, reject) => {
+    let failure: Error | undefined;
+    let head: number[] = [];
+    let inPath = false;
+    let stderr = '';
+    const stop = (error: Error): void => {
+      failure ??= error;
+      git.stdout.destroy();
+      git.kill('SIGKILL');
+    };
+    /** One listed entry's head: `100644 blob <id>     1234` (`-` for a folder or a submodule). */
+    const count = (text: string): void => {
+      const size = /^\d+ (?:blob|tree|commit) [0-9a-f]+ +(-|\d+)$/.exec(text)?.[1];
+      if (size === undefined) throw listingError(spec, `unexpected line ${JSON.stringify(text.slice(0, 80))}`);
+      budget.entry();
+      if (size !== '-') budget.bytes(Number(size));
+    };
+    git.stdout.on('data', (chunk: Buffer) => {
+      if (failure !== undefined) return;
+      try {
+        for (const byte of chunk) {
+          if (inPath) {
+            // A name is skipped, never kept: a tree may hold names of any length.
+            if (byte === NUL) inPath = false;
+          } else if (byte === TAB) {
+            count(String.fromCharCode(...head));
+            head = [];
+            inPath = true;
+          } else if (head.length >= MAX_HEAD) {
+            throw listingError(spec, 'an entry longer than git lists');
+          } else {
+            head.push(byte);
+          }
+        }
+      } catch (error) {
+        stop(error as Error);
+      }
+    });
+    git.stderr.setEncoding('utf8').on('data', (text: string) => {
+      stderr = (stderr + text).slice(-4096);
+    });
+    git.on('error', (error) => stop(listingError(spec, error.message)));
+    git.on('close', (code) => {
+      if (failure !== undefined) reject(failure);
+      else if (code !== 0) reject(listingError(spec, stderr.trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
+      else resolve();
+    });
+  });
+}
