@@ -128,11 +128,10 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     if (emit) {
       if (reply.message) emit(reply.message);
       res.end();
-    } else if (reply.message) {
-      json(res, reply.status, reply.message);
-      unread.add(res, extension);
-    }
+    } else if (reply.message) json(res, reply.status, reply.message);
     else res.writeHead(202).end();
+    // A finished answer, plain or an event stream, waits for its client within the server's bound.
+    unread.add(res, extension);
   };
 
   // Node's requestTimeout is off (0): it counts from the headers, so a body that waited for the

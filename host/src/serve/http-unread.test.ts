@@ -15,16 +15,18 @@ import { startTestHttp } from './testing/http.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const many = join(root, 'fixtures/extensions/many-artifacts.mjs');
+const streamer = join(root, 'fixtures/extensions/artifact-stream.mjs');
 const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
 const MiB = 1024 * 1024;
 /** About 62 bytes an artifact: 150,000 make an answer of about 10 MB. */
 const generate = (count: number): string => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { count } } });
 
 /** Posts `body` on a raw connection, waits for the answer's first bytes, then stops reading. */
-async function postAndStopReading(port: number, body: string): Promise<{ socket: Socket; first: Buffer }> {
+async function postAndStopReading(port: number, body: string, route = 'many', headers: Record<string, string> = {}): Promise<{ socket: Socket; first: Buffer }> {
   const socket = connect(port, '127.0.0.1');
   await new Promise<void>((resolve) => socket.once('connect', resolve));
-  socket.write(`POST /extensions/many HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(`POST /extensions/${route} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n${extra}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   const first = await new Promise<Buffer>((resolve) => socket.once('data', resolve));
   socket.pause();
   return { socket, first };
@@ -70,6 +72,30 @@ Unread('should drop the oldest unread answer once unread answers pass maxPending
     assert.ok(logs.some((line) => /unread/.test(line) && /maxPendingBytes|1048576/.test(line)), logs.join('\n'));
   } finally {
     idle?.destroy();
+    await served.close();
+  }
+});
+
+Unread('should count finished event streams left unread with the answers, each under its own bound but together past it', async () => {
+  const logs: string[] = [];
+  // Each stream of 40 MiB ends under the per-stream bound of 48 MiB; two are past it together,
+  // whatever the loopback connection's buffers took of each (up to about 10 MB).
+  const served = await startTestHttp({ stream: streamer }, { maxPendingBytes: 48 * MiB }, (line) => logs.push(line));
+  const { port } = served.listener;
+  const sockets: Socket[] = [];
+  try {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { count: 40, kib: 1024 } } });
+    for (let i = 0; i < 2; i++) {
+      const { socket } = await postAndStopReading(port, body, 'stream', { Accept: 'text/event-stream' });
+      sockets.push(socket);
+    }
+    for (let i = 0; i < 300 && !logs.some((line) => /answer was dropped/.test(line)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(logs.some((line) => /answer was dropped/.test(line)), `no unread stream was dropped: ${logs.join('\n')}`);
+    assert.not.ok(logs.some((line) => /event stream was dropped/.test(line)), 'each stream stayed under its own bound');
+    const first = await readRest(sockets[0]!, 10_000);
+    assert.ok(first.closed && first.bytes < 40 * MiB, `the older stream was dropped (${first.bytes} bytes read)`);
+  } finally {
+    for (const socket of sockets) socket.destroy();
     await served.close();
   }
 });
