@@ -14,6 +14,7 @@ import { checkContentType, checkOrigin, checkToken, hostsFor, isLoopback, type H
 import { createSessionPool, type SessionPoolOptions } from './http-pool.ts';
 import { HTTP_LIMITS, httpInfo, routeOf, type HttpRoutes } from './http-routes.ts';
 import { answerHttpRpc } from './http-rpc.ts';
+import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
@@ -36,7 +37,10 @@ export interface HttpListenOptions extends HttpRoutes {
   bodyTimeoutMs?: number;
   /** Connections open at once; past it a new one is closed unanswered. Default 1024. */
   maxConnections?: number;
-  /** Events of an SSE stream its client has not read, in bytes, past which it is dropped and its call cancelled. Default 128 MiB. */
+  /**
+   * Events of an SSE stream its client has not read, in bytes, past which it is dropped and its call cancelled;
+   * and plain answers left unread, across all clients, past which the ones waiting longest are dropped. Default 128 MiB.
+   */
   maxPendingBytes?: number;
   /** Request bodies held at once, from their first byte to their answer (at least `maxBodyBytes`); a body past it waits unread. Default 128 MiB. */
   maxBodiesBytes?: number;
@@ -72,6 +76,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   const guard = { token: options.token, allowOrigins: options.allowOrigins, allowHosts: hostsFor(host) };
   const pool = createSessionPool({ server, ...options.sessions });
   const bodies = createBodyBudget(Math.max(limits.maxBodiesBytes, limits.maxBodyBytes));
+  const unread = createUnreadAnswers(limits.maxPendingBytes, (line) => server.log(line));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const header: HeaderLookup = (name) => {
@@ -125,6 +130,8 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       res.end();
     } else if (reply.message) json(res, reply.status, reply.message);
     else res.writeHead(202).end();
+    // A finished answer, plain or an event stream, waits for its client within the server's bound.
+    unread.add(res, extension);
   };
 
   // Node's requestTimeout is off (0): it counts from the headers, so a body that waited for the

@@ -21,12 +21,13 @@ export interface TestHttpServer {
 }
 
 /** Serve `extensions` (route id → path) over HTTP on 127.0.0.1. */
-export async function startTestHttp(extensions: Record<string, string>, options: Partial<HttpListenOptions> = {}): Promise<TestHttpServer> {
+export async function startTestHttp(extensions: Record<string, string>, options: Partial<HttpListenOptions> = {}, log?: (line: string) => void): Promise<TestHttpServer> {
   const sent: JsonRpcMessage[] = [];
   const waiters = new Set<{ predicate: (m: JsonRpcMessage) => boolean; resolve: (m: JsonRpcMessage) => void }>();
   const open = createNodeOpener();
   const server = createHostServer({
     closeGraceMs: 1_000,
+    ...(log ? { log } : {}),
     open: async (request, context) => {
       const opened = await open(request, context);
       const send = opened.transport.send.bind(opened.transport);
