@@ -40,10 +40,11 @@ function post(port: number, body: Buffer): Promise<number> {
  *
  * @example
  * const report = await runHttpBodyBomb({ clients: 6 });
+ * const tighter = await runHttpBodyBomb({ clients: 6, args: ['--max-bodies', '64MiB'] });
  */
-export async function runHttpBodyBomb(options: { clients: number; bin?: string }): Promise<HttpBodyBombReport> {
+export async function runHttpBodyBomb(options: { clients: number; bin?: string; args?: readonly string[] }): Promise<HttpBodyBombReport> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const server = spawn(process.execPath, [options.bin ?? join(root, 'bin/mep.mjs'), 'serve', '--http', `127.0.0.1:${port}`, '--extension', join(root, 'fixtures/extensions/well-behaved.mjs'), '--verbose'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const server = spawn(process.execPath, [options.bin ?? join(root, 'bin/mep.mjs'), 'serve', '--http', `127.0.0.1:${port}`, '--extension', join(root, 'fixtures/extensions/well-behaved.mjs'), '--verbose', ...(options.args ?? [])], { stdio: ['ignore', 'ignore', 'pipe'] });
   let exitCode: number | null = null;
   const exited = new Promise<void>((resolve) => server.on('exit', (code, signal) => ((exitCode = code ?? (signal ? 128 : null)), resolve())));
   server.stderr?.resume();
@@ -79,7 +80,10 @@ export const describeHttpBodyBomb = (r: HttpBodyBombReport): string =>
   `${r.alive ? 'alive' : `dead (exit ${String(r.exitCode)})`} after ${r.statuses.length} concurrent 64 MiB bodies; statuses ${r.statuses.join(',')}; peak RSS ${(r.peakRss / MB).toFixed(0)} MB`;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const bin = process.argv[2];
-  const report = await runHttpBodyBomb({ clients: 6, ...(bin ? { bin } : {}) });
+  // `… http-bodies.ts [BIN] [-- FLAG…]`: flags after `--` go to mep serve (e.g. --max-bodies 64MiB).
+  const dash = process.argv.indexOf('--');
+  const bin = dash === 2 ? undefined : process.argv[2];
+  const args = dash < 0 ? [] : process.argv.slice(dash + 1);
+  const report = await runHttpBodyBomb({ clients: 6, args, ...(bin ? { bin } : {}) });
   console.log(describeHttpBodyBomb(report));
 }

@@ -12,6 +12,7 @@ import { createPeer, type Peer } from '../rpc/peer.ts';
 import { isAlive } from '../serve/testing/processes.ts';
 import { createSession } from '../session/session.ts';
 import { createProcessTransport } from './process.ts';
+import { AFTER_EXIT_BYTES } from './process/stderr-reader.ts';
 import { liveProcessGroups } from './process-group.ts';
 import type { LogEntry, LogSink } from './types.ts';
 
@@ -198,5 +199,55 @@ for (const closedBy of ['its exit', 'the host closing the transport'] as const) 
     assert.is(left.length, 500, `${left.length} of the 500 lines written before its exit reached the sink`);
   });
 }
+
+/**
+ * A script that leaves a process of its own session (setsid: out of its group) holding its
+ * stderr, says its pid, and exits; that process waits for the exit, then writes 64 KiB lines
+ * to the shared stderr as fast as it is read, for a minute.
+ */
+const LEAVES_A_WRITER = `const { spawn } = require('node:child_process');
+const writer = spawn(process.execPath, ['-e', \`const parent = \${process.pid};
+const line = 'y'.repeat(65535) + '\\\\n';
+const alive = () => { try { process.kill(parent, 0); return true; } catch { return false; } };
+(async () => {
+  while (alive()) await new Promise((r) => setTimeout(r, 5));
+  const until = Date.now() + 60000;
+  while (Date.now() < until) if (!process.stderr.write(line)) await new Promise((r) => process.stderr.once('drain', r));
+})();\`], { detached: true, stdio: ['ignore', 'ignore', 'inherit'] });
+process.stderr.write('writer ' + writer.pid + '\\n');
+writer.unref();`;
+
+Stderr('should stop forwarding stderr after the extension exited once a process it left wrote AFTER_EXIT_BYTES more, whatever pace the sink reads at', async () => {
+  // A sink that is busy after every line and drains at the next turn: the grace's clock runs only
+  // in the moments between, so only the byte bound ends the wait in good time.
+  let bytes = 0;
+  let writer = 0;
+  const sink: LogSink = Object.assign(
+    (entry: LogEntry) => {
+      const pid = /^writer (\d+)$/.exec(entry.message)?.[1];
+      if (pid) writer = Number(pid);
+      else bytes += entry.message.length + 1;
+    },
+    { busy: () => true, onDrain: (listener: () => void) => void setImmediate(listener) },
+  );
+  const transport = createProcessTransport({ name: 'leaver', command: process.execPath, args: ['-e', LEAVES_A_WRITER], cwd: tmpdir(), log: sink, containment: 'process-group' });
+  // What was forwarded when the extension (or the init it runs under) was seen to exit.
+  let atExit: number | undefined;
+  const watch = setInterval(() => {
+    if (atExit === undefined && !isAlive(transport.pid as number)) atExit = bytes;
+  }, 2);
+  try {
+    await new Promise<void>((resolve) => transport.onClose(() => resolve()));
+    clearInterval(watch);
+    assert.ok(writer > 0, 'the writer started');
+    assert.ok(atExit !== undefined, 'its exit was seen');
+    // Measured: 2,162,688 bytes after the exit, then nothing more read. Before, it read on through the grace after the exit and again in the teardown: 5-23 MB.
+    assert.ok(bytes - atExit <= AFTER_EXIT_BYTES + 1024 * 1024, `${bytes - atExit} bytes forwarded after the exit`);
+  } finally {
+    clearInterval(watch);
+    await transport.close();
+    if (writer > 0 && isAlive(writer)) process.kill(writer, 'SIGKILL');
+  }
+});
 
 Stderr.run();

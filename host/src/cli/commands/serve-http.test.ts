@@ -2,7 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { postRpc } from '../../serve/testing/http.ts';
 import { startRemote, type TestRemote } from '../testing/remote-server.ts';
 import { startServe } from '../testing/serve-in-process.ts';
@@ -85,3 +87,35 @@ Token('should refuse a token shorter than 16 characters or with spaces, naming t
 });
 
 Token.run();
+
+const Bodies = suite('mep serve --http :: --max-bodies');
+const fixtures = fileURLToPath(new URL('../../../../fixtures/', import.meta.url));
+
+Bodies('should hold at most --max-bodies of request bodies at once: a body past it waits, then 503 busy with Retry-After', async () => {
+  const ir = readFileSync(join(fixtures, 'mep/ir/business-terms.json'), 'utf8');
+  const args = ['--extension', join(fixtures, 'extensions/well-behaved.mjs'), '--max-message', '4KiB', '--max-bodies', '4KiB', '--body-timeout', '1s'];
+  const { code, stderr } = await withServe(args, async (url) => {
+    const post = (body: string) => fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.is((await postRpc(url, ping(0))).status, 200);
+    // This one holds its ~2,400 bytes until its answer, 2.5 s later.
+    const holder = post(`{"jsonrpc":"2.0","id":1,"method":"morphir.backend.generate","params":{"ir":${ir},"target":"echo","options":{"delayMs":2500}}}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // 3,000 more bytes do not fit in 4 KiB: unread for --body-timeout, then busy (default 128 MiB: 200 at once).
+    const refused = await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'morphir.ping', params: { pad: 'x'.repeat(3000) } }));
+    assert.is(refused.status, 503);
+    assert.is(refused.headers.get('retry-after'), '1');
+    assert.is(((await refused.json()) as { error: { code: string } }).error.code, 'busy');
+    assert.is((await holder).status, 200);
+  });
+  assert.is(code, 0, stderr);
+});
+
+Bodies('should refuse --max-bodies below --max-message or not a size, naming both', async () => {
+  for (const [size, pattern] of [['1KiB', /--max-bodies[\s\S]*--max-message/], ['lots', /--max-bodies expects a size/]] as const) {
+    const { code, stderr } = await withServe(['--max-message', '4KiB', '--max-bodies', size], async () => assert.unreachable('it listened'));
+    assert.is(code, 2, stderr);
+    assert.match(stderr, pattern);
+  }
+});
+
+Bodies.run();

@@ -6,7 +6,8 @@ import { routeIdOf, type HostServer } from '../../serve/index.ts';
 import { listenHttp } from '../../serve/node.ts';
 import { UsageError } from '../exit-codes.ts';
 import type { Io } from '../io.ts';
-import { parseDuration } from './limit-flags.ts';
+import { parseDuration, parseSize } from './limit-flags.ts';
+import { HTTP_LIMITS } from '../../serve/http-routes.ts';
 
 /** Flags of `mep serve` for HTTP (parseArgs config). */
 export const HTTP_FLAGS = {
@@ -19,6 +20,7 @@ export const HTTP_FLAGS = {
   'body-timeout': { type: 'string' },
   'headers-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-bodies': { type: 'string' },
 } as const;
 
 /** Their help lines. */
@@ -35,7 +37,10 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
   --body-timeout TIME     time a request body may take to arrive (default 30s)
   --headers-timeout TIME  time request headers may take to arrive (default 10s)
   --max-connections N connections open at once, with or without the token; past it a
-                      new one is closed unanswered (default 1024)`;
+                      new one is closed unanswered (default 1024)
+  --max-bodies SIZE   request bodies read and held at once over all clients (default
+                      128MiB, at least --max-message); a body past it waits unread, then
+                      503 busy with Retry-After after --body-timeout`;
 
 /** The values of {@link HTTP_FLAGS}. */
 export interface HttpFlagValues {
@@ -47,6 +52,7 @@ export interface HttpFlagValues {
   'body-timeout'?: string;
   'headers-timeout'?: string;
   'max-connections'?: string;
+  'max-bodies'?: string;
 }
 
 /** Listen as the flags say and serve until the server stops. */
@@ -59,6 +65,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     if (Object.hasOwn(extensions, id)) throw new UsageError(`two --extension arguments are served at /extensions/${id}: rename one file.`);
     extensions[id] = reference;
   }
+  const maxBodiesBytes = bodiesBudgetOf(values['max-bodies'], limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes);
   const listener = await listenHttp(server, {
     host,
     port,
@@ -70,11 +77,26 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(values['body-timeout'] === undefined ? {} : { bodyTimeoutMs: parseDuration('--body-timeout', values['body-timeout']) }),
     ...(values['headers-timeout'] === undefined ? {} : { headersTimeoutMs: parseDuration('--headers-timeout', values['headers-timeout']) }),
     ...(values['max-connections'] === undefined ? {} : { maxConnections: positiveCount(values['max-connections'], '--max-connections') }),
+    ...(maxBodiesBytes === undefined ? {} : { maxBodiesBytes }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
   });
   // The address only: the token is never printed (io redacts it too).
   if (io.verbose) io.err(`mep serve: listening on ${listener.url}${token ? ' (token required)' : ''}`);
   await listener.closed;
+}
+
+/**
+ * `--max-bodies SIZE`: the server-wide bytes of request bodies held at once, at least one body of
+ * `maxBodyBytes` (--max-message: a smaller budget could never read the largest body), at most
+ * 64 GiB. Undefined when not given (the default, `HTTP_LIMITS.maxBodiesBytes`).
+ */
+export function bodiesBudgetOf(text: string | undefined, maxBodyBytes: number): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = parseSize('--max-bodies', text);
+  if (bytes < maxBodyBytes || bytes > 64 * 1024 ** 3) {
+    throw new UsageError(`--max-bodies must be from --max-message (${maxBodyBytes} bytes: the largest body must fit) to 64GiB, got ${JSON.stringify(text)}; raise it, or lower --max-message.`);
+  }
+  return bytes;
 }
 
 /** `HOST:PORT`, `[::1]:PORT` or `:PORT` (loopback). */

@@ -56,10 +56,13 @@ export function readStderr(name: string, stream: Readable, log: LogSink | undefi
     }
   }
   let held = false;
+  /** Set once AFTER_EXIT_BYTES came after the exit: nothing more is read or passed on. */
+  let givenUp = false;
   /** Told when stderr is held or let go, and of the bytes read (settle's watchers). */
   const watchers = new Set<(bytes: number) => void>();
-  const ended = (): boolean => stream.readableEnded || stream.destroyed;
+  const ended = (): boolean => givenUp || stream.readableEnded || stream.destroyed;
   stream.on('data', (chunk: Buffer) => {
+    if (givenUp) return;
     for (const line of lines.push(chunk)) logLine(line);
     // Back-pressure: the sink's consumer is behind, so stop reading until it drains.
     if (log?.busy?.() && !stream.isPaused()) {
@@ -67,6 +70,7 @@ export function readStderr(name: string, stream: Readable, log: LogSink | undefi
       held = true;
       log.onDrain?.(() => {
         held = false;
+        if (givenUp) return;
         stream.resume();
         for (const watcher of [...watchers]) watcher(0);
       });
@@ -110,7 +114,17 @@ export function readStderr(name: string, stream: Readable, log: LogSink | undefi
         };
         const watch = (read: number): void => {
           bytes += Math.max(0, read);
-          if (read < 0 || ended() || bytes > AFTER_EXIT_BYTES) done();
+          if (bytes > AFTER_EXIT_BYTES && !ended()) {
+            // Not the extension's: it exited. Read no more; the pipe is let go of next.
+            givenUp = true;
+            stream.pause();
+            try {
+              log?.({ level: 'info', message: `stopped reading the stderr of ${name}: a process it left behind holds it and wrote more than ${AFTER_EXIT_BYTES} bytes after its exit`, source: name });
+            } catch {
+              // A failing log sink changes nothing here.
+            }
+          }
+          if (read < 0 || ended()) done();
           else clock();
         };
         watchers.add(watch);

@@ -6,6 +6,8 @@ import type { JsonRpcMessage } from '../types.ts';
 import { createGuestMessages } from './guest-messages.ts';
 import { DEFAULT_WASM_LIMITS } from './limits.ts';
 import { createOutcomeSettler } from './settle-outcome.ts';
+import { createGuestRequestRouter } from './guest-requests.ts';
+import type { GuestRunner } from './runner.ts';
 
 const Answers = suite('wasm guest answers :: CPU per answer');
 const OBJECTS = 600_000;
@@ -70,3 +72,38 @@ Answers('should let the event loop turn while it parses a large answer of an inl
 });
 
 Answers.run();
+
+const Notifications = suite('wasm guest notifications :: CPU per message');
+const bigNotification = new TextEncoder().encode(`{"jsonrpc":"2.0","method":"test.big","params":[${'{},'.repeat(OBJECTS - 1)}{}]}`);
+
+Notifications('should let the event loop turn while it parses a notification of 600,000 empty objects from a worker guest, then emit it', async () => {
+  const order: string[] = [];
+  const router = createGuestRequestRouter({
+    messages: createGuestMessages('empty-objects'),
+    emit: (message) => order.push(`${String(message.method)} of ${(message.params as unknown[]).length}`),
+    fail: (error) => order.push(`failed: ${error.message}`),
+    isClosed: () => false,
+    runner: () => ({ canWaitForReply: true }) as GuestRunner,
+    budget: { name: 'empty-objects', maxNotificationBytes: 64 * 1024 * 1024, runningId: () => 1 },
+  });
+  const delivered = router.callbacks.onNotifySliced!(bigNotification);
+  setImmediate(() => order.push('a turn'));
+  await delivered;
+  // Before, one JSON.parse on the host's thread: emitted before anything else ran.
+  assert.equal(order, ['a turn', `test.big of ${OBJECTS}`]);
+});
+
+Notifications('should deliver a worker guest\'s large notification, the small one after it and its answer in the order sent', async () => {
+  const transport = await openFixture('empty-objects-notify', 'worker');
+  try {
+    const client = createTestClient(transport);
+    const answer = await client.request(1, 'ping');
+    assert.is(answer.result, null);
+    assert.equal(client.seen.map((m) => ('method' in m ? m.method : `answer ${String(m.id)}`)), ['test.big', 'test.small', 'answer 1']);
+    assert.is((client.seen[0].params as unknown[]).length, OBJECTS);
+  } finally {
+    await transport.close();
+  }
+});
+
+Notifications.run();

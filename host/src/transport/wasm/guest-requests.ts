@@ -16,6 +16,11 @@
  * thread, whose writes cannot even progress before the call returns. So its own artifacts count
  * against the budget too while the receiver is behind, and such a stream ends, bounded, with
  * ERR_LIMIT naming worker isolation and the budget.
+ *
+ * A worker's guest sends its messages through the event loop: one of 1 MiB and more
+ * (`SLICED_FROM_CHARS`) is parsed in slices (`onNotifySliced`, `onRequestSliced`), the worker's
+ * later messages and its result held until it is delivered (worker-runner.ts). An inline guest's
+ * are parsed whole, inside its host call: the guest holds the thread for as long anyway.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
@@ -39,7 +44,7 @@ export interface GuestRequestContext {
 /** The router of one transport. */
 export interface GuestRequestRouter {
   /** The runner callbacks for the guest's notifications and requests. */
-  readonly callbacks: Pick<RunnerCallbacks, 'onNotify' | 'onRequest'>;
+  readonly callbacks: Pick<RunnerCallbacks, 'onNotify' | 'onRequest' | 'onNotifySliced' | 'onRequestSliced'>;
   /** Takes a host message when it answers the guest request that waits; false otherwise. */
   answer(message: JsonRpcMessage, bytes: Uint8Array): boolean;
   /** Forgets the waiting guest request and starts a new budget (its call ended). */
@@ -62,6 +67,52 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
   let notified = 0;
   /** True while the receiver is behind and the runner could not hold the guest back (inline). */
   let unheld = false;
+  /** Charges a notification against the call's budget (throws past it, after failing the transport), then emits it. */
+  function deliverNotification(message: JsonRpcMessage, size: number): void {
+    const artifact = isOwnArtifact(message, budget.runningId());
+    if (unheld || !artifact) {
+      notified += size;
+      if (notified > budget.maxNotificationBytes) {
+        const what = artifact
+          ? `streamed artifacts faster than the host could write them, more than its budget of ${budget.maxNotificationBytes} bytes held in one call; inline isolation cannot hold a guest back, so the call was stopped. Run it with worker isolation (the default of mep), or ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes).replace(/^R/, 'r')}`
+          : `sent more than its budget of ${budget.maxNotificationBytes} bytes of notifications in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes)}`;
+        const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${budget.name}" ${what}`, {
+          data: { extension: budget.name, limit: 'maxNotificationBytes', limitBytes: budget.maxNotificationBytes, sent: notified, ...(artifact ? { isolation: 'inline' } : {}) },
+        });
+        fail(error);
+        throw error;
+      }
+    }
+    emit(message);
+  }
+  /** Emits a guest request; the response's bytes when a listener answered at once, else null (it waits, or cannot). */
+  function deliverRequest(message: JsonRpcMessage): Uint8Array | null {
+    const id = message.id;
+    if (typeof id !== 'string' && typeof id !== 'number') {
+      emit(message);
+      return null;
+    }
+    const pending = { id, sync: true, reply: null as Uint8Array | null };
+    waiting = pending;
+    emit(message);
+    if (pending.reply !== null || !context.runner().canWaitForReply) {
+      waiting = null;
+      return pending.reply;
+    }
+    pending.sync = false;
+    return null;
+  }
+  /** `bytes` decoded (in slices when `sliced`), or undefined once the transport failed or closed. */
+  async function decodeLarge(bytes: Uint8Array, what: string): Promise<JsonRpcMessage | undefined> {
+    let message: JsonRpcMessage;
+    try {
+      message = await messages.decodeSliced(bytes, what);
+    } catch (error) {
+      if (!isClosed()) fail(error as MepError);
+      return undefined;
+    }
+    return isClosed() ? undefined : message;
+  }
   return {
     callbacks: {
       onNotify(bytes) {
@@ -73,21 +124,7 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
           fail(error as MepError);
           return;
         }
-        const artifact = isOwnArtifact(message, budget.runningId());
-        if (unheld || !artifact) {
-          notified += bytes.length;
-          if (notified > budget.maxNotificationBytes) {
-            const what = artifact
-              ? `streamed artifacts faster than the host could write them, more than its budget of ${budget.maxNotificationBytes} bytes held in one call; inline isolation cannot hold a guest back, so the call was stopped. Run it with worker isolation (the default of mep), or ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes).replace(/^R/, 'r')}`
-              : `sent more than its budget of ${budget.maxNotificationBytes} bytes of notifications in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes)}`;
-            const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${budget.name}" ${what}`, {
-              data: { extension: budget.name, limit: 'maxNotificationBytes', limitBytes: budget.maxNotificationBytes, sent: notified, ...(artifact ? { isolation: 'inline' } : {}) },
-            });
-            fail(error);
-            throw error;
-          }
-        }
-        emit(message);
+        deliverNotification(message, bytes.length);
       },
       onRequest(bytes) {
         if (isClosed()) return null;
@@ -98,20 +135,17 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
           fail(error as MepError);
           return null;
         }
-        const id = message.id;
-        if (typeof id !== 'string' && typeof id !== 'number') {
-          emit(message);
-          return null;
-        }
-        const pending = { id, sync: true, reply: null as Uint8Array | null };
-        waiting = pending;
-        emit(message);
-        if (pending.reply !== null || !context.runner().canWaitForReply) {
-          waiting = null;
-          return pending.reply;
-        }
-        pending.sync = false;
-        return null;
+        return deliverRequest(message);
+      },
+      async onNotifySliced(bytes) {
+        if (isClosed()) return;
+        const message = await decodeLarge(bytes, 'notification');
+        if (message !== undefined) deliverNotification(message, bytes.length);
+      },
+      async onRequestSliced(bytes) {
+        if (isClosed()) return null;
+        const message = await decodeLarge(bytes, 'request');
+        return message === undefined ? null : deliverRequest(message);
       },
     },
     answer(message, bytes) {

@@ -41,7 +41,8 @@ export interface PooledGuest extends Pick<WasmEngineOptions, 'name' | 'limits' |
 
 /** What a worker's current holder hears. */
 export interface WorkerListener {
-  message(message: FromWorker): void;
+  /** Routes `message`; a promise when it is delivered later (parsed in slices, or queued behind one). */
+  message(message: FromWorker): void | Promise<void>;
   exit(error: Error | undefined): void;
 }
 

@@ -11,6 +11,13 @@ export interface RunnerCallbacks {
   onNotify(bytes: Uint8Array): void;
   /** A request from the guest: the response's bytes when one was sent synchronously, else null. */
   onRequest(bytes: Uint8Array): Uint8Array | null;
+  /**
+   * The same for a large message of a worker's guest, parsed in slices (the event loop turns);
+   * the runner delivers nothing more of the call before it settles. Optional: `onNotify` else.
+   */
+  onNotifySliced?(bytes: Uint8Array): Promise<void>;
+  /** The same for a large request: the response's bytes when one was sent at once, else null. */
+  onRequestSliced?(bytes: Uint8Array): Promise<Uint8Array | null>;
   /** A log line from the guest. */
   onLog(level: LogLevel, message: string): void;
   /** The runner died outside of a call (a worker exited). */

@@ -11,6 +11,7 @@
  * buffer transferred. Either way the notifications, logs and guest requests of a call are
  * delivered before its response, taken from the worker's port at once where the platform can.
  */
+import { SLICED_FROM_CHARS } from '../../protocol/json-sliced.ts';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { Interrupt, serialize, type RunOutcome } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
@@ -97,35 +98,64 @@ export async function createWorkerRunner(
   return runner;
 }
 
-/** Where the worker's messages go: the transport's callbacks, counted as delivered for the call. */
+/**
+ * Where the worker's messages go: the transport's callbacks, counted as delivered for the call,
+ * in the order posted. A message of 1 MiB and more is parsed in slices: what the worker posted
+ * after it waits in order, and the call's result waits for it (`delivered`), so answers never
+ * overtake its notifications.
+ */
 function routeWorkerMessages(runner: GuestRunner, calls: WorkerCalls, callbacks: RunnerCallbacks, exit: (error: Error | undefined) => void): WorkerListener {
-  return {
-    message(message) {
-      switch (message.type) {
-        case 'notify':
-          try {
-            callbacks.onNotify(new Uint8Array(message.bytes));
-          } catch {
-            // Past its budget: the transport has failed already, and the worker is being stopped.
-          }
-          calls.delivered();
-          break;
-        case 'request': {
-          const reply = callbacks.onRequest(new Uint8Array(message.bytes));
+  /** The large message being parsed and what came after it, in order; null when none. */
+  let queue: Promise<void> | null = null;
+  const handle = (message: Parameters<WorkerListener['message']>[0]): Promise<void> | undefined => {
+    switch (message.type) {
+      case 'notify': {
+        const bytes = new Uint8Array(message.bytes);
+        if (callbacks.onNotifySliced && bytes.length >= SLICED_FROM_CHARS) {
+          // Past its budget it throws: the transport has failed already, and the worker is being stopped.
+          return callbacks.onNotifySliced(bytes).catch(() => undefined).then(() => calls.delivered());
+        }
+        try {
+          callbacks.onNotify(bytes);
+        } catch {
+          // Past its budget: the transport has failed already, and the worker is being stopped.
+        }
+        calls.delivered();
+        return undefined;
+      }
+      case 'request': {
+        const bytes = new Uint8Array(message.bytes);
+        const answered = (reply: Uint8Array | null): void => {
           if (reply !== null) runner.reply(reply);
           calls.delivered();
-          break;
-        }
-        case 'log':
-          callbacks.onLog(message.level, message.message);
-          calls.delivered();
-          break;
-        case 'result':
-          calls.finish(message.outcome);
-          break;
+        };
+        if (callbacks.onRequestSliced && bytes.length >= SLICED_FROM_CHARS) return callbacks.onRequestSliced(bytes).then(answered);
+        answered(callbacks.onRequest(bytes));
+        return undefined;
       }
+      case 'log':
+        callbacks.onLog(message.level, message.message);
+        calls.delivered();
+        return undefined;
+      case 'result':
+        calls.finish(message.outcome);
+        return undefined;
+    }
+  };
+  return {
+    message(message) {
+      if (queue === null) {
+        const parsing = handle(message);
+        if (parsing === undefined) return;
+        queue = parsing;
+      } else {
+        queue = queue.then(() => handle(message));
+      }
+      const tail = queue;
+      void tail.then(() => {
+        if (queue === tail) queue = null;
+      });
     },
     exit,
   };
 }
-
