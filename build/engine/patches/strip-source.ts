@@ -11,33 +11,20 @@ const WHY =
   'each nested function held their own copies: 5.7 MB of the 13.8 MB snapshot, compiled, copied and hashed ' +
   'on every session start (build/engine/strip-source.test.ts)';
 
+/** An edit of quickjs.c at the one line `line`, for {@link WHY}. */
+const edit = (line: string, op: QuickjsPatch['op'], text: string): QuickjsPatch => ({ file: 'quickjs.c', at: { line }, op, text, why: WHY });
+
 export const STRIP_SOURCE_PATCHES: readonly QuickjsPatch[] = [
-  {
-    file: 'quickjs.c',
-    at: { line: 'bool has_use_strict : 1; /* to reject directive in special cases */' },
-    op: 'after',
-    text: '    bool mep_strip_source : 1; /* mep engine: "use strip" here or in an enclosing function */',
-    why: WHY,
-  },
-  {
-    file: 'quickjs.c',
-    at: { line: 'if (!strcmp(str, "use strict")) {' },
-    op: 'before',
-    text: '        if (!strcmp(str, "use strip")) /* mep engine: keep no source text (patches/strip-source.ts) */\n            s->cur_func->mep_strip_source = true;',
-    why: WHY,
-  },
-  {
-    file: 'quickjs.c',
-    at: { line: 'fd->is_strict_mode = parent->is_strict_mode;' },
-    op: 'after',
-    text: '        fd->mep_strip_source = parent->mep_strip_source;',
-    why: WHY,
-  },
-  {
-    file: 'quickjs.c',
-    at: { line: 'b->source = fd->source;' },
-    op: 'before',
-    text: '    if (fd->mep_strip_source) { /* mep engine: "use strip" (patches/strip-source.ts) */\n        js_free(ctx, fd->source);\n        fd->source = NULL;\n        fd->source_len = 0;\n    }',
-    why: WHY,
-  },
+  edit('bool has_use_strict : 1; /* to reject directive in special cases */', 'after', '    bool mep_strip_source : 1; /* mep engine: "use strip" here or in an enclosing function */'),
+  edit(
+    'if (!strcmp(str, "use strict")) {',
+    'before',
+    '        if (!strcmp(str, "use strip")) /* mep engine: keep no source text (patches/strip-source.ts) */\n            s->cur_func->mep_strip_source = true;',
+  ),
+  edit('fd->is_strict_mode = parent->is_strict_mode;', 'after', '        fd->mep_strip_source = parent->mep_strip_source;'),
+  edit(
+    'b->source = fd->source;',
+    'before',
+    '    if (fd->mep_strip_source) { /* mep engine: "use strip" (patches/strip-source.ts) */\n        js_free(ctx, fd->source);\n        fd->source = NULL;\n        fd->source_len = 0;\n    }',
+  ),
 ];
