@@ -10,6 +10,7 @@ import { compileElmWorker, createElmWorker, type ElmConsole } from './src/elm-wo
 import { MORPHIR_ELM_VERSION } from './src/elm-patches.ts';
 import { MORPHIR_ELM_INSTALLED_VERSION, MORPHIR_ELM_WORKER_SOURCE } from './src/morphir-elm-source.ts';
 import { createTimerQueue } from './src/timer-queue.ts';
+import { warmUp } from './src/warm-up.ts';
 
 // morphir-elm's worker is compiled in DEV mode: it prints a warning at start and a Debug.log line
 // for every value it compiles, none of which is for the user of this frontend.
@@ -18,6 +19,7 @@ const quiet: ElmConsole = { log: () => undefined, warn: () => undefined, error: 
 // Started once per instance (in the wasm build, before the snapshot) and reused by every compile:
 // morphir-elm's worker keeps no state between builds.
 const worker = createElmWorker(compileElmWorker(MORPHIR_ELM_WORKER_SOURCE, MORPHIR_ELM_INSTALLED_VERSION), createTimerQueue(), quiet);
+warmUp(worker);
 
 export default defineExtension({
   info: { id: 'morphir-elm-frontend', name: `Morphir Elm frontend (morphir-elm ${MORPHIR_ELM_VERSION})`, version: '0.1.0' },

@@ -17,10 +17,11 @@ import { PARSE_PATCHES } from './parse.ts';
 import { POSITION_PATCHES } from './positions.ts';
 import { REGEXP_PATCHES } from './regexp.ts';
 import { RUNTIME_PATCHES } from './runtime.ts';
+import { STRIP_SOURCE_PATCHES } from './strip-source.ts';
 import { TEMPLATE_OBJECT_PATCHES } from './template-object.ts';
 import { WEAKREF_PATCHES } from './weakref.ts';
 import type { QuickjsPatch } from './types.ts';
 
 export { QUICKJS_SOURCES, type QuickjsAnchor, type QuickjsPatch, type QuickjsSource } from './types.ts';
 
-export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...FAST_PATH_PATCHES, ...PARSE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES, ...ATOMICS_PATCHES, ...TEMPLATE_OBJECT_PATCHES];
+export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...FAST_PATH_PATCHES, ...PARSE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES, ...ATOMICS_PATCHES, ...TEMPLATE_OBJECT_PATCHES, ...STRIP_SOURCE_PATCHES];
