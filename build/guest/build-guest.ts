@@ -64,6 +64,12 @@ export interface BuildGuestOptions {
    */
   deferOptimize?: boolean;
   /**
+   * Nothing is written before this settles (`mep build --watch`: the files have been quiet for
+   * the debounce); when it rejects, the build writes nothing and rejects with its error (a newer
+   * change superseded the build). The work runs meanwhile.
+   */
+  publish?: Promise<void>;
+  /**
    * Keep esbuild's contexts between the builds of this process (`mep build --watch`): a rebuild
    * parses only the files that changed. `disposeBundleContexts()` ends them.
    */
@@ -151,10 +157,14 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   const cacheDir = options.cacheDir ?? GUEST_CACHE_DIR;
   const timings: Record<string, number> = {};
   let t = performance.now();
+  // A build whose publication was refused stops at the end of the stage it is in.
+  let refused: unknown;
+  options.publish?.catch((error: unknown) => (refused = error ?? new Error('publication refused')));
   const lap = (name: string): void => {
     const now = performance.now();
     timings[name] = Math.round((now - t) * 10) / 10;
     t = now;
+    if (refused !== undefined) throw refused;
   };
   if (!existsSync(entry)) throw new MepError(LocalErrorCode.Usage, `guest entry ${options.entry} does not exist; pass the path of the extension's TypeScript entry`);
   mkdirSync(join(cacheDir, 'tmp'), { recursive: true });
@@ -171,8 +181,11 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
           if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
         });
   verdict.catch(() => undefined); // awaited before anything is written, and when the pipeline fails
+  // Every write waits for the verdict and for the publication; a refused publication ends the build at its first write.
+  const writable = options.publish ? Promise.all([verdict, options.publish]).then(() => undefined) : verdict;
+  writable.catch(() => undefined);
   try {
-    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict });
+    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, writable });
     // What the output was made from, for `mep pack` (a stale build) and `mep build` without arguments.
     await writeBuildRecord(outFile, entry, runtime, result.inputs);
     return result;
@@ -191,8 +204,8 @@ interface Pipeline {
   cacheDir: string;
   lap(name: string): void;
   timings: Record<string, number>;
-  /** Settles with the type check: rejects with its errors. Every write of the output waits for it. */
-  verdict: Promise<void>;
+  /** Settles with the type check (rejects with its errors) and the publication: every write of the output waits for it. */
+  writable: Promise<void>;
 }
 
 /** Bundles, snapshots, links and writes (each write after the check's verdict). */
@@ -203,7 +216,7 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   deferredPasses.get(outFile)?.abort();
   deferredPasses.delete(outFile);
   const place = async (file: string, data: string | Uint8Array, mode?: number): Promise<void> => {
-    await p.verdict;
+    await p.writable;
     placeNow(file, data, mode);
   };
   const keepMap = options.sourceMap !== false;
@@ -222,7 +235,7 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
     const mapFile = `${outFile}.map`;
     // The map first, so a script never points at a map of another build; without one, an old map goes.
     if (keepMap) await place(mapFile, bundle.map);
-    else await p.verdict;
+    else await p.writable;
     if (!keepMap) rmSync(mapFile, { force: true });
     const code = keepMap ? `${bundle.code}//# sourceMappingURL=${encodeURIComponent(basename(mapFile))}\n` : bundle.code;
     await place(outFile, code, 0o755);

@@ -57,6 +57,31 @@ Watch('should write the module at once, then the optimized one; an older pass ne
   }
 });
 
+Watch('should write nothing for a build whose publication is refused, and rejects with the refusal', async () => {
+  mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-publish-'));
+  const entry = join(dir, 'main.ts');
+  try {
+    writeFileSync(join(dir, 'package.json'), '{"name":"gated","private":true,"type":"module"}\n');
+    writeFileSync(entry, source(4));
+    const refusal = new Error('superseded by a newer change');
+    for (const runtime of ['process', 'wasm'] as const) {
+      const outFile = join(dir, `out-${runtime}`);
+      let refuse!: (e: Error) => void;
+      const publish = new Promise<void>((_, reject) => (refuse = reject));
+      const built = buildGuest({ entry, outFile, runtime, cacheDir: join(dir, 'cache'), cwd: dir, typecheck: false, incremental: true, publish });
+      setTimeout(() => refuse(refusal), 50);
+      assert.is(await built.then(() => 'written', (e: unknown) => e), refusal, runtime);
+      assert.equal(readdirSync(dir).filter((f) => f.startsWith('out-')), [], `${runtime}: no output, map or record`);
+    }
+    const published = await buildGuest({ entry, outFile: join(dir, 'out.wasm'), cacheDir: join(dir, 'cache'), cwd: dir, typecheck: false, incremental: true, publish: Promise.resolve() });
+    assert.is(readFileSync(join(dir, 'out.wasm')).length, published.size);
+  } finally {
+    await disposeBundleContexts();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 Watch('the engine that compiles bundles is kept between builds, and a bundle it cannot compile leaves it as it was', async () => {
   mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
   const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-kept-compiler-'));
