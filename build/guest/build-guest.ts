@@ -129,6 +129,9 @@ export interface BuildGuestResult {
 /** How a deferred dead-code pass ended ({@link BuildGuestResult.optimized}). */
 export type DeferredPass = 'optimized' | 'superseded' | 'failed';
 
+/** The bundle cache entries whose builds esbuild keeps a context for in this process (a watch). */
+const keptBundles = new Set<string>();
+
 /** The latest build of each output file, so a deferred pass never replaces a newer build. */
 const latestBuild = new Map<string, symbol>();
 
@@ -190,6 +193,8 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
     await writeBuildRecord(outFile, entry, runtime, result.inputs);
     return result;
   } catch (error) {
+    // A build whose publication was refused ends now: no one reads its outcome.
+    if (refused !== undefined && error === refused) throw error;
     await verdict; // type errors first: they explain a failed bundle better than esbuild does
     throw error;
   }
@@ -223,11 +228,15 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   const mapOptions = runtime === 'process' ? { mapFile: basename(outFile), sourceRoot: sourceRootOf(outFile, entry, cwd) } : {};
   const bundleOptions = { entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions, ...(options.intl ? { intl: options.intl } : {}) };
   // Cached by content (bundle-cache.ts): unchanged sources are a hit, and esbuild does not run.
+  // A kept rebuild (a watch's second build on) skips it: esbuild's kept context parses only what
+  // changed, and an edit is a miss anyway (hashing every input and writing the bundle for nothing).
   const bundleCache = bundleCachePath(cacheDir, JSON.stringify([PIPELINE_VERSION, BUNDLER_TEXT, bundleOptions]));
-  const hit = cachedBundle(bundleCache);
+  const kept = options.incremental === true && keptBundles.has(bundleCache);
+  const hit = kept ? undefined : cachedBundle(bundleCache);
   const bundleStarted = Date.now();
   const bundle = hit ?? (await bundleGuest(bundleOptions, options.incremental === true));
-  if (!hit) storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
+  if (options.incremental === true) keptBundles.add(bundleCache);
+  if (!hit && !kept) storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
   lap(hit ? 'bundle (cached)' : 'bundle');
   const intl = { warnings: bundle.warnings, ...(bundle.intl ? { intl: bundle.intl } : {}) };
 

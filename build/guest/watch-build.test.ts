@@ -51,6 +51,13 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     await buildGuest({ entry, outFile: join(dir, 'expected.wasm'), cacheDir: join(dir, 'fresh-cache'), cwd: dir, typecheck: false });
     assert.equal(readFileSync(outFile), readFileSync(join(dir, 'expected.wasm')), 'the newest source, optimized');
     assert.ok(readBuildRecord(outFile));
+    // A kept rebuild neither reads nor writes the bundle cache (esbuild's context is the cache
+    // there); the first build of the process did.
+    const bundles = (): string[] => readdirSync(join(cacheDir, 'bundle')).map((f) => readFileSync(join(cacheDir, 'bundle', f), 'utf8'));
+    const cachedBundles = bundles();
+    writeFileSync(entry, source(5));
+    await (await watchBuild()).optimized;
+    assert.equal(bundles(), cachedBundles, 'no bundle cached by a kept rebuild');
   } finally {
     await disposeBundleContexts();
     rmSync(dir, { recursive: true, force: true });
@@ -74,6 +81,13 @@ Watch('should write nothing for a build whose publication is refused, and reject
       assert.is(await built.then(() => 'written', (e: unknown) => e), refusal, runtime);
       assert.equal(readdirSync(dir).filter((f) => f.startsWith('out-')), [], `${runtime}: no output, map or record`);
     }
+    // Refused while the type check would fail: the refusal, not the check's errors (nor a wait for them).
+    writeFileSync(entry, `export function handle(): number { return 'not a number'; }\n`);
+    let refuse!: (e: Error) => void;
+    const refused = buildGuest({ entry, outFile: join(dir, 'out-typed'), runtime: 'process', cacheDir: join(dir, 'cache'), cwd: dir, publish: new Promise<void>((_, reject) => (refuse = reject)) });
+    refuse(refusal);
+    assert.is(await refused.then(() => 'written', (e: unknown) => e), refusal);
+    writeFileSync(entry, source(4));
     const published = await buildGuest({ entry, outFile: join(dir, 'out.wasm'), cacheDir: join(dir, 'cache'), cwd: dir, typecheck: false, incremental: true, publish: Promise.resolve() });
     assert.is(readFileSync(join(dir, 'out.wasm')).length, published.size);
   } finally {
