@@ -18,15 +18,25 @@ const Watch = suite('build :: a watch build (deferred dead-code pass, kept esbui
 
 const source = (n: number): string => `export function handle(): number { return ${n}; }\n`;
 
-Watch('should write the module at once, then the optimized one; an older pass never replaces a newer build', async () => {
+/** `fn` in a fresh project folder (a package.json named `name`); esbuild's kept contexts end and the folder goes after. */
+async function inProject(name: string, fn: (dir: string) => Promise<void>): Promise<void> {
   mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
-  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-watch-build-'));
-  const entry = join(dir, 'main.ts');
-  const outFile = join(dir, 'out.wasm');
-  const cacheDir = join(dir, 'cache');
-  const watchBuild = () => buildGuest({ entry, outFile, cacheDir, cwd: dir, typecheck: false, deferOptimize: true, incremental: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', `mep-${name}-`));
   try {
-    writeFileSync(join(dir, 'package.json'), '{"name":"watched","private":true,"type":"module"}\n');
+    writeFileSync(join(dir, 'package.json'), `{"name":"${name}","private":true,"type":"module"}\n`);
+    await fn(dir);
+  } finally {
+    await disposeBundleContexts();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+Watch('should write the module at once, then the optimized one; an older pass never replaces a newer build', () =>
+  inProject('watched', async (dir) => {
+    const entry = join(dir, 'main.ts');
+    const outFile = join(dir, 'out.wasm');
+    const cacheDir = join(dir, 'cache');
+    const watchBuild = () => buildGuest({ entry, outFile, cacheDir, cwd: dir, typecheck: false, deferOptimize: true, incremental: true });
     writeFileSync(entry, source(1));
     const first = await watchBuild();
     assert.ok(first.optimized, 'a deferred pass');
@@ -58,18 +68,12 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     writeFileSync(entry, source(5));
     await (await watchBuild()).optimized;
     assert.equal(bundles(), cachedBundles, 'no bundle cached by a kept rebuild');
-  } finally {
-    await disposeBundleContexts();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-Watch('should write nothing for a build whose publication is refused, and rejects with the refusal', async () => {
-  mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
-  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-publish-'));
-  const entry = join(dir, 'main.ts');
-  try {
-    writeFileSync(join(dir, 'package.json'), '{"name":"gated","private":true,"type":"module"}\n');
+Watch('should write nothing for a build whose publication is refused, and rejects with the refusal', () =>
+  inProject('gated', async (dir) => {
+    const entry = join(dir, 'main.ts');
     writeFileSync(entry, source(4));
     const refusal = new Error('superseded by a newer change');
     for (const runtime of ['process', 'wasm'] as const) {
@@ -90,11 +94,8 @@ Watch('should write nothing for a build whose publication is refused, and reject
     writeFileSync(entry, source(4));
     const published = await buildGuest({ entry, outFile: join(dir, 'out.wasm'), cacheDir: join(dir, 'cache'), cwd: dir, typecheck: false, incremental: true, publish: Promise.resolve() });
     assert.is(readFileSync(join(dir, 'out.wasm')).length, published.size);
-  } finally {
-    await disposeBundleContexts();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 Watch('the engine that compiles bundles is kept between builds, and a bundle it cannot compile leaves it as it was', async () => {
   mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
