@@ -11,13 +11,12 @@ import { Method } from '../protocol/index.ts';
 import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
-import { memoryLimitUnenforced, outputLimitsOf, processCommandOf, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
+import { memoryLimitUnenforced, outputLimitsOf, processMemoryOf, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
 import type { Redactor } from '../registry/redact.ts';
-import { createStageRecorder, processMemoryLine, profileLines, type ProcessCap } from '../session/call-stages.ts';
+import { createStageRecorder, processMemoryLine, profileLines } from '../session/call-stages.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
-import type { ProcessMemory } from '../transport/process/proc-memory.ts';
 import { GUEST_MEMORY_LOG } from '../transport/wasm/index.ts';
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { setLongTimeout } from '../transport/long-timer.ts';
@@ -161,15 +160,4 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
     process.off('SIGINT', onSigint);
     await session.close();
   }
-}
-
-/** A process extension's memory now (read from the extension itself), with the cap it runs under. */
-function processMemoryOf(spec: LaunchSpec, transport: Transport): { memory: ProcessMemory; cap?: ProcessCap } | undefined {
-  if (spec.runtime !== 'process' || spec.path === undefined) return undefined;
-  const memory = (transport as Partial<{ memory(): ProcessMemory | undefined }>).memory?.();
-  if (memory === undefined) return undefined;
-  const command = processCommandOf({ ...spec, path: spec.path });
-  const cap: ProcessCap | undefined =
-    command.memoryLimitBytes !== undefined ? { kind: 'address space', bytes: command.memoryLimitBytes } : command.heapLimitBytes !== undefined ? { kind: 'V8 heap', bytes: command.heapLimitBytes } : undefined;
-  return { memory, ...(cap ? { cap } : {}) };
 }
