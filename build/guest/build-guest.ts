@@ -64,6 +64,12 @@ export interface BuildGuestOptions {
    */
   deferOptimize?: boolean;
   /**
+   * Nothing is written before this settles (`mep build --watch`: the files have been quiet for
+   * the debounce); when it rejects, the build writes nothing and rejects with its error (a newer
+   * change superseded the build). The work runs meanwhile.
+   */
+  publish?: Promise<void>;
+  /**
    * Keep esbuild's contexts between the builds of this process (`mep build --watch`): a rebuild
    * parses only the files that changed. `disposeBundleContexts()` ends them.
    */
@@ -123,6 +129,9 @@ export interface BuildGuestResult {
 /** How a deferred dead-code pass ended ({@link BuildGuestResult.optimized}). */
 export type DeferredPass = 'optimized' | 'superseded' | 'failed';
 
+/** The bundle cache entries whose builds esbuild keeps a context for in this process (a watch). */
+const keptBundles = new Set<string>();
+
 /** The latest build of each output file, so a deferred pass never replaces a newer build. */
 const latestBuild = new Map<string, symbol>();
 
@@ -151,10 +160,14 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
   const cacheDir = options.cacheDir ?? GUEST_CACHE_DIR;
   const timings: Record<string, number> = {};
   let t = performance.now();
+  // A build whose publication was refused stops at the end of the stage it is in.
+  let refused: unknown;
+  options.publish?.catch((error: unknown) => (refused = error ?? new Error('publication refused')));
   const lap = (name: string): void => {
     const now = performance.now();
     timings[name] = Math.round((now - t) * 10) / 10;
     t = now;
+    if (refused !== undefined) throw refused;
   };
   if (!existsSync(entry)) throw new MepError(LocalErrorCode.Usage, `guest entry ${options.entry} does not exist; pass the path of the extension's TypeScript entry`);
   mkdirSync(join(cacheDir, 'tmp'), { recursive: true });
@@ -171,12 +184,17 @@ export async function buildGuest(options: BuildGuestOptions): Promise<BuildGuest
           if (problems.length > 0) throw buildFailure(options.entry, 'type check', problems);
         });
   verdict.catch(() => undefined); // awaited before anything is written, and when the pipeline fails
+  // Every write waits for the verdict and for the publication; a refused publication ends the build at its first write.
+  const writable = options.publish ? Promise.all([verdict, options.publish]).then(() => undefined) : verdict;
+  writable.catch(() => undefined);
   try {
-    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, verdict });
+    const result = await produce(options, { runtime, snapshot, cwd, entry, outFile, cacheDir, lap, timings, writable });
     // What the output was made from, for `mep pack` (a stale build) and `mep build` without arguments.
     await writeBuildRecord(outFile, entry, runtime, result.inputs);
     return result;
   } catch (error) {
+    // A build whose publication was refused ends now: no one reads its outcome.
+    if (refused !== undefined && error === refused) throw error;
     await verdict; // type errors first: they explain a failed bundle better than esbuild does
     throw error;
   }
@@ -191,8 +209,8 @@ interface Pipeline {
   cacheDir: string;
   lap(name: string): void;
   timings: Record<string, number>;
-  /** Settles with the type check: rejects with its errors. Every write of the output waits for it. */
-  verdict: Promise<void>;
+  /** Settles with the type check (rejects with its errors) and the publication: every write of the output waits for it. */
+  writable: Promise<void>;
 }
 
 /** Bundles, snapshots, links and writes (each write after the check's verdict). */
@@ -203,18 +221,22 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
   deferredPasses.get(outFile)?.abort();
   deferredPasses.delete(outFile);
   const place = async (file: string, data: string | Uint8Array, mode?: number): Promise<void> => {
-    await p.verdict;
+    await p.writable;
     placeNow(file, data, mode);
   };
   const keepMap = options.sourceMap !== false;
   const mapOptions = runtime === 'process' ? { mapFile: basename(outFile), sourceRoot: sourceRootOf(outFile, entry, cwd) } : {};
   const bundleOptions = { entry, runtime, cwd, sourcesContent: options.sourcesContent === true, ...mapOptions, ...(options.intl ? { intl: options.intl } : {}) };
   // Cached by content (bundle-cache.ts): unchanged sources are a hit, and esbuild does not run.
+  // A kept rebuild (a watch's second build on) skips it: esbuild's kept context parses only what
+  // changed, and an edit is a miss anyway (hashing every input and writing the bundle for nothing).
   const bundleCache = bundleCachePath(cacheDir, JSON.stringify([PIPELINE_VERSION, BUNDLER_TEXT, bundleOptions]));
-  const hit = cachedBundle(bundleCache);
+  const kept = options.incremental === true && keptBundles.has(bundleCache);
+  const hit = kept ? undefined : cachedBundle(bundleCache);
   const bundleStarted = Date.now();
   const bundle = hit ?? (await bundleGuest(bundleOptions, options.incremental === true));
-  if (!hit) storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
+  if (options.incremental === true) keptBundles.add(bundleCache);
+  if (!hit && !kept) storeBundle(bundleCache, bundle, [join(bundle.projectRoot, 'package.json')], bundleStarted);
   lap(hit ? 'bundle (cached)' : 'bundle');
   const intl = { warnings: bundle.warnings, ...(bundle.intl ? { intl: bundle.intl } : {}) };
 
@@ -222,7 +244,7 @@ async function produce(options: BuildGuestOptions, p: Pipeline): Promise<BuildGu
     const mapFile = `${outFile}.map`;
     // The map first, so a script never points at a map of another build; without one, an old map goes.
     if (keepMap) await place(mapFile, bundle.map);
-    else await p.verdict;
+    else await p.writable;
     if (!keepMap) rmSync(mapFile, { force: true });
     const code = keepMap ? `${bundle.code}//# sourceMappingURL=${encodeURIComponent(basename(mapFile))}\n` : bundle.code;
     await place(outFile, code, 0o755);

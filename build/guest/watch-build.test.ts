@@ -18,15 +18,25 @@ const Watch = suite('build :: a watch build (deferred dead-code pass, kept esbui
 
 const source = (n: number): string => `export function handle(): number { return ${n}; }\n`;
 
-Watch('should write the module at once, then the optimized one; an older pass never replaces a newer build', async () => {
+/** `fn` in a fresh project folder (a package.json named `name`); esbuild's kept contexts end and the folder goes after. */
+async function inProject(name: string, fn: (dir: string) => Promise<void>): Promise<void> {
   mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });
-  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', 'mep-watch-build-'));
-  const entry = join(dir, 'main.ts');
-  const outFile = join(dir, 'out.wasm');
-  const cacheDir = join(dir, 'cache');
-  const watchBuild = () => buildGuest({ entry, outFile, cacheDir, cwd: dir, typecheck: false, deferOptimize: true, incremental: true });
+  const dir = mkdtempSync(join(REPO_ROOT, '.cache', 'tests', `mep-${name}-`));
   try {
-    writeFileSync(join(dir, 'package.json'), '{"name":"watched","private":true,"type":"module"}\n');
+    writeFileSync(join(dir, 'package.json'), `{"name":"${name}","private":true,"type":"module"}\n`);
+    await fn(dir);
+  } finally {
+    await disposeBundleContexts();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+Watch('should write the module at once, then the optimized one; an older pass never replaces a newer build', () =>
+  inProject('watched', async (dir) => {
+    const entry = join(dir, 'main.ts');
+    const outFile = join(dir, 'out.wasm');
+    const cacheDir = join(dir, 'cache');
+    const watchBuild = () => buildGuest({ entry, outFile, cacheDir, cwd: dir, typecheck: false, deferOptimize: true, incremental: true });
     writeFileSync(entry, source(1));
     const first = await watchBuild();
     assert.ok(first.optimized, 'a deferred pass');
@@ -51,11 +61,41 @@ Watch('should write the module at once, then the optimized one; an older pass ne
     await buildGuest({ entry, outFile: join(dir, 'expected.wasm'), cacheDir: join(dir, 'fresh-cache'), cwd: dir, typecheck: false });
     assert.equal(readFileSync(outFile), readFileSync(join(dir, 'expected.wasm')), 'the newest source, optimized');
     assert.ok(readBuildRecord(outFile));
-  } finally {
-    await disposeBundleContexts();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+    // A kept rebuild neither reads nor writes the bundle cache (esbuild's context is the cache
+    // there); the first build of the process did.
+    const bundles = (): string[] => readdirSync(join(cacheDir, 'bundle')).map((f) => readFileSync(join(cacheDir, 'bundle', f), 'utf8'));
+    const cachedBundles = bundles();
+    writeFileSync(entry, source(5));
+    await (await watchBuild()).optimized;
+    assert.equal(bundles(), cachedBundles, 'no bundle cached by a kept rebuild');
+  }),
+);
+
+Watch('should write nothing for a build whose publication is refused, and rejects with the refusal', () =>
+  inProject('gated', async (dir) => {
+    const entry = join(dir, 'main.ts');
+    writeFileSync(entry, source(4));
+    const refusal = new Error('superseded by a newer change');
+    for (const runtime of ['process', 'wasm'] as const) {
+      const outFile = join(dir, `out-${runtime}`);
+      let refuse!: (e: Error) => void;
+      const publish = new Promise<void>((_, reject) => (refuse = reject));
+      const built = buildGuest({ entry, outFile, runtime, cacheDir: join(dir, 'cache'), cwd: dir, typecheck: false, incremental: true, publish });
+      setTimeout(() => refuse(refusal), 50);
+      assert.is(await built.then(() => 'written', (e: unknown) => e), refusal, runtime);
+      assert.equal(readdirSync(dir).filter((f) => f.startsWith('out-')), [], `${runtime}: no output, map or record`);
+    }
+    // Refused while the type check would fail: the refusal, not the check's errors (nor a wait for them).
+    writeFileSync(entry, `export function handle(): number { return 'not a number'; }\n`);
+    let refuse!: (e: Error) => void;
+    const refused = buildGuest({ entry, outFile: join(dir, 'out-typed'), runtime: 'process', cacheDir: join(dir, 'cache'), cwd: dir, publish: new Promise<void>((_, reject) => (refuse = reject)) });
+    refuse(refusal);
+    assert.is(await refused.then(() => 'written', (e: unknown) => e), refusal);
+    writeFileSync(entry, source(4));
+    const published = await buildGuest({ entry, outFile: join(dir, 'out.wasm'), cacheDir: join(dir, 'cache'), cwd: dir, typecheck: false, incremental: true, publish: Promise.resolve() });
+    assert.is(readFileSync(join(dir, 'out.wasm')).length, published.size);
+  }),
+);
 
 Watch('the engine that compiles bundles is kept between builds, and a bundle it cannot compile leaves it as it was', async () => {
   mkdirSync(join(REPO_ROOT, '.cache', 'tests'), { recursive: true });

@@ -7,6 +7,7 @@
  * transport reports it, comes with it.
  */
 import type { ProgressParams } from '../protocol/index.ts';
+import type { ProcessMemory } from '../transport/process/proc-memory.ts';
 
 /** One stage of a call. */
 export interface CallStage {
@@ -97,4 +98,22 @@ export function profileLines(profile: CallProfile, memoryLimitBytes?: number): s
     lines.push(`guest memory: peak ${(profile.guestMemoryBytes / MiB).toFixed(1)} MiB${of}`);
   }
   return lines;
+}
+
+/** The memory cap a process extension ran under: its address space (`prlimit --as`) or a Node.js script's V8 heap. */
+export type ProcessCap = { kind: 'address space' | 'V8 heap'; bytes: number };
+
+/**
+ * A process extension's memory as a line for a person (`--verbose`, beside a wasm guest's
+ * "guest memory: peak …"): its resident and address-space peaks, read from the extension's own
+ * process, and the cap it ran under with how close it came where that is what the cap counts.
+ */
+export function processMemoryLine(memory: ProcessMemory, cap?: ProcessCap): string {
+  const of =
+    cap === undefined
+      ? ''
+      : cap.kind === 'address space'
+        ? ` (${Math.round((100 * memory.addressSpacePeakBytes) / cap.bytes)} % of its ${(cap.bytes / MiB).toFixed(0)} MiB address-space cap; --max-memory or extension.json limits.maxMemoryBytes raises it)`
+        : ` (its V8 heap is capped at ${(cap.bytes / MiB).toFixed(0)} MiB; --max-memory or extension.json limits.maxMemoryBytes raises it)`;
+  return `process memory: peak ${(memory.residentPeakBytes / MiB).toFixed(1)} MiB resident, ${(memory.addressSpacePeakBytes / MiB).toFixed(1)} MiB address space${of}`;
 }

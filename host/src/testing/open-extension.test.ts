@@ -79,6 +79,8 @@ for (const runtime of ['wasm', 'process'] as const) {
         assert.ok(stages.includes('listing'), stages.join(', '));
         assert.is(typeof extension.lastCall?.guestMemoryBytes, runtime === 'wasm' ? 'number' : 'undefined');
         assert.ok(printed.length >= stages.length + 1);
+        // Its memory, printed as mep --verbose prints it: the guest's, or the extension process's own.
+        assert.ok(printed.some((l) => (runtime === 'wasm' ? /^guest memory: peak/ : /^process memory: peak [\d.]+ MiB resident/).test(l)), printed.join('\n'));
         const unknown = await extension.call('acme.nope', {}).catch((e: unknown) => e);
         assert.ok(isMepError(unknown) && unknown.code === ErrorCode.MethodNotFound, String(unknown));
         // Errors name the author's sources.

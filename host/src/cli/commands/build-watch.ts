@@ -2,8 +2,11 @@
  * `mep build --watch`: build, then rebuild whenever the entry or a file the bundle was made from
  * changes. Each rebuild prints its time and outcome (the diagnostics when it fails); the output is
  * only ever replaced whole (buildGuest writes by rename), so a failed rebuild leaves the last good
- * one in place. Bursts of changes (an editor's save, a checkout) make one rebuild: it starts once
- * the files have been quiet for {@link DEBOUNCE_MS}, and a change during a build queues one more.
+ * one in place. Bursts of changes (an editor's save, a checkout) make one rebuild: a rebuild
+ * starts at the first change, but what it made is published (written, printed) only once the
+ * files have been quiet for {@link DEBOUNCE_MS}; a change before then supersedes it (nothing of it
+ * is written or printed) and the next build reads the edit. So the quiet time overlaps the work,
+ * rather than coming before it. A change after the publication queues one more build.
  *
  * Folders are watched rather than files, so a save that replaces a file (write a copy, rename it
  * over) is seen like any other; only the names the build read count.
@@ -12,9 +15,8 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { isMepError } from '../../protocol/errors.ts';
 import type { Io } from '../io.ts';
 import { createFolderWatch } from './folder-watch.ts';
-import { createRerunner } from './rerun.ts';
 
-/** How long the watched files must be quiet before a rebuild starts (ms): longer than the 0.2 s between an editor's quick saves, so a burst of them makes one rebuild. */
+/** How long the watched files must be quiet before a rebuild is published (ms): longer than the 0.2 s between an editor's quick saves, so a burst of them makes one rebuild. */
 export const DEBOUNCE_MS = 300;
 
 /** What one build reports to the watcher. */
@@ -29,8 +31,12 @@ export interface WatchedBuild {
 export interface WatchBuildOptions {
   /** The entry (absolute), watched even when no build succeeded yet. */
   entry: string;
-  /** Runs one build; throws for a failed one (a MepError with `data.diagnostics` names more files to watch). */
-  build(): Promise<WatchedBuild>;
+  /**
+   * Runs one build; throws for a failed one (a MepError with `data.diagnostics` names more files
+   * to watch). It may work at once, but writes nothing before `publish` resolves; `publish`
+   * rejects when a change superseded the build (then its outcome is dropped, whatever it is).
+   */
+  build(publish: Promise<void>): Promise<WatchedBuild>;
   /** Ends the watch: the current build finishes, then every watcher closes. */
   signal: AbortSignal;
 }
@@ -43,6 +49,37 @@ function filesOfFailure(error: unknown, cwd: string): string[] {
   return (diagnostics ?? []).flatMap((d) => (typeof d.file === 'string' && !d.file.startsWith('<') ? [resolve(cwd, d.file)] : []));
 }
 
+/** The publication of one build: opens after the quiet time, or is superseded by a change. */
+interface Gate {
+  promise: Promise<void>;
+  /** True once opened, false once superseded (settles with the gate). */
+  opened: Promise<boolean>;
+  supersede(): void;
+}
+
+/** A gate that opens `afterMs` from now unless superseded first. */
+function openingAfter(afterMs: number): Gate {
+  let open!: () => void;
+  let refuse!: (error: Error) => void;
+  const promise = new Promise<void>((resolveOpen, reject) => {
+    open = resolveOpen;
+    refuse = reject;
+  });
+  promise.catch(() => undefined); // a build that stopped early never awaited it
+  const timer = setTimeout(open, Math.max(0, afterMs));
+  return {
+    promise,
+    opened: promise.then(
+      () => true,
+      () => false,
+    ),
+    supersede: () => {
+      clearTimeout(timer);
+      refuse(new Error('superseded by a newer change'));
+    },
+  };
+}
+
 /**
  * Builds once, then on every change until `signal` aborts. Resolves after the last build ended
  * and every watcher closed; never rejects for a failed build (it prints it and waits for a fix).
@@ -50,45 +87,80 @@ function filesOfFailure(error: unknown, cwd: string): string[] {
 export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<void> {
   const { signal } = options;
   const files = new Set<string>([options.entry]);
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let lastChange = Number.NEGATIVE_INFINITY;
+  /** The gate of the build in flight, while it is not yet published. */
+  let gate: Gate | undefined;
+  /** A change came that no build in flight has read: one more build follows. */
+  let again = false;
+  let running: Promise<void> | undefined;
 
-  const schedule = (): void => {
+  const changed = (): void => {
     if (signal.aborted) return;
-    clearTimeout(timer);
-    timer = setTimeout(() => void rebuild(), DEBOUNCE_MS);
+    lastChange = performance.now();
+    again = true;
+    gate?.supersede();
+    run();
   };
   // The folders of the files the last build read, each watched on its own (folder-watch.ts); a
   // folder that goes away (a branch switch) is dropped, and the next build says what is missing.
   const folders = createFolderWatch(
     Number.POSITIVE_INFINITY,
     (folder, name) => {
-      if (name === null || files.has(resolve(folder, name))) schedule();
+      if (name === null || files.has(resolve(folder, name))) changed();
     },
     () => undefined,
   );
   const watchFolders = (): void => void folders.set([...new Set([...files].map((f) => dirname(f)))]);
-  const once = async (): Promise<void> => {
+  /** One build; false when a change superseded it before it was published. */
+  const once = async (): Promise<boolean> => {
     const started = performance.now();
-    try {
-      const built = await options.build();
+    const own = (gate = openingAfter(lastChange + DEBOUNCE_MS - started));
+    const outcome = await options.build(own.promise).then(
+      (built) => ({ built }),
+      (error: unknown) => ({ error }),
+    );
+    const published = await own.opened;
+    gate = undefined;
+    if (!published) return false;
+    if ('built' in outcome) {
       files.clear();
       files.add(options.entry);
-      for (const input of built.inputs) files.add(input);
-      io.out(`[${clock()}] ${built.summary} — ${Math.round(performance.now() - started)} ms, watching ${files.size} file${files.size === 1 ? '' : 's'}`);
-    } catch (error) {
+      for (const input of outcome.built.inputs) files.add(input);
+      io.out(`[${clock()}] ${outcome.built.summary} — ${Math.round(performance.now() - started)} ms, watching ${files.size} file${files.size === 1 ? '' : 's'}`);
+    } else {
+      const { error } = outcome;
       for (const file of filesOfFailure(error, io.cwd)) files.add(file);
       io.err(`[${clock()}] build failed in ${Math.round(performance.now() - started)} ms; the last good output stays. ${error instanceof Error ? error.message : String(error)}`);
     }
     watchFolders();
+    return true;
   };
-  const { rebuild, idle } = createRerunner(once, signal);
+  // One build at a time; a change during one (or its quiet time) makes one more after it.
+  const run = (): void => {
+    running ??= (async () => {
+      do {
+        again = false;
+        await once();
+      } while (again && !signal.aborted);
+      running = undefined;
+    })();
+  };
 
-  const stopped = new Promise<void>((resolveStop) => signal.addEventListener('abort', () => resolveStop(), { once: true }));
-  await rebuild();
+  const stopped = new Promise<void>((resolveStop) =>
+    signal.addEventListener(
+      'abort',
+      () => {
+        gate?.supersede(); // an unpublished build writes nothing
+        resolveStop();
+      },
+      { once: true },
+    ),
+  );
+  run();
+  await running;
   if (!signal.aborted) io.err(`mep build: watching ${relative(io.cwd, options.entry) || basename(options.entry)} and what it imports; press Ctrl+C to stop.`);
   await stopped;
-  clearTimeout(timer);
   folders.close();
   // A build in flight finishes, so nothing half-written is left behind.
-  await idle();
+  await running;
 }

@@ -87,8 +87,9 @@ reported at file:line of its sources; it names the files without their text.
     const list = (given: string[] | undefined): string[] => (given ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
     const zones = list(values['time-zone']);
     const intl = { locales: list(values.locale), timeZones: zones.includes('all') ? ('all' as const) : zones };
-    const build = async () => {
+    const build = async (publish?: Promise<void>) => {
       const result = await buildGuest({
+        ...(publish ? { publish } : {}),
         entry,
         outFile,
         runtime,
@@ -123,8 +124,8 @@ reported at file:line of its sources; it names the files without their text.
     };
     if (values.watch) {
       let optimizing: Promise<unknown> | undefined;
-      const code = await watch(io, entry, async () => {
-        const built = await build();
+      const code = await watch(io, entry, async (publish) => {
+        const built = await build(publish);
         optimizing = built.result.optimized;
         return built;
       });
@@ -154,7 +155,7 @@ async function manifestBuild(cwd: string): Promise<{ entry: string; out: string;
 }
 
 /** Runs the watch until Ctrl+C (or SIGTERM), then exits as a process killed by it would. */
-async function watch(io: Parameters<Command['run']>[1], entry: string, build: () => Promise<{ result: { inputs: string[] }; summary: string }>): Promise<number> {
+async function watch(io: Parameters<Command['run']>[1], entry: string, build: (publish: Promise<void>) => Promise<{ result: { inputs: string[] }; summary: string }>): Promise<number> {
   const controller = new AbortController();
   let stoppedBy: keyof typeof SIGNAL_EXIT | undefined;
   const stop = (signal: keyof typeof SIGNAL_EXIT) => () => {
@@ -167,8 +168,8 @@ async function watch(io: Parameters<Command['run']>[1], entry: string, build: ()
     await watchBuild(io, {
       entry,
       signal: controller.signal,
-      build: async () => {
-        const { result, summary } = await build();
+      build: async (publish) => {
+        const { result, summary } = await build(publish);
         return { summary, inputs: result.inputs };
       },
     });

@@ -85,6 +85,24 @@ Limits('should report a Node script that exhausts --max-memory as a limit :: hos
   }),
 );
 
+Limits('should print the extension process’s own peak memory with --verbose, as a wasm guest’s', () =>
+  withProject(async (t) => {
+    assert.is(await install(t, 'acme.echo'), 0);
+    const peak = async (...extra: string[]): Promise<number> => {
+      const run = await generate(t, '--verbose', ...extra);
+      assert.is(run.code, 0, run.stderr);
+      const line = /process memory: peak ([\d.]+) MiB resident, ([\d.]+) MiB address space/.exec(run.stderr);
+      assert.ok(line, run.stderr);
+      return Number(line![1]);
+    };
+    const idle = await peak();
+    // Node.js itself holds tens of MiB: the launcher that contains it (a shell) would be a few.
+    assert.ok(idle > 20, `the extension's own figure, not its launcher's: ${idle} MiB`);
+    const holding = await peak('--option', 'allocateMb=16');
+    assert.ok(holding > idle + 16, `what the call held shows: ${holding} MiB against ${idle} MiB`);
+  }),
+);
+
 Limits('should refuse bad limit values: a usage error for flags, an install error for the manifest :: hostile', () =>
   withProject(async (t) => {
     assert.is(await install(t, 'acme.echo'), 0);

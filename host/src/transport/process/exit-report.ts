@@ -26,6 +26,11 @@ export interface ChildEnd {
   heapLimitBytes?: number;
   /** What V8 printed of its last collections (v8-heap.ts), when it printed any. */
   heap?: HeapTrace;
+  /**
+   * Its address space as the host read it (proc-memory.ts): when its last request began (or at
+   * the first look) and its peak at the last look: what an address-space cap is sized from.
+   */
+  addressSpace?: { startBytes: number; peakBytes: number };
 }
 
 const mib = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
@@ -44,6 +49,23 @@ function heapAdvice(heapLimit: number | undefined, trace: HeapTrace | undefined)
     `V8's last collections found ${mib(trace.peakBytes)} in use at most (from ${mib(trace.earliestBytes)}) and could free no more. ` +
     `${raiseAdvice('maxMemoryBytes', heapLimit, suggested).replace(/\.$/, '')}: room for the heap to grow as much again. ` +
     `A run stopped at its limit cannot tell what the script needs in all: if that is not enough, try it once with a large --max-memory (e.g. 4GiB).`
+  );
+}
+
+/**
+ * What a crash under an address-space cap (`prlimit --as`) is told: the cap, and a raise sized the
+ * way a wasm guest's is (memory-advice.ts: its peak plus as much again as it took since its last
+ * request began) from what the host read of its address space, or, with nothing read, the
+ * doubling that is all there is to go on; and how to measure the whole peak in one run.
+ */
+function capAdvice(cap: number, space: ChildEnd['addressSpace']): string {
+  const ran = `It ran with its address space capped at ${cap} bytes (--max-memory ${formatLimit('maxMemoryBytes', cap)})`;
+  const measure = `To find what it needs in one run, run it once with a large --max-memory (e.g. 4GiB) and --verbose: the line "process memory: peak …" gives its address-space peak; set the limit a little above it.`;
+  if (space === undefined) return `${ran}: if it ran out of memory, ${raiseAdvice('maxMemoryBytes', cap).replace(/^R/, 'r')} ${measure}`;
+  const suggested = memoryToSuggest({ limitBytes: cap, startBytes: space.startBytes, peakBytes: space.peakBytes });
+  return (
+    `${ran}; its address space went from ${mib(space.startBytes)} to ${mib(space.peakBytes)} at the host's last look. ` +
+    `If it ran out of memory, ${raiseAdvice('maxMemoryBytes', cap, suggested).replace(/^R/, 'r').replace(/\.$/, '')}: room to take as much again. ${measure}`
   );
 }
 
@@ -67,8 +89,9 @@ export function exitError(end: ChildEnd): MepError | undefined {
     });
   }
   const last = stderr.total > 0 ? ` Its last log lines: ${JSON.stringify(stderr.last(3).join(' | '))}.` : ' It wrote nothing to stderr.';
-  const cap = end.memoryLimitBytes === undefined ? '' : ` It ran with its memory capped at ${end.memoryLimitBytes} bytes: if it ran out of memory, ${raiseAdvice('maxMemoryBytes', end.memoryLimitBytes).replace(/^R/, 'r')}`;
+  const cap = end.memoryLimitBytes === undefined ? '' : ` ${capAdvice(end.memoryLimitBytes, end.addressSpace)}`;
+  const measured = end.memoryLimitBytes === undefined || end.addressSpace === undefined ? {} : { addressSpaceStartBytes: end.addressSpace.startBytes, addressSpacePeakBytes: end.addressSpace.peakBytes };
   return new MepError(LocalErrorCode.ExtensionCrashed, `Extension ${name} exited unexpectedly (${how}).${last} Check its log, or run it by hand to reproduce.${cap}`, {
-    data: { extension: name, pid, exitCode: code, signal, stderr: stderr.lines(), ...(end.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: end.memoryLimitBytes }) },
+    data: { extension: name, pid, exitCode: code, signal, stderr: stderr.lines(), ...(end.memoryLimitBytes === undefined ? {} : { memoryLimitBytes: end.memoryLimitBytes }), ...measured },
   });
 }

@@ -24,6 +24,7 @@ import { createTransportEvents } from '../events.ts';
 import { endOfContained } from './containment.ts';
 import { exitError } from './exit-report.ts';
 import { createInboundLimits } from './inbound-limits.ts';
+import { createMemoryProbe } from './proc-memory.ts';
 import type { ProcessTransport, ProcessTransportOptions } from './options.ts';
 import { checkWorkingDirectory, spawnChild, spawnError } from './spawn-child.ts';
 import { readStderr } from './stderr-reader.ts';
@@ -37,6 +38,8 @@ export type { ProcessTransport, ProcessTransportOptions } from './options.ts';
 const EOF_GRACE_MS = 250;
 /** How long after its exit a child's pipes may stay open (held by a grandchild) before its end is reported. */
 const CLOSE_GRACE_MS = 250;
+/** How often the memory of an extension under an address-space cap is read (ms). */
+const MEMORY_LOOK_MS = 100;
 
 /**
  * Spawn an extension and connect to it. Synchronous problems (no cwd) throw MepError(ERR_USAGE);
@@ -58,6 +61,13 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   const { child, wrapped, groupOnly } = spawnChild(options);
   const stderr = readStderr(name, child.stderr, options.log);
   const teardown = createTeardown(child, { killGraceMs: options.killGraceMs ?? 2000, termGraceMs: options.termGraceMs ?? 1000, beforeRelease: () => stderr.settle(CLOSE_GRACE_MS) });
+  // Its memory, read from /proc of the extension itself (proc-memory.ts): at the start of each
+  // request, and under an address-space cap every MEMORY_LOOK_MS too, so that a crash at the cap
+  // is told a raise sized from what it reached.
+  const probe = createMemoryProbe(child.pid, wrapped, () => teardown.exited);
+  let callStartBytes: number | undefined;
+  const looking = options.memoryLimitBytes === undefined ? undefined : setInterval(() => probe.read(), MEMORY_LOOK_MS);
+  looking?.unref();
   if (groupOnly !== undefined) note(`runs in its process group only, not a PID namespace: ${groupOnly}; a process it starts that leaves the group (setsid) can outlive the session.`);
 
   /** A note of the host's about this extension (shown with --verbose), not kept as its stderr. */
@@ -120,11 +130,12 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     finalized = true;
     clearTimeout(finalizeTimer);
     clearTimeout(eofTimer);
+    clearInterval(looking);
     stderr.flush();
     // Whatever it left running in its group goes too (a no-op when close() already stopped it).
     void teardown.stop(false);
     if (events.closed) return;
-    const error = exitError({ name, pid: child.pid, code, signal, stderr: stderr.record, heap: stderr.heap.trace(), stoppedAtEof, memoryLimitBytes: options.memoryLimitBytes, heapLimitBytes: options.heapLimitBytes });
+    const error = exitError({ name, pid: child.pid, code, signal, stderr: stderr.record, heap: stderr.heap.trace(), stoppedAtEof, memoryLimitBytes: options.memoryLimitBytes, heapLimitBytes: options.heapLimitBytes, ...addressSpace() });
     if (error !== undefined) {
       events.emitClose(error);
       return;
@@ -138,8 +149,15 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     events.emitClose(undefined);
   }
 
+  /** What the extension's address space was when its last request began (or at the first look) and at its peak. */
+  function addressSpace(): { addressSpace?: { startBytes: number; peakBytes: number } } {
+    const last = probe.last;
+    return last === undefined ? {} : { addressSpace: { startBytes: callStartBytes ?? probe.first!.addressSpaceBytes, peakBytes: last.addressSpacePeakBytes } };
+  }
+
   child.on('exit', (exitCode, exitSignal) => {
     teardown.markExited();
+    clearInterval(looking);
     const { code, signal } = wrapped ? endOfContained(exitCode, exitSignal) : { code: exitCode, signal: exitSignal };
     // 'close' follows once stdout and stderr are drained; a grandchild holding them open must
     // not keep the transport open forever. A busy log sink holding stderr is not such a hold:
@@ -163,9 +181,11 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       return child.pid;
     },
     send(message) {
+      if ('method' in message && 'id' in message) callStartBytes = probe.read()?.addressSpaceBytes ?? callStartBytes;
       stdin.write(stringifyMessage(message));
       inbound.sent(message);
     },
+    memory: () => probe.read(),
     sendRaw(body) {
       stdin.write(body);
     },

@@ -1,5 +1,6 @@
 /** The options and the interface of a process transport. */
 import type { LogSink, Transport } from '../types.ts';
+import type { ProcessMemory } from './proc-memory.ts';
 
 /** Options for {@link createProcessTransport}. */
 export interface ProcessTransportOptions {
@@ -59,6 +60,12 @@ export interface ProcessTransportOptions {
 export interface ProcessTransport extends Transport {
   /** The child's process id (undefined when it could not be spawned). */
   readonly pid: number | undefined;
+  /**
+   * The extension's memory now (proc-memory.ts: its resident and address-space peaks), read from
+   * the extension itself, not its launcher; undefined where it cannot be read (not Linux) or after
+   * it exited.
+   */
+  memory(): ProcessMemory | undefined;
   /** Frame `body` as given and write it (conformance tests of malformed input). */
   sendRaw(body: string): void;
 }
