@@ -9,6 +9,7 @@ import { ATOMICS_PATCHES } from './atomics.ts';
 import { DATE_FIELDS_PATCHES } from './date-fields.ts';
 import { FAST_PATH_PATCHES } from './fast-paths.ts';
 import { INLINE_PATCHES } from './inline.ts';
+import { INTERPRETER_PATCHES } from './interpreter.ts';
 import { JSON_DEPTH_PATCHES } from './json-depth.ts';
 import { JSON_PARSE_PATCHES } from './json-parse.ts';
 import { JSON_STRINGIFY_PATCHES } from './json-stringify.ts';
@@ -24,4 +25,4 @@ import type { QuickjsPatch } from './types.ts';
 
 export { QUICKJS_SOURCES, type QuickjsAnchor, type QuickjsPatch, type QuickjsSource } from './types.ts';
 
-export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...FAST_PATH_PATCHES, ...PARSE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES, ...ATOMICS_PATCHES, ...TEMPLATE_OBJECT_PATCHES, ...STRIP_SOURCE_PATCHES];
+export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...INTERPRETER_PATCHES, ...FAST_PATH_PATCHES, ...PARSE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES, ...ATOMICS_PATCHES, ...TEMPLATE_OBJECT_PATCHES, ...STRIP_SOURCE_PATCHES];
