@@ -28,7 +28,11 @@
  * distribution it hands to `Repo.fromDistribution` is the input's (package name, dependencies)
  * with the modules the plan names, taken from the kept repository with the access the plan gives
  * them, the same values the decoder would build from their IR (the frontend sends a plan only when
- * the baseline's IR of every kept module equals what that build returned for it). While a build's
+ * the baseline's IR of every kept module equals what that build returned for it). The repository
+ * rebuilt from the kept modules is remembered with what it was built from (`repoStash.rebuilt`):
+ * a next build that keeps the same modules (the same names, access and definition objects: the
+ * same module edited again) with the same package name and dependencies starts from it, since
+ * `Repo.fromDistribution` would build the same value again. While a build's
  * result is encoded, each module definition's JSON is remembered per definition (a WeakMap: an
  * Elm value never changes, so the same definition encodes the same), so the modules a build took
  * over unchanged are not encoded again.
@@ -118,6 +122,15 @@ export const SESSION_PATCHES: readonly ElmPatch[] = [
     code: `(function (fromDistribution, returnDistribution, encodeModule) {
   var encoded = new WeakMap(), encoding = false;
   var pathKey = function (path) { return JSON.stringify(_List_toArray(path).map(_List_toArray)); };
+  // The same module names, each with the same access and the very same definition (an Elm value never changes).
+  var sameModules = function (a, b) {
+    var x = _List_toArray($elm$core$Dict$toList(a)), y = _List_toArray($elm$core$Dict$toList(b));
+    if (x.length !== y.length) return false;
+    for (var i = 0; i < x.length; i++) {
+      if (x[i].b.value !== y[i].b.value || x[i].b.access.$ !== y[i].b.access.$ || !_Utils_eq(x[i].a, y[i].a)) return false;
+    }
+    return true;
+  };
   $author$project$Morphir$IR$Repo$fromDistribution = function (distro) {
     var plan = repoStash.plan;
     repoStash.plan = undefined;
@@ -128,7 +141,11 @@ export const SESSION_PATCHES: readonly ElmPatch[] = [
       var level = access === 'Public' ? $author$project$Morphir$IR$AccessControlled$Public : $author$project$Morphir$IR$AccessControlled$Private;
       return A3($elm$core$Dict$insert, name, A2($author$project$Morphir$IR$AccessControlled$AccessControlled, level, ac.value), out);
     }), $elm$core$Dict$empty, plan.repo.a.modules);
-    return fromDistribution(A3($author$project$Morphir$IR$Distribution$Library, distro.a, distro.b, _Utils_update(distro.c, { modules: kept })));
+    var last = repoStash.rebuilt;
+    if (last && _Utils_eq(last.name, distro.a) && _Utils_eq(last.dependencies, distro.b) && sameModules(last.kept, kept)) return last.repo;
+    var repo = fromDistribution(A3($author$project$Morphir$IR$Distribution$Library, distro.a, distro.b, _Utils_update(distro.c, { modules: kept })));
+    repoStash.rebuilt = { name: distro.a, dependencies: distro.b, kept: kept, repo: repo };
+    return repo;
   };
   $author$project$Morphir$Elm$CLI$returnDistribution = function (repoResult) {
     repoStash.repo = repoResult.$ === 'Ok' ? repoResult.a : undefined;
