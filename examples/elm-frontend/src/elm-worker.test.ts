@@ -209,5 +209,25 @@ Patches('should keep the modules the unedited compiler keeps: the exposed ones a
   }
 });
 
+Patches('should walk the module DAG once for the changes a build applies, not once per exposed module (used-changes)', () => {
+  const logged = (code: ElmWorkerCode): { lines: string[]; outcome: ElmBuildOutcome } => {
+    const lines: string[] = [];
+    const worker = createElmWorker(code, createTimerQueue(), { ...QUIET, log: (m) => void lines.push(m) });
+    return { lines, outcome: worker.build(input({ 'Acme/Shop/Money.elm': money, 'Acme/Shop/Billing.elm': billing }, ['Billing', 'Money'])) as ElmBuildOutcome };
+  };
+  const { source } = installedWorkerSource();
+  const plain = logged(new Function('setTimeout', 'clearTimeout', 'console', source) as ElmWorkerCode);
+  const edited = logged(workerCode());
+  const perExposed = (lines: string[]) => lines.filter((l) => l.startsWith('DAG.collectForwardReachableNodes exposedModule')).length;
+  assert.is(perExposed(plain.lines), 2, plain.lines.join('\n').slice(0, 400));
+  assert.is(perExposed(edited.lines), 0);
+  assert.equal(edited.outcome, plain.outcome);
+  // A cycle between the modules the build inserts: the unedited compiler's error.
+  const a = 'module Acme.Shop.A exposing (a)\n\nimport Acme.Shop.B\n\na =\n    1\n';
+  const b = 'module Acme.Shop.B exposing (b)\n\nimport Acme.Shop.A\n\nb =\n    2\n';
+  const cyclic = (code: ElmWorkerCode) => createElmWorker(code, createTimerQueue(), QUIET).build(input({ 'Acme/Shop/A.elm': a, 'Acme/Shop/B.elm': b }, ['A']));
+  assert.equal(cyclic(workerCode()), cyclic(new Function('setTimeout', 'clearTimeout', 'console', source) as ElmWorkerCode));
+});
+
 Worker.run();
 Patches.run();

@@ -76,6 +76,8 @@ export interface ElmWorker {
 interface RepoStash {
   repo?: unknown;
   plan?: { repo: unknown; access: Record<string, 'Public' | 'Private'> };
+  /** The last repository rebuilt from kept modules, and what it was built from (the edit remembers it). */
+  rebuilt?: unknown;
 }
 
 interface Port<T> {

@@ -5,7 +5,7 @@ import type { CompileBaseline, CompileResult } from '../../../host/src/protocol/
 import { nextBaseline } from '../../../host/src/project/compile-baseline.ts';
 import { canonicalJson } from '../testing/morphir-elm-make.ts';
 import { compileElm } from './compile.ts';
-import { createElmWorker, type ElmBuildOutcome, type ElmWorker } from './elm-worker.ts';
+import { createElmWorker, type ElmBuildOutcome, type ElmWorker, type ElmWorkerCode } from './elm-worker.ts';
 import { QUIET, recordingContext, sharedWorker, workerCode } from './testing.ts';
 import { createTimerQueue } from './timer-queue.ts';
 import { irModules } from './visibility.ts';
@@ -161,6 +161,31 @@ const compileOn = (worker: ElmWorker, params: NormalizedCompileParams): CompileR
 const sameAsFull = (result: CompileResult, sources: Record<string, string>, options?: NormalizedCompileParams['options']): void => {
   assert.is(canonicalJson(result.ir), canonicalJson(compile(request(sources, undefined, options)).ir), 'the IR equals a full compile\'s');
 };
+
+Incremental('should rebuild the kept modules\' repository once for edits of the same module, and equal a full compile', () => {
+  let stash: { rebuilt?: unknown } | undefined;
+  const code = workerCode();
+  const spy: ElmWorkerCode = function (this: ThisParameterType<ElmWorkerCode>, ...args: Parameters<ElmWorkerCode>) {
+    stash = args[4] as { rebuilt?: unknown };
+    return code.apply(this, args);
+  };
+  const worker = createElmWorker(spy, createTimerQueue(), QUIET);
+  let baseline = nextBaseline(undefined, compileOn(worker, request(SOURCES)));
+  const step = (sources: Record<string, string>, compiled: string): unknown => {
+    const result = compileOn(worker, request(sources, baseline));
+    baseline = nextBaseline(baseline, result);
+    assert.equal(Object.entries(statuses(result)).filter(([, s]) => s === 'compiled').map(([n]) => n), [compiled]);
+    sameAsFull(result, sources);
+    return stash?.rebuilt;
+  };
+  const once = step(edit('Acme/Leaf.elm', 'amount * 2', 'amount * 3'), 'Leaf');
+  assert.ok(once !== undefined);
+  // The same module edited again: the same kept modules, the same rebuilt repository.
+  assert.is(step(edit('Acme/Leaf.elm', 'amount * 2', 'amount * 4'), 'Leaf'), once);
+  // Another module edited: other kept modules, rebuilt again.
+  const other = step({ ...edit('Acme/Leaf.elm', 'amount * 2', 'amount * 4'), 'Acme/Top.elm': SOURCES['Acme/Top.elm'].replace('line 3', 'line 4') }, 'Top');
+  assert.ok(other !== undefined && other !== once);
+});
 
 Incremental('should start from the repository the session\'s last build kept, and equal a full compile', () => {
   const { worker, reused } = sessionWorker();
