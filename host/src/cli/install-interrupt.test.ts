@@ -8,7 +8,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { seededRotation } from '../../../fixtures/testing/tier.ts';
@@ -82,5 +85,48 @@ Interrupt('should remove the scratch directory a SIGKILLed install left, at the 
     assert.equal(await scratchLeft(tmp), []);
   }),
 );
+
+/** Pids of the live (not zombie) processes whose command line contains `needle` (Linux /proc). */
+function processesNaming(needle: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) continue;
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) found.push(Number(entry));
+    } catch {
+      // It ended between readdir and read.
+    }
+  }
+  return found;
+}
+
+// A `git clone` of `mep install <git URL>` ran on when only `mep` got SIGTERM (a supervisor
+// signalling its pid, not its group): git and git-remote-http stayed, blocked on the server, until
+// the 10-minute fetch deadline of a `mep` that no longer existed.
+if (process.platform === 'linux') {
+  Interrupt('should end its git clone when only its own pid gets SIGTERM', () =>
+    withProject(async (t) => {
+      const server = createServer(() => undefined); // takes git's request, never answers
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/stall.git`;
+      const tmp = join(t.root, 'tmp');
+      await mkdir(tmp);
+      try {
+        const child = install(t, tmp, url);
+        for (let i = 0; i < 3_000 && processesNaming(url).length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.ok(processesNaming(url).length >= 2, 'git clone and git-remote-http are under way');
+        child.kill('SIGTERM');
+        assert.is(await exitOf(child), 143);
+        assert.equal(processesNaming(url), [], 'a git process outlived mep');
+      } finally {
+        for (const pid of processesNaming(url)) process.kill(pid, 'SIGKILL');
+        server.closeAllConnections();
+        await new Promise((resolve) => server.close(resolve));
+      }
+    }),
+  );
+}
 
 Interrupt.run();

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { containHelper, PROCESS_GROUPS, signalGroup } from '../transport/process-group.ts';
 import { budgetError, createArchiveBudget } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
 
@@ -100,8 +101,9 @@ export function checkTreeBudget(dir: string, commit: string, spec: string, limit
   const git = spawn('git', ['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], {
     env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(signal ? { signal, killSignal: 'SIGKILL' as const } : {}),
+    detached: PROCESS_GROUPS,
   });
+  containHelper(git, signal);
   return new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;
     let head: number[] = [];
@@ -110,7 +112,7 @@ export function checkTreeBudget(dir: string, commit: string, spec: string, limit
     const stop = (error: Error): void => {
       failure ??= error;
       git.stdout.destroy();
-      git.kill('SIGKILL');
+      if (git.pid !== undefined) signalGroup(git.pid, 'SIGKILL');
     };
     /** One listed entry's head: `100644 blob <id>     1234` (`-` for a folder or a submodule). */
     const count = (text: string): void => {

@@ -12,6 +12,7 @@
  * leaves the group and is out of reach; nothing short of a cgroup can follow it.
  */
 
+import type { ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Groups started and not yet seen empty, by group id (the leader's pid). */
@@ -34,6 +35,30 @@ export function trackGroup(pid: number): void {
         // Gone already, or nothing more can be done while the host is exiting.
       }
     }
+  });
+}
+
+/**
+ * Holds a helper the host runs for itself (git during an install), started with
+ * `detached: PROCESS_GROUPS` so that it leads a group of its own, to the rules of an extension's
+ * group: ended with the host's interrupt ({@link endAllProcessGroups}) and its exit hook — not
+ * left running when only the host's pid is signalled — and SIGKILLed, the whole group (git's own
+ * helpers too), when `signal` aborts. Forgotten once it has exited and its group is empty.
+ *
+ * @example
+ * const git = spawn('git', args, { detached: PROCESS_GROUPS });
+ * containHelper(git, deadline.signal);
+ */
+export function containHelper(child: ChildProcess, signal?: AbortSignal): void {
+  const pid = child.pid;
+  if (pid === undefined) return; // it did not start ('error' follows)
+  trackGroup(pid);
+  const kill = (): void => void signalGroup(pid, 'SIGKILL');
+  if (signal?.aborted) kill();
+  signal?.addEventListener('abort', kill, { once: true });
+  child.once('exit', () => {
+    signal?.removeEventListener('abort', kill);
+    if (!groupAlive(pid)) live.delete(pid);
   });
 }
 

@@ -11,7 +11,7 @@
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { attachHostChannel, defaultHostTrampoline, guestAbi } from './host-channel.ts';
 import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
-import { crash, createGuestIo, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
+import { crash, createGuestIo, describeThrown, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
 import { outOfMemoryAdvice, type CallMemory } from '../memory-advice.ts';
 
@@ -126,7 +126,7 @@ export async function createWasmEngine(
       attachHostChannel(instance, channel, trampoline);
     } catch (error) {
       // The guest still runs, through the Extism kernel alone: say what it loses.
-      bridge.log('warn', `wasm extension "${name}" runs without the MEP host channel (${error instanceof Error ? error.message : String(error)}): no progress, secret.resolve, interrupts, clock or randomness, and input and output move 8 bytes per host call.`);
+      bridge.log('warn', `wasm extension "${name}" runs without the MEP host channel (${describeThrown(error)}): no progress, secret.resolve, interrupts, clock or randomness, and input and output move 8 bytes per host call.`);
     }
   }
 
@@ -162,7 +162,7 @@ export async function createWasmEngine(
 
   const classify = (error: unknown): { error: MepError; guestError: boolean } => {
     if (isMepError(error)) return { error, guestError: false };
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeThrown(error);
     // The SDK reports `error_set` only through this message prefix (no error type or code).
     const guestPrefix = 'Plugin-originated error: ';
     if (error instanceof Error && !(error instanceof WebAssembly.RuntimeError) && message.startsWith(guestPrefix)) {
@@ -240,7 +240,7 @@ export async function createWasmEngine(
       try {
         await plugin.call(['0', 'mep_release'], EMPTY);
       } catch (error) {
-        broken = crash(name, `it failed while releasing its last message (${error instanceof Error ? error.message : String(error)})`, error);
+        broken = crash(name, `it failed while releasing its last message (${describeThrown(error)})`, error);
       }
       await plugin.reset();
     },

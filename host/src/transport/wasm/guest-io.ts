@@ -71,6 +71,22 @@ export function crash(name: string, detail: string, cause?: unknown): MepError {
   );
 }
 
+/** The exception-handling proposal's WebAssembly.Exception, where the engine has it. */
+const WasmException = (WebAssembly as unknown as { Exception?: abstract new (...args: never[]) => object }).Exception;
+
+/**
+ * What a guest's call threw, in words: an Error's message, and for a WebAssembly exception
+ * (a `throw` of the exception-handling proposal that no `try` caught), which stringifies as
+ * "[object WebAssembly.Exception]", what happened and what to do.
+ */
+export function describeThrown(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (WasmException !== undefined && error instanceof WasmException) {
+    return 'it threw a WebAssembly exception that it did not catch (a `throw` of the exception-handling proposal, of a tag the host cannot read, left its export); catch it in the guest and report the failure with error_set, or build the guest without wasm exceptions';
+  }
+  return String(error);
+}
+
 /** Creates the host functions and call state of one guest instance. */
 export function createGuestIo(options: { name: string; limits: WasmLimits; grants: WasmGrants; interruptFlag: Int32Array; bridge: GuestBridge }): GuestIo {
   const { name, limits, grants, interruptFlag, bridge } = options;

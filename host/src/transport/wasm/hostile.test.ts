@@ -75,6 +75,19 @@ for (const isolation of ['inline', 'worker'] as const) {
     await assertFails('trap', isolation, LocalErrorCode.ExtensionCrashed);
   });
 
+  hostile('should fail on a wasm exception thrown out of handle, saying so :: ERR_EXTENSION_CRASHED', async () => {
+    // Before, the message said "crashed: [object WebAssembly.Exception]".
+    await assertFails('throw', isolation, LocalErrorCode.ExtensionCrashed);
+    const transport = await openFixture('throw', isolation);
+    try {
+      const error = (await rejection(createTestClient(transport).request(1, 'ping'))) as Error;
+      assert.not.match(error.message, /\[object /);
+      assert.match(error.message, /threw a WebAssembly exception that it did not catch/);
+    } finally {
+      await transport.close();
+    }
+  });
+
   hostile('should fail on a stack overflow :: ERR_EXTENSION_CRASHED', async () => {
     await assertFails('stack-overflow', isolation, LocalErrorCode.ExtensionCrashed);
   });
