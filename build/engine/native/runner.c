@@ -6,14 +6,30 @@
  * Not part of any guest.
  *
  *   runner FILE [ARGS...]
+ *
+ * For out-of-memory tests (build/engine/heap-faults.test.ts), two environment variables:
+ *   MEP_FAIL_AT=N       the runtime's allocator fails its Nth request (malloc, calloc or realloc)
+ *                       and every one after, as memory at its cap does (the engine's small blocks
+ *                       still come off its free lists); at the end the runner collects cycles,
+ *                       which checks every reference count, and prints "allocs: COUNT" to stderr;
+ *   MEP_FAIL_COUNT=K    with MEP_FAIL_AT: only K requests fail, then they succeed again, as when
+ *                       a collection made room;
+ *   MEP_GC_STEP=B       the engine's edits only: the collector runs whenever the heap grew B bytes
+ *                       since the last collection (the glue's threshold hook), so collections meet
+ *                       the failures;
+ *   MEP_MEMORY_LIMIT=B  quickjs-ng's own limit (JS_SetMemoryLimit), in bytes.
  */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "quickjs.h"
 #include "quickjs-libc.h"
 
 /* readText(path): the file's text, or a TypeError naming it. */
+static size_t alloc_count, fail_at;
+
 static JSValue read_text(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  if (getenv("MEP_FAIL_AT")) fprintf(stderr, "readText at alloc %zu\n", alloc_count);
   const char *path = JS_ToCString(ctx, argv[0]);
   if (!path) return JS_EXCEPTION;
   size_t len;
@@ -24,13 +40,50 @@ static JSValue read_text(JSContext *ctx, JSValueConst this_val, int argc, JSValu
   return r;
 }
 
+/* MEP_FAIL_AT: the allocator's requests so far (alloc_count), and the first to fail (fail_at, 0: none). */
+
+static size_t fail_count = SIZE_MAX, gc_step;
+
+static JSRuntime *failing_rt;
+
+/* A failed request also asks for a collection at the next object made (often the error that
+ * reports it), as the wasm glue does when memory reaches its cap (glue/memory.c). */
+static int failing(void) {
+  if (++alloc_count < fail_at || fail_at == 0 || alloc_count - fail_at >= fail_count) return 0;
+  if (failing_rt) JS_SetGCThreshold(failing_rt, 0);
+  return 1;
+}
+
+/* The engine's threshold hook (patches/runtime.ts), absent from quickjs-ng without the edits. */
+extern size_t (*mep_gc_next_threshold)(size_t heap) __attribute__((weak));
+static size_t gc_every_step(size_t heap) { return heap + gc_step; }
+static void *fail_calloc(void *opaque, size_t count, size_t size) { return failing() ? NULL : calloc(count, size); }
+static void *fail_malloc(void *opaque, size_t size) { return failing() ? NULL : malloc(size); }
+static void fail_free(void *opaque, void *ptr) { free(ptr); }
+static void *fail_realloc(void *opaque, void *ptr, size_t size) {
+  if (size != 0 && failing()) return NULL;
+  return realloc(ptr, size);
+}
+static size_t fail_usable_size(const void *ptr) { return malloc_usable_size((void *)ptr); }
+static const JSMallocFunctions fail_functions = {fail_calloc, fail_malloc, fail_free, fail_realloc, fail_usable_size};
+
 int main(int argc, char **argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: %s FILE [ARGS...]\n", argv[0]);
     return 2;
   }
-  JSRuntime *rt = JS_NewRuntime();
+  const char *fail_env = getenv("MEP_FAIL_AT"), *limit_env = getenv("MEP_MEMORY_LIMIT");
+  fail_at = fail_env ? strtoull(fail_env, NULL, 10) : 0;
+  JSRuntime *rt = fail_env ? JS_NewRuntime2(&fail_functions, NULL) : JS_NewRuntime();
   if (!rt) return 1;
+  failing_rt = fail_env ? rt : NULL;
+  if (limit_env) JS_SetMemoryLimit(rt, strtoull(limit_env, NULL, 10));
+  if (getenv("MEP_FAIL_COUNT")) fail_count = strtoull(getenv("MEP_FAIL_COUNT"), NULL, 10);
+  if (getenv("MEP_GC_STEP") && &mep_gc_next_threshold) {
+    gc_step = strtoull(getenv("MEP_GC_STEP"), NULL, 10);
+    mep_gc_next_threshold = gc_every_step;
+    JS_SetGCThreshold(rt, gc_step);
+  }
   js_std_init_handlers(rt);
   JSContext *ctx = JS_NewContext(rt);
   if (!ctx) return 1;
@@ -55,6 +108,10 @@ int main(int argc, char **argv) {
     status = 1;
   }
   JS_FreeValue(ctx, val);
+  if (fail_env) {
+    JS_RunGC(rt);
+    fprintf(stderr, "allocs: %zu\n", alloc_count);
+  }
   /* The process exits here: freeing the heap would only add to what is measured. */
   return status;
 }
