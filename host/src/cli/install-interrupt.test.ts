@@ -8,6 +8,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
@@ -115,10 +116,15 @@ if (process.platform === 'linux') {
       await mkdir(tmp);
       try {
         const child = install(t, tmp, url);
-        for (let i = 0; i < 3_000 && processesNaming(url).length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-        assert.ok(processesNaming(url).length >= 2, 'git clone and git-remote-http are under way');
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+        // mep's own command line names the URL too: wait for two processes of git's.
+        const gits = (): number[] => processesNaming(url).filter((pid) => pid !== child.pid);
+        for (let i = 0; i < 3_000 && gits().length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+        assert.ok(gits().length >= 2, 'git clone and git-remote-http are under way');
         child.kill('SIGTERM');
-        assert.is(await exitOf(child), 143);
+        const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+        assert.is(code, 143, `mep exits as interrupted by SIGTERM, not killed by it (signal ${signal}); its stderr: ${stderr}`);
         assert.equal(processesNaming(url), [], 'a git process outlived mep');
       } finally {
         for (const pid of processesNaming(url)) process.kill(pid, 'SIGKILL');
