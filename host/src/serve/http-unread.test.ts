@@ -92,8 +92,11 @@ Unread('should count finished event streams left unread with the answers, each u
     for (let i = 0; i < 300 && !logs.some((line) => /answer was dropped/.test(line)); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     assert.ok(logs.some((line) => /answer was dropped/.test(line)), `no unread stream was dropped: ${logs.join('\n')}`);
     assert.not.ok(logs.some((line) => /event stream was dropped/.test(line)), 'each stream stayed under its own bound');
-    const first = await readRest(sockets[0]!, 10_000);
-    assert.ok(first.closed && first.bytes < 40 * MiB, `the older stream was dropped (${first.bytes} bytes read)`);
+    // The stream that ended first waited longest and is the one dropped; on a loaded machine the
+    // second request's stream may end before the first's, so either may be it, never both.
+    const rests = await Promise.all(sockets.map((socket) => readRest(socket, 10_000)));
+    const cut = rests.filter((rest) => rest.closed && rest.bytes < 40 * MiB);
+    assert.is(cut.length, 1, `one stream was dropped, the other whole (${rests.map((rest) => `${rest.bytes} bytes read, ${rest.closed ? 'closed' : 'open'}`).join('; ')})`);
   } finally {
     for (const socket of sockets) socket.destroy();
     await served.close();
