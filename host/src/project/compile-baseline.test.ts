@@ -218,4 +218,26 @@ Baseline('should keep the entry it trusted before for a module that failed', () 
   assert.is(nextBaseline(before, { success: true, diagnostics: [], modules: [] }), undefined, 'no module results: nothing to keep');
 });
 
+
+Baseline('should write the baseline and the IR together, and settle both before the call does, also when the IR cannot be written', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (dir) => {
+    const fe = frontend(true);
+    await fe.session.start();
+    try {
+      // The output is a folder: the IR write fails, and the call with it, once the baseline is whole.
+      await mkdir(join(dir, 'out.json'));
+      const failing = compileProject(fe.session, dir, { output: join(dir, 'out.json') });
+      await failing.then(() => assert.unreachable('the IR write into a folder should fail'), (e: NodeJS.ErrnoException) => assert.ok(e instanceof Error, String(e)));
+      const stored = JSON.parse(await readFile(compileBaselinePath(dir), 'utf8'));
+      assert.equal(stored.baseline.modules.map((m: { name: string }) => m.name), ['A']);
+      const ok = await compileProject(fe.session, dir);
+      assert.is(ok.output, join(dir, 'morphir-ir.json'));
+      assert.equal(JSON.parse(await readFile(ok.output!, 'utf8')), IR);
+      assert.equal((await readdir(join(dir, '.mep'))).sort(), ['compile-baseline.json']);
+    } finally {
+      await fe.session.close();
+    }
+  });
+});
+
 Baseline.run();

@@ -61,10 +61,13 @@ export async function compileProject(session: Session, dir: string | MorphirProj
   const next = incremental ? (nextBaseline(baseline, result) ?? baseline) : undefined;
   if (incremental) noteHeldModules(session, result, next);
   // A project folder that cannot take the file (read-only) still compiles: the next one is full.
-  if (next && next !== baseline) await writeCompileBaseline(project.dir, key!, next).catch(() => undefined);
+  // The two files are written at once (each atomically, both awaited): the IR write fails the call.
+  const keeping = next && next !== baseline ? writeCompileBaseline(project.dir, key!, next).catch(() => undefined) : undefined;
   const kept = next ? { baseline: next } : {};
   const target = options.output === false ? null : resolve(project.dir, options.output ?? project.defaultOutput);
-  if (target === null || !result.success || result.ir === undefined || result.ir === null) return { project, result, output: null, ...kept };
-  await writeJsonAtomic(target, result.ir);
-  return { project, result, output: target, ...kept };
+  const writes = target === null || !result.success || result.ir === undefined || result.ir === null ? undefined : writeJsonAtomic(target, result.ir);
+  // Both settle before the call does (a failed IR write still leaves no baseline write in flight).
+  const [, written] = await Promise.allSettled([keeping, writes]);
+  if (written.status === 'rejected') throw written.reason;
+  return { project, result, output: writes ? target : null, ...kept };
 }
