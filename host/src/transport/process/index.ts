@@ -61,9 +61,9 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   const { child, wrapped, groupOnly } = spawnChild(options);
   const stderr = readStderr(name, child.stderr, options.log);
   const teardown = createTeardown(child, { killGraceMs: options.killGraceMs ?? 2000, termGraceMs: options.termGraceMs ?? 1000, beforeRelease: () => stderr.settle(CLOSE_GRACE_MS) });
-  // Its memory, read from /proc of the extension itself (proc-memory.ts): at the start of each
-  // request, and under an address-space cap every MEMORY_LOOK_MS too, so that a crash at the cap
-  // is told a raise sized from what it reached.
+  // Its memory, read from /proc of the extension itself (proc-memory.ts): under an address-space
+  // cap at the start of each request and every MEMORY_LOOK_MS, so that a crash at the cap is told
+  // a raise sized from what it reached; for --verbose, when asked (memory()).
   const probe = createMemoryProbe(child.pid, wrapped, () => teardown.exited);
   let callStartBytes: number | undefined;
   const looking = options.memoryLimitBytes === undefined ? undefined : setInterval(() => probe.read(), MEMORY_LOOK_MS);
@@ -181,7 +181,8 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       return child.pid;
     },
     send(message) {
-      if ('method' in message && 'id' in message) callStartBytes = probe.read()?.addressSpaceBytes ?? callStartBytes;
+      // Only a cap's advice is sized from it: without one, a request's send reads nothing.
+      if (looking !== undefined && 'method' in message && 'id' in message) callStartBytes = probe.read()?.addressSpaceBytes ?? callStartBytes;
       stdin.write(stringifyMessage(message));
       inbound.sent(message);
     },
