@@ -19,6 +19,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { link, readdir, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { processRunning } from '../files/process-temp.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { directoryIdentity, isOurDirectory, isOwnEntry, lexists, notOurs, readRecord } from './journal-record.ts';
 import type { JournalRecord, PublishPhase } from './journal-record.ts';
@@ -149,7 +150,7 @@ async function recoverAll(location: OutputLocation, names: SideNames): Promise<R
     if (record === undefined) continue;
     const claimer = names.sidePid(entry, 'recovering');
     // A live process recovering it, or the live owner of the journal: someone else is at work.
-    if (claimer !== undefined ? claimer !== process.pid && isRunning(claimer) : await ownerAlive(record, path)) {
+    if (claimer !== undefined ? claimer !== process.pid && processRunning(claimer) : await ownerAlive(record, path)) {
       throw busy(location, path, claimer === undefined ? record : { ...record, pid: claimer, host: hostname() });
     }
     const claimed = await claim(location, names, entry);
@@ -168,22 +169,13 @@ async function recoverAll(location: OutputLocation, names: SideNames): Promise<R
   return outcome;
 }
 
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return errno(error) === 'EPERM';
-  }
-}
-
 /** Removes side files and staging trees of this output that no live publication owns. */
 async function removeLeftovers(location: OutputLocation, names: SideNames, keep: string): Promise<void> {
   for (const entry of await readdir(location.parent)) {
     const pid = names.sidePid(entry, 'tmp');
     const path = join(location.parent, entry);
     // Only this user's files and real directories of the exact shapes: a link or another's entry stays.
-    if (pid !== undefined && pid !== process.pid && !isRunning(pid) && (await isOwnEntry(path, 'file'))) await rm(path, { force: true });
+    if (pid !== undefined && pid !== process.pid && !processRunning(pid) && (await isOwnEntry(path, 'file'))) await rm(path, { force: true });
     else if (names.isStaging(entry) && entry !== keep && (await isOwnEntry(path, 'directory'))) await rm(path, { recursive: true, force: true });
   }
 }

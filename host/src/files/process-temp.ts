@@ -10,7 +10,8 @@ import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` runs (EPERM: it does, as another user's). */
+export function processRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -25,7 +26,7 @@ function sweepStale(root: string, prefix: string): void {
   const owner = new RegExp(`^${prefix}(\\d+)-`);
   for (const name of readdirSync(root)) {
     const pid = owner.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || processRunning(Number(pid))) continue;
     try {
       const info = lstatSync(join(root, name));
       if (info.isDirectory() && (uid === undefined || info.uid === uid)) rmSync(join(root, name), { recursive: true, force: true });
