@@ -4,6 +4,7 @@
  * archive of a million empty files fails at the budget, with memory bounded, never at the end.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { MAX_CALL_TIMEOUT_MS_CEILING } from '../../protocol/limits.ts';
 
 /** Budgets of one archive install. */
 export interface ArchiveLimits {
@@ -28,8 +29,6 @@ export interface ArchiveLimits {
  */
 export const DEFAULT_ARCHIVE_LIMITS: Readonly<ArchiveLimits> = Object.freeze({ maxBytes: 512 * 1024 * 1024, maxEntries: 10_000, maxFetchMs: 10 * 60_000 });
 
-/** The longest delay a Node.js timer holds (2^31 - 1 ms, about 24.8 days); a longer one fires at once. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** The option of `mep install` that raises each budget, named in its error. */
 const OPTION = { bytes: '--max-unpacked', entries: '--max-entries' } as const;
@@ -71,8 +70,8 @@ export function archiveLimitsOf(limits: Partial<ArchiveLimits> = {}): Readonly<A
     if (!Number.isSafeInteger(value) || value <= 0) {
       throw new MepError(LocalErrorCode.Usage, `archiveLimits.${name} must be a positive integer, got ${String(value)}.`, { data: { limit: name, value } });
     }
-    if (name === 'maxFetchMs' && value > MAX_TIMER_MS) {
-      throw new MepError(LocalErrorCode.Usage, `archiveLimits.maxFetchMs (--fetch-timeout) must be at most ${MAX_TIMER_MS} ms (about 24 days, what a timer holds), got ${value}.`, { data: { limit: name, value } });
+    if (name === 'maxFetchMs' && value > MAX_CALL_TIMEOUT_MS_CEILING) {
+      throw new MepError(LocalErrorCode.Usage, `archiveLimits.maxFetchMs (--fetch-timeout) must be at most ${MAX_CALL_TIMEOUT_MS_CEILING} ms (about 24 days, what a timer holds), got ${value}.`, { data: { limit: name, value } });
     }
   }
   return out;
