@@ -7,9 +7,10 @@
  * streamed and counted as an archive's members are (`--max-entries`, `--max-unpacked`), and the
  * listing is stopped at the first budget passed. Node edge.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { containHelper, PROCESS_GROUPS, signalGroup } from '../transport/process-group.ts';
 import { budgetError, createArchiveBudget } from './archive/budget.ts';
@@ -76,6 +77,29 @@ export function watchCloneSize(dir: string, spec: string, limits: Readonly<Archi
   };
 }
 
+/** The tail of git's stderr kept for an error (its last lines say why). */
+const STDERR_TAIL = 4096;
+
+/**
+ * Runs git with prompts off, in a group of its own (with what it starts: git-remote-http,
+ * index-pack, upload-pack), ended as a whole when `signal` aborts or `mep` is interrupted or
+ * exits (containHelper; execFile would not do: it does not pass `detached` on to spawn). Its
+ * stdout is the caller's; the last {@link STDERR_TAIL} characters of its stderr are kept.
+ */
+export function spawnGit(args: string[], signal?: AbortSignal): { child: ChildProcessByStdio<null, Readable, Readable>; stderrTail(): string } {
+  const child = spawn('git', args, {
+    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: PROCESS_GROUPS,
+  });
+  containHelper(child, signal);
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    stderr = (stderr + text).slice(-STDERR_TAIL);
+  });
+  return { child, stderrTail: () => stderr };
+}
+
 /** The longest `<mode> <type> <object> <size>` head of a listed entry (a SHA-256 object id is 64 hex digits). */
 const MAX_HEAD = 256;
 const TAB = 0x09;
@@ -98,17 +122,11 @@ function listingError(spec: string, detail: string): MepError {
  */
 export function checkTreeBudget(dir: string, commit: string, spec: string, limits: Readonly<ArchiveLimits>, signal?: AbortSignal): Promise<void> {
   const budget = createArchiveBudget(limits, spec, 'repository');
-  const git = spawn('git', ['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], {
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: PROCESS_GROUPS,
-  });
-  containHelper(git, signal);
+  const { child: git, stderrTail } = spawnGit(['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], signal);
   return new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;
     let head: number[] = [];
     let inPath = false;
-    let stderr = '';
     const stop = (error: Error): void => {
       failure ??= error;
       git.stdout.destroy();
@@ -142,13 +160,10 @@ export function checkTreeBudget(dir: string, commit: string, spec: string, limit
         stop(error as Error);
       }
     });
-    git.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr = (stderr + text).slice(-4096);
-    });
     git.on('error', (error) => stop(listingError(spec, error.message)));
     git.on('close', (code) => {
       if (failure !== undefined) reject(failure);
-      else if (code !== 0) reject(listingError(spec, stderr.trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
+      else if (code !== 0) reject(listingError(spec, stderrTail().trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
       else resolve();
     });
   });

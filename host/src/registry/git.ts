@@ -3,43 +3,28 @@
  * commit. Runs the `git` on PATH with prompts disabled; nothing from the repository is executed,
  * and no filter of the user's git configuration is run on its files.
  */
-import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { containHelper, PROCESS_GROUPS } from '../transport/process-group.ts';
 import { startFetchDeadline } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
-import { checkTreeBudget, watchCloneSize } from './git-budget.ts';
+import { checkTreeBudget, spawnGit, watchCloneSize } from './git-budget.ts';
 
 /** The most of git's stdout kept (a rev-parse prints a line; a failure's stderr is cut to its tail). */
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
-/**
- * Runs git in a group of its own (with what it starts: git-remote-http, index-pack,
- * upload-pack), ended as a whole when `signal` aborts or `mep` is interrupted or exits.
- * (execFile would not do: it does not pass `detached` on to spawn.)
- */
+/** Runs git (spawnGit: its own group, ended with `signal` or `mep`) and resolves with its stdout. */
 function run(args: string[], signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('git', args, {
-      env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      detached: PROCESS_GROUPS,
-    });
-    containHelper(child, signal);
+    const { child, stderrTail } = spawnGit(args, signal);
     let stdout = '';
-    let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (text: string) => {
       if (stdout.length < MAX_OUTPUT) stdout += text;
-    });
-    child.stderr.setEncoding('utf8').on('data', (text: string) => {
-      stderr = (stderr + text).slice(-4096);
     });
     child.once('error', (error) => reject(error));
     child.once('close', (code, killed) => {
       if (code === 0) resolve(stdout);
-      else reject(Object.assign(new Error(`git ${args[0]} ended with ${killed ?? `exit code ${code}`}`), { stderr }));
+      else reject(Object.assign(new Error(`git ${args[0]} ended with ${killed ?? `exit code ${code}`}`), { stderr: stderrTail() }));
     });
   });
 }
