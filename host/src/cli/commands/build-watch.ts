@@ -15,6 +15,7 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { isMepError } from '../../protocol/errors.ts';
 import type { Io } from '../io.ts';
 import { createFolderWatch } from './folder-watch.ts';
+import { createRerunner } from './rerun.ts';
 
 /** How long the watched files must be quiet before a rebuild is published (ms): longer than the 0.2 s between an editor's quick saves, so a burst of them makes one rebuild. */
 export const DEBOUNCE_MS = 300;
@@ -90,16 +91,12 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
   let lastChange = Number.NEGATIVE_INFINITY;
   /** The gate of the build in flight, while it is not yet published. */
   let gate: Gate | undefined;
-  /** A change came that no build in flight has read: one more build follows. */
-  let again = false;
-  let running: Promise<void> | undefined;
 
   const changed = (): void => {
     if (signal.aborted) return;
     lastChange = performance.now();
-    again = true;
     gate?.supersede();
-    run();
+    void rebuild();
   };
   // The folders of the files the last build read, each watched on its own (folder-watch.ts); a
   // folder that goes away (a branch switch) is dropped, and the next build says what is missing.
@@ -111,8 +108,8 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
     () => undefined,
   );
   const watchFolders = (): void => void folders.set([...new Set([...files].map((f) => dirname(f)))]);
-  /** One build; false when a change superseded it before it was published. */
-  const once = async (): Promise<boolean> => {
+  /** One build; nothing of it is printed when a change superseded it before it was published. */
+  const once = async (): Promise<void> => {
     const started = performance.now();
     const own = (gate = openingAfter(lastChange + DEBOUNCE_MS - started));
     const outcome = await options.build(own.promise).then(
@@ -121,7 +118,7 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
     );
     const published = await own.opened;
     gate = undefined;
-    if (!published) return false;
+    if (!published) return;
     if ('built' in outcome) {
       files.clear();
       files.add(options.entry);
@@ -133,18 +130,9 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
       io.err(`[${clock()}] build failed in ${Math.round(performance.now() - started)} ms; the last good output stays. ${error instanceof Error ? error.message : String(error)}`);
     }
     watchFolders();
-    return true;
   };
   // One build at a time; a change during one (or its quiet time) makes one more after it.
-  const run = (): void => {
-    running ??= (async () => {
-      do {
-        again = false;
-        await once();
-      } while (again && !signal.aborted);
-      running = undefined;
-    })();
-  };
+  const { rebuild, idle } = createRerunner(once, signal);
 
   const stopped = new Promise<void>((resolveStop) =>
     signal.addEventListener(
@@ -156,11 +144,10 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
       { once: true },
     ),
   );
-  run();
-  await running;
+  await rebuild();
   if (!signal.aborted) io.err(`mep build: watching ${relative(io.cwd, options.entry) || basename(options.entry)} and what it imports; press Ctrl+C to stop.`);
   await stopped;
   folders.close();
   // A build in flight finishes, so nothing half-written is left behind.
-  await running;
+  await idle();
 }
