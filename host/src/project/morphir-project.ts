@@ -13,6 +13,7 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { DEFAULT_LIMITS, HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { parseJson } from '../protocol/json-parse.ts';
 import { readJsonFile } from '../files/json-file.ts';
+import { isWithin } from '../files/path-within.ts';
 import { detectIrVersion } from '../session/ir-version.ts';
 import { createSourceReader, listSourceTree, sourceExtensionsFor } from './source-tree.ts';
 import type { SourceLimits, SourceReader } from './source-tree.ts';
@@ -112,9 +113,6 @@ async function localDependencies(dir: string, paths: readonly string[], reader: 
     }),
   );
 }
-
-/** True when `path` (a real path) is `root` or inside it. */
-const isWithin = (path: string, root: string): boolean => path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 
 /** The real paths of the roots the user allows; ERR_USAGE `source-root-not-a-folder` naming one that is not a folder. */
 async function allowedRoots(roots: readonly string[]): Promise<string[]> {

@@ -4,7 +4,8 @@
  * byte is extracted) and extracted safely. Nothing here touches the installed extensions.
  */
 import { mkdir, readdir, realpath, stat } from 'node:fs/promises';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
+import { isWithin } from '../files/path-within.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
 import { extractArchive } from './archive/extract.ts';
@@ -70,7 +71,7 @@ export async function fetchPackage(source: InstallSource, work: string, limits: 
     const dir = join(clone, source.subdir);
     const real = await realpath(dir).catch(() => undefined);
     const realClone = await realpath(clone);
-    if (real === undefined || !(await isDirectory(real)) || !(real === realClone || real.startsWith(realClone + sep))) {
+    if (real === undefined || !(await isDirectory(real)) || !isWithin(real, realClone)) {
       throw registryError(`The repository ${source.url} at ${commit.slice(0, 12)} has no directory ${source.subdir}. Check the //subdir part of ${source.spec}.`, {
         source: source.spec,
         reason: 'no-subdir',

@@ -10,6 +10,7 @@
  */
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
+import { isWithin } from '../files/path-within.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { MANIFEST_FILE, entryOf } from './manifest.ts';
@@ -47,17 +48,13 @@ function refuse(manifest: ExtensionManifest, path: string, why: string): MepErro
   });
 }
 
-function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root + sep);
-}
-
 /** The real path of `root/path`, refused when it (or a directory on the way) leaves `root`; undefined when missing. */
 async function realInside(root: string, path: string, manifest: ExtensionManifest): Promise<string | undefined> {
   const absolute = join(root, path);
   if (!(await lstat(absolute).catch(() => undefined))) return undefined;
   const real = await realpath(absolute).catch(() => undefined);
   if (real === undefined) throw refuse(manifest, path, 'is a symlink to nothing');
-  if (!inside(root, real)) throw refuse(manifest, path, `is a symlink, or lies under one, resolving outside the package (to ${real})`);
+  if (!isWithin(real, root)) throw refuse(manifest, path, `is a symlink, or lies under one, resolving outside the package (to ${real})`);
   return real;
 }
 

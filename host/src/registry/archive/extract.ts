@@ -6,7 +6,8 @@
  * then checked on disk to resolve inside (a target can climb through another link).
  */
 import { mkdir, open, realpath, stat, symlink } from 'node:fs/promises';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, resolve } from 'node:path';
+import { isWithin } from '../../files/path-within.ts';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { createArchiveBudget } from './budget.ts';
 import type { ArchiveLimits } from './budget.ts';
@@ -33,10 +34,6 @@ function refuse(archive: string, entry: string, why: string): MepError {
   return new MepError(LocalErrorCode.Registry, `Refusing the archive ${archive}: member ${JSON.stringify(entry)} ${why}. Nothing was installed; ask the publisher for a clean archive.`, {
     data: { archive, entry, reason: 'unsafe-entry' },
   });
-}
-
-function inside(root: string, path: string): boolean {
-  return path === root || path.startsWith(root + sep);
 }
 
 /** Keep only the execute bits of a stored mode: setuid and world-writable are not carried. */
@@ -85,7 +82,7 @@ async function makeLinks(realRoot: string, links: readonly PlannedEntry[], archi
   for (const { entry, relative } of links) {
     const real = await realpath(resolve(realRoot, relative)).catch(() => undefined);
     if (real === undefined) throw refuse(archive, entry.path, `is a symlink to ${JSON.stringify(entry.linkTarget)}, which does not exist in the package`);
-    if (!inside(realRoot, real)) throw refuse(archive, entry.path, `is a symlink resolving outside the package (${real})`);
+    if (!isWithin(real, realRoot)) throw refuse(archive, entry.path, `is a symlink resolving outside the package (${real})`);
   }
 }
 
