@@ -10,6 +10,7 @@ import { openTransport } from '../registry/launch.ts';
 import { verifyInstalled } from '../registry/prepare.ts';
 import { readClaimSet } from '../session/read-claims.ts';
 import { registryPaths } from '../registry/paths.ts';
+import { trustProjectConfig } from '../registry/trust.ts';
 import { tempProject, type TempProject } from '../registry/test-support.ts';
 import { ServeMethod } from '../serve/methods.ts';
 import { postRpc } from '../serve/testing/http.ts';
@@ -52,6 +53,7 @@ Sessions.before(async () => {
   const paths = registryPaths({ cwd: t().project });
   await mkdir(join(t().project, '.mep'), { recursive: true });
   await writeFile(paths.project.config, JSON.stringify({ secrets: { 'acme.remote': [REFERENCE] } }));
+  await trustProjectConfig(paths);
   await installExtension({ source: await writeRemotePackage(t().root, { url: remote().url, token: REFERENCE, permissions: { secrets: [REFERENCE] } }), paths });
   await writeFile(join(t().project, 'ir.json'), JSON.stringify(ir));
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { LocalErrorCode } from '../protocol/errors.ts';
 import { installExtension } from '../registry/install.ts';
 import { readLock } from '../registry/lock.ts';
+import { trustProjectConfig } from '../registry/trust.ts';
 import { registryPaths } from '../registry/paths.ts';
 import { repoRoot, withProject, type TempProject } from '../registry/test-support.ts';
 import { startTestHttp } from '../serve/testing/http.ts';
@@ -92,6 +93,7 @@ Remote('should send the token the manifest names, resolved as a secret the confi
 
       await mkdir(join(t.project, '.mep'), { recursive: true });
       await writeFile(paths.project.config, JSON.stringify({ secrets: { 'acme.remote': [reference] } }));
+      await trustProjectConfig(paths);
       await installExtension({ source, paths });
       const run = await generate(t, 'acme.remote');
       assert.is(run.code, 0, run.stderr);

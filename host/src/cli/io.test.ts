@@ -17,6 +17,8 @@ async function secretBackend(t: TempProject): Promise<void> {
   assert.is(await main(['install', await writePackage(join(t.root, 'crm'), { id: 'acme.crm', capabilities: backend('crm'), secrets: ['env("MEP_TEST_SECRET")'] })], io), 0, io.stderr.join('\n'));
   await mkdir(join(t.project, '.mep'), { recursive: true });
   await writeFile(join(t.project, '.mep/config.json'), JSON.stringify({ secrets: { 'acme.crm': ['env("MEP_TEST_SECRET")'] } }));
+  const trust = captureIo(t.project);
+  assert.is(await main(['trust'], trust), 0, trust.stderr.join('\n'));
 }
 
 async function withSecret(fn: () => Promise<void>, value = SECRET): Promise<void> {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { captureIo } from '../cli/io.ts';
 import { main } from '../cli/main.ts';
 import { LocalErrorCode } from '../protocol/errors.ts';
-import { approvedSecrets } from './config.ts';
+import { approvedSecrets } from './approvals.ts';
 import { lockEntryOf, readLock } from './lock.ts';
 import { readManifest } from './manifest.ts';
 import { registryPaths } from './paths.ts';

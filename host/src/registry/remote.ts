@@ -13,7 +13,7 @@ import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { copyRegularFile } from '../files/copy-file.ts';
 import { Method } from '../protocol/index.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
-import { approvedSecrets } from './config.ts';
+import { secretApprovals } from './approvals.ts';
 import type { LaunchSpec } from './launch.ts';
 import { MANIFEST_FILE } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
@@ -55,10 +55,11 @@ export interface TokenContext {
  */
 export async function remoteToken(manifest: ExtensionManifest, context: TokenContext): Promise<string | undefined> {
   if (manifest.token === undefined) return undefined;
+  const approvals = await secretApprovals(context.paths, manifest.id);
   const resolveSecret = createSecretResolver({
     extension: manifest.id,
     requested: manifest.permissions?.secrets ?? [],
-    approved: await approvedSecrets(context.paths, manifest.id),
+    ...approvals,
     baseDir: context.paths.projectRoot,
     redactor: context.redactor ?? createRedactor(),
   });
@@ -66,6 +67,14 @@ export async function remoteToken(manifest: ExtensionManifest, context: TokenCon
     return await resolveSecret({ reference: manifest.token });
   } catch (error) {
     const reason = isMepError(error) ? error.message : String(error);
+    const untrusted = approvals.untrusted?.references.includes(manifest.token) ? approvals.untrusted : undefined;
+    if (untrusted) {
+      // Nothing is sent: the token's only approval is a project configuration the user has not trusted (as it is now).
+      throw new MepError(LocalErrorCode.Registry, `Cannot send the token of '${manifest.id}' to ${manifest.url}: ${reason}. The file is ${untrusted.config}; trust it with 'mep trust' in ${context.paths.projectRoot}.`, {
+        cause: error,
+        data: { extension: manifest.id, reference: manifest.token, reason: 'untrusted-config', config: untrusted.config, trust: untrusted.reason },
+      });
+    }
     throw new MepError(LocalErrorCode.Registry, `Cannot send the token of '${manifest.id}' to ${manifest.url}: ${reason}.`, {
       cause: error,
       data: { extension: manifest.id, reference: manifest.token, reason: 'token-unavailable' },

@@ -10,7 +10,7 @@ import { JsonText } from '../../protocol/json-text.ts';
 import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import { readTextFile } from '../../files/regular-file.ts';
 import { writeJsonAtomic } from '../../registry/atomic-write.ts';
-import { approvedSecrets } from '../../registry/config.ts';
+import { secretApprovals } from '../../registry/approvals.ts';
 import { warmTransport } from '../../registry/launch.ts';
 import type { ProviderNeed } from '../../registry/provider-need.ts';
 import type { Redactor } from '../../registry/redact.ts';
@@ -167,11 +167,12 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
   try {
     const provider = await resolveProvider(flags.extension, need, io, { wrapTransport: transcript?.wrap, limits, grants: parseGrantFlags(flags) });
     const installed = provider.installed;
-    const resolveSecret = installed
+    const approvals = installed ? await secretApprovals(cliRegistryPaths(io), installed.id) : undefined;
+    const resolveSecret = installed && approvals
       ? createSecretResolver({
           extension: installed.id,
           requested: installed.manifest.permissions?.secrets ?? [],
-          approved: await approvedSecrets(cliRegistryPaths(io), installed.id),
+          ...approvals,
           baseDir: io.cwd,
           redactor,
           onEvent: (e) => {

@@ -169,6 +169,7 @@ Ops('should grant an approved secret and keep its value out of logs, diagnostics
       await install(t, 'acme.crm', frontend, { secrets: ['env("MEP_TEST_SECRET")'] });
       await mkdir(join(t.project, '.mep'), { recursive: true });
       await writeFile(join(t.project, '.mep/config.json'), JSON.stringify({ secrets: { 'acme.crm': ['env("MEP_TEST_SECRET")'] } }));
+      assert.is(await main(['trust'], captureIo(t.project)), 0);
       const source = 'module Main exposing (x)\nx = "visible only to the extension"\n';
       await writeFile(join(t.project, 'Main.elm'), source);
       const transcript = join(t.project, 'run.jsonl');

@@ -1,0 +1,80 @@
+/**
+ * `mep trust` and `mep untrust`: whether the secret approvals of a project's `.mep/config.json`
+ * count. They count only while the file is byte for byte what the user trusted (recorded with
+ * its sha256 in `$MEP_HOME/trusted.json`), so a cloned repository approves nothing by itself.
+ */
+import { listTrusted, trustFileOf, trustProjectConfig, untrustProjectConfig } from '../../registry/trust.ts';
+import type { TrustResult } from '../../registry/trust.ts';
+import { resolve } from 'node:path';
+import { ExitCode, UsageError } from '../exit-codes.ts';
+import type { Io } from '../io.ts';
+import type { Command } from './command.ts';
+import { parseFlags } from './command.ts';
+import { cliRegistryPaths } from './extension-argument.ts';
+import { withJsonErrors } from './operation.ts';
+
+function printTrusted(io: Io, trusted: TrustResult): void {
+  io.out(`${trusted.already ? 'Already trusted' : 'Trusted'} ${trusted.path} (sha256 ${trusted.sha256.slice(0, 16)}…): its secret approvals now count.`);
+  const ids = Object.keys(trusted.secrets);
+  if (ids.length === 0) io.out('  it approves no secrets');
+  for (const id of ids) io.out(`  ${id}: ${(trusted.secrets[id] ?? []).join(', ') || '(none)'}`);
+  io.out("Any edit to it makes it untrusted again until you run 'mep trust' again; 'mep untrust' forgets it.");
+}
+
+export const trustCommand: Command = {
+  summary: "let a project's .mep/config.json approve secrets (records its sha256)",
+  help: `Usage: mep trust [--list] [--json]
+
+A project's .mep/config.json may approve secrets for extensions, but a repository you clone
+can ship one: its approvals count only once you trust that exact file. mep trust records the
+file's absolute path and sha256 in $MEP_HOME/trusted.json and prints what it approves; any
+later edit (a pull, a branch switch) makes it untrusted again until you run mep trust again.
+Your own $MEP_HOME/config.json always counts. A file("…") reference only the project approves
+is read only inside the project.
+
+  --list   list the trusted files and their state: trusted, changed (edited since), missing
+  --json   print the result as JSON`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { list: { type: 'boolean' }, json: { type: 'boolean' } }, 'trust');
+    return withJsonErrors(io, values.json, async () => {
+      if (positionals.length > 0) throw new UsageError(`mep trust takes no arguments (run it in the project's folder), got ${positionals.join(' ')}. Run 'mep trust --help'.`);
+      const paths = cliRegistryPaths(io);
+      if (values.list) {
+        const trusted = await listTrusted(paths);
+        if (values.json) await io.json({ file: trustFileOf(paths), trusted });
+        else if (trusted.length === 0) io.out(`No project configuration is trusted (${trustFileOf(paths)}).`);
+        else for (const e of trusted) io.out(`${e.state.padEnd(8)} ${e.path}  sha256 ${e.sha256.slice(0, 16)}…${e.trustedAt ? `  since ${e.trustedAt}` : ''}`);
+        return ExitCode.Ok;
+      }
+      const trusted = await trustProjectConfig(paths);
+      if (values.json) await io.json({ success: true, ...trusted });
+      else printTrusted(io, trusted);
+      return ExitCode.Ok;
+    });
+  },
+};
+
+export const untrustCommand: Command = {
+  summary: "stop counting a project's .mep/config.json secret approvals",
+  help: `Usage: mep untrust [<project dir or config file>] [--all] [--json]
+
+Removes the project's .mep/config.json (of the current folder, or of the folder or file given,
+which may be gone) from $MEP_HOME/trusted.json: its secret approvals stop counting. --all
+forgets every trusted project configuration. Nothing trusted is not an error.
+
+  --all    forget every trusted project configuration
+  --json   print what was removed as JSON`,
+  async run(argv, io) {
+    const { values, positionals } = parseFlags(argv, { all: { type: 'boolean' }, json: { type: 'boolean' } }, 'untrust');
+    return withJsonErrors(io, values.json, async () => {
+      if (positionals.length > 1 || (values.all && positionals.length > 0)) throw new UsageError(`mep untrust takes at most one project folder or config file, or --all alone. Run 'mep untrust --help'.`);
+      const paths = cliRegistryPaths(io);
+      const given = positionals[0];
+      const { removed } = await untrustProjectConfig(paths, { ...(given === undefined ? {} : { path: resolve(io.cwd, given) }), ...(values.all ? { all: true } : {}) });
+      if (values.json) await io.json({ success: true, removed });
+      else if (removed.length === 0) io.out(`Nothing to untrust: ${given === undefined && !values.all ? paths.project.config : given ?? 'no file'} was not trusted.`);
+      else for (const path of removed) io.out(`Untrusted ${path}: its secret approvals no longer count.`);
+      return ExitCode.Ok;
+    });
+  },
+};

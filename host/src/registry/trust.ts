@@ -1,0 +1,137 @@
+/**
+ * Which project configurations the user trusts: `$MEP_HOME/trusted.json` records the absolute
+ * path and the sha256 of each `.mep/config.json` the user ran `mep trust` on. A project's secret
+ * approvals count only while its config file is byte for byte what was trusted (as `direnv
+ * allow` and VS Code's workspace trust do): a repository the user clones, or a pull that edits
+ * the file, approves nothing by itself. The project cannot write here; it lives in user scope.
+ */
+import { join, resolve } from 'node:path';
+import * as z from 'zod';
+import { readJsonFile } from '../files/json-file.ts';
+import { isMissingFile } from '../files/regular-file.ts';
+import { toDecodeIssues } from '../protocol/decode.ts';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { writeFileAtomic } from './atomic-write.ts';
+import { readConfigFile } from './config.ts';
+import type { ConfigFile, MepConfig } from './config.ts';
+import type { RegistryPaths } from './paths.ts';
+
+/** The file name of the trust record in `$MEP_HOME`. */
+export const TRUST_FILE = 'trusted.json';
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
+/** One trusted configuration file. */
+const TrustedEntry = z.strictObject({ path: z.string().min(1), sha256: Sha256, trustedAt: z.string().optional() });
+/** One trusted configuration file. */
+export type TrustedEntry = z.infer<typeof TrustedEntry>;
+// An array of fixed-key objects: no key of the file is data, so the parser refuses every hostile key.
+const TrustDocument = z.strictObject({ version: z.literal(1), trusted: z.array(TrustedEntry) });
+
+const REMEDY = "Remove it (no project configuration is trusted then) and trust again with 'mep trust' in each project.";
+
+/** `$MEP_HOME/trusted.json`. */
+export function trustFileOf(paths: RegistryPaths): string {
+  return join(paths.user.root, TRUST_FILE);
+}
+
+/** The trusted entries; none when the file does not exist. A bad file is ERR_USAGE naming it, never read in part. */
+export async function readTrusted(paths: RegistryPaths): Promise<TrustedEntry[]> {
+  const file = trustFileOf(paths);
+  let doc: unknown;
+  try {
+    doc = await readJsonFile(file, { what: 'the trust record', maxBytes: HOST_FILE_LIMITS.smallFileBytes, remedy: REMEDY });
+  } catch (error) {
+    if (isMissingFile(error)) return [];
+    throw error;
+  }
+  const parsed = TrustDocument.safeParse(doc);
+  if (!parsed.success) {
+    const issues = toDecodeIssues(parsed.error);
+    const first = issues[0];
+    throw new MepError(LocalErrorCode.Usage, `The trust record ${file} is malformed (${first ? `${first.path.join('.') || 'top level'}: ${first.message}` : 'invalid'}); nothing was read from it. ${REMEDY}`, {
+      data: { file, reason: 'malformed', issues },
+    });
+  }
+  return parsed.data.trusted;
+}
+
+async function writeTrusted(paths: RegistryPaths, entries: readonly TrustedEntry[]): Promise<void> {
+  await writeFileAtomic(trustFileOf(paths), `${JSON.stringify({ version: 1, trusted: entries }, null, 2)}\n`);
+}
+
+/** Whether the project's configuration counts: `user` when it is the user's own file (a project at `$MEP_HOME`'s parent). */
+export type ConfigTrust = 'trusted' | 'untrusted' | 'changed' | 'user';
+
+/** True when the project's `.mep/config.json` is the user's own `$MEP_HOME/config.json`. */
+function isUserConfig(paths: RegistryPaths): boolean {
+  return resolve(paths.project.config) === resolve(paths.user.config);
+}
+
+/**
+ * Whether the project's configuration `file` (as just read) counts: `trusted` only when
+ * `trusted.json` records its path with the sha256 of those very bytes.
+ */
+export async function configTrust(paths: RegistryPaths, file: ConfigFile): Promise<ConfigTrust> {
+  if (isUserConfig(paths)) return 'user';
+  const entry = (await readTrusted(paths)).find((e) => e.path === resolve(file.path));
+  return entry === undefined ? 'untrusted' : entry.sha256 === file.sha256 ? 'trusted' : 'changed';
+}
+
+/** What {@link trustProjectConfig} trusted. */
+export interface TrustResult {
+  path: string;
+  sha256: string;
+  /** The approvals that now count, per extension id. */
+  secrets: NonNullable<MepConfig['secrets']>;
+  /** It was trusted with this very content already. */
+  already: boolean;
+}
+
+/**
+ * Records the project's `.mep/config.json` as trusted with the sha256 of its current content
+ * (which must decode). ERR_USAGE when there is none, or when it is the user's own file.
+ */
+export async function trustProjectConfig(paths: RegistryPaths): Promise<TrustResult> {
+  const file = await readConfigFile(paths.project.config);
+  if (!file) {
+    throw new MepError(LocalErrorCode.Usage, `There is no ${paths.project.config} to trust: mep trust records a project's .mep/config.json; run it in the project's folder.`, {
+      data: { config: paths.project.config, reason: 'no-config' },
+    });
+  }
+  if (isUserConfig(paths)) {
+    throw new MepError(LocalErrorCode.Usage, `${file.path} is your own $MEP_HOME/config.json: its approvals always count, there is nothing to trust.`, { data: { config: file.path, reason: 'user-config' } });
+  }
+  const path = resolve(file.path);
+  const entries = await readTrusted(paths);
+  const already = entries.some((e) => e.path === path && e.sha256 === file.sha256);
+  if (!already) await writeTrusted(paths, [...entries.filter((e) => e.path !== path), { path, sha256: file.sha256, trustedAt: new Date().toISOString() }]);
+  return { path, sha256: file.sha256, secrets: file.config.secrets ?? {}, already };
+}
+
+/**
+ * Forgets trusted configuration files: the project's (default), the one at `target` (a project
+ * folder or its config file, which may be gone), or all. Returns the paths removed.
+ */
+export async function untrustProjectConfig(paths: RegistryPaths, target: { path?: string; all?: boolean } = {}): Promise<{ removed: string[] }> {
+  const entries = await readTrusted(paths);
+  const wanted = target.path === undefined ? [resolve(paths.project.config)] : [resolve(target.path), resolve(target.path, '.mep', 'config.json')];
+  const removed = entries.filter((e) => target.all || wanted.includes(e.path)).map((e) => e.path);
+  if (removed.length > 0) await writeTrusted(paths, entries.filter((e) => !removed.includes(e.path)));
+  return { removed };
+}
+
+/** One trusted file and its state now: `changed` (edited since, or no longer readable as a configuration), `missing` (gone). */
+export interface TrustedState extends TrustedEntry {
+  state: 'trusted' | 'changed' | 'missing';
+}
+
+/** Every trusted configuration file with its state now. */
+export async function listTrusted(paths: RegistryPaths): Promise<TrustedState[]> {
+  const listed: TrustedState[] = [];
+  for (const entry of await readTrusted(paths)) {
+    const file = await readConfigFile(entry.path).catch((error: unknown) => (isMissingFile(error) ? undefined : { sha256: '' }));
+    listed.push({ ...entry, state: file === undefined ? 'missing' : file.sha256 === entry.sha256 ? 'trusted' : 'changed' });
+  }
+  return listed;
+}
