@@ -39,6 +39,16 @@ Trust('should ignore the project approvals until trusted, count them once truste
     assert.equal((await untrustProjectConfig(paths)).removed, [paths.project.config]);
     assert.equal(await approvedSecrets(paths, id), ['env("B")']);
     assert.equal((await untrustProjectConfig(paths)).removed, []);
+
+    // By folder or by file, from anywhere (the project may be gone); --all forgets every one.
+    const elsewhere = registryPaths({ cwd: t.root });
+    await trustProjectConfig(paths);
+    assert.equal((await untrustProjectConfig(elsewhere, { path: t.project })).removed, [paths.project.config]);
+    await trustProjectConfig(paths);
+    assert.equal((await untrustProjectConfig(elsewhere, { path: paths.project.config })).removed, [paths.project.config]);
+    await trustProjectConfig(paths);
+    assert.equal((await untrustProjectConfig(elsewhere, { all: true })).removed, [paths.project.config]);
+    assert.equal(await listTrusted(paths), []);
   }),
 );
 

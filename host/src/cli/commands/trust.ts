@@ -11,6 +11,7 @@ import type { Io } from '../io.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { cliRegistryPaths } from './extension-argument.ts';
+import { registryPaths } from '../../registry/paths.ts';
 import { withJsonErrors } from './operation.ts';
 
 function printTrusted(io: Io, trusted: TrustResult): void {
@@ -23,11 +24,12 @@ function printTrusted(io: Io, trusted: TrustResult): void {
 
 export const trustCommand: Command = {
   summary: "let a project's .mep/config.json approve secrets (records its sha256)",
-  help: `Usage: mep trust [--list] [--json]
+  help: `Usage: mep trust [<project dir>] [--list] [--json]
 
 A project's .mep/config.json may approve secrets for extensions, but a repository you clone
 can ship one: its approvals count only once you trust that exact file. mep trust records the
-file's absolute path and sha256 in $MEP_HOME/trusted.json and prints what it approves; any
+file's absolute path and sha256 in $MEP_HOME/trusted.json and prints what it approves (the
+project is the current folder, or the one given); any
 later edit (a pull, a branch switch) makes it untrusted again until you run mep trust again.
 Your own $MEP_HOME/config.json always counts. A file("…") reference only the project approves
 is read only inside the project.
@@ -37,8 +39,8 @@ is read only inside the project.
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { list: { type: 'boolean' }, json: { type: 'boolean' } }, 'trust');
     return withJsonErrors(io, values.json, async () => {
-      if (positionals.length > 0) throw new UsageError(`mep trust takes no arguments (run it in the project's folder), got ${positionals.join(' ')}. Run 'mep trust --help'.`);
-      const paths = cliRegistryPaths(io);
+      if (positionals.length > 1 || (values.list && positionals.length > 0)) throw new UsageError(`mep trust takes at most one project folder, and --list none; got ${positionals.join(' ')}. Run 'mep trust --help'.`);
+      const paths = registryPaths({ cwd: resolve(io.cwd, positionals[0] ?? '.'), env: process.env });
       if (values.list) {
         const trusted = await listTrusted(paths);
         if (values.json) await io.json({ file: trustFileOf(paths), trusted });
