@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { isMepError } from '../protocol/errors.ts';
 import { extensionIdProblem, parseExtensionId } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
-import { lockEntryOf, readLock } from './lock.ts';
+import { lockEntryOf, readLockFile } from './lock.ts';
 import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, entryOf, readManifestFile } from './manifest.ts';
 import type { ExtensionManifest } from './manifest.ts';
@@ -28,6 +28,8 @@ export interface InstalledExtension {
   artifact: string;
   /** The lock of its scope. */
   lock: string;
+  /** The sha256 of the lock's bytes `lockEntry` was read from (a project's lock runs process and http extensions only while trusted). */
+  lockSha256?: string;
   /** Its lock entry; undefined when the lock does not pin it (it will not run). */
   lockEntry?: LockEntry;
 }
@@ -54,7 +56,7 @@ async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): P
   } catch {
     return [];
   }
-  const lock = await readLock(scope.lock);
+  const { lock, sha256: lockSha256 } = await readLockFile(scope.lock);
   const found: InstalledExtension[] = [];
   for (const name of names.sort()) {
     const problem = extensionIdProblem(name);
@@ -72,7 +74,7 @@ async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): P
         continue;
       }
       const lockEntry = lockEntryOf(lock, id);
-      found.push({ id, scope: scope.scope, dir, manifest, manifestSha256, artifact: join(dir, manifest.runtime === 'http' ? MANIFEST_FILE : entryOf(manifest)), lock: scope.lock, ...(lockEntry ? { lockEntry } : {}) });
+      found.push({ id, scope: scope.scope, dir, manifest, manifestSha256, artifact: join(dir, manifest.runtime === 'http' ? MANIFEST_FILE : entryOf(manifest)), lock: scope.lock, ...(lockSha256 ? { lockSha256 } : {}), ...(lockEntry ? { lockEntry } : {}) });
     } catch (error) {
       if (!isMepError(error)) throw error;
       problems.push({ scope: scope.scope, dir, message: error.message });

@@ -17,7 +17,8 @@ import type { ExtensionId } from './extension-id.ts';
 import { fetchPackage } from './fetch-source.ts';
 import { parseInstallSource } from './install-source.ts';
 import { openTransport } from './launch.ts';
-import { readLock, updateLock } from './lock.ts';
+import { readLock } from './lock.ts';
+import { updateScopeLock } from './trust-lock.ts';
 import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, entryOf, readManifest, readManifestFile } from './manifest.ts';
 import { remoteSpecOf, remoteToken, stageRemotePackage } from './remote.ts';
@@ -69,6 +70,12 @@ export interface InstallResult {
   entry: LockEntry;
   /** True when an earlier install of the same id was replaced. */
   replaced: boolean;
+  /**
+   * Whether the lock it wrote is trusted (always for the user scope). A project lock is trusted
+   * after the user's install unless it pins other process or http extensions the user never
+   * trusted (trust-lock.ts): then nothing of it runs unsandboxed until 'mep trust'.
+   */
+  trusted: boolean;
 }
 
 
@@ -123,12 +130,13 @@ export async function installExtension(options: InstallOptions): Promise<Install
       ...(claims ? { claims } : {}),
     };
     const dir = packageDirOf(target, manifest.id);
+    let trusted = false;
     const replaced = await swapIn(staged.dir, dir, target.extensions, async () => {
-      await updateLock(target.lock, (lock) => {
+      ({ trusted } = await updateScopeLock(options.paths, target, (lock) => {
         lock.extensions[manifest.id] = entry;
-      });
+      }, manifest.id));
     });
-    return { id: manifest.id, version: manifest.version, runtime: manifest.runtime, scope, dir, lock: target.lock, entry, replaced };
+    return { id: manifest.id, version: manifest.version, runtime: manifest.runtime, scope, dir, lock: target.lock, entry, replaced, trusted };
   } finally {
     await temp.remove();
   }

@@ -4,6 +4,7 @@
  * where it came from (`source`, and `commit` for git) and the claim set read from it. Older
  * locks that carry only `version` and `sha256` still load.
  */
+import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
@@ -58,14 +59,27 @@ export type LockFile = z.infer<typeof LockFile>;
  * malformed, ERR_LIMIT when it is larger than the host reads (`HOST_FILE_LIMITS.lockBytes`).
  */
 export async function readLock(path: string): Promise<LockFile> {
+  return (await readLockFile(path)).lock;
+}
+
+/** A lock as read, with the sha256 of the very bytes decoded (what `mep trust` records); none when the file is missing. */
+export interface LockRead {
+  lock: LockFile;
+  sha256?: string;
+}
+
+/** {@link readLock} with the sha256 of the bytes it decoded. */
+export async function readLockFile(path: string): Promise<LockRead> {
   const file = { what: 'the lock', code: LocalErrorCode.Registry, maxBytes: HOST_FILE_LIMITS.lockBytes, noFollow: true } as const;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = (await readRegularFile(path, file)).toString('utf8');
+    bytes = await readRegularFile(path, file);
   } catch (error) {
-    if (isMissingFile(error)) return { extensions: {} };
+    if (isMissingFile(error)) return { lock: { extensions: {} } };
     throw withLockPath(error, path);
   }
+  const text = bytes.toString('utf8');
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
   let doc: unknown;
   try {
     doc = parseJsonFile(path, text, { ...file, keys: { dataAt: lockDataAt }, remedy: 'Restore it from version control or reinstall the extensions.' });
@@ -88,7 +102,7 @@ export async function readLock(path: string): Promise<LockFile> {
       data: { lock: path, issues },
     });
   }
-  return parsed.data;
+  return { lock: parsed.data, sha256 };
 }
 
 /** Where the lock's keys are data: anything in a pinned claim set (an id is never a hostile key). */
@@ -114,8 +128,8 @@ export function lockEntryOf(lock: LockFile, id: ExtensionId): LockEntry | undefi
   return Object.hasOwn(lock.extensions, id) ? lock.extensions[id] : undefined;
 }
 
-/** Writes a lock atomically (temp file + rename), ids sorted so diffs stay small. */
-export async function writeLock(path: string, lock: LockFile): Promise<void> {
+/** Writes a lock atomically (temp file + rename), ids sorted so diffs stay small; returns the sha256 of the bytes written. */
+export async function writeLock(path: string, lock: LockFile): Promise<string> {
   const badKey = badIdKey(lock);
   if (badKey !== undefined) {
     throw new MepError(LocalErrorCode.Registry, `Refusing to write the lock ${path}: its entry ${JSON.stringify(badKey)} is not a plain extension id. Nothing was written.`, {
@@ -123,7 +137,9 @@ export async function writeLock(path: string, lock: LockFile): Promise<void> {
     });
   }
   const extensions = Object.fromEntries(Object.entries(lock.extensions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  await writeFileAtomic(path, `${JSON.stringify({ ...lock, extensions }, null, 2)}\n`);
+  const text = `${JSON.stringify({ ...lock, extensions }, null, 2)}\n`;
+  await writeFileAtomic(path, text);
+  return createHash('sha256').update(text).digest('hex');
 }
 
 /**

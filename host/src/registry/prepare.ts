@@ -16,7 +16,8 @@ import { pinnedCopy } from './pinned-copy.ts';
 import { MANIFEST_FILE } from './manifest.ts';
 import { openTransport } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
-import { lockEntryOf, updateLock } from './lock.ts';
+import { lockEntryOf } from './lock.ts';
+import { checkLockTrust, updateScopeLock } from './trust-lock.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
 import { remoteToken, type TokenContext } from './remote.ts';
 
@@ -81,6 +82,8 @@ export type LaunchContext = TokenContext;
  */
 export async function verifyInstalled(installed: InstalledExtension, context: LaunchContext): Promise<LaunchSpec> {
   const pin = checkedPin(installed);
+  // A project's process or http extension runs only from a lock the user trusted (trust-lock.ts).
+  await checkLockTrust(installed, context.paths);
   const spec = launchSpecOf(installed.manifest, installed.dir);
   const artifact = { extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock };
   if (installed.manifest.runtime === 'http') {
@@ -126,7 +129,8 @@ export async function claimsOf(installed: InstalledExtension, context: LaunchCon
   const transport = options.wrapTransport ? options.wrapTransport(opened) : opened;
   const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
   checkClaimsIdentity(installed.manifest, claims, `'${installed.id}' in ${installed.dir}`);
-  await updateLock(installed.lock, (lock) => {
+  // The host's own write: a trusted lock stays trusted.
+  await updateScopeLock(context.paths, context.paths[installed.scope], (lock) => {
     const entry = lockEntryOf(lock, installed.id);
     if (entry && entry.sha256 === installed.lockEntry?.sha256) entry.claims = claims;
   });

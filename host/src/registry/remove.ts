@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseExtensionId } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
-import { lockEntryOf, readLock, updateLock } from './lock.ts';
+import { lockEntryOf, readLock } from './lock.ts';
+import { updateScopeLock } from './trust-lock.ts';
 import { packageDirOf, scopesOf } from './paths.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 
@@ -45,7 +46,7 @@ export async function removeExtension(paths: RegistryPaths, id: string, scope?: 
     const moved = await entryExists(dir);
     if (moved) await rename(dir, aside);
     try {
-      await updateLock(candidate.lock, (lock) => {
+      await updateScopeLock(paths, candidate, (lock) => {
         delete lock.extensions[plain];
       });
     } catch (error) {

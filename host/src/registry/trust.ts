@@ -5,7 +5,7 @@
  * allow` and VS Code's workspace trust do): a repository the user clones, or a pull that edits
  * the file, approves nothing by itself. The project cannot write here; it lives in user scope.
  */
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import * as z from 'zod';
 import { readJsonFile } from '../files/json-file.ts';
 import { isMissingFile } from '../files/regular-file.ts';
@@ -14,6 +14,7 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { readConfigFile } from './config.ts';
+import { readLockFile } from './lock.ts';
 import type { ConfigFile, MepConfig } from './config.ts';
 import type { RegistryPaths } from './paths.ts';
 
@@ -60,6 +61,14 @@ async function writeTrusted(paths: RegistryPaths, entries: readonly TrustedEntry
   await writeFileAtomic(trustFileOf(paths), `${JSON.stringify({ version: 1, trusted: entries }, null, 2)}\n`);
 }
 
+/** Records `path` (absolute) as trusted with `sha256`, replacing its earlier entry; false when it was trusted with that content already. */
+export async function recordTrusted(paths: RegistryPaths, path: string, sha256: string): Promise<boolean> {
+  const entries = await readTrusted(paths);
+  if (entries.some((e) => e.path === path && e.sha256 === sha256)) return false;
+  await writeTrusted(paths, [...entries.filter((e) => e.path !== path), { path, sha256, trustedAt: new Date().toISOString() }]);
+  return true;
+}
+
 /** Whether the project's configuration counts: `user` when it is the user's own file (a project at `$MEP_HOME`'s parent). */
 export type ConfigTrust = 'trusted' | 'untrusted' | 'changed' | 'user';
 
@@ -95,7 +104,7 @@ export interface TrustResult {
 export async function trustProjectConfig(paths: RegistryPaths): Promise<TrustResult> {
   const file = await readConfigFile(paths.project.config);
   if (!file) {
-    throw new MepError(LocalErrorCode.Usage, `There is no ${paths.project.config} to trust: mep trust records a project's .mep/config.json; run it in the project's folder.`, {
+    throw new MepError(LocalErrorCode.Usage, `There is no ${paths.project.config} or ${paths.project.lock} to trust: mep trust records a project's .mep/config.json and .mep/extensions.lock; run it in the project's folder.`, {
       data: { config: paths.project.config, reason: 'no-config' },
     });
   }
@@ -103,19 +112,19 @@ export async function trustProjectConfig(paths: RegistryPaths): Promise<TrustRes
     throw new MepError(LocalErrorCode.Usage, `${file.path} is your own $MEP_HOME/config.json: its approvals always count, there is nothing to trust.`, { data: { config: file.path, reason: 'user-config' } });
   }
   const path = resolve(file.path);
-  const entries = await readTrusted(paths);
-  const already = entries.some((e) => e.path === path && e.sha256 === file.sha256);
-  if (!already) await writeTrusted(paths, [...entries.filter((e) => e.path !== path), { path, sha256: file.sha256, trustedAt: new Date().toISOString() }]);
+  const already = !(await recordTrusted(paths, path, file.sha256));
   return { path, sha256: file.sha256, secrets: file.config.secrets ?? {}, already };
 }
 
 /**
- * Forgets trusted configuration files: the project's (default), the one at `target` (a project
- * folder or its config file, which may be gone), or all. Returns the paths removed.
+ * Forgets a project's trusted configuration file and lock: the project's (default), those of
+ * `target` (a project folder, or its config file or lock, which may be gone), or all. Returns the paths removed.
  */
 export async function untrustProjectConfig(paths: RegistryPaths, target: { path?: string; all?: boolean } = {}): Promise<{ removed: string[] }> {
   const entries = await readTrusted(paths);
-  const wanted = target.path === undefined ? [resolve(paths.project.config)] : [resolve(target.path), resolve(target.path, '.mep', 'config.json')];
+  const given = target.path === undefined ? undefined : resolve(target.path);
+  const mep = given === undefined ? paths.project.root : /^(config\.json|extensions\.lock)$/.test(basename(given)) ? dirname(given) : join(given, '.mep');
+  const wanted = [...(given === undefined ? [] : [given]), resolve(mep, 'config.json'), resolve(mep, 'extensions.lock')];
   const removed = entries.filter((e) => target.all || wanted.includes(e.path)).map((e) => e.path);
   if (removed.length > 0) await writeTrusted(paths, entries.filter((e) => !removed.includes(e.path)));
   return { removed };
@@ -126,11 +135,13 @@ export interface TrustedState extends TrustedEntry {
   state: 'trusted' | 'changed' | 'missing';
 }
 
-/** Every trusted configuration file with its state now. */
+/** Every trusted configuration file and lock with its state now. */
 export async function listTrusted(paths: RegistryPaths): Promise<TrustedState[]> {
   const listed: TrustedState[] = [];
   for (const entry of await readTrusted(paths)) {
-    const file = await readConfigFile(entry.path).catch((error: unknown) => (isMissingFile(error) ? undefined : { sha256: '' }));
+    const read = basename(entry.path) === 'extensions.lock' ? async (path: string) => (await readLockFile(path)).sha256 : async (path: string) => (await readConfigFile(path))?.sha256;
+    const sha256 = await read(entry.path).catch((error: unknown) => (isMissingFile(error) ? undefined : ''));
+    const file = sha256 === undefined ? undefined : { sha256 };
     listed.push({ ...entry, state: file === undefined ? 'missing' : file.sha256 === entry.sha256 ? 'trusted' : 'changed' });
   }
   return listed;

@@ -76,8 +76,10 @@ read and pinned at first use) unless --probe is given.
       const archiveLimits = archiveLimitFlags(values['max-unpacked'], values['max-entries'], values['fetch-timeout']);
       const result = await installExtension({ source, paths: cliRegistryPaths(io), scope: values.user ? 'user' : 'project', archiveLimits, redactor: io.redactor, ...(probe === undefined ? {} : { probe }) });
       const abi = result.runtime === 'wasm' ? await wasmAbiOf(await installedArtifact(result.dir)) : undefined;
+      // The lock pins other process or http extensions the user never trusted: the install does not trust them for the user.
+      if (!result.trusted) io.err(`note: ${result.lock} also pins process or http extensions you have not trusted (a cloned repository's, or changed since you trusted it); none of them, ${result.id} included${result.runtime === 'wasm' ? ' (wasm runs sandboxed anyway)' : ''}, runs until you review the lock and run 'mep trust'.`);
       if (values.json) {
-        await io.json({ success: true, id: result.id, version: result.version, runtime: result.runtime, ...(abi ? { abi } : {}), scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, entry: result.entry });
+        await io.json({ success: true, id: result.id, version: result.version, runtime: result.runtime, ...(abi ? { abi } : {}), scope: result.scope, dir: result.dir, lock: result.lock, replaced: result.replaced, trusted: result.trusted, entry: result.entry });
       } else {
         const pinned = result.entry.claims ? 'claims pinned' : 'claims will be read at first use';
         io.out(`${result.replaced ? 'Replaced' : 'Installed'} ${result.id} ${result.version} (${result.runtime}${result.entry.platform ? `, ${result.entry.platform}` : ''}) in ${result.dir}`);

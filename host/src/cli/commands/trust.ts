@@ -5,6 +5,10 @@
  */
 import { listTrusted, trustFileOf, trustProjectConfig, untrustProjectConfig } from '../../registry/trust.ts';
 import type { TrustResult } from '../../registry/trust.ts';
+import { trustProjectLock } from '../../registry/trust-lock.ts';
+import type { LockTrustResult } from '../../registry/trust-lock.ts';
+import type { RegistryPaths } from '../../registry/paths.ts';
+import { pathExists } from '../../registry/paths.ts';
 import { resolve } from 'node:path';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Io } from '../io.ts';
@@ -19,7 +23,20 @@ function printTrusted(io: Io, trusted: TrustResult): void {
   const ids = Object.keys(trusted.secrets);
   if (ids.length === 0) io.out('  it approves no secrets');
   for (const id of ids) io.out(`  ${id}: ${(trusted.secrets[id] ?? []).join(', ') || '(none)'}`);
-  io.out("Any edit to it makes it untrusted again until you run 'mep trust' again; 'mep untrust' forgets it.");
+}
+
+function printLock(io: Io, lock: LockTrustResult): void {
+  io.out(`${lock.already ? 'Already trusted' : 'Trusted'} ${lock.path} (sha256 ${lock.sha256.slice(0, 16)}…): its process and http extensions now run.`);
+  if (lock.runs.length === 0) io.out('  it pins no process or http extension');
+  for (const e of lock.runs) io.out(`  ${e.id} ${e.version} (${e.runtime})${e.runtime === 'process' ? ': runs with your rights' : ''}`);
+}
+
+/** Trusts the project's config and lock, whichever exist; ERR_USAGE when neither does. */
+async function trustProject(paths: RegistryPaths): Promise<{ config?: TrustResult; lock?: LockTrustResult }> {
+  // The config first: a malformed one is refused before anything is recorded.
+  const config = (await pathExists(paths.project.config)) || !(await pathExists(paths.project.lock)) ? await trustProjectConfig(paths) : undefined;
+  const lock = await trustProjectLock(paths);
+  return { ...(config ? { config } : {}), ...(lock ? { lock } : {}) };
 }
 
 export const trustCommand: Command = {
@@ -48,9 +65,13 @@ is read only inside the project.
         else for (const e of trusted) io.out(`${e.state.padEnd(8)} ${e.path}  sha256 ${e.sha256.slice(0, 16)}…${e.trustedAt ? `  since ${e.trustedAt}` : ''}`);
         return ExitCode.Ok;
       }
-      const trusted = await trustProjectConfig(paths);
-      if (values.json) await io.json({ success: true, ...trusted });
-      else printTrusted(io, trusted);
+      const { config, lock } = await trustProject(paths);
+      if (values.json) await io.json({ success: true, ...config, ...(lock ? { lock } : {}) });
+      else {
+        if (config) printTrusted(io, config);
+        if (lock) printLock(io, lock);
+        io.out("Any edit to them makes them untrusted again until you run 'mep trust' again; 'mep untrust' forgets them.");
+      }
       return ExitCode.Ok;
     });
   },
