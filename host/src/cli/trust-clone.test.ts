@@ -100,12 +100,13 @@ Clone('an installed http extension gets no token until the user trusts the proje
       assert.match(JSON.parse(changed.stdout).error.message, /changed since you trusted it/);
       assert.not.ok(server.authorizations.some((a) => a?.includes(TOKEN)));
       const listed = await run(t, ['trust', '--list', '--json']);
-      assert.equal(JSON.parse(listed.stdout).trusted.map((e: { path: string; state: string }) => [e.path, e.state]), [[paths.project.config, 'changed']]);
+      // (The lock the author's install wrote is trusted beside it: `mep trust` records both.)
+      assert.equal(JSON.parse(listed.stdout).trusted.map((e: { path: string; state: string }) => [e.path, e.state]), [[paths.project.lock, 'trusted'], [paths.project.config, 'changed']]);
       // Trusted again, naming the project from its parent folder: one entry, the new content.
       const again = captureIo(t.root);
       assert.is(await main(['trust', 'project'], again), 0, again.stderr.join('\n'));
       assert.is((await run(t, generate)).code, 0);
-      assert.equal(JSON.parse((await run(t, ['trust', '--list', '--json'])).stdout).trusted.map((e: { state: string }) => e.state), ['trusted']);
+      assert.equal(JSON.parse((await run(t, ['trust', '--list', '--json'])).stdout).trusted.map((e: { state: string }) => e.state), ['trusted', 'trusted']);
     } finally {
       delete process.env.ACME_CLONE_TOKEN;
     }

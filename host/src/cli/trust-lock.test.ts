@@ -117,6 +117,9 @@ Lock("mep install by the user trusts the lock it wrote, but never an untrusted l
     const ok = await run(t, ['generate', '--extension', 'acme.mine', '--input', 'ir.json', '--output', 'o3']);
     assert.is(ok.code, 0, ok.stderr);
     assert.ok(await exists(mine));
+    // mep untrust forgets the lock too.
+    assert.match((await run(t, ['untrust'])).stdout, /extensions\.lock/);
+    assertUntrusted(await run(t, ['generate', '--extension', 'acme.mine', '--input', 'ir.json', '--output', 'o4', '--json']), lock, 'untrusted');
   }),
 );
 

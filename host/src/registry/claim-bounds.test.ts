@@ -86,6 +86,8 @@ Claims('should refuse a lock larger than the host reads before parsing it, and o
     const lock = JSON.parse(pinned) as { extensions: Record<string, { claims: { capabilities: { backend: Record<string, unknown> } } }> };
     (lock.extensions['acme.ok'] as { claims: { capabilities: { backend: Record<string, unknown> } } }).claims.capabilities.backend.extra = deep;
     await writeFile(lockPath, JSON.stringify(lock));
+    // Edited, the project's lock runs no process extension until trusted again (trust-lock.test.ts): trust it to reach the claims.
+    assert.is((await mep(t, ['trust'])).code, 0);
     const run = await mep(t, ['generate', '--extension', 'acme.ok', '--target', 'crm', '--input', ir, '--output', 'out']);
     assert.is(run.code, 3, run.stderr);
     assert.is(run.error?.data.reason, 'bad-claims', JSON.stringify(run.error));

@@ -28,8 +28,12 @@ export interface InstalledExtension {
   artifact: string;
   /** The lock of its scope. */
   lock: string;
-  /** The sha256 of the lock's bytes `lockEntry` was read from (a project's lock runs process and http extensions only while trusted). */
-  lockSha256?: string;
+  /**
+   * The sha256 of the lock's bytes `lockEntry` was read from (a project's lock runs process and
+   * http extensions only while trusted): one object per scope's read, shared by its extensions,
+   * so the host's own write of that lock (claims pinned at first use) updates it for all of them.
+   */
+  lockRead: { sha256?: string };
   /** Its lock entry; undefined when the lock does not pin it (it will not run). */
   lockEntry?: LockEntry;
 }
@@ -56,7 +60,8 @@ async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): P
   } catch {
     return [];
   }
-  const { lock, sha256: lockSha256 } = await readLockFile(scope.lock);
+  const { lock, sha256 } = await readLockFile(scope.lock);
+  const lockRead = sha256 === undefined ? {} : { sha256 };
   const found: InstalledExtension[] = [];
   for (const name of names.sort()) {
     const problem = extensionIdProblem(name);
@@ -74,7 +79,7 @@ async function discoverScope(scope: ScopePaths, problems: DiscoveryProblem[]): P
         continue;
       }
       const lockEntry = lockEntryOf(lock, id);
-      found.push({ id, scope: scope.scope, dir, manifest, manifestSha256, artifact: join(dir, manifest.runtime === 'http' ? MANIFEST_FILE : entryOf(manifest)), lock: scope.lock, ...(lockSha256 ? { lockSha256 } : {}), ...(lockEntry ? { lockEntry } : {}) });
+      found.push({ id, scope: scope.scope, dir, manifest, manifestSha256, artifact: join(dir, manifest.runtime === 'http' ? MANIFEST_FILE : entryOf(manifest)), lock: scope.lock, lockRead, ...(lockEntry ? { lockEntry } : {}) });
     } catch (error) {
       if (!isMepError(error)) throw error;
       problems.push({ scope: scope.scope, dir, message: error.message });

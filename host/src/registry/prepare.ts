@@ -130,10 +130,12 @@ export async function claimsOf(installed: InstalledExtension, context: LaunchCon
   const { claims, source } = await readClaimSet({ transport, requestTimeoutMs: timeoutMs, shutdownTimeoutMs: timeoutMs });
   checkClaimsIdentity(installed.manifest, claims, `'${installed.id}' in ${installed.dir}`);
   // The host's own write: a trusted lock stays trusted.
-  await updateScopeLock(context.paths, context.paths[installed.scope], (lock) => {
+  // The entry now is the one read plus these claims, in the bytes just written (trusted only if the lock was).
+  const written = await updateScopeLock(context.paths, context.paths[installed.scope], (lock) => {
     const entry = lockEntryOf(lock, installed.id);
     if (entry && entry.sha256 === installed.lockEntry?.sha256) entry.claims = claims;
   });
+  installed.lockRead.sha256 = written.sha256;
   installed.lockEntry = { ...(installed.lockEntry as NonNullable<InstalledExtension['lockEntry']>), claims };
   options.onPinned?.(installed, claims);
   return { claims, source };

@@ -42,7 +42,7 @@ function runsUnsandboxed(runtime: string | undefined): boolean {
  */
 export async function checkLockTrust(installed: InstalledExtension, paths: RegistryPaths): Promise<void> {
   if (installed.scope !== 'project' || !runsUnsandboxed(installed.manifest.runtime)) return;
-  const state = await lockTrust(paths, installed.lock, installed.lockSha256);
+  const state = await lockTrust(paths, installed.lock, installed.lockRead.sha256);
   if (state === 'trusted' || state === 'user') return;
   const what = installed.manifest.runtime === 'http' ? 'is sent your project as a remote http extension' : 'runs native code with your rights';
   const since = state === 'changed' ? 'has changed since you trusted it' : 'is not one you trusted';
@@ -56,6 +56,8 @@ export async function checkLockTrust(installed: InstalledExtension, paths: Regis
 /** What a trust-aware lock write did: whether the project's lock is trusted afterwards (always true for the user scope). */
 export interface LockWrite {
   lock: LockFile;
+  /** The sha256 of the bytes written. */
+  sha256: string;
   trusted: boolean;
 }
 
@@ -72,7 +74,7 @@ export async function updateScopeLock(paths: RegistryPaths, scope: ScopePaths, c
   change(before.lock);
   const sha256 = await writeLock(scope.lock, before.lock);
   if (keep && state !== 'user') await recordTrusted(paths, resolve(scope.lock), sha256);
-  return { lock: before.lock, trusted: keep };
+  return { lock: before.lock, sha256, trusted: keep };
 }
 
 /** What {@link trustProjectLock} trusted: the lock and the entries it lets run unsandboxed. */

@@ -4,6 +4,8 @@
  * approvals count only while its config file is byte for byte what was trusted (as `direnv
  * allow` and VS Code's workspace trust do): a repository the user clones, or a pull that edits
  * the file, approves nothing by itself. The project cannot write here; it lives in user scope.
+ * The same record holds each trusted `.mep/extensions.lock` (trust-lock.ts): what lets a
+ * project's process and http extensions run.
  */
 import { basename, dirname, join, resolve } from 'node:path';
 import * as z from 'zod';

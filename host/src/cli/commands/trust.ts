@@ -40,7 +40,7 @@ async function trustProject(paths: RegistryPaths): Promise<{ config?: TrustResul
 }
 
 export const trustCommand: Command = {
-  summary: "let a project's .mep/config.json approve secrets (records its sha256)",
+  summary: "let a project's .mep/config.json approve secrets and its lock's process/http extensions run (records their sha256)",
   help: `Usage: mep trust [<project dir>] [--list] [--json]
 
 A project's .mep/config.json may approve secrets for extensions, but a repository you clone
@@ -50,6 +50,11 @@ project is the current folder, or the one given); any
 later edit (a pull, a branch switch) makes it untrusted again until you run mep trust again.
 Your own $MEP_HOME/config.json always counts. A file("…") reference only the project approves
 is read only inside the project.
+
+It records the project's .mep/extensions.lock the same way: a process extension (native code,
+your rights) or http extension installed in the project's scope runs only while that lock is
+what you trusted; it lists what the lock pins that runs outside the sandbox. Wasm extensions
+run sandboxed either way; your user-scope extensions and --extension ./path are yours.
 
   --list   list the trusted files and their state: trusted, changed (edited since), missing
   --json   print the result as JSON`,
@@ -78,11 +83,12 @@ is read only inside the project.
 };
 
 export const untrustCommand: Command = {
-  summary: "stop counting a project's .mep/config.json secret approvals",
+  summary: "stop counting a project's .mep/config.json approvals and running its lock's process/http extensions",
   help: `Usage: mep untrust [<project dir or config file>] [--all] [--json]
 
-Removes the project's .mep/config.json (of the current folder, or of the folder or file given,
-which may be gone) from $MEP_HOME/trusted.json: its secret approvals stop counting. --all
+Removes the project's .mep/config.json and .mep/extensions.lock (of the current folder, or of
+the folder or file given, which may be gone) from $MEP_HOME/trusted.json: its secret approvals
+stop counting, its process and http extensions stop running. --all
 forgets every trusted project configuration. Nothing trusted is not an error.
 
   --all    forget every trusted project configuration
@@ -96,7 +102,7 @@ forgets every trusted project configuration. Nothing trusted is not an error.
       const { removed } = await untrustProjectConfig(paths, { ...(given === undefined ? {} : { path: resolve(io.cwd, given) }), ...(values.all ? { all: true } : {}) });
       if (values.json) await io.json({ success: true, removed });
       else if (removed.length === 0) io.out(`Nothing to untrust: ${given === undefined && !values.all ? paths.project.config : given ?? 'no file'} was not trusted.`);
-      else for (const path of removed) io.out(`Untrusted ${path}: its secret approvals no longer count.`);
+      else for (const path of removed) io.out(`Untrusted ${path}: ${path.endsWith('extensions.lock') ? 'its process and http extensions no longer run' : 'its secret approvals no longer count'}.`);
       return ExitCode.Ok;
     });
   },
