@@ -25,8 +25,8 @@ export const commands: Record<string, CommandEntry> = {
   pack: { summary: 'pack an extension package into a .tgz with SHA256SUMS, for mep install', load: async () => (await import('./pack.ts')).packCommand },
   remove: { summary: 'uninstall an extension', load: async () => (await import('./remove.ts')).removeCommand },
   serve: { summary: 'serve extension sessions to another process (JSON-RPC, one message per line)', load: async () => (await import('./serve.ts')).serveCommand },
-  trust: { summary: "let a project's .mep/config.json approve secrets (records its sha256)", load: async () => (await import('./trust.ts')).trustCommand },
-  untrust: { summary: "stop counting a project's .mep/config.json secret approvals", load: async () => (await import('./trust.ts')).untrustCommand },
+  trust: { summary: "trust a project's .mep/config.json approvals and .mep/extensions.lock (records their sha256)", load: async () => (await import('./trust.ts')).trustCommand },
+  untrust: { summary: "forget a project's trusted .mep/config.json and .mep/extensions.lock", load: async () => (await import('./trust.ts')).untrustCommand },
   transform: { summary: 'transform Morphir IR with a transform extension', load: async () => (await import('./transform.ts')).transformCommand },
   validate: { summary: 'check Morphir IR with a validator extension', load: async () => (await import('./validate.ts')).validateCommand },
 };

@@ -40,7 +40,7 @@ async function trustProject(paths: RegistryPaths): Promise<{ config?: TrustResul
 }
 
 export const trustCommand: Command = {
-  summary: "let a project's .mep/config.json approve secrets and its lock's process/http extensions run (records their sha256)",
+  summary: "trust a project's .mep/config.json approvals and .mep/extensions.lock (records their sha256)",
   help: `Usage: mep trust [<project dir>] [--list] [--json]
 
 A project's .mep/config.json may approve secrets for extensions, but a repository you clone
@@ -83,7 +83,7 @@ run sandboxed either way; your user-scope extensions and --extension ./path are 
 };
 
 export const untrustCommand: Command = {
-  summary: "stop counting a project's .mep/config.json approvals and running its lock's process/http extensions",
+  summary: "forget a project's trusted .mep/config.json and .mep/extensions.lock",
   help: `Usage: mep untrust [<project dir or config file>] [--all] [--json]
 
 Removes the project's .mep/config.json and .mep/extensions.lock (of the current folder, or of
