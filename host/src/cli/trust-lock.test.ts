@@ -9,6 +9,7 @@ import { registryPaths } from '../registry/paths.ts';
 import { backend, configurableFixture, withProject, writePackage, type TempProject } from '../registry/test-support.ts';
 import { captureIo } from './io.ts';
 import { main } from './main.ts';
+import { startRemote, writeRemotePackage } from './testing/remote-server.ts';
 
 // A repository the user clones ships .mep/extensions and its lock: a project-scope process
 // extension (native code, the user's rights) whose pinned claims make selection pick it. It runs
@@ -120,6 +121,27 @@ Lock("mep install by the user trusts the lock it wrote, but never an untrusted l
     // mep untrust forgets the lock too.
     assert.match((await run(t, ['untrust'])).stdout, /extensions\.lock/);
     assertUntrusted(await run(t, ['generate', '--extension', 'acme.mine', '--input', 'ir.json', '--output', 'o4', '--json']), lock, 'untrusted');
+  }),
+);
+
+Lock("a cloned project's http extension is sent nothing until its lock is trusted", () =>
+  withProject(async (t) => {
+    const server = await startRemote();
+    try {
+      await installExtension({ source: await writeRemotePackage(t.root, { url: server.url }), paths: registryPaths({ cwd: t.project }) });
+      await rm(join(t.home, 'trusted.json'));
+      await writeFile(join(t.project, 'ir.json'), JSON.stringify(ir));
+      server.authorizations.length = 0;
+      const generate = ['generate', '--target', 'echo', '--input', 'ir.json', '--output', 'out', '--json'];
+      assertUntrusted(await run(t, generate), registryPaths({ cwd: t.project }).project.lock, 'untrusted');
+      assert.is(server.authorizations.length, 0, 'no request reached the server');
+      assert.is((await run(t, ['trust'])).code, 0);
+      const ok = await run(t, generate);
+      assert.is(ok.code, 0, ok.stderr);
+      assert.ok(server.authorizations.length > 0);
+    } finally {
+      await server.close();
+    }
   }),
 );
 
