@@ -66,6 +66,8 @@ Lock('selection and --extension <id> refuse it untrusted (nothing spawned or wri
     assert.not.ok(await exists(marker), 'the extension was never started');
     assert.not.ok(await exists(join(t.project, 'out1')));
     assert.not.ok(await exists(join(t.project, 'out2')));
+    const listTrust = async () => JSON.parse((await run(t, ['list', '--json'])).stdout).extensions.map((e: { trust?: string }) => e.trust ?? 'ok');
+    assert.equal(await listTrust(), ['untrusted'], 'mep list says so');
 
     const trusted = await run(t, ['trust']);
     assert.is(trusted.code, 0, trusted.stderr);
@@ -74,6 +76,7 @@ Lock('selection and --extension <id> refuse it untrusted (nothing spawned or wri
     const ok = await generate('out3');
     assert.is(ok.code, 0, ok.stderr);
     assert.ok(await exists(marker), 'trusted: it ran');
+    assert.equal(await listTrust(), ['ok']);
 
     // A pull swaps the artifact and its hash in the lock: untrusted again until re-trusted.
     await rm(marker);
@@ -86,6 +89,7 @@ Lock('selection and --extension <id> refuse it untrusted (nothing spawned or wri
     assertUntrusted(await generate('out4'), lock, 'changed');
     assertUntrusted(await generate('out5', '--extension', 'acme.clone'), lock, 'changed');
     assert.not.ok(await exists(marker));
+    assert.equal(await listTrust(), ['changed']);
     const listed = JSON.parse((await run(t, ['trust', '--list', '--json'])).stdout).trusted;
     assert.equal(listed.map((e: { path: string; state: string }) => [e.path, e.state]), [[lock, 'changed']]);
 

@@ -8,6 +8,7 @@ import { isMepError } from '../protocol/errors.ts';
 import { discoverExtensions } from './discover.ts';
 import type { DiscoveryProblem, InstalledExtension } from './discover.ts';
 import { checkInstalled } from './prepare.ts';
+import { untrustedState } from './trust-lock.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 
 /** The capabilities of one extension, flattened for display. */
@@ -36,6 +37,8 @@ export interface ListedExtension {
   problem?: string;
   /** True when a project-local install with the same id hides this one. */
   shadowed: boolean;
+  /** A project-scope process or http extension whose lock is not trusted (or changed since): it does not run until `mep trust`. */
+  trust?: 'untrusted' | 'changed';
 }
 
 /** Targets, languages and IR versions of a claim set. */
@@ -51,7 +54,7 @@ export function summarizeClaims(claims: ClaimSet): CapabilitySummary {
   };
 }
 
-async function row(installed: InstalledExtension, shadowed: boolean): Promise<ListedExtension> {
+async function row(installed: InstalledExtension, shadowed: boolean, paths: RegistryPaths): Promise<ListedExtension> {
   let verified = true;
   let problem: string | undefined;
   try {
@@ -61,6 +64,7 @@ async function row(installed: InstalledExtension, shadowed: boolean): Promise<Li
     verified = false;
     problem = error.message;
   }
+  const trust = await untrustedState(installed, paths);
   let capabilities: CapabilitySummary | null = null;
   const pinned = installed.lockEntry?.claims;
   if (pinned !== undefined) {
@@ -83,6 +87,7 @@ async function row(installed: InstalledExtension, shadowed: boolean): Promise<Li
     verified,
     ...(problem ? { problem } : {}),
     shadowed,
+    ...(trust ? { trust } : {}),
   };
 }
 
@@ -96,7 +101,7 @@ async function row(installed: InstalledExtension, shadowed: boolean): Promise<Li
 export async function listExtensions(paths: RegistryPaths): Promise<{ extensions: ListedExtension[]; problems: DiscoveryProblem[] }> {
   const discovery = await discoverExtensions(paths);
   const rows: ListedExtension[] = [];
-  for (const e of discovery.extensions) rows.push(await row(e, false));
-  for (const e of discovery.shadowed) rows.push(await row(e, true));
+  for (const e of discovery.extensions) rows.push(await row(e, false, paths));
+  for (const e of discovery.shadowed) rows.push(await row(e, true, paths));
   return { extensions: rows, problems: discovery.problems };
 }

@@ -35,15 +35,21 @@ function runsUnsandboxed(runtime: string | undefined): boolean {
   return runtime !== 'wasm';
 }
 
+/** Why `installed` may not run outside the sandbox (`untrusted`, `changed`), or undefined when it may (wasm, user scope, a trusted lock). */
+export async function untrustedState(installed: InstalledExtension, paths: RegistryPaths): Promise<'untrusted' | 'changed' | undefined> {
+  if (installed.scope !== 'project' || !runsUnsandboxed(installed.manifest.runtime)) return undefined;
+  const state = await lockTrust(paths, installed.lock, installed.lockRead.sha256);
+  return state === 'trusted' || state === 'user' ? undefined : state;
+}
+
 /**
  * Refuses a project-scope process or http extension whose lock the user has not trusted (or
  * that changed since): MepError(ERR_REGISTRY, `reason: 'untrusted-lock'`, `state`), before
  * anything is copied, started or sent.
  */
 export async function checkLockTrust(installed: InstalledExtension, paths: RegistryPaths): Promise<void> {
-  if (installed.scope !== 'project' || !runsUnsandboxed(installed.manifest.runtime)) return;
-  const state = await lockTrust(paths, installed.lock, installed.lockRead.sha256);
-  if (state === 'trusted' || state === 'user') return;
+  const state = await untrustedState(installed, paths);
+  if (state === undefined) return;
   const what = installed.manifest.runtime === 'http' ? 'is sent your project as a remote http extension' : 'runs native code with your rights';
   const since = state === 'changed' ? 'has changed since you trusted it' : 'is not one you trusted';
   throw new MepError(

@@ -36,7 +36,7 @@ artifact still matches the sha256 in the lock. Exit 1 when an extension fails ve
         io.out("No extensions installed. Install one with 'mep install <directory|git-url|archive>'.");
       } else {
         for (const e of extensions) {
-          const status = e.verified ? 'verified' : 'NOT VERIFIED';
+          const status = `${e.verified ? 'verified' : 'NOT VERIFIED'}${e.trust ? `, lock ${e.trust === 'changed' ? 'changed since trusted' : 'not trusted'}: does not run until 'mep trust'` : ''}`;
           io.out(`${e.id} ${e.version}  ${e.runtime}  ${e.scope}${e.shadowed ? ' (shadowed by the project copy)' : ''}  ${status}`);
           io.out(`  ${capabilities(e)}`);
           io.out(`  source: ${e.source ?? 'local directory'}${e.commit ? ` @ ${e.commit.slice(0, 12)}` : ''}`);
