@@ -187,6 +187,12 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       inbound.sent(message);
     },
     memory: () => probe.read(),
+    memoryCap:
+      options.memoryLimitBytes !== undefined
+        ? { kind: 'address space', bytes: options.memoryLimitBytes }
+        : options.heapLimitBytes !== undefined
+          ? { kind: 'V8 heap', bytes: options.heapLimitBytes }
+          : undefined,
     sendRaw(body) {
       stdin.write(body);
     },
