@@ -97,6 +97,11 @@ Sessions('should refuse a deadline longer than a timer holds, naming the maximum
     const atMax = await generate(4, 2_147_483_647);
     // Answered by the extension after its 200 ms (an IR it refuses), not timed out at once.
     assert.ok('result' in atMax, JSON.stringify(atMax));
+    // Past its deadline: the error names the call by the client's id, not by the server's own ("s1.2").
+    const late = await generate(5, 50);
+    const error = late.error as { data?: { localCode?: string; id?: unknown } };
+    assert.is(error.data?.localCode, 'ERR_TIMEOUT', JSON.stringify(late));
+    assert.is(error.data?.id, 5, JSON.stringify(late));
   } finally {
     await end();
   }
