@@ -124,6 +124,49 @@ Budget('should deliver notifications under the budget, and start a new budget wi
   }
 });
 
+for (const kind of ['unknown', 'null', 'junk'] as const) {
+  Budget(`should count answers that settle no request of the host against maxNotificationBytes :: ${kind}`, async () => {
+    const { transport, peer, closed } = await open('stray-answers.mjs', { maxNotificationBytes: 256 * 1024 });
+    try {
+      const call = peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { kind, count: 64, bytes: 16 * 1024 } });
+      const error = await call.then(() => undefined, (e: unknown) => e);
+      assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+      assert.is(limitOf(error as MepError), 'maxNotificationBytes');
+      assert.match((error as Error).message, /settle no request/);
+      assert.is(codeOf(await closed), LocalErrorCode.Limit);
+    } finally {
+      peer.close();
+      await transport.close();
+    }
+  });
+}
+
+Budget('should take a call answered twice or after its cancel within the budget, the first answer settling it', async () => {
+  const { transport, peer } = await open('stray-answers.mjs', { maxNotificationBytes: 256 * 1024 });
+  try {
+    const result = (await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { kind: 'duplicate', count: 4, bytes: 1024 } })) as { success: boolean; text?: string };
+    assert.ok(result.success);
+    assert.is(result.text?.length, 1024, 'the first answer settles the call');
+    assert.equal(await peer.request('morphir.ping', {}), { ok: true });
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Budget('should end a call answered again and again with the same id past maxNotificationBytes', async () => {
+  const { transport, peer, closed } = await open('stray-answers.mjs', { maxNotificationBytes: 256 * 1024 }, 10_000);
+  try {
+    await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { kind: 'duplicate', count: 64, bytes: 16 * 1024 } });
+    const reason = await closed;
+    assert.is(codeOf(reason), LocalErrorCode.Limit, String(reason));
+    assert.is(limitOf(reason as MepError), 'maxNotificationBytes');
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
 Budget.run();
 
 const Descriptors = suite('process transport :: inherited descriptors');

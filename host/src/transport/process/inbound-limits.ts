@@ -6,7 +6,8 @@
  * (morphir.backend.artifact with its id) are its result's data and are not counted, as in the
  * wasm transport: they are bounded per message and held back by the peer's pause.
  *
- * Only the envelope is looked at (`method`, `id`, and an artifact's `requestId`), never params.
+ * Answers that settle no request of the host (ids never sent, second answers, id null) count as
+ * notifications. Only the envelope is looked at (`method`, `id`, and an artifact's `requestId`), never params.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
@@ -42,10 +43,12 @@ export function createInboundLimits(name: string, maxNotificationBytes: number, 
     },
     received(message, body) {
       const { id, method } = message;
-      if (typeof method !== 'string') {
-        if (isId(id)) hostRequests.delete(id);
-        return undefined;
-      }
+      // An answer settles a request of the host once; anything else without a method (an id
+      // never sent, a second answer, id null, no id) settles nothing and is counted as a
+      // notification, or an extension could make the host parse such messages for the whole
+      // deadline, unbounded.
+      if (typeof method !== 'string' && isId(id) && hostRequests.delete(id)) return undefined;
+      if (typeof method !== 'string') return count(body, 'answers that settle no request of the host');
       if (isId(id)) {
         extensionRequests.add(id);
         if (extensionRequests.size <= maxOutstandingRequests) return undefined;
@@ -54,11 +57,15 @@ export function createInboundLimits(name: string, maxNotificationBytes: number, 
         });
       }
       if (method === Method.BackendArtifact && hostRequests.has((message.params as { requestId?: Id } | undefined)?.requestId as Id)) return undefined;
-      notified += Buffer.byteLength(body, 'utf8');
-      if (notified <= maxNotificationBytes) return undefined;
-      return new MepError(LocalErrorCode.Limit, `Extension ${name} sent more than its budget of ${maxNotificationBytes} bytes of notifications in one call; it was stopped. ${raiseAdvice('maxNotificationBytes', maxNotificationBytes)}`, {
-        data: { extension: name, limit: 'maxNotificationBytes', limitBytes: maxNotificationBytes, sent: notified },
-      });
+      return count(body, 'notifications');
     },
   };
+
+  function count(body: string, what: string): MepError | undefined {
+    notified += Buffer.byteLength(body, 'utf8');
+    if (notified <= maxNotificationBytes) return undefined;
+    return new MepError(LocalErrorCode.Limit, `Extension ${name} sent more than its budget of ${maxNotificationBytes} bytes of notifications in one call (the last were ${what}); it was stopped. ${raiseAdvice('maxNotificationBytes', maxNotificationBytes)}`, {
+      data: { extension: name, limit: 'maxNotificationBytes', limitBytes: maxNotificationBytes, sent: notified },
+    });
+  }
 }
