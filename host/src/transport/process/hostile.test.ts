@@ -53,6 +53,29 @@ Backlog('should hold, not end, an extension past the backlog bound while its gra
   }
 });
 
+Backlog('should refuse a request past the stdin backlog bound, not buffer it, and keep an extension that reads (a caller pipelining calls)', async () => {
+  // A well-behaved extension reads everything; a caller (a mep serve client pipelining
+  // session/call) sends faster. Before, the host buffered it all (110 MB from one socket client)
+  // and ended the extension for "not reading" when the stall grace ran out.
+  const { transport, peer, closed } = await open('well-behaved.mjs', { maxStdinBacklogBytes: 2 * 1024 * 1024, stdinStallMs: 300 }, 3_000);
+  try {
+    const pad = 'p'.repeat(1024 * 1024);
+    const calls = Array.from({ length: 32 }, () => peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { pad } }).then(() => 'ok', (e: unknown) => e));
+    const outcomes = await Promise.all(calls);
+    const refused = outcomes.filter((o) => o !== 'ok');
+    assert.ok(refused.length > 0, 'some calls are refused');
+    for (const error of refused) {
+      assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+      assert.is(limitOf(error as MepError), 'maxStdinBacklogBytes');
+    }
+    assert.ok(outcomes.includes('ok'), 'the calls within the bound are answered');
+    assert.is(await closed, 'still open', 'an extension that reads is not ended');
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
 Backlog.run();
 
 const Outstanding = suite('process transport :: requests to the host');
