@@ -24,6 +24,8 @@ export interface HostServerOptions {
   maxLineBytes?: number;
   /** Sessions (opening or open) one connection may hold. Default 16. */
   maxSessionsPerConnection?: number;
+  /** Calls (`session/call`, `project/compile`) one connection may have running at once. Default 64. */
+  maxCallsPerConnection?: number;
   /** Sessions (opening or open) all connections together may hold. Default 64. */
   maxSessions?: number;
   /** Unsent output to one client past which its input is paused. Default 8 MiB. */
@@ -36,6 +38,8 @@ export interface HostServerOptions {
 
 /** Default of {@link HostServerOptions.maxSessionsPerConnection}. */
 export const DEFAULT_MAX_SESSIONS_PER_CONNECTION = 16;
+/** Default of {@link HostServerOptions.maxCallsPerConnection}: what a client pipelines is held (params, a pending entry, a timer each) until answered. */
+export const DEFAULT_MAX_CALLS_PER_CONNECTION = 64;
 /** Default of {@link HostServerOptions.maxSessions}: each session is a process or a worker thread. */
 export const DEFAULT_MAX_SESSIONS = 64;
 
@@ -122,6 +126,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
         pauseAtBytes: options.pauseAtBytes,
         maxPendingBytes: options.maxPendingBytes,
         maxSessionsPerConnection,
+        maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_MAX_CALLS_PER_CONNECTION,
         claimSession,
         log: options.log,
         nextSessionId: () => `s${nextSession++}`,

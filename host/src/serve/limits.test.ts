@@ -102,6 +102,27 @@ Sessions('should refuse a deadline longer than a timer holds, naming the maximum
   }
 });
 
+Sessions('should refuse a call past maxCallsPerConnection running at once (a client pipelining calls), and take one again when one is answered', async () => {
+  // Before, each pipelined call was held (its params, a pending entry, a timer): 50,000 small
+  // generate calls from one socket client took the server's heap to 460 MB after GC.
+  const { client, end } = serve({ maxCallsPerConnection: 4 });
+  try {
+    const a = client();
+    const opened = await a.request(1, ServeMethod.Open, { extension: wellBehaved });
+    const { sessionId } = opened.result as { sessionId: string };
+    const ir = { formatVersion: 3, distribution: ['Library', [['my'], ['pkg']], [], { modules: [] }] };
+    const call = (id: number, delayMs: number) => a.request(id, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { delayMs } } });
+    const slow = [10, 11, 12, 13].map((id) => call(id, 1_000));
+    const refused = await Promise.all([call(14, 0), a.request(15, ServeMethod.Call, { sessionId, method: 'morphir.ping' })]);
+    for (const response of refused) assert.equal(limitOf(response), [ErrorCode.ExtensionFailure, LocalErrorCode.Limit, 'callsPerConnection']);
+    assert.match((refused[0]?.error as { message: string }).message, /4 calls running/);
+    for (const response of await Promise.all(slow)) assert.ok('result' in response, JSON.stringify(response));
+    assert.ok('result' in (await call(16, 0)), 'a call is taken again once one is answered');
+  } finally {
+    await end();
+  }
+});
+
 Sessions.run();
 
 const Backpressure = suite('createHostServer :: back-pressure');
