@@ -191,4 +191,38 @@ Backpressure('should drop a client over a Unix socket once its unread answers pa
   }
 });
 
+Backpressure('should close socket connections past maxConnections unanswered, say so once in the log, and serve again once they are gone', async () => {
+  // Before, nothing bounded them: 3,000 idle connections held 1,668 descriptors and 57 MB of the
+  // server (its file limit was the only bound; at it, no extension can be started).
+  const dir = await mkdtemp(join(tmpdir(), 'mep-serve-conns-'));
+  const logged: string[] = [];
+  const server = createHostServer({ open: createNodeOpener(), log: (message) => logged.push(message) });
+  const listener = await listenUnixSocket(server, join(dir, 'mep.sock'), { maxConnections: 4 });
+  const sockets: ReturnType<typeof connect>[] = [];
+  try {
+    for (let i = 0; i < 12; i++) {
+      const socket = connect(listener.path);
+      socket.on('error', () => undefined);
+      sockets.push(socket);
+      await new Promise((resolve) => socket.once('connect', resolve));
+    }
+    const deadline = performance.now() + 5_000;
+    while (logged.length === 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.is(server.connectionCount, 4);
+    assert.is(logged.length, 1, JSON.stringify(logged));
+    assert.match(logged[0], /maxConnections \(4\)/);
+    for (const socket of sockets) socket.destroy();
+    while (server.connectionCount > 0 && performance.now() < deadline + 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    const next = connect(listener.path);
+    const client = createLineClient((bytes) => next.write(bytes));
+    next.on('data', (chunk) => client.push(chunk));
+    assert.ok('result' in (await client.request(1, ServeMethod.Info)));
+    next.destroy();
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await listener.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Backpressure.run();
