@@ -109,6 +109,22 @@ Outstanding('should take 64 outstanding requests, answered late', async () => {
   }
 });
 
+Outstanding('should end an extension that sends a request with an id it already has outstanding (which hid it from the count) :: ERR_PROTOCOL', async () => {
+  const { transport, peer, closed } = await open('request-flood.mjs', {}, 10_000);
+  let handled = 0;
+  peer.onRequest('fixture.flood', () => (handled++, new Promise(() => undefined)));
+  try {
+    void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { requests: 1000, sameId: true } }).catch(() => undefined);
+    const reason = await closed;
+    assert.is(codeOf(reason), LocalErrorCode.Protocol, String(reason));
+    assert.match((reason as MepError).message, /"flood"/);
+    assert.ok(handled <= 1, `${handled} handled`);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
 Outstanding.run();
 
 const Budget = suite('process transport :: notification budget');

@@ -50,6 +50,13 @@ export function createInboundLimits(name: string, maxNotificationBytes: number, 
       if (typeof method !== 'string' && isId(id) && hostRequests.delete(id)) return undefined;
       if (typeof method !== 'string') return count(body, 'answers that settle no request of the host');
       if (isId(id)) {
+        // An id still outstanding again: the set would not grow, so the bound would not see it,
+        // and the host could not tell which request an answer is for.
+        if (extensionRequests.has(id)) {
+          return new MepError(LocalErrorCode.Protocol, `Extension ${name} sent a request with the id ${JSON.stringify(id)} while its earlier request with that id was not answered yet; it was stopped. An extension must not reuse an id before its answer arrives.`, {
+            data: { extension: name, id },
+          });
+        }
         extensionRequests.add(id);
         if (extensionRequests.size <= maxOutstandingRequests) return undefined;
         return new MepError(LocalErrorCode.Limit, `Extension ${name} sent the host more than ${maxOutstandingRequests} requests without waiting for their answers; it was stopped. An extension must wait for answers before it sends more requests (at most ${maxOutstandingRequests} at once).`, {
