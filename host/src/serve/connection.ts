@@ -14,7 +14,7 @@ import type { CallOptions, Session } from '../session/session.ts';
 import type { OutputLimits } from '../session/output-budget.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
-import { createLineTransport } from './line-transport.ts';
+import { createLineTransport, type LineBudget } from './line-transport.ts';
 import { CallParams, OpenParams, ProjectCompileParams, ServeMethod, SessionParams, type ProjectCompileReply, type ServerInfo } from './methods.ts';
 import { createServedSession, type ServedSession } from './served-session.ts';
 import { toWireError } from './wire-error.ts';
@@ -54,6 +54,8 @@ export interface ConnectionContext {
   maxPendingBytes?: number;
   /** Sessions (open or opening) one client may hold. */
   maxSessionsPerConnection: number;
+  /** The server's budget of unfinished lines, over all its clients. */
+  lineBudget?: LineBudget;
   /** Calls (`session/call`, `project/compile`) one client may have running at once; past it ERR_LIMIT `callsPerConnection`. */
   maxCallsPerConnection: number;
   /**
@@ -84,7 +86,7 @@ export interface ServerConnection {
 /** Serves the served-host protocol to the client on `channel`. */
 export function createConnection(channel: ByteChannel, context: ConnectionContext): ServerConnection {
   const { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog } = context;
-  const peer = createPeer(createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog }), { timeoutMs: 0 });
+  const peer = createPeer(createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}) }), { timeoutMs: 0 });
   const sessions = new Map<string, ServedSession>();
   const closingIds = new Set<string>();
   /** Sessions of this client that hold a slot: opening, open or closing. */

@@ -225,4 +225,40 @@ Backpressure('should close socket connections past maxConnections unanswered, sa
   }
 });
 
+Backpressure('should drop the client whose unfinished line takes the lines in progress of all clients past maxLineBufferBytes, and serve the others', async () => {
+  // Before, each connection buffered up to a line (64 MiB) before parsing it, and nothing
+  // bounded them together: 10 socket clients with 50 MiB of unfinished line held 500 MB.
+  const logged: string[] = [];
+  const server = createHostServer({ open: createNodeOpener(), maxLineBufferBytes: 4 * 1024 * 1024, log: (message) => logged.push(message) });
+  const encoder = new TextEncoder();
+  const connectRaw = () => {
+    const [serverSide, clientSide] = createByteChannelPair();
+    server.connect(serverSide);
+    const client = createLineClient((bytes) => clientSide.write(bytes));
+    clientSide.onData((chunk) => client.push(chunk));
+    return { client, clientSide };
+  };
+  const start = (id: number) => encoder.encode(`{"jsonrpc":"2.0","id":${id},"method":"server/info","params":{"pad":"`);
+  try {
+    const a = connectRaw();
+    const b = connectRaw();
+    a.clientSide.write(start(1));
+    a.clientSide.write(encoder.encode('x'.repeat(3 * 1024 * 1024)));
+    b.clientSide.write(start(1));
+    b.clientSide.write(encoder.encode('y'.repeat(2 * 1024 * 1024)));
+    const refused = await b.client.next((m) => 'error' in m);
+    assert.equal(limitOf(refused), [ErrorCode.ExtensionFailure, LocalErrorCode.Limit, 'maxLineBufferBytes']);
+    assert.match(logged.join('\n'), /maxLineBufferBytes/);
+    a.clientSide.write(encoder.encode('"}}\n'));
+    assert.ok('result' in (await a.client.next((m) => m.id === 1)), 'the client within the budget is served');
+    const c = connectRaw();
+    c.clientSide.write(start(2));
+    c.clientSide.write(encoder.encode(`${'z'.repeat(3 * 1024 * 1024)}"}}\n`));
+    assert.ok('result' in (await c.client.next((m) => m.id === 2)), 'the budget is free again once a line is finished');
+    for (const { clientSide } of [a, c]) clientSide.close();
+  } finally {
+    await server.close();
+  }
+});
+
 Backpressure.run();
