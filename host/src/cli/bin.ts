@@ -6,8 +6,6 @@
 export {}; // a module, so that top-level await is allowed
 
 const argv = process.argv.slice(2);
-// Before any wasm module is compiled: guests run on V8's baseline tier (wasm-tier.ts).
-(await import('../transport/wasm/node/wasm-tier.ts')).useBaselineWasmTier();
 // A wasm operation's worker thread boots while the CLI loads (early-start.ts).
 await (await import('./early-start.ts')).startEarly(argv);
 // Interrupted, mep ends its extensions' process groups before it exits (signals.ts).

@@ -1,13 +1,13 @@
 /**
  * Which V8 tier runs wasm guests in this Node process. V8 starts a module on its baseline compiler
  * (Liftoff) and recompiles hot functions with TurboFan on background threads. For this runtime's
- * guests that trade is a loss: the engine is one QuickJS interpreter whose dispatch function is
- * huge, and TurboFan spends more CPU compiling it than the call ever wins back. Measured with
- * `mep compile` of the Elm frontend (Node 20, 2 cores, load ≈ 8): a 3-module project 0.74 → 0.45 s
- * user CPU, the 60-module model 54 s → 6.3 s user CPU (168 s → 23 s wall). So the `mep` command
- * takes the baseline tier only (`--liftoff-only`) before it compiles a module (V8 fixes a module's
- * tiers when it compiles it); a tiering flag given to node itself wins. The library leaves the
- * choice to its host process (the flag is process-wide): call {@link useBaselineWasmTier} first.
+ * guests (one QuickJS interpreter whose dispatch function is huge) that recompiling costs about
+ * 0.35 s of CPU, which a short call never wins back and a long one does: `mep compile` of the Elm
+ * frontend (Node 20, 2 cores, load 8–14, user CPU) took the 3-module showcase 0.78 s with tier-up
+ * and 0.39–0.48 s on Liftoff alone, but the 60-module model 4.0–4.3 s with it and 5.9 s without.
+ * So the choice is the caller's, per process (V8 flags are per process), before it compiles a
+ * module (V8 fixes a module's tiers when it compiles it): `mep compile` takes it for a small
+ * project (cli/commands/compile-tier.ts). A tiering flag given to node itself wins.
  */
 import { setFlagsFromString } from 'node:v8';
 
