@@ -10,8 +10,11 @@
  *     its 2 MB of JS is part of the count),
  *   - the GraphQL backend and the IR lint of bench/author-workloads on 60 record types
  *     (bench/native-workload.ts).
- * Goal: the edited engine ≤ 0.75× the unedited one on the Elm compiler and on GraphQL. The
- * profiles stay in .cache/bench/callgrind/ for `callgrind_annotate`.
+ * Goal: the edited engine ≤ 0.75× the unedited one on the Elm compiler and on GraphQL. Then
+ * `lint-rules`: where the lint's count goes, the edited engine only: the lint with each rule it
+ * computes turned off in turn (its share is the difference) and with all of them off (what is
+ * left: parsing the IR and the TOML, reading the model, the report). The profiles stay in
+ * .cache/bench/callgrind/ for `callgrind_annotate`.
  *
  *   BENCH_CALLGRIND_ONLY=graphql node --import tsx bench/callgrind.bench.ts   # one workload
  */
@@ -51,6 +54,13 @@ const WORKLOADS = [
   { name: 'graphql', what: `GraphQL backend (graphql, prettier, fflate), ${TYPES} record types`, script: nativeWorkloadScript('graphql', irPath), goal: true },
   { name: 'lint', what: `IR lint (pluralize, @noble/hashes, date-fns, smol-toml), ${TYPES} record types`, script: nativeWorkloadScript('lint', irPath), goal: false },
 ].filter((w) => !ONLY || ONLY.split(',').includes(w.name));
+/** The lint's rules that cost more than a test, each with the library it runs. */
+const LINT_RULES = [
+  ['duplicate-definitions', 'sha256 fingerprints, @noble/hashes'],
+  ['singular-type-names', 'pluralize'],
+  ['plural-list-fields', 'pluralize'],
+  ['valid-since-dates', 'date-fns'],
+] as const;
 
 progress('building the native engines (edited, and without edits)');
 const edited = await ensureNativeEngine({ cacheDir: ENGINE_CACHE_DIR });
@@ -74,6 +84,17 @@ for (const w of WORKLOADS) {
   const what = `${w.what}: instructions, edited engine vs quickjs-ng without edits (-Os)`;
   if (w.goal) report.goal({ what, measured: G(mine.instructions), baseline: G(base.instructions), ratio: mine.instructions / base.instructions, ratioMeaning: 'edited / unedited', direction: 'atMost', target: 0.75 });
   else report.row(what, G(mine.instructions), G(base.instructions), `${x(mine.instructions / base.instructions)} edited / unedited`);
+}
+if (!ONLY || ONLY.split(',').includes('lint-rules')) {
+  progress(`the lint's rules, ${TYPES} record types: all on`);
+  const all = (await count(edited, nativeWorkloadScript('lint', irPath), join(dir, 'lint-rules.all.out'))).instructions;
+  for (const [rule, library] of LINT_RULES) {
+    progress(`the lint without ${rule}`);
+    const without = (await count(edited, nativeWorkloadScript('lint', irPath, { lintRulesOff: [rule] }), join(dir, `lint-rules.without-${rule}.out`))).instructions;
+    report.row(`  lint rule ${rule} (${library}): instructions, the edited engine`, G(all - without), G(all), `${((100 * (all - without)) / all).toFixed(1)} % of the lint`);
+  }
+  const rest = (await count(edited, nativeWorkloadScript('lint', irPath, { lintRulesOff: LINT_RULES.map(([r]) => r) }), join(dir, 'lint-rules.none.out'))).instructions;
+  report.row('  the lint with those rules off (IR and TOML parsing, reading the model, the report)', G(rest), G(all), `${((100 * rest) / all).toFixed(1)} % of the lint`);
 }
 report.note(`profiles: ${dir}/<workload>.{edited,unedited}.out (callgrind_annotate FILE); both engines printed the same result for every workload`);
 report.print();

@@ -6,6 +6,8 @@
  * referencing earlier modules, enums, custom types, a function per module), each compiled to
  * Morphir IR end to end (spawn → exit), one after another, by:
  *   - `mep compile <dir>` with examples/elm-frontend built to wasm (sandboxed, worker),
+ *   - on the small project, the same with V8's tier-up kept (`node --no-liftoff-only`), to show
+ *     what the baseline tier that `mep compile` picks for it saves,
  *   - the same with the same source built as a process extension (elm-frontend.mjs),
  *   - `morphir-elm make` (2.82.0, the default command) in V8, as installed in node_modules,
  *   - `morphir-elm make -f` (the older compiler), for context.
@@ -44,10 +46,11 @@ const PROJECTS = [
 progress('building examples/elm-frontend/extension.ts to wasm and process');
 const built = await buildBoth(join(ROOT, 'examples/elm-frontend/extension.ts'), 'elm-frontend');
 
-const TOOLS = ['wasm', 'process', 'make', 'make -f'] as const;
+const TOOLS = ['wasm', 'wasm tier-up', 'process', 'make', 'make -f'] as const;
 type Tool = (typeof TOOLS)[number];
 const LABEL: Record<Tool, string> = {
   wasm: 'mep compile, elm-frontend.wasm (sandboxed)',
+  'wasm tier-up': 'the same with V8 tier-up kept (node --no-liftoff-only; small project only)',
   process: 'mep compile, elm-frontend.mjs (process)',
   make: 'morphir-elm make (V8)',
   'make -f': 'morphir-elm make -f (V8, older compiler)',
@@ -65,7 +68,7 @@ async function run(tool: Tool, project: string): Promise<Outcome> {
   for (const left of ['morphir-ir.json', 'morphir-hashes.json']) rmSync(join(project, left), { force: true });
   const args = tool.startsWith('make')
     ? [MORPHIR_ELM, 'make', '-p', project, '-o', output, ...(tool === 'make -f' ? ['-f'] : [])]
-    : [MEP, 'compile', project, '--extension', tool === 'wasm' ? built.wasm : built.process, '--output', output, ...LIMITS];
+    : [...(tool === 'wasm tier-up' ? ['--no-liftoff-only'] : []), MEP, 'compile', project, '--extension', tool === 'process' ? built.process : built.wasm, '--output', output, ...LIMITS];
   const measured = await measureCommand(process.execPath, args, ROOT);
   if (measured.code !== 0 || !existsSync(output)) {
     const why = (measured.stderr || measured.stdout).trim().split('\n').filter((l) => l && !/ExperimentalWarning|--trace-warnings/.test(l)).slice(-2).join(' | ');
@@ -78,18 +81,20 @@ mkdirSync(BENCH_CACHE, { recursive: true });
 const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' : `${(bytes / 1e6).toFixed(0)} MB`);
 const medianOf = (list: Outcome[]): Outcome => list.find((o) => o.failure) ?? ([...list].sort((a, b) => a.ms - b.ms)[Math.floor(list.length / 2)] as Outcome);
 for (const project of PROJECTS) {
-  const runs: Record<Tool, Outcome[]> = { wasm: [], process: [], make: [], 'make -f': [] };
+  const runs: Record<Tool, Outcome[]> = { wasm: [], 'wasm tier-up': [], process: [], make: [], 'make -f': [] };
+  // mep compile keeps V8's tier-up for a big project anyway (cli/commands/compile-tier.ts).
+  const tools = TOOLS.filter((t) => t !== 'wasm tier-up' || project.target === 1);
   // Interleaved rounds, so a burst of load on the machine hits every tool alike.
   for (let round = 0; round < RUNS; round++) {
-    for (const tool of TOOLS) {
+    for (const tool of tools) {
       progress(`${project.name}: ${LABEL[tool]}${RUNS > 1 ? ` (run ${round + 1} of ${RUNS})` : ''}`);
       runs[tool].push(await run(tool, project.dir));
     }
   }
-  const result = Object.fromEntries(TOOLS.map((t) => [t, medianOf(runs[t])])) as Record<Tool, Outcome>;
+  const result = Object.fromEntries(tools.map((t) => [t, medianOf(runs[t])])) as Record<Tool, Outcome>;
   const make = result.make;
   const sameIr = (o: Outcome): boolean => o.ir !== undefined && o.ir === make.ir;
-  for (const tool of TOOLS) {
+  for (const tool of tools) {
     const o = result[tool];
     const cell = o.failure ? `failed (${o.failure})` : `${ms(o.ms)}, peak RSS ${mb(o.peakRssBytes)}${tool === 'make' ? '' : sameIr(o) ? ', IR = make\'s' : ', IR DIFFERS from make\'s'}`;
     if (tool === 'wasm') {

@@ -14,12 +14,17 @@ const builds = new Map<string, Promise<string>>();
 
 /** Path of `examples/<example>/extension.ts` built for `runtime` (with the Intl of `intl`, when given). */
 export function builtExample(example: string, runtime: 'wasm' | 'process', intl?: BuildGuestOptions['intl']): Promise<string> {
-  const id = `${example}.${runtime}`;
+  return builtEntry(join('examples', example, 'extension.ts'), example, runtime, intl);
+}
+
+/** Path of the entry `entry` (relative to the repository) built for `runtime` as `.cache/examples/<name>.wasm|mjs`. */
+export function builtEntry(entry: string, name: string, runtime: 'wasm' | 'process', intl?: BuildGuestOptions['intl']): Promise<string> {
+  const id = `${name}.${runtime}`;
   let build = builds.get(id);
   if (!build) {
     mkdirSync(outDir, { recursive: true });
-    const outFile = join(outDir, `${example}.${runtime === 'wasm' ? 'wasm' : 'mjs'}`);
-    build = buildGuest({ entry: join(REPO_ROOT, 'examples', example, 'extension.ts'), outFile, runtime, ...(intl ? { intl } : {}) }).then((r) => r.outFile);
+    const outFile = join(outDir, `${name}.${runtime === 'wasm' ? 'wasm' : 'mjs'}`);
+    build = buildGuest({ entry: join(REPO_ROOT, entry), outFile, runtime, ...(intl ? { intl } : {}) }).then((r) => r.outFile);
     builds.set(id, build);
   }
   return build;

@@ -4,8 +4,9 @@
  * (pluralize), documentation on public types, `since YYYY-MM-DD` in docs a real date not in the
  * future (date-fns; luxon would need Intl, which the guest engine lacks so far), structurally
  * identical definitions under two names (a sha256 fingerprint of each definition,
- * @noble/hashes); the findings also come back as a TOML report. Pure: the
- * extension and the native callgrind script both call {@link lintIr}.
+ * @noble/hashes); the findings also come back as a TOML report. A rule set to `off` is not
+ * computed, as an author would skip it (so bench/callgrind can count each rule's share). Pure:
+ * the extension and the native callgrind script both call {@link lintIr}.
  */
 import pluralize from 'pluralize';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -48,18 +49,20 @@ export function lintIr(ir: unknown, configToml: string = DEFAULT_LINT_CONFIG): {
     const severity = rules[rule] ?? 'warning';
     if (severity !== 'off') findings.push({ rule, severity, subject, message });
   };
+  const on = (rule: string): boolean => rules[rule] !== 'off';
   const fingerprints = new Map<string, string>();
   for (const t of model.types) {
     const subject = `${t.module.map((m) => camel(m)).join('.')}.${pascal(t.name)}`;
     const last = t.name[t.name.length - 1]!;
-    if (!/^\d+$/.test(last) && pluralize.isPlural(last) && pluralize.singular(last) !== last) add('singular-type-names', subject, `type name ends in a plural: call it ${pascal([...t.name.slice(0, -1), pluralize.singular(last)])}`);
-    if (t.kind === 'record') lintFields(t, subject, add);
+    if (on('singular-type-names') && !/^\d+$/.test(last) && pluralize.isPlural(last) && pluralize.singular(last) !== last) add('singular-type-names', subject, `type name ends in a plural: call it ${pascal([...t.name.slice(0, -1), pluralize.singular(last)])}`);
+    if (t.kind === 'record' && on('plural-list-fields')) lintFields(t, subject, add);
     if (t.doc.trim() === '') add('documented-public-types', subject, 'public type without documentation');
-    for (const match of t.doc.matchAll(/since (\d{4}-\d{2}-\d{2})/g)) {
+    for (const match of on('valid-since-dates') ? t.doc.matchAll(/since (\d{4}-\d{2}-\d{2})/g) : []) {
       const date = parseISO(match[1]!);
       if (!isValid(date)) add('valid-since-dates', subject, `'since ${match[1]}' is not a date`);
       else if (isAfter(date, today)) add('valid-since-dates', subject, `'since ${match[1]}' is ${formatDistanceStrict(date, today)} in the future`);
     }
+    if (!on('duplicate-definitions')) continue;
     const shape = JSON.stringify([t.kind, t.params, t.fields, t.constructors, t.target ?? null]);
     const print = bytesToHex(sha256(utf8ToBytes(shape)));
     const first = fingerprints.get(print);

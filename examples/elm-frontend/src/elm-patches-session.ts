@@ -28,8 +28,16 @@
  * distribution it hands to `Repo.fromDistribution` is the input's (package name, dependencies)
  * with the modules the plan names, taken from the kept repository with the access the plan gives
  * them, the same values the decoder would build from their IR (the frontend sends a plan only when
- * the baseline's IR of every kept module equals what that build returned for it). The repository
- * rebuilt from the kept modules is remembered with what it was built from (`repoStash.rebuilt`):
+ * the baseline's IR of every kept module equals what that build returned for it). It does not
+ * insert them again (what `Repo.fromDistribution` would do, a third of a one-module compile): it
+ * takes the kept repository's modules and its three dependency DAGs (modules, types, values) cut
+ * down to the nodes the kept modules own, with their edges, and the targets of those edges as
+ * empty nodes: what inserting the kept modules builds, while the nodes of the modules compiled
+ * again, removed or left unused (which `Repo.deleteModule` leaves behind) go. The package name,
+ * dependencies and native functions are those of a repository built from no modules.
+ * `repoStash.check`, set by tests, gets this repository and a rebuild to compare
+ * (repo-stash.test.ts: every field equal, over edits, a removal, an interface change). The
+ * repository a build started from is remembered with what it was built from (`repoStash.rebuilt`):
  * a next build that keeps the same modules (the same names, access and definition objects: the
  * same module edited again) with the same package name and dependencies starts from it, since
  * `Repo.fromDistribution` would build the same value again. While a build's
@@ -143,9 +151,36 @@ export const SESSION_PATCHES: readonly ElmPatch[] = [
     }), $elm$core$Dict$empty, plan.repo.a.modules);
     var last = repoStash.rebuilt;
     if (last && _Utils_eq(last.name, distro.a) && _Utils_eq(last.dependencies, distro.b) && sameModules(last.kept, kept)) return last.repo;
-    var repo = fromDistribution(A3($author$project$Morphir$IR$Distribution$Library, distro.a, distro.b, _Utils_update(distro.c, { modules: kept })));
+    var rebuild = function () { return fromDistribution(A3($author$project$Morphir$IR$Distribution$Library, distro.a, distro.b, _Utils_update(distro.c, { modules: kept }))); };
+    var repo = trimmed(fromDistribution(A3($author$project$Morphir$IR$Distribution$Library, distro.a, distro.b, _Utils_update(distro.c, { modules: $elm$core$Dict$empty }))), plan.repo.a, kept);
+    if (repoStash.check) repoStash.check(repo, rebuild());
     repoStash.rebuilt = { name: distro.a, dependencies: distro.b, kept: kept, repo: repo };
     return repo;
+  };
+  // A dependency DAG of the kept repository cut down to what inserting the kept modules builds:
+  // the nodes they own with their edges, and each target of those edges (an empty node when no
+  // kept module owns it). The kept repository's other nodes (of the modules compiled again, of
+  // removed or unused ones) go, with their edges.
+  var trimDag = function (dag, owned) {
+    var out = A3($elm$core$Dict$foldl, F3(function (node, to, acc) { return owned(node) ? A3($elm$core$Dict$insert, node, to, acc) : acc; }), $elm$core$Dict$empty, dag.a);
+    var addTarget = F2(function (target, acc) { return A2($elm$core$Dict$member, target, acc) ? acc : A3($elm$core$Dict$insert, target, $elm$core$Set$empty, acc); });
+    out = A3($elm$core$Dict$foldl, F3(function (node, to, acc) { return A3($elm$core$Set$foldl, addTarget, acc, to); }), out, out);
+    return $author$project$Morphir$Dependency$DAG$DAG(out);
+  };
+  // The repository Repo.fromDistribution builds from the kept modules, from the package and
+  // dependencies of \`base\` (built with no modules) and the kept repository \`old\`: the kept
+  // modules, and its dependency DAGs trimmed to them.
+  var trimmed = function (base, old, kept) {
+    if (base.$ !== 'Ok') return base;
+    var r = base.a.a, pkg = r.packageName;
+    var ownModule = function (name) { return A2($elm$core$Dict$member, name, kept); };
+    var ownFQName = function (fqn) { return _Utils_eq(fqn.a, pkg) && A2($elm$core$Dict$member, fqn.b, kept); };
+    return $elm$core$Result$Ok($author$project$Morphir$IR$Repo$Repo(_Utils_update(r, {
+      modules: kept,
+      moduleDependencies: trimDag(old.moduleDependencies, ownModule),
+      typeDependencies: trimDag(old.typeDependencies, ownFQName),
+      valueDependencies: trimDag(old.valueDependencies, ownFQName),
+    })));
   };
   $author$project$Morphir$Elm$CLI$returnDistribution = function (repoResult) {
     repoStash.repo = repoResult.$ === 'Ok' ? repoResult.a : undefined;

@@ -78,6 +78,8 @@ interface RepoStash {
   plan?: { repo: unknown; access: Record<string, 'Public' | 'Private'> };
   /** The last repository rebuilt from kept modules, and what it was built from (the edit remembers it). */
   rebuilt?: unknown;
+  /** Tests only: called with the repository an incremental build starts from and the one a rebuild from the kept modules gives. */
+  check?: (started: unknown, rebuilt: unknown) => void;
 }
 
 interface Port<T> {

@@ -8,6 +8,8 @@ test('should expect a wasm session for an operation on a .wasm file, an installe
     ['validate', '--extension=./build/AVRO.WASM', '--input', 'ir.json'],
     ['transform', '--extension', 'morphir-avro', '--input', 'ir.json'],
     ['generate', '--target', 'avro', '--input', 'ir.json', '--output', 'out'],
+    ['compile', 'model', '--extension', './elm-frontend.wasm', '--output', 'ir.json'],
+    ['compile', 'model'],
   ]) {
     assert.ok(opensWasmSession(argv), argv.join(' '));
   }
@@ -23,6 +25,8 @@ test('should expect none for other commands, help, or process extensions', () =>
     ['generate', '--extension=ext.cjs'],
     ['validate', '--extension', './bin/my-validator'],
     ['generate', '--extension', 'C:\\ext\\validator.exe'],
+    ['compile', 'model', '--extension', 'elm-frontend.mjs'],
+    ['compile', '--help'],
   ]) {
     assert.not.ok(opensWasmSession(argv), argv.join(' '));
   }

@@ -1,11 +1,11 @@
 /**
- * Work a command line starts before its command loads. `mep generate|validate|transform` with a
- * wasm extension will run it on a worker thread: starting that thread first lets it boot while the
+ * Work a command line starts before its command loads. `mep compile|generate|validate|transform`
+ * with a wasm extension will run it on a worker thread: starting that thread first lets it boot while the
  * command loads and reads its input (the thread's start is on the critical path otherwise).
  */
 
-/** The commands that open one session to a backend, validator or transform extension. */
-const OPERATIONS = new Set(['generate', 'validate', 'transform']);
+/** The commands that open one session to a frontend, backend, validator or transform extension. */
+const OPERATIONS = new Set(['compile', 'generate', 'validate', 'transform']);
 
 /** The value of `--extension` in `args` (`--extension X` or `--extension=X`), if given. */
 function extensionFlag(args: readonly string[]): string | undefined {

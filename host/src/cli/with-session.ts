@@ -11,9 +11,9 @@ import { Method } from '../protocol/index.ts';
 import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport } from '../registry/launch.ts';
 import type { LaunchSpec } from '../registry/launch.ts';
-import { memoryLimitUnenforced, outputLimitsOf, processMemoryOf, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
+import { memoryLimitUnenforced, outputLimitsOf, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
 import type { Redactor } from '../registry/redact.ts';
-import { createStageRecorder, processMemoryLine, profileLines } from '../session/call-stages.ts';
+import { createStageRecorder, processMemoryReport, profileLines } from '../session/call-stages.ts';
 import { createSession } from '../session/session.ts';
 import type { Session } from '../session/session.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
@@ -143,8 +143,8 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
     if (io.verbose) {
       const limit = spec.runtime === 'wasm' ? resolveWasmLimits(spec.name, wasmLimitsOf(spec)).maxMemoryBytes : undefined;
       for (const line of profileLines(stages.finish(), limit)) io.err(redactor.scrub(line));
-      const memory = processMemoryOf(spec, opened);
-      if (memory) io.err(processMemoryLine(memory.memory, memory.cap));
+      const memory = processMemoryReport(opened);
+      if (memory) io.err(memory);
     }
     return result;
   } finally {

@@ -10,5 +10,11 @@ export interface ConformanceCase {
   category: string;
   /** Returns a reason to skip when the extension does not advertise what the case needs. */
   skip?(capabilities: Capabilities | undefined): string | undefined;
+  /**
+   * True when the case needs a session the client holds (lifecycle state per client,
+   * `morphir.exit`, the extension's processes): skipped over a stateless transport
+   * (`Transport.stateless`, HTTP), whose lifecycle MEP 0.1 leaves to the transport's specification.
+   */
+  needsSession?: true;
   run(ctx: CaseContext): Promise<void>;
 }

@@ -42,6 +42,7 @@ export const lifecycleCases: ConformanceCase[] = [
   {
     name: 'requests before initialize are refused with -32014',
     category: 'lifecycle',
+    needsSession: true,
     async run(ctx) {
       for (const method of [Method.Info, Method.Capabilities, Method.Shutdown, Method.BackendGenerate, Method.FrontendCompile]) {
         await ctx.expectError(ctx.request(method, {}), ErrorCode.NotInitialized, `${method} before initialize`);
@@ -52,6 +53,7 @@ export const lifecycleCases: ConformanceCase[] = [
   {
     name: 'a second initialize is refused with -32600',
     category: 'lifecycle',
+    needsSession: true,
     async run(ctx) {
       await ctx.initialize(1);
       await ctx.expectError(ctx.request(Method.Initialize, conformanceFixtures.initialize, 2), ErrorCode.InvalidRequest, 'second initialize');
@@ -101,6 +103,7 @@ export const lifecycleCases: ConformanceCase[] = [
   {
     name: 'shutdown, then only exit is accepted',
     category: 'shutdown',
+    needsSession: true,
     async run(ctx) {
       await ctx.initialize();
       await ctx.request(Method.Shutdown, {});
@@ -111,6 +114,7 @@ export const lifecycleCases: ConformanceCase[] = [
   {
     name: 'exit after shutdown ends the extension',
     category: 'shutdown',
+    needsSession: true,
     async run(ctx) {
       await ctx.initialize();
       await ctx.request(Method.Shutdown, {});
@@ -126,6 +130,7 @@ export const lifecycleCases: ConformanceCase[] = [
   {
     name: 'shuts down without leaving a child process behind',
     category: 'shutdown',
+    needsSession: true,
     async run(ctx) {
       // MEP 0.1, Conformance 7. Only a process has children; /proc shows them (Linux).
       const pid = (ctx.transport as { pid?: number }).pid;

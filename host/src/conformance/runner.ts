@@ -47,19 +47,29 @@ export interface ConformanceOptions {
   onResult?: (result: CaseResult) => void;
 }
 
+/** What the suite learns once before the cases: the advertised capabilities, and whether the wire is stateless. */
+interface Probe {
+  capabilities: Capabilities | undefined;
+  stateless: boolean;
+}
+
+/** Why a case that needs a session the client holds is skipped over a stateless transport. */
+const STATELESS_SKIP = 'needs a session the client holds; this transport is stateless (HTTP: one request per POST, no session, no notification reaches the extension), and MEP 0.1 leaves its lifecycle to the transport';
+
 /** Reads the advertised capabilities once, so cases can skip what the extension does not offer. */
-async function probeCapabilities(open: () => Promise<Transport>, timeoutMs: number): Promise<Capabilities | undefined> {
+async function probe(open: () => Promise<Transport>, timeoutMs: number): Promise<Probe> {
   const transport = await open();
+  const stateless = transport.stateless === true;
   const peer = createPeer(transport);
   try {
     const raw = await peer.request(Method.Initialize, conformanceFixtures.initialize, { timeoutMs });
-    return (decodeResult(InitializeResult, raw, 'the initialize result') as InitializeResult).capabilities;
+    return { capabilities: (decodeResult(InitializeResult, raw, 'the initialize result') as InitializeResult).capabilities, stateless };
   } catch (error) {
     // An extension that cannot even be started (missing, not executable) fails every case the
     // same way: say it once instead.
     if (isMepError(error) && error.code === LocalErrorCode.Usage) throw error;
     // Anything else is reported by name by the initialization cases; here it means "skip nothing".
-    return undefined;
+    return { capabilities: undefined, stateless };
   } finally {
     peer.close();
     await transport.close();
@@ -81,12 +91,12 @@ function reasonOf(error: unknown): string {
 export async function runConformance(options: ConformanceOptions): Promise<CaseResult[]> {
   const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
   const caseTimeoutMs = options.caseTimeoutMs ?? 20_000;
-  const capabilities = await probeCapabilities(options.open, requestTimeoutMs);
+  const { capabilities, stateless } = await probe(options.open, requestTimeoutMs);
   const results: CaseResult[] = [];
   for (const c of conformanceCases) {
     if (options.filter && !c.name.includes(options.filter)) continue;
     const started = performance.now();
-    const skip = c.skip?.(capabilities);
+    const skip = c.needsSession && stateless ? STATELESS_SKIP : c.skip?.(capabilities);
     let result: CaseResult;
     if (skip) {
       result = { name: c.name, category: c.category, status: 'skipped', reason: skip, durationMs: 0 };

@@ -7,9 +7,6 @@
 import { existsSync } from 'node:fs';
 import { DEFAULT_LIMITS, type ExtensionLimits } from '../protocol/limits.ts';
 import type { WasmLimits } from '../transport/wasm/limits.ts';
-import type { ProcessMemory } from '../transport/process/proc-memory.ts';
-import type { ProcessCap } from '../session/call-stages.ts';
-import type { Transport } from '../transport/types.ts';
 
 /** Extra time a session waits past a wasm call's deadline, so the sandbox reports it first. */
 const WASM_DEADLINE_MARGIN_MS = 2_000;
@@ -141,19 +138,4 @@ export function processCommandOf(spec: LimitedSpec & { path: string; args?: stri
  */
 export function memoryLimitUnenforced(spec: LimitedSpec, tool: string | null = addressSpaceTool()): boolean {
   return spec.limits?.maxMemoryBytes !== undefined && spec.runtime === 'process' && !isNodeScript(spec) && tool === null;
-}
-
-/**
- * A process extension's memory now, read from the extension itself by its transport
- * (proc-memory.ts), with the cap it runs under (`--verbose` of mep and of the test kit);
- * undefined for another runtime or where nothing can be read.
- */
-export function processMemoryOf(spec: LimitedSpec, transport: Transport): { memory: ProcessMemory; cap?: ProcessCap } | undefined {
-  if (spec.runtime !== 'process' || spec.path === undefined) return undefined;
-  const memory = (transport as Partial<{ memory(): ProcessMemory | undefined }>).memory?.();
-  if (memory === undefined) return undefined;
-  const command = processCommandOf({ ...spec, path: spec.path });
-  const cap: ProcessCap | undefined =
-    command.memoryLimitBytes !== undefined ? { kind: 'address space', bytes: command.memoryLimitBytes } : command.heapLimitBytes !== undefined ? { kind: 'V8 heap', bytes: command.heapLimitBytes } : undefined;
-  return { memory, ...(cap ? { cap } : {}) };
 }

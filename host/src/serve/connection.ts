@@ -14,7 +14,7 @@ import type { CallOptions, Session } from '../session/session.ts';
 import type { OutputLimits } from '../session/output-budget.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
-import { createLineTransport } from './line-transport.ts';
+import { createLineTransport, type LineBudget } from './line-transport.ts';
 import { CallParams, OpenParams, ProjectCompileParams, ServeMethod, SessionParams, type ProjectCompileReply, type ServerInfo } from './methods.ts';
 import { createServedSession, type ServedSession } from './served-session.ts';
 import { toWireError } from './wire-error.ts';
@@ -54,6 +54,10 @@ export interface ConnectionContext {
   maxPendingBytes?: number;
   /** Sessions (open or opening) one client may hold. */
   maxSessionsPerConnection: number;
+  /** The server's budget of unfinished lines, over all its clients. */
+  lineBudget?: LineBudget;
+  /** Calls (`session/call`, `project/compile`) one client may have running at once; past it ERR_LIMIT `callsPerConnection`. */
+  maxCallsPerConnection: number;
   /**
    * Claim one of the server's session slots for an opening session; throws a typed limit error
    * when all are taken. The returned function gives the slot back (idempotent).
@@ -82,7 +86,7 @@ export interface ServerConnection {
 /** Serves the served-host protocol to the client on `channel`. */
 export function createConnection(channel: ByteChannel, context: ConnectionContext): ServerConnection {
   const { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog } = context;
-  const peer = createPeer(createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog }), { timeoutMs: 0 });
+  const peer = createPeer(createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}) }), { timeoutMs: 0 });
   const sessions = new Map<string, ServedSession>();
   const closingIds = new Set<string>();
   /** Sessions of this client that hold a slot: opening, open or closing. */
@@ -193,22 +197,41 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
     }
   };
 
+  // A client that pipelines calls without waiting would have each held until answered (its
+  // params, a pending entry, a timer): past the bound, a call is refused at once.
+  let running = 0;
+  const counted = (handler: (params: unknown, ctx: RequestContext) => Promise<unknown>) => async (params: unknown, ctx: RequestContext) => {
+    if (running >= context.maxCallsPerConnection) {
+      throw new MepError(
+        LocalErrorCode.Limit,
+        `${channel.name} already has ${running} calls running, the most one connection may (maxCallsPerConnection ${context.maxCallsPerConnection}); wait for an answer before sending ${ctx.method} again, or use another connection.`,
+        { data: { limit: 'callsPerConnection', max: context.maxCallsPerConnection } },
+      );
+    }
+    running++;
+    try {
+      return await handler(params, ctx);
+    } finally {
+      running--;
+    }
+  };
+
   peer.onRequest(
     ServeMethod.Call,
-    guarded(async (raw, { id, signal }) => {
+    guarded(counted(async (raw, { id, signal }) => {
       const params = decodeParams(CallParams, raw, ServeMethod.Call);
       return sessionFor(params.sessionId).call(params.method, params.params, { clientId: id, signal, timeoutMs: params.timeoutMs });
-    }),
+    })),
   );
 
   const compileProject = context.compileProject;
   if (compileProject) {
     peer.onRequest(
       ServeMethod.ProjectCompile,
-      guarded(async (raw, { id, signal }) => {
+      guarded(counted(async (raw, { id, signal }) => {
         const params = decodeParams(ProjectCompileParams, raw, ServeMethod.ProjectCompile);
         return sessionFor(params.sessionId).run((session, options) => compileProject(session, params, options), { clientId: id, signal, timeoutMs: params.timeoutMs });
-      }),
+      })),
     );
   }
 

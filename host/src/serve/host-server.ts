@@ -4,6 +4,7 @@
  * no file: the Node binding (`serve-node.ts`) supplies channels and the `open` function.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, DEFAULT_SERVE_MAX_LINE_BYTES, createLineBudget } from './line-transport.ts';
 import type { Disposer } from '../transport/types.ts';
 import { HOST_VERSION } from '../session/host-info.ts';
 import type { ByteChannel } from './byte-channel.ts';
@@ -24,6 +25,10 @@ export interface HostServerOptions {
   maxLineBytes?: number;
   /** Sessions (opening or open) one connection may hold. Default 16. */
   maxSessionsPerConnection?: number;
+  /** Bytes of lines received and not finished yet, over all connections; past it the connection that passes it is dropped. Default 128 MiB, or two lines of `maxLineBytes` when more. */
+  maxLineBufferBytes?: number;
+  /** Calls (`session/call`, `project/compile`) one connection may have running at once. Default 64. */
+  maxCallsPerConnection?: number;
   /** Sessions (opening or open) all connections together may hold. Default 64. */
   maxSessions?: number;
   /** Unsent output to one client past which its input is paused. Default 8 MiB. */
@@ -36,6 +41,8 @@ export interface HostServerOptions {
 
 /** Default of {@link HostServerOptions.maxSessionsPerConnection}. */
 export const DEFAULT_MAX_SESSIONS_PER_CONNECTION = 16;
+/** Default of {@link HostServerOptions.maxCallsPerConnection}: what a client pipelines is held (params, a pending entry, a timer each) until answered. */
+export const DEFAULT_MAX_CALLS_PER_CONNECTION = 64;
 /** Default of {@link HostServerOptions.maxSessions}: each session is a process or a worker thread. */
 export const DEFAULT_MAX_SESSIONS = 64;
 
@@ -82,6 +89,8 @@ export function createHostServer(options: HostServerOptions): HostServer {
   const maxSessionsPerConnection = options.maxSessionsPerConnection ?? DEFAULT_MAX_SESSIONS_PER_CONNECTION;
   /** Session slots taken over all connections: opening, open or closing sessions. */
   let claimed = 0;
+  // At least two lines of the largest size, so a raised --max-message is not refused outright.
+  const lineBudget = createLineBudget(options.maxLineBufferBytes ?? Math.max(DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
   const connections = new Set<ServerConnection>();
   const closeListeners = new Set<() => void>();
   let nextSession = 1;
@@ -122,6 +131,8 @@ export function createHostServer(options: HostServerOptions): HostServer {
         pauseAtBytes: options.pauseAtBytes,
         maxPendingBytes: options.maxPendingBytes,
         maxSessionsPerConnection,
+        maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_MAX_CALLS_PER_CONNECTION,
+        lineBudget,
         claimSession,
         log: options.log,
         nextSessionId: () => `s${nextSession++}`,

@@ -16,6 +16,7 @@ import { HTTP_LIMITS, httpInfo, routeOf, type HttpRoutes } from './http-routes.t
 import { answerHttpRpc } from './http-rpc.ts';
 import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
+import { capConnections } from './connection-cap.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
 export interface HttpListenOptions extends HttpRoutes {
@@ -147,16 +148,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       });
     },
   );
-  http.maxConnections = limits.maxConnections;
-  let dropped = 0;
-  let droppedSince = 0;
-  http.on('drop', () => {
-    // Said at most every 10 s: a flood of connections must not flood the log too.
-    dropped++;
-    if (Date.now() - droppedSince < 10_000) return;
-    server.log(`HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
-    droppedSince = Date.now();
-  });
+  capConnections(http, limits.maxConnections, (message) => server.log(message), (dropped) => `HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
     http.listen(options.port, host, () => resolve());

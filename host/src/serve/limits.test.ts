@@ -97,6 +97,32 @@ Sessions('should refuse a deadline longer than a timer holds, naming the maximum
     const atMax = await generate(4, 2_147_483_647);
     // Answered by the extension after its 200 ms (an IR it refuses), not timed out at once.
     assert.ok('result' in atMax, JSON.stringify(atMax));
+    // Past its deadline: the error names the call by the client's id, not by the server's own ("s1.2").
+    const late = await generate(5, 50);
+    const error = late.error as { data?: { localCode?: string; id?: unknown } };
+    assert.is(error.data?.localCode, 'ERR_TIMEOUT', JSON.stringify(late));
+    assert.is(error.data?.id, 5, JSON.stringify(late));
+  } finally {
+    await end();
+  }
+});
+
+Sessions('should refuse a call past maxCallsPerConnection running at once (a client pipelining calls), and take one again when one is answered', async () => {
+  // Before, each pipelined call was held (its params, a pending entry, a timer): 50,000 small
+  // generate calls from one socket client took the server's heap to 460 MB after GC.
+  const { client, end } = serve({ maxCallsPerConnection: 4 });
+  try {
+    const a = client();
+    const opened = await a.request(1, ServeMethod.Open, { extension: wellBehaved });
+    const { sessionId } = opened.result as { sessionId: string };
+    const ir = { formatVersion: 3, distribution: ['Library', [['my'], ['pkg']], [], { modules: [] }] };
+    const call = (id: number, delayMs: number) => a.request(id, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { delayMs } } });
+    const slow = [10, 11, 12, 13].map((id) => call(id, 1_000));
+    const refused = await Promise.all([call(14, 0), a.request(15, ServeMethod.Call, { sessionId, method: 'morphir.ping' })]);
+    for (const response of refused) assert.equal(limitOf(response), [ErrorCode.ExtensionFailure, LocalErrorCode.Limit, 'callsPerConnection']);
+    assert.match((refused[0]?.error as { message: string }).message, /4 calls running/);
+    for (const response of await Promise.all(slow)) assert.ok('result' in response, JSON.stringify(response));
+    assert.ok('result' in (await call(16, 0)), 'a call is taken again once one is answered');
   } finally {
     await end();
   }
@@ -167,6 +193,76 @@ Backpressure('should drop a client over a Unix socket once its unread answers pa
   } finally {
     await listener.close();
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Backpressure('should close socket connections past maxConnections unanswered, say so once in the log, and serve again once they are gone', async () => {
+  // Before, nothing bounded them: 3,000 idle connections held 1,668 descriptors and 57 MB of the
+  // server (its file limit was the only bound; at it, no extension can be started).
+  const dir = await mkdtemp(join(tmpdir(), 'mep-serve-conns-'));
+  const logged: string[] = [];
+  const server = createHostServer({ open: createNodeOpener(), log: (message) => logged.push(message) });
+  const listener = await listenUnixSocket(server, join(dir, 'mep.sock'), { maxConnections: 4 });
+  const sockets: ReturnType<typeof connect>[] = [];
+  try {
+    for (let i = 0; i < 12; i++) {
+      const socket = connect(listener.path);
+      socket.on('error', () => undefined);
+      sockets.push(socket);
+      await new Promise((resolve) => socket.once('connect', resolve));
+    }
+    const deadline = performance.now() + 5_000;
+    while (logged.length === 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.is(server.connectionCount, 4);
+    assert.is(logged.length, 1, JSON.stringify(logged));
+    assert.match(logged[0], /maxConnections \(4\)/);
+    for (const socket of sockets) socket.destroy();
+    while (server.connectionCount > 0 && performance.now() < deadline + 5_000) await new Promise((resolve) => setTimeout(resolve, 20));
+    const next = connect(listener.path);
+    const client = createLineClient((bytes) => next.write(bytes));
+    next.on('data', (chunk) => client.push(chunk));
+    assert.ok('result' in (await client.request(1, ServeMethod.Info)));
+    next.destroy();
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await listener.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+Backpressure('should drop the client whose unfinished line takes the lines in progress of all clients past maxLineBufferBytes, and serve the others', async () => {
+  // Before, each connection buffered up to a line (64 MiB) before parsing it, and nothing
+  // bounded them together: 10 socket clients with 50 MiB of unfinished line held 500 MB.
+  const logged: string[] = [];
+  const server = createHostServer({ open: createNodeOpener(), maxLineBufferBytes: 4 * 1024 * 1024, log: (message) => logged.push(message) });
+  const encoder = new TextEncoder();
+  const connectRaw = () => {
+    const [serverSide, clientSide] = createByteChannelPair();
+    server.connect(serverSide);
+    const client = createLineClient((bytes) => clientSide.write(bytes));
+    clientSide.onData((chunk) => client.push(chunk));
+    return { client, clientSide };
+  };
+  const start = (id: number) => encoder.encode(`{"jsonrpc":"2.0","id":${id},"method":"server/info","params":{"pad":"`);
+  try {
+    const a = connectRaw();
+    const b = connectRaw();
+    a.clientSide.write(start(1));
+    a.clientSide.write(encoder.encode('x'.repeat(3 * 1024 * 1024)));
+    b.clientSide.write(start(1));
+    b.clientSide.write(encoder.encode('y'.repeat(2 * 1024 * 1024)));
+    const refused = await b.client.next((m) => 'error' in m);
+    assert.equal(limitOf(refused), [ErrorCode.ExtensionFailure, LocalErrorCode.Limit, 'maxLineBufferBytes']);
+    assert.match(logged.join('\n'), /maxLineBufferBytes/);
+    a.clientSide.write(encoder.encode('"}}\n'));
+    assert.ok('result' in (await a.client.next((m) => m.id === 1)), 'the client within the budget is served');
+    const c = connectRaw();
+    c.clientSide.write(start(2));
+    c.clientSide.write(encoder.encode(`${'z'.repeat(3 * 1024 * 1024)}"}}\n`));
+    assert.ok('result' in (await c.client.next((m) => m.id === 2)), 'the budget is free again once a line is finished');
+    for (const { clientSide } of [a, c]) clientSide.close();
+  } finally {
+    await server.close();
   }
 });
 

@@ -31,6 +31,43 @@ export interface LineTransportOptions {
   maxPendingBytes?: number;
   /** Receives the reason when a client is dropped. */
   log?: (message: string) => void;
+  /** The server's budget of unfinished lines, shared by all its connections; none: unshared. */
+  lineBudget?: LineBudget;
+}
+
+/** Bytes of unfinished lines all connections of a server hold at once; see {@link createLineBudget}. */
+export interface LineBudget {
+  readonly maxBytes: number;
+  /** One connection's account: `hold(bytes)` sets what it holds, false when that passes the budget. */
+  account(): { hold(bytes: number): boolean; release(): void };
+}
+
+/** Default of the server-wide line budget: two lines of the largest size. */
+export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
+
+/**
+ * A budget of `maxBytes` for lines received and not finished yet, over all connections: each
+ * connection buffers up to a line (64 MiB) before it is parsed, and 1,024 of them 64 GiB.
+ */
+export function createLineBudget(maxBytes: number = DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES): LineBudget {
+  let total = 0;
+  return {
+    maxBytes,
+    account() {
+      let held = 0;
+      return {
+        hold(bytes) {
+          total += bytes - held;
+          held = bytes;
+          return bytes === 0 || total <= maxBytes;
+        },
+        release() {
+          total -= held;
+          held = 0;
+        },
+      };
+    },
+  };
 }
 
 /** Default line limit of a served connection: large enough for a 64 MiB Morphir IR. */
@@ -55,6 +92,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
   const events = createTransportEvents();
   const pauseAtBytes = options.pauseAtBytes ?? DEFAULT_SERVE_PAUSE_AT_BYTES;
   const maxPendingBytes = options.maxPendingBytes ?? DEFAULT_SERVE_MAX_PENDING_BYTES;
+  const lineAccount = options.lineBudget?.account();
   let closed = false;
   let paused = false;
   /** A large line is being parsed (in slices): the client's input is held until it is done. */
@@ -94,6 +132,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     if (closed) return;
     closed = true;
     closeError = error;
+    lineAccount?.release();
     parser.close();
     disposeData();
     disposeEnd();
@@ -139,6 +178,13 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     if (closed) return;
     try {
       decoder.push(chunk, receive);
+      if (lineAccount !== undefined && !lineAccount.hold(decoder.bufferedBytes)) {
+        const maxBytes = options.lineBudget?.maxBytes;
+        const reason = `${name} was dropped: its unfinished line of ${decoder.bufferedBytes} bytes took the server's lines in progress past ${maxBytes} bytes (maxLineBufferBytes, over all clients). Retry when the server is less busy; the connection is closed.`;
+        options.log?.(reason);
+        refuse(ErrorCode.ExtensionFailure, reason, { localCode: LocalErrorCode.Limit, limit: 'maxLineBufferBytes', limitBytes: maxBytes });
+        finish(new MepError(LocalErrorCode.Limit, reason, { data: { limit: 'maxLineBufferBytes', limitBytes: maxBytes } }));
+      }
     } catch (error) {
       if (!isMepError(error)) throw error;
       // The decoder's message is written for extensions; the client gets one written for it.

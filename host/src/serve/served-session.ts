@@ -13,6 +13,7 @@ import {
   decodeParams,
 } from '../protocol/index.ts';
 import type { LogParams, ProgressParams } from '../protocol/index.ts';
+import { MepError, isMepError } from '../protocol/errors.ts';
 import type { JsonRpcId } from '../rpc/index.ts';
 import type { CallOptions, Session } from '../session/session.ts';
 import { longDelay } from '../transport/long-timer.ts';
@@ -57,6 +58,18 @@ const OPERATIONS: Record<CallableMethod, Operation> = {
   [Method.Capabilities]: (s, _p, o) => s.capabilities(o),
 };
 
+/**
+ * `error` as the client sees it: a `data.id` naming our id for the call (ERR_TIMEOUT and
+ * cancellations carry one) names the client's request id instead, so the server's internal ids
+ * ("h1.1", "s2.3") never reach a client. Anything else passes unchanged.
+ */
+function inClientTerms(error: unknown, callId: string, clientId: JsonRpcId): unknown {
+  if (!isMepError(error)) return error;
+  const data = error.data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data) || (data as { id?: unknown }).id !== callId) return error;
+  return new MepError(error.code, error.message, { data: { ...data, id: clientId }, cause: error });
+}
+
 /** Wires `session` (over `transport`) to its client under the id `id`. */
 export function createServedSession(id: string, session: Session, transport: Transport, notify: Notify): ServedSession {
   /** Our request id towards the extension → the client's request id, for progress. */
@@ -78,6 +91,8 @@ export function createServedSession(id: string, session: Session, transport: Tra
     clientIds.set(callId, clientId);
     try {
       return await work(session, { id: callId, signal, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    } catch (error) {
+      throw inClientTerms(error, callId, clientId);
     } finally {
       clientIds.delete(callId);
     }

@@ -7,6 +7,7 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import { createConnection as connectSocket, createServer, type Server } from 'node:net';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { HostServer } from './host-server.ts';
+import { capConnections } from './connection-cap.ts';
 import { channelFromSocket } from './node-channel.ts';
 
 /** A listening socket; see {@link listenUnixSocket}. */
@@ -19,6 +20,15 @@ export interface UnixSocketListener {
   readonly closed: Promise<void>;
 }
 
+/** Options of {@link listenUnixSocket}. */
+export interface UnixSocketOptions {
+  /** Clients connected at once; past it a new connection is closed unanswered. Default 1024. */
+  maxConnections?: number;
+}
+
+/** Default of {@link UnixSocketOptions.maxConnections}: each connection holds a descriptor and its buffers. */
+export const DEFAULT_MAX_SOCKET_CONNECTIONS = 1024;
+
 /**
  * Listen on `path` and serve every client that connects with `server`. Rejects with
  * MepError(ERR_USAGE) when `path` exists and is not a stale socket (a file, or a socket another
@@ -28,13 +38,15 @@ export interface UnixSocketListener {
  * const listener = await listenUnixSocket(createHostServer({ open }), '/run/user/1000/mep.sock');
  * try { await listener.closed; } finally { await listener.close(); }
  */
-export async function listenUnixSocket(server: HostServer, path: string): Promise<UnixSocketListener> {
+export async function listenUnixSocket(server: HostServer, path: string, options: UnixSocketOptions = {}): Promise<UnixSocketListener> {
   await removeStaleSocket(path);
   let clients = 0;
   const net: Server = createServer((socket) => {
     clients += 1;
     server.connect(channelFromSocket(socket, `${path}#${clients}`));
   });
+  const maxConnections = options.maxConnections ?? DEFAULT_MAX_SOCKET_CONNECTIONS;
+  capConnections(net, maxConnections, (message) => server.log(message), (dropped) => `Socket connections past maxConnections (${maxConnections}) were closed unanswered (${dropped} so far).`);
   await listenPrivately(net, path);
 
   let closing: Promise<void> | undefined;

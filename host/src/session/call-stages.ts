@@ -7,7 +7,9 @@
  * transport reports it, comes with it.
  */
 import type { ProgressParams } from '../protocol/index.ts';
-import type { ProcessMemory } from '../transport/process/proc-memory.ts';
+import type { ProcessCap, ProcessMemory } from '../transport/process/proc-memory.ts';
+import type { ProcessTransport } from '../transport/process/options.ts';
+import type { Transport } from '../transport/types.ts';
 
 /** One stage of a call. */
 export interface CallStage {
@@ -100,15 +102,12 @@ export function profileLines(profile: CallProfile, memoryLimitBytes?: number): s
   return lines;
 }
 
-/** The memory cap a process extension ran under: its address space (`prlimit --as`) or a Node.js script's V8 heap. */
-export type ProcessCap = { kind: 'address space' | 'V8 heap'; bytes: number };
-
 /**
  * A process extension's memory as a line for a person (`--verbose`, beside a wasm guest's
  * "guest memory: peak …"): its resident and address-space peaks, read from the extension's own
  * process, and the cap it ran under with how close it came where that is what the cap counts.
  */
-export function processMemoryLine(memory: ProcessMemory, cap?: ProcessCap): string {
+function processMemoryLine(memory: ProcessMemory, cap?: ProcessCap): string {
   const of =
     cap === undefined
       ? ''
@@ -116,4 +115,15 @@ export function processMemoryLine(memory: ProcessMemory, cap?: ProcessCap): stri
         ? ` (${Math.round((100 * memory.addressSpacePeakBytes) / cap.bytes)} % of its ${(cap.bytes / MiB).toFixed(0)} MiB address-space cap; --max-memory or extension.json limits.maxMemoryBytes raises it)`
         : ` (its V8 heap is capped at ${(cap.bytes / MiB).toFixed(0)} MiB; --max-memory or extension.json limits.maxMemoryBytes raises it)`;
   return `process memory: peak ${(memory.residentPeakBytes / MiB).toFixed(1)} MiB resident, ${(memory.addressSpacePeakBytes / MiB).toFixed(1)} MiB address space${of}`;
+}
+
+/**
+ * The "process memory: peak …" line of a process extension's transport (`--verbose` of mep and
+ * of the test kit): what the transport reads from the extension now, with the cap the transport
+ * was given; undefined for another transport or where nothing can be read.
+ */
+export function processMemoryReport(transport: Transport): string | undefined {
+  const extension = transport as Partial<Pick<ProcessTransport, 'memory' | 'memoryCap'>>;
+  const memory = extension.memory?.();
+  return memory === undefined ? undefined : processMemoryLine(memory, extension.memoryCap);
 }

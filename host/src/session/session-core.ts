@@ -37,7 +37,7 @@ export interface SessionCore {
   init: InitializeResult | undefined;
   /** One request with the session's timeout unless `options` or `timeoutMs` say otherwise. */
   call(method: string, params: unknown, options?: CallOptions, timeoutMs?: number): Promise<unknown>;
-  /** Transport-level failures end the session; wire errors and cancellations do not. */
+  /** Transport-level failures end the session; wire errors, cancellations and requests refused unsent do not. */
   failOnFatal(error: unknown): void;
   /** The capabilities the handshake negotiated (ready sessions only). */
   negotiated(): Capabilities;
@@ -77,7 +77,9 @@ export function createSessionCore(options: SessionOptions): SessionCore {
       return peer.request(method, params, { timeoutMs: opts.timeoutMs ?? timeoutMs, signal: opts.signal, id: opts.id });
     },
     failOnFatal(error) {
-      if (isMepError(error) && FATAL.includes(error.code)) lifecycle.fail();
+      // A request refused before it was sent (data.sent false: over the message size, or the
+      // extension has too much unread) leaves the extension as it was.
+      if (isMepError(error) && FATAL.includes(error.code) && (error.data as { sent?: unknown } | undefined)?.sent !== false) lifecycle.fail();
     },
     negotiated() {
       return (core.init as InitializeResult).capabilities;

@@ -17,9 +17,9 @@ import type { ClaimSet, CompileParams, CompileResult, GenerateResult, Initialize
 import type { JsonText } from '../protocol/json-text.ts';
 import type { ExtensionLimits } from '../protocol/limits.ts';
 import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
-import { processMemoryOf, requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
+import { requestTimeoutOf, wasmLimitsOf } from '../registry/launch-limits.ts';
 import { openWasmTransport } from '../registry/launch-wasm.ts';
-import { createStageRecorder, processMemoryLine, profileLines, type CallProfile, type StageRecorder } from '../session/call-stages.ts';
+import { createStageRecorder, processMemoryReport, profileLines, type CallProfile, type StageRecorder } from '../session/call-stages.ts';
 import { createSession, type CallOptions, type Session } from '../session/session.ts';
 import type { Transport } from '../transport/types.ts';
 import { GUEST_MEMORY_LOG } from '../transport/wasm/engine.ts';
@@ -215,8 +215,8 @@ export async function openExtension(target: ExtensionUnderTest, options: OpenExt
       if (recorder === mine) recorder = undefined;
       lastCall = mine.finish();
       if (print) for (const line of profileLines(lastCall, memoryLimit)) print(line);
-      const processMemory = print && opened.spec ? processMemoryOf(opened.spec, opened.transport) : undefined;
-      if (print && processMemory) print(processMemoryLine(processMemory.memory, processMemory.cap));
+      const processMemory = print ? processMemoryReport(opened.transport) : undefined;
+      if (print && processMemory) print(processMemory);
     }
   };
   session.peer.onRequest(Method.SecretResolve, async (params: unknown) => {

@@ -133,6 +133,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
 
   return {
     name,
+    stateless: true,
     send(message) {
       if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${name}: the HTTP transport is closed.`);
       const method = message.method;

@@ -65,6 +65,13 @@ export interface Transport {
   pause?(): void;
   /** Ends {@link Transport.pause}: take messages from the extension again. */
   resume?(): void;
+  /**
+   * True when the wire holds no session for its client: each request is answered on its own
+   * (HTTP, the reference host's `HttpChannel`: one POST per request, no session id, no
+   * notification reaches the extension). The server runs the extension's lifecycle; what needs
+   * lifecycle state per client (a refusal before initialize, `morphir.exit`) cannot be asked.
+   */
+  readonly stateless?: boolean;
   /** Stop the extension and release everything; resolves when nothing is left running. */
   close(): Promise<void>;
 }

@@ -9,6 +9,8 @@ import { extname, join, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { CompileParams, CompileResult } from '../../protocol/index.ts';
 import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject, readSourceFolders } from '../../project/index.ts';
+import { useBaselineWasmTier } from '../../transport/wasm/node/wasm-tier.ts';
+import { BASELINE_TIER_MAX_SOURCE_BYTES, sourcesAtMost } from './compile-tier.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
@@ -108,10 +110,9 @@ ${OPERATION_HELP}`,
         if (!values.lang && kinds.includes('')) throw new UsageError(`${paths.find((p) => extname(p) === '')} has no file extension; pass --lang.`);
         if (!values.lang && kinds.length > 1) throw new UsageError(`the files have different extensions (${kinds.join(', ')}); pass --lang.`);
         fileExtension = kinds[0];
-      } else {
-        // Fail on a broken morphir.json before any extension starts.
-        await readMorphirJson(projectDir);
       }
+      // Fail on a broken morphir.json before any extension starts.
+      const manifest = projectDir === undefined ? undefined : (await readMorphirJson(projectDir)).manifest;
       // A project's language: --lang, else the only language of the frontend given or installed.
       const language = values.lang;
       if (values.watch) {
@@ -135,6 +136,11 @@ ${OPERATION_HELP}`,
         io.err('mep compile: stopped watching.');
         return ExitCode.Ok;
       }
+      // A small project is one short call: its wasm frontend runs on V8's baseline tier (compile-tier.ts).
+      const small = manifest === undefined
+        ? (files?.sources?.documents ?? []).reduce((n, d) => n + d.text.length, 0) <= BASELINE_TIER_MAX_SOURCE_BYTES
+        : await sourcesAtMost(projectDir as string, manifest.sourceDirectory, BASELINE_TIER_MAX_SOURCE_BYTES);
+      if (small) useBaselineWasmTier();
       let params: CompileParams | undefined;
       let languageId = language ?? '';
       let output: string | null = null;

@@ -17,7 +17,9 @@ export const conformanceCommand: Command = {
 
 Runs every conformance case against a fresh instance of the extension and prints one line per
 case, then 'N passed, N failed'. <extension> is the id of an installed extension, or the path of a .wasm
-module, a .js/.mjs file (run with node) or an executable (./x.wasm: a bare name is an id). Exit 0 only when every case passes.
+module, a .js/.mjs file (run with node) or an executable (./x.wasm: a bare name is an id), or the
+URL of one served over HTTP (the cases that need a session the client holds are skipped there).
+Exit 0 only when no case fails (a skipped case says why).
 
   --filter TEXT   run only the cases whose name contains TEXT
   --option k=v    an entry of the options bag every generate, compile, validate and transform case

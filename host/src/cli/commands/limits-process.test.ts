@@ -6,6 +6,8 @@ import { backend, repoRoot, withProject, writePackage } from '../../registry/tes
 import type { TempProject } from '../../registry/test-support.ts';
 import { captureIo } from '../io.ts';
 import { main } from '../main.ts';
+import { postRpc } from '../../serve/testing/http.ts';
+import { startServe } from '../testing/serve-in-process.ts';
 
 // A process backend (fixtures/extensions/configurable.mjs) whose generate misbehaves on request:
 // options sleepMs, allocateMb and padBytes.
@@ -82,6 +84,27 @@ Limits('should report a Node script that exhausts --max-memory as a limit :: hos
     assert.is(hog.error?.code, 'ERR_LIMIT');
     assert.is(hog.error?.data.limit, 'maxMemoryBytes');
     assertNamesKnob(hog.error?.message ?? '', '--max-memory', 'maxMemoryBytes');
+  }),
+);
+
+Limits('should answer a served HTTP call that exhausts --max-memory with ERR_LIMIT (200, the client\'s id), and serve the next call :: hostile', () =>
+  withProject(async (t) => {
+    assert.is(await install(t, 'acme.hog'), 0);
+    const serve = await startServe(['--http', '127.0.0.1:0', '--max-memory', '32MiB', '--call-timeout', '60s'], t.project);
+    try {
+      const url = `${serve.address}/extensions/acme.hog`;
+      const call = (id: number, options: Record<string, unknown>) => postRpc(url, { jsonrpc: '2.0', id, method: 'morphir.backend.generate', params: { ir: { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] }, target: 'echo', options } });
+      const hog = await call(0, { allocateMb: 2000 });
+      assert.is(hog.status, 200);
+      assert.is(hog.body.id, 0);
+      const error = hog.body.error as { code: number; data: { localCode: string; limit: string } };
+      assert.is(error.code, -32010, JSON.stringify(hog.body));
+      assert.equal([error.data.localCode, error.data.limit], ['ERR_LIMIT', 'maxMemoryBytes']);
+      const next = await call(1, {});
+      assert.ok((next.body.result as { success: boolean }).success, JSON.stringify(next.body));
+    } finally {
+      await serve.stop();
+    }
   }),
 );
 

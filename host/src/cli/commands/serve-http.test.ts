@@ -8,6 +8,8 @@ import { fileURLToPath } from 'node:url';
 import { postRpc } from '../../serve/testing/http.ts';
 import { startRemote, type TestRemote } from '../testing/remote-server.ts';
 import { startServe } from '../testing/serve-in-process.ts';
+import { UsageError } from '../exit-codes.ts';
+import { parseAddress } from './serve-http.ts';
 
 const SERVER_TOKEN = 'the-servers-own-token-0123456789';
 const ping = (id: number) => ({ jsonrpc: '2.0', id, method: 'morphir.ping' });
@@ -119,3 +121,16 @@ Bodies('should refuse --max-bodies below --max-message or not a size, naming bot
 });
 
 Bodies.run();
+
+const Address = suite('mep serve --http :: its address');
+
+Address('should bind loopback when --http names only a port, take IPv6 in brackets, and refuse anything else naming the form', () => {
+  assert.equal(parseAddress(':8080'), { host: '127.0.0.1', port: 8080 });
+  assert.equal(parseAddress('[::1]:0'), { host: '::1', port: 0 });
+  assert.equal(parseAddress('0.0.0.0:9000'), { host: '0.0.0.0', port: 9000 });
+  for (const bad of ['8080', 'localhost', '127.0.0.1:65536', '127.0.0.1:-1', '::1:8080', '']) {
+    assert.throws(() => parseAddress(bad), (error: Error) => error instanceof UsageError && /--http takes HOST:PORT/.test(error.message), bad);
+  }
+});
+
+Address.run();

@@ -53,6 +53,29 @@ Backlog('should hold, not end, an extension past the backlog bound while its gra
   }
 });
 
+Backlog('should refuse a request past the stdin backlog bound, not buffer it, and keep an extension that reads (a caller pipelining calls)', async () => {
+  // A well-behaved extension reads everything; a caller (a mep serve client pipelining
+  // session/call) sends faster. Before, the host buffered it all (110 MB from one socket client)
+  // and ended the extension for "not reading" when the stall grace ran out.
+  const { transport, peer, closed } = await open('well-behaved.mjs', { maxStdinBacklogBytes: 2 * 1024 * 1024, stdinStallMs: 300 }, 3_000);
+  try {
+    const pad = 'p'.repeat(1024 * 1024);
+    const calls = Array.from({ length: 32 }, () => peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { pad } }).then(() => 'ok', (e: unknown) => e));
+    const outcomes = await Promise.all(calls);
+    const refused = outcomes.filter((o) => o !== 'ok');
+    assert.ok(refused.length > 0, 'some calls are refused');
+    for (const error of refused) {
+      assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+      assert.is(limitOf(error as MepError), 'maxStdinBacklogBytes');
+    }
+    assert.ok(outcomes.includes('ok'), 'the calls within the bound are answered');
+    assert.is(await closed, 'still open', 'an extension that reads is not ended');
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
 Backlog.run();
 
 const Outstanding = suite('process transport :: requests to the host');
@@ -80,6 +103,22 @@ Outstanding('should take 64 outstanding requests, answered late', async () => {
     assert.ok(result.success);
     for (const answer of answers.splice(0)) answer();
     assert.equal(await peer.request('morphir.ping', {}), { ok: true });
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Outstanding('should end an extension that sends a request with an id it already has outstanding (which hid it from the count) :: ERR_PROTOCOL', async () => {
+  const { transport, peer, closed } = await open('request-flood.mjs', {}, 10_000);
+  let handled = 0;
+  peer.onRequest('fixture.flood', () => (handled++, new Promise(() => undefined)));
+  try {
+    void peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { requests: 1000, sameId: true } }).catch(() => undefined);
+    const reason = await closed;
+    assert.is(codeOf(reason), LocalErrorCode.Protocol, String(reason));
+    assert.match((reason as MepError).message, /"flood"/);
+    assert.ok(handled <= 1, `${handled} handled`);
   } finally {
     peer.close();
     await transport.close();
@@ -118,6 +157,49 @@ Budget('should deliver notifications under the budget, and start a new budget wi
       assert.ok(result.success);
     }
     assert.is(notified, 36);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+for (const kind of ['unknown', 'null', 'junk'] as const) {
+  Budget(`should count answers that settle no request of the host against maxNotificationBytes :: ${kind}`, async () => {
+    const { transport, peer, closed } = await open('stray-answers.mjs', { maxNotificationBytes: 256 * 1024 });
+    try {
+      const call = peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { kind, count: 64, bytes: 16 * 1024 } });
+      const error = await call.then(() => undefined, (e: unknown) => e);
+      assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+      assert.is(limitOf(error as MepError), 'maxNotificationBytes');
+      assert.match((error as Error).message, /settle no request/);
+      assert.is(codeOf(await closed), LocalErrorCode.Limit);
+    } finally {
+      peer.close();
+      await transport.close();
+    }
+  });
+}
+
+Budget('should take a call answered twice or after its cancel within the budget, the first answer settling it', async () => {
+  const { transport, peer } = await open('stray-answers.mjs', { maxNotificationBytes: 256 * 1024 });
+  try {
+    const result = (await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { kind: 'duplicate', count: 4, bytes: 1024 } })) as { success: boolean; text?: string };
+    assert.ok(result.success);
+    assert.is(result.text?.length, 1024, 'the first answer settles the call');
+    assert.equal(await peer.request('morphir.ping', {}), { ok: true });
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Budget('should end a call answered again and again with the same id past maxNotificationBytes', async () => {
+  const { transport, peer, closed } = await open('stray-answers.mjs', { maxNotificationBytes: 256 * 1024 }, 10_000);
+  try {
+    await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { kind: 'duplicate', count: 64, bytes: 16 * 1024 } });
+    const reason = await closed;
+    assert.is(codeOf(reason), LocalErrorCode.Limit, String(reason));
+    assert.is(limitOf(reason as MepError), 'maxNotificationBytes');
   } finally {
     peer.close();
     await transport.close();

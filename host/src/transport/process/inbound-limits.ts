@@ -6,7 +6,8 @@
  * (morphir.backend.artifact with its id) are its result's data and are not counted, as in the
  * wasm transport: they are bounded per message and held back by the peer's pause.
  *
- * Only the envelope is looked at (`method`, `id`, and an artifact's `requestId`), never params.
+ * Answers that settle no request of the host (ids never sent, second answers, id null) count as
+ * notifications. Only the envelope is looked at (`method`, `id`, and an artifact's `requestId`), never params.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
@@ -42,11 +43,20 @@ export function createInboundLimits(name: string, maxNotificationBytes: number, 
     },
     received(message, body) {
       const { id, method } = message;
-      if (typeof method !== 'string') {
-        if (isId(id)) hostRequests.delete(id);
-        return undefined;
-      }
+      // An answer settles a request of the host once; anything else without a method (an id
+      // never sent, a second answer, id null, no id) settles nothing and is counted as a
+      // notification, or an extension could make the host parse such messages for the whole
+      // deadline, unbounded.
+      if (typeof method !== 'string' && isId(id) && hostRequests.delete(id)) return undefined;
+      if (typeof method !== 'string') return count(body, 'answers that settle no request of the host');
       if (isId(id)) {
+        // An id still outstanding again: the set would not grow, so the bound would not see it,
+        // and the host could not tell which request an answer is for.
+        if (extensionRequests.has(id)) {
+          return new MepError(LocalErrorCode.Protocol, `Extension ${name} sent a request with the id ${JSON.stringify(id)} while its earlier request with that id was not answered yet; it was stopped. An extension must not reuse an id before its answer arrives.`, {
+            data: { extension: name, id },
+          });
+        }
         extensionRequests.add(id);
         if (extensionRequests.size <= maxOutstandingRequests) return undefined;
         return new MepError(LocalErrorCode.Limit, `Extension ${name} sent the host more than ${maxOutstandingRequests} requests without waiting for their answers; it was stopped. An extension must wait for answers before it sends more requests (at most ${maxOutstandingRequests} at once).`, {
@@ -54,11 +64,15 @@ export function createInboundLimits(name: string, maxNotificationBytes: number, 
         });
       }
       if (method === Method.BackendArtifact && hostRequests.has((message.params as { requestId?: Id } | undefined)?.requestId as Id)) return undefined;
-      notified += Buffer.byteLength(body, 'utf8');
-      if (notified <= maxNotificationBytes) return undefined;
-      return new MepError(LocalErrorCode.Limit, `Extension ${name} sent more than its budget of ${maxNotificationBytes} bytes of notifications in one call; it was stopped. ${raiseAdvice('maxNotificationBytes', maxNotificationBytes)}`, {
-        data: { extension: name, limit: 'maxNotificationBytes', limitBytes: maxNotificationBytes, sent: notified },
-      });
+      return count(body, 'notifications');
     },
   };
+
+  function count(body: string, what: string): MepError | undefined {
+    notified += Buffer.byteLength(body, 'utf8');
+    if (notified <= maxNotificationBytes) return undefined;
+    return new MepError(LocalErrorCode.Limit, `Extension ${name} sent more than its budget of ${maxNotificationBytes} bytes of notifications in one call (the last were ${what}); it was stopped. ${raiseAdvice('maxNotificationBytes', maxNotificationBytes)}`, {
+      data: { extension: name, limit: 'maxNotificationBytes', limitBytes: maxNotificationBytes, sent: notified },
+    });
+  }
 }

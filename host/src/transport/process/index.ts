@@ -183,10 +183,16 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     send(message) {
       // Only a cap's advice is sized from it: without one, a request's send reads nothing.
       if (looking !== undefined && 'method' in message && 'id' in message) callStartBytes = probe.read()?.addressSpaceBytes ?? callStartBytes;
-      stdin.write(stringifyMessage(message));
+      stdin.write(stringifyMessage(message), 'method' in message && 'id' in message);
       inbound.sent(message);
     },
     memory: () => probe.read(),
+    memoryCap:
+      options.memoryLimitBytes !== undefined
+        ? { kind: 'address space', bytes: options.memoryLimitBytes }
+        : options.heapLimitBytes !== undefined
+          ? { kind: 'V8 heap', bytes: options.heapLimitBytes }
+          : undefined,
     sendRaw(body) {
       stdin.write(body);
     },

@@ -1,6 +1,6 @@
 /** The options and the interface of a process transport. */
 import type { LogSink, Transport } from '../types.ts';
-import type { ProcessMemory } from './proc-memory.ts';
+import type { ProcessCap, ProcessMemory } from './proc-memory.ts';
 
 /** Options for {@link createProcessTransport}. */
 export interface ProcessTransportOptions {
@@ -48,8 +48,8 @@ export interface ProcessTransportOptions {
   /** How long close() waits after SIGTERM before SIGKILL. Default 1000 ms. */
   termGraceMs?: number;
   /**
-   * The memory cap the command runs under (a V8 heap limit, an address-space limit), in bytes:
-   * named in the report of a crash, which may have been the cap.
+   * The address-space cap the command runs under (`prlimit --as`), in bytes: named in the report
+   * of a crash, which may have been the cap.
    */
   memoryLimitBytes?: number;
   /** A Node.js script's V8 heap limit in bytes: the limit its out-of-memory report names and sizes its raise from. */
@@ -66,6 +66,8 @@ export interface ProcessTransport extends Transport {
    * it exited.
    */
   memory(): ProcessMemory | undefined;
+  /** The cap it was given ({@link ProcessTransportOptions.memoryLimitBytes} first, else `heapLimitBytes`), if any. */
+  readonly memoryCap: ProcessCap | undefined;
   /** Frame `body` as given and write it (conformance tests of malformed input). */
   sendRaw(body: string): void;
 }

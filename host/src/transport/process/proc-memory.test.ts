@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { formatLimit, suggestedLimit } from '../../protocol/limits.ts';
 import type { MepError } from '../../protocol/errors.ts';
 import { addressSpaceTool } from '../../registry/launch-limits.ts';
+import { processMemoryReport } from '../../session/call-stages.ts';
 import { memoryToSuggest } from '../memory-advice.ts';
 import { createProcessTransport } from '../process.ts';
 import { containment } from './containment.ts';
@@ -62,6 +63,23 @@ Memory('should size the advice of a native executable stopped at its address-spa
   assert.not.match(error!.message, /--max-memory 96MiB/, 'not twice the cap');
   assert.match(error!.message, /address space/);
   assert.match(error!.message, /--verbose/, 'how to measure the whole peak in one run');
+});
+
+Memory('should print the cap the transport was given, whatever launched it (--verbose\'s "process memory" line)', async () => {
+  if (process.platform !== 'linux') return;
+  const line = async (caps: { memoryLimitBytes?: number; heapLimitBytes?: number }): Promise<string | undefined> => {
+    const transport = createProcessTransport({ name: 'capped', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000);'], cwd: process.cwd(), ...caps });
+    try {
+      const until = Date.now() + 30_000;
+      while (transport.memory() === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      return processMemoryReport(transport);
+    } finally {
+      await transport.close();
+    }
+  };
+  assert.match((await line({ heapLimitBytes: 123 * MiB })) ?? '', /^process memory: peak [\d.]+ MiB resident, [\d.]+ MiB address space \(its V8 heap is capped at 123 MiB;/);
+  assert.match((await line({ memoryLimitBytes: 4567 * MiB })) ?? '', /^process memory: peak .* \(\d+ % of its 4567 MiB address-space cap;/);
+  assert.match((await line({})) ?? '', /^process memory: peak [\d.]+ MiB resident, [\d.]+ MiB address space$/);
 });
 
 Memory.run();

@@ -20,6 +20,9 @@ export interface ProcessMemory {
   addressSpacePeakBytes: number;
 }
 
+/** The memory cap a process extension runs under: its address space (`prlimit --as`) or a Node.js script's V8 heap. */
+export type ProcessCap = { kind: 'address space' | 'V8 heap'; bytes: number };
+
 const KIB = 1024;
 
 /** The figures of a /proc/<pid>/status text; undefined when it has none (an exited process, a kernel thread). */

@@ -8,7 +8,10 @@
  * their answers is held in its own writes); when the buffer drains, `onHold(false)`. A child
  * still not reading after `stallMs` is reported through `onStall` with ERR_LIMIT. The buffer
  * can pass the bound only by what the host sends while the child is held (answers to requests
- * already read: at most HOST_BOUNDS.maxOutstandingRequests of them).
+ * already read: at most HOST_BOUNDS.maxOutstandingRequests of them, and notifications such as
+ * `$/cancelRequest`): a new request of the host past it is refused with ERR_LIMIT, not buffered,
+ * so a caller sending faster than the child reads (a `mep serve` client pipelining calls) gets
+ * the refusal, and a child that reads is never ended as stalled for the caller's pace.
  */
 import type { Writable } from 'node:stream';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
@@ -35,8 +38,12 @@ export interface StdinWriterOptions {
 
 /** Writes framed messages to one child's stdin. */
 export interface StdinWriter {
-  /** Frames and writes `json`; throws MepError(ERR_TRANSPORT_CLOSED or ERR_LIMIT) instead. */
-  write(json: string): void;
+  /**
+   * Frames and writes `json`; throws MepError(ERR_TRANSPORT_CLOSED or ERR_LIMIT) instead. A
+   * `request` is refused (ERR_LIMIT `maxStdinBacklogBytes`) while the child has more than the
+   * bound unread.
+   */
+  write(json: string, request?: boolean): void;
   /** Stops watching the backlog (the transport closed). */
   dispose(): void;
 }
@@ -70,12 +77,20 @@ export function createStdinWriter(stdin: Writable, options: StdinWriterOptions):
     stdin.once('drain', release);
   }
   return {
-    write(json) {
+    write(json, request = false) {
       if (options.isClosed()) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to extension ${name}: its transport is closed.`, { data: { extension: name } });
+      const backlog = stdin.writableLength;
+      if (request && backlog > options.maxBacklogBytes) {
+        throw new MepError(
+          LocalErrorCode.Limit,
+          `Extension ${name} has ${backlog} bytes the host sent it still unread (over the ${options.maxBacklogBytes} bytes the host holds for an extension); this request was not sent. Send the next request once earlier ones are answered.`,
+          { data: { extension: name, limit: 'maxStdinBacklogBytes', limitBytes: options.maxBacklogBytes, backlog, sent: false } },
+        );
+      }
       const size = Buffer.byteLength(json, 'utf8');
       if (size > maxRequestBytes) {
         throw new MepError(LocalErrorCode.Limit, `A message of ${size} bytes for extension ${name} is over its message size limit of ${maxRequestBytes} bytes; nothing was sent. ${raiseAdvice('maxMessageBytes', maxRequestBytes, size)}`, {
-          data: { extension: name, limit: 'maxMessageBytes', limitBytes: maxRequestBytes, size, direction: 'request' },
+          data: { extension: name, limit: 'maxMessageBytes', limitBytes: maxRequestBytes, size, direction: 'request', sent: false },
         });
       }
       stdin.write(options.encode(json));
