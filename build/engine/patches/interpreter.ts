@@ -19,6 +19,27 @@ export const INTERPRETER_PATCHES: readonly QuickjsPatch[] = [
   },
   {
     file: 'quickjs.c',
+    at: { line: 'if (check_dump_flag(ctx->rt, JS_DUMP_BYTECODE_STEP))', near: 'ctx = b->realm; /* set the current realm */' },
+    op: 'replace',
+    text: '    if (0) /* mep engine: no per-call dump test (nothing sets JS_DUMP_BYTECODE_STEP) */',
+    why:
+      'enter a bytecode function without testing the step-dump flag, as the dispatch above: every JS-to-JS call loaded ' +
+      'the runtime and its dump flags to decide whether to print the function\'s name (3 instructions and a branch a ' +
+      'call; SHA-256 in the IR lint makes 704 calls a 64-byte block)',
+  },
+  {
+    file: 'quickjs.c',
+    at: { line: 'sp[-2] = js_uint32((uint32_t)JS_VALUE_GET_INT(op1) >> v2);', near: 'CASE(OP_shr):' },
+    op: 'replace',
+    text:
+      '                    uint32_t r = (uint32_t)JS_VALUE_GET_INT(op1) >> v2; /* mep engine: an int result inline */\n' +
+      '                    sp[-2] = likely(r <= INT32_MAX) ? js_int32(r) : js_float64(r);',
+    why:
+      '`>>>` of two ints makes its result without a call: js_uint32 is not inlined at -Os, and `x >>> n` / `x >>> 0` is ' +
+      'in every round of a hash (the IR lint\'s SHA-256)',
+  },
+  {
+    file: 'quickjs.c',
     at: { line: 'static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,' },
     op: 'before',
     text: String.raw`/* mep engine: a bytecode reading a named property of a fast array (an Array or arguments object
