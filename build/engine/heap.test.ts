@@ -257,4 +257,19 @@ heap('should keep collecting as live data fills the cap, not only when memory gr
   assert.is(run('fill'), '3020');
 });
 
+heap('should hold 300,000 five-field plain objects in 30 MiB (small objects and exact property arrays)', async () => {
+  // In wasm32 each such object took a 48-byte block and a 56-byte property array (six slots after
+  // growing 2, 3, 4, 6): 104 bytes, 31 MB for 300,000, which with the array holding them ran out
+  // of memory under 34 MiB. A plain object's block now ends before the union it never uses (32)
+  // and its property array grows to five slots (48): 80 bytes (patches/object-size.ts).
+  const source = `globalThis.hold = () => {
+    const n = 300000, kept = new Array(n);
+    for (let i = 0; i < n; i++) kept[i] = { kind: 'Field', start: i, end: i + 1, line: i >> 4, column: i & 15 };
+    let sum = 0; for (const o of kept) sum += o.end - o.start;
+    Host.outputString(String(sum));
+  };`;
+  const { run } = await engineWith(source, 30 * MiB);
+  assert.is(run('hold'), '300000');
+});
+
 heap.run();
