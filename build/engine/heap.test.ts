@@ -257,4 +257,21 @@ heap('should keep collecting as live data fills the cap, not only when memory gr
   assert.is(run('fill'), '3020');
 });
 
+heap('should hold 300,000 five-field plain objects in 26 MiB (small objects, exact headerless property arrays)', async () => {
+  // In wasm32 each such object took a 48-byte block and a 56-byte property array (six slots after
+  // growing 2, 3, 4, 6, and an 8-byte block header): 104 bytes, 31 MB for 300,000, which with the
+  // array holding them ran out of memory under 34 MiB. A plain object's block now ends before the
+  // union it never uses (32, patches/object-size.ts), its property array grows to five slots and
+  // has no block header (40, patches/property-arrays.ts): 72 bytes; it fits from 25 MiB (the
+  // small objects alone needed 27).
+  const source = `globalThis.hold = () => {
+    const n = 300000, kept = new Array(n);
+    for (let i = 0; i < n; i++) kept[i] = { kind: 'Field', start: i, end: i + 1, line: i >> 4, column: i & 15 };
+    let sum = 0; for (const o of kept) sum += o.end - o.start;
+    Host.outputString(String(sum));
+  };`;
+  const { run } = await engineWith(source, 26 * MiB);
+  assert.is(run('hold'), '300000');
+});
+
 heap.run();

@@ -76,6 +76,7 @@ done:
    * (zod's schemas, the extension's code) on its first request. Set it the way QuickJS would. */
   JS_SetGCThreshold(mep_rt, mep_gc_threshold(mep_heap_bytes()));
   JS_MepScrubArenas(mep_rt); /* patches/alloc.ts: the free small blocks, which malloc does not see */
+  JS_MepScrubPropArrays(mep_rt); /* patches/property-arrays.ts: the free property arrays, likewise */
   mep_scrub_free_memory();
   mep_initializing = 0;
   return err;

@@ -51,5 +51,7 @@ void mep_scrub_free_memory(void);
 /* quickjs.c (build/engine/patches/alloc.ts): zeroes the engine's free small blocks, which stay on
  * its size-class free lists and which malloc, so mep_scrub_free_memory, never sees. */
 void JS_MepScrubArenas(JSRuntime *rt);
+/* quickjs.c (build/engine/patches/property-arrays.ts): the same for its free property arrays. */
+void JS_MepScrubPropArrays(JSRuntime *rt);
 
 #endif

@@ -18,6 +18,8 @@
  *                       since the last collection (the glue's threshold hook), so collections meet
  *                       the failures;
  *   MEP_MEMORY_LIMIT=B  quickjs-ng's own limit (JS_SetMemoryLimit), in bytes.
+ * With MEP_GC_STEP, at the end the runner prints "gc peak: BYTES" to stderr: the most the heap
+ * held just after a collection (quickjs-ng's count), i.e. the peak of live data to within B.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -56,7 +58,11 @@ static int failing(void) {
 
 /* The engine's threshold hook (patches/runtime.ts), absent from quickjs-ng without the edits. */
 extern size_t (*mep_gc_next_threshold)(size_t heap) __attribute__((weak));
-static size_t gc_every_step(size_t heap) { return heap + gc_step; }
+static size_t gc_peak;
+static size_t gc_every_step(size_t heap) {
+  if (heap > gc_peak) gc_peak = heap;
+  return heap + gc_step;
+}
 static void *fail_calloc(void *opaque, size_t count, size_t size) { return failing() ? NULL : calloc(count, size); }
 static void *fail_malloc(void *opaque, size_t size) { return failing() ? NULL : malloc(size); }
 static void fail_free(void *opaque, void *ptr) { free(ptr); }
@@ -112,6 +118,7 @@ int main(int argc, char **argv) {
     JS_RunGC(rt);
     fprintf(stderr, "allocs: %zu\n", alloc_count);
   }
+  if (gc_step) fprintf(stderr, "gc peak: %zu\n", gc_peak);
   /* The process exits here: freeing the heap would only add to what is measured. */
   return status;
 }

@@ -17,6 +17,8 @@ import { NUMBER_PATCHES } from './numbers.ts';
 import { OUT_OF_MEMORY_PATCHES } from './out-of-memory.ts';
 import { PARSE_PATCHES } from './parse.ts';
 import { POSITION_PATCHES } from './positions.ts';
+import { PROPERTY_ARRAY_PATCHES } from './property-arrays.ts';
+import { OBJECT_SIZE_PATCHES } from './object-size.ts';
 import { REGEXP_PATCHES } from './regexp.ts';
 import { RUNTIME_PATCHES } from './runtime.ts';
 import { STRIP_SOURCE_PATCHES } from './strip-source.ts';
@@ -26,4 +28,4 @@ import type { QuickjsPatch } from './types.ts';
 
 export { QUICKJS_SOURCES, type QuickjsAnchor, type QuickjsPatch, type QuickjsSource } from './types.ts';
 
-export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...OUT_OF_MEMORY_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...INTERPRETER_PATCHES, ...FAST_PATH_PATCHES, ...PARSE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES, ...ATOMICS_PATCHES, ...TEMPLATE_OBJECT_PATCHES, ...STRIP_SOURCE_PATCHES];
+export const QUICKJS_PATCHES: readonly QuickjsPatch[] = [...ALLOC_PATCHES, ...RUNTIME_PATCHES, ...OUT_OF_MEMORY_PATCHES, ...OBJECT_SIZE_PATCHES, ...PROPERTY_ARRAY_PATCHES, ...JSON_PARSE_PATCHES, ...JSON_STRINGIFY_PATCHES, ...JSON_DEPTH_PATCHES, ...WEAKREF_PATCHES, ...DATE_FIELDS_PATCHES, ...INLINE_PATCHES, ...INTERPRETER_PATCHES, ...FAST_PATH_PATCHES, ...PARSE_PATCHES, ...NUMBER_PATCHES, ...REGEXP_PATCHES, ...POSITION_PATCHES, ...ATOMICS_PATCHES, ...TEMPLATE_OBJECT_PATCHES, ...STRIP_SOURCE_PATCHES];
