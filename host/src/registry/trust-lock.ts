@@ -18,16 +18,14 @@ import type { ExtensionId } from './extension-id.ts';
 import { readLockFile, writeLock } from './lock.ts';
 import type { LockFile } from './lock.ts';
 import type { RegistryPaths, ScopePaths } from './paths.ts';
-import { readTrusted, recordTrusted } from './trust.ts';
+import { recordTrusted, recordedTrust } from './trust.ts';
 
 /** `user` when the project's `.mep` is `$MEP_HOME` itself (the user's own lock). */
 export type LockTrust = 'trusted' | 'untrusted' | 'changed' | 'user';
 
 /** Whether the lock at `lock`, whose bytes hash to `sha256`, is trusted. */
 export async function lockTrust(paths: RegistryPaths, lock: string, sha256: string | undefined): Promise<LockTrust> {
-  if (resolve(lock) === resolve(paths.user.lock)) return 'user';
-  const entry = (await readTrusted(paths)).find((e) => e.path === resolve(lock));
-  return entry === undefined ? 'untrusted' : entry.sha256 === sha256 ? 'trusted' : 'changed';
+  return resolve(lock) === resolve(paths.user.lock) ? 'user' : recordedTrust(paths, lock, sha256);
 }
 
 /** True for what must be trusted to run: anything but a pinned wasm extension (an old pin without a runtime counts). */

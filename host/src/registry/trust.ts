@@ -84,9 +84,13 @@ function isUserConfig(paths: RegistryPaths): boolean {
  * `trusted.json` records its path with the sha256 of those very bytes.
  */
 export async function configTrust(paths: RegistryPaths, file: ConfigFile): Promise<ConfigTrust> {
-  if (isUserConfig(paths)) return 'user';
-  const entry = (await readTrusted(paths)).find((e) => e.path === resolve(file.path));
-  return entry === undefined ? 'untrusted' : entry.sha256 === file.sha256 ? 'trusted' : 'changed';
+  return isUserConfig(paths) ? 'user' : recordedTrust(paths, file.path, file.sha256);
+}
+
+/** What the trust record says of the file at `path` whose bytes hash to `sha256` (undefined: none read). */
+export async function recordedTrust(paths: RegistryPaths, path: string, sha256: string | undefined): Promise<'trusted' | 'untrusted' | 'changed'> {
+  const entry = (await readTrusted(paths)).find((e) => e.path === resolve(path));
+  return entry === undefined ? 'untrusted' : entry.sha256 === sha256 ? 'trusted' : 'changed';
 }
 
 /** What {@link trustProjectConfig} trusted. */
@@ -143,8 +147,7 @@ export async function listTrusted(paths: RegistryPaths): Promise<TrustedState[]>
   for (const entry of await readTrusted(paths)) {
     const read = basename(entry.path) === 'extensions.lock' ? async (path: string) => (await readLockFile(path)).sha256 : async (path: string) => (await readConfigFile(path))?.sha256;
     const sha256 = await read(entry.path).catch((error: unknown) => (isMissingFile(error) ? undefined : ''));
-    const file = sha256 === undefined ? undefined : { sha256 };
-    listed.push({ ...entry, state: file === undefined ? 'missing' : file.sha256 === entry.sha256 ? 'trusted' : 'changed' });
+    listed.push({ ...entry, state: sha256 === undefined ? 'missing' : sha256 === entry.sha256 ? 'trusted' : 'changed' });
   }
   return listed;
 }
