@@ -3,14 +3,15 @@
 // line `N passed, N failed` that CI reads. Extra arguments narrow the run to files whose path
 // matches the given pattern, e.g. `npm test -- framing`.
 //
-// The whole run is split into shards, one uvu process each, run side by side (MEP_TEST_JOBS, by
-// default one per core, at most 2): most suites keep one core busy, so two shards nearly halve
-// the time on the two-core machines CI runs on. Files go to shards by their cost in
-// scripts/test-weights.json (longest first, each to the least loaded shard); before the shards
-// start (whole runs only), the example extensions most suites share are built once
-// (scripts/testing/prebuild.ts), so that no two shards build the same guest at once. Each shard's
-// lines are printed as they come, prefixed with its number. A few files that measure the host's
-// memory under load run after the shards, alone (QUIET).
+// The files run on workers side by side (MEP_TEST_JOBS, by default one per core, at most 2),
+// each a node process running uvu on one file after another (scripts/testing/test-worker.mjs):
+// most suites keep one core busy, so two workers nearly halve the time on the two-core machines
+// CI runs on. The files are handed out by their cost in scripts/test-weights.json, longest first,
+// each to the next worker that is free, so the longest start at once and the workers end
+// together on short files. Before the workers start (whole runs only), the example extensions
+// most suites share are built once (scripts/testing/prebuild.ts), so that no two workers build the
+// same guest at once. Each worker's lines are printed as they come, prefixed with its number. A
+// few files that measure the host's memory under load run after the others, alone (QUIET).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -22,7 +23,6 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const filter = process.argv[2];
 const pattern = filter ? `(${filter}).*\\.test\\.ts$` : '\\.test\\.ts$';
 const IGNORE = ['\\.cache', 'dist', '^fixtures/'];
-const uvu = join(root, 'node_modules', 'uvu', 'bin.js');
 const NODE_FLAGS = ['--disable-warning=ExperimentalWarning', '--import', 'tsx'];
 const env = { ...process.env, FORCE_COLOR: '0' };
 
@@ -36,14 +36,14 @@ if (files.length === 0) {
 
 /**
  * Files that measure the host's own memory against a bound while a slow reader or many sessions
- * load it: beside another shard they measured the other shard's load too (a clean-clone CI run
- * failed both once), so a sharded run gives them the machine to themselves after the shards.
+ * load it: beside another worker they measured the other worker's load too (a clean-clone CI run
+ * failed both once), so a run on several workers gives them the machine to themselves after the others.
  */
 const QUIET = ['host/src/cli/hostile-process.test.ts', 'host/src/serve/retained.test.ts'];
 
 /**
  * Files that share what one test process makes once (the packed tarball, scripts/testing/packed.ts):
- * kept in one shard, so it is made once.
+ * handed out together to one worker, so it is made once.
  */
 const TOGETHER = [['scripts/package.test.ts', 'scripts/newcomer.test.ts']];
 
@@ -59,114 +59,115 @@ function weights() {
   return (file) => (typeof table[file] === 'number' ? table[file] : median);
 }
 
-/** `list` split into `jobs` shards of about equal cost. */
-function shard(list) {
+/**
+ * `list` as units (a file, or the files of a TOGETHER group that are in the list), the costliest
+ * first: handed out in this order to whichever worker is free, the longest files start at once
+ * and the run ends on short ones, so the workers end close together whatever each file takes.
+ */
+function units(list) {
   const cost = weights();
-  const shards = Array.from({ length: jobs }, () => ({ files: [], cost: 0 }));
-  // Units: a file, or the files of a TOGETHER group that are in the list.
-  const units = [];
+  const result = [];
   const grouped = new Set();
   for (const group of TOGETHER) {
     const present = group.filter((f) => list.includes(f));
-    if (present.length > 0) units.push(present);
+    if (present.length > 0) result.push(present);
     for (const f of present) grouped.add(f);
   }
-  for (const file of list) if (!grouped.has(file)) units.push([file]);
+  for (const file of list) if (!grouped.has(file)) result.push([file]);
   const unitCost = (unit) => unit.reduce((sum, f) => sum + cost(f), 0);
-  for (const unit of units.sort((a, b) => unitCost(b) - unitCost(a) || a[0].localeCompare(b[0]))) {
-    const lightest = shards.reduce((a, b) => (b.cost < a.cost ? b : a));
-    lightest.files.push(...unit);
-    lightest.cost += unitCost(unit);
-  }
-  return shards.map((s) => s.files.sort());
+  return result.sort((a, b) => unitCost(b) - unitCost(a) || a[0].localeCompare(b[0]));
 }
 
-const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** Seconds per test file in this run, from when uvu names a file to when it names the next. */
+/** Seconds per test file in this run, from its worker's start of it to its end. */
 const timings = {};
-
-/** Runs `args` with node, printing its lines with `prefix`; resolves with its exit and its output's tail. */
-function run(args, prefix) {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
-    let tail = '';
-    let current;
-    const lap = (next) => {
-      const now = performance.now();
-      if (current) timings[current.file] = (timings[current.file] ?? 0) + (now - current.at) / 1000;
-      current = next ? { file: next, at: now } : undefined;
-    };
-    const relay = (stream, out) => {
-      let pending = '';
-      stream.on('data', (chunk) => {
-        const text = chunk.toString('utf8');
-        if (stream === child.stdout) tail = (tail + text).slice(-4096);
-        pending += text;
-        const lines = pending.split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) {
-          if (stream === child.stdout && /^\S+\.test\.ts$/.test(line.trim())) lap(line.trim());
-          out.write(`${prefix}${line}\n`);
-        }
-      });
-      stream.on('end', () => {
-        if (pending) out.write(`${prefix}${pending}\n`);
-      });
-    };
-    relay(child.stdout, process.stdout);
-    relay(child.stderr, process.stderr);
-    child.on('close', (code, signal) => {
-      lap(undefined);
-      resolve({ code, signal, tail });
-    });
-  });
-}
-
-/** Counts from a uvu run's closing summary, or undefined when it ended before printing one. */
-function summary({ code, signal, tail }) {
-  const clean = tail.replace(/\x1b\[[0-9;]*m/g, '');
-  const total = Number(/Total:\s+(\d+)/.exec(clean)?.[1] ?? NaN);
-  const passed = Number(/Passed:\s+(\d+)/.exec(clean)?.[1] ?? NaN);
-  const skipped = Number(/Skipped:\s+(\d+)/.exec(clean)?.[1] ?? 0);
-  if (Number.isNaN(total) || Number.isNaN(passed)) return { ended: signal ?? `exit ${code}` };
-  // uvu counts skipped tests apart from the total.
-  return { passed, failed: total - passed, skipped, ok: code === 0 && total === passed };
-}
-
-const quiet = jobs > 1 ? files.filter((f) => QUIET.includes(f)) : [];
-const shards = shard(files.filter((f) => !quiet.includes(f)));
-// Only for the whole run: a narrowed one rarely shares a guest between its shards.
-if (jobs > 1 && !filter) {
-  const prebuild = await run([...NODE_FLAGS, join(root, 'scripts', 'testing', 'prebuild.ts')], '[prebuild] ');
-  if (prebuild.code !== 0) console.log('[prebuild] failed; each suite builds what it needs');
-}
-const uvuOver = (list, prefix) => run([...NODE_FLAGS, uvu, '.', `^(${list.map(escape).join('|')})$`, ...IGNORE.flatMap((p) => ['-i', p]), '--no-color'], prefix);
-const results = await Promise.all(shards.map((list, i) => (list.length > 0 ? uvuOver(list, jobs > 1 ? `[${i + 1}/${jobs}] ` : '') : undefined)));
-const groups = [...shards];
-if (quiet.length > 0) {
-  results.push(await uvuOver(quiet, '[quiet] '));
-  groups.push(quiet);
-}
-
 let passed = 0;
 let failed = 0;
 let skipped = 0;
 let ok = true;
-for (const [i, result] of results.entries()) {
-  if (result === undefined) continue;
-  const counts = summary(result);
-  if ('ended' in counts) {
-    console.log(`tests: ${i < jobs ? `shard ${i + 1} of ${jobs}` : 'the quiet group'} (${groups[i].length} files) ended (${counts.ended}) before printing its summary`);
-    failed += 1;
-    ok = false;
-    continue;
-  }
-  passed += counts.passed;
-  failed += counts.failed;
-  skipped += counts.skipped;
-  ok &&= counts.ok;
+
+/** Prints `stream`'s lines with `prefix` as they come. */
+function relay(stream, out, prefix) {
+  let pending = '';
+  stream.on('data', (chunk) => {
+    pending += chunk.toString('utf8');
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) out.write(`${prefix}${line}\n`);
+  });
+  stream.on('end', () => {
+    if (pending) out.write(`${prefix}${pending}\n`);
+  });
 }
+
+/**
+ * Runs `queue`'s units on `count` workers (scripts/testing/test-worker.mjs), each taking the next
+ * unit when done with one. A worker that ends mid-file counts a failure for that file and is
+ * replaced while units are left.
+ */
+function runQueue(queue, count, label) {
+  return new Promise((resolve) => {
+    let live = 0;
+    const start = (n) => {
+      live++;
+      const prefix = label(n);
+      const child = spawn(process.execPath, [...NODE_FLAGS, join(root, 'scripts', 'testing', 'test-worker.mjs'), root], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env });
+      relay(child.stdout, process.stdout, prefix);
+      relay(child.stderr, process.stderr, prefix);
+      const current = new Map();
+      child.on('message', (message) => {
+        if (message.next) {
+          const unit = queue.shift();
+          child.send(unit === undefined ? {} : { files: unit });
+        } else if (message.started) {
+          current.set(message.started, performance.now());
+        } else if (message.finished) {
+          const { total, passed: p, skipped: s, failed: f } = message.counts;
+          timings[message.finished] = (performance.now() - current.get(message.finished)) / 1000;
+          current.delete(message.finished);
+          passed += p;
+          failed += Math.max(total - p, f ? 1 : 0);
+          skipped += s;
+          if (f) ok = false;
+        }
+      });
+      child.on('close', (code, signal) => {
+        live--;
+        for (const file of current.keys()) {
+          console.log(`tests: the worker running ${file} ended (${signal ?? `exit ${code}`}) before the file's summary`);
+          failed += 1;
+          ok = false;
+        }
+        if (code !== 0 && current.size === 0) {
+          console.log(`tests: a worker ended (${signal ?? `exit ${code}`}) between files`);
+          failed += 1;
+          ok = false;
+        }
+        if (queue.length > 0) start(n);
+        else if (live === 0) resolve();
+      });
+    };
+    for (let n = 1; n <= Math.min(count, Math.max(1, queue.length)); n++) start(n);
+  });
+}
+
+/** Runs the script at `path` with node (tsx), printing its lines with `prefix`; resolves with its exit code. */
+function runScript(path, prefix) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [...NODE_FLAGS, path], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env });
+    relay(child.stdout, process.stdout, prefix);
+    relay(child.stderr, process.stderr, prefix);
+    child.on('close', (code) => resolve(code));
+  });
+}
+
+const quiet = jobs > 1 ? files.filter((f) => QUIET.includes(f)) : [];
+// Only for the whole run: a narrowed one rarely shares a guest between its workers.
+if (jobs > 1 && !filter && (await runScript(join(root, 'scripts', 'testing', 'prebuild.ts'), '[prebuild] ')) !== 0) {
+  console.log('[prebuild] failed; each suite builds what it needs');
+}
+await runQueue(units(files.filter((f) => !quiet.includes(f))), jobs, (n) => (jobs > 1 ? `[${n}/${jobs}] ` : ''));
+if (quiet.length > 0) await runQueue([quiet], 1, () => '[quiet] ');
+
 // Each file's seconds go to MEP_TEST_TIMINGS (default .cache/test-timings.json; copy a whole idle
 // run's to scripts/test-weights.json), and a whole run names its ten slowest files.
 const rounded = Object.fromEntries(Object.keys(timings).sort().map((file) => [file, Math.round(timings[file] * 10) / 10]));

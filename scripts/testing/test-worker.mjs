@@ -1,0 +1,56 @@
+// One worker of scripts/test.mjs: a node process (with tsx) that asks its parent, over the IPC
+// channel, for the next test files, runs each with uvu as uvu's own command line does (the file
+// imported with its suites deferred, then run: uvu's output, its file line first), and answers
+// with that file's counts. Files come one unit at a time, so the parent hands the longest files
+// out first and whichever worker is free takes the next: no worker idles while another has a
+// queue. Files sharing what one process makes once (a unit of several files) come together.
+import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+
+globalThis.UVU_DEFER = 1;
+globalThis.UVU_QUEUE = [];
+const uvu = await import('uvu');
+const root = process.argv[2];
+
+/** Runs one test file; resolves with its counts (a file that does not load counts one failure). */
+async function runFile(file) {
+  const counts = { total: 0, passed: 0, skipped: 0, failed: false };
+  globalThis.UVU_INDEX = 0;
+  globalThis.UVU_QUEUE = [[file]];
+  try {
+    await import(pathToFileURL(join(root, file)).href);
+  } catch (error) {
+    process.stdout.write(`${file}\n\n  could not load ${file}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return { total: 1, passed: 0, skipped: 0, failed: true };
+  }
+  // uvu's queued runs answer [errors, ran, skipped, total] each: counted as uvu's summary counts them.
+  const [name, ...runs] = globalThis.UVU_QUEUE[0];
+  globalThis.UVU_QUEUE = [[name, ...runs.map((run) => async () => {
+    const result = await run();
+    const [errors, ran, skipped, max] = result;
+    counts.total += max;
+    counts.passed += ran;
+    counts.skipped += skipped;
+    if (errors.length) counts.failed = true;
+    return result;
+  })]];
+  process.exitCode = 0;
+  await uvu.exec(false);
+  if (process.exitCode) counts.failed = true;
+  process.exitCode = 0;
+  return counts;
+}
+
+process.on('message', async (message) => {
+  if (message.files === undefined) {
+    process.disconnect();
+    return;
+  }
+  for (const file of message.files) {
+    process.send({ started: file });
+    const counts = await runFile(file);
+    process.send({ finished: file, counts });
+  }
+  process.send({ next: true });
+});
+process.send({ next: true });
