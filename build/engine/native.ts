@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { QUICKJS_LIBC, QUICKJS_PATCHES, QUICKJS_SOURCES, ensureQuickjsSource, sourceKey, type QuickjsPatch } from './quickjs-source.ts';
 import { GLUE_OPT, QUICKJS_OPT, type OptFlag } from './opt-flags.ts';
+import { nativeObject } from './native-object.ts';
 
 const run = promisify(execFile);
 const RUNNER = join(dirname(fileURLToPath(import.meta.url)), 'native', 'runner.c');
@@ -51,11 +52,18 @@ export async function ensureNativeEngine(options: NativeEngineOptions): Promise<
   if (existsSync(out)) return out;
   mkdirSync(dirname(out), { recursive: true });
   const tmp = `${out}.tmp-${process.pid}`;
-  const objects = files.map(([f]) => `${tmp}-${f.split('/').pop()!.replace(/\.c$/, '.o')}`);
+  // The runner and quickjs-libc are compiled for this runner alone; quickjs-ng's own files are
+  // shared with the other native builds that compile them alike (./native-object.ts).
+  const own = files.slice(0, 2);
+  const objects = own.map(([f]) => `${tmp}-${f.split('/').pop()!.replace(/\.c$/, '.o')}`);
   try {
     // One file at a time: the build machine's cores are shared.
-    for (const [i, [file, opt]] of files.entries()) await run(cc, [opt, ...flags, '-c', file, '-o', objects[i]!], { maxBuffer: 16 << 20 });
-    await run(cc, ['-o', tmp, ...objects, '-lm', '-lpthread'], { maxBuffer: 16 << 20 });
+    for (const [i, [file, opt]] of own.entries()) await run(cc, [opt, ...flags, '-c', file, '-o', objects[i]!], { maxBuffer: 16 << 20 });
+    const shared: string[] = [];
+    for (const [i, f] of QUICKJS_SOURCES.entries()) {
+      shared.push(await nativeObject({ cacheDir: options.cacheDir, cc, flags: [files[i + 2]![1], ...flags.slice(0, -2)], src, srcKey: sourceKey(patches), file: f }));
+    }
+    await run(cc, ['-o', tmp, ...objects, ...shared, '-lm', '-lpthread'], { maxBuffer: 16 << 20 });
   } catch (e) {
     rmSync(tmp, { force: true });
     const stderr = (e as { stderr?: string }).stderr?.trim();

@@ -7,7 +7,7 @@
 import type { QuickjsSource } from './patches/types.ts';
 
 /** A clang optimization flag. */
-export type OptFlag = '-Os' | '-Oz' | '-O2' | '-O3';
+export type OptFlag = '-Os' | '-Oz' | '-O1' | '-O2' | '-O3';
 
 /**
  * Per quickjs-ng file. Measured (issue 32): quickjs.c at -O2 instead of -Os cuts morphir-elm's

@@ -1,7 +1,7 @@
 /**
- * Builds, before the test shards start (scripts/test.mjs), the example extensions that suites in
- * different shards share, two at a time. Builds are cached by content (.cache/guest), so each
- * shard then finds them built instead of building the same guest at the same time as the other.
+ * Builds, before the test workers start (scripts/test.mjs), the example extensions that suites in
+ * different workers share, two at a time. Builds are cached by content (.cache/guest), so each
+ * worker then finds them built instead of building the same guest at the same time as the other.
  * A failure here is not a test failure: it is printed, and the suites that need the guest build it
  * again and report what failed there.
  */
