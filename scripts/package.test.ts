@@ -157,13 +157,14 @@ Package('should pack, install from the tarball into an empty directory, and buil
     // The test kit from plain JavaScript, no TypeScript loader: node:test and uvu.
     await writeFile(join(app, 'kit.test.mjs'), KIT_NODE_TEST);
     assert.match(await ok('node --test kit.test.mjs', app), /^# fail 0$/m);
-    await ok('npm install --save-dev uvu@0.5.6', app);
+    // uvu, and vitest with the versions this checkout pins, in one npm install (one resolution of
+    // the project's tree instead of two).
+    const pins = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
+    await ok(`npm install --save-dev uvu@0.5.6 vitest@${pins.vitest} vite@${pins.vite}`, app);
     await writeFile(join(app, 'kit.uvu.mjs'), KIT_UVU);
     assert.match(await ok('node kit.uvu.mjs', app), /Passed:\s+2/);
-    // ... and vitest (`vitest run`, the versions this checkout pins): the right catalog passes,
-    // a wrong one fails. The timeout is generous because opening a module is work, not a race.
-    const pins = (JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> }).devDependencies;
-    await ok(`npm install --save-dev vitest@${pins.vitest} vite@${pins.vite}`, app);
+    // ... and vitest (`vitest run`): the right catalog passes, a wrong one fails. The timeout is
+    // generous because opening a module is work, not a race.
     await writeFile(join(app, 'kit.spec.mjs'), KIT_VITEST);
     await writeFile(join(app, 'kit-wrong.spec.mjs'), KIT_VITEST_WRONG);
     const vitest = await sh('npx vitest run kit --testTimeout=120000 --reporter=json --outputFile=vitest.json', app);
