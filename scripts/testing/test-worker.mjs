@@ -1,9 +1,10 @@
 // One worker of scripts/test.mjs: a node process (with tsx) that asks its parent, over the IPC
 // channel, for the next test files, runs each with uvu as uvu's own command line does (the file
 // imported with its suites deferred, then run: uvu's output, its file line first), and answers
-// with that file's counts. Files come one unit at a time, so the parent hands the longest files
-// out first and whichever worker is free takes the next: no worker idles while another has a
-// queue. Files sharing what one process makes once (a unit of several files) come together.
+// with that file's counts and seconds. Files come one unit at a time, so the parent hands the
+// longest files out first and whichever worker is free takes the next: no worker idles while
+// another has a queue. Files sharing what one process makes once (a unit of several files) come
+// together.
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 
@@ -48,8 +49,9 @@ process.on('message', async (message) => {
   }
   for (const file of message.files) {
     process.send({ started: file });
+    const at = performance.now();
     const counts = await runFile(file);
-    process.send({ finished: file, counts });
+    process.send({ finished: file, counts, seconds: (performance.now() - at) / 1000 });
   }
   process.send({ next: true });
 });
