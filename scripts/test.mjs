@@ -101,10 +101,16 @@ function relay(stream, out, prefix) {
 
 /**
  * Runs `queue`'s units on `count` workers (scripts/testing/test-worker.mjs), each taking the next
- * unit when done with one. A worker that ends mid-file counts a failure for that file and is
- * replaced while units are left.
+ * unit when done with one. A worker that ends mid-unit counts a failure for each file of the unit
+ * it did not finish and is replaced while units are left; units no worker is left to take count
+ * as failed too.
  */
 function runQueue(queue, count, label) {
+  const lost = (file, why) => {
+    console.log(`tests: ${file}${why}`);
+    failed += 1;
+    ok = false;
+  };
   return new Promise((resolve) => {
     let live = 0;
     const start = (n) => {
@@ -113,17 +119,20 @@ function runQueue(queue, count, label) {
       const child = spawn(process.execPath, [...NODE_FLAGS, join(root, 'scripts', 'testing', 'test-worker.mjs'), root], { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env });
       relay(child.stdout, process.stdout, prefix);
       relay(child.stderr, process.stderr, prefix);
-      const current = new Set();
+      /** The files of the unit in hand not finished yet, and which of them started. */
+      const pending = new Set();
+      const started = new Set();
       child.on('message', (message) => {
         if (message.next) {
           const unit = queue.shift();
+          for (const file of unit ?? []) pending.add(file);
           child.send(unit === undefined ? {} : { files: unit });
         } else if (message.started) {
-          current.add(message.started);
+          started.add(message.started);
         } else if (message.finished) {
           const { total, passed: p, skipped: s, failed: f } = message.counts;
           timings[message.finished] = message.seconds;
-          current.delete(message.finished);
+          pending.delete(message.finished);
           passed += p;
           failed += Math.max(total - p, f ? 1 : 0);
           skipped += s;
@@ -132,18 +141,16 @@ function runQueue(queue, count, label) {
       });
       child.on('close', (code, signal) => {
         live--;
-        for (const file of current.keys()) {
-          console.log(`tests: the worker running ${file} ended (${signal ?? `exit ${code}`}) before the file's summary`);
-          failed += 1;
-          ok = false;
+        const end = signal ?? `exit ${code}`;
+        for (const file of pending) lost(file, started.has(file) ? `: its worker ended (${end}) before the file's summary` : ` was not run: its worker ended (${end}) before it`);
+        if (code !== 0 && pending.size === 0) lost('a worker', ` ended (${end}) between files`);
+        // A worker that ended mid-unit is replaced; one that ended before taking any is not (it would again).
+        if (queue.length > 0 && pending.size > 0) start(n);
+        else if (live === 0) {
+          for (const file of queue.flat()) lost(file, ' was not run: no worker was left');
+          queue.length = 0;
+          resolve();
         }
-        if (code !== 0 && current.size === 0) {
-          console.log(`tests: a worker ended (${signal ?? `exit ${code}`}) between files`);
-          failed += 1;
-          ok = false;
-        }
-        if (queue.length > 0) start(n);
-        else if (live === 0) resolve();
       });
     };
     for (let n = 1; n <= Math.min(count, Math.max(1, queue.length)); n++) start(n);
