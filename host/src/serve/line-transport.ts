@@ -20,6 +20,7 @@ import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createOrderedParser } from '../framing/ordered-parse.ts';
+import { createHeldBudget, type HeldBudget } from '../framing/held-budget.ts';
 
 /** Options of {@link createLineTransport}. */
 export interface LineTransportOptions {
@@ -36,11 +37,7 @@ export interface LineTransportOptions {
 }
 
 /** Bytes of unfinished lines all connections of a server hold at once; see {@link createLineBudget}. */
-export interface LineBudget {
-  readonly maxBytes: number;
-  /** One connection's account: `hold(bytes)` sets what it holds, false when that passes the budget. */
-  account(): { hold(bytes: number): boolean; release(): void };
-}
+export type LineBudget = HeldBudget;
 
 /** Default of the server-wide line budget: two lines of the largest size. */
 export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
@@ -50,24 +47,7 @@ export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
  * connection buffers up to a line (64 MiB) before it is parsed, and 1,024 of them 64 GiB.
  */
 export function createLineBudget(maxBytes: number = DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES): LineBudget {
-  let total = 0;
-  return {
-    maxBytes,
-    account() {
-      let held = 0;
-      return {
-        hold(bytes) {
-          total += bytes - held;
-          held = bytes;
-          return bytes === 0 || total <= maxBytes;
-        },
-        release() {
-          total -= held;
-          held = 0;
-        },
-      };
-    },
-  };
+  return createHeldBudget(maxBytes);
 }
 
 /** Default line limit of a served connection: large enough for a 64 MiB Morphir IR. */
