@@ -15,7 +15,7 @@ import type { OutputLimits } from '../session/output-budget.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
 import type { HeldBudget } from '../framing/held-budget.ts';
 import type { ByteChannel } from './byte-channel.ts';
-import { createLineTransport, type LineBudget } from './line-transport.ts';
+import { createLineTransport } from './line-transport.ts';
 import { CallParams, OpenParams, ProjectCompileParams, ServeMethod, SessionParams, type ProjectCompileReply, type ServerInfo } from './methods.ts';
 import { createServedSession, type ServedSession } from './served-session.ts';
 import { toWireError } from './wire-error.ts';
@@ -65,7 +65,7 @@ export interface ConnectionContext {
   /** Sessions (open or opening) one client may hold. */
   maxSessionsPerConnection: number;
   /** The server's budget of unfinished lines, over all its clients. */
-  lineBudget?: LineBudget;
+  lineBudget?: HeldBudget;
   /** Calls (`session/call`, `project/compile`) one client may have running at once; past it ERR_LIMIT `callsPerConnection`. */
   maxCallsPerConnection: number;
   /**

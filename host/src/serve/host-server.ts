@@ -4,7 +4,7 @@
  * no file: the Node binding (`serve-node.ts`) supplies channels and the `open` function.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, DEFAULT_SERVE_MAX_LINE_BYTES, createLineBudget } from './line-transport.ts';
+import { DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, DEFAULT_SERVE_MAX_LINE_BYTES } from './line-transport.ts';
 import type { Disposer } from '../transport/types.ts';
 import { createHeldBudget } from '../framing/held-budget.ts';
 import { HOST_VERSION } from '../session/host-info.ts';
@@ -102,7 +102,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
   /** Session slots taken over all connections: opening, open or closing sessions. */
   let claimed = 0;
   // At least two lines of the largest size, so a raised --max-message is not refused outright.
-  const lineBudget = createLineBudget(options.maxLineBufferBytes ?? Math.max(DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
+  const lineBudget = createHeldBudget(options.maxLineBufferBytes ?? Math.max(DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
   const frameBudget = createHeldBudget(options.maxFrameBufferBytes ?? Math.max(DEFAULT_MAX_FRAME_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
   // Every session this server opens (over a connection or the HTTP pool) shares its frame budget.
   const open: OpenExtension = (request, context) => options.open(request, { ...context, frameBudget });

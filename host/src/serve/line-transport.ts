@@ -20,7 +20,7 @@ import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createOrderedParser } from '../framing/ordered-parse.ts';
-import { createHeldBudget, type HeldBudget } from '../framing/held-budget.ts';
+import type { HeldBudget } from '../framing/held-budget.ts';
 
 /** Options of {@link createLineTransport}. */
 export interface LineTransportOptions {
@@ -33,22 +33,14 @@ export interface LineTransportOptions {
   /** Receives the reason when a client is dropped. */
   log?: (message: string) => void;
   /** The server's budget of unfinished lines, shared by all its connections; none: unshared. */
-  lineBudget?: LineBudget;
+  lineBudget?: HeldBudget;
 }
-
-/** Bytes of unfinished lines all connections of a server hold at once; see {@link createLineBudget}. */
-export type LineBudget = HeldBudget;
-
-/** Default of the server-wide line budget: two lines of the largest size. */
-export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
 
 /**
- * A budget of `maxBytes` for lines received and not finished yet, over all connections: each
- * connection buffers up to a line (64 MiB) before it is parsed, and 1,024 of them 64 GiB.
+ * Default of the server-wide budget of unfinished lines (a {@link HeldBudget}): each connection
+ * buffers up to a line (64 MiB) before it is parsed, and 1,024 of them 64 GiB.
  */
-export function createLineBudget(maxBytes: number = DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES): LineBudget {
-  return createHeldBudget(maxBytes);
-}
+export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
 
 /** Default line limit of a served connection: large enough for a 64 MiB Morphir IR. */
 export const DEFAULT_SERVE_MAX_LINE_BYTES = 64 * 1024 * 1024;
