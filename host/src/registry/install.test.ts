@@ -28,7 +28,8 @@ Install('should install a local directory, pin version/runtime/sha256 without so
     const result = await installExtension({ source: pkg, paths });
     assert.is(result.dir, join(t.project, '.mep/extensions/acme.echo'));
     const entry = (await readLock(paths.project.lock)).extensions['acme.echo'];
-    assert.equal(Object.keys(entry ?? {}).sort(), ['manifestSha256', 'runtime', 'sha256', 'version']);
+    assert.equal(Object.keys(entry ?? {}).sort(), ['files', 'manifestSha256', 'runtime', 'sha256', 'version']);
+    assert.equal(entry?.files, {});
     assert.is(entry?.sha256, sha256Bytes(new Uint8Array(await readFile(join(pkg, 'bin/ext.mjs')))));
   }),
 );

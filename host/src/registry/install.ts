@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { cp, mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { join } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
 import { makeProcessTemp } from '../files/process-temp.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
@@ -20,7 +20,8 @@ import { openTransport } from './launch.ts';
 import { readLock } from './lock.ts';
 import { updateScopeLock } from './trust-lock.ts';
 import type { LockEntry } from './lock.ts';
-import { MANIFEST_FILE, entryOf, readManifest, readManifestFile } from './manifest.ts';
+import { MANIFEST_FILE, readManifest, readManifestFile } from './manifest.ts';
+import { filesPin, pinnedEntryPath } from './package-pin.ts';
 import { remoteSpecOf, remoteToken, stageRemotePackage } from './remote.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
@@ -101,7 +102,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
     const staged = selected.runtime === 'http' ? await stageRemotePackage(fetched.dir, join(scratch, 'staged')) : await stagePackage(fetched.dir, selected, join(scratch, 'staged'), options.source, options.platform);
     // From here on, only the staged copy counts: what was hashed as it was copied is what is pinned.
     const { manifest, sha256: manifestSha256 } = await readManifestFile(staged.dir, { noFollow: true });
-    const sha256 = staged.sha256.get(manifest.runtime === 'http' ? MANIFEST_FILE : posix.normalize(entryOf(manifest).replace(/\\/g, '/')));
+    const sha256 = staged.sha256.get(pinnedEntryPath(manifest));
     if (JSON.stringify(manifest) !== JSON.stringify(selected) || manifestSha256 !== staged.sha256.get(MANIFEST_FILE) || sha256 === undefined) {
       throw new MepError(LocalErrorCode.Registry, `The package from ${options.source} changed while it was installed; nothing was installed. Install it again once nothing writes to it.`, {
         data: { source: options.source, reason: 'changed-while-installing' },
@@ -122,6 +123,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
       version: manifest.version,
       sha256,
       manifestSha256,
+      files: filesPin(manifest, staged.sha256),
       runtime: manifest.runtime,
       ...(source.kind === 'directory' ? {} : { source: source.spec }),
       ...(fetched.commit ? { commit: fetched.commit } : {}),

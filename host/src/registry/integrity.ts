@@ -31,7 +31,7 @@ export interface ArtifactPin {
   /** The lock that pins it, for the message. */
   lock: string;
   /** What the file is, for the message. Default `artifact`. */
-  what?: 'artifact' | 'manifest';
+  what?: 'artifact' | 'manifest' | 'package file';
 }
 
 /**
@@ -55,7 +55,7 @@ export async function verifyArtifact(pin: ArtifactPin): Promise<void> {
 export function mismatch(pin: ArtifactPin, actual: string): MepError {
   return new MepError(
     LocalErrorCode.Registry,
-    `Refusing to run extension '${pin.extension}': ${pin.file} has sha256 ${actual}, but ${pin.lock} pins ${pin.expected}. The ${pin.what ?? 'artifact'} changed after install; reinstall it with 'mep install <source>' or restore the file.`,
+    `Refusing to run extension '${pin.extension}': ${pin.file} has sha256 ${actual}, but ${pin.lock} pins ${pin.expected}. The ${pin.what ?? 'artifact'} changed after install; restore the file, or reinstall it with 'mep install <source>'${pin.what === 'package file' ? " (then 'mep trust' if the project's lock asks for it)" : ''}.`,
     { data: { extension: pin.extension, file: pin.file, expected: pin.expected, actual, lock: pin.lock, reason: 'hash-mismatch' } },
   );
 }

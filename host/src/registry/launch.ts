@@ -13,6 +13,7 @@ import { createProcessTransport } from '../transport/process.ts';
 import { withSourceMappedErrors } from '../transport/source-map/mapped-errors.ts';
 import { parseSourceMap, SourceMapLimitError } from '../transport/source-map/source-map.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
+import type { HeldBudget } from '../framing/held-budget.ts';
 import { checkModuleSize, compileExtensionModule, createModuleCache, createStartDeadline, type WasmExportCaller } from '../transport/wasm/index.ts';
 import { resolveWasmLimits, type WasmLimits } from '../transport/wasm/limits.ts';
 import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
@@ -176,6 +177,16 @@ export interface OpenTransportOptions {
    * instantiating is stopped with its worker, and the promise rejects.
    */
   signal?: AbortSignal;
+  /** A process extension's unfinished frames count against this budget, shared with other sessions (`mep serve`'s). */
+  frameBudget?: HeldBudget;
+  /** A process extension's stdin bounds. Default HOST_BOUNDS'. */
+  process?: ProcessBounds;
+}
+
+/** How much a process extension may leave unread on its stdin, and for how long (`mep serve --stdin-backlog`, `--stdin-stall`). */
+export interface ProcessBounds {
+  maxStdinBacklogBytes?: number;
+  stdinStallMs?: number;
 }
 
 /**
@@ -219,6 +230,8 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     maxRequestBytes: maxMessageBytes,
     ...(spec.limits?.maxNotificationBytes === undefined ? {} : { maxNotificationBytes: spec.limits.maxNotificationBytes }),
     killGraceMs: spec.killGraceMs,
+    ...(options.frameBudget === undefined ? {} : { frameBudget: options.frameBudget }),
+    ...options.process,
     termGraceMs: spec.killGraceMs === undefined ? undefined : Math.min(1000, spec.killGraceMs),
     ...(memoryLimitBytes === undefined ? {} : { memoryLimitBytes }),
     ...(heapLimitBytes === undefined ? {} : { heapLimitBytes }),

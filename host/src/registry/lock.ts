@@ -25,6 +25,11 @@ export const LockEntry = z.looseObject({
    * artifact runs, so an edit after install refuses to run it just like a changed artifact.
    */
   manifestSha256: z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex sha256').optional(),
+  /**
+   * sha256 of every other installed file of the package (`files`, the entry's source map), by
+   * its path in the package: all are checked before every session (package-pin.ts).
+   */
+  files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex sha256')).optional(),
   /** A remote install's source: the git spec, or the archive URL including `#sha256=`. */
   source: z.string().optional(),
   /** The git commit that was installed (git sources only). */

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { mismatch, verifyArtifact } from './integrity.ts';
 import { pinnedCopy } from './pinned-copy.ts';
 import { MANIFEST_FILE } from './manifest.ts';
+import { checkPinComplete, verifyPackageFiles, type CompletePin } from './package-pin.ts';
 import { openTransport } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
 import { lockEntryOf } from './lock.ts';
@@ -38,7 +39,7 @@ function refuse(installed: InstalledExtension, message: string, reason: string):
 }
 
 /** The pin of `installed`, checked against the manifest as it was read (its bytes' hash, version, runtime). */
-function checkedPin(installed: InstalledExtension): NonNullable<InstalledExtension['lockEntry']> {
+function checkedPin(installed: InstalledExtension): CompletePin {
   const pin = installed.lockEntry;
   if (!pin) throw refuse(installed, `${installed.lock} does not pin it. Install it with 'mep install <source>' instead of copying it in.`, 'not-locked');
   if (pin.runtime !== undefined && pin.runtime !== installed.manifest.runtime) {
@@ -47,9 +48,11 @@ function checkedPin(installed: InstalledExtension): NonNullable<InstalledExtensi
   if (pin.version !== installed.manifest.version) {
     throw refuse(installed, `its extension.json says version ${installed.manifest.version}, the lock pins ${pin.version}. Reinstall it.`, 'manifest-changed');
   }
+  // A pin without the manifest's or the other files' hashes (an older mep's) cannot be checked whole.
+  checkPinComplete(installed, pin);
   // The hash of the bytes the manifest was parsed from, not of the file now: what decides how
-  // the artifact runs is what was checked. Older locks have no manifest hash; they verify the artifact alone.
-  if (pin.manifestSha256 !== undefined && installed.manifestSha256 !== pin.manifestSha256) {
+  // the artifact runs is what was checked.
+  if (installed.manifestSha256 !== pin.manifestSha256) {
     throw mismatch({ extension: installed.id, file: join(installed.dir, MANIFEST_FILE), expected: pin.manifestSha256, lock: installed.lock, what: 'manifest' }, installed.manifestSha256);
   }
   return pin;
@@ -62,6 +65,7 @@ function checkedPin(installed: InstalledExtension): NonNullable<InstalledExtensi
 export async function checkInstalled(installed: InstalledExtension): Promise<void> {
   const pin = checkedPin(installed);
   await verifyArtifact({ extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock });
+  await verifyPackageFiles(installed, pin.files);
 }
 
 /**
@@ -84,6 +88,8 @@ export async function verifyInstalled(installed: InstalledExtension, context: La
   const pin = checkedPin(installed);
   // A project's process or http extension runs only from a lock the user trusted (trust-lock.ts).
   await checkLockTrust(installed, context.paths);
+  // Every other file it runs with (its working directory's, the entry's map) is what was installed.
+  await verifyPackageFiles(installed, pin.files);
   const spec = launchSpecOf(installed.manifest, installed.dir);
   const artifact = { extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock };
   if (installed.manifest.runtime === 'http') {

@@ -7,7 +7,9 @@
  * The same record holds each trusted `.mep/extensions.lock` (trust-lock.ts): what lets a
  * project's process and http extensions run.
  */
+import { mkdir } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { withFileLock } from '../files/file-lock.ts';
 import * as z from 'zod';
 import { readJsonFile } from '../files/json-file.ts';
 import { isMissingFile } from '../files/regular-file.ts';
@@ -59,16 +61,28 @@ export async function readTrusted(paths: RegistryPaths): Promise<TrustedEntry[]>
   return parsed.data.trusted;
 }
 
-async function writeTrusted(paths: RegistryPaths, entries: readonly TrustedEntry[]): Promise<void> {
-  await writeFileAtomic(trustFileOf(paths), `${JSON.stringify({ version: 1, trusted: entries }, null, 2)}\n`);
+/**
+ * Read-modify-write of the record under its lock file (`trusted.json.lock`, files/file-lock.ts):
+ * two `mep trust` (or installs) at once each keep what the other added. `change` returns the new
+ * entries, or undefined to write nothing.
+ */
+async function updateTrusted<T>(paths: RegistryPaths, change: (entries: TrustedEntry[]) => { entries?: TrustedEntry[]; result: T }): Promise<T> {
+  const file = trustFileOf(paths);
+  await mkdir(dirname(file), { recursive: true });
+  return withFileLock(`${file}.lock`, async () => {
+    const { entries, result } = change(await readTrusted(paths));
+    if (entries !== undefined) await writeFileAtomic(file, `${JSON.stringify({ version: 1, trusted: entries }, null, 2)}\n`);
+    return result;
+  }, { what: `the trust record ${file}` });
 }
 
 /** Records `path` (absolute) as trusted with `sha256`, replacing its earlier entry; false when it was trusted with that content already. */
 export async function recordTrusted(paths: RegistryPaths, path: string, sha256: string): Promise<boolean> {
-  const entries = await readTrusted(paths);
-  if (entries.some((e) => e.path === path && e.sha256 === sha256)) return false;
-  await writeTrusted(paths, [...entries.filter((e) => e.path !== path), { path, sha256, trustedAt: new Date().toISOString() }]);
-  return true;
+  return updateTrusted(paths, (entries) =>
+    entries.some((e) => e.path === path && e.sha256 === sha256)
+      ? { result: false }
+      : { entries: [...entries.filter((e) => e.path !== path), { path, sha256, trustedAt: new Date().toISOString() }], result: true },
+  );
 }
 
 /** Whether the project's configuration counts: `user` when it is the user's own file (a project at `$MEP_HOME`'s parent). */
@@ -127,13 +141,13 @@ export async function trustProjectConfig(paths: RegistryPaths): Promise<TrustRes
  * `target` (a project folder, or its config file or lock, which may be gone), or all. Returns the paths removed.
  */
 export async function untrustProjectConfig(paths: RegistryPaths, target: { path?: string; all?: boolean } = {}): Promise<{ removed: string[] }> {
-  const entries = await readTrusted(paths);
   const given = target.path === undefined ? undefined : resolve(target.path);
   const mep = given === undefined ? paths.project.root : /^(config\.json|extensions\.lock)$/.test(basename(given)) ? dirname(given) : join(given, '.mep');
   const wanted = [...(given === undefined ? [] : [given]), resolve(mep, 'config.json'), resolve(mep, 'extensions.lock')];
-  const removed = entries.filter((e) => target.all || wanted.includes(e.path)).map((e) => e.path);
-  if (removed.length > 0) await writeTrusted(paths, entries.filter((e) => !removed.includes(e.path)));
-  return { removed };
+  return updateTrusted(paths, (entries) => {
+    const removed = entries.filter((e) => target.all || wanted.includes(e.path)).map((e) => e.path);
+    return { ...(removed.length > 0 ? { entries: entries.filter((e) => !removed.includes(e.path)) } : {}), result: { removed } };
+  });
 }
 
 /** One trusted file and its state now: `changed` (edited since, or no longer readable as a configuration), `missing` (gone). */

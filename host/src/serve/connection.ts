@@ -13,8 +13,9 @@ import { createSession } from '../session/session.ts';
 import type { CallOptions, Session } from '../session/session.ts';
 import type { OutputLimits } from '../session/output-budget.ts';
 import type { LogSink, Transport } from '../transport/types.ts';
+import type { HeldBudget } from '../framing/held-budget.ts';
 import type { ByteChannel } from './byte-channel.ts';
-import { createLineTransport, type LineBudget } from './line-transport.ts';
+import { createLineTransport } from './line-transport.ts';
 import { CallParams, OpenParams, ProjectCompileParams, ServeMethod, SessionParams, type ProjectCompileReply, type ServerInfo } from './methods.ts';
 import { createServedSession, type ServedSession } from './served-session.ts';
 import { toWireError } from './wire-error.ts';
@@ -37,7 +38,16 @@ export interface OpenedExtension {
 }
 
 /** Starts the extension a client asked for; the served host's platform dependency. */
-export type OpenExtension = (request: OpenParams, context: { log: LogSink; signal: AbortSignal }) => Promise<OpenedExtension>;
+export type OpenExtension = (request: OpenParams, context: OpenContext) => Promise<OpenedExtension>;
+
+/** What the server gives {@link OpenExtension} besides the request. */
+export interface OpenContext {
+  log: LogSink;
+  /** Aborted when the client leaves mid-open. */
+  signal: AbortSignal;
+  /** The server's budget of unfinished frames, shared by all its sessions' process extensions. */
+  frameBudget?: HeldBudget;
+}
 
 /** Compiles a project folder in a session (reads and writes files: a platform dependency too). */
 export type CompileProjectFolder = (session: Session, request: ProjectCompileParams, options: CallOptions) => Promise<ProjectCompileReply>;
@@ -55,7 +65,7 @@ export interface ConnectionContext {
   /** Sessions (open or opening) one client may hold. */
   maxSessionsPerConnection: number;
   /** The server's budget of unfinished lines, over all its clients. */
-  lineBudget?: LineBudget;
+  lineBudget?: HeldBudget;
   /** Calls (`session/call`, `project/compile`) one client may have running at once; past it ERR_LIMIT `callsPerConnection`. */
   maxCallsPerConnection: number;
   /**

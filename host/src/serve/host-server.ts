@@ -4,8 +4,9 @@
  * no file: the Node binding (`serve-node.ts`) supplies channels and the `open` function.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, DEFAULT_SERVE_MAX_LINE_BYTES, createLineBudget } from './line-transport.ts';
+import { DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, DEFAULT_SERVE_MAX_LINE_BYTES } from './line-transport.ts';
 import type { Disposer } from '../transport/types.ts';
+import { createHeldBudget } from '../framing/held-budget.ts';
 import { HOST_VERSION } from '../session/host-info.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createConnection, type CompileProjectFolder, type OpenExtension, type ServerConnection } from './connection.ts';
@@ -29,6 +30,12 @@ export interface HostServerOptions {
   maxLineBufferBytes?: number;
   /** Calls (`session/call`, `project/compile`) one connection may have running at once. Default 64. */
   maxCallsPerConnection?: number;
+  /**
+   * Bytes of frames process extensions sent and the server has not finished reading (or is
+   * still parsing), over all sessions; past it the session that passes it ends with ERR_LIMIT
+   * (`maxFrameBufferBytes`). Default 256 MiB, or two messages of the largest size when more.
+   */
+  maxFrameBufferBytes?: number;
   /** Sessions (opening or open) all connections together may hold. Default 64. */
   maxSessions?: number;
   /** Unsent output to one client past which its input is paused. Default 8 MiB. */
@@ -46,6 +53,9 @@ export const DEFAULT_MAX_CALLS_PER_CONNECTION = 64;
 /** Default of {@link HostServerOptions.maxSessions}: each session is a process or a worker thread. */
 export const DEFAULT_MAX_SESSIONS = 64;
 
+/** Default of {@link HostServerOptions.maxFrameBufferBytes}: four frames of the default 64 MiB message limit. */
+export const DEFAULT_MAX_FRAME_BUFFER_BYTES = 256 * 1024 * 1024;
+
 /** A running served host; see {@link createHostServer}. */
 export interface HostServer {
   /** Serve one client over `channel` until it ends. */
@@ -56,6 +66,8 @@ export interface HostServer {
   readonly sessionCount: number;
   /** Session slots taken, over all clients: sessions opening, open or closing (at most `maxSessions`). */
   readonly slotCount: number;
+  /** Bytes of unfinished frames its process extensions' sessions hold now (at most `maxFrameBufferBytes`, and one chunk). */
+  readonly frameBytesHeld: number;
   /**
    * Take one of the server's session slots for a session held outside a connection (the HTTP
    * binding's pool); throws MepError(ERR_LIMIT) when all are taken. Returns the release (idempotent).
@@ -90,7 +102,10 @@ export function createHostServer(options: HostServerOptions): HostServer {
   /** Session slots taken over all connections: opening, open or closing sessions. */
   let claimed = 0;
   // At least two lines of the largest size, so a raised --max-message is not refused outright.
-  const lineBudget = createLineBudget(options.maxLineBufferBytes ?? Math.max(DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
+  const lineBudget = createHeldBudget(options.maxLineBufferBytes ?? Math.max(DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
+  const frameBudget = createHeldBudget(options.maxFrameBufferBytes ?? Math.max(DEFAULT_MAX_FRAME_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
+  // Every session this server opens (over a connection or the HTTP pool) shares its frame budget.
+  const open: OpenExtension = (request, context) => options.open(request, { ...context, frameBudget });
   const connections = new Set<ServerConnection>();
   const closeListeners = new Set<() => void>();
   let nextSession = 1;
@@ -124,7 +139,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
   const server: HostServer = {
     connect(channel) {
       const connection = createConnection(channel, {
-        open: options.open,
+        open,
         ...(options.compileProject ? { compileProject: options.compileProject } : {}),
         closeGraceMs,
         maxLineBytes: options.maxLineBytes,
@@ -158,13 +173,16 @@ export function createHostServer(options: HostServerOptions): HostServer {
     get slotCount() {
       return claimed;
     },
+    get frameBytesHeld() {
+      return frameBudget.held;
+    },
     claimSlot: claimSession,
     log: (message) => options.log?.(message),
     get closing() {
       return closing !== undefined;
     },
     closeGraceMs,
-    open: options.open,
+    open,
     onClose(listener) {
       closeListeners.add(listener);
       return () => void closeListeners.delete(listener);

@@ -4,6 +4,13 @@
  * heap), and nothing bounded how many clients had one read and parsed at once. Each request reserves its body's bytes (declared, or the
  * largest body when chunked, given back down to its size once read) before a byte of it is read,
  * and keeps them until its answer is written; a request that does not fit waits unread, in arrival order. Platform-neutral.
+ *
+ * Not the same helper as the budget of unfinished lines and frames (framing/held-budget.ts),
+ * though both count bytes against a server-wide total: that one charges bytes already in memory
+ * and can only refuse (a reader that waited for another's unfinished input could wait for
+ * ever), while a body's size is known (or bounded) before it is read, so it is reserved whole
+ * and its request waits unread, in order. Built on one core, each would need the other's
+ * policy switched off; the shared part is a counter.
  */
 
 /** A reservation; `release` is idempotent. */

@@ -20,6 +20,7 @@ import { createTransportEvents } from '../transport/events.ts';
 import type { JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createOrderedParser } from '../framing/ordered-parse.ts';
+import type { HeldBudget } from '../framing/held-budget.ts';
 
 /** Options of {@link createLineTransport}. */
 export interface LineTransportOptions {
@@ -32,43 +33,14 @@ export interface LineTransportOptions {
   /** Receives the reason when a client is dropped. */
   log?: (message: string) => void;
   /** The server's budget of unfinished lines, shared by all its connections; none: unshared. */
-  lineBudget?: LineBudget;
+  lineBudget?: HeldBudget;
 }
-
-/** Bytes of unfinished lines all connections of a server hold at once; see {@link createLineBudget}. */
-export interface LineBudget {
-  readonly maxBytes: number;
-  /** One connection's account: `hold(bytes)` sets what it holds, false when that passes the budget. */
-  account(): { hold(bytes: number): boolean; release(): void };
-}
-
-/** Default of the server-wide line budget: two lines of the largest size. */
-export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
 
 /**
- * A budget of `maxBytes` for lines received and not finished yet, over all connections: each
- * connection buffers up to a line (64 MiB) before it is parsed, and 1,024 of them 64 GiB.
+ * Default of the server-wide budget of unfinished lines (a {@link HeldBudget}): each connection
+ * buffers up to a line (64 MiB) before it is parsed, and 1,024 of them 64 GiB.
  */
-export function createLineBudget(maxBytes: number = DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES): LineBudget {
-  let total = 0;
-  return {
-    maxBytes,
-    account() {
-      let held = 0;
-      return {
-        hold(bytes) {
-          total += bytes - held;
-          held = bytes;
-          return bytes === 0 || total <= maxBytes;
-        },
-        release() {
-          total -= held;
-          held = 0;
-        },
-      };
-    },
-  };
-}
+export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
 
 /** Default line limit of a served connection: large enough for a 64 MiB Morphir IR. */
 export const DEFAULT_SERVE_MAX_LINE_BYTES = 64 * 1024 * 1024;

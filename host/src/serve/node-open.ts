@@ -5,7 +5,7 @@
  * guest cannot stall the server's other clients.
  */
 import type { ClaimSet } from '../protocol/index.ts';
-import { openTransport, specFromPath, type LaunchSpec } from '../registry/launch.ts';
+import { openTransport, specFromPath, type LaunchSpec, type ProcessBounds } from '../registry/launch.ts';
 import { outputLimitsOf, requestTimeoutOf } from '../registry/launch-limits.ts';
 import type { OpenExtension } from './connection.ts';
 
@@ -17,6 +17,8 @@ export interface NodeOpenerOptions {
    * against their lock). Default: a path relative to the server's working directory.
    */
   resolve?: (reference: string) => Promise<{ spec: LaunchSpec; claims?: ClaimSet }>;
+  /** A process extension's stdin bounds (`mep serve --stdin-backlog`, `--stdin-stall`). Default HOST_BOUNDS'. */
+  process?: ProcessBounds;
 }
 
 /**
@@ -28,13 +30,13 @@ export interface NodeOpenerOptions {
  */
 export function createNodeOpener(options: NodeOpenerOptions = {}): OpenExtension {
   const resolve = options.resolve ?? (async (reference: string): Promise<{ spec: LaunchSpec; claims?: ClaimSet }> => ({ spec: specFromPath(reference) }));
-  return async (request, { log, signal }) => {
+  return async (request, { log, signal, frameBudget }) => {
     const { spec, claims } = await resolve(request.extension);
     const wasm = { ...spec.wasm, isolation: 'worker' as const, limits: { ...spec.wasm?.limits, ...request.runtime?.limits } };
     const launched = { ...spec, wasm };
     // A client that leaves mid-open aborts `signal`: a wasm guest still starting is stopped then.
     // An installed remote: a session per HTTP request, so every call is on a handshake that checked its pinned identity.
     const oneRequest = spec.runtime === 'http' && spec.remote?.identity !== undefined;
-    return { transport: await openTransport(launched, log, { signal }), requestTimeoutMs: requestTimeoutOf(launched), outputLimits: outputLimitsOf(launched), ...(claims ? { claims } : {}), ...(oneRequest ? { oneRequest } : {}) };
+    return { transport: await openTransport(launched, log, { signal, ...(frameBudget ? { frameBudget } : {}), ...(options.process ? { process: options.process } : {}) }), requestTimeoutMs: requestTimeoutOf(launched), outputLimits: outputLimitsOf(launched), ...(claims ? { claims } : {}), ...(oneRequest ? { oneRequest } : {}) };
   };
 }

@@ -6,7 +6,8 @@ import { routeIdOf, type HostServer } from '../../serve/index.ts';
 import { listenHttp } from '../../serve/node.ts';
 import { UsageError } from '../exit-codes.ts';
 import type { Io } from '../io.ts';
-import { parseDuration, parseSize } from './limit-flags.ts';
+import { parseSize } from './limit-flags.ts';
+import type { ServeBounds } from './serve-bounds.ts';
 import { HTTP_LIMITS } from '../../serve/http-routes.ts';
 
 /** Flags of `mep serve` for HTTP (parseArgs config). */
@@ -36,8 +37,8 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
   --fresh-sessions    run every HTTP request in a session of its own (default: pooled)
   --body-timeout TIME     time a request body may take to arrive (default 30s)
   --headers-timeout TIME  time request headers may take to arrive (default 10s)
-  --max-connections N connections open at once, with or without the token; past it a
-                      new one is closed unanswered (default 1024)
+  --max-connections N connections open at once (--http or --socket), with or without
+                      the token; past it a new one is closed unanswered (default 1024)
   --max-bodies SIZE   request bodies read and held at once over all clients (default
                       128MiB, at least --max-message); a body past it waits unread, then
                       503 busy with Retry-After after --body-timeout`;
@@ -56,7 +57,7 @@ export interface HttpFlagValues {
 }
 
 /** Listen as the flags say and serve until the server stops. */
-export async function serveHttp(server: HostServer, values: HttpFlagValues, io: Io, limits: ExtensionLimits): Promise<void> {
+export async function serveHttp(server: HostServer, values: HttpFlagValues, io: Io, limits: ExtensionLimits, bounds: ServeBounds): Promise<void> {
   const { host, port } = parseAddress(values.http as string);
   const token = await tokenOf(values['token-file'], io);
   const extensions: Record<string, string> = {};
@@ -74,9 +75,9 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     installed: true,
     allowOrigins: values['allow-origin'] ?? [],
     ...(limits.maxMessageBytes === undefined ? {} : { maxBodyBytes: limits.maxMessageBytes }),
-    ...(values['body-timeout'] === undefined ? {} : { bodyTimeoutMs: parseDuration('--body-timeout', values['body-timeout']) }),
-    ...(values['headers-timeout'] === undefined ? {} : { headersTimeoutMs: parseDuration('--headers-timeout', values['headers-timeout']) }),
-    ...(values['max-connections'] === undefined ? {} : { maxConnections: positiveCount(values['max-connections'], '--max-connections') }),
+    ...(bounds.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: bounds.bodyTimeoutMs }),
+    ...(bounds.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: bounds.headersTimeoutMs }),
+    ...(bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections }),
     ...(maxBodiesBytes === undefined ? {} : { maxBodiesBytes }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
   });
@@ -116,11 +117,4 @@ async function tokenOf(file: string | undefined, io: Io): Promise<string | undef
   }
   io.redactor.add(token);
   return token;
-}
-
-/** A count flag of `mep serve`: a whole number from 1 to 100000, else ERR_USAGE naming the flag. */
-export function positiveCount(text: string, flag: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1 || value > 100_000) throw new UsageError(`${flag} takes a whole number from 1 to 100000 (got ${JSON.stringify(text)}).`);
-  return value;
 }

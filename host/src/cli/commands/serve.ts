@@ -2,7 +2,9 @@
 import { resolve } from 'node:path';
 import { DEFAULT_SERVE_MAX_LINE_BYTES, createHostServer } from '../../serve/index.ts';
 import { createNodeOpener, createNodeProjectCompiler, listenUnixSocket, serveStdio } from '../../serve/node.ts';
-import { HTTP_FLAGS, HTTP_HELP, positiveCount, serveHttp } from './serve-http.ts';
+import { HTTP_FLAGS, HTTP_HELP, serveHttp } from './serve-http.ts';
+import { SERVE_BOUND_FLAGS, SERVE_BOUND_HELP, positiveCount, serveBoundsOf } from './serve-bounds.ts';
+import { DEFAULT_LIMITS } from '../../protocol/limits.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
@@ -30,23 +32,28 @@ session/progress, session/log, session/closed (each with its sessionId).
   --socket PATH   listen on a Unix socket instead of stdio (a stale socket file is replaced)
   --verbose       report clients and shutdown on stderr
 ${HTTP_HELP}
+${SERVE_BOUND_HELP}
 ${LIMIT_HELP}
                       Here they are the defaults of every session; a client's
                       session/open runtime.limits win over them.`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' }, ...HTTP_FLAGS, ...LIMIT_FLAGS }, 'serve');
+    const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' }, ...HTTP_FLAGS, ...SERVE_BOUND_FLAGS, ...LIMIT_FLAGS }, 'serve');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep serve --help'.`);
     if (values.socket !== undefined && values.http !== undefined) throw new UsageError("--socket and --http are two ways to serve: give one. Run 'mep serve --help'.");
     if (values.http === undefined && (values.extension ?? []).length > 0) throw new UsageError("--extension names what --http serves; over stdio and --socket a client names it in session/open.");
     io.verbose = Boolean(values.verbose);
     const limits = parseLimitFlags(values);
+    // A client's line wraps the message for the extension: let it be as large, plus its envelope.
+    const maxLineBytes = limits.maxMessageBytes === undefined ? undefined : Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES);
+    const transport = values.http !== undefined ? 'http' : values.socket !== undefined ? 'socket' : 'stdio';
+    const bounds = serveBoundsOf(values, { transport, maxLineBytes: maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES, maxMessageBytes: limits.maxMessageBytes ?? DEFAULT_LIMITS.maxMessageBytes });
     const server = createHostServer({
       // MEP_HTTP_TOKEN is this server's own token here: never sent on to an extension at a URL.
-      open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits, urlTokenFromEnv: false }) }),
+      open: createNodeOpener({ resolve: (reference) => resolveExtensionArgument(reference, io, { limits, urlTokenFromEnv: false }), process: bounds.process }),
       ...(values['max-sessions'] === undefined ? {} : { maxSessions: positiveCount(values['max-sessions'], '--max-sessions') }),
+      ...bounds.server,
       compileProject: createNodeProjectCompiler(io.cwd),
-      // A client's line wraps the message for the extension: let it be as large, plus its envelope.
-      ...(limits.maxMessageBytes === undefined ? {} : { maxLineBytes: Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES) }),
+      ...(maxLineBytes === undefined ? {} : { maxLineBytes }),
       // Why a client was dropped is worth telling even without --verbose.
       log: (message) => io.err(`mep serve: ${message}`),
     });
@@ -55,11 +62,11 @@ ${LIMIT_HELP}
     process.on('SIGTERM', stop);
     try {
       if (values.http !== undefined) {
-        await serveHttp(server, values, io, limits);
+        await serveHttp(server, values, io, limits, bounds);
       } else if (values.socket === undefined) {
         await serveStdio(server);
       } else {
-        const listener = await listenUnixSocket(server, resolve(io.cwd, values.socket));
+        const listener = await listenUnixSocket(server, resolve(io.cwd, values.socket), bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections });
         if (io.verbose) io.err(`mep serve: listening on ${listener.path}`);
         await listener.closed;
       }

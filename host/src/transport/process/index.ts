@@ -84,7 +84,11 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
     events.emitClose(error);
     void teardown.stop(false);
   }
-  events.onClose(() => stdin.dispose());
+  const frames = options.frameBudget === undefined ? undefined : { account: options.frameBudget.account(), maxBytes: options.frameBudget.maxBytes };
+  events.onClose(() => {
+    stdin.dispose();
+    frames?.account.release();
+  });
   const inbound = createInboundLimits(name, options.maxNotificationBytes ?? DEFAULT_LIMITS.maxNotificationBytes);
 
   const stdin = createStdinWriter(child.stdin, {
@@ -106,6 +110,7 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
   const stdout = readStdout(child.stdout, {
     name,
     decoder,
+    ...(frames ? { frames } : {}),
     isClosed: () => events.closed,
     onMessage(message, body) {
       const over = inbound.received(message, body);

@@ -1,4 +1,5 @@
 /** The options and the interface of a process transport. */
+import type { HeldBudget } from '../../framing/held-budget.ts';
 import type { LogSink, Transport } from '../types.ts';
 import type { ProcessCap, ProcessMemory } from './proc-memory.ts';
 
@@ -41,6 +42,12 @@ export interface ProcessTransportOptions {
    * it survives, even after `setsid`), else its process group; 'process-group' the group only.
    */
   containment?: 'auto' | 'process-group';
+  /**
+   * A budget of unfinished frames shared with other transports (`mep serve`'s sessions): this
+   * one's partial frame and frames not parsed yet count against it; past it the session ends
+   * with ERR_LIMIT (`maxFrameBufferBytes`). None: only `maxMessageBytes` bounds it.
+   */
+  frameBudget?: HeldBudget;
   /** Receives the extension's stderr, one entry per line. Without it lines are only kept for crash reports. */
   log?: LogSink;
   /** How long close() waits after ending stdin before SIGTERM. Default 2000 ms. */

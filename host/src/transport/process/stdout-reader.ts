@@ -11,6 +11,7 @@ import { checkBodyNesting, jsonBodyOf } from '../../framing/frame-decoder.ts';
 import { createOrderedParser } from '../../framing/ordered-parse.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
 import type { JsonRpcMessage } from '../types.ts';
+import type { HeldAccount } from '../../framing/held-budget.ts';
 
 /** Options of {@link readStdout}. */
 export interface StdoutReaderOptions {
@@ -24,6 +25,12 @@ export interface StdoutReaderOptions {
   onError(error: MepError): void;
   /** The child closed its stdout. */
   onEnd(): void;
+  /**
+   * A budget shared with other sessions (`mep serve`'s), charged with what this reader holds
+   * unfinished: the partial frame in the decoder and the frames not parsed yet. Past it, the
+   * session ends with ERR_LIMIT (`maxFrameBufferBytes`).
+   */
+  frames?: { account: HeldAccount; maxBytes: number };
 }
 
 /** The stdout side of one transport. */
@@ -40,10 +47,26 @@ export function readStdout(stream: Readable, options: StdoutReaderOptions): Stdo
   const fail = (error: unknown): void => (parser.close(), options.onError(isMepError(error) ? error : new MepError(LocalErrorCode.Framing, `Extension ${name} sent unreadable output.`, { cause: error })));
   let parsing = false;
   let ended = false;
+  /** Characters of frames handed to the parser and not delivered yet. */
+  let queued = 0;
+  const charge = (): boolean => {
+    const frames = options.frames;
+    if (frames === undefined || options.isClosed() || frames.account.hold(decoder.bufferedBytes + queued)) return true;
+    fail(
+      new MepError(
+        LocalErrorCode.Limit,
+        `Extension ${name} was ended: its unfinished frames (${decoder.bufferedBytes + queued} bytes) took the frames the server holds for all its sessions past ${frames.maxBytes} bytes (maxFrameBufferBytes). Retry when the server is less busy, or start it with a higher --max-frame-buffer.`,
+        { data: { extension: name, limit: 'maxFrameBufferBytes', limitBytes: frames.maxBytes, held: decoder.bufferedBytes + queued } },
+      ),
+    );
+    return false;
+  };
   // In arrival order; a large frame in slices, so one message of millions of values from one
   // extension does not hold the event loop every other session of `mep serve` shares.
   const parser = createOrderedParser({
     onValue(value, body) {
+      queued -= body.length;
+      charge();
       if (options.isClosed()) return;
       let message: JsonRpcMessage;
       try {
@@ -54,6 +77,8 @@ export function readStdout(stream: Readable, options: StdoutReaderOptions): Stdo
       options.onMessage(message, body);
     },
     onError(error, body) {
+      queued -= body.length;
+      charge();
       if (options.isClosed()) return;
       try {
         jsonBodyOf(name, body, () => {
@@ -75,11 +100,13 @@ export function readStdout(stream: Readable, options: StdoutReaderOptions): Stdo
     try {
       decoder.push(chunk, (body) => {
         checkBodyNesting(name, body);
+        queued += body.length;
         parser.push(body);
       });
     } catch (error) {
-      fail(error);
+      return fail(error);
     }
+    charge();
   });
   stream.on('end', () => {
     ended = true;

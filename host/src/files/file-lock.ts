@@ -1,0 +1,96 @@
+/**
+ * A lock file that serialises read-modify-write of one file across processes (two `mep trust`
+ * at once must not lose an entry): `<file>.lock` is created exclusively (`O_CREAT|O_EXCL`, never
+ * through a link) holding the owner's pid, and removed when the change is done. A lock whose
+ * pid is gone (a killed mep) is stale: it is moved aside under a name of its own, read again
+ * there, and removed only when it still names a dead pid (else it is put back), so two waiters
+ * that find the same stale lock never remove each other's fresh one. A live holder is waited
+ * for up to `waitMs`, then refused with a typed error naming the lock and its pid. Node edge.
+ */
+import { randomBytes } from 'node:crypto';
+import { link, open, readFile, rename, rm } from 'node:fs/promises';
+import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+
+/** Options of {@link withFileLock}. */
+export interface FileLockOptions {
+  /** What the lock guards, for the message (`the trust record`). */
+  what: string;
+  /** How long to wait for a live holder. Default 10 s (a change takes milliseconds). */
+  waitMs?: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
+
+/** The pid a lock file names, or undefined when it names none (being written, or junk). */
+async function holderOf(path: string): Promise<number | undefined> {
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  const pid = text === undefined ? undefined : /^(\d{1,10})\n$/.exec(text)?.[1];
+  return pid === undefined ? undefined : Number(pid);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Removes the lock at `path` when it names a dead pid; true when it did (or the lock was gone). */
+async function removeStale(path: string): Promise<boolean> {
+  const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await rename(path, aside);
+  } catch {
+    return true; // gone already: try to take it again
+  }
+  const pid = await holderOf(aside);
+  if (pid === undefined || isAlive(pid)) {
+    // Someone's fresh lock after all (or one still being written): put it back, unless a new one is there.
+    await link(aside, path).catch(() => undefined);
+    await rm(aside, { force: true });
+    return false;
+  }
+  await rm(aside, { force: true });
+  return true;
+}
+
+/**
+ * Runs `change` while holding `lockPath`, released afterwards whatever `change` does. Throws
+ * MepError(ERR_USAGE, `reason: 'locked'`) when another live process holds it past `waitMs`.
+ *
+ * @example
+ * await withFileLock(`${file}.lock`, async () => write(change(await read())), { what: 'the trust record' });
+ */
+export async function withFileLock<T>(lockPath: string, change: () => Promise<T>, options: FileLockOptions): Promise<T> {
+  const deadline = Date.now() + (options.waitMs ?? 10_000);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const handle = await open(lockPath, 'wx', 0o600);
+      try {
+        await handle.writeFile(`${process.pid}\n`);
+      } finally {
+        await handle.close();
+      }
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const pid = await holderOf(lockPath);
+    if (pid !== undefined && !isAlive(pid) && (await removeStale(lockPath))) continue;
+    if (Date.now() >= deadline) {
+      throw new MepError(
+        LocalErrorCode.Usage,
+        `Cannot change ${options.what}: ${lockPath} is held by process ${pid ?? '(unknown)'}, another mep changing it, for longer than ${options.waitMs ?? 10_000} ms. Try again once it is done; if no mep is running, remove ${lockPath}.`,
+        { data: { lock: lockPath, pid, reason: 'locked' } },
+      );
+    }
+    await sleep(Math.min(5 + attempt * 5, 50) + Math.random() * 10);
+  }
+  try {
+    return await change();
+  } finally {
+    await rm(lockPath, { force: true });
+  }
+}
