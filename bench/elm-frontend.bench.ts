@@ -74,8 +74,10 @@ interface Outcome extends Measured {
 async function run(tool: Tool, project: string): Promise<Outcome> {
   const output = join(BENCH_CACHE, `elm-${tool.replace(/\W+/g, '-')}.json`);
   rmSync(output, { force: true });
-  // morphir-elm make builds incrementally from an IR and hashes beside morphir.json: never here.
-  for (const left of ['morphir-ir.json', 'morphir-hashes.json']) rmSync(join(project, left), { force: true });
+  // Every tool compiles from scratch: morphir-elm make builds incrementally from an IR and hashes
+  // beside morphir.json, mep compile from the baseline it keeps in .mep/ (signed for the frontend,
+  // which is the same extension in wasm and as a process): neither is left for the next run.
+  for (const left of ['morphir-ir.json', 'morphir-hashes.json', '.mep']) rmSync(join(project, left), { recursive: true, force: true });
   const args = tool.startsWith('make')
     ? [MORPHIR_ELM, 'make', '-p', project, '-o', output, ...(tool === 'make -f' ? ['-f'] : [])]
     : [...(tool === 'wasm tier-up' ? ['--no-liftoff-only'] : []), MEP, 'compile', project, '--extension', tool === 'process' ? built.process : built.wasm, '--output', output, ...LIMITS];
