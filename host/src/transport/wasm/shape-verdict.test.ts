@@ -6,6 +6,7 @@ import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
 import { WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
 import { tablesModule } from '../../../../fixtures/wasm/hostile-modules.ts';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
+import { rejection } from '../../../../fixtures/wasm/test-client.ts';
 import { compileExtensionModule, type ShapeVerdicts } from './module.ts';
 import { SHAPE_RULES } from './module-shape.ts';
 
@@ -28,14 +29,6 @@ function memoryVerdicts(kept: Record<string, string> = {}): ShapeVerdicts & { as
   };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 
 const verdict = suite('shape verdicts kept across processes');
 
