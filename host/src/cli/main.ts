@@ -9,6 +9,7 @@ import { commands } from './commands/index.ts';
 import type { Io } from './io.ts';
 import { processIo } from './io.ts';
 import { errorDetailLines } from './render-error.ts';
+import { keepShapeVerdicts } from '../registry/shape-verdicts.ts';
 
 const HELP = `mep — run Morphir Extension Protocol (MEP 0.1) extensions, sandboxed in wasm or as processes
 
@@ -40,6 +41,8 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
   }
   try {
     const command = await entry.load();
+    // A wasm extension's shape verdict is kept in $MEP_HOME for the next run (registry/shape-verdicts.ts).
+    keepShapeVerdicts(true);
     if (rest.includes('--help') || rest.includes('-h')) {
       printLines(io, command.help);
       return ExitCode.Ok;

@@ -20,6 +20,7 @@ import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
 import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import { processClockEnv } from './launch-grants.ts';
+import { keptShapeVerdicts } from './shape-verdicts.ts';
 import { withPinnedIdentity } from './remote.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
@@ -138,8 +139,12 @@ async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promis
           data: { extension: spec.name, file: spec.path, expected: spec.sha256, actual, reason: 'hash-mismatch' },
         });
       }
-      return compileExtensionModule(new Uint8Array(bytes), {
+      // Hashed once: the pin check's hash keys the compile and the kept shape verdict (shape-verdicts.ts).
+      const shapeVerdicts = keptShapeVerdicts();
+      return compileExtensionModule(bytes, {
         name: spec.name,
+        sha256: actual,
+        ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }),
         limits: { ...(maxMemoryBytes === undefined ? {} : { maxMemoryBytes }), ...(maxModuleBytes === undefined ? {} : { maxModuleBytes }) },
       });
     }),

@@ -4,18 +4,10 @@ import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
 import { WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
 import { compileBombModule, stackBombModule, tablesModule, uleb } from '../../../../fixtures/wasm/hostile-modules.ts';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
+import { rejection } from '../../../../fixtures/wasm/test-client.ts';
 import { compileExtensionModule } from './module.ts';
 import { ModuleShapeError, readModuleShape } from './module-shape.ts';
 
-/** The rejection of `promise` (a failure when it resolves). */
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection');
-}
 /** Asserts `error` is ERR_LIMIT naming `limit` in its data. */
 function assertLimit(error: unknown, limit: string): void {
   assert.ok(isMepError(error), String(error));

@@ -18,6 +18,25 @@ import { ModuleShapeError, Reader, immediates, miscImmediates, simdImmediates, v
 
 export { ModuleShapeError } from './module-shape-read.ts';
 
+/**
+ * The revision of what this walk accepts: bump it when a change here or in module-shape-read.ts
+ * could accept a module an earlier walk refused, or refuse one it accepted (shape-verdict.test.ts
+ * pins the sources' hash and says when). Verdicts kept under other rules are not trusted.
+ */
+const SHAPE_WALK_REVISION = 1;
+
+/** FNV-1a (32 bits) of `text`, in hex: a short name for the bounds, not a safeguard. */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
+/**
+ * The rules a walk judged by: the walk's revision and the bounds. A verdict kept across
+ * processes (compileExtensionModule's `shapeVerdicts`) counts only under the same rules.
+ */
+export const SHAPE_RULES = `walk ${SHAPE_WALK_REVISION}, bounds ${fnv1a(JSON.stringify(WASM_MODULE_BOUNDS))}`;
 
 /** What {@link readModuleShape} measured: the counts, and each body's worst figure. */
 export interface ModuleShape {

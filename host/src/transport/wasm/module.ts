@@ -7,7 +7,7 @@ import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel
 import { raiseAdvice, WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
 import { capMemorySection, capTableSection, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
 import { createModuleCache } from './module-cache.ts';
-import { ModuleShapeError, readModuleShape } from './module-shape.ts';
+import { ModuleShapeError, readModuleShape, SHAPE_RULES } from './module-shape.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
 /** Options for {@link compileExtensionModule}. */
@@ -16,7 +16,30 @@ export interface CompileExtensionOptions {
   name: string;
   /** Only `maxMemoryBytes` and `maxModuleBytes` matter here; defaults apply. */
   limits?: Partial<WasmLimits>;
+  /**
+   * The sha256 (64 lowercase hex digits) of exactly these bytes, when the caller computed it from
+   * them (a launcher checking a pin): they are not hashed again. The compiled-module cache is
+   * keyed by it, so it must be the hash of these very bytes.
+   */
+  sha256?: string;
+  /**
+   * Verdicts of the shape walk kept across processes (the `mep` command keeps them in the user's
+   * `$MEP_HOME`): a module whose exact bytes (by sha256) passed the walk and compiled under the
+   * same {@link SHAPE_RULES} is not walked again, and one that passes now is recorded. A store
+   * that fails costs only the walk.
+   */
+  shapeVerdicts?: ShapeVerdicts;
 }
+
+/** Where verdicts of the module shape walk are kept between processes; see {@link CompileExtensionOptions.shapeVerdicts}. */
+export interface ShapeVerdicts {
+  /** True when the bytes of `sha256` passed the walk under `rules` before. */
+  has(sha256: string, rules: string): Promise<boolean>;
+  /** Records that the bytes of `sha256` passed the walk under `rules` (and compiled). */
+  add(sha256: string, rules: string): Promise<void>;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 
 /** Extism kernel functions a guest may import. `http_*` is left out on purpose: no network. */
@@ -61,8 +84,11 @@ export async function compileExtensionModule(
   const limits = resolveWasmLimits(name, options.limits);
   checkModuleSize(name, bytes.length, limits.maxModuleBytes);
   const capPages = maxMemoryPages(limits);
-  const key = `${await sha256Hex(bytes)}:${capPages}`;
-  return cache.get(key, () => compileCapped(bytes, capPages, name));
+  if (options.sha256 !== undefined && !SHA256_HEX.test(options.sha256)) {
+    throw new MepError(LocalErrorCode.Usage, `compileExtensionModule of "${name}": options.sha256 must be the bytes' sha256 as 64 lowercase hex digits, got '${options.sha256.slice(0, 80)}'.`, { data: { extension: name } });
+  }
+  const sha256 = options.sha256 ?? (await sha256Hex(bytes));
+  return cache.get(`${sha256}:${capPages}`, () => compileCapped(bytes, capPages, name, sha256, options.shapeVerdicts));
 }
 
 /** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */
@@ -93,8 +119,10 @@ export function checkModuleSize(name: string, size: number, maxModuleBytes: numb
   );
 }
 
-async function compileCapped(bytes: Uint8Array, capPages: number, name: string): Promise<WebAssembly.Module> {
-  checkModuleShape(bytes, name);
+async function compileCapped(bytes: Uint8Array, capPages: number, name: string, sha256: string, verdicts: ShapeVerdicts | undefined): Promise<WebAssembly.Module> {
+  // The walk is linear in the module's size (about 0.1 s of CPU for a 7.6 MB guest in a fresh process).
+  const walked = !(await verdicts?.has(sha256, SHAPE_RULES).catch(() => false));
+  if (walked) checkModuleShape(bytes, name);
   let rewritten: Uint8Array;
   try {
     rewritten = capTableSection(capMemorySection(bytes, capPages).bytes, WASM_MODULE_BOUNDS.tableEntries).bytes;
@@ -116,6 +144,7 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string):
   }
   capped.set(module, capPages);
   if (hasSection(rewritten, START_SECTION)) starting.add(module);
+  if (walked) void verdicts?.add(sha256, SHAPE_RULES).catch(() => undefined);
   return module;
 }
 
