@@ -15,6 +15,8 @@ import { readBoundedText } from '../framing/bounded-text.ts';
 import { createSseDecoder } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseJsonMessage } from '../protocol/json-sliced.ts';
+import { DEFAULT_LIMITS } from '../protocol/limits.ts';
+import { createInboundLimits } from './process/inbound-limits.ts';
 import { createTransportEvents } from './events.ts';
 import type { JsonRpcMessage, Transport } from './types.ts';
 
@@ -30,6 +32,12 @@ export interface HttpTransportOptions {
   stream?: boolean;
   /** Largest message either way, in bytes. Default 64 MiB (the reference host's). */
   maxMessageBytes?: number;
+  /**
+   * Bytes of what the server sends between two requests of the host besides their answers (logs,
+   * progress, its own requests, answers that settle nothing, events after the answer); past it the
+   * session ends with ERR_LIMIT, as a process extension's does. Default 64 MiB (`--max-notifications`).
+   */
+  maxNotificationBytes?: number;
   /** The fetch to use. Default the global one. */
   fetch?: typeof fetch;
 }
@@ -49,6 +57,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const doFetch = options.fetch ?? fetch;
   const events = createTransportEvents();
+  // A server streams for as long as it likes: what it sends besides its answers is counted.
+  const inbound = createInboundLimits(name, options.maxNotificationBytes ?? DEFAULT_LIMITS.maxNotificationBytes);
   const inflight = new Map<string | number, AbortController>();
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -101,7 +111,10 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const deliver = async (text: string, signal: AbortSignal): Promise<void> => {
     if (events.closed) return;
     const message = (await parseJsonMessage(text, { signal })) as JsonRpcMessage;
-    if (!signal.aborted) events.emitMessage(message);
+    if (signal.aborted || events.closed) return;
+    const over = inbound.received(message, text);
+    if (over) return fail(over);
+    events.emitMessage(message);
   };
 
   const readJson = async (response: Response, signal: AbortSignal): Promise<void> => {
@@ -136,6 +149,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     stateless: true,
     send(message) {
       if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${name}: the HTTP transport is closed.`);
+      inbound.sent(message);
       const method = message.method;
       if (typeof method === 'string' && !('id' in message)) {
         if (method === '$/cancelRequest') {
