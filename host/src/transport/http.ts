@@ -92,7 +92,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}${detail ? `: ${detail}` : ''}.`, { data: { url: name, status: response.status } }));
       }
       const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type === 'text/event-stream') await readEvents(response, controller.signal);
+      if (type === 'text/event-stream') await readEvents(response, id, controller.signal);
       else await readJson(response, controller.signal);
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -108,13 +108,14 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
    * caller awaits), so its events keep their order. Rejects with the abort reason once `signal`
    * aborted (cancelled, closed).
    */
-  const deliver = async (text: string, signal: AbortSignal): Promise<void> => {
-    if (events.closed) return;
+  const deliver = async (text: string, signal: AbortSignal): Promise<JsonRpcMessage | undefined> => {
+    if (events.closed) return undefined;
     const message = (await parseJsonMessage(text, { signal })) as JsonRpcMessage;
-    if (signal.aborted || events.closed) return;
+    if (signal.aborted || events.closed) return undefined;
     const over = inbound.received(message, text);
-    if (over) return fail(over);
+    if (over) return void fail(over);
     events.emitMessage(message);
+    return message;
   };
 
   const readJson = async (response: Response, signal: AbortSignal): Promise<void> => {
@@ -124,7 +125,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     if (text.trim() !== '') await deliver(text, signal);
   };
 
-  const readEvents = async (response: Response, signal: AbortSignal): Promise<void> => {
+  /** Delivers the stream's events up to the answer to `id`, its last event: nothing after it is read. */
+  const readEvents = async (response: Response, id: string | number, signal: AbortSignal): Promise<void> => {
     // Events of one chunk are delivered one after another before the next chunk is read.
     const complete: string[] = [];
     const decoder = createSseDecoder((data) => complete.push(data), maxBytes);
@@ -136,7 +138,10 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       for (;;) {
         const { done, value } = await reader.read();
         decoder.push(done ? `${text.decode()}\n\n` : text.decode(value, { stream: true }));
-        for (const data of complete.splice(0)) await deliver(data, signal);
+        for (const data of complete.splice(0)) {
+          const message = await deliver(data, signal);
+          if (message !== undefined && message.method === undefined && message.id === id) return void reader.cancel().catch(() => undefined);
+        }
         if (done) return;
       }
     } finally {
