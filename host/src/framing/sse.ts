@@ -12,7 +12,6 @@ export interface SseDecoder {
 
 /** A decoder bounded to `maxEventChars` per event (ERR_LIMIT past it, thrown from `push`). */
 export function createSseDecoder(onData: (data: string) => void, maxEventChars: number): SseDecoder {
-  let buffer = '';
   let data: string[] = [];
   let size = 0;
   const line = (text: string): void => {
@@ -28,18 +27,40 @@ export function createSseDecoder(onData: (data: string) => void, maxEventChars: 
     if (size > maxEventChars) throw new MepError(LocalErrorCode.Limit, `An event of the stream is longer than ${maxEventChars} characters, the message limit.`, { data: { limit: 'maxMessageBytes', max: maxEventChars } });
     data.push(value);
   };
+  /** The unfinished line, in the pieces it came in (never searched again), and its length. */
+  let pieces: string[] = [];
+  let pending = 0;
+  /** The last chunk ended with CR: a LF opening the next one belongs to that line end. */
+  let afterCr = false;
+  const lineEnd = /[\r\n]/g;
   return {
     push(text) {
-      buffer += text;
-      let end: number;
-      while ((end = buffer.search(/\r\n|\r|\n/)) >= 0) {
-        const skip = buffer.startsWith('\r\n', end) ? 2 : 1;
-        // A lone \r at the end may be half of \r\n: wait for the next chunk.
-        if (buffer[end] === '\r' && end === buffer.length - 1) break;
-        line(buffer.slice(0, end));
-        buffer = buffer.slice(end + skip);
+      if (text === '') return; // an empty chunk between CR and LF keeps them one line end
+      let start = 0;
+      if (afterCr && text.startsWith('\n')) start = 1;
+      afterCr = false;
+      // Each character is searched once: the search starts where the last line ended, and what
+      // is left of a chunk waits as a piece, so a long line sent slowly costs its length, not its
+      // length times its chunks.
+      lineEnd.lastIndex = start;
+      for (let match = lineEnd.exec(text); match !== null; match = lineEnd.exec(text)) {
+        const end = match.index;
+        const rest = text.slice(start, end);
+        line(pieces.length === 0 ? rest : pieces.join('') + rest);
+        pieces = [];
+        pending = 0;
+        start = end + 1;
+        if (text[end] === '\r') {
+          if (end === text.length - 1) afterCr = true;
+          else if (text[end + 1] === '\n') start = end + 2;
+        }
+        lineEnd.lastIndex = start;
       }
-      if (buffer.length > maxEventChars) throw new MepError(LocalErrorCode.Limit, `A line of the event stream is longer than ${maxEventChars} characters, the message limit.`, { data: { limit: 'maxMessageBytes', max: maxEventChars } });
+      if (start < text.length) {
+        pieces.push(text.slice(start));
+        pending += text.length - start;
+      }
+      if (pending > maxEventChars) throw new MepError(LocalErrorCode.Limit, `A line of the event stream is longer than ${maxEventChars} characters, the message limit.`, { data: { limit: 'maxMessageBytes', max: maxEventChars } });
     },
   };
 }

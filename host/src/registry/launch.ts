@@ -205,7 +205,14 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
     // The token of the server: an installed extension's from its manifest's secret, else the
     // one the user gave for a URL; never logged (the transport names the URL only).
     const token = spec.remote ? (typeof spec.remote.token === 'function' ? await spec.remote.token() : spec.remote.token) : process.env.MEP_HTTP_TOKEN;
-    const transport = createHttpTransport({ url: spec.path, name: spec.name, ...(token ? { token } : {}), ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }) });
+    const maxNotificationBytes = spec.limits?.maxNotificationBytes;
+    const transport = createHttpTransport({
+      url: spec.path,
+      name: spec.name,
+      ...(token ? { token } : {}),
+      ...(maxMessageBytes === undefined ? {} : { maxMessageBytes }),
+      ...(maxNotificationBytes === undefined ? {} : { maxNotificationBytes }),
+    });
     // An installed one must still be what its lock pins: checked on every session's handshake.
     return withPinnedIdentity(transport, spec);
   }

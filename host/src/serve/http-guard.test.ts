@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkToken, type HeaderLookup } from './http-guard.ts';
+import { checkOrigin, checkToken, hostsFor, type HeaderLookup } from './http-guard.ts';
 
 const TOKEN = 'a-token-of-thirty-two-characters';
 
@@ -58,3 +58,18 @@ Token('should refuse every forged token alike, after the same work (auth failure
 });
 
 Token.run();
+
+const Hosts = suite('http guard :: Host');
+
+Hosts('should answer to the loopback address it is bound to (127.0.0.2, ::1), and still refuse a rebound name', () => {
+  const host = (value: string): HeaderLookup => (name) => (name === 'host' ? value : undefined);
+  for (const [bound, named] of [['127.0.0.2', '127.0.0.2:8080'], ['127.0.0.1', '127.0.0.1:8080'], ['::1', '[::1]:8080'], ['localhost', 'LOCALHOST:8080'], ['127.0.0.2', 'localhost']]) {
+    // Before, a server bound to 127.0.0.2 refused its own URL with 403 (only localhost, 127.0.0.1 and [::1] were taken).
+    assert.is(checkOrigin(host(named as string), { allowHosts: hostsFor(bound as string) }), undefined, `${bound} ← Host: ${named}`);
+  }
+  for (const [bound, named] of [['127.0.0.2', 'evil.example:8080'], ['127.0.0.2', '127.0.0.3:8080'], ['127.0.0.1', '127.0.0.1.nip.io'], ['127.0.0.1', 'localhost.'], ['127.0.0.1', '']]) {
+    assert.is(checkOrigin(host(named as string), { allowHosts: hostsFor(bound as string) })?.status, 403, `${bound} ← Host: ${named}`);
+  }
+});
+
+Hosts.run();

@@ -28,9 +28,11 @@ export type HeaderLookup = (name: string) => string | undefined;
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
-/** The Host names a server bound to `host` accepts: loopback names for a loopback bind, any otherwise. */
+/** The Host names a server bound to `host` accepts: loopback names and its own address for a loopback bind, any otherwise. */
 export function hostsFor(host: string): readonly string[] | undefined {
-  return isLoopback(host) ? LOOPBACK_HOSTS : undefined;
+  if (!isLoopback(host)) return undefined;
+  const own = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host.toLowerCase();
+  return LOOPBACK_HOSTS.includes(own) ? LOOPBACK_HOSTS : [...LOOPBACK_HOSTS, own];
 }
 
 /** True for the addresses only this machine can reach. */

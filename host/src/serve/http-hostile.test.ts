@@ -117,6 +117,55 @@ Limits('should refuse an id it cannot echo exactly (past 2^53), not answer with 
   }),
 );
 
+/** Opens a raw connection, sends `head`, then one more body byte every 50 ms; resolves with what was answered once the server closes it, or undefined if it still holds it after `waitMs`. */
+function trickle(port: number, head: string, waitMs: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    const drip = setInterval(() => socket.write(head.includes('chunked') ? '1\r\nx\r\n' : 'x'), 50);
+    const done = (result: string | undefined): void => {
+      clearInterval(drip);
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(result);
+    };
+    const timer = setTimeout(() => done(undefined), waitMs);
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    socket.once('close', () => done(received));
+    socket.on('error', () => undefined);
+    socket.write(head);
+  });
+}
+
+Limits('should close the connection of a request answered before its body arrived (no token, a foreign origin, 404, GET with a body), not read the rest forever :: refused bodies', () =>
+  withServer({ token: TOKEN, headersTimeoutMs: 300, bodyTimeoutMs: 300 }, async ({ listener, sent }) => {
+    const auth = `Authorization: Bearer ${TOKEN}\r\n`;
+    const cases: Array<[string, RegExp]> = [
+      ['POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{', / 401 /],
+      ['POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n1\r\n{\r\n', / 401 /],
+      ['POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://evil.example\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{', / 403 /],
+      [`POST /extensions/nope HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n{`, / 404 /],
+      ['GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000000\r\n\r\n{', / 200 /],
+      // Expect: 100-continue: the body is not asked for (no 100 Continue) before the token is checked.
+      ['POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nExpect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n', /^HTTP\/1\.1 401 /],
+    ];
+    for (const [head, status] of cases) {
+      // Ten times the server's header and body deadlines: before, the server read (and threw away) the trickled body for as long as it came.
+      const reply = await trickle(listener.port, head, 3_000);
+      assert.ok(reply !== undefined, `the server still held the connection 3 s after answering: ${head.split('\r\n')[0]}`);
+      assert.match(reply, status, head.split('\r\n')[0]);
+      assert.match(reply, /connection: close/i, 'the answer says the connection closes');
+    }
+    assert.is(sent.length, 0, 'nothing reached an extension');
+    // A request whose body the server read keeps its connection (keep-alive), and a client that asks to continue gets 100 once let in.
+    const kept = await postRpc(listener.url, ping(1), { authorization: `Bearer ${TOKEN}` });
+    assert.is(kept.status, 200);
+    const body = JSON.stringify(ping(2));
+    const continued = await raw(listener.port, `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Expect: 100-continue\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`, 1);
+    assert.match(continued, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 /);
+  }),
+);
+
 const Auth = suite('mep serve --http :: token');
 
 Auth('should answer 401 without the token or with a forged one, and serve the right one (Bearer or Basic password)', () =>

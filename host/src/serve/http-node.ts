@@ -79,7 +79,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   const bodies = createBodyBudget(Math.max(limits.maxBodiesBytes, limits.maxBodyBytes));
   const unread = createUnreadAnswers(limits.maxPendingBytes, (line) => server.log(line));
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> => {
     const header: HeaderLookup = (name) => {
       const value = req.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
@@ -118,6 +118,8 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       return refuse(res, { status: 503, code: 'busy', message: `The server held its limit of request bodies (${bodies.held} bytes) for ${limits.bodyTimeoutMs} ms; retry shortly.`, headers: { 'retry-after': '1' } }, true);
     }
     res.once('close', () => reserved.release());
+    // A client that waits for 100 Continue is asked for its body only now, past every check.
+    if (expectsContinue) res.writeContinue();
     const body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
     if (typeof body !== 'string') return refuse(res, body, true);
     reserved.shrink(Buffer.byteLength(body));
@@ -138,16 +140,19 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   // Node's requestTimeout is off (0): it counts from the headers, so a body that waited for the
   // budget was cut off with Node's bare 408 before its own --body-timeout to arrive. The host
   // arms both deadlines itself: the wait (503 busy) and the read (408 body-timeout).
+  const serve = (expectsContinue: boolean) => (req: IncomingMessage, res: ServerResponse): void => {
+    handle(req, res, expectsContinue).catch((error: unknown) => {
+      server.log(`HTTP request failed: ${(error as Error).message}`);
+      if (!res.headersSent) refuse(res, { status: 503, code: 'internal', message: 'The request could not be served; the server log has the details.' });
+      else res.destroy();
+    });
+  };
   const http: Server = createServer(
     { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },
-    (req, res) => {
-      handle(req, res).catch((error: unknown) => {
-        server.log(`HTTP request failed: ${(error as Error).message}`);
-        if (!res.headersSent) refuse(res, { status: 503, code: 'internal', message: 'The request could not be served; the server log has the details.' });
-        else res.destroy();
-      });
-    },
+    serve(false),
   );
+  // Without this listener Node answers 100 Continue itself, before the token is checked.
+  http.on('checkContinue', serve(true));
   capConnections(http, limits.maxConnections, (message) => server.log(message), (dropped) => `HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
@@ -226,8 +231,20 @@ function notFound(path: string): HttpRefusal {
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  // Answered before its body arrived (refused, or a GET with a body): the connection closes after
+  // the answer. Kept open, Node reads and throws away the rest of the body for as long as it
+  // comes, outside --body-timeout and --max-message (a client without the token held a
+  // connection that way indefinitely).
+  const unread = bodyUnread(res.req);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers, ...(unread ? { connection: 'close' } : {}) });
   res.end(text);
+  if (unread) res.once('finish', () => res.socket?.destroy());
+}
+
+/** True while a request that has a body (declared, or chunked) has not been received whole. */
+function bodyUnread(req: IncomingMessage | undefined): boolean {
+  if (!req || req.complete) return false;
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }
 
 /** Answers a refusal; `close` drops the connection after it (the rest of a body is not read). */

@@ -8,7 +8,10 @@ import { createHttpTransport } from './http.ts';
 const OBJECTS = 600_000;
 const bigAnswer = (id: unknown): string => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":[${'{},'.repeat(OBJECTS - 1)}{}]}`;
 
-/** A server whose answers are large: as JSON, or as an SSE stream of a small notification, then the answer. */
+/**
+ * A server whose messages are large: a JSON answer, or an SSE stream of a small notification, a
+ * large one, another small one, then the answer (the last event: nothing after it is read).
+ */
 async function startServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -17,7 +20,8 @@ async function startServer(): Promise<{ url: string; close(): Promise<void> }> {
       const { id } = JSON.parse(body) as { id: unknown };
       if ((req.headers.accept ?? '').includes('text/event-stream')) {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
-        res.end(`data: {"jsonrpc":"2.0","method":"before"}\n\ndata: ${bigAnswer(id)}\n\ndata: {"jsonrpc":"2.0","method":"after"}\n\n`);
+        const big = `{"jsonrpc":"2.0","method":"big","params":[${'{},'.repeat(OBJECTS - 1)}{}]}`;
+        res.end(`data: {"jsonrpc":"2.0","method":"before"}\n\ndata: ${big}\n\ndata: {"jsonrpc":"2.0","method":"after"}\n\ndata: {"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":[]}\n\n`);
       } else {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(bigAnswer(id));
@@ -48,7 +52,8 @@ const wholeBodyFetch =
     return new Response(stream, { status: response.status, headers: response.headers });
   };
 
-const describeMessage = (message: JsonRpcMessage): string => (typeof message.method === 'string' ? message.method : `answer of ${(message.result as unknown[]).length}`);
+const describeMessage = (message: JsonRpcMessage): string =>
+  message.method === 'big' ? `big of ${(message.params as unknown[]).length}` : typeof message.method === 'string' ? message.method : `answer of ${(message.result as unknown[]).length}`;
 
 const Cpu = suite('transport/http :: CPU per answer');
 
@@ -81,14 +86,14 @@ Cpu('should let the event loop turn while it parses a large SSE event, deliverin
     const done = new Promise<void>((resolve) =>
       transport.onMessage((message) => {
         order.push(describeMessage(message));
-        // Scheduled as the small event before the answer is delivered: it runs during the answer's parse.
+        // Scheduled as the small event before the large one is delivered: it runs during the large one's parse.
         if (message.method === 'before') setImmediate(() => order.push('a turn'));
-        if (message.method === 'after') resolve();
+        if (message.id === 1) resolve();
       }),
     );
     transport.send({ jsonrpc: '2.0', id: 1, method: 'big' });
     await done;
-    assert.equal(order, ['before', 'a turn', `answer of ${OBJECTS}`, 'after']);
+    assert.equal(order, ['before', 'a turn', `big of ${OBJECTS}`, 'after', 'answer of 0']);
   } finally {
     await transport.close();
     await server.close();

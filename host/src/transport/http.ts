@@ -15,6 +15,8 @@ import { readBoundedText } from '../framing/bounded-text.ts';
 import { createSseDecoder } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseJsonMessage } from '../protocol/json-sliced.ts';
+import { DEFAULT_LIMITS } from '../protocol/limits.ts';
+import { createInboundLimits } from './process/inbound-limits.ts';
 import { createTransportEvents } from './events.ts';
 import type { JsonRpcMessage, Transport } from './types.ts';
 
@@ -30,6 +32,12 @@ export interface HttpTransportOptions {
   stream?: boolean;
   /** Largest message either way, in bytes. Default 64 MiB (the reference host's). */
   maxMessageBytes?: number;
+  /**
+   * Bytes of what the server sends between two requests of the host besides their answers (logs,
+   * progress, its own requests, answers that settle nothing, events after the answer); past it the
+   * session ends with ERR_LIMIT, as a process extension's does. Default 64 MiB (`--max-notifications`).
+   */
+  maxNotificationBytes?: number;
   /** The fetch to use. Default the global one. */
   fetch?: typeof fetch;
 }
@@ -49,6 +57,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const doFetch = options.fetch ?? fetch;
   const events = createTransportEvents();
+  // A server streams for as long as it likes: what it sends besides its answers is counted.
+  const inbound = createInboundLimits(name, options.maxNotificationBytes ?? DEFAULT_LIMITS.maxNotificationBytes);
   const inflight = new Map<string | number, AbortController>();
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -82,7 +92,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}${detail ? `: ${detail}` : ''}.`, { data: { url: name, status: response.status } }));
       }
       const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-      if (type === 'text/event-stream') await readEvents(response, controller.signal);
+      if (type === 'text/event-stream') await readEvents(response, id, controller.signal);
       else await readJson(response, controller.signal);
     } catch (error) {
       if (controller.signal.aborted) return;
@@ -98,10 +108,14 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
    * caller awaits), so its events keep their order. Rejects with the abort reason once `signal`
    * aborted (cancelled, closed).
    */
-  const deliver = async (text: string, signal: AbortSignal): Promise<void> => {
-    if (events.closed) return;
+  const deliver = async (text: string, signal: AbortSignal): Promise<JsonRpcMessage | undefined> => {
+    if (events.closed) return undefined;
     const message = (await parseJsonMessage(text, { signal })) as JsonRpcMessage;
-    if (!signal.aborted) events.emitMessage(message);
+    if (signal.aborted || events.closed) return undefined;
+    const over = inbound.received(message, text);
+    if (over) return void fail(over);
+    events.emitMessage(message);
+    return message;
   };
 
   const readJson = async (response: Response, signal: AbortSignal): Promise<void> => {
@@ -111,7 +125,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     if (text.trim() !== '') await deliver(text, signal);
   };
 
-  const readEvents = async (response: Response, signal: AbortSignal): Promise<void> => {
+  /** Delivers the stream's events up to the answer to `id`, its last event: nothing after it is read. */
+  const readEvents = async (response: Response, id: string | number, signal: AbortSignal): Promise<void> => {
     // Events of one chunk are delivered one after another before the next chunk is read.
     const complete: string[] = [];
     const decoder = createSseDecoder((data) => complete.push(data), maxBytes);
@@ -123,7 +138,10 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       for (;;) {
         const { done, value } = await reader.read();
         decoder.push(done ? `${text.decode()}\n\n` : text.decode(value, { stream: true }));
-        for (const data of complete.splice(0)) await deliver(data, signal);
+        for (const data of complete.splice(0)) {
+          const message = await deliver(data, signal);
+          if (message !== undefined && message.method === undefined && message.id === id) return void reader.cancel().catch(() => undefined);
+        }
         if (done) return;
       }
     } finally {
@@ -136,6 +154,7 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     stateless: true,
     send(message) {
       if (events.closed) throw new MepError(LocalErrorCode.TransportClosed, `Cannot send to ${name}: the HTTP transport is closed.`);
+      inbound.sent(message);
       const method = message.method;
       if (typeof method === 'string' && !('id' in message)) {
         if (method === '$/cancelRequest') {

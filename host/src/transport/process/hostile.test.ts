@@ -111,6 +111,39 @@ Outstanding('should take 64 outstanding requests, answered late', async () => {
   }
 });
 
+Outstanding('should count the requests an extension sends the host against maxNotificationBytes, one outstanding at a time :: ERR_LIMIT :: requests', async () => {
+  // 64 requests of 16 KiB, each sent once the last was answered, against a budget of 256 KiB:
+  // before, every one was decoded and answered, without end (the outstanding bound never saw them).
+  const { transport, peer, closed } = await open('request-flood.mjs', { maxNotificationBytes: 256 * 1024 });
+  let asked = 0;
+  peer.onRequest('fixture.flood', () => (asked++, null));
+  try {
+    const error = await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { serial: true, requests: 64, bytes: 16 * 1024 } }).then(() => undefined, (e: unknown) => e);
+    assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+    assert.is(limitOf(error as MepError), 'maxNotificationBytes');
+    assert.match((error as Error).message, /requests/);
+    assert.ok(asked <= 16, `${asked} requests answered past the budget`);
+    assert.is(codeOf(await closed), LocalErrorCode.Limit);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Outstanding('should answer requests within the budget, and start a new budget with each request of the host', async () => {
+  const { transport, peer } = await open('request-flood.mjs', { maxNotificationBytes: 256 * 1024 });
+  peer.onRequest('fixture.flood', () => null);
+  try {
+    for (let call = 0; call < 3; call++) {
+      const result = (await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { serial: true, requests: 8, bytes: 16 * 1024 } })) as { success: boolean };
+      assert.ok(result.success);
+    }
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
 Outstanding('should end an extension that sends a request with an id it already has outstanding (which hid it from the count) :: ERR_PROTOCOL', async () => {
   const { transport, peer, closed } = await open('request-flood.mjs', {}, 10_000);
   let handled = 0;

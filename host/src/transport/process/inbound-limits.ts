@@ -6,8 +6,8 @@
  * (morphir.backend.artifact with its id) are its result's data and are not counted, as in the
  * wasm transport: they are bounded per message and held back by the peer's pause.
  *
- * Answers that settle no request of the host (ids never sent, second answers, id null) count as
- * notifications. Only the envelope is looked at (`method`, `id`, and an artifact's `requestId`), never params.
+ * Answers that settle no request of the host (ids never sent, second answers, id null), and the
+ * extension's own requests to the host, count as notifications. Only the envelope is looked at (`method`, `id`, and an artifact's `requestId`), never params.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
@@ -58,7 +58,9 @@ export function createInboundLimits(name: string, maxNotificationBytes: number, 
           });
         }
         extensionRequests.add(id);
-        if (extensionRequests.size <= maxOutstandingRequests) return undefined;
+        // Its bytes count as a notification's: one request at a time, each answered at once,
+        // stayed under the outstanding bound while the host decoded them without end.
+        if (extensionRequests.size <= maxOutstandingRequests) return count(body, 'requests to the host');
         return new MepError(LocalErrorCode.Limit, `Extension ${name} sent the host more than ${maxOutstandingRequests} requests without waiting for their answers; it was stopped. An extension must wait for answers before it sends more requests (at most ${maxOutstandingRequests} at once).`, {
           data: { extension: name, limit: 'maxOutstandingRequests', limitCount: maxOutstandingRequests },
         });

@@ -95,6 +95,46 @@ for (const isolation of ['inline', 'worker'] as const) {
     }
   });
 
+  /** The request-flood guest: `count` requests of `size` bytes of text to the host in one call, each answered at once. */
+  const requests = async (count: number, size: number) => {
+    const module = loadPortableWatFixture('request-flood', (wat) =>
+      wat.replace(/\(global \$size i32 \(i32\.const \d+\)\)/, `(global $size i32 (i32.const ${size}))`).replace(/\(global \$count i32 \(i32\.const \d+\)\)/, `(global $count i32 (i32.const ${count}))`),
+    );
+    const opened = await open(module, isolation, { maxNotificationBytes: 256 * 1024 });
+    let asked = 0;
+    opened.transport.onMessage((message) => {
+      if (message.method !== 'flood.pad') return;
+      asked++;
+      opened.transport.send({ jsonrpc: '2.0', id: message.id as number, error: { code: -32601, message: 'no such method' } });
+    });
+    return { ...opened, asked: () => asked };
+  };
+
+  Budget('should count the requests a guest sends the host against maxNotificationBytes, naming the limit :: ERR_LIMIT :: requests', async () => {
+    // 64 requests of 16 KiB against a budget of 256 KiB: before, all 64 were decoded and answered
+    // (and 2,000 of 1 MiB, 2 GB, were decoded in one call until its deadline).
+    const { transport, client, asked } = await requests(64, 16 * 1024);
+    try {
+      const error = await rejection(client.request(1, 'flood'));
+      assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+      assert.is((error as { data: { limit: string } }).data.limit, 'maxNotificationBytes');
+      assert.match((error as Error).message, /requests/);
+      assert.ok(asked() <= 16, `${asked()} requests delivered past the budget`);
+    } finally {
+      await transport.close();
+    }
+  });
+
+  Budget('should answer the requests a guest sends within its budget', async () => {
+    const { transport, client, asked } = await requests(8, 16 * 1024);
+    try {
+      assert.is((await client.request(1, 'flood')).result, null);
+      assert.is(asked(), 8);
+    } finally {
+      await transport.close();
+    }
+  });
+
   const twice = [
     ['mep_output_copy', () => loadPortableWatFixture('two-outputs')],
     ['output_set', () => loadEditedWatFixture('two-output-set', (wat) => wat)],

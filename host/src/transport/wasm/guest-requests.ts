@@ -4,7 +4,7 @@
  * synchronous return of the host function when a listener answered at once, or through
  * `runner.reply` to a worker guest that is still waiting.
  *
- * A call's notifications count against its budget (`maxNotificationBytes`), all but the
+ * A call's notifications and requests count against its budget (`maxNotificationBytes`), all but the
  * artifacts it streams for the running request (morphir.backend.artifact with that request's
  * id), which are its result's data, bounded as a result is (per message, and by the artifact
  * count): logs and progress are what a flood is made of. Past the budget the transport fails
@@ -67,22 +67,27 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
   let notified = 0;
   /** True while the receiver is behind and the runner could not hold the guest back (inline). */
   let unheld = false;
+  /**
+   * Charges `size` bytes of what the guest sent against the call's budget: past it the transport
+   * fails and this throws (which stops an inline guest inside its host call).
+   */
+  function charge(size: number, kind: 'artifacts' | 'notifications' | 'requests'): void {
+    notified += size;
+    if (notified <= budget.maxNotificationBytes) return;
+    const what =
+      kind === 'artifacts'
+        ? `streamed artifacts faster than the host could write them, more than its budget of ${budget.maxNotificationBytes} bytes held in one call; inline isolation cannot hold a guest back, so the call was stopped. Run it with worker isolation (the default of mep), or ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes).replace(/^R/, 'r')}`
+        : `sent more than its budget of ${budget.maxNotificationBytes} bytes of notifications in one call (the last were ${kind === 'requests' ? 'requests to the host' : 'notifications'}); the call was stopped. ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes)}`;
+    const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${budget.name}" ${what}`, {
+      data: { extension: budget.name, limit: 'maxNotificationBytes', limitBytes: budget.maxNotificationBytes, sent: notified, ...(kind === 'artifacts' ? { isolation: 'inline' } : {}) },
+    });
+    fail(error);
+    throw error;
+  }
   /** Charges a notification against the call's budget (throws past it, after failing the transport), then emits it. */
   function deliverNotification(message: JsonRpcMessage, size: number): void {
     const artifact = isOwnArtifact(message, budget.runningId());
-    if (unheld || !artifact) {
-      notified += size;
-      if (notified > budget.maxNotificationBytes) {
-        const what = artifact
-          ? `streamed artifacts faster than the host could write them, more than its budget of ${budget.maxNotificationBytes} bytes held in one call; inline isolation cannot hold a guest back, so the call was stopped. Run it with worker isolation (the default of mep), or ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes).replace(/^R/, 'r')}`
-          : `sent more than its budget of ${budget.maxNotificationBytes} bytes of notifications in one call; the call was stopped. ${raiseAdvice('maxNotificationBytes', budget.maxNotificationBytes)}`;
-        const error = new MepError(LocalErrorCode.Limit, `Wasm extension "${budget.name}" ${what}`, {
-          data: { extension: budget.name, limit: 'maxNotificationBytes', limitBytes: budget.maxNotificationBytes, sent: notified, ...(artifact ? { isolation: 'inline' } : {}) },
-        });
-        fail(error);
-        throw error;
-      }
-    }
+    if (unheld || !artifact) charge(size, artifact ? 'artifacts' : 'notifications');
     emit(message);
   }
   /** Emits a guest request; the response's bytes when a listener answered at once, else null (it waits, or cannot). */
@@ -128,6 +133,9 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
       },
       onRequest(bytes) {
         if (isClosed()) return null;
+        // A request counts as a notification, before it is decoded: one at a time, each answered
+        // at once, a guest made the host decode 2 GB in one call.
+        charge(bytes.length, 'requests');
         let message: JsonRpcMessage;
         try {
           message = messages.decode(bytes, 'request');
@@ -144,6 +152,7 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
       },
       async onRequestSliced(bytes) {
         if (isClosed()) return null;
+        charge(bytes.length, 'requests');
         const message = await decodeLarge(bytes, 'request');
         return message === undefined ? null : deliverRequest(message);
       },

@@ -129,8 +129,16 @@ function routeWorkerMessages(runner: GuestRunner, calls: WorkerCalls, callbacks:
           if (reply !== null) runner.reply(reply);
           calls.delivered();
         };
-        if (callbacks.onRequestSliced && bytes.length >= SLICED_FROM_CHARS) return callbacks.onRequestSliced(bytes).then(answered);
-        answered(callbacks.onRequest(bytes));
+        // Past its budget it throws, as a notification does: the transport has failed already, and the worker is being stopped.
+        if (callbacks.onRequestSliced && bytes.length >= SLICED_FROM_CHARS) return callbacks.onRequestSliced(bytes).then(answered, () => calls.delivered());
+        let reply: Uint8Array | null;
+        try {
+          reply = callbacks.onRequest(bytes);
+        } catch {
+          calls.delivered();
+          return undefined;
+        }
+        answered(reply);
         return undefined;
       }
       case 'log':
