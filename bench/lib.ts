@@ -237,3 +237,45 @@ export function compiledMep(): string {
   }
   return bin;
 }
+
+/** Environment variable that makes a bench a child of {@link inFreshProcesses}: it measures once and prints its figures. */
+export const FRESH_CHILD_ENV = 'MEP_BENCH_FRESH_CHILD';
+
+/** True in a child of {@link inFreshProcesses}. */
+export const isFreshChild = (): boolean => process.env[FRESH_CHILD_ENV] === '1';
+
+/** A child's figures, as its last stdout line (JSON). */
+export function printFreshFigures(figures: Record<string, number>): void {
+  console.log(JSON.stringify(figures));
+}
+
+/** The medians of {@link inFreshProcesses}, each with its spread across the processes. */
+export interface FreshFigures {
+  median: Record<string, number>;
+  /** Every process's figure of each key, in run order. */
+  runs: Record<string, number[]>;
+}
+
+/**
+ * Runs `script` (a bench) `count` times, each in a fresh Node process with {@link FRESH_CHILD_ENV}
+ * set, one after another, and takes the median of each figure its children print. A figure that
+ * depends on how two threads of one process happen to be scheduled (a cross-thread ping) varies
+ * more between processes than within one: one process measures its luck, several the runtime.
+ */
+export function inFreshProcesses(script: string, count: number, figures = (run: Record<string, number>) => run): FreshFigures {
+  const runs: Record<string, number[]> = {};
+  for (let i = 0; i < count; i++) {
+    progress(`fresh process ${i + 1} of ${count}`);
+    const out = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, [FRESH_CHILD_ENV]: '1' }, maxBuffer: 1 << 24 });
+    const last = out.trim().split('\n').at(-1) ?? '';
+    for (const [key, value] of Object.entries(figures(JSON.parse(last) as Record<string, number>))) (runs[key] ??= []).push(value);
+  }
+  const median_: Record<string, number> = {};
+  for (const [key, values] of Object.entries(runs)) median_[key] = median(values);
+  return { median: median_, runs };
+}
+
+/** The spread of `values` in words: "min–max over n processes". */
+export function spread(values: readonly number[], format: (value: number) => string): string {
+  return `${format(Math.min(...values))}–${format(Math.max(...values))} over ${values.length} processes`;
+}
