@@ -241,13 +241,6 @@ export function compiledMep(): string {
 /** Environment variable that makes a bench a child of {@link inFreshProcesses}: it measures once and prints its figures. */
 export const FRESH_CHILD_ENV = 'MEP_BENCH_FRESH_CHILD';
 
-/** True in a child of {@link inFreshProcesses}. */
-export const isFreshChild = (): boolean => process.env[FRESH_CHILD_ENV] === '1';
-
-/** A child's figures, as its last stdout line (JSON). */
-export function printFreshFigures(figures: Record<string, number>): void {
-  console.log(JSON.stringify(figures));
-}
 
 /** The medians of {@link inFreshProcesses}, each with its spread across the processes. */
 export interface FreshFigures {
@@ -273,6 +266,24 @@ export function inFreshProcesses(script: string, count: number, figures = (run: 
   const median_: Record<string, number> = {};
   for (const [key, values] of Object.entries(runs)) median_[key] = median(values);
   return { median: median_, runs };
+}
+
+/**
+ * In a child of {@link inFreshProcesses} (the bench `script` run again): runs `measure`, prints its
+ * figures as the last line and exits. Otherwise: the figures of `count` such children, each
+ * `derive`d (ratios within one process) before the medians are taken.
+ */
+export async function measureInFreshProcesses(
+  script: string,
+  count: number,
+  measure: () => Promise<Record<string, number>>,
+  derive: (run: Record<string, number>) => Record<string, number>,
+): Promise<FreshFigures> {
+  if (process.env[FRESH_CHILD_ENV] === '1') {
+    console.log(JSON.stringify(await measure()));
+    process.exit(0);
+  }
+  return inFreshProcesses(script, count, derive);
 }
 
 /** The spread of `values` in words: "min–max over n processes". */

@@ -16,7 +16,7 @@ import { createNodeWasmWorkerSpawner } from '../host/src/transport/wasm/node/wor
 import { createTestClient } from '../fixtures/wasm/test-client.ts';
 import { loadWatFixture } from '../fixtures/wasm/compile.ts';
 import { fileURLToPath } from 'node:url';
-import { inFreshProcesses, isFreshChild, perCall, printFreshFigures, recordGoal, spread } from './lib.ts';
+import { measureInFreshProcesses, perCall, recordGoal, spread } from './lib.ts';
 
 const spawnWorker = createNodeWasmWorkerSpawner();
 const encoder = new TextEncoder();
@@ -73,13 +73,8 @@ async function measurePings(): Promise<Record<string, number>> {
   }
   return figures;
 }
-if (isFreshChild()) {
-  printFreshFigures(await measurePings());
-  await raw.close();
-  process.exit(0);
-}
 const PING_PROCESSES = Math.max(1, Number(process.env.BENCH_PING_PROCESSES ?? 7) || 7);
-const pings = inFreshProcesses(fileURLToPath(import.meta.url), PING_PROCESSES, (run) => ({
+const pings = await measureInFreshProcesses(fileURLToPath(import.meta.url), PING_PROCESSES, measurePings, (run) => ({
   ...run,
   inlineVsRaw: (run.inline as number) / (run.raw as number),
   workerVsInline: (run.worker as number) / (run.inline as number),
