@@ -270,21 +270,28 @@ export function inFreshProcesses(script: string, count: number, figures = (run: 
 
 /**
  * In a child of {@link inFreshProcesses} (the bench `script` run again): runs `measure`, prints its
- * figures as the last line and exits. Otherwise: the figures of `count` such children, each
- * `derive`d (ratios within one process) before the medians are taken.
+ * figures as the last line and exits. Otherwise: the figures of `count` such children, with each
+ * of `ratios` (name: [numerator, denominator]) taken within each process before the medians.
  */
 export async function measureInFreshProcesses(
   script: string,
   count: number,
   measure: () => Promise<Record<string, number>>,
-  derive: (run: Record<string, number>) => Record<string, number>,
+  ratios: Record<string, [string, string]>,
 ): Promise<FreshFigures> {
   if (process.env[FRESH_CHILD_ENV] === '1') {
     console.log(JSON.stringify(await measure()));
     process.exit(0);
   }
-  return inFreshProcesses(script, count, derive);
+  return inFreshProcesses(script, count, (run) => {
+    const derived = { ...run };
+    for (const [name, [over, under]] of Object.entries(ratios)) derived[name] = (run[over] as number) / (run[under] as number);
+    return derived;
+  });
 }
+
+/** How many fresh processes a ping bench measures in: BENCH_PING_PROCESSES, else `fallback`. */
+export const pingProcesses = (fallback: number): number => Math.max(1, Number(process.env.BENCH_PING_PROCESSES ?? fallback) || fallback);
 
 /** The spread of `values` in words: "min–max over n processes". */
 export function spread(values: readonly number[], format: (value: number) => string): string {

@@ -23,7 +23,7 @@ import { createNodeWasmTransport } from '../host/src/transport/wasm/node/worker.
 import type { JsonRpcMessage, Transport } from '../host/src/transport/types.ts';
 import echoExtension from './guests/echo-artifact.ts';
 import { fileURLToPath } from 'node:url';
-import { Report, ROOT, buildBoth, irOfSize, measureInFreshProcesses, median, ms, perCall, perCallUs, progress, sample, spread, x } from './lib.ts';
+import { Report, ROOT, buildBoth, irOfSize, measureInFreshProcesses, median, pingProcesses, ms, perCall, perCallUs, progress, sample, spread, x } from './lib.ts';
 
 const report = new Report('runtime (issue 4)');
 const encoder = new TextEncoder();
@@ -94,12 +94,8 @@ async function wasmPings(): Promise<Record<string, number>> {
 }
 // In fresh processes (BENCH_PING_PROCESSES, default 5): a worker's ping depends on how the
 // process's two threads are scheduled, which one process does not show.
-const PING_PROCESSES = Math.max(1, Number(process.env.BENCH_PING_PROCESSES ?? 5) || 5);
-const pings = await measureInFreshProcesses(fileURLToPath(import.meta.url), PING_PROCESSES, wasmPings, (run) => ({
-  ...run,
-  inlineVsRaw: (run.inline as number) / (run.raw as number),
-  workerVsRaw: (run.worker as number) / (run.raw as number),
-}));
+const PING_PROCESSES = pingProcesses(5);
+const pings = await measureInFreshProcesses(fileURLToPath(import.meta.url), PING_PROCESSES, wasmPings, { inlineVsRaw: ['inline', 'raw'], workerVsRaw: ['worker', 'raw'] });
 for (const isolation of ['inline', 'worker'] as const) {
   const runs = pings.runs[isolation] as number[];
   const ratios = pings.runs[`${isolation}VsRaw`] as number[];

@@ -16,7 +16,7 @@ import { createNodeWasmWorkerSpawner } from '../host/src/transport/wasm/node/wor
 import { createTestClient } from '../fixtures/wasm/test-client.ts';
 import { loadWatFixture } from '../fixtures/wasm/compile.ts';
 import { fileURLToPath } from 'node:url';
-import { measureInFreshProcesses, perCall, recordGoal, spread } from './lib.ts';
+import { measureInFreshProcesses, pingProcesses, perCall, recordGoal, spread } from './lib.ts';
 
 const spawnWorker = createNodeWasmWorkerSpawner();
 const encoder = new TextEncoder();
@@ -73,12 +73,8 @@ async function measurePings(): Promise<Record<string, number>> {
   }
   return figures;
 }
-const PING_PROCESSES = Math.max(1, Number(process.env.BENCH_PING_PROCESSES ?? 7) || 7);
-const pings = await measureInFreshProcesses(fileURLToPath(import.meta.url), PING_PROCESSES, measurePings, (run) => ({
-  ...run,
-  inlineVsRaw: (run.inline as number) / (run.raw as number),
-  workerVsInline: (run.worker as number) / (run.inline as number),
-}));
+const PING_PROCESSES = pingProcesses(7);
+const pings = await measureInFreshProcesses(fileURLToPath(import.meta.url), PING_PROCESSES, measurePings, { inlineVsRaw: ['inline', 'raw'], workerVsInline: ['worker', 'inline'] });
 const us = (value: number): string => `${value.toFixed(2)} µs`;
 const times = (value: number): string => `${value.toFixed(2)}×`;
 const pingMedian = pings.median as Record<'raw' | 'inline' | 'worker' | 'inlineFirst' | 'workerFirst' | 'inlineVsRaw' | 'workerVsInline', number>;
