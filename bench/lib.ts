@@ -237,3 +237,63 @@ export function compiledMep(): string {
   }
   return bin;
 }
+
+/** Environment variable that makes a bench a child of {@link inFreshProcesses}: it measures once and prints its figures. */
+export const FRESH_CHILD_ENV = 'MEP_BENCH_FRESH_CHILD';
+
+
+/** The medians of {@link inFreshProcesses}, each with its spread across the processes. */
+export interface FreshFigures {
+  median: Record<string, number>;
+  /** Every process's figure of each key, in run order. */
+  runs: Record<string, number[]>;
+}
+
+/**
+ * Runs `script` (a bench) `count` times, each in a fresh Node process with {@link FRESH_CHILD_ENV}
+ * set, one after another, and takes the median of each figure its children print. A figure that
+ * depends on how two threads of one process happen to be scheduled (a cross-thread ping) varies
+ * more between processes than within one: one process measures its luck, several the runtime.
+ */
+export function inFreshProcesses(script: string, count: number, figures = (run: Record<string, number>) => run): FreshFigures {
+  const runs: Record<string, number[]> = {};
+  for (let i = 0; i < count; i++) {
+    progress(`fresh process ${i + 1} of ${count}`);
+    const out = execFileSync(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, [FRESH_CHILD_ENV]: '1' }, maxBuffer: 1 << 24 });
+    const last = out.trim().split('\n').at(-1) ?? '';
+    for (const [key, value] of Object.entries(figures(JSON.parse(last) as Record<string, number>))) (runs[key] ??= []).push(value);
+  }
+  const median_: Record<string, number> = {};
+  for (const [key, values] of Object.entries(runs)) median_[key] = median(values);
+  return { median: median_, runs };
+}
+
+/**
+ * In a child of {@link inFreshProcesses} (the bench `script` run again): runs `measure`, prints its
+ * figures as the last line and exits. Otherwise: the figures of `count` such children, with each
+ * of `ratios` (name: [numerator, denominator]) taken within each process before the medians.
+ */
+export async function measureInFreshProcesses(
+  script: string,
+  count: number,
+  measure: () => Promise<Record<string, number>>,
+  ratios: Record<string, [string, string]>,
+): Promise<FreshFigures> {
+  if (process.env[FRESH_CHILD_ENV] === '1') {
+    console.log(JSON.stringify(await measure()));
+    process.exit(0);
+  }
+  return inFreshProcesses(script, count, (run) => {
+    const derived = { ...run };
+    for (const [name, [over, under]] of Object.entries(ratios)) derived[name] = (run[over] as number) / (run[under] as number);
+    return derived;
+  });
+}
+
+/** How many fresh processes a ping bench measures in: BENCH_PING_PROCESSES, else `fallback`. */
+export const pingProcesses = (fallback: number): number => Math.max(1, Number(process.env.BENCH_PING_PROCESSES ?? fallback) || fallback);
+
+/** The spread of `values` in words: "min–max over n processes". */
+export function spread(values: readonly number[], format: (value: number) => string): string {
+  return `${format(Math.min(...values))}–${format(Math.max(...values))} over ${values.length} processes`;
+}

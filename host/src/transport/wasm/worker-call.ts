@@ -8,7 +8,7 @@ import { LocalErrorCode } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import { setLongTimeout, type CancelTimer } from '../long-timer.ts';
 import { Interrupt, type LogLevel, type RunOutcome } from './engine.ts';
-import { CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
+import { CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
 import type { PooledWorker } from './worker-pool.ts';
 
 /** `Atomics.waitAsync` (ES2024; Node 16+, Chromium, Safari 16.4); the pool only listens where it exists. */
@@ -71,7 +71,7 @@ export interface WorkerCalls {
 export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
   const { name, worker } = context;
   const channel = worker.channel;
-  const spin = createSpinPolicy(HOST_SPIN_MS);
+  const spin = createSpinPolicy({ awakeMs: HOST_SPIN_MS, asleepMs: HOST_SPIN_MS });
   let current: Call | null = null;
 
   const wake = (): void => {
@@ -152,9 +152,9 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
         const call: Call = { resolve, started: performance.now(), timers: [], received: 0, posted: 0 };
         current = call;
         if (worker.listens && input.length <= CHANNEL_DATA_BYTES) {
-          const seq = sendCommand(channel, Command.Call, input, timeoutMs);
+          const { seq, workerAwake } = postCommand(channel, Command.Call, input, timeoutMs);
           // A quick guest answers within the poll: its result is taken without an event-loop turn.
-          spin.spin(() => Atomics.load(channel, RESULT_FOR) === seq);
+          spin.spin(() => Atomics.load(channel, RESULT_FOR) === seq, workerAwake);
           watch(call, seq);
           // Answered already: no deadline to arm.
           if (current !== call) return;

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { Worker } from 'node:worker_threads';
 import { LocalErrorCode } from '../../protocol/errors.ts';
-import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, encodeNote, fitsChannel, readResult, RESULT_FOR, sendCommand, SPIN_BACKOFF_MAX, writeResult } from './worker-channel.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, encodeNote, fitsChannel, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand, SPIN_BACKOFF_MAX, writeResult, type SpinPolicy } from './worker-channel.ts';
 
 const channel = suite('worker channel');
 
@@ -73,21 +74,24 @@ channel('should number commands in order, so a worker never runs one twice', () 
   assert.is(awaitCommand(ch, a).command, Command.Leave);
 });
 
+/** A policy of equal bounds for both kinds of wait. */
+const policy = (ms: number): SpinPolicy => createSpinPolicy({ awakeMs: ms, asleepMs: ms });
+
 channel('should poll until what it waits for is ready, and give up after its bound', () => {
-  const spin = createSpinPolicy(0.05);
-  assert.ok(spin.spin(() => true));
-  assert.ok(spin.spin(() => true), 'a poll that caught its event does not back off');
+  const spin = policy(0.05);
+  assert.ok(spin.spin(() => true, true));
+  assert.ok(spin.spin(() => true, true), 'a poll that caught its event does not back off');
   let polls = 0;
-  assert.not.ok(spin.spin(() => (polls++, false)));
+  assert.not.ok(spin.spin(() => (polls++, false), true));
   assert.ok(polls >= 1);
 });
 
 channel('should back off after polls in vain — 1, 2, 4… waits up to the bound — and halve the backoff on each catch', () => {
-  const spin = createSpinPolicy(0.001);
+  const spin = policy(0.001);
   const polled: number[] = [];
   for (let wait = 0; wait < 400; wait++) {
     let called = false;
-    spin.spin(() => ((called = true), false));
+    spin.spin(() => ((called = true), false), false);
     if (called) polled.push(wait);
   }
   const gaps = polled.slice(1).map((at, i) => at - (polled[i] as number) - 1);
@@ -95,20 +99,109 @@ channel('should back off after polls in vain — 1, 2, 4… waits up to the boun
   assert.ok(gaps.every((gap) => gap <= SPIN_BACKOFF_MAX));
   // Skips what is left of the backoff; a poll that catches then halves it (64 to 32), so the
   // failure after it backs off 64 waits again, not 1.
-  while (!spin.spin(() => true));
-  spin.spin(() => false);
+  while (!spin.spin(() => true, false));
+  spin.spin(() => false, false);
   const skippedBeforePoll = (): number => {
     for (let skipped = 0; ; skipped++) {
       let called = false;
-      spin.spin(() => ((called = true), true));
+      spin.spin(() => ((called = true), true), false);
       if (called) return skipped;
     }
   };
   assert.is(skippedBeforePoll(), SPIN_BACKOFF_MAX);
   // Catches in a row bring it down to nothing: 32 (just now), 16, 8, 4, 2, 1, 0.
-  for (let i = 0; i < 6; i++) assert.ok(spin.spin(() => true));
-  spin.spin(() => false);
+  for (let i = 0; i < 6; i++) assert.ok(spin.spin(() => true, false));
+  spin.spin(() => false, false);
   assert.is(skippedBeforePoll(), 1);
+  assert.equal(spin.stats.awake, { caught: 0, missed: 0, skipped: 0 }, 'waits of the other kind untouched');
+});
+
+channel('should back off waits for a sleeping peer and for an awake one apart, and count each', () => {
+  const spin = policy(0.001);
+  // Polls for a peer that had to be woken fail (on a virtual machine the wake-up outlasts the poll)…
+  for (let i = 0; i < 400; i++) spin.spin(() => false, false);
+  // …which no longer stops polling for a peer that was awake: it answers within the poll.
+  let polled = 0;
+  assert.ok(spin.spin(() => (polled++, true), true));
+  assert.not.ok(spin.spin(() => (polled++, true), false), 'a sleeping peer is still backed off from');
+  assert.is(polled, 1);
+  // And the other way round (a crowded machine, where an awake peer is off its CPU as often as not).
+  const crowded = policy(0.001);
+  for (let i = 0; i < 400; i++) crowded.spin(() => false, true);
+  assert.ok(crowded.spin(() => true, false));
+  const { awake, asleep } = spin.stats;
+  assert.equal(awake, { caught: 1, missed: 0, skipped: 0 });
+  assert.equal(asleep.caught + asleep.missed + asleep.skipped, 401);
+  assert.ok(asleep.skipped > 20 * asleep.missed, 'failed polls back off');
+});
+
+/**
+ * Two threads' policies over exchanges of a quick call (the host sends, the worker answers), on a
+ * machine where a cross-thread wake-up outlasts a short poll: the host catches the answer when the
+ * worker was awake for the command, the worker catches the next command at once when the host
+ * caught the answer, and — polling for the longer bound of a sleeping peer — when the host had to
+ * be woken. After `slow` exchanges where nothing is caught (V8 compiling, a busy second), the share
+ * of later exchanges the host caught.
+ */
+function fastShareAfterSlowPhase(rule: 'one short poll' | 'kinds apart', slow = 500, after = 3000): number {
+  const kindsApart = rule === 'kinds apart';
+  const host = policy(0.001);
+  const worker = policy(0.001);
+  let workerAwake = false;
+  let fast = 0;
+  for (let i = 0; i < slow + after; i++) {
+    const quiet = i >= slow;
+    const hostCaught = host.spin(() => quiet && workerAwake, kindsApart && workerAwake);
+    // Before, a worker polled as briefly (and backed off alike) whatever the host did.
+    workerAwake = worker.spin(() => quiet && (hostCaught || kindsApart), kindsApart && hostCaught);
+    if (quiet && hostCaught) fast++;
+  }
+  return fast / after;
+}
+
+channel('should leave a slow phase: back-to-back calls are caught again, where the old rule stayed asleep for good', () => {
+  assert.ok(fastShareAfterSlowPhase('one short poll') < 0.01, 'the old rule never recovers (the mechanism of the bimodal ping)');
+  assert.ok(fastShareAfterSlowPhase('kinds apart') > 0.9);
+});
+
+channel('should say whether a signal woke the other side', async () => {
+  const ch = createChannel();
+  // Nobody waits on the command: the worker was awake (polling or running).
+  assert.ok(postCommand(ch, Command.Call, new Uint8Array([1])).workerAwake);
+  // Nobody waits on the result: the host was polling for it, or about to look.
+  assert.ok(writeResult(ch, 1, { ok: true, output: null, interrupt: 0, elapsedMs: 0 }, 0));
+  // The host waits for the result in its event loop: publishing it wakes the host.
+  const waiting = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync(ch, RESULT_SEQ, Atomics.load(ch, RESULT_SEQ));
+  assert.ok(waiting.async);
+  assert.not.ok(writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 0 }, 0), 'the host was asleep');
+  assert.is(await waiting.value, 'ok');
+  // A worker blocked on the channel is woken by a command.
+  const blocked = new Worker(`const { workerData: ch, parentPort } = require('node:worker_threads'); parentPort.postMessage('waiting'); Atomics.wait(ch, ${CMD_SEQ}, Atomics.load(ch, ${CMD_SEQ}));`, { eval: true, workerData: ch });
+  await new Promise((resolve) => blocked.once('message', resolve));
+  let sent = postCommand(ch, Command.Leave);
+  // It may not be blocked yet right after saying so: retry until the signal finds it waiting.
+  while (sent.workerAwake) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    sent = postCommand(ch, Command.Leave);
+  }
+  assert.not.ok(sent.workerAwake);
+  await blocked.terminate();
+});
+
+channel('should poll for the next command as the host was: awake or woken', () => {
+  const ch = createChannel();
+  const spin = policy(0.001);
+  const seq = sendCommand(ch, Command.Renew);
+  assert.is(awaitCommand(ch, seq - 1, spin, false).seq, seq);
+  assert.equal(spin.stats, { awake: { caught: 0, missed: 0, skipped: 0 }, asleep: { caught: 0, missed: 0, skipped: 0 } }, 'a command already there costs no wait');
+  // Not there yet: another thread sends it while this one waits.
+  const sendFromThread = (): void => void new Worker(`const { workerData: ch } = require('node:worker_threads'); Atomics.add(ch, ${CMD_SEQ}, 1); Atomics.notify(ch, ${CMD_SEQ});`, { eval: true, workerData: ch });
+  sendFromThread();
+  assert.is(awaitCommand(ch, seq, spin, true).seq, seq + 1);
+  assert.is(spin.stats.awake.caught + spin.stats.awake.missed, 1);
+  sendFromThread();
+  assert.is(awaitCommand(ch, seq + 1, spin, false).seq, seq + 2);
+  assert.is(spin.stats.asleep.caught + spin.stats.asleep.missed, 1);
 });
 
 channel.run();

@@ -79,16 +79,22 @@ export function createChannel(): Channel {
 const data = (channel: Channel): Uint8Array => new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES);
 const elapsed = (channel: Channel): Float64Array => new Float64Array(channel.buffer, ELAPSED_BYTE, 1);
 
-/** Host: sends a command (with `input` in the data area for a call); the worker wakes at once. Returns its sequence. */
-export function sendCommand(channel: Channel, command: number, input?: Uint8Array, timeoutMs = 0): number {
+/**
+ * Host: sends a command (with `input` in the data area for a call); the worker wakes at once.
+ * Returns its sequence, and whether the worker was awake (polling or running: the signal woke
+ * nobody), so a quick answer is worth polling for.
+ */
+export function postCommand(channel: Channel, command: number, input?: Uint8Array, timeoutMs = 0): { seq: number; workerAwake: boolean } {
   if (input !== undefined) data(channel).set(input);
   channel[CMD] = command;
   channel[CMD_LENGTH] = input?.length ?? 0;
   channel[CMD_TIMEOUT] = Math.min(timeoutMs, 0x7fffffff);
   const seq = Atomics.add(channel, CMD_SEQ, 1) + 1;
-  Atomics.notify(channel, CMD_SEQ);
-  return seq;
+  return { seq, workerAwake: Atomics.notify(channel, CMD_SEQ) === 0 };
 }
+
+/** {@link postCommand}'s sequence alone. */
+export const sendCommand = (channel: Channel, command: number, input?: Uint8Array, timeoutMs = 0): number => postCommand(channel, command, input, timeoutMs).seq;
 
 /** A gap this long between two polls means the thread lost its CPU: polling only delays the other side then (ms). */
 const PREEMPTED_MS = 0.01;
@@ -101,49 +107,76 @@ export const SPIN_BACKOFF_MAX = 64;
  * within it. A poll that catches what it waits for keeps polling on; one that polls in vain (the
  * other side was slow, or the thread lost its CPU — on a crowded machine polling takes the CPU the
  * other thread needs) makes the next 1, 2, 4… up to {@link SPIN_BACKOFF_MAX} waits sleep at once,
- * so a slow peer or a busy machine costs at most one poll in that many waits; each catch halves
- * the backoff again.
+ * so a slow peer or a busy machine costs at most one poll in that many waits; each catch halves the
+ * backoff again.
+ *
+ * Waits come in two kinds, each with its own bound and its own backoff: those whose peer was awake
+ * when it was signalled (the signal woke nobody: the peer polls or runs, and answers within µs
+ * unless it is slow), and those whose peer was asleep (it must be woken and scheduled first). With
+ * one backoff for both, a slow phase (V8 still compiling, a busy minute) made the waits for a
+ * sleeping peer fail, which stopped the polls that keep the peer awake, so every later peer slept
+ * too: the two threads never left that state, and every call paid two wake-ups (the worker ping
+ * took 15 µs in some processes and 100 µs in others, for the life of the process).
  */
 export interface SpinPolicy {
-  /** Polls `ready` for up to the policy's bound, unless backing off; true when it became true. */
-  spin(ready: () => boolean): boolean;
+  /** Polls `ready` for up to the bound of its kind of wait, unless backing off; true when it became true. */
+  spin(ready: () => boolean, peerAwake: boolean): boolean;
+  /** Per kind of wait so far: polls that caught, polls in vain, and waits that skipped polling. */
+  readonly stats: Readonly<Record<'awake' | 'asleep', SpinStats>>;
 }
 
-/** A {@link SpinPolicy} polling for up to `spinMs`. */
-export function createSpinPolicy(spinMs: number): SpinPolicy {
+/** Counts of a {@link SpinPolicy}'s waits of one kind. */
+export interface SpinStats {
+  caught: number;
+  missed: number;
+  skipped: number;
+}
+
+/** Polls for up to `spinMs` unless backing off; the backoff of one kind of wait. */
+function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean) => boolean {
   let skip = 0;
   let backoff = 0;
-  return {
-    spin(ready) {
-      if (skip > 0) {
-        skip--;
-        return false;
-      }
-      let last = performance.now();
-      const until = last + spinMs;
-      for (;;) {
-        if (ready()) {
-          // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
-          backoff >>= 1;
-          return true;
-        }
-        const now = performance.now();
-        if (now >= until || now - last > PREEMPTED_MS) break;
-        last = now;
-      }
-      backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
-      skip = backoff;
+  return (ready) => {
+    if (skip > 0) {
+      skip--;
+      stats.skipped++;
       return false;
-    },
+    }
+    let last = performance.now();
+    const until = last + spinMs;
+    for (;;) {
+      if (ready()) {
+        // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
+        backoff >>= 1;
+        stats.caught++;
+        return true;
+      }
+      const now = performance.now();
+      if (now >= until || now - last > PREEMPTED_MS) break;
+      last = now;
+    }
+    backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
+    skip = backoff;
+    stats.missed++;
+    return false;
   };
 }
 
+/** A {@link SpinPolicy} polling for up to `awakeMs` for a peer that was awake, `asleepMs` for one that was woken. */
+export function createSpinPolicy(bounds: { awakeMs: number; asleepMs: number }): SpinPolicy {
+  const stats = { awake: { caught: 0, missed: 0, skipped: 0 }, asleep: { caught: 0, missed: 0, skipped: 0 } };
+  const awake = createBackoff(bounds.awakeMs, stats.awake);
+  const asleep = createBackoff(bounds.asleepMs, stats.asleep);
+  return { stats, spin: (ready, peerAwake) => (peerAwake ? awake : asleep)(ready) };
+}
+
 /**
- * Worker: waits for the command after `handled`: polls for it as `spin` allows, then blocks in
- * `Atomics.wait`, so an idle worker burns no CPU once its poll ended.
+ * Worker: waits for the command after `handled`: polls for it as `spin` allows — `hostAwake` says
+ * whether publishing the last result woke the host — then blocks in `Atomics.wait`, so an idle
+ * worker burns no CPU once its poll ended.
  */
-export function awaitCommand(channel: Channel, handled: number, spin?: SpinPolicy): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
-  if (Atomics.load(channel, CMD_SEQ) === handled) spin?.spin(() => Atomics.load(channel, CMD_SEQ) !== handled);
+export function awaitCommand(channel: Channel, handled: number, spin?: SpinPolicy, hostAwake = false): { seq: number; command: number; input: Uint8Array; timeoutMs: number } {
+  if (Atomics.load(channel, CMD_SEQ) === handled) spin?.spin(() => Atomics.load(channel, CMD_SEQ) !== handled, hostAwake);
   let seq = Atomics.load(channel, CMD_SEQ);
   while (seq === handled) {
     Atomics.wait(channel, CMD_SEQ, handled);
@@ -221,9 +254,10 @@ export const encodeNote = (text: string): Uint8Array => encoder.encode(text);
 
 /**
  * Worker: publishes the result of command `seq` — the outcome itself (with the engine's `note`,
- * if any) when {@link fitsChannel}, else "posted".
+ * if any) when {@link fitsChannel}, else "posted". True when the host was awake (polling for it,
+ * or about to look: the signal woke nobody); false when it was woken.
  */
-export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number, note: Uint8Array = EMPTY): void {
+export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number, note: Uint8Array = EMPTY): boolean {
   channel[RESULT_NOTE] = 0;
   if (outcome === 'posted' || !outcome.ok) channel[RESULT_KIND] = ResultKind.Posted;
   else {
@@ -243,7 +277,7 @@ export function writeResult(channel: Channel, seq: number, outcome: RunOutcome |
   // Atomic, so a host that sees `seq` here also sees the result written above.
   Atomics.store(channel, RESULT_FOR, seq);
   Atomics.add(channel, RESULT_SEQ, 1);
-  Atomics.notify(channel, RESULT_SEQ);
+  return Atomics.notify(channel, RESULT_SEQ) === 0;
 }
 
 /**

@@ -25,6 +25,14 @@ export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
 const WORKER_SPIN_MS = 0.05;
 
 /**
+ * How long a worker polls for the next command after an answer that woke the host (ms): the host
+ * sends it once its event loop woke up (tens to hundreds of µs), and a worker still polling then
+ * answers at once — the host, seeing it awake, polls for that answer, and back-to-back calls are
+ * fast again. Where the host takes longer, these polls fail and back off.
+ */
+const WORKER_PROBE_MS = 0.3;
+
+/**
  * A call whose input is at least this big is followed, once its result is on its way to the host,
  * by the guest's `mep_release` (engine.ts): the guest frees the message it read (a big IR takes
  * tens to hundreds of milliseconds) while the host reads the answer, instead of before answering.
@@ -94,7 +102,7 @@ export function serveWasmWorker(
   let posted = 0;
   /** Guest requests posted by this thread, across engines, so a stale reply never answers a later one. */
   let requests = 0;
-  const spin = createSpinPolicy(WORKER_SPIN_MS);
+  const spin = createSpinPolicy({ awakeMs: WORKER_SPIN_MS, asleepMs: WORKER_PROBE_MS });
   /** True while a call from the channel runs: the engine's memory line can travel with its result. */
   let channelCall = false;
   /** That line, held until the result (or the next message, to keep the order). */
@@ -185,11 +193,15 @@ export function serveWasmWorker(
   /** Serves channel commands until one needs the event loop (a posted call, leave, a failed renewal). */
   const listen = async (): Promise<void> => {
     const ch = channel as Channel;
+    /** Whether the host was awake when the last result was published; null after a command that answered no call (nothing to poll for). */
+    let hostAwake: boolean | null = null;
     for (;;) {
-      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, spin);
+      const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, hostAwake === null ? undefined : spin, hostAwake ?? false);
       handled = seq;
       if (command === Command.Leave || command === Command.Renew) {
         if (!(await replace(command === Command.Renew))) return;
+        // The host takes the answer from its event loop: it sends nothing soon.
+        hostAwake = null;
         continue;
       }
       if (command === Command.CallPosted) return;
@@ -199,10 +211,10 @@ export function serveWasmWorker(
       const note = memoryLine === undefined ? undefined : encodeNote(memoryLine);
       if (fitsChannel(outcome, note)) {
         memoryLine = undefined;
-        writeResult(ch, seq, outcome, posted, note);
+        hostAwake = writeResult(ch, seq, outcome, posted, note);
       } else {
         postResult(outcome);
-        writeResult(ch, seq, 'posted', posted);
+        hostAwake = writeResult(ch, seq, 'posted', posted);
       }
       await release();
     }
