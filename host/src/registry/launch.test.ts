@@ -50,7 +50,7 @@ Launch('should keep a launched module\'s shape verdict in $MEP_HOME when the com
     for (let i = 0; i < 200 && !existsSync(kept); i++) await new Promise((r) => setTimeout(r, 10));
     assert.ok(existsSync(kept), 'the verdict of the module that passed');
     // Over a bound: a verdict planted in the project's .mep (where cloned code can write) is not read.
-    const tables = tablesModule(WASM_MODULE_BOUNDS.tables + 1, 1);
+    const tables = tablesModule(WASM_MODULE_BOUNDS.tables + 1, 6);
     await writeFile(join(dir, 'tables.wasm'), tables);
     await createShapeVerdicts(join(dir, '.mep', 'cache', 'wasm-shape')).add(sha(tables), SHAPE_RULES);
     const refused = await compiledWasmModule(specFromPath(join(dir, 'tables.wasm'), { cwd: dir })).catch((e) => e);

@@ -34,7 +34,7 @@ const verdict = suite('shape verdicts kept across processes');
 
 verdict('should skip the walk only for the exact bytes a kept verdict names, under the same rules', async () => {
   // More tables than the bound: the walk refuses it; V8 itself would compile it.
-  const bytes = tablesModule(WASM_MODULE_BOUNDS.tables + 1, 1);
+  const bytes = tablesModule(WASM_MODULE_BOUNDS.tables + 1, 5);
   const trusted = memoryVerdicts({ [sha256(bytes)]: SHAPE_RULES });
   assert.instance(await compileExtensionModule(bytes, { name: 'kept', shapeVerdicts: trusted }), WebAssembly.Module);
   assert.equal(trusted.asked, [sha256(bytes)]);
@@ -44,7 +44,7 @@ verdict('should skip the walk only for the exact bytes a kept verdict names, und
   assert.ok(isMepError(refused) && refused.code === LocalErrorCode.Limit && (refused.data as { limit?: string }).limit === 'tables', String(refused));
   // A verdict made under other rules (bounds or walk since changed) does not count.
   const stale = memoryVerdicts({ [sha256(bytes)]: `${SHAPE_RULES}-old` });
-  const again = await rejection(compileExtensionModule(tablesModule(WASM_MODULE_BOUNDS.tables + 1, 1), { name: 'stale', shapeVerdicts: stale, limits: { maxMemoryBytes: 256 * 1024 * 1024 - 65_536 * 7 } }));
+  const again = await rejection(compileExtensionModule(tablesModule(WASM_MODULE_BOUNDS.tables + 1, 5), { name: 'stale', shapeVerdicts: stale, limits: { maxMemoryBytes: 256 * 1024 * 1024 - 65_536 * 7 } }));
   assert.ok(isMepError(again) && (again.data as { limit?: string }).limit === 'tables', String(again));
   assert.equal(stale.added, []);
 });
