@@ -11,17 +11,22 @@ import { engineWith, inV8 } from './v8-compare.ts';
 
 const SOURCE = String.raw`globalThis.f = () => {
   const show = (v) => (Object.is(v, -0) ? '-0' : typeof v === 'number' ? String(v) : typeof v + ':' + String(v));
-  function rotr(word, shift) { return (word << (32 - shift)) | (word >>> shift); }
-  function Chi(a, b, c) { return (a & b) ^ (~a & c); }
-  function Maj(a, b, c) { return (a & b) ^ (a & c) ^ (b & c); }
-  function shr(a, b) { return a >>> b; }
-  function sar(a, b) { return a >> b; }
-  function add(a, b) { return a + b; }
-  function sub(a, b) { return a - b; }
-  function same(a) { return a; }
+  // A function the evaluator declines once is called as usual from then on: each case gets new
+  // functions (new bytecode), so that every operand meets the evaluator.
+  const make = () => ({
+    rotr: new Function('word', 'shift', 'return (word << (32 - shift)) | (word >>> shift);'),
+    Chi: new Function('a', 'b', 'c', 'return (a & b) ^ (~a & c);'),
+    Maj: new Function('a', 'b', 'c', 'return (a & b) ^ (a & c) ^ (b & c);'),
+    shr: new Function('a', 'b', 'return a >>> b;'),
+    sar: new Function('a', 'b', 'return a >> b;'),
+    add: new Function('a', 'b', 'return a + b;'),
+    sub: new Function('a', 'b', 'return a - b;'),
+    same: new Function('a', 'return a;'),
+    not: new Function('a', 'return ~a;'),
+  });
+  let { rotr, Chi, Maj, shr, sar, add, sub, same, not } = make();
   function big() { return 100000 + 70000; }
   function wide() { return 1 << 31; }
-  function not(a) { return ~a; }
   function manyArgs(a, b, c, d, e) { return a ^ b ^ c ^ d ^ e; }
   function usesArguments(a) { return a + arguments.length; }
   let captured = 5;
@@ -34,12 +39,20 @@ const SOURCE = String.raw`globalThis.f = () => {
     1.5, -1.5, -0, NaN, Infinity, -Infinity, '12', '0x10', null, undefined, true, obj, 12345678901, -2.5e9];
   const out = [];
   for (const v of values) {
-    for (const s of [0, 1, 7, 31, 32, 33, -1, 1.9, '3']) out.push(show(rotr(v, s)), show(shr(v, s)), show(sar(v, s)));
-    for (const w of [3, 0x9abcdef0, -5, 2 ** 31 - 1]) {
-      out.push(show(Chi(v, w, 0x5a5a5a5a)), show(Maj(w, v, 0x12345678)), show(add(v, w)), show(sub(v, w)), show(add(w, v)), show(sub(w, v)));
+    for (const s of [0, 1, 7, 31, 32, 33, -1, 1.9, '3']) {
+      ({ rotr, shr, sar } = make());
+      out.push(show(rotr(v, s)), show(shr(v, s)), show(sar(v, s)));
     }
+    for (const w of [3, 0x9abcdef0, -5, 2 ** 31 - 1]) {
+      ({ Chi, Maj, add, sub } = make());
+      out.push(show(Chi(v, w, 0x5a5a5a5a)), show(Maj(w, v, 0x12345678)), show(add(v, w)), show(sub(v, w)));
+      ({ add, sub } = make());
+      out.push(show(add(w, v)), show(sub(w, v)));
+    }
+    ({ same, not } = make());
     out.push(show(same(v)), show(not(v)), show(arrow(v, 1)), show(manyArgs(v, 1, 2, 4, 8)), show(usesArguments(v)), show(closure(v)));
   }
+  ({ rotr, Chi, Maj, shr, add, sub, same } = make());
   out.push(show(add(0x7fffffff, 1)), show(sub(-0x80000000, 1)), show(add(-0x80000000, -0x80000000)), show(big()), show(wide()));
   out.push(show(rotr(5)), show(Chi(1, 2)), show(add()), show(same()), show(manyArgs(1, 2, 3)), show(rotr(1, 2, 3, 4)));
   out.push(calls, show(rotr(0x80000000, 1)), show(shr(-1, 0)), show(shr(-2, 0)));
@@ -48,6 +61,7 @@ const SOURCE = String.raw`globalThis.f = () => {
   try { out.push(rotr(throwing, 1)); } catch (e) { out.push(e.constructor.name + ': ' + e.message); }
   try { out.push(add(1n, 2n) === 3n); } catch (e) { out.push(e.constructor.name); }
   try { out.push(rotr(1n, 2)); } catch (e) { out.push(e.constructor.name); }
+  ({ rotr, Chi, Maj } = make());
   let sum = 0;
   for (let i = 0; i < 2000; i++) sum = (sum + rotr(i * 2654435761, i & 31) + Chi(sum, i, ~i) + Maj(i, sum, 0xdeadbeef)) | 0;
   out.push(sum);
