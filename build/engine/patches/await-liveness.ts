@@ -112,7 +112,7 @@ static uint32_t *mep_await_table(JSRuntime *rt, JSFunctionBytecode *b)
     int n = b->arg_count + b->var_count, words = (n + 31) / 32, len = b->byte_code_len;
     int n_ins = 0, n_await = 0, i, w, pos, changed, out_len;
     int *at = NULL, *next = NULL, *jump = NULL, *use = NULL, *use2 = NULL, *def = NULL, *start = NULL;
-    uint32_t *live = NULL, *keep = NULL, *catch_live = NULL, *tmp = NULL, *table = NULL;
+    uint32_t *live = NULL, *keep = NULL, *catch_live = NULL, *tmp = NULL, *table = NULL, *result = NULL;
     const uint8_t *code = b->byte_code_buf;
 
     if (n == 0 || n > MEP_LIVE_MAX_SLOTS || len > MEP_LIVE_MAX_CODE)
@@ -125,14 +125,9 @@ static uint32_t *mep_await_table(JSRuntime *rt, JSFunctionBytecode *b)
         at[pos] = n_ins++;
         n_await += code[pos] == OP_await;
     }
-    if (pos != len || n_await == 0) {
-        js_free_rt(rt, at);
-        return (uint32_t *)mep_no_dead;
-    }
-    if ((size_t)n_ins * words > ((size_t)1 << 20)) { /* more than 4 MB of sets: not worth it */
-        js_free_rt(rt, at);
-        return (uint32_t *)mep_no_dead;
-    }
+    /* no await, or more than 4 MB of sets: not worth it */
+    if (pos != len || n_await == 0 || (size_t)n_ins * words > ((size_t)1 << 20))
+        goto none;
     next = js_malloc_rt(rt, sizeof(int) * n_ins * 6);
     live = js_mallocz_rt(rt, sizeof(uint32_t) * words * (n_ins + 3));
     if (!next || !live)
@@ -230,24 +225,19 @@ static uint32_t *mep_await_table(JSRuntime *rt, JSFunctionBytecode *b)
         out_len += 2 + count;
         table[0]++;
     }
-    js_free_rt(rt, at);
-    js_free_rt(rt, next);
-    js_free_rt(rt, live);
-    if (table[0] == 0) {
-        js_free_rt(rt, table);
-        return (uint32_t *)mep_no_dead;
+    if (table[0] != 0) {
+        result = table;
+        goto out;
     }
-    return table;
+    js_free_rt(rt, table);
 none:
+    result = (uint32_t *)mep_no_dead;
+oom: /* result stays NULL */
+out:
     js_free_rt(rt, at);
     js_free_rt(rt, next);
     js_free_rt(rt, live);
-    return (uint32_t *)mep_no_dead;
-oom:
-    js_free_rt(rt, at);
-    js_free_rt(rt, next);
-    js_free_rt(rt, live);
-    return NULL;
+    return result;
 }
 
 /* mep engine: an await at resume pc suspends the frame: release the slots dead there */
