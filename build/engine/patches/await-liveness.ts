@@ -107,7 +107,7 @@ flow:
 }
 
 /* mep engine: the table of b (see mep_no_dead), or NULL when out of memory */
-static uint32_t *mep_await_table(JSRuntime *rt, JSFunctionBytecode *b)
+static no_inline uint32_t *mep_await_table(JSRuntime *rt, JSFunctionBytecode *b)
 {
     int n = b->arg_count + b->var_count, words = (n + 31) / 32, len = b->byte_code_len;
     int n_ins = 0, n_await = 0, i, w, pos, changed, out_len;
@@ -240,9 +240,13 @@ out:
     return result;
 }
 
-/* mep engine: an await at resume pc suspends the frame: release the slots dead there */
-static void mep_await_release(JSContext *ctx, JSFunctionBytecode *b, JSValue *arg_buf, JSValue *var_buf, uint32_t resume)
+/* mep engine: an async function's frame sf was suspended by an await (its pc is the resume
+   point): release the slots dead there */
+static no_inline void mep_await_release(JSContext *ctx, JSStackFrame *sf)
 {
+    JSFunctionBytecode *b = JS_VALUE_GET_OBJ(sf->cur_func)->u.func.function_bytecode;
+    JSValue *arg_buf = sf->arg_buf, *var_buf = sf->var_buf;
+    uint32_t resume = sf->cur_pc - b->byte_code_buf;
     const uint32_t *t = b->mep_await_dead;
     uint32_t k, site, count;
 
@@ -282,8 +286,8 @@ export const AWAIT_LIVENESS_PATCHES: readonly QuickjsPatch[] = [
     file: 'quickjs.c',
     at: { line: 'static void free_function_bytecode(JSRuntime *rt, JSFunctionBytecode *b);' },
     op: 'after',
-    text: 'static void mep_await_release(JSContext *ctx, JSFunctionBytecode *b, JSValue *arg_buf, JSValue *var_buf, uint32_t resume);',
-    why: 'the interpreter calls it at OP_await; it is defined after the opcode table it reads',
+    text: 'static no_inline void mep_await_release(JSContext *ctx, JSStackFrame *sf);',
+    why: 'async_func_resume calls it; it is defined after the opcode table it reads',
   },
   {
     file: 'quickjs.c',
@@ -294,10 +298,21 @@ export const AWAIT_LIVENESS_PATCHES: readonly QuickjsPatch[] = [
   },
   {
     file: 'quickjs.c',
-    at: { line: 'CASE(OP_await):' },
-    op: 'after',
-    text: '            mep_await_release(ctx, b, arg_buf, var_buf, pc - b->byte_code_buf); /* mep engine: dead slots go */',
-    why: 'a suspended async function holds only what it may still read (see the file\'s comment)',
+    at: { from: 'return JS_CallInternal(ctx, func_obj, s->this_val, JS_UNDEFINED,', to: 'JS_CALL_FLAG_GENERATOR);', near: 'static JSValue async_func_resume(JSContext *ctx, JSAsyncFunctionState *s)', sha256: 'c1d51ff9834e0a65' },
+    op: 'replace',
+    text: String.raw`    /* mep engine: a frame an await suspended holds only what it may still read (patches/await-liveness.ts) */
+    {
+        JSValue ret = JS_CallInternal(ctx, func_obj, s->this_val, JS_UNDEFINED,
+                                      s->argc, vc(s->frame.arg_buf),
+                                      JS_CALL_FLAG_GENERATOR);
+        if (JS_VALUE_GET_TAG(ret) == JS_TAG_INT && JS_VALUE_GET_INT(ret) == FUNC_RET_AWAIT)
+            mep_await_release(ctx, &s->frame);
+        return ret;
+    }`,
+    why:
+      'a suspended async function holds only what it may still read (see the file\'s comment); released where the ' +
+      'interpreter returns to the async machinery, not inside the interpreter: code there made each JS call\'s wasm ' +
+      'frame larger, and deep recursion then overflowed the host\'s stack before QuickJS\'s own limit (engine.test.ts)',
   },
   {
     file: 'quickjs.c',
