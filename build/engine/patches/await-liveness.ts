@@ -13,7 +13,8 @@
  * suspends the frame, those slots that hold a reference are set to undefined and released. What
  * is never cleared: a slot a closure captured (the child functions' closure variables name them),
  * and nothing at all in a function with direct eval, `with`, mapped arguments, a reference to a
- * local (make_*_ref), `finally` (gosub/ret) or an instruction the analysis does not know. A dead
+ * local (make_*_ref), `finally` (gosub/ret), `using` declarations or an instruction the analysis
+ * does not know. A dead
  * slot's value can never be read again, so no program sees the difference; the standard leaves
  * collection to liveness (WeakRef and FinalizationRegistry may observe it earlier, as in V8).
  */
@@ -42,6 +43,9 @@ static int mep_slot_effect(const JSFunctionBytecode *b, const uint8_t *pc, int *
     case OP_make_loc_ref: case OP_make_arg_ref: case OP_make_var_ref_ref: case OP_make_var_ref:
     case OP_with_get_var: case OP_with_put_var: case OP_with_delete_var:
     case OP_with_make_ref: case OP_with_get_ref: case OP_with_get_ref_undef:
+    /* using and await using declarations: the disposal stack is read where the bytecode does not say */
+    case OP_using_dispose_init: case OP_using_dispose: case OP_using_dispose_async:
+    case OP_using_dispose_merge: case OP_using_dispose_end: case OP_using_check:
         return -1;
     case OP_special_object:
         return pc[1] == OP_SPECIAL_OBJECT_MAPPED_ARGUMENTS || pc[1] == OP_SPECIAL_OBJECT_VAR_OBJECT ? -1 : 0;
