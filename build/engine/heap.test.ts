@@ -274,4 +274,52 @@ heap('should hold 300,000 five-field plain objects in 26 MiB (small objects, exa
   assert.is(run('hold'), '300000');
 });
 
+heap('should release what an awaiting async function no longer reads (dead locals and arguments)', async () => {
+  // 150,000 small objects (about 14 MiB) held by `big` until the await, then as many again: the
+  // suspended frame held its argument through the rest of the call: out of memory up to 28 MiB
+  // (32 was enough), now it fits in 20; only the count is read after the await.
+  const source = `globalThis.stages = async () => {
+    const build = (tag) => { const a = []; for (let i = 0; i < 150000; i++) a.push({ i, s: tag + i }); return a; };
+    const count = async (input) => { const n = input.length; await null; const more = build('w'); await null; return n + more.length; };
+    let big = build('v');
+    try { Host.outputString(String(await count(big, big = null))); } catch (e) { Host.outputString(e.name + ': ' + e.message); }
+  };`;
+  const { run } = await engineWith(source, 24 * MiB);
+  assert.is(run('stages'), '300000');
+});
+
+heap('should keep every slot an awaiting function may still read, as V8 does', async () => {
+  // Loops, catch handlers, finally, closures, mapped arguments, eval, parameters, generators and
+  // destructuring across awaits: what is released must be what is never read again.
+  const source = `globalThis.sem = async () => {
+    const out = [];
+    let acc = { n: 0 };
+    for (let i = 0; i < 3; i++) { const before = acc; await null; acc = { n: before.n + i }; }
+    out.push(acc.n);
+    const kept = { v: 'caught' };
+    try { await Promise.reject(new Error('x')); } catch (e) { out.push(kept.v + ':' + e.message); }
+    const cap = { v: 'closure' }; const f = () => cap.v; await null; out.push(f());
+    async function g(a, b) { const x = a; await null; return arguments[1] + x; }
+    out.push(await g('A', 'B'));
+    let t = { v: 1 }; out.push(t.v); await null; t = { v: 2 }; out.push(t.v);
+    const fin = { v: 'fin' }; try { await null; } finally { out.push(fin.v); }
+    for (const item of [{ k: 'a' }, { k: 'b' }]) { await null; out.push(item.k); }
+    async function h() { const z = { v: 'eval' }; await null; return eval('z.v'); }
+    out.push(await h());
+    async function p(o, { d } = { d: { v: 'default' } }) { await null; return o.q + d.v; }
+    out.push(await p({ q: 'param' }));
+    async function* gen(o) { yield o.a; await null; yield o.b; }
+    for await (const v of gen({ a: 1, b: 2 })) out.push(v);
+    let late; const early = { v: 'early' }; await null; late = early; await null; out.push(late.v);
+    let w = { v: 0 }; while (w.v < 3) { const next = { v: w.v + 1 }; await null; w = next; } out.push(w.v);
+    const [x1, { y1 }] = [{ v: 'x' }, { y1: { v: 'y' } }]; await null; out.push(x1.v + y1.v);
+    Host.outputString(JSON.stringify(out));
+  };`;
+  const { run } = await engineWith(source);
+  let v8 = '';
+  await (new Function('Host', `${source}\nreturn sem();`) as (host: unknown) => Promise<void>)({ outputString: (s: string) => void (v8 = s) });
+  assert.is(run('sem'), v8);
+  assert.is(v8, JSON.stringify([3, 'caught:x', 'closure', 'BA', 1, 2, 'fin', 'a', 'b', 'eval', 'paramdefault', 1, 2, 'early', 3, 'xy']));
+});
+
 heap.run();

@@ -4,6 +4,7 @@
  * negotiation, describe, parameter validation and error mapping. It is the only place that turns
  * an unknown throw into InternalError.
  */
+import type * as z from 'zod';
 import { ErrorCode, MepError, isMepError } from '../../host/src/protocol/errors.ts';
 import {
   CompileResult,
@@ -107,7 +108,7 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
         // Checked, then handed over as the request's own object rather than zod's copy: nothing
         // else holds the IR, so a handler that sets `params.ir = null` once it has read it lets
         // the engine free the parsed document in the middle of the call.
-        pristine(() => decodeParams(GenerateParams, params, method));
+        decodedParams(GenerateParams, params, method);
         const p = params as GenerateParams;
         // MEP 0.1, Backend generation: several targets → an unknown target is a diagnostic, never a default.
         if (def.backend.targets.length > 1 && !includes(def.backend.targets, p.target)) {
@@ -118,17 +119,17 @@ export function createDispatcher(extension: Extension, host: GuestHost): Dispatc
       }
       case Method.FrontendCompile: {
         if (!def.frontend) break;
-        const p = pristine(() => normalizeCompileParams(params));
+        const p = normalizedCompileParams(params);
         // `modules` defaults to none, like `diagnostics`: a failed compile often has neither.
         return settle(def.frontend.compile(p, ctx), (a) => checked(CompileResult, complete({ modules: [], ...a }), method));
       }
       case Method.ValidatorValidate: {
         if (!def.validator) break;
-        return settle(def.validator.validate(pristine(() => decodeParams(ValidateParams, params, method)), ctx), (a) => checked(ValidateResult, complete(a), method));
+        return settle(def.validator.validate(decodedParams(ValidateParams, params, method), ctx), (a) => checked(ValidateResult, complete(a), method));
       }
       case Method.TransformTransform: {
         if (!def.transform) break;
-        return settle(def.transform.transform(pristine(() => decodeParams(TransformParams, params, method)), ctx), (a) => checked(TransformResult, complete(a), method));
+        return settle(def.transform.transform(decodedParams(TransformParams, params, method), ctx), (a) => checked(TransformResult, complete(a), method));
       }
     }
     throw new MepError(ErrorCode.MethodNotFound, `Method '${method}' is not supported by extension '${def.info.id}'.`);
@@ -339,6 +340,20 @@ function withEmitted<T extends { artifacts?: unknown[]; success: boolean }>(answ
   // A failed result carries no artifacts it kept (a host publishes none of a failure anyway).
   const artifacts = record.kept.length > 0 && answer.success ? (record.kept as unknown[]).concat(answer.artifacts ?? []) : (answer.artifacts ?? []);
   return { ...answer, artifacts, ...(record.streamed > 0 ? { streamedArtifacts: record.streamed } : {}) };
+}
+
+/**
+ * `params` decoded by `schema` with the platform's own functions (pristine). Apart from
+ * `operation`, whose closures a handler's promise keeps: in V8 one closure capturing `params`
+ * there would keep the whole request (its IR) for as long as any of them lives.
+ */
+function decodedParams<S extends z.ZodType>(schema: S, params: unknown, method: string): z.output<S> {
+  return pristine(() => decodeParams(schema, params, method));
+}
+
+/** {@link normalizeCompileParams} with the platform's own functions, apart as {@link decodedParams}. */
+function normalizedCompileParams(params: unknown): ReturnType<typeof normalizeCompileParams> {
+  return pristine(() => normalizeCompileParams(params));
 }
 
 /**

@@ -19,7 +19,10 @@
  *                       the failures;
  *   MEP_MEMORY_LIMIT=B  quickjs-ng's own limit (JS_SetMemoryLimit), in bytes.
  * With MEP_GC_STEP, at the end the runner prints "gc peak: BYTES" to stderr: the most the heap
- * held just after a collection (quickjs-ng's count), i.e. the peak of live data to within B.
+ * held just after a collection (quickjs-ng's count), i.e. the peak of live data to within B; and
+ * "held: BYTES at the gc peak, BYTES at most": what the runtime's allocator had handed out then
+ * (malloc_usable_size of its blocks: the engine's chunks of small blocks with their free lists,
+ * and its large blocks), and the most it ever had.
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -58,20 +61,45 @@ static int failing(void) {
 
 /* The engine's threshold hook (patches/runtime.ts), absent from quickjs-ng without the edits. */
 extern size_t (*mep_gc_next_threshold)(size_t heap) __attribute__((weak));
-static size_t gc_peak;
+static size_t gc_peak, stage_peak, stage_held;
+/* What the allocator below has handed out (usable sizes), the most ever, and that at the gc peak. */
+static size_t held, held_max, held_at_peak;
 static size_t gc_every_step(size_t heap) {
-  if (heap > gc_peak) gc_peak = heap;
+  if (heap > gc_peak) gc_peak = heap, held_at_peak = held;
+  if (heap > stage_peak) stage_peak = heap, stage_held = held;
   return heap + gc_step;
 }
-static void *fail_calloc(void *opaque, size_t count, size_t size) { return failing() ? NULL : calloc(count, size); }
-static void *fail_malloc(void *opaque, size_t size) { return failing() ? NULL : malloc(size); }
-static void fail_free(void *opaque, void *ptr) { free(ptr); }
+static void *counted(void *p) {
+  if (p && (held += malloc_usable_size(p)) > held_max) held_max = held;
+  return p;
+}
+static void *fail_calloc(void *opaque, size_t count, size_t size) { return failing() ? NULL : counted(calloc(count, size)); }
+static void *fail_malloc(void *opaque, size_t size) { return failing() ? NULL : counted(malloc(size)); }
+static void fail_free(void *opaque, void *ptr) {
+  if (ptr) held -= malloc_usable_size(ptr);
+  free(ptr);
+}
 static void *fail_realloc(void *opaque, void *ptr, size_t size) {
   if (size != 0 && failing()) return NULL;
-  return realloc(ptr, size);
+  size_t before = ptr ? malloc_usable_size(ptr) : 0;
+  void *p = realloc(ptr, size);
+  if (p || size == 0) {
+    held -= before;
+    counted(p);
+  }
+  return p;
 }
 static size_t fail_usable_size(const void *ptr) { return malloc_usable_size((void *)ptr); }
 static const JSMallocFunctions fail_functions = {fail_calloc, fail_malloc, fail_free, fail_realloc, fail_usable_size};
+
+/* gcStats(): with MEP_GC_STEP, "gc peak BYTES held BYTES" since the last call (or the start), then
+ * starts over: a script's stages can each report the peak of live data they reached. */
+static JSValue gc_stats(JSContext *ctx, JSValueConst this_val, int argc, JSValueConst *argv) {
+  char text[96];
+  snprintf(text, sizeof text, "gc peak %zu held %zu", stage_peak, stage_held);
+  stage_peak = stage_held = 0;
+  return JS_NewString(ctx, text);
+}
 
 int main(int argc, char **argv) {
   if (argc < 2) {
@@ -80,7 +108,7 @@ int main(int argc, char **argv) {
   }
   const char *fail_env = getenv("MEP_FAIL_AT"), *limit_env = getenv("MEP_MEMORY_LIMIT");
   fail_at = fail_env ? strtoull(fail_env, NULL, 10) : 0;
-  JSRuntime *rt = fail_env ? JS_NewRuntime2(&fail_functions, NULL) : JS_NewRuntime();
+  JSRuntime *rt = fail_env || getenv("MEP_GC_STEP") ? JS_NewRuntime2(&fail_functions, NULL) : JS_NewRuntime();
   if (!rt) return 1;
   failing_rt = fail_env ? rt : NULL;
   if (limit_env) JS_SetMemoryLimit(rt, strtoull(limit_env, NULL, 10));
@@ -96,6 +124,7 @@ int main(int argc, char **argv) {
   js_std_add_helpers(ctx, argc - 1, argv + 1);
   JSValue global = JS_GetGlobalObject(ctx);
   JS_SetPropertyStr(ctx, global, "readText", JS_NewCFunction(ctx, read_text, "readText", 1));
+  JS_SetPropertyStr(ctx, global, "gcStats", JS_NewCFunction(ctx, gc_stats, "gcStats", 0));
   JS_FreeValue(ctx, global);
   size_t len;
   uint8_t *buf = js_load_file(ctx, &len, argv[1]);
@@ -118,7 +147,7 @@ int main(int argc, char **argv) {
     JS_RunGC(rt);
     fprintf(stderr, "allocs: %zu\n", alloc_count);
   }
-  if (gc_step) fprintf(stderr, "gc peak: %zu\n", gc_peak);
+  if (gc_step) fprintf(stderr, "gc peak: %zu\nheld: %zu at the gc peak, %zu at most\n", gc_peak, held_at_peak, held_max);
   /* The process exits here: freeing the heap would only add to what is measured. */
   return status;
 }

@@ -87,11 +87,11 @@ static bool mep_leaf_call(JSContext *ctx, JSValueConst func_obj, int argc, JSVal
     int op;
     JSValue v;
 
-    if (JS_VALUE_GET_TAG(func_obj) != JS_TAG_OBJECT)
+    /* only a bytecode function can be a leaf */
+    if (JS_VALUE_GET_TAG(func_obj) != JS_TAG_OBJECT ||
+        JS_VALUE_GET_OBJ(func_obj)->class_id != JS_CLASS_BYTECODE_FUNCTION)
         return false;
     p = JS_VALUE_GET_OBJ(func_obj);
-    if (p->class_id != JS_CLASS_BYTECODE_FUNCTION)
-        return false;
     b = p->u.func.function_bytecode;
     if (b->mep_not_leaf)
         return false;

@@ -87,9 +87,12 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
   } catch {
     // Only a head start: an extension whose top level broke what zod uses finds out on its first request.
   }
-  // The last message read, kept past its answer: freeing a big one (a whole IR, object by
-  // object) then costs nothing on the answer's path. It goes when the next call starts, or
-  // earlier through `mep_release`, which a MEP host calls once it has the answer.
+  // The last message read, kept past a synchronous answer: freeing a big one (a whole IR,
+  // object by object) then costs nothing on the answer's path. It goes when the next call
+  // starts, or earlier through `mep_release`, which a MEP host calls once it has the answer.
+  // An asynchronous handler holds what it still reads: the message is let go once the handler
+  // has it, so what the handler drops (the engine releases an awaiting function's dead locals)
+  // is freed during the call instead of staying until its end (issue 32: the 3,000-type IR).
   let held: unknown;
   return {
     handle() {
@@ -101,7 +104,9 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
       // Synchronous handlers answer without a promise: the engine then needs no job queue run.
       // The engine parses the input from its bytes, never making a JS string of a whole IR.
       const reply = dispatcher.dispatchParsed(() => (held = mep.inputJson()));
-      return isThenable(reply) ? then(reply, write) : write(reply as string | undefined);
+      if (!isThenable(reply)) return write(reply as string | undefined);
+      held = undefined;
+      return then(reply, write);
     },
     mep_release() {
       held = undefined;
