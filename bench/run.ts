@@ -11,8 +11,8 @@
  * crashes does (exit code 1).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GOALS_FILE_ENV, ROOT, goalText, x, type Goal } from './lib.ts';
 
@@ -44,6 +44,8 @@ interface Outcome {
 const dir = mkdtempSync(join(tmpdir(), 'mep-bench-'));
 const outcomes: Outcome[] = [];
 const started = performance.now();
+const startedAt = new Date();
+const loadAtStart = loadavg()[0] as number;
 try {
   for (const name of benches) {
     const goalsFile = join(dir, `${name}.jsonl`);
@@ -116,4 +118,21 @@ console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const r of rows) console.log(line(r));
 console.log(`\nper bench: ${outcomes.map((o) => `${o.name} ${o.seconds.toFixed(0)} s${o.code === 0 ? '' : ` (exit ${o.code})`}`).join(', ')}`);
 console.log('Goals are ratios to baselines measured in the same run; a missed goal is reported, not failed.');
+
+// The same summary as a Markdown table, whole cells, for the README's performance section: one
+// run's figures, dated, with the machine's load at both ends.
+const utc = (d: Date): string => d.toISOString().slice(0, 16).replace('T', ' ');
+const cell = (s: string): string => s.replace(/\|/g, '\\|');
+const markdown = [
+  `${met} goals met, ${missed} missed: \`npm run bench${filters.length ? ` -- ${filters.join(' ')}` : ''}\`, ${utc(startedAt)}–${utc(new Date()).slice(11)} UTC, ${total.toFixed(0)} s, Node ${process.version}, load average ${loadAtStart.toFixed(1)} → ${(loadavg()[0] as number).toFixed(1)}.`,
+  '',
+  '| | bench | goal | measured vs baseline | ratio | target |',
+  '|---|---|---|---|---|---|',
+  ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`),
+  '',
+].join('\n');
+const summaryDir = join(ROOT, '.cache', 'bench');
+mkdirSync(summaryDir, { recursive: true });
+writeFileSync(join(summaryDir, 'summary.md'), markdown);
+console.log(`The summary as Markdown: ${join('.cache', 'bench', 'summary.md')}`);
 process.exitCode = outcomes.some((o) => o.code !== 0) ? 1 : 0;
