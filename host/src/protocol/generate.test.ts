@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { Artifact } from './artifact.ts';
+import { Artifact, utf8Length } from './artifact.ts';
 import { GenerateParams, GenerateResult } from './generate.ts';
 
 const Params = suite('GenerateParams');
@@ -30,6 +30,12 @@ Artifacts('should have exactly path, content and binary', () => {
   assert.not.ok(Artifact.safeParse({ path: 'a/b.avsc', content: '{}', binary: false, mode: '0644' }).success);
   assert.not.ok(Artifact.safeParse({ path: 'a/b.avsc', content: '{}' }).success);
   assert.not.ok(Artifact.safeParse({ path: '', content: '{}', binary: false }).success);
+});
+
+Artifacts('should count UTF-8 bytes of long artifacts as the encoder writes them :: utf8Length', () => {
+  for (const text of ['a'.repeat(5_000), `é€𝄞${'x'.repeat(2_000)}`, `${'\ud800x'.repeat(1_000)}\udc00`, `${'\udbff'.repeat(700)}\udfff${'😀'.repeat(600)}`]) {
+    assert.is(utf8Length(text), new TextEncoder().encode(text).length);
+  }
 });
 
 Artifacts.run();

@@ -62,6 +62,17 @@ Depth('should scan a 100,000-deep document without recursing :: hostile', () => 
   assert.is(findExcessNesting(nest(50_000)), 6 * (MAX_JSON_DEPTH / 2));
 });
 
+Depth('should skip long strings dense with escapes, past the regex runs, and find the bracket after them :: strings', () => {
+  // An artifact holding JSON: an escaped quote every few characters, brackets among them.
+  const dense = JSON.stringify(JSON.stringify(Array.from({ length: 20_000 }, (_, i) => ({ k: `v${i}[`, e: '\\' }))));
+  assert.is(findExcessNesting(`[${dense}]`, 1), -1);
+  assert.is(findExcessNesting(`[${dense},[1]]`, 1), dense.length + 2);
+  // 10,000 escaped backslashes then the closing quote; an escaped quote run with no close.
+  assert.is(findExcessNesting(`["${'\\\\'.repeat(10_000)}",[1]]`, 1), 20_000 + 4);
+  assert.is(findExcessNesting(`["${'\\"['.repeat(10_000)}`, 1), -1, 'an open string ends the scan');
+  assert.is(findExcessNesting(`["${'\\"['.repeat(10_000)}\\`, 1), -1, 'a backslash at the end too');
+});
+
 Depth.run();
 
 const LimitError = suite('nestingLimitError');

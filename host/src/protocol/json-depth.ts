@@ -25,6 +25,28 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
+/**
+ * Characters of a string up to its closing quote, escapes skipped (not judged): at most 4,096
+ * escapes per match, so the regex engine's backtrack stack stays small whatever the string.
+ */
+const STRING_RUN = /[^"\\]*(?:\\[^][^"\\]*){0,4096}/y;
+
+/** The index of the quote closing the string whose characters start at `i`, or -1 when none does. */
+export function closingQuote(text: string, i: number): number {
+  const close = text.indexOf('"', i);
+  // A string without an escaped quote (most) is found by one search.
+  if (close <= 0 || text.charCodeAt(close - 1) !== BACKSLASH) return close;
+  // One with escaped quotes (an artifact holding JSON or code: one every few characters) by
+  // native regex runs rather than one search per quote.
+  for (;;) {
+    STRING_RUN.lastIndex = i;
+    STRING_RUN.test(text);
+    const end = STRING_RUN.lastIndex;
+    if (text.charCodeAt(end) === QUOTE) return end;
+    if (end >= text.length || end === i) return -1;
+    i = end;
+  }
+}
 
 /**
  * The offset (in UTF-16 code units) of the bracket that opens nesting level `maxDepth + 1`, or
@@ -41,15 +63,9 @@ export function findExcessNesting(text: string, maxDepth: number = MAX_JSON_DEPT
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      // Jump to the next quote that an odd run of backslashes does not escape.
-      for (;;) {
-        const close = text.indexOf('"', i + 1);
-        if (close < 0) return -1;
-        let backslashes = 0;
-        while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
-        i = close;
-        if ((backslashes & 1) === 0) break;
-      }
+      // Jump to the quote closing the string.
+      i = closingQuote(text, i + 1);
+      if (i < 0) return -1;
     } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
       if (++depth > maxDepth) return i;
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {

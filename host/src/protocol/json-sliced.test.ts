@@ -81,4 +81,26 @@ Sliced('should let the event loop run between slices of a large text, and stop w
   }
 });
 
+Sliced('should read long strings dense with escapes, and name the first bad one after thousands of good ones :: strings', async () => {
+  // An artifact holding JSON (an escape every few characters), past the regex runs' 4,096 escapes per match.
+  const content = JSON.stringify(Array.from({ length: 5_000 }, (_, i) => ({ k: `v${i}é`, e: '\\\n\t\u0001' })));
+  const text = JSON.stringify({ result: { artifacts: [{ content }] } });
+  assert.is(((await parseJsonSliced(text)) as { result: { artifacts: { content: string }[] } }).result.artifacts[0]?.content, content);
+  const good = '\\"'.repeat(9_000);
+  for (const [bad, what] of [['\\x', 'invalid escape'], ['\\u12g4', 'four hex digits'], ['\u0001', 'control character'], ['', 'unterminated']] as const) {
+    const broken = `{"a":"${good}${bad}`;
+    const closed = bad === '' ? broken : `${broken}"}`;
+    try {
+      await parseJsonSliced(closed, { nativeChars: 0 });
+      assert.unreachable(`accepted ${what}`);
+    } catch (error) {
+      assert.instance(error, SyntaxError, what);
+      assert.match((error as Error).message, new RegExp(what), what);
+      // Where: just past the 9,000 good escapes (column counted from 1).
+      const column = Number(/column (\d+)/.exec((error as Error).message)?.[1]);
+      assert.ok(column >= 6 + good.length && column <= 6 + good.length + 6, `${what} at column ${column}`);
+    }
+  }
+});
+
 Sliced.run();

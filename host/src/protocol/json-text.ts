@@ -162,6 +162,12 @@ export function syntaxError(text: string, what: string, at: number): never {
   throw new JsonTextError(`${what}, found ${shown} at line ${line}, column ${column}`, at);
 }
 
+/**
+ * Valid string characters from an escape on: escapes and the unescaped runs after them, at most
+ * 4,096 escapes per match (the regex engine's backtrack stack stays small whatever the string).
+ */
+const ESCAPED_RUN = /(?:\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4})[^"\\\u0000-\u001f]*){1,4096}/y;
+
 /** The end of the string token starting at `i` (its opening quote), or a thrown error. */
 export function endOfString(text: string, i: number): number {
   const n = text.length;
@@ -172,6 +178,15 @@ export function endOfString(text: string, i: number): number {
     if (i >= n) syntaxError(text, 'unterminated string', i);
     if (c === C.Quote) return i + 1;
     if (c < C.Space) syntaxError(text, 'a control character must be escaped in a string', i);
+    // At an escape: the valid rest of the string by native regex runs (an artifact holding JSON
+    // or code has an escape every few characters); where a run stops short of the closing quote
+    // (an invalid escape), the loop goes on from there and names it.
+    ESCAPED_RUN.lastIndex = i;
+    ESCAPED_RUN.test(text);
+    if (ESCAPED_RUN.lastIndex > i) {
+      i = ESCAPED_RUN.lastIndex;
+      continue;
+    }
     const e = text.charCodeAt(i + 1);
     if (e === C.Lower_u) {
       for (let k = 2; k < 6; k++) if (!isHex(text.charCodeAt(i + k))) syntaxError(text, '\\u must be followed by four hex digits', i + k);

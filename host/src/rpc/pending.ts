@@ -102,15 +102,18 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
       const requestId = id;
       return new Promise<unknown>((resolve, reject) => {
         let cancelTimer: CancelTimer | undefined;
-        const onAbort = () =>
-          abandon(requestId, new MepError(ErrorCode.RequestCancelled, `${method} to ${name} was cancelled.`, { data: { id: requestId }, cause: signal?.reason }));
+        // Only with a signal (a named closure per request costs a defineProperty under tsx).
+        const onAbort =
+          signal === undefined
+            ? undefined
+            : () => abandon(requestId, new MepError(ErrorCode.RequestCancelled, `${method} to ${name} was cancelled.`, { data: { id: requestId }, cause: signal.reason }));
         const entry: Entry = {
           method,
           resolve,
           reject,
           cleanup() {
             cancelTimer?.();
-            signal?.removeEventListener('abort', onAbort);
+            if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
           },
         };
         pending.set(requestId, entry);
@@ -135,7 +138,7 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
             );
           }, timeoutMs);
         }
-        signal?.addEventListener('abort', onAbort, { once: true });
+        if (onAbort !== undefined) signal?.addEventListener('abort', onAbort, { once: true });
       });
     },
     resolve(id, result) {

@@ -34,7 +34,13 @@ export function setLongTimeout(fn: () => void, ms: number, options: LongTimeoutO
   if (ms === Infinity) return () => undefined;
   let remaining = Number.isNaN(ms) ? 0 : Math.max(0, ms);
   let handle: ReturnType<typeof setTimeout> | undefined;
-  const arm = (): void => {
+  if (remaining <= MAX_TIMER_MS) {
+    // One timer holds it (every request's deadline): no re-arming closure to build per request.
+    handle = setTimeout(fn, remaining);
+    if (options.unref) (handle as { unref?: () => void }).unref?.();
+    return () => clearTimeout(handle);
+  }
+  function arm(): void {
     const part = Math.min(remaining, MAX_TIMER_MS);
     remaining -= part;
     handle = setTimeout(() => {
@@ -43,7 +49,7 @@ export function setLongTimeout(fn: () => void, ms: number, options: LongTimeoutO
       fn();
     }, part);
     if (options.unref) (handle as { unref?: () => void }).unref?.();
-  };
+  }
   arm();
   return () => {
     if (handle !== undefined) clearTimeout(handle);

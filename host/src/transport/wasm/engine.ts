@@ -191,18 +191,19 @@ export async function createWasmEngine(
   };
 
   /** The outcome of a `handle` that returned: its answer, unless a limit says otherwise. */
+  /** A failed call's outcome (made once per instance: a named closure per call costs a defineProperty under tsx). */
+  const failedWith = (error: MepError, interrupt: number, elapsedMs: number): RunOutcome => ({ ok: false, error: serialize(error), guestError: false, interrupt, elapsedMs });
   const settle = (bytes: Uint8Array | null, refused: MepError | null, interrupt: number, elapsedMs: number): RunOutcome => {
-    const fail = (error: MepError): RunOutcome => ({ ok: false, error: serialize(error), guestError: false, interrupt, elapsedMs });
-    if (refused !== null) return fail(refused);
+    if (refused !== null) return failedWith(refused, interrupt, elapsedMs);
     if (bytes !== null && bytes.length > limits.maxResponseBytes) {
-      return fail(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" produced a response of ${bytes.length} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, bytes.length)}`, { data: { extension: name, limit: 'maxResponseBytes', size: bytes.length } }));
+      return failedWith(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" produced a response of ${bytes.length} bytes, above its message size limit of ${limits.maxResponseBytes}. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, bytes.length)}`, { data: { extension: name, limit: 'maxResponseBytes', size: bytes.length } }), interrupt, elapsedMs);
     }
     if (memoryBytes() > capBytes) {
       // Only possible for a module that did not go through compileExtensionModule.
-      return fail(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } }));
+      return failedWith(new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" grew its memory to ${memoryBytes()} bytes, above its limit of ${limits.maxMemoryBytes}: compile it with compileExtensionModule so the cap is enforced. ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes)}`, { data: { extension: name, limit: 'maxMemoryBytes', memoryBytes: memoryBytes() } }), interrupt, elapsedMs);
     }
     // The guest's allocator failed at the cap and the guest answered with an internal error.
-    if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) return fail(exhausted(outOfMemoryAnswer(bytes) as string, outOfMemoryAnswerBytes(bytes)));
+    if (nearCap() && outOfMemoryAnswer(bytes) !== undefined) return failedWith(exhausted(outOfMemoryAnswer(bytes) as string, outOfMemoryAnswerBytes(bytes)), interrupt, elapsedMs);
     return { ok: true, output: bytes !== null && bytes.length > 0 ? bytes : null, interrupt, elapsedMs };
   };
   /** The outcome of a `handle` that threw; a guest told its output was refused may fail the call itself: the refusal is the cause. */

@@ -29,6 +29,27 @@ export interface SettleContext {
  */
 export type SettleOutcome = (id: Id | undefined, outcome: RunOutcome, cancelled: boolean) => void | Promise<void>;
 
+/** `decoded` when it is the response to request `id`, else the protocol error saying what it is instead. */
+function answer(messages: GuestMessages, id: Id, decoded: JsonRpcMessage): JsonRpcMessage {
+  if ('method' in decoded || !('result' in decoded || 'error' in decoded)) {
+    throw messages.protocolError(`its answer to request ${JSON.stringify(id)} is not a response`, { id });
+  }
+  if (decoded.id !== id) {
+    throw messages.protocolError(`it answered request ${JSON.stringify(id)} with id ${JSON.stringify(decoded.id)}`, { id, responseId: decoded.id });
+  }
+  return decoded;
+}
+
+/**
+ * A call whose answer could not be read: a cancelled guest may stop without a proper answer (the
+ * host answers for it); otherwise the transport closes with the error. Module functions rather
+ * than closures per call (under tsx, each named closure also costs a defineProperty).
+ */
+function refuse(context: SettleContext, id: Id, cancelled: boolean, error: unknown): void {
+  if (cancelled) context.emit(context.messages.cancelled(id));
+  else context.fail(error as MepError);
+}
+
 /** Creates the settler of one transport. */
 export function createOutcomeSettler(context: SettleContext): SettleOutcome {
   const { name, limits, log, messages, emit, fail } = context;
@@ -57,28 +78,17 @@ export function createOutcomeSettler(context: SettleContext): SettleOutcome {
       if (outcome.output !== null) fail(messages.protocolError('it answered a message that was not a request', { size: outcome.output.length }));
       return;
     }
-    const answer = (decoded: JsonRpcMessage): JsonRpcMessage => {
-      if ('method' in decoded || !('result' in decoded || 'error' in decoded)) {
-        throw messages.protocolError(`its answer to request ${JSON.stringify(id)} is not a response`, { id });
-      }
-      if (decoded.id !== id) {
-        throw messages.protocolError(`it answered request ${JSON.stringify(id)} with id ${JSON.stringify(decoded.id)}`, { id, responseId: decoded.id });
-      }
-      return decoded;
-    };
-    // A cancelled guest may stop without a proper answer; the host answers for it.
-    const refuse = (error: unknown): void => (cancelled ? emit(messages.cancelled(id)) : fail(error as MepError));
     const output = outcome.output;
     if (output !== null && output.length >= SLICED_FROM_CHARS) {
       // A large answer (millions of values) in slices: the event loop of every other session turns meanwhile.
-      return messages.decodeSliced(output, 'response').then((decoded) => emit(answer(decoded))).catch(refuse);
+      return messages.decodeSliced(output, 'response').then((decoded) => emit(answer(messages, id, decoded))).catch((error: unknown) => refuse(context, id, cancelled, error));
     }
     let response: JsonRpcMessage;
     try {
       if (output === null) throw messages.protocolError(`it returned no response to request ${JSON.stringify(id)}`, { id });
-      response = answer(messages.decode(output, 'response'));
+      response = answer(messages, id, messages.decode(output, 'response'));
     } catch (error) {
-      refuse(error);
+      refuse(context, id, cancelled, error);
       return;
     }
     emit(response);
