@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { createEngineRunner, ENGINE_CACHE_DIR, ensureEngine, IMPORT_NAMESPACE, REPO_ROOT } from './index.ts';
 import { applyPatch } from './patches/apply.ts';
 import { inV8 } from './v8-compare.ts';
@@ -100,6 +101,32 @@ abi('should turn infinite recursion into the RangeError V8 throws, catchable, an
   assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^RangeError: Maximum call stack size exceeded/);
   assert.match(r.invoke(c.bytecode, 'deep').error ?? '', /^RangeError: Maximum call stack size exceeded/);
   assert.is(dec(r.invoke(c.bytecode, 'caught').output), 'true Maximum call stack size exceeded');
+  assert.is(dec(r.invoke(c.bytecode, 'ok').output), 'ok');
+});
+
+abi('should keep infinite recursion a catchable RangeError once V8 has optimized the engine (its larger frames)', async () => {
+  // A busy guest's interpreter runs as TurboFan code, whose frame of JS_CallInternal is larger on
+  // the host's stack than Liftoff's: QuickJS's own limit must still come first. Compiled here with
+  // TurboFan only and eagerly (V8's defaults restored at once), so that no warm-up is needed. The host's stack
+  // overflowed first at 2,408 frames of this closure (the compare and branch edits, issue 32).
+  // A custom section of its own makes these bytes new to V8, whose module cache would otherwise
+  // hand back the engine compiled earlier in this process.
+  const name = enc('mep-turbofan-test');
+  const bytes = new Uint8Array([...readFileSync((await ensureEngine()).wasmPath), 0, name.length + 1, name.length, ...name]);
+  setFlagsFromString('--no-liftoff --no-wasm-lazy-compilation');
+  let module: WebAssembly.Module;
+  try {
+    module = await WebAssembly.compile(bytes);
+  } finally {
+    setFlagsFromString('--liftoff --wasm-lazy-compilation');
+  }
+  const r = await createEngineRunner(module);
+  const source =
+    'globalThis.deep = () => { let d = 0; function r() { d++; return r() + 1; } try { r(); } catch (e) { Host.outputString(`${e instanceof RangeError} ${d > 1000}`); } };\n' +
+    'globalThis.ok = () => Host.outputString("ok");';
+  const c = r.compile(source);
+  if (!c.ok) throw new Error(c.message);
+  assert.is(dec(r.invoke(c.bytecode, 'deep').output), 'true true');
   assert.is(dec(r.invoke(c.bytecode, 'ok').output), 'ok');
 });
 

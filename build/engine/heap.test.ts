@@ -313,13 +313,21 @@ heap('should keep every slot an awaiting function may still read, as V8 does', a
     let late; const early = { v: 'early' }; await null; late = early; await null; out.push(late.v);
     let w = { v: 0 }; while (w.v < 3) { const next = { v: w.v + 1 }; await null; w = next; } out.push(w.v);
     const [x1, { y1 }] = [{ v: 'x' }, { y1: { v: 'y' } }]; await null; out.push(x1.v + y1.v);
+    // read only through an inner function's eval, a class field made after the await, a switch
+    // whose case awaits, a captured catch parameter, and slots past the first 32
+    async function ev() { const o = { v: 'inner-eval' }; await null; return (() => eval('o.v'))(); }
+    async function field() { const o = { v: 'field' }; await null; class K { x = o.v; static s = o.v; } return new K().x + K.s; }
+    async function sw(n) { const k = { v: 's' }; switch (n) { case await 1: return k.v + 1; case 2: await null; default: return k.v + 'd'; } }
+    async function cp() { let g; try { await Promise.reject({ v: 'cp' }); } catch (e) { g = () => e.v; } await null; return g(); }
+    async function wide() { ${Array.from({ length: 36 }, (_, i) => `const a${i} = { v: ${i} };`).join(' ')} await null; let s = a35.v + a0.v; await null; return s + a33.v + a1.v; }
+    out.push(await ev(), await field(), await sw(1), await sw(2), await cp(), await wide());
     Host.outputString(JSON.stringify(out));
   };`;
   const { run } = await engineWith(source);
   let v8 = '';
   await (new Function('Host', `${source}\nreturn sem();`) as (host: unknown) => Promise<void>)({ outputString: (s: string) => void (v8 = s) });
   assert.is(run('sem'), v8);
-  assert.is(v8, JSON.stringify([3, 'caught:x', 'closure', 'BA', 1, 2, 'fin', 'a', 'b', 'eval', 'paramdefault', 1, 2, 'early', 3, 'xy']));
+  assert.is(v8, JSON.stringify([3, 'caught:x', 'closure', 'BA', 1, 2, 'fin', 'a', 'b', 'eval', 'paramdefault', 1, 2, 'early', 3, 'xy', 'inner-eval', 'fieldfield', 's1', 'sd', 'cp', 69]));
 });
 
 heap.run();
