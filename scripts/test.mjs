@@ -80,6 +80,8 @@ function units(list) {
 
 /** Seconds per test file in this run, from its worker's start of it to its end (import included). */
 const timings = {};
+/** CPU seconds per test file (its worker's and the children it waited for), beside `timings`. */
+const cpu = {};
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -132,6 +134,7 @@ function runQueue(queue, count, label) {
         } else if (message.finished) {
           const { total, passed: p, skipped: s, failed: f } = message.counts;
           timings[message.finished] = message.seconds;
+          if (typeof message.cpu === 'number') cpu[message.finished] = message.cpu;
           pending.delete(message.finished);
           passed += p;
           failed += Math.max(total - p, f ? 1 : 0);
@@ -177,11 +180,14 @@ if (quiet.length > 0) await runQueue([quiet], 1, () => '[quiet] ');
 
 // Each file's seconds go to MEP_TEST_TIMINGS (default .cache/test-timings.json; copy a whole idle
 // run's to scripts/test-weights.json), and a whole run names its ten slowest files.
-const rounded = Object.fromEntries(Object.keys(timings).sort().map((file) => [file, Math.round(timings[file] * 10) / 10]));
+const round = (table) => Object.fromEntries(Object.keys(table).sort().map((file) => [file, Math.round(table[file] * 10) / 10]));
+const rounded = round(timings);
 try {
   const out = process.env.MEP_TEST_TIMINGS ?? join(root, '.cache', 'test-timings.json');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(rounded, null, 2)}\n`);
+  // CPU seconds beside them (test-timings.cpu.json): a file whose CPU is far below its wall time waits.
+  writeFileSync(out.replace(/(\.json)?$/, '.cpu.json'), `${JSON.stringify(round(cpu), null, 2)}\n`);
 } catch (error) {
   console.log(`tests: could not keep the timings (${error instanceof Error ? error.message : String(error)})`);
 }
