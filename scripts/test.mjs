@@ -3,10 +3,11 @@
 // line `N passed, N failed` that CI reads. Extra arguments narrow the run to files whose path
 // matches the given pattern, e.g. `npm test -- framing`.
 //
-// The files run on workers side by side (MEP_TEST_JOBS, by default one per core, at most 2),
-// each a node process running uvu on one file after another (scripts/testing/test-worker.mjs):
-// most suites keep one core busy, so two workers nearly halve the time on the two-core machines
-// CI runs on. The files are handed out by their cost in scripts/test-weights.json, longest first,
+// The files run on workers side by side (MEP_TEST_JOBS, by default one more than the cores, at
+// most 3), each a node process running uvu on one file after another (scripts/testing/test-worker.mjs):
+// most suites keep one core busy, but many also wait (a provoked deadline, a slow reader, a child
+// process starting, the disk), so on the two-core machines CI runs on a third worker computes
+// while one of the others waits. The files are handed out by their cost in scripts/test-weights.json, longest first,
 // each to the next worker that is free, so the longest start at once and the workers end
 // together on short files. Before the workers start (whole runs only), the example extensions
 // most suites share are built once (scripts/testing/prebuild.ts), so that no two workers build the
@@ -48,7 +49,7 @@ const QUIET = ['host/src/cli/hostile-process.test.ts', 'host/src/serve/retained.
 const TOGETHER = [['scripts/package.test.ts', 'scripts/newcomer.test.ts']];
 
 const requested = Number(process.env.MEP_TEST_JOBS);
-const jobs = Math.max(1, Math.min(files.length, Number.isInteger(requested) && requested > 0 ? requested : Math.min(2, availableParallelism())));
+const jobs = Math.max(1, Math.min(files.length, Number.isInteger(requested) && requested > 0 ? requested : Math.min(3, availableParallelism() + 1)));
 
 /** Seconds each file took in a measured run; a file not listed counts as the median. */
 function weights() {
