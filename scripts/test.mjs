@@ -3,10 +3,11 @@
 // line `N passed, N failed` that CI reads. Extra arguments narrow the run to files whose path
 // matches the given pattern, e.g. `npm test -- framing`.
 //
-// The files run on workers side by side (MEP_TEST_JOBS, by default one per core, at most 2),
-// each a node process running uvu on one file after another (scripts/testing/test-worker.mjs):
-// most suites keep one core busy, so two workers nearly halve the time on the two-core machines
-// CI runs on. The files are handed out by their cost in scripts/test-weights.json, longest first,
+// The files run on workers side by side (MEP_TEST_JOBS, by default one more than the cores, at
+// most 3), each a node process running uvu on one file after another (scripts/testing/test-worker.mjs):
+// most suites keep one core busy, but many also wait (a provoked deadline, a slow reader, a child
+// process starting, the disk), so on the two-core machines CI runs on a third worker computes
+// while one of the others waits. The files are handed out by their cost in scripts/test-weights.json, longest first,
 // each to the next worker that is free, so the longest start at once and the workers end
 // together on short files. Before the workers start (whole runs only), the example extensions
 // most suites share are built once (scripts/testing/prebuild.ts), so that no two workers build the
@@ -48,7 +49,7 @@ const QUIET = ['host/src/cli/hostile-process.test.ts', 'host/src/serve/retained.
 const TOGETHER = [['scripts/package.test.ts', 'scripts/newcomer.test.ts']];
 
 const requested = Number(process.env.MEP_TEST_JOBS);
-const jobs = Math.max(1, Math.min(files.length, Number.isInteger(requested) && requested > 0 ? requested : Math.min(2, availableParallelism())));
+const jobs = Math.max(1, Math.min(files.length, Number.isInteger(requested) && requested > 0 ? requested : Math.min(3, availableParallelism() + 1)));
 
 /** Seconds each file took in a measured run; a file not listed counts as the median. */
 function weights() {
@@ -80,6 +81,8 @@ function units(list) {
 
 /** Seconds per test file in this run, from its worker's start of it to its end (import included). */
 const timings = {};
+/** CPU seconds per test file (its worker's and the children it waited for), beside `timings`. */
+const cpu = {};
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -132,6 +135,7 @@ function runQueue(queue, count, label) {
         } else if (message.finished) {
           const { total, passed: p, skipped: s, failed: f } = message.counts;
           timings[message.finished] = message.seconds;
+          if (typeof message.cpu === 'number') cpu[message.finished] = message.cpu;
           pending.delete(message.finished);
           passed += p;
           failed += Math.max(total - p, f ? 1 : 0);
@@ -177,11 +181,14 @@ if (quiet.length > 0) await runQueue([quiet], 1, () => '[quiet] ');
 
 // Each file's seconds go to MEP_TEST_TIMINGS (default .cache/test-timings.json; copy a whole idle
 // run's to scripts/test-weights.json), and a whole run names its ten slowest files.
-const rounded = Object.fromEntries(Object.keys(timings).sort().map((file) => [file, Math.round(timings[file] * 10) / 10]));
+const round = (table) => Object.fromEntries(Object.keys(table).sort().map((file) => [file, Math.round(table[file] * 10) / 10]));
+const rounded = round(timings);
 try {
   const out = process.env.MEP_TEST_TIMINGS ?? join(root, '.cache', 'test-timings.json');
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, `${JSON.stringify(rounded, null, 2)}\n`);
+  // CPU seconds beside them (test-timings.cpu.json): a file whose CPU is far below its wall time waits.
+  writeFileSync(out.replace(/(\.json)?$/, '.cpu.json'), `${JSON.stringify(round(cpu), null, 2)}\n`);
 } catch (error) {
   console.log(`tests: could not keep the timings (${error instanceof Error ? error.message : String(error)})`);
 }

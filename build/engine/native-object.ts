@@ -3,7 +3,7 @@
  * `<cacheDir>/objects/` by what makes it: the compiler, its flags, the edited source tree
  * (`sourceKey` of the edits) and the file. Native builds that compile a file alike share it: the
  * test262 differential's edited engine (scripts/test262/native.ts) and the heap-fault runner
- * (./native.ts at -O1, build/engine/heap-faults.test.ts) compile the edited quickjs.c once between
+ * (./native.ts at -O0, build/engine/heap-faults.test.ts) compile the edited quickjs.c once between
  * them, which a clean checkout's `npm test` otherwise paid twice.
  */
 import { createHash } from 'node:crypto';

@@ -6,8 +6,8 @@
  */
 import type { QuickjsSource } from './patches/types.ts';
 
-/** A clang optimization flag. */
-export type OptFlag = '-Os' | '-Oz' | '-O1' | '-O2' | '-O3';
+/** A clang (or gcc) optimization flag; -O0 only for the native test builds (scripts/test262/native.ts). */
+export type OptFlag = '-Os' | '-Oz' | '-O0' | '-O1' | '-O2' | '-O3';
 
 /**
  * Per quickjs-ng file. Measured (issue 32): quickjs.c at -O2 instead of -Os cuts morphir-elm's

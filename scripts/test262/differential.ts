@@ -6,7 +6,7 @@
  */
 import { judge, type RunOutcome } from './outcome.ts';
 import { NOT_RUN, SANDBOX_LIMITS, limitOf, type HarnessLimit } from './known.ts';
-import { ensureNativeRunner, startNativeRunner } from './native.ts';
+import { ensureNativeRunner, startNativeRunner, type NativeOpt } from './native.ts';
 import { createSandboxRunner } from './sandbox.ts';
 import { listTests, loadSuite, testRuns, type TestRun } from './suite.ts';
 
@@ -46,6 +46,8 @@ export interface DifferentialReport {
 export interface DifferentialOptions {
   /** Test paths (`test/…`) to run; default every test of the snapshot. */
   paths?: string[];
+  /** The native engines' optimization level (./native.ts; default -O1). */
+  opt?: NativeOpt;
   /** Called after each file. */
   onProgress?: (done: number, total: number) => void;
 }
@@ -71,7 +73,7 @@ export function sampleTests(count: number, seed: number, filter = ''): string[] 
 export async function runDifferential(options: DifferentialOptions = {}): Promise<DifferentialReport> {
   const suite = loadSuite();
   const paths = options.paths ?? listTests(suite.root);
-  const natives = { unedited: startNativeRunner(await ensureNativeRunner('unedited')), edited: startNativeRunner(await ensureNativeRunner('edited')) };
+  const natives = { unedited: startNativeRunner(await ensureNativeRunner('unedited', options.opt)), edited: startNativeRunner(await ensureNativeRunner('edited', options.opt)) };
   const sandbox = await createSandboxRunner();
   const report: DifferentialReport = {
     files: paths.length,

@@ -23,13 +23,16 @@ const RUNNER_C = join(dirname(fileURLToPath(import.meta.url)), 'native.c');
 /** Where the native test262 engines are cached. */
 export const TEST262_CACHE = join(REPO_ROOT, '.cache', 'test262');
 /**
- * -O1: both engines are built alike, so the differential compares the edits, not the optimizer;
- * gcc compiles quickjs.c at -O1 in half -O2's time (20 against 43 s of CPU, measured 2026-12-03),
- * which a clean checkout's `npm test` pays twice, and the sample's verdicts are the same. The
- * heap-fault runner compiles the edited files alike (build/engine/heap-faults.test.ts), so one
- * build serves both.
+ * The optimization level of both engines, built alike so that the differential compares the
+ * edits, not the optimizer. -O1 (the default) for the whole suite, whose runs are many; -O0 for
+ * `npm test`'s sample, where the compile is most of the cost: a clean checkout compiles
+ * quickjs-ng twice (unedited, edited), and the sample with the heap-fault test took 18.7-19.9 s
+ * of CPU cold at -O0 against 34.9 at -O1 (warm 6.6 against 4.8: the slower runs), with the same
+ * verdicts (measured 2026-12-03). The heap-fault runner compiles the edited files at -O0 too
+ * (build/engine/heap-faults.test.ts), so one build serves both.
  */
-const FLAGS = ['-O1', '-D_GNU_SOURCE', '-w'];
+export type NativeOpt = '-O0' | '-O1';
+const FLAGS = ['-D_GNU_SOURCE', '-w'];
 
 /** Which sources a native engine is built from. */
 export type NativeVariant = 'unedited' | 'edited';
@@ -38,21 +41,22 @@ export type NativeVariant = 'unedited' | 'edited';
  * Returns the path of the native test262 runner for `variant`, compiling it the first time (a
  * minute or so per variant). Throws `MepError` `ERR_BUILD` when the compiler is missing or fails.
  */
-export async function ensureNativeRunner(variant: NativeVariant, cc = process.env.CC ?? 'cc'): Promise<string> {
+export async function ensureNativeRunner(variant: NativeVariant, opt: NativeOpt = '-O1', cc = process.env.CC ?? 'cc'): Promise<string> {
   const patches = variant === 'edited' ? QUICKJS_PATCHES : [];
   const src = await ensureQuickjsSource(ENGINE_CACHE_DIR, { patches });
   const hash = (...parts: string[]): string => createHash('sha256').update(parts.join('\0')).digest('hex').slice(0, 16);
-  const libKey = hash(sourceKey(patches), cc, ...FLAGS);
+  const flags = [opt, ...FLAGS];
+  const libKey = hash(sourceKey(patches), cc, ...flags);
   const out = join(TEST262_CACHE, `native-${variant}-${hash(libKey, readFileSync(RUNNER_C, 'utf8'))}`, 'runner');
   if (existsSync(out)) return out;
   try {
     // quickjs-ng's files are compiled one at a time (the cores are shared) and cached with the
     // engine's other native builds: the edited ones are the heap-fault runner's too.
     const objects: string[] = [];
-    for (const file of QUICKJS_SOURCES) objects.push(await nativeObject({ cacheDir: ENGINE_CACHE_DIR, cc, flags: FLAGS, src, srcKey: sourceKey(patches), file }));
+    for (const file of QUICKJS_SOURCES) objects.push(await nativeObject({ cacheDir: ENGINE_CACHE_DIR, cc, flags, src, srcKey: sourceKey(patches), file }));
     mkdirSync(dirname(out), { recursive: true });
     const tmp = `${out}.tmp-${process.pid}`;
-    await run(cc, [...FLAGS, '-I', src, '-o', tmp, RUNNER_C, ...objects, '-lm', '-lpthread'], { maxBuffer: 16 << 20 });
+    await run(cc, [...flags, '-I', src, '-o', tmp, RUNNER_C, ...objects, '-lm', '-lpthread'], { maxBuffer: 16 << 20 });
     renameSync(tmp, out);
   } catch (e) {
     const stderr = (e as { stderr?: string }).stderr?.trim();

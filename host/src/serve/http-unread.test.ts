@@ -32,12 +32,27 @@ async function postAndStopReading(port: number, body: string, route = 'many', he
   return { socket, first };
 }
 
-/** Resumes `socket` and reads until the server closes it or `ms` pass; the bytes after `first`. */
+/** The end of a chunked HTTP/1.1 body: the answer is whole, and a kept-alive connection stays open after it. */
+const LAST_CHUNK = Buffer.from('\r\n0\r\n\r\n');
+
+/**
+ * Resumes `socket` and reads until the server closes it, its chunked answer ends (a whole answer:
+ * waiting `ms` more for a close that a kept-alive connection never makes is time lost), or `ms`
+ * pass; the bytes after `first`.
+ */
 function readRest(socket: Socket, ms: number): Promise<{ bytes: number; closed: boolean }> {
   return new Promise((resolve) => {
     let bytes = 0;
+    let tail = Buffer.alloc(0);
     const timer = setTimeout(() => resolve({ bytes, closed: false }), ms);
-    socket.on('data', (chunk: Buffer) => (bytes += chunk.length));
+    socket.on('data', (chunk: Buffer) => {
+      bytes += chunk.length;
+      tail = Buffer.concat([tail, chunk.subarray(-LAST_CHUNK.length)]).subarray(-LAST_CHUNK.length);
+      if (tail.equals(LAST_CHUNK)) {
+        clearTimeout(timer);
+        resolve({ bytes, closed: false });
+      }
+    });
     socket.once('close', () => {
       clearTimeout(timer);
       resolve({ bytes, closed: true });

@@ -13,6 +13,11 @@ import { containment } from './containment.ts';
 import { parseProcStatus, readProcessMemory } from './proc-memory.ts';
 
 const MiB = 1024 * 1024;
+/**
+ * These children ignore their stdin closing, so a close waits the whole grace before it signals
+ * them (2 s by default, four times a run): they are ended after a short one instead.
+ */
+const STDIN_IGNORED_GRACE_MS = 100;
 const Memory = suite('process extension :: its memory, measured');
 
 Memory('should read the peaks from a status text, and nothing from one without them', () => {
@@ -25,7 +30,7 @@ Memory('should read the peaks from a status text, and nothing from one without t
 Memory('should measure the extension itself, not its launcher', async () => {
   if (process.platform !== 'linux') return;
   const script = `globalThis.kept = Buffer.alloc(${96 * MiB}, 1); process.stderr.write('ready\\n'); setInterval(() => {}, 1000);`;
-  const transport = createProcessTransport({ name: 'resident', command: process.execPath, args: ['-e', script], cwd: process.cwd() });
+  const transport = createProcessTransport({ name: 'resident', command: process.execPath, args: ['-e', script], cwd: process.cwd(), killGraceMs: STDIN_IGNORED_GRACE_MS });
   try {
     let memory = transport.memory();
     const until = Date.now() + 30_000;
@@ -68,7 +73,7 @@ Memory('should size the advice of a native executable stopped at its address-spa
 Memory('should print the cap the transport was given, whatever launched it (--verbose\'s "process memory" line)', async () => {
   if (process.platform !== 'linux') return;
   const line = async (caps: { memoryLimitBytes?: number; heapLimitBytes?: number }): Promise<string | undefined> => {
-    const transport = createProcessTransport({ name: 'capped', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000);'], cwd: process.cwd(), ...caps });
+    const transport = createProcessTransport({ name: 'capped', command: process.execPath, args: ['-e', 'setInterval(() => {}, 1000);'], cwd: process.cwd(), killGraceMs: STDIN_IGNORED_GRACE_MS, ...caps });
     try {
       const until = Date.now() + 30_000;
       while (transport.memory() === undefined && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
