@@ -1,0 +1,36 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readLock, writeLock } from './lock.ts';
+import { registryPaths } from './paths.ts';
+import { race, racer, withProject } from './test-support.ts';
+
+const Concurrent = suite('registry :: concurrent mep install and mep remove on one extensions.lock');
+const count = 30;
+const ids = (tag: string): string[] => Array.from({ length: count }, (_, i) => `${tag}.e${i}`);
+const sha = 'a'.repeat(64);
+
+/** Pins `<tag>.e<i>` one after another, through the lock write `mep install` makes. */
+const installer = (home: string, cwd: string, tag: string) =>
+  racer(
+    home,
+    cwd,
+    `import { updateScopeLock } from './host/src/registry/trust-lock.ts';`,
+    `for (let i = 0; i < ${count}; i++) await updateScopeLock(paths, paths.user, (lock) => { lock.extensions['${tag}.e' + i] = { version: '1.0.0', sha256: '${sha}', runtime: 'wasm' }; }, '${tag}.e' + i)`,
+  );
+
+/** Removes `<tag>.e<i>` one after another with `mep remove`'s own function. */
+const remover = (home: string, cwd: string, tag: string) =>
+  racer(home, cwd, `import { removeExtension } from './host/src/registry/remove.ts';`, `for (let i = 0; i < ${count}; i++) await removeExtension(paths, '${tag}.e' + i, 'user')`);
+
+Concurrent('should keep every entry that concurrent installs add and drop every one a concurrent remove drops (no lost update)', () =>
+  withProject(async (t) => {
+    const paths = registryPaths({ cwd: t.project });
+    await writeLock(paths.user.lock, { extensions: Object.fromEntries(ids('c').map((id) => [id, { version: '1.0.0', sha256: sha }])) });
+    const codes = await race([installer(t.home, t.project, 'a'), installer(t.home, t.project, 'b'), remover(t.home, t.project, 'c')]);
+    assert.equal(codes, [0, 0, 0]);
+    const kept = Object.keys((await readLock(paths.user.lock)).extensions).sort();
+    assert.equal(kept, [...ids('a'), ...ids('b')].sort());
+  }),
+);
+
+Concurrent.run();
