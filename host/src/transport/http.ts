@@ -129,7 +129,11 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const readEvents = async (response: Response, id: string | number, signal: AbortSignal): Promise<void> => {
     // Events of one chunk are delivered one after another before the next chunk is read.
     const complete: string[] = [];
-    const decoder = createSseDecoder((data) => complete.push(data), maxBytes);
+    // Comments, keep-alives and fields without data cost the host reading them: counted with the notifications.
+    const decoder = createSseDecoder((data) => complete.push(data), maxBytes, (chars) => {
+      const over = inbound.skipped(chars, 'comments, keep-alives or fields of events without data');
+      if (over) throw over;
+    });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const text = new TextDecoder();
     const onAbort = (): void => void reader.cancel().catch(() => undefined); // the stream is gone either way
