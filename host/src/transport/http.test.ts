@@ -133,6 +133,31 @@ Foreign('should refuse a URL that is not http(s) with ERR_USAGE', () => {
   }
 });
 
+Foreign('should not follow a redirect: the request is not sent again to where it points (another origin, the loopback), and the session ends with a typed error :: hostile', async () => {
+  // Before, fetch followed a 307/308 and sent the POST (the user's IR) to the Location given,
+  // e.g. a service on the user's loopback: the server at a URL chose where mep sends.
+  const target = await startForeignServer();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(307, { location: target.url }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://localhost:${(server.address() as AddressInfo).port}/rpc`;
+  const session = createSession({ transport: createHttpTransport({ url, token: 'tok-secret' }), requestTimeoutMs: 5_000 });
+  try {
+    const error = await session.start().catch((e: unknown) => e);
+    assert.ok(isMepError(error), String(error));
+    assert.is(error.code, LocalErrorCode.TransportClosed, error.message);
+    assert.equal((error.data as { status?: number; reason?: string }).reason, 'redirect');
+    assert.ok(error.message.includes(target.url), error.message);
+    assert.is(target.seen.length, 0, 'nothing was sent where the redirect pointed');
+  } finally {
+    await session.close().catch(() => undefined);
+    await new Promise((resolve) => server.close(resolve));
+    await target.close();
+  }
+});
+
 const Served = suite('transport/http :: against mep serve --http');
 
 Served('should deliver streamed progress and cancel the call at the extension', async () => {

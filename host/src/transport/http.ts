@@ -78,7 +78,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     try {
       let response: Response;
       try {
-        response = await doFetch(url, { method: 'POST', headers, body, signal: controller.signal });
+        // Never followed: the server at the URL would choose where the user's IR goes (another origin, the loopback).
+        response = await doFetch(url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
       } catch (error) {
         if (controller.signal.aborted) return; // cancelled or closed: nothing to report
         return fail(new MepError(LocalErrorCode.Unreachable, `Cannot reach the extension at ${name}: ${describe(error)}. Check the URL and that the server runs.`, { data: { url: name }, cause: error }));
@@ -86,6 +87,11 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       if (response.status === 401 || response.status === 403) {
         await response.body?.cancel();
         return fail(new MepError(LocalErrorCode.Unauthorized, `The server at ${name} refused the request (HTTP ${response.status}): give its token (MEP_HTTP_TOKEN, or user:token@ in the URL) or allow this client.`, { data: { url: name, status: response.status } }));
+      }
+      if (response.status >= 300 && response.status <= 399) {
+        await response.body?.cancel();
+        const location = (response.headers.get('location') ?? '(none)').slice(0, 300);
+        return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}, a redirect to ${location}; mep does not follow redirects (the request would be sent where the server says). Give the extension's final URL.`, { data: { url: name, status: response.status, location, reason: 'redirect' } }));
       }
       if (response.status < 200 || response.status > 299) {
         const detail = (await response.text().catch(() => '')).slice(0, 300);
