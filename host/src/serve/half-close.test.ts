@@ -41,9 +41,8 @@ async function untilNoSession(server: HostServer): Promise<void> {
   }
 }
 
-const Half = suite('mep serve :: a client that half-closes (shuts its write side) gets its answers');
-
-Half('over the socket: the call running at the half-close is answered, then its sessions are closed and the connection ends; others are served', async () => {
+/** A server on a Unix socket, and a client of it with a session open; the server is closed after `body`. */
+async function withOpenSession(body: (t: { server: HostServer; path: string; socket: Socket; all: Promise<string>; sessionId: string }) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'mep-half-'));
   const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 500 });
   const listener = await listenUnixSocket(server, join(dir, 's.sock'));
@@ -53,6 +52,17 @@ Half('over the socket: the call running at the half-close is answered, then its 
     socket.on('data', (chunk) => client.push(chunk));
     const all = received(socket);
     const { sessionId } = (await client.request(1, ServeMethod.Open, { extension: wellBehaved })).result as { sessionId: string };
+    await body({ server, path: listener.path, socket, all, sessionId });
+  } finally {
+    await listener.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const Half = suite('mep serve :: a client that half-closes (shuts its write side) gets its answers');
+
+Half('over the socket: the call running at the half-close is answered, then its sessions are closed and the connection ends; others are served', () =>
+  withOpenSession(async ({ server, path, socket, all, sessionId }) => {
     // Two calls and a server/info sent at once, then shutdown(SHUT_WR), as an HTTP/1.1 or LSP client may.
     socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: ServeMethod.Call, params: { sessionId, ...slow } })}\n`);
     socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 3, method: ServeMethod.Call, params: { sessionId, method: 'morphir.ping' } })}\n`);
@@ -61,27 +71,16 @@ Half('over the socket: the call running at the half-close is answered, then its 
     const text = await all;
     for (const id of [2, 3, 4]) assert.ok(answerTo(text, id)?.result !== undefined, `call ${id} answered: ${text.slice(0, 400)}`);
     await untilNoSession(server);
-    const other = connect(listener.path);
+    const other = connect(path);
     const next = createLineClient((bytes) => other.write(bytes));
     other.on('data', (chunk) => next.push(chunk));
     assert.ok('result' in (await next.request(1, ServeMethod.Info, {})));
     other.destroy();
-  } finally {
-    await listener.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-Half('over the socket: a half-closed client is held to each call deadline, and one that disconnects is not answered', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'mep-half-'));
-  const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 500 });
-  const listener = await listenUnixSocket(server, join(dir, 's.sock'));
-  try {
-    const socket = connect(listener.path);
-    const client = createLineClient((bytes) => socket.write(bytes));
-    socket.on('data', (chunk) => client.push(chunk));
-    const all = received(socket);
-    const { sessionId } = (await client.request(1, ServeMethod.Open, { extension: wellBehaved })).result as { sessionId: string };
+Half('over the socket: a half-closed client is held to each call deadline, and one that disconnects is not answered', () =>
+  withOpenSession(async ({ server, path, socket, all, sessionId }) => {
     const endless = { ...slow, params: { ...slow.params, options: { delayMs: 60_000 } } };
     socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 2, method: ServeMethod.Call, params: { sessionId, ...endless, timeoutMs: 300 } })}\n`);
     socket.end();
@@ -89,7 +88,7 @@ Half('over the socket: a half-closed client is held to each call deadline, and o
     assert.is(answer?.error?.data?.localCode, 'ERR_TIMEOUT', JSON.stringify(answer));
     await untilNoSession(server);
 
-    const gone = connect(listener.path);
+    const gone = connect(path);
     const goneClient = createLineClient((bytes) => gone.write(bytes));
     gone.on('data', (chunk) => goneClient.push(chunk));
     const opened = (await goneClient.request(1, ServeMethod.Open, { extension: wellBehaved })).result as { sessionId: string };
@@ -99,11 +98,8 @@ Half('over the socket: a half-closed client is held to each call deadline, and o
     await new Promise((resolve) => setTimeout(resolve, 100));
     gone.destroy();
     await untilNoSession(server);
-  } finally {
-    await listener.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 Half('over stdio: the end of stdin after the requests gets every answer, then mep serve ends', async () => {
   const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 500 });
