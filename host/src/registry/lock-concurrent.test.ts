@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readLock, writeLock } from './lock.ts';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { parseExtensionId } from './extension-id.ts';
+import { readLock, updateLock, writeLock } from './lock.ts';
 import { registryPaths } from './paths.ts';
 import { race, racer, withProject } from './test-support.ts';
 
@@ -30,6 +32,29 @@ Concurrent('should keep every entry that concurrent installs add and drop every 
     assert.equal(codes, [0, 0, 0]);
     const kept = Object.keys((await readLock(paths.user.lock)).extensions).sort();
     assert.equal(kept, [...ids('a'), ...ids('b')].sort());
+  }),
+);
+
+Concurrent('should take over a lock file a cloned project ships naming a live pid (1), once it is older than any change takes :: hostile', () =>
+  withProject(async (t) => {
+    const paths = registryPaths({ cwd: t.project });
+    await mkdir(paths.project.root, { recursive: true });
+    const shipped = `${paths.project.lock}.lock`;
+    await writeFile(shipped, '1\n');
+    const old = new Date(Date.now() - 120_000);
+    await utimes(shipped, old, old);
+    await updateLock(paths.project.lock, (lock) => {
+      lock.extensions[parseExtensionId('acme.after')] = { version: '1.0.0', sha256: sha };
+    });
+    assert.equal(Object.keys((await readLock(paths.project.lock)).extensions), ['acme.after']);
+    // Dated in the future (an archive can): as stale.
+    await writeFile(shipped, '1\n');
+    const future = new Date(Date.now() + 3_600_000);
+    await utimes(shipped, future, future);
+    await updateLock(paths.project.lock, (lock) => {
+      delete lock.extensions[parseExtensionId('acme.after')];
+    });
+    assert.equal(Object.keys((await readLock(paths.project.lock)).extensions), []);
   }),
 );
 
