@@ -1,12 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
+import { LocalErrorCode, type MepError } from '../protocol/errors.ts';
 import { parseExtensionId } from './extension-id.ts';
 import { readLock, updateLock, writeLock } from './lock.ts';
 import { registryPaths } from './paths.ts';
 import { race, racer, withProject } from './test-support.ts';
 
-const Concurrent = suite('registry :: concurrent mep install and mep remove on one extensions.lock');
+const Concurrent = suite('registry :: changes of extensions.lock: concurrent, blocked, too large');
 const count = 30;
 const ids = (tag: string): string[] => Array.from({ length: count }, (_, i) => `${tag}.e${i}`);
 const sha = 'a'.repeat(64);
@@ -55,6 +56,21 @@ Concurrent('should take over a lock file a cloned project ships naming a live pi
       delete lock.extensions[parseExtensionId('acme.after')];
     });
     assert.equal(Object.keys((await readLock(paths.project.lock)).extensions), []);
+  }),
+);
+
+Concurrent('should refuse to write a lock larger than the host reads, keeping the one there: every later command would be refused :: hostile', () =>
+  withProject(async (t) => {
+    // A package of many files with long paths pins them all in `files`: two such packages (or one
+    // under a raised --max-entries) wrote a lock past 16 MiB, which no command could read again.
+    const paths = registryPaths({ cwd: t.project });
+    await writeLock(paths.user.lock, { extensions: { [parseExtensionId('acme.kept')]: { version: '1.0.0', sha256: sha } } });
+    const files = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`lib/${'d'.repeat(900)}/${i}.js`, sha]));
+    const error = await updateLock(paths.user.lock, (lock) => {
+      lock.extensions[parseExtensionId('acme.many')] = { version: '1.0.0', sha256: sha, files };
+    }).catch((e: unknown) => e);
+    assert.equal([(error as MepError).code, ((error as MepError).data as { limit?: string } | undefined)?.limit], [LocalErrorCode.Limit, 'lockBytes'], String(error));
+    assert.equal(Object.keys((await readLock(paths.user.lock)).extensions), ['acme.kept'], 'the lock there is kept, and readable');
   }),
 );
 

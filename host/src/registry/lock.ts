@@ -160,6 +160,15 @@ export async function writeLock(path: string, lock: LockFile): Promise<string> {
   }
   const extensions = Object.fromEntries(Object.entries(lock.extensions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const text = `${JSON.stringify({ ...lock, extensions }, null, 2)}\n`;
+  // Never a lock the host cannot read back: every later command would be refused.
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > HOST_FILE_LIMITS.lockBytes) {
+    throw new MepError(
+      LocalErrorCode.Limit,
+      `Refusing to write the lock ${path}: it would be ${size} bytes, more than the ${HOST_FILE_LIMITS.lockBytes} the host reads (a package pins each of its files there). Nothing was written; install packages with fewer files, or remove some with 'mep remove'.`,
+      { data: { lock: path, limit: 'lockBytes', limitBytes: HOST_FILE_LIMITS.lockBytes, bytes: size } },
+    );
+  }
   await writeFileAtomic(path, text);
   return createHash('sha256').update(text).digest('hex');
 }
