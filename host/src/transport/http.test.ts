@@ -158,6 +158,39 @@ Foreign('should not follow a redirect: the request is not sent again to where it
   }
 });
 
+Foreign('should read no more than the start of an error answer\'s body: an endless HTTP 500 body is not held :: hostile', async () => {
+  // Before, the whole body of a non-2xx answer was read into memory to show its first 300 characters.
+  let sent = 0;
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(64 * 1024);
+      const pump = (): void => {
+        while (!res.destroyed && sent < 256 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc`;
+  const session = createSession({ transport: createHttpTransport({ url }), requestTimeoutMs: 60_000 });
+  try {
+    const error = await session.start().catch((e: unknown) => e);
+    assert.ok(isMepError(error) && error.code === LocalErrorCode.TransportClosed, String(error));
+    assert.match(error.message, /HTTP 500: x{300}/);
+    assert.ok(sent < 64 * 1024 * 1024, `${sent} bytes sent before the client let go`);
+  } finally {
+    await session.close().catch(() => undefined);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 const Served = suite('transport/http :: against mep serve --http');
 
 Served('should deliver streamed progress and cancel the call at the extension', async () => {

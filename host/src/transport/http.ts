@@ -11,7 +11,7 @@
  * as the cancellation. Any non-2xx answer, a refused connection or a cut stream ends the
  * transport, as it ends an `HttpChannel` session, with a typed error.
  */
-import { readBoundedText } from '../framing/bounded-text.ts';
+import { readBoundedText, readTextPrefix } from '../framing/bounded-text.ts';
 import { createSseDecoder } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseJsonMessage } from '../protocol/json-sliced.ts';
@@ -94,7 +94,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}, a redirect to ${location}; mep does not follow redirects (the request would be sent where the server says). Give the extension's final URL.`, { data: { url: name, status: response.status, location, reason: 'redirect' } }));
       }
       if (response.status < 200 || response.status > 299) {
-        const detail = (await response.text().catch(() => '')).slice(0, 300);
+        // Its start only: the body of an error answer is the server's to make endless.
+        const detail = (await readTextPrefix(response.body, 1200).catch(() => '')).slice(0, 300);
         return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}${detail ? `: ${detail}` : ''}.`, { data: { url: name, status: response.status } }));
       }
       const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
