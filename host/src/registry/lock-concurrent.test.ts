@@ -5,7 +5,9 @@ import { LocalErrorCode, type MepError } from '../protocol/errors.ts';
 import { parseExtensionId } from './extension-id.ts';
 import { readLock, updateLock, writeLock } from './lock.ts';
 import { registryPaths } from './paths.ts';
-import { race, racer, withProject } from './test-support.ts';
+import { removeExtension } from './remove.ts';
+import { racer, withProject } from './test-support.ts';
+import { updateScopeLock } from './trust-lock.ts';
 
 const Concurrent = suite('registry :: changes of extensions.lock: concurrent, blocked, too large');
 const count = 30;
@@ -21,16 +23,24 @@ const installer = (home: string, cwd: string, tag: string) =>
     `for (let i = 0; i < ${count}; i++) await updateScopeLock(paths, paths.user, (lock) => { lock.extensions['${tag}.e' + i] = { version: '1.0.0', sha256: '${sha}', runtime: 'wasm' }; }, '${tag}.e' + i)`,
   );
 
-/** Removes `<tag>.e<i>` one after another with `mep remove`'s own function. */
-const remover = (home: string, cwd: string, tag: string) =>
-  racer(home, cwd, `import { removeExtension } from './host/src/registry/remove.ts';`, `for (let i = 0; i < ${count}; i++) await removeExtension(paths, '${tag}.e' + i, 'user')`);
-
 Concurrent('should keep every entry that concurrent installs add and drop every one a concurrent remove drops (no lost update)', () =>
   withProject(async (t) => {
     const paths = registryPaths({ cwd: t.project });
     await writeLock(paths.user.lock, { extensions: Object.fromEntries(ids('c').map((id) => [id, { version: '1.0.0', sha256: sha }])) });
-    const codes = await race([installer(t.home, t.project, 'a'), installer(t.home, t.project, 'b'), remover(t.home, t.project, 'c')]);
-    assert.equal(codes, [0, 0, 0]);
+    // Another process installs while this one installs and removes (mep remove's own function).
+    const other = installer(t.home, t.project, 'a');
+    await other.ready;
+    other.go();
+    const [[code]] = await Promise.all([
+      other.done,
+      (async () => {
+        for (const id of ids('b')) await updateScopeLock(paths, paths.user, (lock) => void (lock.extensions[parseExtensionId(id)] = { version: '1.0.0', sha256: sha, runtime: 'wasm' }), parseExtensionId(id));
+      })(),
+      (async () => {
+        for (const id of ids('c')) await removeExtension(paths, id, 'user');
+      })(),
+    ]);
+    assert.is(code, 0);
     const kept = Object.keys((await readLock(paths.user.lock)).extensions).sort();
     assert.equal(kept, [...ids('a'), ...ids('b')].sort());
   }),
