@@ -2,13 +2,14 @@
  * A lock file that serialises read-modify-write of one file across processes (two `mep trust`
  * at once must not lose an entry): `<file>.lock` is created exclusively (`O_CREAT|O_EXCL`, never
  * through a link) holding the owner's pid, and removed when the change is done. A lock whose
- * pid is gone (a killed mep) is stale: it is moved aside under a name of its own, read again
- * there, and removed only when it still names a dead pid (else it is put back), so two waiters
+ * pid is gone (a killed mep), or that is older than any change holds it (a reused pid, a lock a
+ * cloned project ships), is stale: it is moved aside under a name of its own, read again
+ * there, and removed only when it is still stale (else it is put back), so two waiters
  * that find the same stale lock never remove each other's fresh one. A live holder is waited
  * for up to `waitMs`, then refused with a typed error naming the lock and its pid. Node edge.
  */
 import { randomBytes } from 'node:crypto';
-import { link, open, readFile, rename, rm } from 'node:fs/promises';
+import { link, lstat, open, readFile, rename, rm } from 'node:fs/promises';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
 /** Options of {@link withFileLock}. */
@@ -37,7 +38,24 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Removes the lock at `path` when it names a dead pid; true when it did (or the lock was gone). */
+/**
+ * A lock older (or newer: an archive can date a file in the future) than any holder keeps it: a
+ * change takes milliseconds, and waits at most 10 s for the trust record's lock inside it. Past
+ * this, a lock naming a live pid is not a mep's (a reused pid, or a file a cloned project ships
+ * naming pid 1) and is taken over.
+ */
+const ABANDONED_MS = 60_000;
+
+/** True when the lock at `path` is stale: its pid is gone, or its age is past {@link ABANDONED_MS}. */
+async function isStale(path: string): Promise<boolean> {
+  const stats = await lstat(path).catch(() => undefined);
+  if (stats === undefined) return false;
+  if (Math.abs(Date.now() - stats.mtimeMs) > ABANDONED_MS) return true;
+  const pid = await holderOf(path);
+  return pid !== undefined && !isAlive(pid);
+}
+
+/** Removes the lock at `path` when it is stale ({@link isStale}); true when it did (or the lock was gone). */
 async function removeStale(path: string): Promise<boolean> {
   const aside = `${path}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
@@ -45,8 +63,7 @@ async function removeStale(path: string): Promise<boolean> {
   } catch {
     return true; // gone already: try to take it again
   }
-  const pid = await holderOf(aside);
-  if (pid === undefined || isAlive(pid)) {
+  if (!(await isStale(aside))) {
     // Someone's fresh lock after all (or one still being written): put it back, unless a new one is there.
     await link(aside, path).catch(() => undefined);
     await rm(aside, { force: true });
@@ -78,7 +95,7 @@ export async function withFileLock<T>(lockPath: string, change: () => Promise<T>
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
     const pid = await holderOf(lockPath);
-    if (pid !== undefined && !isAlive(pid) && (await removeStale(lockPath))) continue;
+    if ((await isStale(lockPath)) && (await removeStale(lockPath))) continue;
     if (Date.now() >= deadline) {
       throw new MepError(
         LocalErrorCode.Usage,

@@ -1,7 +1,7 @@
 /**
  * Server-sent events <-> message bodies: `data:` lines of one event joined by newlines, events
  * ended by a blank line (WHATWG HTML, Server-sent events). Only `data` matters here: `event`,
- * `id`, `retry` and comments are skipped. Knows no JSON-RPC semantics.
+ * `id`, `retry` and comments are skipped (and counted for the caller). Knows no JSON-RPC semantics.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
@@ -10,21 +10,44 @@ export interface SseDecoder {
   push(text: string): void;
 }
 
-/** A decoder bounded to `maxEventChars` per event (ERR_LIMIT past it, thrown from `push`). */
-export function createSseDecoder(onData: (data: string) => void, maxEventChars: number): SseDecoder {
+/** Characters of fields (`event: message`, `id: 12`) and line ends an event with data carries uncounted. */
+const FIELD_ALLOWANCE = 64;
+
+/**
+ * A decoder bounded to `maxEventChars` per event, its fields and comments included (ERR_LIMIT past
+ * it, thrown from `push`). What no event delivers (comments, fields, blank lines between events:
+ * keep-alives; an event with data carries {@link FIELD_ALLOWANCE} characters of them free) is
+ * reported to `onSkipped` in characters, line ends included, as each event ends, so a caller can
+ * bound it (it may throw to end the stream).
+ */
+export function createSseDecoder(onData: (data: string) => void, maxEventChars: number, onSkipped: (chars: number) => void = () => undefined): SseDecoder {
   let data: string[] = [];
   let size = 0;
+  /** Characters of the event's comments, fields and line ends (its `data:` values aside). */
+  let fields = 0;
+  const tooLong = (): MepError => new MepError(LocalErrorCode.Limit, `An event of the stream is longer than ${maxEventChars} characters, the message limit.`, { data: { limit: 'maxMessageBytes', max: maxEventChars } });
   const line = (text: string): void => {
     if (text === '') {
-      if (data.length > 0) onData(data.join('\n'));
+      const event = data;
+      const skipped = event.length > 0 ? Math.max(0, fields + 1 - FIELD_ALLOWANCE) : fields + 1;
       data = [];
       size = 0;
+      fields = 0;
+      if (skipped > 0) onSkipped(skipped);
+      if (event.length > 0) onData(event.join('\n'));
       return;
     }
-    if (!text.startsWith('data:')) return; // event:, id:, retry:, comments
+    if (!text.startsWith('data:')) {
+      // event:, id:, retry:, comments: part of the event's size, and counted for the caller.
+      size += text.length + 1;
+      fields += text.length + 1;
+      if (size > maxEventChars) throw tooLong();
+      return;
+    }
     const value = text.slice(text[5] === ' ' ? 6 : 5);
     size += value.length;
-    if (size > maxEventChars) throw new MepError(LocalErrorCode.Limit, `An event of the stream is longer than ${maxEventChars} characters, the message limit.`, { data: { limit: 'maxMessageBytes', max: maxEventChars } });
+    fields += 6;
+    if (size > maxEventChars) throw tooLong();
     data.push(value);
   };
   /** The unfinished line, in the pieces it came in (never searched again), and its length. */

@@ -77,6 +77,19 @@ export function watchCloneSize(dir: string, spec: string, limits: Readonly<Archi
   };
 }
 
+/**
+ * Variables that tell git which repository, index and work tree it works on (git's own
+ * `git rev-parse --local-env-vars`, which git itself drops for a submodule), and config given
+ * by the environment: set in a git hook (or by a wrapper) they are the user's repository's,
+ * and the package's clone and checkout ran against that repository and its index.
+ */
+const REPOSITORY_VARIABLES = /^GIT_(ALTERNATE_OBJECT_DIRECTORIES|CONFIG|CONFIG_PARAMETERS|CONFIG_COUNT|CONFIG_KEY_\d+|CONFIG_VALUE_\d+|OBJECT_DIRECTORY|DIR|WORK_TREE|IMPLICIT_WORK_TREE|GRAFT_FILE|INDEX_FILE|NO_REPLACE_OBJECTS|REPLACE_REF_BASE|PREFIX|SHALLOW_FILE|COMMON_DIR|NAMESPACE|CEILING_DIRECTORIES|DISCOVERY_ACROSS_FILESYSTEM)$/;
+
+/** `env` without {@link REPOSITORY_VARIABLES}. */
+export function gitEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !REPOSITORY_VARIABLES.test(name)));
+}
+
 /** The tail of git's stderr kept for an error (its last lines say why). */
 const STDERR_TAIL = 4096;
 
@@ -88,7 +101,7 @@ const STDERR_TAIL = 4096;
  */
 export function spawnGit(args: string[], signal?: AbortSignal): { child: ChildProcessByStdio<null, Readable, Readable>; stderrTail(): string } {
   const child = spawn('git', args, {
-    env: { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+    env: { ...gitEnvironment(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: PROCESS_GROUPS,
   });

@@ -92,4 +92,23 @@ Keys('should make a hand-added __proto__ in the lock refuse every command that r
   }),
 );
 
+Keys('should install, list and run a package whose files are named __proto__, constructor and toString (keys of the lock\'s files map are data) :: hostile', () =>
+  withProject(async (t) => {
+    const names = ['__proto__', 'constructor', 'toString', 'hasOwnProperty'];
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.names', capabilities: backend('x'), manifest: { files: names } });
+    for (const name of names) await writeFile(join(pkg, name), name);
+    const install = captureIo(t.project);
+    assert.is(await main(['install', pkg], install), 0, install.stderr.join('\n'));
+    const pinned = lockEntryOf(await readLock(join(t.project, '.mep/extensions.lock')), parseExtensionId('acme.names'))?.files ?? {};
+    assert.equal(Object.keys(pinned).sort(), [...names].sort(), 'each pinned as an own member');
+    assert.is(Object.getPrototypeOf(pinned), Object.prototype);
+    const list = captureIo(t.project);
+    assert.is(await main(['list', '--json'], list), 0, list.stdout.join('\n'));
+    assert.ok(list.stdout.join('\n').includes('acme.names'));
+    const call = captureIo(t.project);
+    assert.is(await main(['trust'], captureIo(t.project)), 0);
+    assert.is(await main(['describe', 'acme.names'], call), 0, call.stderr.join('\n'));
+  }),
+);
+
 Keys.run();

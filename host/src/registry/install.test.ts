@@ -60,30 +60,58 @@ Install('should refuse a probed artifact that reports another id than its manife
   }),
 );
 
+/** A bare repository of acme.crm under ext/crm: v1.0.0 tagged, 2.0.0 on `next`; with the work tree it was made in. */
+async function crmRepo(root: string): Promise<{ work: string; bare: string; v1: string; g: (...args: string[]) => Promise<{ stdout: string }> }> {
+  const work = join(root, 'work');
+  await writePackage(join(work, 'ext/crm'), { id: 'acme.crm', capabilities: backend('crm') });
+  const g = (...args: string[]) => git('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+  await g('init', '--quiet', '-b', 'main');
+  await g('add', '.');
+  await g('commit', '--quiet', '-m', 'v1');
+  await g('tag', 'v1.0.0');
+  const v1 = (await g('rev-parse', 'HEAD')).stdout.trim();
+  await writeFile(join(work, 'ext/crm/extension.json'), (await readFile(join(work, 'ext/crm/extension.json'), 'utf8')).replace('"1.0.0"', '"2.0.0"'));
+  await g('commit', '--quiet', '-am', 'v2');
+  await g('checkout', '--quiet', '-b', 'next');
+  const bare = join(root, 'repo.git');
+  await git('git', ['clone', '--quiet', '--bare', work, bare]);
+  return { work, bare, v1, g };
+}
+
 Install('should install from git with //subdir and #ref, recording source and commit', () =>
   withProject(async (t) => {
-    const work = join(t.root, 'work');
-    await writePackage(join(work, 'ext/crm'), { id: 'acme.crm', capabilities: backend('crm') });
-    const g = (...args: string[]) => git('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
-    await g('init', '--quiet', '-b', 'main');
-    await g('add', '.');
-    await g('commit', '--quiet', '-m', 'v1');
-    await g('tag', 'v1.0.0');
-    const v1 = (await g('rev-parse', 'HEAD')).stdout.trim();
-    await writeFile(join(work, 'ext/crm/extension.json'), (await readFile(join(work, 'ext/crm/extension.json'), 'utf8')).replace('"1.0.0"', '"2.0.0"'));
-    await g('commit', '--quiet', '-am', 'v2');
-    await g('checkout', '--quiet', '-b', 'next');
-    await git('git', ['clone', '--quiet', '--bare', work, join(t.root, 'repo.git')]);
-    const spec = `${pathToFileURL(join(t.root, 'repo.git')).href}//ext/crm#v1.0.0`;
+    const { bare, v1 } = await crmRepo(t.root);
+    const spec = `${pathToFileURL(bare).href}//ext/crm#v1.0.0`;
     const paths = registryPaths({ cwd: t.project });
     const result = await installExtension({ source: spec, paths });
     assert.equal([result.version, result.entry.source, result.entry.commit], ['1.0.0', spec, v1]);
-    const branch = await installExtension({ source: `${pathToFileURL(join(t.root, 'repo.git')).href}//ext/crm#next`, paths });
+    const branch = await installExtension({ source: `${pathToFileURL(bare).href}//ext/crm#next`, paths });
     assert.is(branch.version, '2.0.0');
     assert.ok(branch.replaced);
-    const missing = await installExtension({ source: `${pathToFileURL(join(t.root, 'repo.git')).href}//nope#main`, paths }).catch((e) => e);
+    const missing = await installExtension({ source: `${pathToFileURL(bare).href}//nope#main`, paths }).catch((e) => e);
     assert.is(missing.data?.reason, 'no-subdir');
     assert.is((await findInstalled(paths, 'acme.crm'))?.manifest.version, '2.0.0');
+  }),
+);
+
+Install('should install from git the same inside a git hook: GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE of the user\'s repository are not git\'s for the clone :: hostile', () =>
+  withProject(async (t) => {
+    // A hook (pre-commit, post-checkout) runs with these set: the clone's checkout used the user's
+    // repository, index and work tree instead of its own.
+    const { work, bare, v1, g } = await crmRepo(t.root);
+    const head = (await g('rev-parse', 'HEAD')).stdout.trim();
+    const index = join(t.root, 'hook-index');
+    const saved = { GIT_DIR: process.env.GIT_DIR, GIT_WORK_TREE: process.env.GIT_WORK_TREE, GIT_INDEX_FILE: process.env.GIT_INDEX_FILE };
+    Object.assign(process.env, { GIT_DIR: join(work, '.git'), GIT_WORK_TREE: work, GIT_INDEX_FILE: index });
+    try {
+      const result = await installExtension({ source: `${pathToFileURL(bare).href}//ext/crm#v1.0.0`, paths: registryPaths({ cwd: t.project }) }).catch((e: Error) => e);
+      assert.equal(result instanceof Error ? result.message : [result.version, result.entry.commit], ['1.0.0', v1]);
+    } finally {
+      for (const [name, value] of Object.entries(saved)) if (value === undefined) delete process.env[name]; else process.env[name] = value;
+    }
+    assert.is((await g('rev-parse', 'HEAD')).stdout.trim(), head, "the user's repository is where it was");
+    assert.is((await g('status', '--porcelain')).stdout, '', "the user's work tree and index are untouched");
+    assert.not.ok(await readFile(index).then(() => true, () => false), 'no index written at GIT_INDEX_FILE');
   }),
 );
 

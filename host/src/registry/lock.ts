@@ -5,15 +5,28 @@
  * locks that carry only `version` and `sha256` still load.
  */
 import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { withFileLock } from '../files/file-lock.ts';
 import { isMissingFile, readRegularFile } from '../files/regular-file.ts';
 import { parseJsonFile } from '../files/json-file.ts';
 import { writeFileAtomic } from './atomic-write.ts';
 import { ExtensionIdText } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
+
+/**
+ * A package's files by path to their sha256. The paths are data: a file may be named `__proto__`,
+ * which a record schema would drop (its pin lost, the package refused as unpinned); the lock's
+ * reader keeps it an own member, and it is looked up with `Object.hasOwn`.
+ */
+const FilesPin = z.custom<Record<string, string>>(
+  (value) => typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)),
+  'an object of package paths to lowercase hex sha256',
+);
 
 /** One pinned extension. Only `version` and `sha256` are required (older locks). */
 export const LockEntry = z.looseObject({
@@ -29,7 +42,7 @@ export const LockEntry = z.looseObject({
    * sha256 of every other installed file of the package (`files`, the entry's source map), by
    * its path in the package: all are checked before every session (package-pin.ts).
    */
-  files: z.record(z.string(), z.string().regex(/^[0-9a-f]{64}$/, 'a lowercase hex sha256')).optional(),
+  files: FilesPin.optional(),
   /** A remote install's source: the git spec, or the archive URL including `#sha256=`. */
   source: z.string().optional(),
   /** The git commit that was installed (git sources only). */
@@ -110,9 +123,13 @@ export async function readLockFile(path: string): Promise<LockRead> {
   return { lock: parsed.data, sha256 };
 }
 
-/** Where the lock's keys are data: anything in a pinned claim set (an id is never a hostile key). */
+/**
+ * Where the lock's keys are data: anything in a pinned claim set, and the paths of an entry's
+ * `files` (a package may hold a file named `__proto__` or `constructor`; its pin is an own member,
+ * looked up with `Object.hasOwn`). An id is never a hostile key.
+ */
 function lockDataAt(path: readonly string[]): boolean {
-  return path.length >= 3 && path[0] === 'extensions' && path[2] === 'claims';
+  return path[0] === 'extensions' && ((path.length >= 3 && path[2] === 'claims') || (path.length === 3 && path[2] === 'files'));
 }
 
 /** `error` (a refusal of the file) with the lock named in its data as every lock error names it. */
@@ -143,19 +160,40 @@ export async function writeLock(path: string, lock: LockFile): Promise<string> {
   }
   const extensions = Object.fromEntries(Object.entries(lock.extensions).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   const text = `${JSON.stringify({ ...lock, extensions }, null, 2)}\n`;
+  // Never a lock the host cannot read back: every later command would be refused.
+  const size = Buffer.byteLength(text, 'utf8');
+  if (size > HOST_FILE_LIMITS.lockBytes) {
+    throw new MepError(
+      LocalErrorCode.Limit,
+      `Refusing to write the lock ${path}: it would be ${size} bytes, more than the ${HOST_FILE_LIMITS.lockBytes} the host reads (a package pins each of its files there). Nothing was written; install packages with fewer files, or remove some with 'mep remove'.`,
+      { data: { lock: path, limit: 'lockBytes', limitBytes: HOST_FILE_LIMITS.lockBytes, bytes: size } },
+    );
+  }
   await writeFileAtomic(path, text);
   return createHash('sha256').update(text).digest('hex');
 }
 
 /**
- * Read-modify-write of one lock: `change` edits the document in place (set or delete entries).
+ * Runs `change` (a read-modify-write of the lock at `path`) holding `<path>.lock`, so two `mep
+ * install`/`mep remove` at once never lose each other's entry (the same lock helper as
+ * `trusted.json`); MepError(ERR_USAGE, `reason: 'locked'`) when another live mep holds it past 10 s.
+ */
+export async function withLockHeld<T>(path: string, change: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(path), { recursive: true });
+  return withFileLock(`${path}.lock`, change, { what: `the lock ${path}` });
+}
+
+/**
+ * Read-modify-write of one lock, under its lock file: `change` edits the document in place (set or delete entries).
  *
  * @example
  * await updateLock(paths.project.lock, (lock) => { delete lock.extensions['acme.crm']; });
  */
 export async function updateLock(path: string, change: (lock: LockFile) => void): Promise<LockFile> {
-  const lock = await readLock(path);
-  change(lock);
-  await writeLock(path, lock);
-  return lock;
+  return withLockHeld(path, async () => {
+    const lock = await readLock(path);
+    change(lock);
+    await writeLock(path, lock);
+    return lock;
+  });
 }

@@ -3,10 +3,13 @@
  * packages built around the configurable process fixture, and tiny tar.gz / zip writers that
  * can produce the hostile archives real tools refuse to make.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
 import { constants, deflateRawSync, gzipSync } from 'node:zlib';
 import { crc32 } from './archive/crc32.ts';
 
@@ -15,6 +18,29 @@ export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 /** The configurable process fixture (capabilities from its first argument). */
 export const configurableFixture = join(repoRoot, 'fixtures/extensions/configurable.mjs');
+
+/**
+ * A process of the repository running `body` (a module's statements, `paths` in scope as the
+ * registry paths of `cwd` under `home`) once told to go on its stdin: start several, await all
+ * `ready`, then call each `go()` so their changes race.
+ */
+export function racer(home: string, cwd: string, imports: string, body: string) {
+  const script = `${imports}
+    import { registryPaths } from './host/src/registry/paths.ts';
+    const paths = registryPaths({ cwd: ${JSON.stringify(cwd)} });
+    process.stdout.write('ready\\n');
+    process.stdin.once('data', async () => { ${body}; process.exit(0); });`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, MEP_HOME: home }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const ready = once(createInterface({ input: child.stdout }), 'line');
+  return { child, ready, go: () => child.stdin.write('go\n'), done: once(child, 'exit') as Promise<[number | null]> };
+}
+
+/** Runs racers (see {@link racer}) so their changes overlap, and returns their exit codes. */
+export async function race(racers: ReturnType<typeof racer>[]): Promise<(number | null)[]> {
+  await Promise.all(racers.map((r) => r.ready));
+  for (const r of racers) r.go();
+  return (await Promise.all(racers.map((r) => r.done))).map(([code]) => code);
+}
 
 /** A temporary project directory and MEP_HOME; `cleanup()` removes both and restores MEP_HOME. */
 export interface TempProject {

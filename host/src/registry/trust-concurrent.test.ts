@@ -4,42 +4,23 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { LocalErrorCode } from '../protocol/errors.ts';
 import { withFileLock } from '../files/file-lock.ts';
 import { registryPaths } from './paths.ts';
-import { repoRoot, withProject } from './test-support.ts';
+import { race, racer, withProject } from './test-support.ts';
 import { readTrusted, recordTrusted, trustFileOf } from './trust.ts';
 
 const Concurrent = suite('registry :: concurrent mep trust');
 const sha = (n: number): string => n.toString(16).padStart(64, '0');
 
-/** A process that records `count` trusted paths named `<tag>-<i>` once told to go on its stdin. */
-function recorder(home: string, tag: string, count: number) {
-  const script = `
-    import { registryPaths } from './host/src/registry/paths.ts';
-    import { recordTrusted } from './host/src/registry/trust.ts';
-    const paths = registryPaths({ cwd: process.cwd() });
-    process.stdout.write('ready\\n');
-    process.stdin.once('data', async () => {
-      for (let i = 0; i < ${count}; i++) await recordTrusted(paths, '/p/${tag}-' + i, '${sha(1)}');
-      process.exit(0);
-    });`;
-  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: repoRoot, env: { ...process.env, MEP_HOME: home }, stdio: ['pipe', 'pipe', 'inherit'] });
-  const ready = once(createInterface({ input: child.stdout }), 'line');
-  return { child, ready, done: once(child, 'exit') };
-}
+/** A process that records `count` trusted paths named `<tag>-<i>` once told to go. */
+const recorder = (home: string, tag: string, count: number) =>
+  racer(home, process.cwd(), `import { recordTrusted } from './host/src/registry/trust.ts';`, `for (let i = 0; i < ${count}; i++) await recordTrusted(paths, '/p/${tag}-' + i, '${sha(1)}')`);
 
 Concurrent('should keep every entry two processes record at the same time (no lost update)', () =>
   withProject(async (t) => {
     const count = 40;
-    const a = recorder(t.home, 'a', count);
-    const b = recorder(t.home, 'b', count);
-    await Promise.all([a.ready, b.ready]);
-    a.child.stdin.write('go\n');
-    b.child.stdin.write('go\n');
-    const [[codeA], [codeB]] = await Promise.all([a.done, b.done]);
-    assert.equal([codeA, codeB], [0, 0]);
+    assert.equal(await race([recorder(t.home, 'a', count), recorder(t.home, 'b', count)]), [0, 0]);
     const paths = (await readTrusted(registryPaths({ cwd: t.project }))).map((e) => e.path).sort();
     const expected = ['a', 'b'].flatMap((tag) => Array.from({ length: count }, (_, i) => `/p/${tag}-${i}`)).sort();
     assert.equal(paths, expected);

@@ -15,7 +15,7 @@ import { resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { InstalledExtension } from './discover.ts';
 import type { ExtensionId } from './extension-id.ts';
-import { readLockFile, writeLock } from './lock.ts';
+import { readLockFile, withLockHeld, writeLock } from './lock.ts';
 import type { LockFile } from './lock.ts';
 import type { RegistryPaths, ScopePaths } from './paths.ts';
 import { recordTrusted, recordedTrust } from './trust.ts';
@@ -66,19 +66,21 @@ export interface LockWrite {
 }
 
 /**
- * Read-modify-write of `scope`'s lock that keeps a trusted project lock trusted (the host's own
+ * Read-modify-write of `scope`'s lock, under its lock file (two `mep install` at once keep both entries), that keeps a trusted project lock trusted (the host's own
  * write). With `chosen` (an install), the lock is trusted afterwards also when it was not, if it
  * holds no other entry that would need trust: the user just chose that one, and nothing else.
  */
 export async function updateScopeLock(paths: RegistryPaths, scope: ScopePaths, change: (lock: LockFile) => void, chosen?: ExtensionId): Promise<LockWrite> {
-  const before = await readLockFile(scope.lock);
-  const state = scope.scope === 'user' ? 'user' : await lockTrust(paths, scope.lock, before.sha256);
-  const others = Object.entries(before.lock.extensions).filter(([id, entry]) => id !== chosen && runsUnsandboxed(entry.runtime));
-  const keep = state === 'trusted' || state === 'user' || (chosen !== undefined && others.length === 0);
-  change(before.lock);
-  const sha256 = await writeLock(scope.lock, before.lock);
-  if (keep && state !== 'user') await recordTrusted(paths, resolve(scope.lock), sha256);
-  return { lock: before.lock, sha256, trusted: keep };
+  return withLockHeld(scope.lock, async () => {
+    const before = await readLockFile(scope.lock);
+    const state = scope.scope === 'user' ? 'user' : await lockTrust(paths, scope.lock, before.sha256);
+    const others = Object.entries(before.lock.extensions).filter(([id, entry]) => id !== chosen && runsUnsandboxed(entry.runtime));
+    const keep = state === 'trusted' || state === 'user' || (chosen !== undefined && others.length === 0);
+    change(before.lock);
+    const sha256 = await writeLock(scope.lock, before.lock);
+    if (keep && state !== 'user') await recordTrusted(paths, resolve(scope.lock), sha256);
+    return { lock: before.lock, sha256, trusted: keep };
+  });
 }
 
 /** What {@link trustProjectLock} trusted: the lock and the entries it lets run unsandboxed. */

@@ -13,8 +13,13 @@ export interface ByteChannel {
   write(bytes: Uint8Array): void;
   /** Bytes from the client, in arrival order. */
   onData(listener: (chunk: Uint8Array) => void): Disposer;
-  /** Called once when the client side ended (end of input, disconnect, error). */
+  /** Called once when the client side ended (disconnect, error; end of input where {@link onInputEnd} is not listened to). */
   onEnd(listener: (error?: Error) => void): Disposer;
+  /**
+   * Called once when the client half-closed (`shutdown(SHUT_WR)`, end of stdin): it sends nothing
+   * more but still reads. Without a listener, that ends the channel. Absent: no half-close.
+   */
+  onInputEnd?(listener: () => void): Disposer;
   /** End the stream from this side; `onEnd` listeners are called. Idempotent. */
   close(): void;
   /** End the stream at once, discarding the pending bytes (a client that stopped reading). */

@@ -96,7 +96,8 @@ export interface ServerConnection {
 /** Serves the served-host protocol to the client on `channel`. */
 export function createConnection(channel: ByteChannel, context: ConnectionContext): ServerConnection {
   const { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog } = context;
-  const peer = createPeer(createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}) }), { timeoutMs: 0 });
+  const lines = createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}) });
+  const peer = createPeer(lines, { timeoutMs: 0 });
   const sessions = new Map<string, ServedSession>();
   const closingIds = new Set<string>();
   /** Sessions of this client that hold a slot: opening, open or closing. */
@@ -148,9 +149,36 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
     }
   };
 
-  peer.onRequest(ServeMethod.Info, () => context.info());
+  // Half-close (the client shut its write side, as HTTP/1.1 and LSP clients may after their last
+  // request): what it sent is answered, each call within its deadline and the output bounds as
+  // ever, then its sessions are closed and the connection ends. A disconnect answers nothing.
+  let answering = 0;
+  let inputEnded = false;
+  const endWhenAnswered = (): void => {
+    // After the answer's write (the peer sends it once the handler's promise settles).
+    if (inputEnded && answering === 0) setImmediate(() => void end());
+  };
+  lines.onInputEnd(() => {
+    inputEnded = true;
+    endWhenAnswered();
+  });
+  // A handler that answers at once stays synchronous (its answer is written before the next line
+  // is read, which back-pressure relies on); one that answers later is counted until it settles.
+  const handle = (method: string, handler: (params: unknown, ctx: RequestContext) => unknown): void => {
+    peer.onRequest(method, (params, ctx) => {
+      const answer = handler(params, ctx);
+      if (!(answer instanceof Promise)) return answer;
+      answering++;
+      return answer.finally(() => {
+        answering--;
+        endWhenAnswered();
+      });
+    });
+  };
 
-  peer.onRequest(
+  handle(ServeMethod.Info, () => context.info());
+
+  handle(
     ServeMethod.Open,
     guarded(async (raw, { signal }) => {
       const params = decodeParams(OpenParams, raw, ServeMethod.Open);
@@ -226,7 +254,7 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
     }
   };
 
-  peer.onRequest(
+  handle(
     ServeMethod.Call,
     guarded(counted(async (raw, { id, signal }) => {
       const params = decodeParams(CallParams, raw, ServeMethod.Call);
@@ -236,7 +264,7 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
 
   const compileProject = context.compileProject;
   if (compileProject) {
-    peer.onRequest(
+    handle(
       ServeMethod.ProjectCompile,
       guarded(counted(async (raw, { id, signal }) => {
         const params = decodeParams(ProjectCompileParams, raw, ServeMethod.ProjectCompile);
@@ -245,7 +273,7 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
     );
   }
 
-  peer.onRequest(
+  handle(
     ServeMethod.Close,
     guarded(async (raw) => {
       const { sessionId } = decodeParams(SessionParams, raw, ServeMethod.Close);

@@ -151,6 +151,10 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },
     serve(false),
   );
+  // A client that shuts its write side after a whole request (HTTP/1.1 allows it) gets its answer,
+  // then the connection ends; an unfinished request is a parse error and the socket is dropped.
+  // Node's own switch (default false: such a request was aborted unanswered).
+  (http as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Without this listener Node answers 100 Continue itself, before the token is checked.
   http.on('checkContinue', serve(true));
   capConnections(http, limits.maxConnections, (message) => server.log(message), (dropped) => `HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);

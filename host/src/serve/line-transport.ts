@@ -17,7 +17,7 @@ import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { MAX_JSON_DEPTH, findExcessNesting } from '../protocol/json-depth.ts';
 import { createTransportEvents } from '../transport/events.ts';
-import type { JsonRpcMessage, Transport } from '../transport/types.ts';
+import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createOrderedParser } from '../framing/ordered-parse.ts';
 import type { HeldBudget } from '../framing/held-budget.ts';
@@ -42,12 +42,26 @@ export interface LineTransportOptions {
  */
 export const DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES = 128 * 1024 * 1024;
 
+/** How often a half-closed client is written a blank line, to notice it gone (see createLineTransport). */
+const HALF_CLOSE_PROBE_MS = 1_000;
+const BLANK_LINE = new TextEncoder().encode('\n');
+
 /** Default line limit of a served connection: large enough for a 64 MiB Morphir IR. */
 export const DEFAULT_SERVE_MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** Default unsent output at which a client's input is paused. */
 export const DEFAULT_SERVE_PAUSE_AT_BYTES = 8 * 1024 * 1024;
 /** Default unsent output at which a client is dropped: two answers of the largest line and more. */
 export const DEFAULT_SERVE_MAX_PENDING_BYTES = 128 * 1024 * 1024;
+
+/** A line transport, told when its client half-closed. */
+export interface LineTransport extends Transport {
+  /**
+   * Called once when the client half-closed and every line it sent was parsed and delivered (an
+   * unfinished last line is dropped): nothing more will arrive. Without a listener, a half-close
+   * closes the transport as a disconnect does.
+   */
+  onInputEnd(listener: () => void): Disposer;
+}
 
 /**
  * Wraps `channel` as a Transport of JSON-RPC messages. The transport owns the channel: closing
@@ -57,7 +71,7 @@ export const DEFAULT_SERVE_MAX_PENDING_BYTES = 128 * 1024 * 1024;
  * const peer = createPeer(createLineTransport(channel));
  * try { peer.onRequest('server/info', () => ({ ok: true })); } finally { await peer.close(); }
  */
-export function createLineTransport(channel: ByteChannel, options: LineTransportOptions = {}): Transport {
+export function createLineTransport(channel: ByteChannel, options: LineTransportOptions = {}): LineTransport {
   const name = channel.name;
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES;
   const decoder = createNdjsonDecoder({ name, maxLineBytes, oversizeAdvice: `The served host accepts lines of at most ${maxLineBytes} bytes; send smaller messages, or start mep serve with a larger --max-message.` });
@@ -109,6 +123,8 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     disposeData();
     disposeEnd();
     disposeDrain();
+    disposeInputEnd();
+    clearInterval(probe);
     if (discard) channel.destroy();
     else channel.close();
     events.emitClose(error);
@@ -143,8 +159,36 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     onBusy(busy) {
       parsing = busy;
       if (!closed) flow();
+      if (!busy) inputDone();
     },
   });
+
+  // Half-close: once the client's last line is delivered, tell the listeners (the connection
+  // answers what is running, then closes). The unfinished line's share of the budget is given back.
+  const inputEndListeners = new Set<() => void>();
+  let inputEnded = false;
+  const inputDone = (): void => {
+    if (!inputEnded || parsing || closed) return;
+    const listeners = [...inputEndListeners];
+    inputEndListeners.clear();
+    for (const listener of listeners) listener();
+  };
+  // A half-close cannot be told from a client that has gone altogether (both are an end of its
+  // input) until something is written: a blank line (NDJSON readers skip them) at once and each
+  // second while answers are outstanding, so a gone client's write error ends the connection and
+  // cancels its calls, as a disconnect does, instead of holding them to their deadlines.
+  let probe: ReturnType<typeof setInterval> | undefined;
+  const disposeInputEnd =
+    channel.onInputEnd?.(() => {
+      if (closed) return;
+      if (inputEndListeners.size === 0) return finish(undefined);
+      inputEnded = true;
+      lineAccount?.release();
+      channel.write(BLANK_LINE);
+      probe = setInterval(() => channel.write(BLANK_LINE), HALF_CLOSE_PROBE_MS);
+      probe.unref?.();
+      inputDone();
+    }) ?? (() => undefined);
 
   const disposeData = channel.onData((chunk) => {
     if (closed) return;
@@ -185,6 +229,10 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     },
     onMessage: events.onMessage,
     onClose: events.onClose,
+    onInputEnd(listener) {
+      inputEndListeners.add(listener);
+      return () => void inputEndListeners.delete(listener);
+    },
     async close() {
       finish(undefined);
     },

@@ -21,8 +21,17 @@ export function channelFromStreams(input: Readable, output: Writable, name: stri
     ended = true;
     for (const listener of [...endListeners]) listener(error);
   };
-  input.on('end', () => end());
-  input.on('close', () => end());
+  const inputEndListeners = new Set<() => void>();
+  let inputEnded = false;
+  input.on('end', () => {
+    inputEnded = true;
+    // Half-closed: the client still reads its answers, when someone waits to write them.
+    if (inputEndListeners.size === 0) end();
+    else for (const listener of [...inputEndListeners]) listener();
+  });
+  input.on('close', () => {
+    if (!inputEnded) end();
+  });
   input.on('error', (error) => end(error));
   output.on('error', (error) => end(error));
   return {
@@ -52,6 +61,10 @@ export function channelFromStreams(input: Readable, output: Writable, name: stri
       endListeners.add(listener);
       return () => void endListeners.delete(listener);
     },
+    onInputEnd(listener) {
+      inputEndListeners.add(listener);
+      return () => void inputEndListeners.delete(listener);
+    },
     close() {
       input.pause();
       if (output !== process.stdout && output !== process.stderr) output.end();
@@ -66,7 +79,7 @@ export function channelFromStreams(input: Readable, output: Writable, name: stri
   };
 }
 
-/** A channel over one socket connection; closing it ends the socket. */
+/** A channel over one socket connection (its server made with `allowHalfOpen: true` for half-close); closing it ends the socket. */
 export function channelFromSocket(socket: Socket, name: string): ByteChannel {
   const endListeners = new Set<(error?: Error) => void>();
   let ended = false;
@@ -76,10 +89,15 @@ export function channelFromSocket(socket: Socket, name: string): ByteChannel {
     ended = true;
     for (const listener of [...endListeners]) listener(failure);
   };
+  const inputEndListeners = new Set<() => void>();
   socket.on('error', (error) => (failure = error));
   socket.on('close', end);
-  // A client that half-closes has sent everything it will send: treat it as gone.
-  socket.on('end', () => socket.end());
+  // A client that half-closes has sent everything it will send, and still reads: whoever listens
+  // answers what it asked, then ends the socket; without a listener it is ended at once.
+  socket.on('end', () => {
+    if (inputEndListeners.size === 0) socket.end();
+    else for (const listener of [...inputEndListeners]) listener();
+  });
   return {
     name,
     get pendingBytes() {
@@ -106,6 +124,10 @@ export function channelFromSocket(socket: Socket, name: string): ByteChannel {
     onEnd(listener) {
       endListeners.add(listener);
       return () => void endListeners.delete(listener);
+    },
+    onInputEnd(listener) {
+      inputEndListeners.add(listener);
+      return () => void inputEndListeners.delete(listener);
     },
     close() {
       socket.end();

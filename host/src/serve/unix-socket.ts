@@ -41,7 +41,8 @@ export const DEFAULT_MAX_SOCKET_CONNECTIONS = 1024;
 export async function listenUnixSocket(server: HostServer, path: string, options: UnixSocketOptions = {}): Promise<UnixSocketListener> {
   await removeStaleSocket(path);
   let clients = 0;
-  const net: Server = createServer((socket) => {
+  // Half-open: a client that shuts its write side still gets the answers to what it sent.
+  const net: Server = createServer({ allowHalfOpen: true }, (socket) => {
     clients += 1;
     server.connect(channelFromSocket(socket, `${path}#${clients}`));
   });

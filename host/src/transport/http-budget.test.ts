@@ -10,7 +10,7 @@ import type { JsonRpcMessage, Transport } from './types.ts';
  * A server at a URL that answers every POST as an SSE stream: `count` events made by `event(i, id)`
  * (each about `bytes` long), then the response, then `after` more events.
  */
-async function startStreamingServer(options: { count: number; bytes: number; after?: number; event: (i: number, id: unknown, text: string) => object }): Promise<{ url: string; close(): Promise<void> }> {
+async function startStreamingServer(options: { count: number; bytes: number; after?: number; event: (i: number, id: unknown, text: string) => object | string }): Promise<{ url: string; close(): Promise<void> }> {
   const text = 'l'.repeat(options.bytes);
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -18,7 +18,9 @@ async function startStreamingServer(options: { count: number; bytes: number; aft
     req.on('end', async () => {
       const { id } = JSON.parse(body) as { id: unknown };
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const send = (message: object): Promise<void> => new Promise((resolve) => (res.write(`data: ${JSON.stringify(message)}\n\n`) ? resolve() : res.once('drain', resolve)));
+      // An event as a message, or (a string) raw lines of the stream: comments, fields, blank lines.
+      const send = (message: object | string): Promise<void> =>
+        new Promise((resolve) => (res.write(typeof message === 'string' ? message : `data: ${JSON.stringify(message)}\n\n`) ? resolve() : res.once('drain', resolve)));
       for (let i = 0; i < options.count; i++) {
         if (res.destroyed) return;
         await send(options.event(i, id, text));
@@ -57,6 +59,11 @@ const floods: Array<[string, Parameters<typeof startStreamingServer>[0]]> = [
   ['many small logs', { count: 20_000, bytes: 64, event: log }],
   ['answers that settle no request', { count: 64, bytes: 16 * 1024, event: (i, _id, text) => ({ jsonrpc: '2.0', id: `never-sent-${i}`, result: { text } }) }],
   ['requests to the host', { count: 64, bytes: 16 * 1024, event: (i, _id, text) => ({ jsonrpc: '2.0', id: `ask-${i}`, method: 'secret.resolve', params: { reference: text } }) }],
+  // What no event delivers, before the answer: bounded only by the call deadline before.
+  ['comments (keep-alives)', { count: 64, bytes: 16 * 1024, event: (_i, _id, text) => `: ${text}\n` }],
+  ['blank lines', { count: 64, bytes: 16 * 1024, event: (_i, _id, text) => '\n'.repeat(text.length) }],
+  ['event, id and retry fields without data', { count: 64, bytes: 16 * 1024, event: (i, _id, text) => `event: ${text}\nid: ${i}\nretry: 1\n\n` }],
+  ['many small comments', { count: 20_000, bytes: 64, event: (_i, _id, text) => `:${text}\r\n` }],
 ];
 
 for (const [what, server] of floods) {

@@ -133,6 +133,64 @@ Foreign('should refuse a URL that is not http(s) with ERR_USAGE', () => {
   }
 });
 
+Foreign('should not follow a redirect: the request is not sent again to where it points (another origin, the loopback), and the session ends with a typed error :: hostile', async () => {
+  // Before, fetch followed a 307/308 and sent the POST (the user's IR) to the Location given,
+  // e.g. a service on the user's loopback: the server at a URL chose where mep sends.
+  const target = await startForeignServer();
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => res.writeHead(307, { location: target.url }).end());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://localhost:${(server.address() as AddressInfo).port}/rpc`;
+  const session = createSession({ transport: createHttpTransport({ url, token: 'tok-secret' }), requestTimeoutMs: 5_000 });
+  try {
+    const error = await session.start().catch((e: unknown) => e);
+    assert.ok(isMepError(error), String(error));
+    assert.is(error.code, LocalErrorCode.TransportClosed, error.message);
+    assert.equal((error.data as { status?: number; reason?: string }).reason, 'redirect');
+    assert.ok(error.message.includes(target.url), error.message);
+    assert.is(target.seen.length, 0, 'nothing was sent where the redirect pointed');
+  } finally {
+    await session.close().catch(() => undefined);
+    await new Promise((resolve) => server.close(resolve));
+    await target.close();
+  }
+});
+
+Foreign('should read no more than the start of an error answer\'s body: an endless HTTP 500 body is not held :: hostile', async () => {
+  // Before, the whole body of a non-2xx answer was read into memory to show its first 300 characters.
+  let sent = 0;
+  const server: Server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(500, { 'content-type': 'text/plain' });
+      const chunk = 'x'.repeat(64 * 1024);
+      const pump = (): void => {
+        while (!res.destroyed && sent < 256 * 1024 * 1024) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/rpc`;
+  const session = createSession({ transport: createHttpTransport({ url }), requestTimeoutMs: 60_000 });
+  try {
+    const error = await session.start().catch((e: unknown) => e);
+    assert.ok(isMepError(error) && error.code === LocalErrorCode.TransportClosed, String(error));
+    assert.match(error.message, /HTTP 500: x{300}/);
+    assert.ok(sent < 64 * 1024 * 1024, `${sent} bytes sent before the client let go`);
+  } finally {
+    await session.close().catch(() => undefined);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});
+
 const Served = suite('transport/http :: against mep serve --http');
 
 Served('should deliver streamed progress and cancel the call at the extension', async () => {

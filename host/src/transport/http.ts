@@ -11,7 +11,7 @@
  * as the cancellation. Any non-2xx answer, a refused connection or a cut stream ends the
  * transport, as it ends an `HttpChannel` session, with a typed error.
  */
-import { readBoundedText } from '../framing/bounded-text.ts';
+import { readBoundedText, readTextPrefix } from '../framing/bounded-text.ts';
 import { createSseDecoder } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseJsonMessage } from '../protocol/json-sliced.ts';
@@ -78,7 +78,8 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
     try {
       let response: Response;
       try {
-        response = await doFetch(url, { method: 'POST', headers, body, signal: controller.signal });
+        // Never followed: the server at the URL would choose where the user's IR goes (another origin, the loopback).
+        response = await doFetch(url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
       } catch (error) {
         if (controller.signal.aborted) return; // cancelled or closed: nothing to report
         return fail(new MepError(LocalErrorCode.Unreachable, `Cannot reach the extension at ${name}: ${describe(error)}. Check the URL and that the server runs.`, { data: { url: name }, cause: error }));
@@ -87,8 +88,14 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
         await response.body?.cancel();
         return fail(new MepError(LocalErrorCode.Unauthorized, `The server at ${name} refused the request (HTTP ${response.status}): give its token (MEP_HTTP_TOKEN, or user:token@ in the URL) or allow this client.`, { data: { url: name, status: response.status } }));
       }
+      if (response.status >= 300 && response.status <= 399) {
+        await response.body?.cancel();
+        const location = (response.headers.get('location') ?? '(none)').slice(0, 300);
+        return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}, a redirect to ${location}; mep does not follow redirects (the request would be sent where the server says). Give the extension's final URL.`, { data: { url: name, status: response.status, location, reason: 'redirect' } }));
+      }
       if (response.status < 200 || response.status > 299) {
-        const detail = (await response.text().catch(() => '')).slice(0, 300);
+        // Its start only: the body of an error answer is the server's to make endless.
+        const detail = (await readTextPrefix(response.body, 1200).catch(() => '')).slice(0, 300);
         return fail(new MepError(LocalErrorCode.TransportClosed, `The server at ${name} answered HTTP ${response.status}${detail ? `: ${detail}` : ''}.`, { data: { url: name, status: response.status } }));
       }
       const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
@@ -129,7 +136,11 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
   const readEvents = async (response: Response, id: string | number, signal: AbortSignal): Promise<void> => {
     // Events of one chunk are delivered one after another before the next chunk is read.
     const complete: string[] = [];
-    const decoder = createSseDecoder((data) => complete.push(data), maxBytes);
+    // Comments, keep-alives and fields without data cost the host reading them: counted with the notifications.
+    const decoder = createSseDecoder((data) => complete.push(data), maxBytes, (chars) => {
+      const over = inbound.skipped(chars, 'comments, keep-alives or fields of events without data');
+      if (over) throw over;
+    });
     const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const text = new TextDecoder();
     const onAbort = (): void => void reader.cancel().catch(() => undefined); // the stream is gone either way

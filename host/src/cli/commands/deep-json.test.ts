@@ -129,4 +129,25 @@ Deep('should write and print a deep and wide IR from mep compile without buildin
   }
 });
 
+Deep('should refuse an input IR file nested deeper than a request may carry, naming the file, before any extension runs :: hostile', async () => {
+  // Before, 3,000,000 levels were read and sent (a wasm guest reads 2,000), and --transcript
+  // failed with "Maximum call stack size exceeded" as if the disk were full.
+  const dir = await mkdtemp(join(tmpdir(), 'mep-deep-'));
+  try {
+    for (const [depth, expected] of [[1_000_000, 'ERR_LIMIT'], [MAX_JSON_DEPTH - 2, 'ERR_LIMIT'], [MAX_JSON_DEPTH - 3, undefined]] as const) {
+      const input = join(dir, `ir-${depth}.json`);
+      await writeFile(input, `{"formatVersion":3,"distribution":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`);
+      const io = captureIo(dir);
+      await main(['generate', '--extension', join(root, 'fixtures/extensions/well-behaved.mjs'), '--target', 'echo', '--input', input, '--output', 'out', '--json', '--transcript', 't.jsonl'], io);
+      const error = (JSON.parse(io.stdout.join('\n')) as Run['json']).error;
+      assert.is(error?.code, expected, `${depth} levels: ${JSON.stringify(error)}`);
+      if (expected === undefined) continue;
+      assert.equal([error?.data?.limit, error?.data?.file], ['maxJsonDepth', input]);
+      assert.not.ok((await readFile(join(dir, 't.jsonl'), 'utf8').catch(() => '')).includes('morphir.backend.generate'), 'nothing was sent');
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Deep.run();

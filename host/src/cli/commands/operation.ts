@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import type { Diagnostic } from '../../protocol/index.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
 import { JsonText } from '../../protocol/json-text.ts';
+import { MAX_JSON_DEPTH, findExcessNesting } from '../../protocol/json-depth.ts';
 import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import { readTextFile } from '../../files/regular-file.ts';
 import { writeJsonAtomic } from '../../registry/atomic-write.ts';
@@ -93,11 +94,32 @@ export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR f
   } finally {
     await meanwhile;
   }
+  refuseDeepInput(path, text);
   try {
     return { path, value: JsonText.parse(text) };
   } catch (error) {
     throw new MepError(LocalErrorCode.Usage, `The input ${path} is not valid JSON (${(error as Error).message}); pass ${what}.`);
   }
+}
+
+/** Levels a request puts around an input file's value (the message, `params`, `ir`). */
+const REQUEST_LEVELS = 3;
+
+/**
+ * Refuses an input nested deeper than a request may carry ({@link MAX_JSON_DEPTH} levels, as many
+ * as the wasm guest engine reads, the request's own three included): MepError(ERR_LIMIT,
+ * `limit: 'maxJsonDepth'`, `file`) before anything is sent. Before, a 3,000,000-level IR was
+ * sent, blamed on the extension when echoed back, and stopped --transcript with a stack overflow.
+ */
+function refuseDeepInput(path: string, text: string): void {
+  const maxDepth = MAX_JSON_DEPTH - REQUEST_LEVELS;
+  const offset = findExcessNesting(text, maxDepth);
+  if (offset < 0) return;
+  throw new MepError(
+    LocalErrorCode.Limit,
+    `The input ${path} nests more than ${maxDepth} levels deep (level ${maxDepth + 1} opens at character ${offset}); nothing was sent. A request carries at most ${MAX_JSON_DEPTH} levels, its own ${REQUEST_LEVELS} included, as many as an extension in the wasm sandbox reads: flatten the input.`,
+    { data: { file: path, limit: 'maxJsonDepth', maxDepth, offset } },
+  );
 }
 
 /**

@@ -22,6 +22,8 @@ export interface InboundLimits {
   sent(message: JsonRpcMessage): void;
   /** A message from the extension, with its body: the error that ends the session when it is over a bound. */
   received(message: JsonRpcMessage, body: string): MepError | undefined;
+  /** Bytes of the stream that carry no message (an SSE stream's comments, keep-alives, fields without data), counted as notifications. */
+  skipped(bytes: number, what: string): MepError | undefined;
 }
 
 const isId = (id: unknown): id is Id => typeof id === 'string' || typeof id === 'number';
@@ -68,10 +70,11 @@ export function createInboundLimits(name: string, maxNotificationBytes: number, 
       if (method === Method.BackendArtifact && hostRequests.has((message.params as { requestId?: Id } | undefined)?.requestId as Id)) return undefined;
       return count(body, 'notifications');
     },
+    skipped: (bytes, what) => count(bytes, what),
   };
 
-  function count(body: string, what: string): MepError | undefined {
-    notified += Buffer.byteLength(body, 'utf8');
+  function count(body: string | number, what: string): MepError | undefined {
+    notified += typeof body === 'number' ? body : Buffer.byteLength(body, 'utf8');
     if (notified <= maxNotificationBytes) return undefined;
     return new MepError(LocalErrorCode.Limit, `Extension ${name} sent more than its budget of ${maxNotificationBytes} bytes of notifications in one call (the last were ${what}); it was stopped. ${raiseAdvice('maxNotificationBytes', maxNotificationBytes)}`, {
       data: { extension: name, limit: 'maxNotificationBytes', limitBytes: maxNotificationBytes, sent: notified },
