@@ -15,20 +15,32 @@ interface Probe {
 
 const PROBE_BEFORE = "var $elm$parser$Parser$Nestable = {$: 'Nestable'};";
 
-/** Runs the worker's code (edited or not) up to its definitions and returns the probe. */
-function probe(edited: boolean): Probe {
+/**
+ * Evaluates the edited worker's code once (2 MB of JavaScript) with probes that hand out of its
+ * closure the runtime's equality and chars and Combine's lazy: as the edits leave them, and as
+ * they were just before each edit (the unedited functions, to compare with).
+ */
+function probes(): { edited: Probe; plain: Probe } {
   const { source, version } = installedWorkerSource();
-  const text = edited ? patchElmWorker(source, version) : source;
-  const parts = text.split(PROBE_BEFORE);
-  assert.is(parts.length, 2);
-  const probed = `${parts[0]}repoStash.probe = { eq: _Utils_eq, equal: _Utils_equal, chr: _Utils_chr, lazy: $stil4m$elm_syntax$Combine$lazy, list: _List_fromArray };\n${PROBE_BEFORE}${parts[1]}`;
-  const stash: { probe?: Probe } = {};
-  new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', 'repoStash', probed).call({}, () => 0, () => undefined, console, () => undefined, stash);
-  return stash.probe as Probe;
+  let text = patchElmWorker(source, version);
+  const [equality, lazy] = PARSE_PATCHES;
+  const insertBefore = (anchor: string, code: string): void => {
+    const parts = text.split(anchor);
+    assert.is(parts.length, 2, anchor);
+    text = `${parts[0]}${code}${anchor}${parts[1]}`;
+  };
+  insertBefore((equality as { code: string }).code, 'repoStash.eq = _Utils_eq;\n');
+  insertBefore((lazy as { code: string }).code, 'repoStash.lazy = $stil4m$elm_syntax$Combine$lazy;\n');
+  insertBefore(PROBE_BEFORE, 'repoStash.probe = { eq: _Utils_eq, equal: _Utils_equal, chr: _Utils_chr, lazy: $stil4m$elm_syntax$Combine$lazy, list: _List_fromArray };\n');
+  const stash: { probe?: Probe; eq?: Probe['eq']; lazy?: Probe['lazy'] } = {};
+  new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', 'repoStash', text).call({}, () => 0, () => undefined, console, () => undefined, stash);
+  const edited = stash.probe as Probe;
+  // The original equality is a plain function of two arguments; `_Utils_equal` is made from it after the edit.
+  const eq = stash.eq as Probe['eq'];
+  return { edited, plain: { ...edited, eq, equal: { f: eq }, lazy: stash.lazy as Probe['lazy'] } };
 }
 
-const edited = probe(true);
-const plain = probe(false);
+const { edited, plain } = probes();
 
 const Parse = suite('elm-patches-parse');
 
