@@ -53,11 +53,13 @@
  * of the worker's code (elm-worker.ts): the frontend reports progress per module and checks for
  * cancellation there (a throw ends the build, and the worker is started afresh for the next).
  *
- * The edits that make later compiles of a session cheap are in elm-patches-session.ts.
+ * The edits that make later compiles of a session cheap are in elm-patches-session.ts; those that
+ * make parsing cheaper (character equality, elm-syntax's lazy parsers) in elm-patches-parse.ts.
  *
  * None of them changes the IR; the parity tests check it against the real, unedited
  * `morphir-elm make`.
  */
+import { PARSE_PATCHES } from './elm-patches-parse.ts';
 import { SESSION_PATCHES } from './elm-patches-session.ts';
 
 /** One edit: `code` is inserted before the line `before`. */
@@ -246,6 +248,7 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
 `,
   },
   ...SESSION_PATCHES,
+  ...PARSE_PATCHES,
 ];
 
 /**

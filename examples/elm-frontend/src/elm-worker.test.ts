@@ -43,6 +43,9 @@ Worker('should answer input the compiler cannot decode as rejected', () => {
 });
 
 const billing = 'module Acme.Shop.Billing exposing (Invoice, total)\n\nimport Acme.Shop.Money exposing (Money)\n\n\ntype alias Invoice =\n    { amount : Money, lines : List Line }\n\n\ntype alias Line =\n    { price : Money }\n\n\ntotal : Invoice -> Money\ntotal invoice =\n    List.foldl (\\l sum -> l.price + sum) invoice.amount invoice.lines\n';
+// What the parse edits touch (elm-patches-parse.ts): chars (one and two code units) compared as the
+// parser reads them, nested comments and the grammar's recursive rules (lazy parsers).
+const lexical = 'module Acme.Shop.Lexical exposing (classify, nested)\n\n{- a {- nested -} comment -}\n\n\nclassify : Char -> String\nclassify c =\n    case c of\n        \'a\' ->\n            "first"\n\n        \'😀\' ->\n            "smile \\u{1F600}"\n\n        _ ->\n            if c == \'\\n\' then\n                "newline"\n\n            else\n                String.fromChar c ++ "?"\n\n\nnested : List (Maybe ( Int, String )) -> Int\nnested xs =\n    -- a line comment\n    List.foldl (\\x n -> case x of\n        Just ( i, _ ) ->\n            n + (i * 2 - 1)\n\n        Nothing ->\n            n\n    ) 0 xs\n';
 const generic = 'module Acme.Shop.Generic exposing (apply, selfApply)\n\n\napply : (a -> b) -> a -> b\napply f x =\n    f x\n\n\nselfApply f =\n    f f\n';
 
 Worker('should give the IR and the errors of the unedited compiler (every edit of elm-patches.ts)', () => {
@@ -58,12 +61,14 @@ Worker('should give the IR and the errors of the unedited compiler (every edit o
     [{ 'Acme/Shop/Money.elm': money, 'Acme/Shop/Billing.elm': billing }, ['Billing']],
     // Type variables in constraints, and a recursive one (x applied to itself).
     [{ 'Acme/Shop/Generic.elm': generic }, undefined],
+    [{ 'Acme/Shop/Lexical.elm': lexical }, undefined],
     [{ 'Acme/Shop/Generic.elm': generic.replace(/\n\n\nselfApply[\s\S]*$/, '\n').replace(', selfApply', '') }, undefined],
   ];
   for (const [files, exposed] of cases) {
     assert.equal(edited.build(input(files, exposed)), plain.build(input(files, exposed)), Object.keys(files).join(', '));
   }
   assert.match(JSON.stringify(edited.build(input({ 'Acme/Shop/Generic.elm': generic }))), /RecursiveConstraint|recursive/i);
+  assert.match(JSON.stringify(built(edited.build(input({ 'Acme/Shop/Lexical.elm': lexical })) as ElmBuildOutcome)), /"CharLiteral".*😀/);
   const shop = built(edited.build(input({ 'Acme/Shop/Money.elm': money, 'Acme/Shop/Billing.elm': billing }, ['Billing'])) as ElmBuildOutcome);
   assert.match(JSON.stringify(shop), /\[\["money"\]\],\{"access":"Public"/);
   const cyclic = edited.build(input({ 'Acme/Shop/Cycle.elm': cycle })) as ElmBuildOutcome;

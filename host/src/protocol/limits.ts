@@ -23,8 +23,12 @@ export const MAX_OUTPUT_BYTES_CEILING = 1024 * 1024 * 1024 * 1024;
 /** The largest per-call bound on artifact files written that may be set (100,000,000). */
 export const MAX_OUTPUT_FILES_CEILING = 100_000_000;
 
-/** What the user may set: every field optional, positive integers. */
-export const ExtensionLimits = z.strictObject({
+/**
+ * What the user may set: every field optional, positive integers. Built in a function marked
+ * pure, so a bundle that uses none of it leaves zod out: the wasm worker's (it reads the
+ * constants below; zod was 5,000 of its 8,500 lines, parsed in every worker thread).
+ */
+export const ExtensionLimits = /* @__PURE__ */ (() => z.strictObject({
   /** Guest memory: wasm linear memory (and Extism allocations); a Node.js process's V8 heap. */
   maxMemoryBytes: z.number().int().min(65_536).max(MAX_MEMORY_BYTES_CEILING).optional(),
   /** Deadline of one request to the extension, in milliseconds. */
@@ -39,7 +43,7 @@ export const ExtensionLimits = z.strictObject({
   maxOutputBytes: z.number().int().min(1024).max(MAX_OUTPUT_BYTES_CEILING).optional(),
   /** Artifact files (streamed and returned) one generate call may produce. */
   maxOutputFiles: z.number().int().min(1).max(MAX_OUTPUT_FILES_CEILING).optional(),
-});
+}))();
 /** What the user may set: every field optional, positive integers. */
 export type ExtensionLimits = z.infer<typeof ExtensionLimits>;
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { capMemorySection, MemoryCapError, readU32, writeU32 } from './memory-cap.ts';
+import { capMemorySection, capSections, capTableSection, MemoryCapError, readU32, writeU32 } from './memory-cap.ts';
 
 const header = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 /** A module with only a memory section holding the given limits bytes. */
@@ -64,3 +64,41 @@ cap('should leave a module without memory alone', () => {
   assert.equal(capMemorySection(bytes, 1), { bytes, minPages: 0, changed: false });
 });
 cap.run();
+
+const both = suite('capSections');
+/** A module with a custom section, a table section (funcref, the given limits) and a memory section, then another custom section. */
+const withBoth = (table: number[], memory: number[]): Uint8Array => {
+  const custom = [0, 3, 1, 0x61, 0x62];
+  return Uint8Array.from([...header, ...custom, 4, ...writeU32(table.length + 2), 1, 0x70, ...table, 5, ...writeU32(memory.length + 1), 1, ...memory, ...custom]);
+};
+both('should give the bytes of capping the memory, then the table, in one copy', () => {
+  for (const [table, memory] of [
+    [[0x00, 2], [0x00, 1]],
+    [[0x01, 1, ...writeU32(100_000)], [0x01, 1, ...writeU32(65_536)]],
+    [[0x01, 1, 3], [0x03, 1, 3]],
+    [[0x01, 1, 3], [0x00, 1]],
+    [[0x00, 4], [0x03, 1, 3]],
+  ] as [number[], number[]][]) {
+    const bytes = withBoth(table, memory);
+    const twice = capTableSection(capMemorySection(bytes, 4096).bytes, 1000);
+    const once = capSections(bytes, 4096, 1000);
+    assert.equal([...once.bytes], [...twice.bytes], JSON.stringify([table, memory]));
+    assert.is(once.minPages, capMemorySection(bytes, 4096).minPages);
+    assert.is(once.changed, once.bytes !== bytes);
+    valid(once.bytes);
+  }
+  const kept = withBoth([0x01, 1, 3], [0x03, 1, 3]);
+  assert.is(capSections(kept, 4096, 1000).bytes, kept);
+});
+both('should refuse the memory first, then the table, as capping them in turn does', () => {
+  const memoryTooBig = (e: unknown): boolean => e instanceof MemoryCapError && e.reason === 'min-above-cap' && e.minPages === 5000;
+  assert.throws(() => capSections(withBoth([0x00, ...writeU32(2000)], [0x00, ...writeU32(5000)]), 4096, 1000), memoryTooBig);
+  assert.throws(() => capSections(withBoth([0x00, ...writeU32(2000)], [0x00, 1]), 4096, 1000), (e: unknown) => e instanceof MemoryCapError && e.reason === 'min-above-cap' && e.minPages === 2000);
+  assert.throws(() => capSections(Uint8Array.from([...header, 5, 9, 1]), 1, 1), (e: unknown) => e instanceof MemoryCapError && e.reason === 'malformed');
+  assert.throws(() => capSections(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 1, 1), (e: unknown) => e instanceof MemoryCapError && e.reason === 'malformed');
+});
+both('should leave a module without table or memory alone', () => {
+  const bytes = Uint8Array.from(header);
+  assert.equal(capSections(bytes, 1, 1), { bytes, minPages: 0, changed: false });
+});
+both.run();

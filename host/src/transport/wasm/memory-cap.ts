@@ -80,38 +80,92 @@ export function capTableSection(bytes: Uint8Array, capEntries: number): MemoryCa
   return rewriteSection(bytes, TABLE_SECTION, (content) => rewriteTables(content, capEntries));
 }
 
-function rewriteSection(
-  bytes: Uint8Array,
-  sectionId: number,
-  rewrite: (content: Uint8Array) => { content: Uint8Array; minPages: number; changed: boolean },
-): MemoryCapResult {
+/**
+ * {@link capMemorySection}, then {@link capTableSection} on its result, with one copy of the
+ * module instead of two (a guest is 7.6 MB, most of it the snapshot's data): the same bytes, the
+ * same `minPages` (the memory's), and the memory refused before the table.
+ */
+export function capSections(bytes: Uint8Array, capPages: number, capEntries: number, share = sharedMemoryAvailable()): MemoryCapResult {
+  const rewrites: [number, (content: Uint8Array) => Rewritten][] = [
+    [MEMORY_SECTION, (content) => rewriteMemories(content, capPages, share)],
+    [TABLE_SECTION, (content) => rewriteTables(content, capEntries)],
+  ];
+  return rewriteSections(bytes, rewrites);
+}
+
+interface Rewritten {
+  content: Uint8Array;
+  minPages: number;
+  changed: boolean;
+}
+
+function rewriteSection(bytes: Uint8Array, sectionId: number, rewrite: (content: Uint8Array) => Rewritten): MemoryCapResult {
+  return rewriteSections(bytes, [[sectionId, rewrite]]);
+}
+
+/** Where a section's content is: its header starts at `at`, its content spans `start`–`end`. */
+interface SectionAt {
+  at: number;
+  start: number;
+  end: number;
+}
+
+/**
+ * Finds the first section of each id in `ids` (walking the section headers until all are found),
+ * checking the magic number and that each section walked fits the module.
+ */
+function findSections(bytes: Uint8Array, ids: readonly number[]): Map<number, SectionAt> {
   if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
     throw new MemoryCapError('not a WebAssembly binary (bad magic number)', 'malformed');
   }
+  const found = new Map<number, SectionAt>();
   let pos = 8;
-  while (pos < bytes.length) {
-    const id = bytes[pos];
+  while (pos < bytes.length && found.size < ids.length) {
+    const id = bytes[pos] as number;
     const size = readU32(bytes, pos + 1);
-    const contentStart = size.next;
-    const contentEnd = contentStart + size.value;
-    if (contentEnd > bytes.length) throw new MemoryCapError('a section runs past the end of the module', 'malformed');
-    if (id === sectionId) {
-      const { content, minPages, changed } = rewrite(bytes.subarray(contentStart, contentEnd));
-      if (!changed) return { bytes, minPages, changed: false };
-      const header = [sectionId, ...writeU32(content.length)];
-      const out = new Uint8Array(pos + header.length + content.length + (bytes.length - contentEnd));
-      out.set(bytes.subarray(0, pos), 0);
-      out.set(header, pos);
-      out.set(content, pos + header.length);
-      out.set(bytes.subarray(contentEnd), pos + header.length + content.length);
-      return { bytes: out, minPages, changed: true };
-    }
-    pos = contentEnd;
+    const end = size.next + size.value;
+    if (end > bytes.length) throw new MemoryCapError('a section runs past the end of the module', 'malformed');
+    if (ids.includes(id) && !found.has(id)) found.set(id, { at: pos, start: size.next, end });
+    pos = end;
   }
-  return { bytes, minPages: 0, changed: false };
+  return found;
 }
 
-function rewriteTables(section: Uint8Array, capEntries: number): { content: Uint8Array; minPages: number; changed: boolean } {
+/**
+ * Applies each rewrite (in the order given, so the first one's errors come first) to the first
+ * section of its id, and builds the module again once, when one of them changed its section.
+ * `minPages` is the first rewrite's.
+ */
+function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content: Uint8Array) => Rewritten][]): MemoryCapResult {
+  const found = findSections(bytes, rewrites.map(([id]) => id));
+  const replaced: { section: SectionAt; header: number[]; content: Uint8Array }[] = [];
+  let minPages: number | undefined;
+  for (const [id, rewrite] of rewrites) {
+    const section = found.get(id);
+    if (section === undefined) continue;
+    const out = rewrite(bytes.subarray(section.start, section.end));
+    minPages ??= out.minPages;
+    if (out.changed) replaced.push({ section, header: [id, ...writeU32(out.content.length)], content: out.content });
+  }
+  if (replaced.length === 0) return { bytes, minPages: minPages ?? 0, changed: false };
+  replaced.sort((a, b) => a.section.at - b.section.at);
+  const length = replaced.reduce((n, r) => n + r.header.length + r.content.length - (r.section.end - r.section.at), bytes.length);
+  const out = new Uint8Array(length);
+  let from = 0;
+  let to = 0;
+  for (const { section, header, content } of replaced) {
+    out.set(bytes.subarray(from, section.at), to);
+    to += section.at - from;
+    out.set(header, to);
+    out.set(content, to + header.length);
+    to += header.length + content.length;
+    from = section.end;
+  }
+  out.set(bytes.subarray(from), to);
+  return { bytes: out, minPages: minPages ?? 0, changed: true };
+}
+
+function rewriteTables(section: Uint8Array, capEntries: number): Rewritten {
   const count = readU32(section, 0);
   let pos = count.next;
   const out: number[] = [...writeU32(count.value)];
@@ -143,7 +197,7 @@ function readLimits(section: Uint8Array, pos: number, flags: number): { min: { v
   return { min, max: max.value, next: max.next };
 }
 
-function rewriteMemories(section: Uint8Array, capPages: number, share: boolean): { content: Uint8Array; minPages: number; changed: boolean } {
+function rewriteMemories(section: Uint8Array, capPages: number, share: boolean): Rewritten {
   const count = readU32(section, 0);
   let pos = count.next;
   const out: number[] = [...writeU32(count.value)];

@@ -5,7 +5,7 @@
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel.ts';
 import { raiseAdvice, WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
-import { capMemorySection, capTableSection, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
+import { capSections, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
 import { createModuleCache } from './module-cache.ts';
 import { ModuleShapeError, readModuleShape, SHAPE_RULES } from './module-shape.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
@@ -125,7 +125,8 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string, 
   if (walked) checkModuleShape(bytes, name);
   let rewritten: Uint8Array;
   try {
-    rewritten = capTableSection(capMemorySection(bytes, capPages).bytes, WASM_MODULE_BOUNDS.tableEntries).bytes;
+    // One copy of the module with both capped (7.6 MB for a guest; capping each in turn copied it twice).
+    rewritten = capSections(bytes, capPages, WASM_MODULE_BOUNDS.tableEntries).bytes;
   } catch (error) {
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(
