@@ -65,7 +65,7 @@ static JSValue mep_json_indent(JSContext *ctx, JSONStringifyContext *jsc, int de
    Forgotten at the start of every direct write and after anything it calls that may run JS (a
    getter, a toJSON method, js_json_to_str with its Proxy traps), which could give a prototype a
    toJSON or another prototype; nothing else changes a shape or a prototype meanwhile, and the
-   values being written keep those prototypes alive. */
+   values being written keep those prototypes alive. One engine thread, as for mep_json_depth. */
 static JSObject *mep_json_clean[2];
 #define MEP_JSON_FORGET_CLEAN() (mep_json_clean[0] = mep_json_clean[1] = NULL)
 
