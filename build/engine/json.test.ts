@@ -75,6 +75,13 @@ t('getter on proto not own', () => { const p = {}; Object.defineProperty(p, 'x',
 t('key added during', () => { const o = { a: { toJSON() { o.z = 1; return 0; } } }; return JSON.stringify(o) + JSON.stringify(o); });
 t('wide key', () => JSON.stringify({ 'ключ': 'значение', 'k\u0000': 1 }));
 t('lone surrogate key', () => JSON.stringify({ '\ud800': '\udfff' }));
+t('getter adds toJSON to Object.prototype after objects were written', () => { const o = { a: {}, b: [{}], get g() { Object.prototype.toJSON = function (k) { return 'P' + k; }; return 1; }, c: { x: 1 }, d: [[{}]] }; try { return JSON.stringify([{}, o, {}]); } finally { delete Object.prototype.toJSON; } });
+t('toJSON adds toJSON to Array.prototype after arrays were written', () => { const v = [[1], { a: [] }, { toJSON() { Array.prototype.toJSON = function (k) { return 'A' + k; }; return 0; } }, [2], { a: [3] }]; try { return JSON.stringify(v); } finally { delete Array.prototype.toJSON; } });
+t('index getter of a slow array adds toJSON', () => { const a = [[1], {}, 0, [2], {}]; Object.defineProperty(a, 2, { get() { Object.prototype.toJSON = function () { return 'I'; }; return 5; }, enumerable: true }); try { return JSON.stringify({ x: {}, a, y: {} }); } finally { delete Object.prototype.toJSON; } });
+t('getter gives Array.prototype a proto with toJSON', () => { const ap = Object.getPrototypeOf([]); const op = Object.getPrototypeOf(ap); const o = { a: [1], get g() { Object.setPrototypeOf(ap, { toJSON(k) { return 'S' + k; } }); return 1; }, b: [2] }; try { return JSON.stringify(o); } finally { Object.setPrototypeOf(ap, op); } });
+t('proxy trap adds toJSON between plain objects', () => { const o = { a: [{}], p: new Proxy({}, { ownKeys() { Object.prototype.toJSON = function (k) { return 'Q' + k; }; return []; } }), b: {}, c: [[]] }; try { return JSON.stringify(o); } finally { delete Object.prototype.toJSON; } });
+t('nested stringify in toJSON, then toJSON added', () => { const v = [{}, { toJSON() { const inner = JSON.stringify([{}, []]); Object.prototype.toJSON = function () { return 'N'; }; return inner; } }, {}, [{}]]; try { return JSON.stringify(v); } finally { delete Object.prototype.toJSON; } });
+t('toJSON on an own object after many plain ones', () => { const v = []; for (let i = 0; i < 50; i++) v.push(i % 7 === 3 ? { toJSON() { return 'own' + i; } } : i % 2 ? [i] : { i }); return JSON.stringify(v); });
 t('number keys order', () => JSON.stringify({ z: 1, 10: 'a', 9: 'b', y: 2 }));
 
 `;

@@ -59,26 +59,45 @@ static JSValue mep_json_indent(JSContext *ctx, JSONStringifyContext *jsc, int de
     return string_buffer_end(b);
 }
 
+/* the prototypes (one for arrays, one for other objects) whose chains up to null the direct
+   writer found free of toJSON and of anything but plain objects and arrays: an object there
+   needs one look-up of its own shape, not one per prototype (two of the three of an array).
+   Forgotten at the start of every direct write and after anything it calls that may run JS (a
+   getter, a toJSON method, js_json_to_str with its Proxy traps), which could give a prototype a
+   toJSON or another prototype; nothing else changes a shape or a prototype meanwhile, and the
+   values being written keep those prototypes alive. One engine thread, as for mep_json_depth. */
+static JSObject *mep_json_clean[2];
+#define MEP_JSON_FORGET_CLEAN() (mep_json_clean[0] = mep_json_clean[1] = NULL)
+
 /* true when neither p nor its prototypes, all plain objects or arrays, have a toJSON property:
    a few look-ups in their shapes instead of a generic property read */
 static bool mep_json_no_tojson(JSObject *p)
 {
     JSProperty *pr;
+    JSObject *proto, *q;
 
-    for (; p != NULL; p = p->shape->proto) {
-        if ((p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY) ||
-            find_own_property(&pr, p, JS_ATOM_toJSON))
+    if ((p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY) ||
+        find_own_property(&pr, p, JS_ATOM_toJSON))
+        return false;
+    proto = p->shape->proto;
+    if (proto == NULL || proto == mep_json_clean[0] || proto == mep_json_clean[1])
+        return true;
+    for (q = proto; q != NULL; q = q->shape->proto) {
+        if ((q->class_id != JS_CLASS_OBJECT && q->class_id != JS_CLASS_ARRAY) ||
+            find_own_property(&pr, q, JS_ATOM_toJSON))
             return false;
     }
+    mep_json_clean[p->class_id == JS_CLASS_ARRAY] = proto;
     return true;
 }
 
 /* js_json_check without a replacer: the key (atom, or the index idx when atom is JS_ATOM_NULL)
    is made only for a toJSON method to see; val is taken, the checked value returned */
-static JSValue mep_json_check(JSContext *ctx, JSValue val, JSAtom atom, int64_t idx)
+static no_inline JSValue mep_json_check_value(JSContext *ctx, JSValue val, JSAtom atom, int64_t idx)
 {
     if (JS_IsObject(val) ? !mep_json_no_tojson(JS_VALUE_GET_OBJ(val)) : JS_IsBigInt(val)) {
         JSValue f = JS_GetProperty(ctx, val, JS_ATOM_toJSON);
+        MEP_JSON_FORGET_CLEAN(); /* a getter of toJSON, or toJSON, may have run */
         if (JS_IsException(f)) {
             JS_FreeValue(ctx, val);
             return JS_EXCEPTION;
@@ -92,6 +111,7 @@ static JSValue mep_json_check(JSContext *ctx, JSValue val, JSAtom atom, int64_t 
                 return JS_EXCEPTION;
             }
             v = JS_CallFree(ctx, f, val, 1, vc(&key));
+            MEP_JSON_FORGET_CLEAN();
             JS_FreeValue(ctx, key);
             JS_FreeValue(ctx, val);
             if (JS_IsException(v))
@@ -114,6 +134,16 @@ static JSValue mep_json_check(JSContext *ctx, JSValue val, JSAtom atom, int64_t 
     return JS_UNDEFINED;
 }
 
+/* mep_json_check_value with a string, an integer, a boolean or null passed through inline (half
+   the values of an IR are strings) */
+static inline JSValue mep_json_check(JSContext *ctx, JSValue val, JSAtom atom, int64_t idx)
+{
+    int tag = JS_VALUE_GET_TAG(val);
+    if (tag == JS_TAG_STRING || tag == JS_TAG_INT || tag == JS_TAG_BOOL || tag == JS_TAG_NULL)
+        return val;
+    return mep_json_check_value(ctx, val, atom, idx);
+}
+
 static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst obj,
                                 const MepJsonLevel *level)
 {
@@ -122,20 +152,25 @@ static int mep_json_write_array(JSContext *ctx, JSONStringifyContext *jsc, JSVal
     JSValue v;
 
     /* an array's length is its first property */
-    if (JS_VALUE_GET_TAG(p->prop[0].u.value) == JS_TAG_INT)
+    if (JS_VALUE_GET_TAG(p->prop[0].u.value) == JS_TAG_INT) {
         len = JS_VALUE_GET_INT(p->prop[0].u.value);
-    else if (js_get_length64(ctx, &len, obj))
-        return -1;
+    } else {
+        MEP_JSON_FORGET_CLEAN(); /* as if reading the length could run JS */
+        if (js_get_length64(ctx, &len, obj))
+            return -1;
+    }
     if (mep_json_putc(jsc->b, '['))
         return -1;
     for (i = 0; i < len; i++) {
         if ((i > 0 && mep_json_putc(jsc->b, ',')) || mep_json_break(jsc, level->depth))
             return -1;
         /* a toJSON method may have changed the array: looked at again for each element */
-        if (p->fast_array && i < p->u.array.count)
+        if (p->fast_array && i < p->u.array.count) {
             v = js_dup(p->u.array.u.values[i]);
-        else
+        } else {
             v = JS_GetPropertyInt64(ctx, obj, i);
+            MEP_JSON_FORGET_CLEAN(); /* a getter may have run */
+        }
         v = mep_json_check(ctx, v, JS_ATOM_NULL, i);
         if (JS_IsException(v))
             return -1;
@@ -180,10 +215,12 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
         goto done;
     for (i = 0; i < n; i++) {
         prs = find_own_property(&pr, p, keys[i]);
-        if (prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL)
+        if (prs && (prs->flags & JS_PROP_TMASK) == JS_PROP_NORMAL) {
             v = js_dup(pr->u.value);
-        else
+        } else {
             v = JS_GetProperty(ctx, obj, keys[i]);
+            MEP_JSON_FORGET_CLEAN(); /* a getter may have run */
+        }
         v = mep_json_check(ctx, v, keys[i], 0);
         if (JS_IsException(v))
             goto done;
@@ -214,6 +251,8 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up)
 {
+    if (up == NULL)
+        MEP_JSON_FORGET_CLEAN(); /* a new write: JS ran since the last */
     switch (JS_VALUE_GET_NORM_TAG(val)) {
     case JS_TAG_STRING: {
         int ret = mep_json_put_quoted(jsc->b, JS_VALUE_GET_STRING(val));
@@ -268,6 +307,7 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
         if (JS_IsException(indent))
             goto fail;
         ret = js_json_to_str(ctx, jsc, holder, val, indent);
+        MEP_JSON_FORGET_CLEAN(); /* toJSON, getters or Proxy traps may have run */
         JS_FreeValue(ctx, indent);
         return ret;
     }
