@@ -100,15 +100,25 @@ const UNREAD = String.raw`globalThis.f = () => {
   // fresh functions dropped after one leaf call each: each is freed (the leak check at exit)
   let sum = 0;
   for (let i = 0; i < 500; i++) sum = (sum + make()(i, i * 3)) | 0;
+  // objects passed as arguments the leaf does not read are let go once the call is over
+  const kept = make();
+  globalThis.held = [];
+  for (let i = 0; i < 20; i++) {
+    const o = i % 2 ? { i } : [i];
+    held.push(new WeakRef(o));
+    out.push(show(kept(i, 3, o)));
+  }
   out.push(sum, calls);
   Host.outputString(JSON.stringify(out));
-};`;
+};
+globalThis.g = () => Host.outputString(held.map((w) => typeof w.deref()).join());`;
 
 leaf('should not read or free arguments a leaf does not take, and return from a tail call as V8', async () => {
   const { run } = await engineWith(UNREAD);
   const v8 = JSON.parse(inV8(UNREAD, 'f')) as unknown[];
   assert.equal(v8.at(-1), 0, 'no unread argument is converted');
   assert.equal(JSON.parse(run('f')), v8);
+  assert.is(run('g'), Array(20).fill('undefined').join(), 'each unread argument freed (WeakRefs let go at the next call)');
 });
 
 leaf.run();
