@@ -88,14 +88,9 @@ static bool mep_leaf_call(JSContext *ctx, JSValueConst func_obj, int argc, JSVal
     int op, i;
     JSValue v;
 
-    /* only a bytecode function can be a leaf */
-    if (JS_VALUE_GET_TAG(func_obj) != JS_TAG_OBJECT ||
-        JS_VALUE_GET_OBJ(func_obj)->class_id != JS_CLASS_BYTECODE_FUNCTION)
-        return false;
+    /* the caller (OP_call) has tested that func_obj is a bytecode function not declined before */
     p = JS_VALUE_GET_OBJ(func_obj);
     b = p->u.func.function_bytecode;
-    if (b->mep_not_leaf)
-        return false;
     if (b->func_kind != JS_FUNC_NORMAL || argc < b->arg_count || argc > MEP_LEAF_ARGS || b->stack_size > MEP_LEAF_STACK)
         goto decline;
     /* every argument, read or not, a number: the caller then frees none of them */
