@@ -78,4 +78,47 @@ leaf('should give what V8 gives for every operand, argument count and kind of fu
   assert.equal(JSON.parse(run('f')), v8);
 });
 
+/** Arguments the function does not read, more than eight of them, and a leaf call in tail position. */
+const UNREAD = String.raw`globalThis.f = () => {
+  'use strict';
+  const show = (v) => (typeof v === 'number' ? String(v) : typeof v + ':' + String(v));
+  const make = () => new Function('a', 'b', 'return (a << 3) ^ (b >>> 1);');
+  let calls = 0;
+  const obj = { valueOf() { calls++; return 12; } };
+  const extras = [obj, 'x', 2n, Symbol('s'), null, undefined, [1], () => 1, 1.5, 0x80000000, -0];
+  const out = [];
+  for (const e of extras) {
+    const g = make();
+    out.push(show(g(5, 0x80000001, e)), show(g(5, 0x80000001, 1, e)), show(g(-3, 7)));
+  }
+  const nine = make();
+  out.push(show(nine(1, 2, 3, 4, 5, 6, 7, 8, 9)), show(nine(1, 2)));
+  const tail = make();
+  const viaTail = (x) => tail(x, x + 1);
+  function viaTail2(x) { return tail(x, 0xfffffff0); }
+  for (let i = 0; i < 3; i++) out.push(show(viaTail(i * 0x40000000)), show(viaTail2(i)));
+  // fresh functions dropped after one leaf call each: each is freed (the leak check at exit)
+  let sum = 0;
+  for (let i = 0; i < 500; i++) sum = (sum + make()(i, i * 3)) | 0;
+  // objects passed as arguments the leaf does not read are let go once the call is over
+  const kept = make();
+  globalThis.held = [];
+  for (let i = 0; i < 20; i++) {
+    const o = i % 2 ? { i } : [i];
+    held.push(new WeakRef(o));
+    out.push(show(kept(i, 3, o)));
+  }
+  out.push(sum, calls);
+  Host.outputString(JSON.stringify(out));
+};
+globalThis.g = () => Host.outputString(held.map((w) => typeof w.deref()).join());`;
+
+leaf('should not read or free arguments a leaf does not take, and return from a tail call as V8', async () => {
+  const { run } = await engineWith(UNREAD);
+  const v8 = JSON.parse(inV8(UNREAD, 'f')) as unknown[];
+  assert.equal(v8.at(-1), 0, 'no unread argument is converted');
+  assert.equal(JSON.parse(run('f')), v8);
+  assert.is(run('g'), Array(20).fill('undefined').join(), 'each unread argument freed (WeakRefs let go at the next call)');
+});
+
 leaf.run();

@@ -10,7 +10,8 @@ import { engineWith, inV8 } from './v8-compare.ts';
 
 const SOURCE = String.raw`globalThis.f = () => {
   const values = [0, -0, 1, -1, 7, 31, 32, 33, 1.5, -1.5, 2147483647, 2147483648, -2147483648, -2147483649, 4294967295, 4294967296, 4294967301,
-    9007199254740991, -9007199254740993, 1e21, -1e21, 0.1, NaN, Infinity, -Infinity, 2 ** 64 + 2 ** 12];
+    9007199254740991, -9007199254740993, 1e21, -1e21, 0.1, NaN, Infinity, -Infinity, 2 ** 64 + 2 ** 12,
+    9.19e18, -9.19e18, 9.2e18, -9.2e18, 2 ** 62 + 2 ** 40 + 2 ** 31, -(2 ** 62) - 2 ** 33 - 5, 2 ** 63, -(2 ** 63), 4294967295.5, -4294967296.75, 5e-324];
   const ops = [(a, b) => a & b, (a, b) => a | b, (a, b) => a ^ b, (a, b) => a << b, (a, b) => a >> b, (a, b) => a >>> b];
   const out = [];
   for (const op of ops) for (const a of values) out.push(values.map((b) => op(a, b)).join(','));
