@@ -9,7 +9,9 @@
  * (that run: 129.1 MB held after the same collection), so another class or a large block reuses
  * their memory. The sweep sorts the chunks by address and finds each free block's chunk by
  * binary search: O(chunks log chunks + free blocks log chunks), only for heaps of 8 MiB of chunks
- * or more, and never in the allocation fast paths.
+ * or more, and never in the allocation fast paths. With the collector's steps (./runtime.ts) and
+ * memory's reserve capped (glue/memory.c), the real wasm call at the default 256 MiB peaked at
+ * 178.3 MiB (212.9 before; 203.1 with those two alone).
  */
 import type { QuickjsPatch } from './types.ts';
 
