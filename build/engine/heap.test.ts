@@ -257,6 +257,22 @@ heap('should keep collecting as live data fills the cap, not only when memory gr
   assert.is(run('fill'), '3020');
 });
 
+heap('should collect a large heap\'s cyclic garbage before the heap grows 4x (memory stays near the live data)', async () => {
+  // 48 MiB live, then 240 cycles of 1 MiB dropped: a collector waiting for the heap to grow 4x
+  // let memory reach about 4x the live data; growing a large heap by a step (patches/runtime.ts,
+  // mep_gc_grown) keeps it within the live data plus a step, and memory grows ahead of the heap by
+  // at most 8 MiB (glue/memory.c).
+  const source = `globalThis.churn = () => {
+    const live = []; for (let i = 0; i < 48; i++) live.push(new Uint8Array(1 << 20).fill(1));
+    for (let i = 0; i < 240; i++) { const a = { data: new Uint8Array(1 << 20) }, b = { a }; a.b = b; }
+    Host.outputString(String(live.length));
+  };`;
+  const { r, run } = await engineWith(source);
+  assert.is(run('churn'), '48');
+  const peak = (r.instance.exports.memory as WebAssembly.Memory).buffer.byteLength / MiB;
+  assert.ok(peak < 96, `memory reached ${peak} MiB for 48 MiB of live data`);
+});
+
 heap('should hold 300,000 five-field plain objects in 26 MiB (small objects, exact headerless property arrays)', async () => {
   // In wasm32 each such object took a 48-byte block and a 56-byte property array (six slots after
   // growing 2, 3, 4, 6, and an 8-byte block header): 104 bytes, 31 MB for 300,000, which with the

@@ -49,13 +49,13 @@ static size_t mep_js_usable_size(const void *ptr) { return malloc_usable_size((v
 
 const JSMallocFunctions mep_malloc_functions = {mep_js_calloc, mep_js_malloc, mep_js_free, mep_js_realloc, mep_js_usable_size};
 
-/* The GC threshold after a collection that left `heap` bytes: MEP_GC_GROWTH times the heap while
- * memory can grow; once it is at its cap (memory.c), the heap plus half the room left, so the
+/* The GC threshold after a collection that left `heap` bytes: quickjs-ng's as edited
+ * (mep_gc_grown, patches/runtime.ts: 4x a small heap, less as it grows) while memory can grow; once it is at its cap (memory.c), the heap plus half the room left, so the
  * collector runs ever more often as live data fills the cap instead of after an allocation failed
  * (each collection halves the distance), but never more often than every MEP_GC_MIN_STEP-th of the
  * heap. Set as quickjs-ng's own threshold (patches/runtime.ts). */
 size_t mep_gc_threshold(size_t heap) {
-  size_t grown = heap > SIZE_MAX / MEP_GC_GROWTH ? SIZE_MAX : heap * MEP_GC_GROWTH;
+  size_t grown = mep_gc_grown(heap);
   size_t room = mep_memory_room();
   if (room == SIZE_MAX) return grown;
   /* At least a 32nd of the heap between collections: with no room left each would free only the

@@ -27,14 +27,11 @@ extern JSContext *mep_ctx;
 extern const JSMallocFunctions mep_malloc_functions;
 size_t mep_heap_bytes(void);
 
-/* The cycle collector runs when the heap has grown this many times since the last collection
- * (QUICKJS_PATCHES in build/engine/quickjs-source.ts makes QuickJS use the same factor). */
-#define MEP_GC_GROWTH 4
-
-/* The GC threshold after collecting a heap of `heap` bytes (alloc.c): MEP_GC_GROWTH times it,
- * or, once memory is at its cap, the heap plus half the room left. quickjs-ng calls it through
- * mep_gc_next_threshold (patches/runtime.ts). */
+/* The GC threshold after collecting a heap of `heap` bytes (alloc.c): quickjs-ng's as edited
+ * (mep_gc_grown: 4x a small heap, less as it grows), or, once memory is at its cap, the heap plus
+ * half the room left if less. quickjs-ng calls it through mep_gc_next_threshold (patches/runtime.ts). */
 size_t mep_gc_threshold(size_t heap);
+size_t mep_gc_grown(size_t heap);
 extern size_t (*mep_gc_next_threshold)(size_t heap);
 
 /* Bytes the heap can still take before the memory cap (memory.c); SIZE_MAX until the cap is
@@ -42,7 +39,7 @@ extern size_t (*mep_gc_next_threshold)(size_t heap);
 size_t mep_memory_room(void);
 
 /* Called by sbrk when memory reached its cap: the cycle collector runs at QuickJS's next
- * allocation point instead of waiting for the heap to grow MEP_GC_GROWTH times, which it could not. */
+ * allocation point instead of waiting for the heap to reach its growth threshold, which it could not. */
 void mep_memory_tight(void);
 
 /* Non-zero while the runtime is being initialized (also inside a wizer snapshot): host

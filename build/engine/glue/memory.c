@@ -5,7 +5,9 @@
  * the host (V8 re-protects pages, replaces `memory.buffer` and accounts external memory, which
  * starts host GCs): measured, 10 MB of JSON spent more time in memory.grow than in parsing.
  * Here the break moves as asked, but memory grows ahead of it by an eighth of its size (at least
- * 1 MiB), so growth costs O(log size) host calls. Near the memory cap the reserve shrinks to
+ * 1 MiB, at most MAX_RESERVE), so growth costs O(log size) host calls up to 64 MiB and one per
+ * 8 MiB past it: what the guest's memory peak shows is the heap, not an eighth more of reserve
+ * (22 MiB of a 192 MiB heap). Near the memory cap the reserve shrinks to
  * exactly what is needed, so the cap still holds to the page, and the cycle collector is asked
  * to run at its next chance (mep_memory_tight), whatever its growth threshold says.
  * Near the cap memory takes every page left at once: its end is then the cap, and from there on
@@ -19,6 +21,7 @@
 
 #define PAGE 65536u
 #define MIN_RESERVE (1u << 20)
+#define MAX_RESERVE (8u << 20)
 
 static uintptr_t brk_at; /* 0 until the first call: then the end of memory at that time */
 static uintptr_t heap_start; /* where the first block malloc asked for begins */
@@ -47,7 +50,7 @@ void *sbrk(intptr_t increment) {
   uintptr_t want = old + (uintptr_t)increment;
   if (want > end) {
     uintptr_t needed = (want - end + PAGE - 1) / PAGE;
-    uintptr_t reserve = end / 8 > MIN_RESERVE ? end / 8 : MIN_RESERVE;
+    uintptr_t reserve = end / 8 < MIN_RESERVE ? MIN_RESERVE : end / 8 > MAX_RESERVE ? MAX_RESERVE : end / 8;
     uintptr_t ahead = needed + reserve / PAGE;
     if (__builtin_wasm_memory_grow(0, ahead) == SIZE_MAX) {
       /* The cap is near: take every page left (halving the ask), so memory ends at the cap and

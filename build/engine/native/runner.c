@@ -18,6 +18,10 @@
  *                       since the last collection (the glue's threshold hook), so collections meet
  *                       the failures;
  *   MEP_MEMORY_LIMIT=B  quickjs-ng's own limit (JS_SetMemoryLimit), in bytes.
+ *   MEP_HELD=1          the engine's edits only: the collector keeps the engine's own thresholds
+ *                       (mep_gc_grown, patches/runtime.ts), and at the end the runner prints
+ *                       "held: BYTES at most" and "collections: N" to stderr: the peak the
+ *                       wasm guest's memory follows (its garbage between collections included).
  * With MEP_GC_STEP, at the end the runner prints "gc peak: BYTES" to stderr: the most the heap
  * held just after a collection (quickjs-ng's count), i.e. the peak of live data to within B; and
  * "held: BYTES at the gc peak, BYTES at most": what the runtime's allocator had handed out then
@@ -61,13 +65,15 @@ static int failing(void) {
 
 /* The engine's threshold hook (patches/runtime.ts), absent from quickjs-ng without the edits. */
 extern size_t (*mep_gc_next_threshold)(size_t heap) __attribute__((weak));
-static size_t gc_peak, stage_peak, stage_held;
+extern size_t mep_gc_grown(size_t heap) __attribute__((weak));
+static size_t gc_peak, stage_peak, stage_held, collections;
 /* What the allocator below has handed out (usable sizes), the most ever, and that at the gc peak. */
 static size_t held, held_max, held_at_peak;
 static size_t gc_every_step(size_t heap) {
+  collections++;
   if (heap > gc_peak) gc_peak = heap, held_at_peak = held;
   if (heap > stage_peak) stage_peak = heap, stage_held = held;
-  return heap + gc_step;
+  return gc_step ? heap + gc_step : mep_gc_grown(heap);
 }
 static void *counted(void *p) {
   if (p && (held += malloc_usable_size(p)) > held_max) held_max = held;
@@ -108,7 +114,8 @@ int main(int argc, char **argv) {
   }
   const char *fail_env = getenv("MEP_FAIL_AT"), *limit_env = getenv("MEP_MEMORY_LIMIT");
   fail_at = fail_env ? strtoull(fail_env, NULL, 10) : 0;
-  JSRuntime *rt = fail_env || getenv("MEP_GC_STEP") ? JS_NewRuntime2(&fail_functions, NULL) : JS_NewRuntime();
+  int held_only = getenv("MEP_HELD") && &mep_gc_grown && !getenv("MEP_GC_STEP");
+  JSRuntime *rt = fail_env || getenv("MEP_GC_STEP") || held_only ? JS_NewRuntime2(&fail_functions, NULL) : JS_NewRuntime();
   if (!rt) return 1;
   failing_rt = fail_env ? rt : NULL;
   if (limit_env) JS_SetMemoryLimit(rt, strtoull(limit_env, NULL, 10));
@@ -118,6 +125,7 @@ int main(int argc, char **argv) {
     mep_gc_next_threshold = gc_every_step;
     JS_SetGCThreshold(rt, gc_step);
   }
+  if (held_only) mep_gc_next_threshold = gc_every_step;
   js_std_init_handlers(rt);
   JSContext *ctx = JS_NewContext(rt);
   if (!ctx) return 1;
@@ -147,6 +155,7 @@ int main(int argc, char **argv) {
     JS_RunGC(rt);
     fprintf(stderr, "allocs: %zu\n", alloc_count);
   }
+  if (held_only) fprintf(stderr, "held: %zu at most\ncollections: %zu\n", held_max, collections);
   if (gc_step) fprintf(stderr, "gc peak: %zu\nheld: %zu at the gc peak, %zu at most\n", gc_peak, held_at_peak, held_max);
   /* The process exits here: freeing the heap would only add to what is measured. */
   return status;

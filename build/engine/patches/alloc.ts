@@ -22,12 +22,17 @@ export const ALLOC_PATCHES: readonly QuickjsPatch[] = [
     file: 'quickjs.c',
     at: { line: 'struct list_head arena_list[JS_ARENA_BLOCK_SIZE_COUNT];' },
     op: 'replace',
-    text: String.raw`    /* mep engine: per size class, its free blocks (linked through their first word) and the
+    text: String.raw`    /* mep engine: chunks of small blocks held (8 MiB) before their empty ones go back, when
+       a collection ran or MEP_SWEEP_MIN / 2 (or an eighth more) chunks were added since the last
+       sweep (mep_sweep_chunks, patches/chunk-sweep.ts) */
+#define MEP_SWEEP_MIN 2048
+    /* mep engine: per size class, its free blocks (linked through their first word) and the
        rest of the chunk it carves new ones from; every chunk, linked through its first word */
     void *mep_free[JS_ARENA_BLOCK_SIZE_COUNT];
     uint8_t *mep_carve[JS_ARENA_BLOCK_SIZE_COUNT];
     uint8_t *mep_carve_end[JS_ARENA_BLOCK_SIZE_COUNT];
     uint8_t *mep_chunks;
+    size_t mep_chunk_count, mep_sweep_at; /* chunks held, and at how many the next sweep runs */
     uint8_t mep_class[JS_ARENA_MAX_SMALL_SIZE / JS_ARENA_ALIGN + 1]; /* by total size / 8 */`,
     why: 'the state of the free-list allocator below, in place of the arena lists',
   },
@@ -53,6 +58,8 @@ export const ALLOC_PATCHES: readonly QuickjsPatch[] = [
     memset(s->mep_carve, 0, sizeof(s->mep_carve));
     memset(s->mep_carve_end, 0, sizeof(s->mep_carve_end));
     s->mep_chunks = NULL;
+    s->mep_chunk_count = 0;
+    s->mep_sweep_at = MEP_SWEEP_MIN;
     for (i = 0; i < countof(s->mep_class); i++)
         s->mep_class[i] = arena_get_size_index(i * JS_ARENA_ALIGN);
     arena_zero_block(rt)->u.block_idx = JS_ARENA_FREE_NIL;
@@ -71,9 +78,12 @@ static no_inline JSMallocBlockHeader *mep_arena_carve(JSRuntime *rt, int idx)
     JSMallocBlockHeader *b;
 
     if ((size_t)(s->mep_carve_end[idx] - s->mep_carve[idx]) < block_size) {
-        uint8_t *chunk = rt->mf.js_malloc(rt->malloc_state.opaque, JS_ARENA_SIZE);
-        if (!chunk)
+        uint8_t *chunk;
+        if (unlikely(s->mep_chunk_count >= s->mep_sweep_at))
+            mep_sweep_chunks(rt);
+        if (!(chunk = rt->mf.js_malloc(rt->malloc_state.opaque, JS_ARENA_SIZE)))
             return NULL;
+        s->mep_chunk_count++;
         *(uint8_t **)chunk = s->mep_chunks;
         s->mep_chunks = chunk;
         s->mep_carve[idx] = chunk + JS_ARENA_ALIGN;
@@ -194,7 +204,8 @@ void JS_MepScrubArenas(JSRuntime *rt)
         if (s->mep_carve[i])
             memset(s->mep_carve[i], 0, s->mep_carve_end[i] - s->mep_carve[i]);
     }
-}`,
+}
+`,
     why: 'give the chunks back when the runtime is freed; zero the free blocks before a snapshot',
   },
   {

@@ -71,9 +71,12 @@ static no_inline JSProperty *mep_prop_carve(JSRuntime *rt, size_t size)
     uint8_t *b;
 
     if (rest < size) {
-        uint8_t *chunk = rt->mf.js_malloc(rt->malloc_state.opaque, JS_ARENA_SIZE);
-        if (!chunk)
+        uint8_t *chunk;
+        if (unlikely(s->mep_chunk_count >= s->mep_sweep_at))
+            mep_sweep_chunks(rt); /* mep engine: patches/chunk-sweep.ts */
+        if (!(chunk = rt->mf.js_malloc(rt->malloc_state.opaque, JS_ARENA_SIZE)))
             return NULL;
+        s->mep_chunk_count++;
         if (rest >= sizeof(JSProperty)) {
             *(void **)s->mep_prop_carve = s->mep_prop_free[rest / sizeof(JSProperty)];
             s->mep_prop_free[rest / sizeof(JSProperty)] = s->mep_prop_carve;
