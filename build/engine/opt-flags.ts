@@ -23,7 +23,8 @@ export type OptFlag = '-Os' | '-Oz' | '-O1' | '-O2' | '-O3';
  * 2,277 M / 2,281 M), but V8 runs the wasm code of those -O2 functions worse: the wasm engine
  * executes 9.3 % / 12.3 % more instructions on the same Elm compile (3,401 M → 3,717 M / 3,821 M
  * JIT instructions, node under callgrind with --no-liftoff --no-wasm-tier-up; repeat runs agree
- * within 0.02 %). The whole of quickjs.c at -O2 (973 KB): 3,577 M (+5.2 %). Speed for the sandbox
+ * within 0.02 %). The whole of quickjs.c at -O2 (973 KB): 3,577 M (+5.2 %); at -O1 (981 KB): 4,327 M
+ * vs 3,402 M in the same bench run (+27 %). Speed for the sandbox
  * is not clang's -O2 on the interpreter. Count a change the same way: bench/wasm-callgrind.bench.ts.
  */
 export const QUICKJS_OPT: Readonly<Record<QuickjsSource, OptFlag>> = {
