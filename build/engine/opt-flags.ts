@@ -16,6 +16,16 @@ export type OptFlag = '-Os' | '-Oz' | '-O0' | '-O1' | '-O2' | '-O3';
  * vectorization (-O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize) quickjs.c's wasm code is still 780 KB
  * against 565 KB at -Os (clang-19, measured 2026-12-02): the size is the inlining, so the hot helpers are made
  * inline one by one instead (patches/inline.ts, patches/fast-paths.ts).
+ * Tried and not kept (2026-12-03): quickjs.c at -O2 with every function under clang's `minsize`
+ * (`#pragma clang attribute push`; gcc `optimize("Os")` natively) except the hot ones. The engine
+ * shrinks (758 → 691 KB with JS_CallInternal alone at -O2, 701 KB with the allocator, the shape,
+ * free and property get/set paths too) and the native build gains 0.5–0.7 % (elm 1×5: 2,293 M →
+ * 2,277 M / 2,281 M), but V8 runs the wasm code of those -O2 functions worse: the wasm engine
+ * executes 9.3 % / 12.3 % more instructions on the same Elm compile (3,401 M → 3,717 M / 3,821 M
+ * JIT instructions, node under callgrind with --no-liftoff --no-wasm-tier-up; repeat runs agree
+ * within 0.02 %). The whole of quickjs.c at -O2 (973 KB): 3,577 M (+5.2 %); at -O1 (981 KB): 4,327 M
+ * vs 3,402 M in the same bench run (+27 %). Speed for the sandbox
+ * is not clang's -O2 on the interpreter. Count a change the same way: bench/wasm-callgrind.bench.ts.
  */
 export const QUICKJS_OPT: Readonly<Record<QuickjsSource, OptFlag>> = {
   'quickjs.c': '-Os',
