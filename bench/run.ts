@@ -85,7 +85,7 @@ try {
     } catch {
       // No goals recorded (a bench that does not use bench/lib.ts, or one that crashed early).
     }
-    const targetLines = goals.length === 0 ? lines.filter((l) => /\btarget\b|\bgoal\b/i.test(l)).map((l) => l.trim().replace(/\s{2,}/g, '  ')) : [];
+    const targetLines = goals.length === 0 ? lines.filter((l) => /\btarget\b|\bgoal\b/i.test(l) && !/^\s*case\s+measured\b/.test(l)).map((l) => l.trim().replace(/\s{2,}/g, '  ')) : [];
     outcomes.push({ name, code, seconds: (performance.now() - t0) / 1000, goals, targetLines });
   }
 } finally {
