@@ -94,9 +94,10 @@ export async function withFileLock<T>(lockPath: string, change: () => Promise<T>
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    const pid = await holderOf(lockPath);
     if ((await isStale(lockPath)) && (await removeStale(lockPath))) continue;
     if (Date.now() >= deadline) {
+      // Read for the refusal only: isStale has read it already on every turn of the wait.
+      const pid = await holderOf(lockPath);
       throw new MepError(
         LocalErrorCode.Usage,
         `Cannot change ${options.what}: ${lockPath} is held by process ${pid ?? '(unknown)'}, another mep changing it, for longer than ${options.waitMs ?? 10_000} ms. Try again once it is done; if no mep is running, remove ${lockPath}.`,
