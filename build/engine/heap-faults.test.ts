@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENGINE_CACHE_DIR } from './index.ts';
 import { ensureNativeEngine } from './native.ts';
+import { TEST_NATIVE_OPT } from './opt-flags.ts';
 
 const LONG = process.env.MEP_LONG_TESTS === '1';
 /** Runs of the short form, spread over the script's allocations from a seeded start. */
@@ -76,7 +77,7 @@ faults('should finish or throw, never crash, when any allocation of a growing he
   // At -O0, as the test262 differential builds its edited engine: they share quickjs-ng's
   // objects (./native-object.ts). The faults are the C code's paths, whatever the level: without
   // the edits, 10 of the 48 fail points crash at -O0 as at -O1 and -Os (checked 2026-12-03).
-  const runner = await ensureNativeEngine({ cacheDir: ENGINE_CACHE_DIR, opt: '-O0' });
+  const runner = await ensureNativeEngine({ cacheDir: ENGINE_CACHE_DIR, opt: TEST_NATIVE_OPT });
   const dir = mkdtempSync(join(tmpdir(), 'mep-heap-faults-'));
   try {
     const script = join(dir, 'grow.js');

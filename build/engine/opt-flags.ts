@@ -36,3 +36,10 @@ export const QUICKJS_OPT: Readonly<Record<QuickjsSource, OptFlag>> = {
 
 /** The glue (build/engine/glue/): calls in and out of the engine, never hot. */
 export const GLUE_OPT: OptFlag = '-Os';
+
+/**
+ * The level of the native engines `npm test` builds: the test262 sample's two engines and the
+ * heap-fault runner. One constant, so the edited engine's objects are compiled once and shared
+ * (./native-object.ts); -O0 because there the compile is most of the cost (scripts/test262/native.ts).
+ */
+export const TEST_NATIVE_OPT = '-O0' satisfies OptFlag;

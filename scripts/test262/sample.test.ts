@@ -10,6 +10,7 @@ import { parseConf } from './conf.ts';
 import { judge } from './outcome.ts';
 import { parseMeta } from './suite.ts';
 import { byTier } from '../../fixtures/testing/tier.ts';
+import { TEST_NATIVE_OPT } from '../../build/engine/opt-flags.ts';
 
 // 150 files in `npm test`, 300 under `npm run test:long` (the whole suite: `npm run test262`).
 const SAMPLE = Number(process.env.MEP_TEST262_SAMPLE ?? byTier(100, 300));
@@ -45,7 +46,7 @@ test('judging: a negative test needs its error type, an async test its completio
 
 test(`test262 sample (${SAMPLE} files, seed ${SEED}): edited = unedited, sandbox = native outside the documented limits`, async () => {
   // At -O0: a clean checkout compiles both engines for these few files (./native.ts).
-  const report = await runDifferential({ paths: sampleTests(SAMPLE, SEED), opt: '-O0' });
+  const report = await runDifferential({ paths: sampleTests(SAMPLE, SEED), opt: TEST_NATIVE_OPT });
   assert.ok(report.counts.sandbox.runs > SAMPLE / 2, `only ${report.counts.sandbox.runs} runs in the sandbox`);
   assert.ok(report.counts.edited.passed > report.counts.edited.runs * 0.95, `natively ${report.counts.edited.passed}/${report.counts.edited.runs} passed`);
   assert.equal(report.editedVsUnedited.length, 0, `the edits change results:\n${show(report.editedVsUnedited)}`);
