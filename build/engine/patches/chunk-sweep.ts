@@ -35,6 +35,12 @@ static size_t mep_chunk_of(uint8_t **chunks, size_t n, const void *p)
     return lo;
 }
 
+/* mep engine: the chunk count at which the sweep after one of n chunks runs again */
+static size_t mep_sweep_next(size_t n)
+{
+    return n + (n / 8 > MEP_SWEEP_MIN / 2 ? n / 8 : MEP_SWEEP_MIN / 2);
+}
+
 static int mep_chunk_cmp(const void *a, const void *b)
 {
     uintptr_t x = (uintptr_t)*(uint8_t *const *)a, y = (uintptr_t)*(uint8_t *const *)b;
@@ -61,7 +67,7 @@ static void mep_sweep_chunks(JSRuntime *rt)
     for (c = s->mep_chunks; c; c = *(uint8_t **)c)
         n++;
     s->mep_chunk_count = n;
-    s->mep_sweep_at = n + (n / 8 > MEP_SWEEP_MIN / 2 ? n / 8 : MEP_SWEEP_MIN / 2);
+    s->mep_sweep_at = mep_sweep_next(n);
     if (n < MEP_SWEEP_MIN)
         return;
     chunks = rt->mf.js_malloc(rt->malloc_state.opaque, n * (sizeof(*chunks) + 2 * sizeof(uint16_t)));
@@ -94,15 +100,18 @@ static void mep_sweep_chunks(JSRuntime *rt)
             capacity[mep_chunk_of(chunks, n, s->mep_carve[idx] - 1)] = 0;
     if (s->mep_prop_carve)
         capacity[mep_chunk_of(chunks, n, s->mep_prop_carve - 1)] = 0;
-    for (k = 0, kept = 0; k < n; k++)
-        kept += !(capacity[k] && free_bytes[k] == capacity[k]);
+    /* from here on, capacity[k] says whether chunk k is free (all it can carve is on lists) */
+    for (k = 0, kept = 0; k < n; k++) {
+        capacity[k] = capacity[k] && free_bytes[k] == capacity[k];
+        kept += !capacity[k];
+    }
     if (kept < n) {
         /* the free lists without the blocks of free chunks, then the chunk list */
         for (idx = 0; idx < JS_ARENA_BLOCK_SIZE_COUNT; idx++) {
             void **prev = &s->mep_free[idx];
             for (link = *prev; link; link = *prev) {
                 k = mep_chunk_of(chunks, n, link);
-                if (capacity[k] && free_bytes[k] == capacity[k])
+                if (capacity[k])
                     *prev = *(void **)((JSMallocBlockHeader *)link)->user_data;
                 else
                     prev = (void **)((JSMallocBlockHeader *)link)->user_data;
@@ -112,7 +121,7 @@ static void mep_sweep_chunks(JSRuntime *rt)
             void **prev = &s->mep_prop_free[i];
             for (link = *prev; link; link = *prev) {
                 k = mep_chunk_of(chunks, n, link);
-                if (capacity[k] && free_bytes[k] == capacity[k])
+                if (capacity[k])
                     *prev = *link;
                 else
                     prev = link;
@@ -120,9 +129,9 @@ static void mep_sweep_chunks(JSRuntime *rt)
         }
         s->mep_chunks = NULL;
         s->mep_chunk_count = kept;
-        s->mep_sweep_at = kept + (kept / 8 > MEP_SWEEP_MIN / 2 ? kept / 8 : MEP_SWEEP_MIN / 2);
+        s->mep_sweep_at = mep_sweep_next(kept);
         for (k = n; k-- > 0;) {
-            if (capacity[k] && free_bytes[k] == capacity[k]) {
+            if (capacity[k]) {
                 rt->mf.js_free(rt->malloc_state.opaque, chunks[k]);
             } else {
                 *(uint8_t **)chunks[k] = s->mep_chunks;
