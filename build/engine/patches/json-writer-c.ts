@@ -71,20 +71,26 @@ static JSObject *mep_json_clean[2];
 
 /* true when neither p nor its prototypes, all plain objects or arrays, have a toJSON property:
    a few look-ups in their shapes instead of a generic property read */
-static bool mep_json_no_tojson(JSObject *p)
+/* true when p is a plain object or an array without a toJSON property of its own */
+static inline bool mep_json_plain_own(JSObject *p)
 {
     JSProperty *pr;
+
+    return (p->class_id == JS_CLASS_OBJECT || p->class_id == JS_CLASS_ARRAY) &&
+           !find_own_property(&pr, p, JS_ATOM_toJSON);
+}
+
+static bool mep_json_no_tojson(JSObject *p)
+{
     JSObject *proto, *q;
 
-    if ((p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY) ||
-        find_own_property(&pr, p, JS_ATOM_toJSON))
+    if (!mep_json_plain_own(p))
         return false;
     proto = p->shape->proto;
     if (proto == NULL || proto == mep_json_clean[0] || proto == mep_json_clean[1])
         return true;
     for (q = proto; q != NULL; q = q->shape->proto) {
-        if ((q->class_id != JS_CLASS_OBJECT && q->class_id != JS_CLASS_ARRAY) ||
-            find_own_property(&pr, q, JS_ATOM_toJSON))
+        if (!mep_json_plain_own(q))
             return false;
     }
     mep_json_clean[p->class_id == JS_CLASS_ARRAY] = proto;
