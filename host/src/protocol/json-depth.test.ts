@@ -1,7 +1,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode } from './errors.ts';
-import { MAX_JSON_DEPTH, findExcessNesting, nestingLimitError } from './json-depth.ts';
+import { MAX_JSON_DEPTH, findExcessNesting, nestingLimitError, scanNesting } from './json-depth.ts';
+
+/** The number of values in a parsed value, the value itself included. */
+function valuesOf(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    count++;
+    if (typeof v === 'object' && v !== null) stack.push(...Object.values(v));
+  }
+  return count;
+}
 
 /** The reference: the depth of the parsed value, measured without recursion. */
 function depthOf(value: unknown): number {
@@ -54,7 +66,21 @@ Depth('should agree with the depth of the parsed value on seeded random document
     for (const max of [Math.max(0, depth - 1), depth, depth + 1]) {
       assert.is(findExcessNesting(text, max) >= 0, depth > max, `${text} at ${max}`);
     }
+    // At least every value; exactly, but for one count per empty container.
+    const empties = (text.match(/\[\]|\{\}/g) ?? []).length;
+    assert.is(scanNesting(text).values, valuesOf(JSON.parse(text)) + empties, text);
   }
+});
+
+Depth('should count at least the values of the text, none of a string, in the same pass :: values', () => {
+  assert.equal(scanNesting('"a,[{,"'), { excess: -1, values: 1 });
+  assert.equal(scanNesting('{"a":[1,2,{"b":"x,y"}],"c":[]}'), { excess: -1, values: 8 }, '7 values, one more for the empty array');
+  assert.equal(scanNesting('[[[1,2]]]', 2), { excess: 2, values: 4 }, 'counted up to the excess');
+  // A generator's answer: one long string of JSON (escaped quotes, brackets and commas) in few values.
+  const artifact = JSON.stringify(Array.from({ length: 5_000 }, (_, i) => ({ k: `v${i}`, a: [i, '"'] })));
+  const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { artifacts: [{ path: 'a.json', content: artifact }] } });
+  assert.equal(scanNesting(answer), { excess: -1, values: valuesOf(JSON.parse(answer)) });
+  assert.ok(scanNesting(artifact).values >= valuesOf(JSON.parse(artifact)));
 });
 
 Depth('should scan a 100,000-deep document without recursing :: hostile', () => {

@@ -25,6 +25,7 @@ const OPEN_BRACKET = 91;
 const CLOSE_BRACKET = 93;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
+const COMMA = 44;
 /**
  * Characters of a string up to its closing quote, escapes skipped (not judged): at most 4,096
  * escapes per match, so the regex engine's backtrack stack stays small whatever the string.
@@ -48,31 +49,57 @@ export function closingQuote(text: string, i: number): number {
   }
 }
 
+/** What {@link scanNesting} found in one pass over a JSON text. */
+export interface NestingScan {
+  /** The offset of the bracket opening level `maxDepth + 1`, or -1 (as {@link findExcessNesting}). */
+  excess: number;
+  /**
+   * Brackets and commas outside strings, plus one: at least the number of values the text holds
+   * (each element or member after the first follows a comma, each container opens with a bracket),
+   * counted up to `excess` when the text nests too deep.
+   */
+  values: number;
+}
+
 /**
- * The offset (in UTF-16 code units) of the bracket that opens nesting level `maxDepth + 1`, or
- * -1 when `text` never nests deeper than `maxDepth`. Brackets inside strings do not count. The
- * text need not be valid JSON (the parser that runs next judges that); for valid JSON the answer
- * is exact. One pass, nothing allocated; a string is skipped to its closing quote at once.
- *
- * @example
- * if (findExcessNesting(body) >= 0) throw nestingLimitError('acme.gen', 'response', findExcessNesting(body));
+ * {@link findExcessNesting}, counting the values of the text in the same pass: a reader that
+ * parses large texts in slices (json-sliced.ts) can tell a text of few values (a generator's
+ * artifacts: a few long strings), which one `JSON.parse` reads in one short step, from one of
+ * many. One pass, nothing allocated but the answer.
  */
-export function findExcessNesting(text: string, maxDepth: number = MAX_JSON_DEPTH): number {
+export function scanNesting(text: string, maxDepth: number = MAX_JSON_DEPTH): NestingScan {
   let depth = 0;
+  let values = 1;
   const length = text.length;
   for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
       // Jump to the quote closing the string.
       i = closingQuote(text, i + 1);
-      if (i < 0) return -1;
+      if (i < 0) break;
+    } else if (c === COMMA) {
+      values++;
     } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
-      if (++depth > maxDepth) return i;
+      values++;
+      if (++depth > maxDepth) return { excess: i, values };
     } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
       depth--;
     }
   }
-  return -1;
+  return { excess: -1, values };
+}
+
+/**
+ * The offset (in UTF-16 code units) of the bracket that opens nesting level `maxDepth + 1`, or
+ * -1 when `text` never nests deeper than `maxDepth`. Brackets inside strings do not count. The
+ * text need not be valid JSON (the parser that runs next judges that); for valid JSON the answer
+ * is exact. One pass; a string is skipped to its closing quote at once.
+ *
+ * @example
+ * if (findExcessNesting(body) >= 0) throw nestingLimitError('acme.gen', 'response', findExcessNesting(body));
+ */
+export function findExcessNesting(text: string, maxDepth: number = MAX_JSON_DEPTH): number {
+  return scanNesting(text, maxDepth).excess;
 }
 
 /**
