@@ -1,12 +1,12 @@
 /**
- * A plain bytecode function called from `f(x)`, `o.m(x)` or `return f(x)` runs in its caller's
- * interpreter loop (build/engine/patches/frames.ts); generators, async functions, constructors and
- * calls from built-ins keep quickjs-ng's own frames. Both kinds, and their mixes, must behave as
- * V8: exceptions through several frames (caught at each depth, in finally blocks, rethrown), the
- * stack-depth limit a catchable RangeError, the host's interrupt inside a deep chain of calls,
+ * JS-to-JS calls (`f(x)`, `o.m(x)`, `return f(x)`) as V8 makes them, the ground any edit to the
+ * interpreter's call path (issue 32: the callee run in its caller's loop, a cheaper entry) must
+ * keep: exceptions through several frames (caught at each depth, in finally blocks, rethrown),
+ * the stack-depth limit a catchable RangeError, the host's interrupt inside a deep chain of calls,
  * `arguments`, default and rest parameters, fewer and more arguments than declared, closures over
  * a callee's locals that outlive it, `this` in strict and sloppy callees, every kind of return
- * value, and the function names of Error.stack.
+ * value, calls mixed with generators, async functions, constructors and calls from built-ins, and
+ * the function names of Error.stack.
  */
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
@@ -70,9 +70,9 @@ const SOURCE = String.raw`globalThis.f = () => {
   Host.outputString(JSON.stringify(out));
 };`;
 
-const frames = suite('engine :: callees run in their caller\'s loop (patches/frames.ts)');
+const calls = suite('engine :: JS-to-JS calls, compared with V8');
 
-frames('should call, return and throw through plain and other functions as V8 does', async () => {
+calls('should call, return and throw through plain and other functions as V8 does', async () => {
   const { run } = await engineWith(SOURCE);
   const v8 = JSON.parse(inV8(SOURCE, 'f'));
   assert.equal(v8.slice(0, 4), ['finally 4', 'TypeError:at the bottom', 'caught 4 at the bottom!', 'caught 0 at the bottom']);
@@ -84,7 +84,7 @@ frames('should call, return and throw through plain and other functions as V8 do
   assert.equal(ours, v8);
 });
 
-frames('should stop a deep chain of calls when the host interrupts, and leave the engine usable', async () => {
+calls('should stop a deep chain of calls when the host interrupts, and leave the engine usable', async () => {
   const chain = String.raw`globalThis.spin = () => { function a(n) { return n === 0 ? b(0) : a(n - 1) + 1; } function b(k) { for (;;) k = c(k); } function c(k) { return k + 1; } a(200); };
 globalThis.after = () => { function sq(x) { return x * x; } Host.outputString(String(sq(sq(3)))); };`;
   let polls = 0, stop = true;
@@ -96,4 +96,4 @@ globalThis.after = () => { function sq(x) { return x * x; } Host.outputString(St
   assert.is(new TextDecoder().decode(r.invoke(c.bytecode, 'after').output ?? new Uint8Array()), '81');
 });
 
-frames.run();
+calls.run();
