@@ -71,6 +71,12 @@ function history(value: number, unit: string, then: number, digits = 2): string 
 /** The goals' targets (see the header for what each means and why). */
 const ENGINE_GOALS = { rebuildPerNodeStart: 30, coldPerFloor: 10, freshPerNodeStart: 0.6, sizePerMiB: 1 } as const;
 
+/** A time goal (`ms` ≤ `target` × the baseline's ms) through {@link goalRow}. */
+function timeGoal(label: string, what: string, ms: number, digits: number, base: { ms: number; name: string; meaning: string }, target: number, extra: string): void {
+  const measured = `${fmt(ms, digits)} ms`;
+  goalRow(label, measured, { what, measured, baseline: `${fmt(base.ms, digits)} ms ${base.name}`, ratio: ms / base.ms, ratioMeaning: base.meaning, direction: 'atMost', target }, extra);
+}
+
 /** Records a goal for the summary and prints its row: figure, verdict, ratio and baseline. */
 function goalRow(label: string, shown: string, g: Omit<Goal, 'bench' | 'met'>, extra = ''): void {
   const goal = recordGoal('engine', g);
@@ -237,15 +243,7 @@ async function main(): Promise<void> {
   const nodeBeforeRebuild = nodeStartMs(5);
   row('node -e 0 (baseline), spawn → exit', `${fmt(nodeBeforeRebuild, 1)} ms`, 'median of 5');
   const rebuilt = await rebuilds(3);
-  goalRow('rebuild, engine cached (without wasm-opt)', `${fmt(rebuilt.ms, 0)} ms`, {
-    what: 'rebuild of a changed small extension, engine cached, without wasm-opt (median of 3) vs node -e 0',
-    measured: `${fmt(rebuilt.ms, 0)} ms`,
-    baseline: `${fmt(nodeBeforeRebuild, 1)} ms node -e 0`,
-    ratio: rebuilt.ms / nodeBeforeRebuild,
-    ratioMeaning: 'rebuild / node',
-    direction: 'atMost',
-    target: ENGINE_GOALS.rebuildPerNodeStart,
-  }, history(rebuilt.ms, 'ms', BASELINE.rebuildMs, 0));
+  timeGoal('rebuild, engine cached (without wasm-opt)', 'rebuild of a changed small extension, engine cached, without wasm-opt (median of 3) vs node -e 0', rebuilt.ms, 0, { ms: nodeBeforeRebuild, name: 'node -e 0', meaning: 'rebuild / node' }, ENGINE_GOALS.rebuildPerNodeStart, history(rebuilt.ms, 'ms', BASELINE.rebuildMs, 0));
   row('  + wasm-opt (dead-code pass per guest)', `${fmt(rebuilt.optMs, 0)} ms`, `previous pipeline -Oz per guest ${BASELINE.rebuildWasmOptMs} ms`);
   console.log(`  stages: ${Object.entries(rebuilt.timings).map(([k, v]) => `${k} ${fmt(v, 0)} ms`).join(', ')}`);
   const cliEntry = writeFixture('bench-rebuild-cli.ts', `export function handle(): number { Host.outputString('${Date.now()}'); return 0; }\n`);
@@ -257,15 +255,7 @@ async function main(): Promise<void> {
   const echoModule = await WebAssembly.compile(await watEcho());
   const msg = '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"hello":"world"}}';
   const cold = await coldStarts(module, echoModule, msg, 30);
-  goalRow('cold start, cached Module + first call', `${fmt(cold.guest, 3)} ms`, {
-    what: 'cold start: cached Module, instantiate + first call, vs the raw Extism floor (WAT echo, create + call), in turn',
-    measured: `${fmt(cold.guest, 3)} ms`,
-    baseline: `${fmt(cold.floor, 3)} ms floor`,
-    ratio: cold.guest / cold.floor,
-    ratioMeaning: 'guest / floor',
-    direction: 'atMost',
-    target: ENGINE_GOALS.coldPerFloor,
-  }, `${history(cold.guest, 'ms', BASELINE.coldMs, 2)} (medians of 30 after 5 warm-up)`);
+  timeGoal('cold start, cached Module + first call', 'cold start: cached Module, instantiate + first call, vs the raw Extism floor (WAT echo, create + call), in turn', cold.guest, 3, { ms: cold.floor, name: 'floor', meaning: 'guest / floor' }, ENGINE_GOALS.coldPerFloor, `${history(cold.guest, 'ms', BASELINE.coldMs, 2)} (medians of 30 after 5 warm-up)`);
   row('  SDK floor: WAT echo, create + first call', `${fmt(cold.floor, 3)} ms`, 'the baseline above');
 
   const childFile = join(REPO_ROOT, '.cache', 'guest-fixtures', 'bench-child.mjs');
@@ -275,15 +265,7 @@ async function main(): Promise<void> {
     const node = nodeStartMs(5);
     const f = freshRuns(childFile, out, mode, 5);
     const how = mode === 'manifest' ? 'SDK manifest' : 'bare Module + fetch stub';
-    goalRow(`fresh process (${how}): compile + create + call`, `${fmt(f.createAndCall, 1)} ms`, {
-      what: `fresh process (${how}): compile + create + first call (median of 5) vs node -e 0`,
-      measured: `${fmt(f.createAndCall, 1)} ms`,
-      baseline: `${fmt(node, 1)} ms node -e 0`,
-      ratio: f.createAndCall / node,
-      ratioMeaning: 'guest load / node',
-      direction: 'atMost',
-      target: ENGINE_GOALS.freshPerNodeStart,
-    }, history(f.createAndCall, 'ms', BASELINE.freshMs, 0));
+    timeGoal(`fresh process (${how}): compile + create + call`, `fresh process (${how}): compile + create + first call (median of 5) vs node -e 0`, f.createAndCall, 1, { ms: node, name: 'node -e 0', meaning: 'guest load / node' }, ENGINE_GOALS.freshPerNodeStart, history(f.createAndCall, 'ms', BASELINE.freshMs, 0));
     row('  from process start', `${fmt(f.sinceProcessStart, 1)} ms`, `previous pipeline ${BASELINE.freshFromStartMs} ms; SDK import + read ${fmt(f.importAndRead, 1)}, compile ${fmt(f.compile, 1)}, create ${fmt(f.create, 1)}, first call ${fmt(f.firstCall, 1)} ms`);
   }
 
