@@ -1,10 +1,32 @@
 /**
  * Guest engine bench: size, cold start, rebuild time and bulk throughput of a guest built by
  * build/guest, with the raw @extism/extism floor (a WAT echo guest using Extism's own
- * input/output) measured in the same run. Each figure is printed beside its target (issue 3; the
- * size budget 1 MiB since issue 23 moved the engine to quickjs-ng) and
- * its baseline, the figure measured before the in-process snapshot and byte-level link (wizer +
- * binaryen.js link + per-guest wasm-opt -Oz), as ratios. Asserts nothing.
+ * input/output) measured in the same run. Every time goal is a ratio to a baseline measured in
+ * this run (these machines are noisy), recorded for `bench/run.ts`'s summary (MET / MISSED):
+ *
+ * - rebuild, engine cached (without wasm-opt) ≤ 30× a bare `node -e 0` (spawn → exit, median of
+ *   5, measured just before). The goal was "≤ 2000 ms" (issue 3), set when `node -e 0` took
+ *   65–70 ms on these machines: 30× is those 2 s in units of how fast this machine runs Node now.
+ *   A rebuild is CPU work in one Node process (esbuild, the snapshot, the link; the type check on
+ *   a thread beside them), so it moves with load as a Node start does. The median of 3 rebuilds,
+ *   each of a new source: the first of a process also starts the type-check thread.
+ * - cold start (cached Module: instantiate + first call) ≤ 10× the raw Extism floor's (the WAT
+ *   echo guest: the SDK's createPlugin + one call), the two taken in turn, 5 warm-up rounds then
+ *   the medians of 30. The floor is what no guest can avoid; the goal bounds what a guest adds
+ *   (its memory snapshot's pages, the first call through the engine). It was "≤ 1 ms", set
+ *   beside a 0.56 ms cold start on a quiet machine; the first run of this form (load average 21)
+ *   measured the guest at 6.6× a 0.205 ms floor, which puts the quiet floor near 0.1 ms, so
+ *   1 ms is about 10× it.
+ * - fresh process: compile + create + first call ≤ 0.6× a bare `node -e 0`. The goal was
+ *   "≤ 40 ms" set beside a 65 ms Node start: loading a guest in a `mep` that just started costs
+ *   less than the Node start itself. The child times it from inside (after the SDK's import), the
+ *   baseline is a whole process; both are a fresh process's cold CPU work.
+ * - guest size (small extension, without its source map section) ≤ 1 MiB: an absolute budget,
+ *   recorded as a goal (size / 1 MiB ≤ 1×): bytes do not depend on the machine's load, and 1 MiB
+ *   is what a guest may weigh on disk and over the wire (issue 23).
+ *
+ * The previous pipeline's figures (wizer snapshot, binaryen.js link, wasm-opt -Oz per guest,
+ * measured on a quiet machine) are printed beside them as history, not judged.
  *
  *   node --import tsx bench/engine.bench.ts
  */
@@ -20,15 +42,15 @@ import { buildGuest } from '../build/guest/index.ts';
 import { createMepPlugin } from '../build/guest/testing/extism-host.ts';
 import { FIXTURE_DIR, writeFixture, writeTestExtension } from '../build/guest/testing/fixtures.ts';
 import { hostTrampolineBytes } from '../host/src/transport/wasm/host-channel.ts';
+import { goalText, median, nodeStartMs, recordGoal, x, type Goal } from './lib.ts';
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const fmt = (n: number, digits = 2): string => n.toFixed(digits);
 const row = (label: string, value: string, target = ''): void => console.log(`${label.padEnd(44)} ${value.padStart(14)}  ${target}`);
 
 /**
  * Figures of the previous pipeline (wizer snapshot, binaryen.js link, wasm-opt -Oz per guest),
- * measured on this kind of machine when it was quiet. The machine is shared: compare ratios
- * within one run with care, and against these only as a rough guide.
+ * measured on this kind of machine when it was quiet: history printed beside the figures, never
+ * judged (the goals are ratios to baselines of this run, see the header).
  */
 const BASELINE = {
   sizeKB: 679,
@@ -41,9 +63,24 @@ const BASELINE = {
   avroSegments: 34299,
 };
 
-/** `value (target …; baseline …, value/baseline = r)`. */
-function versus(value: number, unit: string, target: string, baseline: number, digits = 2): string {
-  return `target ${target}; baseline ${fmt(baseline, digits)} ${unit}, now/baseline = ${fmt(value / baseline, 2)}x`;
+/** `previous pipeline …, now/then = r`: the history beside a figure. */
+function history(value: number, unit: string, then: number, digits = 2): string {
+  return `previous pipeline ${fmt(then, digits)} ${unit}, now/then = ${fmt(value / then, 2)}x`;
+}
+
+/** The goals' targets (see the header for what each means and why). */
+const ENGINE_GOALS = { rebuildPerNodeStart: 30, coldPerFloor: 10, freshPerNodeStart: 0.6, sizePerMiB: 1 } as const;
+
+/** A time goal (`ms` ≤ `target` × the baseline's ms) through {@link goalRow}. */
+function timeGoal(label: string, what: string, ms: number, digits: number, base: { ms: number; name: string; meaning: string }, target: number, extra: string): void {
+  const measured = `${fmt(ms, digits)} ms`;
+  goalRow(label, measured, { what, measured, baseline: `${fmt(base.ms, digits)} ms ${base.name}`, ratio: ms / base.ms, ratioMeaning: base.meaning, direction: 'atMost', target }, extra);
+}
+
+/** Records a goal for the summary and prints its row: figure, verdict, ratio and baseline. */
+function goalRow(label: string, shown: string, g: Omit<Goal, 'bench' | 'met'>, extra = ''): void {
+  const goal = recordGoal('engine', g);
+  row(label, shown, `${goalText(g.direction, g.target)} ${goal.met ? 'MET' : 'MISSED'}: ${x(g.ratio)} ${g.ratioMeaning}, vs ${g.baseline}${extra ? `; ${extra}` : ''}`);
 }
 
 function dataSegments(wasm: Uint8Array): number {
@@ -139,21 +176,49 @@ function freshRuns(childFile: string, wasmFile: string, mode: 'manifest' | 'modu
   return Object.fromEntries(Object.keys(all[0]!).map((k) => [k, median(all.map((f) => f[k as keyof Fresh]))])) as Fresh;
 }
 
+/** A fresh plugin of the raw Extism floor (the WAT echo guest). */
+const floorPlugin = (echo: WebAssembly.Module) => createPlugin(echo, { useWasi: false, fetch: () => Promise.reject(new Error('no network')) });
+
 /**
- * Median of `runs` instantiations + first calls. Five more run first and are not counted: V8
+ * Medians of `runs` instantiations + first calls of the guest and of the raw Extism floor, taken
+ * in turn (so both see the same load). Five rounds more run first and are not counted: V8
  * compiles wasm functions lazily on their first call and tiers them up in the background, so
  * the first instances of a just-compiled Module measure the compiler, not the instantiation.
  */
-async function coldStart(module: WebAssembly.Module, msg: string, runs: number): Promise<number> {
-  const cold: number[] = [];
+async function coldStarts(module: WebAssembly.Module, echo: WebAssembly.Module, msg: string, runs: number): Promise<{ guest: number; floor: number }> {
+  const guest: number[] = [];
+  const floor: number[] = [];
   for (let i = -5; i < runs; i++) {
-    const s = performance.now();
+    let s = performance.now();
     const p = await createMepPlugin(module);
     await p.call('handle', msg);
-    if (i >= 0) cold.push(performance.now() - s);
+    if (i >= 0) guest.push(performance.now() - s);
     await p.close();
+    s = performance.now();
+    const f = await floorPlugin(echo);
+    await f.call('echo', 'x');
+    if (i >= 0) floor.push(performance.now() - s);
+    await f.close();
   }
-  return median(cold);
+  return { guest: median(guest), floor: median(floor) };
+}
+
+/** Rebuilds of a changed source (the engine cached): median total without wasm-opt, and the last build's stages. */
+async function rebuilds(runs: number): Promise<{ ms: number; optMs: number; timings: Record<string, number> }> {
+  const totals: number[] = [];
+  const opts: number[] = [];
+  let timings: Record<string, number> = {};
+  for (let i = 0; i < runs; i++) {
+    // A changed source defeats the guest cache.
+    const entry = writeFixture('bench-rebuild.ts', `export function handle(): number { Host.outputString('${Date.now()}-${i}'); return 0; }\n`);
+    const t = performance.now();
+    const rebuilt = await buildGuest({ entry, outFile: join(FIXTURE_DIR, 'out', 'bench-rebuild.wasm') });
+    const opt = rebuilt.timings.optimize ?? 0;
+    totals.push(performance.now() - t - opt);
+    opts.push(opt);
+    timings = rebuilt.timings;
+  }
+  return { ms: median(totals), optMs: median(opts), timings };
 }
 
 async function main(): Promise<void> {
@@ -165,16 +230,21 @@ async function main(): Promise<void> {
   // at instantiation) is shown beside it.
   const mapBytes = built.sourceMapBytes === 0 ? 0 : readSections(bytes).filter((s) => s.id === SectionId.Custom && customSectionName(s) === SOURCE_MAP_SECTION).reduce((n, s) => n + 1 + Math.ceil(Math.max(1, Math.ceil(Math.log2(s.body.length + 1))) / 7) + s.body.length, 0);
   const kb = (bytes.length - mapBytes) / 1024;
-  row('guest size (small extension)', `${fmt(kb, 0)} KB`, `${versus(kb, 'KB', '<= 1024 KB (1 MiB)', BASELINE.sizeKB, 0)}; gzip ${fmt(gzipSync(bytes, { level: 9 }).length / 1024, 0)} KB, ${dataSegments(bytes)} data segments; + ${fmt(mapBytes / 1024, 1)} KB source map section`);
+  goalRow('guest size (small extension)', `${fmt(kb, 0)} KB`, {
+    what: 'guest size, small extension, without its source map section (an absolute budget: bytes, not time)',
+    measured: `${fmt(kb, 0)} KB`,
+    baseline: '1024 KB budget',
+    ratio: kb / 1024,
+    ratioMeaning: 'size / 1 MiB',
+    direction: 'atMost',
+    target: ENGINE_GOALS.sizePerMiB,
+  }, `${history(kb, 'KB', BASELINE.sizeKB, 0)}; gzip ${fmt(gzipSync(bytes, { level: 9 }).length / 1024, 0)} KB, ${dataSegments(bytes)} data segments; + ${fmt(mapBytes / 1024, 1)} KB source map section`);
 
-  // Rebuild with the engine cached: a changed source defeats the guest cache.
-  const entry = writeFixture('bench-rebuild.ts', `export function handle(): number { Host.outputString('${Date.now()}'); return 0; }\n`);
-  const t = performance.now();
-  const rebuilt = await buildGuest({ entry, outFile: join(FIXTURE_DIR, 'out', 'bench-rebuild.wasm') });
-  const total = performance.now() - t;
-  const opt = rebuilt.timings.optimize ?? 0;
-  row('rebuild, engine cached (without wasm-opt)', `${fmt(total - opt, 0)} ms`, versus(total - opt, 'ms', '<= 2000 ms + wasm-opt', BASELINE.rebuildMs, 0));
-  row('  + wasm-opt (dead-code pass per guest)', `${fmt(opt, 0)} ms`, `baseline -Oz per guest ${BASELINE.rebuildWasmOptMs} ms`);
+  const nodeBeforeRebuild = nodeStartMs(5);
+  row('node -e 0 (baseline), spawn → exit', `${fmt(nodeBeforeRebuild, 1)} ms`, 'median of 5');
+  const rebuilt = await rebuilds(3);
+  timeGoal('rebuild, engine cached (without wasm-opt)', 'rebuild of a changed small extension, engine cached, without wasm-opt (median of 3) vs node -e 0', rebuilt.ms, 0, { ms: nodeBeforeRebuild, name: 'node -e 0', meaning: 'rebuild / node' }, ENGINE_GOALS.rebuildPerNodeStart, history(rebuilt.ms, 'ms', BASELINE.rebuildMs, 0));
+  row('  + wasm-opt (dead-code pass per guest)', `${fmt(rebuilt.optMs, 0)} ms`, `previous pipeline -Oz per guest ${BASELINE.rebuildWasmOptMs} ms`);
   console.log(`  stages: ${Object.entries(rebuilt.timings).map(([k, v]) => `${k} ${fmt(v, 0)} ms`).join(', ')}`);
   const cliEntry = writeFixture('bench-rebuild-cli.ts', `export function handle(): number { Host.outputString('${Date.now()}'); return 0; }\n`);
   const c = performance.now();
@@ -182,36 +252,29 @@ async function main(): Promise<void> {
   row('rebuild through `mep build` (new process)', `${fmt(performance.now() - c, 0)} ms`, 'includes Node boot, tsx and loading TypeScript');
 
   const module = await WebAssembly.compile(bytes);
-  const msg = '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"hello":"world"}}';
-  const cold = await coldStart(module, msg, 30);
-  row('cold start, cached Module + first call', `${fmt(cold, 3)} ms`, `${versus(cold, 'ms', '<= 1 ms', BASELINE.coldMs, 2)} (median of 30 after 5 warm-up)`);
-  const sdkFloor: number[] = [];
   const echoModule = await WebAssembly.compile(await watEcho());
-  for (let i = 0; i < 30; i++) {
-    const s = performance.now();
-    const p = await createPlugin(echoModule, { useWasi: false, fetch: () => Promise.reject(new Error('no network')) });
-    await p.call('echo', 'x');
-    sdkFloor.push(performance.now() - s);
-    await p.close();
-  }
-  row('  SDK floor: WAT echo, create + first call', `${fmt(median(sdkFloor), 3)} ms`, `same run; guest/floor = ${fmt(cold / median(sdkFloor), 1)}x`);
+  const msg = '{"jsonrpc":"2.0","id":1,"method":"echo","params":{"hello":"world"}}';
+  const cold = await coldStarts(module, echoModule, msg, 30);
+  timeGoal('cold start, cached Module + first call', 'cold start: cached Module, instantiate + first call, vs the raw Extism floor (WAT echo, create + call), in turn', cold.guest, 3, { ms: cold.floor, name: 'floor', meaning: 'guest / floor' }, ENGINE_GOALS.coldPerFloor, `${history(cold.guest, 'ms', BASELINE.coldMs, 2)} (medians of 30 after 5 warm-up)`);
+  row('  SDK floor: WAT echo, create + first call', `${fmt(cold.floor, 3)} ms`, 'the baseline above');
 
   const childFile = join(REPO_ROOT, '.cache', 'guest-fixtures', 'bench-child.mjs');
   writeFileSync(childFile, CHILD);
   writeFileSync(trampolineFile, hostTrampolineBytes());
   for (const mode of ['manifest', 'module'] as const) {
+    const node = nodeStartMs(5);
     const f = freshRuns(childFile, out, mode, 5);
     const how = mode === 'manifest' ? 'SDK manifest' : 'bare Module + fetch stub';
-    row(`fresh process (${how}): compile + create + call`, `${fmt(f.createAndCall, 1)} ms`, versus(f.createAndCall, 'ms', '<= 40 ms', BASELINE.freshMs, 0));
-    row('  from process start', `${fmt(f.sinceProcessStart, 1)} ms`, `baseline ${BASELINE.freshFromStartMs} ms; SDK import + read ${fmt(f.importAndRead, 1)}, compile ${fmt(f.compile, 1)}, create ${fmt(f.create, 1)}, first call ${fmt(f.firstCall, 1)} ms`);
+    timeGoal(`fresh process (${how}): compile + create + call`, `fresh process (${how}): compile + create + first call (median of 5) vs node -e 0`, f.createAndCall, 1, { ms: node, name: 'node -e 0', meaning: 'guest load / node' }, ENGINE_GOALS.freshPerNodeStart, history(f.createAndCall, 'ms', BASELINE.freshMs, 0));
+    row('  from process start', `${fmt(f.sinceProcessStart, 1)} ms`, `previous pipeline ${BASELINE.freshFromStartMs} ms; SDK import + read ${fmt(f.importAndRead, 1)}, compile ${fmt(f.compile, 1)}, create ${fmt(f.create, 1)}, first call ${fmt(f.firstCall, 1)} ms`);
   }
 
   const avroOut = join(FIXTURE_DIR, 'out', 'bench-avro.wasm');
   const avroBuild = await buildGuest({ entry: join(REPO_ROOT, 'examples', 'avro', 'extension.ts'), outFile: avroOut });
   const avro = readFileSync(avroOut);
   const avroKB = avro.length / 1024;
-  row('Avro example guest size', `${fmt(avroKB, 0)} KB`, `${versus(avroKB, 'KB', 'none', BASELINE.avroKB, 0)}; gzip ${fmt(gzipSync(avro, { level: 9 }).length / 1024, 0)} KB; of which source map ${fmt(avroBuild.sourceMapBytes / 1024, 0)} KB`);
-  row('  its data segments', `${dataSegments(avro)}`, `baseline ${BASELINE.avroSegments}${avroBuild.cached ? ' (from the build cache)' : `; built in ${fmt(Object.values(avroBuild.timings).reduce((a, b) => a + b, 0), 0)} ms`}`);
+  row('Avro example guest size', `${fmt(avroKB, 0)} KB`, `no budget; ${history(avroKB, 'KB', BASELINE.avroKB, 0)}; gzip ${fmt(gzipSync(avro, { level: 9 }).length / 1024, 0)} KB; of which source map ${fmt(avroBuild.sourceMapBytes / 1024, 0)} KB`);
+  row('  its data segments', `${dataSegments(avro)}`, `previous pipeline ${BASELINE.avroSegments}${avroBuild.cached ? ' (from the build cache)' : `; built in ${fmt(Object.values(avroBuild.timings).reduce((a, b) => a + b, 0), 0)} ms`}`);
   const avroModule = await WebAssembly.compile(avro);
   const avroCold: number[] = [];
   for (let i = 0; i < 15; i++) {
@@ -222,7 +285,7 @@ async function main(): Promise<void> {
   }
   row('  Avro guest: instantiate a cached Module', `${fmt(median(avroCold), 3)} ms`, 'median of 15 (no call: its exports take MEP messages)');
 
-  const floor = await createPlugin(echoModule, { useWasi: false, fetch: () => Promise.reject(new Error('no network')) });
+  const floor = await floorPlugin(echoModule);
   const guest = await createMepPlugin(module);
   try {
     const small: number[] = [];

@@ -3,7 +3,7 @@
  * figure, baseline beside it, ratio, goal), and goal records that `bench/run.ts` collects for its
  * summary. Nothing here asserts on time: a goal is reported as met or missed, never thrown.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -74,6 +74,22 @@ export async function perCall(batch: number, rounds: number, call: (i: number) =
 /** {@link perCall}'s steady median alone, in µs per call. */
 export async function perCallUs(batch: number, rounds: number, call: (i: number) => Promise<unknown>, warmupMs = WARMUP_MS): Promise<number> {
   return (await perCall(batch, rounds, call, warmupMs)).us;
+}
+
+/**
+ * Median spawn → exit time (ms) of a bare `node -e 0` over `runs` processes after one unmeasured,
+ * with no NODE_OPTIONS: the baseline of goals on work a fresh `node` process does or that scales
+ * with how fast this machine runs Node right now.
+ */
+export function nodeStartMs(runs: number, cwd = ROOT): number {
+  const times: number[] = [];
+  for (let i = 0; i <= runs; i++) {
+    const started = performance.now();
+    const r = spawnSync(process.execPath, ['-e', '0'], { cwd, env: { ...process.env, NODE_OPTIONS: '' } });
+    if (r.status !== 0) throw new Error(`node -e 0 exited ${r.status}`);
+    if (i > 0) times.push(performance.now() - started);
+  }
+  return median(times);
 }
 
 /** Formats milliseconds with a sensible unit. */

@@ -88,15 +88,45 @@ function randomValue(registry: Record<string, avsc.Type>, name: string, seed: nu
   }
 }
 
-const java = suite('avro :: Apache Avro (Java 1.8.2): SpecificCompiler, javac, the IDL parser and the generated classes');
-
-java('should fail javac on the reference mapping (a class and a package both named PaymentMethod) and the 1.8 IDL parser on @morphir.fqname', () => {
+/**
+ * The shop checks of three tests below, run in one JVM on first use: each call of
+ * checkWithApacheAvroJava starts a JVM and warms javac, most of a small check's time.
+ */
+let shop: { registry: Record<string, avsc.Type>; classes: string[]; values: { className: string; data: Uint8Array }[]; index: { schemas: string[] }; inIndexOrder: Artifact[]; byName: Artifact[]; version: string; units: Map<string, JavaUnitVerdict> } | undefined;
+function shopChecks(): NonNullable<typeof shop> {
+  if (shop) return shop;
+  const shared = sharedSchemas(generated('shop', { ...JAVA, dependencies: 'shared' }));
+  const registry: Record<string, avsc.Type> = {};
+  for (const a of shared) avsc.Type.forSchema(JSON.parse(a.content), { registry });
+  const classes = ['shop.billing.Invoice', 'shop.orders.Order', 'shop.billing.PaymentMethod'];
+  const values = classes.map((className, i) => ({ className, data: randomValue(registry, className, 7 + i) }));
+  const selfContained = generated('shop', JAVA);
+  const artifacts = generated('shop', { dependencies: 'shared' });
+  const index = JSON.parse(artifacts.find((a) => a.path === LOAD_ORDER_PATH)?.content ?? 'null') as { schemas: string[] };
+  const inIndexOrder = sharedSchemas(artifacts);
+  const byName = [...inIndexOrder].sort((a, b) => (a.path < b.path ? -1 : 1));
   const verdict = checkWithApacheAvroJava([
     { name: 'shop json', parts: [{ artifacts: generated('shop', {}), parser: 'per-file' }] },
     { name: 'shop idl', parts: [{ artifacts: generated('shop', { representation: 'idl' }), parser: 'per-file' }], parseOnly: true },
+    { name: 'shared', parts: [{ artifacts: shared, parser: 'shared' }], roundTrips: values, javaSources: [{ name: 'ShopProbe.java', text: SHOP_PROBE }], probes: ['ShopProbe'] },
+    { name: 'self-contained', parts: [{ artifacts: selfContained, parser: 'per-file' }], roundTrips: values.slice(0, 2) },
+    { name: 'index order', parts: [{ artifacts: inIndexOrder, parser: 'shared' }], parseOnly: true },
+    { name: 'name order', parts: [{ artifacts: byName, parser: 'shared' }], parseOnly: true },
   ]);
-  assert.is(verdict.version, '1.8.2');
-  const [json, idl] = verdict.units;
+  shop = { registry, classes, values, index, inIndexOrder, byName, version: verdict.version, units: new Map(verdict.units.map((u) => [u.name, u])) };
+  return shop;
+}
+const shopUnit = (name: string): JavaUnitVerdict => {
+  const unit = shopChecks().units.get(name);
+  assert.ok(unit, `the checker answered for ${name}`);
+  return unit as JavaUnitVerdict;
+};
+
+const java = suite('avro :: Apache Avro (Java 1.8.2): SpecificCompiler, javac, the IDL parser and the generated classes');
+
+java('should fail javac on the reference mapping (a class and a package both named PaymentMethod) and the 1.8 IDL parser on @morphir.fqname', () => {
+  assert.is(shopChecks().version, '1.8.2');
+  const [json, idl] = [shopUnit('shop json'), shopUnit('shop idl')];
   assert.ok(json.failures.some((f) => f.stage === 'javac' && f.file.endsWith('shop/billing/PaymentMethod.java')), summary(json));
   assert.ok(json.failures.every((f) => f.stage === 'javac'), summary(json));
   assert.ok(idl.failures.length > 0 && idl.failures.every((f) => f.stage === 'parse' && /ParseException/.test(f.error)), summary(idl));
@@ -145,17 +175,9 @@ java(`should compile ${javacLayouts.length === LAYOUTS.length ? 'every layout an
 });
 
 java('should round-trip records through the generated classes, in the shared and the self-contained layout, and through a typed program', () => {
-  const shared = sharedSchemas(generated('shop', { ...JAVA, dependencies: 'shared' }));
-  const registry: Record<string, avsc.Type> = {};
-  for (const a of shared) avsc.Type.forSchema(JSON.parse(a.content), { registry });
-  const classes = ['shop.billing.Invoice', 'shop.orders.Order', 'shop.billing.PaymentMethod'];
-  const values = classes.map((className, i) => ({ className, data: randomValue(registry, className, 7 + i) }));
-  const selfContained = generated('shop', JAVA);
-  const verdict = checkWithApacheAvroJava([
-    { name: 'shared', parts: [{ artifacts: shared, parser: 'shared' }], roundTrips: values, javaSources: [{ name: 'ShopProbe.java', text: SHOP_PROBE }], probes: ['ShopProbe'] },
-    { name: 'self-contained', parts: [{ artifacts: selfContained, parser: 'per-file' }], roundTrips: values.slice(0, 2) },
-  ]);
-  for (const unit of verdict.units) {
+  const { registry, classes, values } = shopChecks();
+  const units = [shopUnit('shared'), shopUnit('self-contained')];
+  for (const unit of units) {
     assert.equal(unit.failures, [], summary(unit));
     for (const [i, trip] of unit.roundTrips.entries()) {
       // Decoded into the generated class itself (not a generic record), and encoded back to the
@@ -168,7 +190,7 @@ java('should round-trip records through the generated classes, in the shared and
     assert.is(unit.roundTrips.length, unit.name === 'shared' ? 3 : 2);
   }
   // What the typed program wrote, read by avsc: a voucher payment with its code and price.
-  const written = registry['shop.billing.PaymentMethod'].fromBuffer(Buffer.from(verdict.units[0].probes[0], 'base64'));
+  const written = registry['shop.billing.PaymentMethod'].fromBuffer(Buffer.from((units[0] as JavaUnitVerdict).probes[0] as string, 'base64'));
   const voucher = written.value['shop.billing.paymentmethod.Voucher'];
   assert.is(voucher.arg1.code, 'SPRING');
   assert.equal([...voucher.arg1.value.amount], [1, 2]);
@@ -176,19 +198,13 @@ java('should round-trip records through the generated classes, in the shared and
 });
 
 java('should parse the shared layout in the order of its index with one Schema.Parser, and fail in name order', () => {
-  const artifacts = generated('shop', { dependencies: 'shared' });
-  const index = JSON.parse(artifacts.find((a) => a.path === LOAD_ORDER_PATH)?.content ?? 'null') as { schemas: string[] };
-  const inIndexOrder = sharedSchemas(artifacts);
+  const { index, inIndexOrder, byName } = shopChecks();
   assert.equal(inIndexOrder.map((a) => a.path), index.schemas as string[]);
-  const byName = [...inIndexOrder].sort((a, b) => (a.path < b.path ? -1 : 1));
   assert.not.equal(byName.map((a) => a.path), index.schemas);
-  const verdict = checkWithApacheAvroJava([
-    { name: 'index order', parts: [{ artifacts: inIndexOrder, parser: 'shared' }], parseOnly: true },
-    { name: 'name order', parts: [{ artifacts: byName, parser: 'shared' }], parseOnly: true },
-  ]);
-  assert.equal(verdict.units[0].failures, []);
+  assert.equal(shopUnit('index order').failures, []);
   // shop/billing.avsc uses shop.catalog.Price before shop/catalog.avsc defines it.
-  assert.ok(verdict.units[1].failures.some((f) => f.stage === 'parse' && f.file === 'shop/billing.avsc'), summary(verdict.units[1]));
+  const named = shopUnit('name order');
+  assert.ok(named.failures.some((f) => f.stage === 'parse' && f.file === 'shop/billing.avsc'), summary(named));
 });
 
 java.run();

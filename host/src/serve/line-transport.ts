@@ -16,7 +16,7 @@ import { jsonChunks } from '../framing/json-chunks.ts';
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { MAX_JSON_DEPTH, findExcessNesting } from '../protocol/json-depth.ts';
-import { createTransportEvents } from '../transport/events.ts';
+import { createTransportEvents, listenerSet } from '../transport/events.ts';
 import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createOrderedParser } from '../framing/ordered-parse.ts';
@@ -165,13 +165,13 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
 
   // Half-close: once the client's last line is delivered, tell the listeners (the connection
   // answers what is running, then closes). The unfinished line's share of the budget is given back.
-  const inputEndListeners = new Set<() => void>();
+  let inputEndListeners = listenerSet<() => void>();
   let inputEnded = false;
   const inputDone = (): void => {
     if (!inputEnded || parsing || closed) return;
-    const listeners = [...inputEndListeners];
-    inputEndListeners.clear();
-    for (const listener of listeners) listener();
+    const listeners = inputEndListeners;
+    inputEndListeners = listenerSet();
+    listeners.emit();
   };
   // A half-close cannot be told from a client that has gone altogether (both are an end of its
   // input) until something is written: a blank line (NDJSON readers skip them) at once and each
@@ -229,10 +229,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     },
     onMessage: events.onMessage,
     onClose: events.onClose,
-    onInputEnd(listener) {
-      inputEndListeners.add(listener);
-      return () => void inputEndListeners.delete(listener);
-    },
+    onInputEnd: (listener) => inputEndListeners.add(listener),
     async close() {
       finish(undefined);
     },

@@ -3,6 +3,7 @@
  */
 import type { Socket } from 'node:net';
 import type { Readable, Writable } from 'node:stream';
+import { listenerSet } from '../transport/events.ts';
 import type { ByteChannel } from './byte-channel.ts';
 
 /**
@@ -14,20 +15,20 @@ import type { ByteChannel } from './byte-channel.ts';
  * await connection.closed;
  */
 export function channelFromStreams(input: Readable, output: Writable, name: string): ByteChannel {
-  const endListeners = new Set<(error?: Error) => void>();
+  const endListeners = listenerSet<(error?: Error) => void>();
   let ended = false;
   const end = (error?: Error): void => {
     if (ended) return;
     ended = true;
-    for (const listener of [...endListeners]) listener(error);
+    endListeners.emit(error);
   };
-  const inputEndListeners = new Set<() => void>();
+  const inputEndListeners = listenerSet<() => void>();
   let inputEnded = false;
   input.on('end', () => {
     inputEnded = true;
     // Half-closed: the client still reads its answers, when someone waits to write them.
     if (inputEndListeners.size === 0) end();
-    else for (const listener of [...inputEndListeners]) listener();
+    else inputEndListeners.emit();
   });
   input.on('close', () => {
     if (!inputEnded) end();
@@ -57,14 +58,8 @@ export function channelFromStreams(input: Readable, output: Writable, name: stri
       input.on('data', handler);
       return () => void input.off('data', handler);
     },
-    onEnd(listener) {
-      endListeners.add(listener);
-      return () => void endListeners.delete(listener);
-    },
-    onInputEnd(listener) {
-      inputEndListeners.add(listener);
-      return () => void inputEndListeners.delete(listener);
-    },
+    onEnd: (listener) => endListeners.add(listener),
+    onInputEnd: (listener) => inputEndListeners.add(listener),
     close() {
       input.pause();
       if (output !== process.stdout && output !== process.stderr) output.end();
@@ -81,22 +76,22 @@ export function channelFromStreams(input: Readable, output: Writable, name: stri
 
 /** A channel over one socket connection (its server made with `allowHalfOpen: true` for half-close); closing it ends the socket. */
 export function channelFromSocket(socket: Socket, name: string): ByteChannel {
-  const endListeners = new Set<(error?: Error) => void>();
+  const endListeners = listenerSet<(error?: Error) => void>();
   let ended = false;
   let failure: Error | undefined;
   const end = (): void => {
     if (ended) return;
     ended = true;
-    for (const listener of [...endListeners]) listener(failure);
+    endListeners.emit(failure);
   };
-  const inputEndListeners = new Set<() => void>();
+  const inputEndListeners = listenerSet<() => void>();
   socket.on('error', (error) => (failure = error));
   socket.on('close', end);
   // A client that half-closes has sent everything it will send, and still reads: whoever listens
   // answers what it asked, then ends the socket; without a listener it is ended at once.
   socket.on('end', () => {
     if (inputEndListeners.size === 0) socket.end();
-    else for (const listener of [...inputEndListeners]) listener();
+    else inputEndListeners.emit();
   });
   return {
     name,
@@ -121,14 +116,8 @@ export function channelFromSocket(socket: Socket, name: string): ByteChannel {
       socket.on('data', handler);
       return () => void socket.off('data', handler);
     },
-    onEnd(listener) {
-      endListeners.add(listener);
-      return () => void endListeners.delete(listener);
-    },
-    onInputEnd(listener) {
-      inputEndListeners.add(listener);
-      return () => void inputEndListeners.delete(listener);
-    },
+    onEnd: (listener) => endListeners.add(listener),
+    onInputEnd: (listener) => inputEndListeners.add(listener),
     close() {
       socket.end();
       socket.destroySoon();

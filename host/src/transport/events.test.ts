@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { createTransportEvents } from './events.ts';
+import { createTransportEvents, listenerSet } from './events.ts';
 
 const Events = suite('createTransportEvents');
 
@@ -44,3 +44,35 @@ Events('should stop delivering to a disposed listener', () => {
   assert.equal(seen, []);
 });
 Events.run();
+
+const Listeners = suite('listenerSet');
+
+Listeners('should call the listeners of the round it started with, in order, and forget a disposed one', () => {
+  const set = listenerSet<(n: number) => void>();
+  const seen: string[] = [];
+  let disposeB = (): void => undefined;
+  set.add((n) => {
+    seen.push(`a${n}`);
+    disposeB(); // removed during the round: still called in this round
+    set.add((m) => seen.push(`late${m}`)); // added during the round: not called in this round
+  });
+  disposeB = set.add((n) => seen.push(`b${n}`));
+  set.emit(1);
+  assert.equal(seen, ['a1', 'b1']);
+  assert.is(set.size, 2);
+  set.clear();
+  set.emit(2);
+  assert.equal(seen, ['a1', 'b1']);
+  assert.is(set.size, 0);
+});
+
+Listeners('should hand each listener to each, from a snapshot', () => {
+  const set = listenerSet<() => string>();
+  set.add(() => 'x');
+  set.add(() => 'y');
+  const got: string[] = [];
+  set.each((listener) => got.push(listener()));
+  assert.equal(got, ['x', 'y']);
+});
+
+Listeners.run();

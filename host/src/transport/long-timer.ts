@@ -34,21 +34,25 @@ export function setLongTimeout(fn: () => void, ms: number, options: LongTimeoutO
   if (ms === Infinity) return () => undefined;
   let remaining = Number.isNaN(ms) ? 0 : Math.max(0, ms);
   let handle: ReturnType<typeof setTimeout> | undefined;
+  // Every timer this arms, unref'd when asked (Node's `unref`; browsers have none).
+  const timer = (run: () => void, delay: number): ReturnType<typeof setTimeout> => {
+    const armed = setTimeout(run, delay);
+    if (options.unref) (armed as { unref?: () => void }).unref?.();
+    return armed;
+  };
   if (remaining <= MAX_TIMER_MS) {
     // One timer holds it (every request's deadline): no re-arming closure to build per request.
-    handle = setTimeout(fn, remaining);
-    if (options.unref) (handle as { unref?: () => void }).unref?.();
+    handle = timer(fn, remaining);
     return () => clearTimeout(handle);
   }
   function arm(): void {
     const part = Math.min(remaining, MAX_TIMER_MS);
     remaining -= part;
-    handle = setTimeout(() => {
+    handle = timer(() => {
       if (remaining > 0) return arm();
       handle = undefined;
       fn();
     }, part);
-    if (options.unref) (handle as { unref?: () => void }).unref?.();
   }
   arm();
   return () => {

@@ -4,6 +4,7 @@
  * business. No `node:` imports: it can wrap any transport on any platform.
  */
 import type { MepError } from '../protocol/errors.ts';
+import { listenerSet } from './events.ts';
 import type { Disposer, JsonRpcMessage, Transport } from './types.ts';
 
 /** Which way a message travelled. */
@@ -42,7 +43,7 @@ export function createRecordingTransport(inner: Transport, record: MessageRecord
   }
   // One subscription to `inner`, made on first use, so each message is recorded once however
   // many listeners there are.
-  const listeners = new Set<(message: JsonRpcMessage) => void>();
+  const listeners = listenerSet<(message: JsonRpcMessage) => void>();
   let subscribed = false;
   const wrapped: Transport = {
     get name() {
@@ -53,15 +54,15 @@ export function createRecordingTransport(inner: Transport, record: MessageRecord
       inner.send(message);
     },
     onMessage(listener): Disposer {
-      listeners.add(listener);
+      const dispose = listeners.add(listener);
       if (!subscribed) {
         subscribed = true;
         inner.onMessage((message) => {
           safeRecord('extension->host', message);
-          for (const l of [...listeners]) l(message);
+          listeners.emit(message);
         });
       }
-      return () => void listeners.delete(listener);
+      return dispose;
     },
     onClose: (listener) => inner.onClose(listener),
     close: () => inner.close(),
