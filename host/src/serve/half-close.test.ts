@@ -126,7 +126,9 @@ Half('over HTTP: a request whose client half-closes after sending it whole is an
     socket.write(`POST /extensions/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     socket.end();
     const text = await all;
-    assert.match(text, /^HTTP\/1\.1 200/, text.slice(0, 300));
+    // While its answer is pending the server probes the half-closed connection with interim
+    // answers (a gone client fails the write), which an HTTP client skips before the final one.
+    assert.match(text, /^(?:HTTP\/1\.1 102 Processing\r\n\r\n)*HTTP\/1\.1 200/, text.slice(0, 300));
     assert.match(text, /"id":7,"result"/);
     // Half-closed before its body is whole: dropped at once (Node's parser: 400 or nothing), never held.
     const cut = connect(listener.port, '127.0.0.1');

@@ -126,7 +126,8 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
 
     const streaming = (header('accept') ?? '').includes('text/event-stream');
     const emit = streaming ? openEventStream(res, limits.maxPendingBytes, (reason) => server.log(`${extension}: ${reason}`)) : undefined;
-    const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit } : {}) });
+    const stopProbing = probeEndedClient(req, res);
+    const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit } : {}) }).finally(stopProbing);
     if (res.destroyed) return;
     if (emit) {
       if (reply.message) emit(reply.message);
@@ -211,6 +212,34 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
  * client that does not read is dropped once `maxPendingBytes` of events wait for it (closing the
  * response cancels its call), so the server never holds more than that for it.
  */
+/**
+ * A client that ended its side of the connection while its answer is pending has either
+ * half-closed (HTTP/1.1 allows it, and it is answered) or gone; on TCP the two look alike until
+ * something is written. So the server writes at once and then each second: an interim
+ * `102 Processing` before the answer's head (clients skip 1xx answers), an SSE comment after it.
+ * To a gone client the write fails and the response closes, which cancels the call; before, the
+ * call ran on to its deadline (30 s by default) with nobody to read its answer.
+ */
+function probeEndedClient(req: IncomingMessage, res: ServerResponse): () => void {
+  const socket = req.socket;
+  let timer: NodeJS.Timeout | undefined;
+  const probe = (): void => {
+    if (res.writableEnded || res.destroyed) return;
+    if (!res.headersSent) res.writeProcessing();
+    else res.write(':\n\n');
+  };
+  const ended = (): void => {
+    probe();
+    timer = setInterval(probe, 1_000);
+  };
+  if (socket.readableEnded) ended();
+  else socket.once('end', ended);
+  return () => {
+    socket.off('end', ended);
+    clearInterval(timer);
+  };
+}
+
 function openEventStream(res: ServerResponse, maxPendingBytes: number, log: (reason: string) => void): (message: JsonRpcMessage) => void {
   // Proxies must pass events on as they come (nginx buffers unless told).
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });

@@ -39,6 +39,18 @@ async function readEvents(response: Response, onEvent: (message: JsonRpcMessage)
 const post = (url: string, body: unknown, signal?: AbortSignal): Promise<Response> =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });
 
+/**
+ * The cancel the host sends when a client leaves, within 10 s: the call's own deadline (30 s) also
+ * sends one, so without this bound a server that never noticed the client passed these tests late.
+ */
+function cancelSent(served: Awaited<ReturnType<typeof startTestHttp>>): Promise<JsonRpcMessage> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no $/cancelRequest within 10 s of the client leaving: the server did not notice it')), 10_000);
+  });
+  return Promise.race([served.nextSent((m) => m.method === Method.CancelRequest), late]).finally(() => clearTimeout(timer));
+}
+
 const Stream = suite('mep serve --http :: SSE streaming');
 
 Stream('should stream progress as events tagged with the client id, then the response, unbuffered by proxies', async () => {
@@ -67,7 +79,7 @@ Stream('should cancel the call at the extension when the client closes the strea
     // Close the stream once the call is running (its first progress event arrived).
     const events = await readEvents(response, (event) => event.method === Method.Progress);
     assert.is(events.length, 1);
-    const cancel = await served.nextSent((m) => m.method === Method.CancelRequest);
+    const cancel = await cancelSent(served);
     const generateSent = served.sent.find((m) => m.method === Method.BackendGenerate) as JsonRpcMessage;
     assert.equal(cancel.params, { id: generateSent.id });
     // The session is free again: the next call is answered at once, not after a minute.
@@ -87,7 +99,7 @@ Stream('should cancel a plain (JSON) call when the client aborts its request', a
     await served.nextSent((m) => m.method === Method.BackendGenerate);
     controller.abort();
     await call.catch(() => undefined); // aborted on purpose
-    const cancel = await served.nextSent((m) => m.method === Method.CancelRequest);
+    const cancel = await cancelSent(served);
     assert.ok(cancel.params);
   } finally {
     await served.close();
