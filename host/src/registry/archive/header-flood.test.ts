@@ -1,0 +1,49 @@
+/**
+ * Red team (issue 31): a tar archive of headers that are no member. Extension headers (pax `x`
+ * and global `g` records, GNU long names `L`/`K`) were read and parsed but counted by nothing
+ * but the byte budget, so 2.6 MB of gzip holding 1,000,000 empty global headers before a good
+ * package installed after 9 s of CPU (load 27), past `--max-entries` 10,000 a thousandfold.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { LocalErrorCode } from '../../protocol/errors.ts';
+import { installExtension } from '../install.ts';
+import { registryPaths } from '../paths.ts';
+import { backend, makeTarGz, packageEntries, tarHeader, withProject, writePackage } from '../test-support.ts';
+
+/** An empty extension header of tar type `type`. */
+function extensionHeader(type: string): Buffer {
+  const header = Buffer.from(tarHeader('ext', 0));
+  header[124] = 0x30; // an octal size (0), not base-256
+  header.write('0'.repeat(11), 124, 'ascii');
+  header.write(type, 156, 'ascii');
+  header.write('        ', 148, 'ascii');
+  let sum = 0;
+  for (const b of header) sum += b;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  return header;
+}
+
+const Flood = suite('registry :: tar headers that are no member');
+
+Flood('should refuse a run of extension headers no member needs (pax, global, GNU long names), not parse them to the byte budget :: headers', () =>
+  withProject(async (t) => {
+    const good = gunzipSync(makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.hdr', capabilities: backend('hdr') }), '')));
+    for (const type of ['g', 'x', 'L']) {
+      const tar = Buffer.concat([...Array<Buffer>(2_000).fill(extensionHeader(type)), good]);
+      await writeFile(join(t.root, 'flood.tgz'), gzipSync(tar));
+      const error = await installExtension({ source: join(t.root, 'flood.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+      assert.is(error.code, LocalErrorCode.Registry, `${type}: ${error.message ?? 'installed'}`);
+      assert.match(error.message, /extension headers in a row/, type);
+      assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), `${type}: nothing installed`);
+    }
+    // A global header, then a pax header before a member, as real archivers write: installs.
+    await writeFile(join(t.root, 'ok.tgz'), gzipSync(Buffer.concat([extensionHeader('g'), extensionHeader('x'), good])));
+    assert.ok(await installExtension({ source: join(t.root, 'ok.tgz'), paths: registryPaths({ cwd: t.project }) }));
+  }),
+);
+
+Flood.run();
