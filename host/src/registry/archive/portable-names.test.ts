@@ -10,10 +10,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { installExtension } from '../install.ts';
 import { registryPaths } from '../paths.ts';
-import { backend, makeTarGz, makeZip, packageEntries, withProject, writePackage } from '../test-support.ts';
+import { backend, makeTarGz, makeZip, packageEntries, tarHeader, withProject, writePackage } from '../test-support.ts';
 import type { TestEntry } from '../test-support.ts';
 
 const Names = suite('registry :: archive member names one file elsewhere');
@@ -46,6 +47,43 @@ Names('should refuse members that are one file on Windows or macOS, and device n
     await writeFile(join(t.root, 'fine.tgz'), makeTarGz(fine));
     const ok = await installExtension({ source: join(t.root, 'fine.tgz'), paths: registryPaths({ cwd: t.project }) });
     assert.ok(ok, 'a package with portable names installs');
+  }),
+);
+
+/** `tar` (uncompressed, its end blocks included) with a pax header giving the next member the path `path`. */
+function withPaxPath(tar: Buffer, path: string): Buffer {
+  const header = (type: string, size: number): Buffer => {
+    const h = Buffer.from(tarHeader('pax', 0));
+    h.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
+    h.write(type, 156, 'ascii');
+    h.write('        ', 148, 'ascii');
+    let sum = 0;
+    for (const b of h) sum += b;
+    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+    return h;
+  };
+  const body = ` path=${path}\n`;
+  // A pax record's length counts bytes.
+  let length = Buffer.byteLength(body);
+  while (Buffer.byteLength(`${length}${body}`) !== length) length = Buffer.byteLength(`${length}${body}`);
+  const record = Buffer.from(`${length}${body}`);
+  const data = Buffer.alloc(512, 0x41);
+  return Buffer.concat([tar.subarray(0, tar.length - 1024), header('x', record.length), record, Buffer.alloc((512 - (record.length % 512)) % 512), header('0', 1), data, Buffer.alloc(1024)]);
+}
+
+Names('should refuse a member path no file system takes (past 1,024 characters, a segment past 255 bytes) with a typed error, not ENAMETOOLONG :: long', () =>
+  withProject(async (t) => {
+    const base = await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.long', capabilities: backend('long') }), '');
+    const tar = gunzipSync(makeTarGz(base));
+    for (const [name, path] of [['6,001 characters deep', `${'d/'.repeat(3000)}f`], ['a segment of 300 bytes', `lib/${'é'.repeat(150)}.js`]] as const) {
+      for (const [format, bytes] of [['tgz', gzipSync(withPaxPath(tar, path))], ['zip', makeZip([...base, { path, data: 'x' }])]] as const) {
+        await writeFile(join(t.root, `long.${format}`), bytes);
+        const error = await installExtension({ source: join(t.root, `long.${format}`), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+        assert.is(error.code, LocalErrorCode.Registry, `${format}: ${name}: ${error.message ?? 'installed'}`);
+        assert.is(error.data?.reason, 'unsafe-entry', `${format}: ${name}`);
+      }
+    }
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), 'nothing installed');
   }),
 );
 
