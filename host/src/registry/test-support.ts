@@ -184,6 +184,18 @@ export function tarHeader(path: string, size: number): Uint8Array {
   return new Uint8Array(header);
 }
 
+/** A tar header of type `type` (`x`, `g`, `L` extension headers, `0` a file) declaring `size` bytes, in octal. */
+export function tarTypedHeader(type: string, size: number): Buffer {
+  const header = Buffer.from(tarHeader(type === '0' ? 'member' : 'ext', 0));
+  header.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
+  header.write(type, 156, 'ascii');
+  header.write('        ', 148, 'ascii');
+  let sum = 0;
+  for (const b of header) sum += b;
+  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  return header;
+}
+
 /**
  * A gzip bomb: `mib` MiB of zeros after `prefix` (e.g. a {@link tarHeader} declaring a huge
  * member), in a gzip wrapper whose trailer is never reached by a reader that stops in time.

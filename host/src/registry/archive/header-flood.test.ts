@@ -12,20 +12,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { installExtension } from '../install.ts';
 import { registryPaths } from '../paths.ts';
-import { backend, makeTarGz, packageEntries, tarHeader, withProject, writePackage } from '../test-support.ts';
-
-/** An empty extension header of tar type `type`. */
-function extensionHeader(type: string): Buffer {
-  const header = Buffer.from(tarHeader('ext', 0));
-  header[124] = 0x30; // an octal size (0), not base-256
-  header.write('0'.repeat(11), 124, 'ascii');
-  header.write(type, 156, 'ascii');
-  header.write('        ', 148, 'ascii');
-  let sum = 0;
-  for (const b of header) sum += b;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-  return header;
-}
+import { backend, makeTarGz, packageEntries, tarTypedHeader, withProject, writePackage } from '../test-support.ts';
 
 const Flood = suite('registry :: tar headers that are no member');
 
@@ -33,7 +20,7 @@ Flood('should refuse a run of extension headers no member needs (pax, global, GN
   withProject(async (t) => {
     const good = gunzipSync(makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.hdr', capabilities: backend('hdr') }), '')));
     for (const type of ['g', 'x', 'L']) {
-      const tar = Buffer.concat([...Array<Buffer>(2_000).fill(extensionHeader(type)), good]);
+      const tar = Buffer.concat([...Array<Buffer>(2_000).fill(tarTypedHeader(type, 0)), good]);
       await writeFile(join(t.root, 'flood.tgz'), gzipSync(tar));
       const error = await installExtension({ source: join(t.root, 'flood.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
       assert.is(error.code, LocalErrorCode.Registry, `${type}: ${error.message ?? 'installed'}`);
@@ -41,7 +28,7 @@ Flood('should refuse a run of extension headers no member needs (pax, global, GN
       assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), `${type}: nothing installed`);
     }
     // A global header, then a pax header before a member, as real archivers write: installs.
-    await writeFile(join(t.root, 'ok.tgz'), gzipSync(Buffer.concat([extensionHeader('g'), extensionHeader('x'), good])));
+    await writeFile(join(t.root, 'ok.tgz'), gzipSync(Buffer.concat([tarTypedHeader('g', 0), tarTypedHeader('x', 0), good])));
     assert.ok(await installExtension({ source: join(t.root, 'ok.tgz'), paths: registryPaths({ cwd: t.project }) }));
   }),
 );

@@ -14,7 +14,7 @@ import { gunzipSync, gzipSync } from 'node:zlib';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { installExtension } from '../install.ts';
 import { registryPaths } from '../paths.ts';
-import { backend, makeTarGz, makeZip, packageEntries, tarHeader, withProject, writePackage } from '../test-support.ts';
+import { backend, makeTarGz, makeZip, packageEntries, tarTypedHeader, withProject, writePackage } from '../test-support.ts';
 import type { TestEntry } from '../test-support.ts';
 
 const Names = suite('registry :: archive member names one file elsewhere');
@@ -52,23 +52,13 @@ Names('should refuse members that are one file on Windows or macOS, and device n
 
 /** `tar` (uncompressed, its end blocks included) with a pax header giving the next member the path `path`. */
 function withPaxPath(tar: Buffer, path: string): Buffer {
-  const header = (type: string, size: number): Buffer => {
-    const h = Buffer.from(tarHeader('pax', 0));
-    h.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
-    h.write(type, 156, 'ascii');
-    h.write('        ', 148, 'ascii');
-    let sum = 0;
-    for (const b of h) sum += b;
-    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-    return h;
-  };
   const body = ` path=${path}\n`;
   // A pax record's length counts bytes.
   let length = Buffer.byteLength(body);
   while (Buffer.byteLength(`${length}${body}`) !== length) length = Buffer.byteLength(`${length}${body}`);
   const record = Buffer.from(`${length}${body}`);
   const data = Buffer.alloc(512, 0x41);
-  return Buffer.concat([tar.subarray(0, tar.length - 1024), header('x', record.length), record, Buffer.alloc((512 - (record.length % 512)) % 512), header('0', 1), data, Buffer.alloc(1024)]);
+  return Buffer.concat([tar.subarray(0, tar.length - 1024), tarTypedHeader('x', record.length), record, Buffer.alloc((512 - (record.length % 512)) % 512), tarTypedHeader('0', 1), data, Buffer.alloc(1024)]);
 }
 
 Names('should refuse a member path no file system takes (past 1,024 characters, a segment past 255 bytes) with a typed error, not ENAMETOOLONG :: long', () =>
