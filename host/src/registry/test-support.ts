@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { constants, deflateRawSync, gzipSync } from 'node:zlib';
 import { crc32 } from './archive/crc32.ts';
+import { sealTarHeader } from './archive/tar-write.ts';
 
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -189,11 +190,7 @@ export function tarTypedHeader(type: string, size: number): Buffer {
   const header = Buffer.from(tarHeader(type === '0' ? 'member' : 'ext', 0));
   header.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
   header.write(type, 156, 'ascii');
-  header.write('        ', 148, 'ascii');
-  let sum = 0;
-  for (const b of header) sum += b;
-  header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-  return header;
+  return sealTarHeader(header);
 }
 
 /**
