@@ -33,4 +33,17 @@ Flood('should refuse a run of extension headers no member needs (pax, global, GN
   }),
 );
 
+Flood('should refuse a pax size that differs from its header\'s, which tar reads and a header walk does not (two readers, two member lists) :: pax-size', () =>
+  withProject(async (t) => {
+    const good = gunzipSync(makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.hdr', capabilities: backend('hdr') }), '')));
+    // GNU tar takes the next 512 bytes as data of a member `pax` sizes at 512; a walk of the headers' sizes took them for a header.
+    const record = Buffer.from('12 size=512\n');
+    const tar = Buffer.concat([tarTypedHeader('x', record.length), record, Buffer.alloc(512 - record.length), tarTypedHeader('0', 0), tarTypedHeader('0', 0), good]);
+    await writeFile(join(t.root, 'size.tgz'), gzipSync(tar));
+    const error = await installExtension({ source: join(t.root, 'size.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+    assert.is(error.code, LocalErrorCode.Registry, error.message ?? 'installed');
+    assert.match(error.message, /pax size/);
+  }),
+);
+
 Flood.run();

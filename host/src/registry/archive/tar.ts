@@ -126,6 +126,10 @@ async function walk(reader: ByteReader, archive: string, budget: ArchiveBudget, 
       const path = pax.path ?? longName ?? (prefix ? `${prefix}/${stored}` : stored);
       const linkTarget = pax.linkpath ?? longLink ?? field(header, 157, 100);
       const mode = octal(header, 100, 8, archive);
+      // tar reads a member's data by its pax size: a walk by the header's size would read other members than tar lists.
+      if (pax.size !== undefined && pax.size !== String(size)) {
+        throw archiveError(archive, `member ${JSON.stringify(path)} has a pax size of ${JSON.stringify(pax.size.slice(0, 24))} bytes and a header size of ${size}: tar and mep would read different members`, { entry: path });
+      }
       longName = longLink = undefined;
       pax = {};
       budget.entry();
