@@ -24,6 +24,11 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 // Windows reserves these device names in every directory, whatever follows the first dot and
 // with trailing spaces ignored ("CON .txt"); a portable output tree avoids them.
 const RESERVED = /^(con|prn|aux|nul|conin\$|conout\$|com[1-9¹²³]|lpt[1-9¹²³]) *$/i;
+
+/** True when Windows opens the file name `segment` as a device (`CON`, `aux.js`, `COM¹ .txt`). */
+export function isWindowsDeviceName(segment: string): boolean {
+  return RESERVED.test(segment.split('.', 1)[0] as string);
+}
 // NTFS gives a long name a short 8.3 alias (`Program Files` is also `PROGRA~1`): a name of that
 // shape may be another file's alias there, whatever it is here.
 const SHORT_NAME = /^[^.~]{1,7}~[0-9]{1,7}(\.[^.]{1,3})?$/;
@@ -57,7 +62,7 @@ export function checkArtifactPath(extension: string, path: string): void {
     if (segment === '') throw reject(extension, path, 'the path has an empty segment');
     if (segment === '.' || segment === '..') throw reject(extension, path, `the path has a "${segment}" segment`);
     const ascii = isAscii(segment);
-    if (RESERVED.test(segment.split('.', 1)[0] as string)) throw reject(extension, path, `"${segment}" is a reserved device name on Windows`);
+    if (isWindowsDeviceName(segment)) throw reject(extension, path, `"${segment}" is a reserved device name on Windows`);
     // eslint-disable-next-line no-control-regex
     if (/[\x00-\x1f<>:"|?*]/.test(segment)) throw reject(extension, path, `"${segment}" contains a character that is not portable in file names`);
     // DEL, C1 controls (0x9b is a CSI to some terminals) and line separators: controls in a listing.

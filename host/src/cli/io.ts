@@ -56,6 +56,11 @@ export interface Io {
   readonly cwd: string;
   /** The run's secret values: resolved values are added here, and scrubbed from every line. */
   readonly redactor: Redactor;
+  /**
+   * The code of a failure that lost part of stdout (ENOSPC, EIO; a reader that left is none), or
+   * undefined; after the last write's error had its turn (a file's arrives on the next tick).
+   */
+  stdoutLost?(): Promise<string | undefined>;
 }
 
 /** Where {@link createIo} writes lines that are already redacted and made safe. */
@@ -121,6 +126,7 @@ export function processIo(): Io {
       isTty: Boolean(process.stderr.isTTY),
       verbose: false,
       cwd: process.cwd(),
+      stdoutLost: () => new Promise((resolve) => setImmediate(() => resolve(stdout.lost))),
     },
   );
 }

@@ -2,7 +2,7 @@
  * The `mep` command: parses the command line, calls the library, renders the outcome and maps it
  * to a documented exit code. No protocol logic lives here.
  */
-import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
+import { isMepError, LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { HOST_VERSION } from '../session/host-info.ts';
 import { ExitCode, UsageError } from './exit-codes.ts';
 import { commands } from './commands/index.ts';
@@ -47,10 +47,24 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
       printLines(io, command.help);
       return ExitCode.Ok;
     }
-    return await command.run(rest, io);
+    return await outputKept(name, await command.run(rest, io), io);
   } catch (error) {
-    return reportError(name, error, io);
+    return await outputKept(name, reportError(name, error, io), io);
   }
+}
+
+/**
+ * `code`, unless part of stdout was lost (a full disk: ENOSPC, EIO): then a failure, said on
+ * stderr, so that `mep … > file` never leaves a cut file behind a success.
+ */
+async function outputKept(command: string, code: number, io: Io): Promise<number> {
+  const lost = await io.stdoutLost?.();
+  if (lost === undefined) return code;
+  const error = new MepError(LocalErrorCode.Usage, `could not write to standard output (${lost}); what it printed is incomplete. Free space on the disk it writes to, or send the output elsewhere, and run it again.`, {
+    data: { stream: 'stdout', errno: lost, reason: 'output-lost' },
+  });
+  io.err(`mep ${command}: ${error.message}`);
+  return code === ExitCode.Ok ? ExitCode.ExtensionFailure : code;
 }
 
 /** `mep`'s own text of several lines, one write each (io indents a line break inside one write). */

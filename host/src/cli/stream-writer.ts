@@ -12,8 +12,13 @@
  *   process extension's stderr forwarding obeys by pausing (the extension then waits), so only
  *   sources that cannot wait (a wasm guest's notifications) reach the cap.
  * - A stream error (the reader left: EPIPE, ENOBUFS, EBADF) ends writing to that stream; the
- *   command goes on and exits as it would have.
+ *   command goes on and exits as it would have. Any other error (a full disk: ENOSPC, EIO,
+ *   EFBIG) ends writing too, and is kept ({@link StreamWriter.lost}): the output is incomplete,
+ *   so the command must not report success (main.ts).
  */
+
+/** Errors of a reader that left: the output was not lost, nobody wanted the rest of it. */
+const READER_LEFT = new Set(['EPIPE', 'ECONNRESET', 'ENOBUFS', 'EBADF', 'ERR_STREAM_DESTROYED']);
 
 /** Above this many bytes waiting, the writer is busy (producers that can wait should). */
 export const DEFAULT_HIGH_WATER_BYTES = 1024 * 1024;
@@ -57,6 +62,8 @@ export interface StreamWriter {
   readonly dropped: number;
   /** The stream failed (its reader left); nothing more is written to it. */
   readonly failed: boolean;
+  /** The code of a failure that lost output (ENOSPC, EIO: not a reader that left), or undefined. */
+  readonly lost: string | undefined;
 }
 
 /**
@@ -71,6 +78,7 @@ export function createStreamWriter(stream: WritableLike, options: StreamWriterOp
   const cap = options.logCapBytes ?? DEFAULT_LOG_CAP_BYTES;
   const note = options.droppedNote ?? ((bytes: number) => `mep: ${bytes} bytes of extension log dropped: stderr was not read fast enough`);
   let failed = false;
+  let lost: string | undefined;
   let dropped = 0;
   /** Dropped since the last note. */
   let unreported = 0;
@@ -78,8 +86,13 @@ export function createStreamWriter(stream: WritableLike, options: StreamWriterOp
   const waiting = new Set<() => void>();
 
   // The reader left (EPIPE), or the stream cannot take more (ENOBUFS, EBADF): stop writing to it.
-  stream.on('error', () => {
+  const fail = (error: unknown): void => {
     failed = true;
+    const code = (error as { code?: unknown } | undefined)?.code;
+    if (lost === undefined && !READER_LEFT.has(String(code))) lost = typeof code === 'string' ? code : 'EIO';
+  };
+  stream.on('error', (error) => {
+    fail(error);
     for (const listener of [...waiting]) listener();
     waiting.clear();
   });
@@ -88,9 +101,9 @@ export function createStreamWriter(stream: WritableLike, options: StreamWriterOp
     if (failed) return;
     try {
       stream.write(chunk);
-    } catch {
+    } catch (error) {
       // A synchronous stream (file, terminal) may throw instead of emitting: the same failure.
-      failed = true;
+      fail(error);
     }
   };
   const armDrain = (): void => {
@@ -134,6 +147,9 @@ export function createStreamWriter(stream: WritableLike, options: StreamWriterOp
     },
     get failed() {
       return failed;
+    },
+    get lost() {
+      return lost;
     },
   };
 }

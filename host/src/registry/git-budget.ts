@@ -118,6 +118,19 @@ const MAX_HEAD = 256;
 const TAB = 0x09;
 const NUL = 0x00;
 
+/** Longest path of a tree entry, and of one name in it, in bytes: what an archive member may have (archive/plan.ts). */
+const MAX_TREE_PATH_BYTES = 1024;
+const MAX_TREE_NAME_BYTES = 255;
+const SLASH = 0x2f;
+
+/** A tree path no file system takes (git checks it out relative to each folder; nothing else opens it). */
+function unsafePath(spec: string, start: number[], what: string): MepError {
+  const shown = Buffer.from(start).toString('utf8');
+  return new MepError(LocalErrorCode.Registry, `Refusing the repository ${spec}: the path ${JSON.stringify(`${shown}…`)} has ${what}, which file systems do not take. Nothing was checked out or installed; ask the publisher for shorter paths.`, {
+    data: { source: spec, reason: 'unsafe-entry', entry: shown },
+  });
+}
+
 function listingError(spec: string, detail: string): MepError {
   return new MepError(LocalErrorCode.Registry, `git ls-tree failed for ${spec}: ${detail}. Check the URL and the #ref.`, {
     data: { source: spec, reason: 'git', command: 'ls-tree' },
@@ -140,6 +153,10 @@ export function checkTreeBudget(dir: string, commit: string, spec: string, limit
     let failure: Error | undefined;
     let head: number[] = [];
     let inPath = false;
+    let pathBytes = 0;
+    let nameBytes = 0;
+    /** The path's first bytes, for the refusal. */
+    let start: number[] = [];
     const stop = (error: Error): void => {
       failure ??= error;
       git.stdout.destroy();
@@ -157,12 +174,22 @@ export function checkTreeBudget(dir: string, commit: string, spec: string, limit
       try {
         for (const byte of chunk) {
           if (inPath) {
-            // A name is skipped, never kept: a tree may hold names of any length.
-            if (byte === NUL) inPath = false;
+            // A name is skipped, never kept whole: a tree may hold names of any length.
+            if (byte === NUL) {
+              inPath = false;
+              continue;
+            }
+            pathBytes++;
+            nameBytes = byte === SLASH ? 0 : nameBytes + 1;
+            if (start.length < 120) start.push(byte);
+            if (pathBytes > MAX_TREE_PATH_BYTES) throw unsafePath(spec, start, `more than ${MAX_TREE_PATH_BYTES} bytes`);
+            if (nameBytes > MAX_TREE_NAME_BYTES) throw unsafePath(spec, start, `a name of more than ${MAX_TREE_NAME_BYTES} bytes`);
           } else if (byte === TAB) {
             count(String.fromCharCode(...head));
             head = [];
             inPath = true;
+            pathBytes = nameBytes = 0;
+            start = [];
           } else if (head.length >= MAX_HEAD) {
             throw listingError(spec, 'an entry longer than git lists');
           } else {

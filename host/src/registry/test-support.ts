@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import { constants, deflateRawSync, gzipSync } from 'node:zlib';
 import { crc32 } from './archive/crc32.ts';
+import { sealTarHeader } from './archive/tar-write.ts';
 
 /** The repository root. */
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -182,6 +183,14 @@ export function tarHeader(path: string, size: number): Uint8Array {
   for (const b of header) sum += b;
   header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
   return new Uint8Array(header);
+}
+
+/** A tar header of type `type` (`x`, `g`, `L` extension headers, `0` a file) declaring `size` bytes, in octal. */
+export function tarTypedHeader(type: string, size: number): Buffer {
+  const header = Buffer.from(tarHeader(type === '0' ? 'member' : 'ext', 0));
+  header.write(`${size.toString(8).padStart(11, '0')}\0`, 124, 'ascii');
+  header.write(type, 156, 'ascii');
+  return sealTarHeader(header);
 }
 
 /**

@@ -8,6 +8,8 @@
  */
 import { posix } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { artifactPathKey } from '../../artifacts/path-set.ts';
+import { isWindowsDeviceName } from '../../artifacts/validate.ts';
 import type { ArchiveEntry } from './entry.ts';
 
 /** A member that passed, with its normalised relative path. */
@@ -23,6 +25,11 @@ function refuse(archive: string, entry: string, why: string, reason: 'unsafe-ent
   });
 }
 
+/** Longest member path, in characters (as an artifact's): with the scratch and install folders it stays under PATH_MAX. */
+const MAX_MEMBER_PATH = 1024;
+/** Longest name of one path segment, in UTF-8 bytes (ext4, APFS, NTFS). */
+const MAX_SEGMENT_BYTES = 255;
+
 /** The member's path normalized to forward slashes, or a refusal when it leaves the root. */
 function safeRelative(path: string, archive: string): string {
   if (path.includes('\0')) throw refuse(archive, path, 'has a NUL character in its path');
@@ -31,12 +38,24 @@ function safeRelative(path: string, archive: string): string {
   // Any ".." is refused, even one that would stay inside: the extractor writes the lexical path,
   // and a reader following links on disk could resolve it elsewhere.
   if (slashed.split('/').includes('..')) throw refuse(archive, path, 'contains ".." (it could climb out of the extraction directory)');
-  return posix.normalize(slashed).replace(/\/+$/, '');
+  const relative = posix.normalize(slashed).replace(/\/+$/, '');
+  // What no file system takes ended the install with a raw ENAMETOOLONG (a 6,001-character path).
+  if (relative.length > MAX_MEMBER_PATH) throw refuse(archive, path.slice(0, 200), `has a path of ${relative.length} characters (at most ${MAX_MEMBER_PATH})`);
+  const long = relative.split('/').find((segment) => Buffer.byteLength(segment) > MAX_SEGMENT_BYTES);
+  if (long !== undefined) throw refuse(archive, path, `has a name of ${Buffer.byteLength(long)} bytes (file systems take at most ${MAX_SEGMENT_BYTES})`);
+  // Windows opens these as devices, in any folder: extracting `aux.js` writes to the device there.
+  const device = relative.split('/').find(isWindowsDeviceName);
+  if (device !== undefined) throw refuse(archive, path, `has ${JSON.stringify(device)}, a device name on Windows (extracting it there writes to the device)`);
+  return relative;
 }
 
-/** The key two paths share when a case-insensitive or normalising filesystem makes them one. */
+/**
+ * The key two paths share when a file system makes them one name: Windows drops a segment's
+ * trailing dots and spaces (`extension.json.`), then the artifacts' key (case folding, NFC, the
+ * code points HFS+ ignores): the same members are one on every machine, as artifacts are.
+ */
 function collisionKey(relative: string): string {
-  return relative.normalize('NFC').toLowerCase();
+  return artifactPathKey(relative.split('/').map((segment) => segment.replace(/[. ]+$/, '') || segment).join('/'));
 }
 
 function checkLinkTarget(entry: ArchiveEntry, relative: string, archive: string): void {

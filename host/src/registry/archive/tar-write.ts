@@ -36,6 +36,12 @@ function header(path: string, type: '0' | '5' | 'x', mode: number, size: number)
   block.write('        ', 148, 'ascii');
   block.write(type, 156, 'ascii');
   block.write('ustar\u000000', 257, 'binary');
+  return sealTarHeader(block);
+}
+
+/** Writes the checksum of the tar header `block` (its checksum field taken as spaces); returns it. */
+export function sealTarHeader(block: Buffer): Buffer {
+  block.write('        ', 148, 'ascii');
   let sum = 0;
   for (const b of block) sum += b;
   block.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');

@@ -1,0 +1,49 @@
+/**
+ * Red team (issue 31): a tar archive of headers that are no member. Extension headers (pax `x`
+ * and global `g` records, GNU long names `L`/`K`) were read and parsed but counted by nothing
+ * but the byte budget, so 2.6 MB of gzip holding 1,000,000 empty global headers before a good
+ * package installed after 9 s of CPU (load 27), past `--max-entries` 10,000 a thousandfold.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { LocalErrorCode } from '../../protocol/errors.ts';
+import { installExtension } from '../install.ts';
+import { registryPaths } from '../paths.ts';
+import { backend, makeTarGz, packageEntries, tarTypedHeader, withProject, writePackage } from '../test-support.ts';
+
+const Flood = suite('registry :: tar headers that are no member');
+
+Flood('should refuse a run of extension headers no member needs (pax, global, GNU long names), not parse them to the byte budget :: headers', () =>
+  withProject(async (t) => {
+    const good = gunzipSync(makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.hdr', capabilities: backend('hdr') }), '')));
+    for (const type of ['g', 'x', 'L']) {
+      const tar = Buffer.concat([...Array<Buffer>(2_000).fill(tarTypedHeader(type, 0)), good]);
+      await writeFile(join(t.root, 'flood.tgz'), gzipSync(tar));
+      const error = await installExtension({ source: join(t.root, 'flood.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+      assert.is(error.code, LocalErrorCode.Registry, `${type}: ${error.message ?? 'installed'}`);
+      assert.match(error.message, /extension headers in a row/, type);
+      assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), `${type}: nothing installed`);
+    }
+    // A global header, then a pax header before a member, as real archivers write: installs.
+    await writeFile(join(t.root, 'ok.tgz'), gzipSync(Buffer.concat([tarTypedHeader('g', 0), tarTypedHeader('x', 0), good])));
+    assert.ok(await installExtension({ source: join(t.root, 'ok.tgz'), paths: registryPaths({ cwd: t.project }) }));
+  }),
+);
+
+Flood('should refuse a pax size that differs from its header\'s, which tar reads and a header walk does not (two readers, two member lists) :: pax-size', () =>
+  withProject(async (t) => {
+    const good = gunzipSync(makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.hdr', capabilities: backend('hdr') }), '')));
+    // GNU tar takes the next 512 bytes as data of a member `pax` sizes at 512; a walk of the headers' sizes took them for a header.
+    const record = Buffer.from('12 size=512\n');
+    const tar = Buffer.concat([tarTypedHeader('x', record.length), record, Buffer.alloc(512 - record.length), tarTypedHeader('0', 0), tarTypedHeader('0', 0), good]);
+    await writeFile(join(t.root, 'size.tgz'), gzipSync(tar));
+    const error = await installExtension({ source: join(t.root, 'size.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+    assert.is(error.code, LocalErrorCode.Registry, error.message ?? 'installed');
+    assert.match(error.message, /pax size/);
+  }),
+);
+
+Flood.run();

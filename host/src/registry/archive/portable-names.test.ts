@@ -1,0 +1,80 @@
+/**
+ * Red team (issue 31): archive members whose names are one file on Windows or macOS but two
+ * here. The planner keyed members by NFC and lower case only, where artifacts are keyed as the
+ * file systems compare names (artifacts/path-set.ts): a member `extension.json.` (Windows drops
+ * the trailing dot), `exten\u200bsion.json` (HFS+ ignores the zero-width space) or `STRASSE`
+ * beside `straße` (full case folding) installed the one or the other depending on the machine.
+ * A member named as a Windows device (`aux.js`, `con`) wrote to the device there.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { LocalErrorCode } from '../../protocol/errors.ts';
+import { installExtension } from '../install.ts';
+import { registryPaths } from '../paths.ts';
+import { backend, makeTarGz, makeZip, packageEntries, tarTypedHeader, withProject, writePackage } from '../test-support.ts';
+import type { TestEntry } from '../test-support.ts';
+
+const Names = suite('registry :: archive member names one file elsewhere');
+
+Names('should refuse members that are one file on Windows or macOS, and device names, in tar and zip :: portable', () =>
+  withProject(async (t) => {
+    const base = await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.names', capabilities: backend('names') }), '');
+    const manifest = base.find((e) => e.path === 'extension.json') as TestEntry;
+    const cases: [string, TestEntry[], string][] = [
+      ['a trailing dot (Windows drops it)', [...base, { ...manifest, path: 'extension.json.' }], 'duplicate-entry'],
+      ['a trailing space (Windows drops it)', [...base, { ...manifest, path: 'extension.json ' }], 'duplicate-entry'],
+      ['a zero-width space (HFS+ ignores it)', [...base, { ...manifest, path: 'exten\u200bsion.json' }], 'duplicate-entry'],
+      ['full case folding (ß and SS)', [...base, { path: 'stra\u00dfe.txt', data: 'a' }, { path: 'STRASSE.txt', data: 'b' }], 'duplicate-entry'],
+      ['a directory with a trailing dot', [...base, { path: 'data/a.txt', data: 'a' }, { path: 'data./a.txt', data: 'b' }], 'duplicate-entry'],
+      ['a Windows device name', [...base, { path: 'aux.js', data: 'x' }], 'unsafe-entry'],
+      ['a Windows device name as a folder', [...base, { path: 'lib/CON/x.js', data: 'x' }], 'unsafe-entry'],
+    ];
+    for (const [name, entries, reason] of cases) {
+      for (const [format, bytes] of [['tgz', makeTarGz(entries)], ['zip', makeZip(entries)]] as const) {
+        await writeFile(join(t.root, `names.${format}`), bytes);
+        const error = await installExtension({ source: join(t.root, `names.${format}`), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+        assert.is(error.code, LocalErrorCode.Registry, `${format}: ${name}: ${error.message ?? 'installed'}`);
+        assert.is(error.data?.reason, reason, `${format}: ${name}`);
+        assert.match(error.message, /Refusing the archive/, `${format}: ${name}`);
+      }
+    }
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), 'nothing installed');
+    // Names that are distinct everywhere still install: `con.d` is no device, `a.b.txt` no trailing dot.
+    const fine = [...base, { path: 'console.txt', data: 'a' }, { path: 'a.b.txt', data: 'b' }];
+    await writeFile(join(t.root, 'fine.tgz'), makeTarGz(fine));
+    const ok = await installExtension({ source: join(t.root, 'fine.tgz'), paths: registryPaths({ cwd: t.project }) });
+    assert.ok(ok, 'a package with portable names installs');
+  }),
+);
+
+/** `tar` (uncompressed, its end blocks included) with a pax header giving the next member the path `path`. */
+function withPaxPath(tar: Buffer, path: string): Buffer {
+  const body = ` path=${path}\n`;
+  // A pax record's length counts bytes.
+  let length = Buffer.byteLength(body);
+  while (Buffer.byteLength(`${length}${body}`) !== length) length = Buffer.byteLength(`${length}${body}`);
+  const record = Buffer.from(`${length}${body}`);
+  const data = Buffer.alloc(512, 0x41);
+  return Buffer.concat([tar.subarray(0, tar.length - 1024), tarTypedHeader('x', record.length), record, Buffer.alloc((512 - (record.length % 512)) % 512), tarTypedHeader('0', 1), data, Buffer.alloc(1024)]);
+}
+
+Names('should refuse a member path no file system takes (past 1,024 characters, a segment past 255 bytes) with a typed error, not ENAMETOOLONG :: long', () =>
+  withProject(async (t) => {
+    const base = await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.long', capabilities: backend('long') }), '');
+    const tar = gunzipSync(makeTarGz(base));
+    for (const [name, path] of [['6,001 characters deep', `${'d/'.repeat(3000)}f`], ['a segment of 300 bytes', `lib/${'é'.repeat(150)}.js`]] as const) {
+      for (const [format, bytes] of [['tgz', gzipSync(withPaxPath(tar, path))], ['zip', makeZip([...base, { path, data: 'x' }])]] as const) {
+        await writeFile(join(t.root, `long.${format}`), bytes);
+        const error = await installExtension({ source: join(t.root, `long.${format}`), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+        assert.is(error.code, LocalErrorCode.Registry, `${format}: ${name}: ${error.message ?? 'installed'}`);
+        assert.is(error.data?.reason, 'unsafe-entry', `${format}: ${name}`);
+      }
+    }
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), 'nothing installed');
+  }),
+);
+
+Names.run();
