@@ -123,7 +123,9 @@ async function copyPackage(pin: PackagePin, root: string): Promise<Map<string, s
  * spawn(copy.entry, { cwd: copy.dir });
  */
 export async function pinnedCopy(pin: PackagePin): Promise<PinnedCopy> {
-  const type = await moduleTypeAbove(pin.dir);
+  // The type decides only how `.js` and extension-less files load: a package of `.mjs`/`.cjs` needs no walk.
+  const typed = Object.keys(pin.files).some((path) => /(^|\/)[^./]+$|\.js$/.test(path));
+  const type = typed ? await moduleTypeAbove(pin.dir) : undefined;
   const key = createHash('sha256').update(JSON.stringify([pin.dir, pin.entry, type ?? null, Object.entries(pin.files).sort()])).digest('hex');
   const known = made.get(key);
   if (known !== undefined && (await unchanged(known))) return { dir: known.dir, entry: known.entry };
