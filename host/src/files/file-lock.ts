@@ -74,6 +74,21 @@ async function removeStale(path: string): Promise<boolean> {
 }
 
 /**
+ * Refuses (MepError ERR_USAGE, `reason: 'not-a-lock'`) a lock path that holds what no mep makes
+ * there: a symbolic link or anything but a regular file (a cloned project can ship one, naming
+ * pid 1 through a link to a file elsewhere, to hold every write off).
+ */
+async function refuseForeignLock(lockPath: string, options: FileLockOptions): Promise<void> {
+  const info = await lstat(lockPath).catch(() => undefined);
+  if (info === undefined || info.isFile()) return;
+  throw new MepError(
+    LocalErrorCode.Usage,
+    `Cannot change ${options.what}: ${lockPath} is ${info.isSymbolicLink() ? 'a symbolic link' : 'not a regular file'}, not a lock file mep makes. Remove it, then run the command again.`,
+    { data: { lock: lockPath, reason: 'not-a-lock' } },
+  );
+}
+
+/**
  * Runs `change` while holding `lockPath`, released afterwards whatever `change` does. Throws
  * MepError(ERR_USAGE, `reason: 'locked'`) when another live process holds it past `waitMs`.
  *
@@ -94,6 +109,7 @@ export async function withFileLock<T>(lockPath: string, change: () => Promise<T>
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
+    await refuseForeignLock(lockPath, options);
     if ((await isStale(lockPath)) && (await removeStale(lockPath))) continue;
     if (Date.now() >= deadline) {
       // Read for the refusal only: isStale has read it already on every turn of the wait.

@@ -19,6 +19,7 @@ import { parseInstallSource } from './install-source.ts';
 import { openTransport } from './launch.ts';
 import { readLock } from './lock.ts';
 import { updateScopeLock } from './trust-lock.ts';
+import { refuseLinkedScope } from './scope-links.ts';
 import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, readManifest, readManifestFile } from './manifest.ts';
 import { filesPin, pinnedEntryPath } from './package-pin.ts';
@@ -91,6 +92,8 @@ export async function installExtension(options: InstallOptions): Promise<Install
   const target = options.paths[scope];
   const source = parseInstallSource(options.source, options.paths.projectRoot);
   const limits = archiveLimitsOf(options.archiveLimits);
+  // Before anything is fetched: a project whose registry is a link elsewhere is refused first.
+  await refuseLinkedScope(target);
   // Removed at exit too (Ctrl+C, SIGTERM), and by the next install when a killed one left it.
   const temp = makeProcessTemp('mep-install-');
   const scratch = temp.dir;
@@ -98,6 +101,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
     const fetched = await fetchPackage(source, scratch, limits);
     const selected = await readManifest(fetched.dir);
     await refuseCaseVariant(target, selected.id);
+    await refuseLinkedScope(target, selected.id);
     // A remote (`http`) package installs its manifest alone: nothing of it runs here.
     const staged = selected.runtime === 'http' ? await stageRemotePackage(fetched.dir, join(scratch, 'staged')) : await stagePackage(fetched.dir, selected, join(scratch, 'staged'), options.source, options.platform);
     // From here on, only the staged copy counts: what was hashed as it was copied is what is pinned.

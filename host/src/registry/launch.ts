@@ -48,11 +48,6 @@ export interface LaunchSpec {
   runtime: RuntimeKind;
   /** Absolute path of the artifact (the .wasm module, the script or the executable) that runs; for `http`, the URL. */
   path: string;
-  /**
-   * The installed artifact `path` is a private copy of (a pinned process entry): its source map
-   * (`<origin>.map`) is read from beside it.
-   */
-  origin?: string;
   /** Extra arguments for a process extension. */
   args?: string[];
   /** The process environment: exactly these entries, nothing inherited. */
@@ -254,7 +249,7 @@ export async function openTransport(spec: LaunchSpec, log?: LogSink, options: Op
   // when an error has frames of this script to map.
   const name = basename(spec.path);
   return withSourceMappedErrors(transport, {
-    loadMap: () => parseSourceMap(readMapFile(`${spec.origin ?? spec.path}.map`)),
+    loadMap: () => parseSourceMap(readMapFile(`${spec.path}.map`)),
     isBundle: (file) => basename(decodeURI(file.replace(/^file:\/\//, ''))) === name,
   });
 }

@@ -1,12 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
 import { rejectionCode } from '../../../fixtures/testing/error-codes.ts';
-import { LocalErrorCode } from '../protocol/errors.ts';
+import { LocalErrorCode, type MepError } from '../protocol/errors.ts';
+import { pinnedCopy } from './pinned-copy.ts';
 import { readClaimSet } from '../session/read-claims.ts';
+import { createSession } from '../session/session.ts';
 import { findInstalled } from './discover.ts';
 import { installExtension } from './install.ts';
 import { openTransport } from './launch.ts';
@@ -107,6 +109,56 @@ Pinned('should compile only the verified bytes of a wasm module swapped after it
     await writeFile(`${found.artifact}.new`, loadWatFixture('trap'));
     await rename(`${found.artifact}.new`, found.artifact);
     assert.is(await rejectionCode(openTransport(spec)), LocalErrorCode.Registry);
+  }),
+);
+
+/** Installs `acme.lazy`, whose ping imports `lib/late.mjs` and reads `data/note.txt` only when called. */
+async function installLazy(t: TempProject): Promise<{ spec: LaunchSpec; dir: string }> {
+  const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.lazy', capabilities: backend('x'), fixture: { lazy: '../lib/late.mjs', read: 'data/note.txt' }, manifest: { files: ['lib', 'data'] } });
+  await mkdir(join(pkg, 'lib'));
+  await mkdir(join(pkg, 'data'));
+  await writeFile(join(pkg, 'lib/late.mjs'), "export default 'installed';\n");
+  await writeFile(join(pkg, 'data/note.txt'), 'installed note');
+  const paths = registryPaths({ cwd: t.project });
+  await installExtension({ source: pkg, paths, probe: false });
+  const found = await findInstalled(paths, 'acme.lazy');
+  assert.ok(found);
+  return { spec: await verifyInstalled(found, { paths }), dir: found.dir };
+}
+
+Pinned('should import and read the pinned bytes of package files swapped after the session opened, never the swapped ones :: hostile', () =>
+  withProject(async (t) => {
+    const { spec, dir } = await installLazy(t);
+    const session = createSession({ transport: await openTransport(spec), requestTimeoutMs: 10_000, shutdownTimeoutMs: 10_000 });
+    try {
+      await session.start();
+      const late = join(dir, 'lib/late.mjs');
+      await writeFile(`${late}.new`, "import('node:fs').then((fs) => fs.writeFileSync(new URL(import.meta.url).pathname + '.ran', ''));\nexport default 'swapped';\n");
+      await rename(`${late}.new`, late);
+      await writeFile(join(dir, 'data/note.txt'), 'swapped note');
+      assert.equal(await session.ping(), { lazy: 'installed', read: 'installed note' });
+      assert.not.ok(existsSync(`${late}.ran`), 'the swapped module never ran');
+    } finally {
+      await session.close();
+    }
+  }),
+);
+
+Pinned('should refuse to copy a package file that no longer hashes to its pin, naming it', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.lazy', capabilities: backend('x'), manifest: { files: ['late.mjs'] } });
+    await writeFile(join(pkg, 'late.mjs'), "export default 'installed';\n");
+    const paths = registryPaths({ cwd: t.project });
+    await installExtension({ source: pkg, paths, probe: false });
+    const found = await findInstalled(paths, 'acme.lazy');
+    assert.ok(found?.lockEntry?.files);
+    const late = join(found.dir, 'late.mjs');
+    await writeFile(late, "export default 'swapped';\n");
+    const error = await pinnedCopy({ extension: 'acme.lazy', dir: found.dir, lock: found.lock, entry: 'bin/ext.mjs', files: { ...found.lockEntry.files, 'bin/ext.mjs': found.lockEntry.sha256 } }).then(
+      () => { throw new Error("copied a changed file"); },
+      (e: unknown) => e as MepError,
+    );
+    assert.equal([error.code, error.data], [LocalErrorCode.Registry, { extension: 'acme.lazy', file: late, expected: found.lockEntry.files['late.mjs'], actual: (error.data as { actual: string }).actual, lock: found.lock, reason: 'hash-mismatch' }]);
   }),
 );
 

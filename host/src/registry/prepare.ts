@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { mismatch, verifyArtifact } from './integrity.ts';
 import { pinnedCopy } from './pinned-copy.ts';
 import { MANIFEST_FILE } from './manifest.ts';
-import { checkPinComplete, verifyPackageFiles, type CompletePin } from './package-pin.ts';
+import { checkPinComplete, pinnedEntryPath, verifyPackageFiles, type CompletePin } from './package-pin.ts';
 import { openTransport } from './launch.ts';
 import type { LaunchSpec } from './launch.ts';
 import { lockEntryOf } from './lock.ts';
@@ -80,8 +80,8 @@ export type LaunchContext = TokenContext;
  * artifact's hash changed; a remote's token is resolved only when a session is opened (and an
  * unresolvable one is ERR_REGISTRY then). What runs is what
  * was hashed: a wasm module is checked again on the bytes that are compiled; a process entry
- * runs from a private copy of the bytes that were hashed (pinned-copy.ts), in the package
- * directory as its working directory; a remote is sent its token and must report the pinned
+ * runs from a private copy of its whole package made of the bytes that were hashed
+ * (pinned-copy.ts), the copy's package directory its working directory; a remote is sent its token and must report the pinned
  * identity on every session (remote.ts).
  */
 export async function verifyInstalled(installed: InstalledExtension, context: LaunchContext): Promise<LaunchSpec> {
@@ -113,7 +113,11 @@ export async function verifyInstalled(installed: InstalledExtension, context: La
     await verifyArtifact(artifact);
     return { ...spec, sha256: pin.sha256 };
   }
-  return { ...spec, path: await pinnedCopy(artifact), origin: installed.artifact, sha256: pin.sha256 };
+  await verifyArtifact(artifact);
+  // Every file of the package, copied as hashed: what it imports or reads later is what was pinned.
+  const entry = pinnedEntryPath(installed.manifest);
+  const copy = await pinnedCopy({ extension: installed.id, dir: installed.dir, lock: installed.lock, entry, files: { ...pin.files, [MANIFEST_FILE]: pin.manifestSha256, [entry]: pin.sha256 } });
+  return { ...spec, path: copy.entry, cwd: copy.dir, sha256: pin.sha256 };
 }
 
 /**

@@ -7,6 +7,7 @@ import { parseExtensionId } from './extension-id.ts';
 import type { ExtensionId } from './extension-id.ts';
 import { lockEntryOf, readLock } from './lock.ts';
 import { updateScopeLock } from './trust-lock.ts';
+import { refuseLinkedScope } from './scope-links.ts';
 import { packageDirOf, scopesOf } from './paths.ts';
 import type { RegistryPaths, Scope } from './paths.ts';
 
@@ -40,6 +41,8 @@ export async function removeExtension(paths: RegistryPaths, id: string, scope?: 
     const dir = packageDirOf(candidate, plain);
     const locked = lockEntryOf(await readLock(candidate.lock), plain) !== undefined;
     if (!locked && !(await entryExists(dir))) continue;
+    // A package directory that is a link is moved and removed as the link itself (below); the folders above it must be real.
+    await refuseLinkedScope(candidate);
     // Move the directory aside first so a failed lock write can put it back. A symlink is moved
     // and removed as the link itself: what it points to is never touched.
     const aside = join(candidate.extensions, `.removing-${randomBytes(4).toString('hex')}`);

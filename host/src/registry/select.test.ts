@@ -22,7 +22,8 @@ Select('should pick by claimed target and IR version, project scope before user 
     await install('project.avro', backend('avro'));
     const chosen = await selectProvider(paths, need);
     assert.is(chosen.installed.id, 'project.avro');
-    assert.is(chosen.spec.origin, join(t.project, '.mep/extensions/project.avro/bin/ext.mjs'), 'runs a private copy of the project install');
+    assert.is(chosen.installed.artifact, join(t.project, '.mep/extensions/project.avro/bin/ext.mjs'), 'the project install');
+    assert.ok(chosen.spec.path !== chosen.installed.artifact && chosen.spec.path.endsWith('/package/bin/ext.mjs'), 'runs a private copy of it');
     assert.equal(chosen.spec.env, {});
 
     await install('elm', { frontend: { languages: [{ id: 'elm', fileExtensions: ['.elm'] }], irVersions: ['3'], compile: true, incremental: false } });

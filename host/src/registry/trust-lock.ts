@@ -19,6 +19,7 @@ import { readLockFile, withLockHeld, writeLock } from './lock.ts';
 import type { LockFile } from './lock.ts';
 import type { RegistryPaths, ScopePaths } from './paths.ts';
 import { recordTrusted, recordedTrust } from './trust.ts';
+import { refuseLinkedScope } from './scope-links.ts';
 
 /** `user` when the project's `.mep` is `$MEP_HOME` itself (the user's own lock). */
 export type LockTrust = 'trusted' | 'untrusted' | 'changed' | 'user';
@@ -71,6 +72,7 @@ export interface LockWrite {
  * holds no other entry that would need trust: the user just chose that one, and nothing else.
  */
 export async function updateScopeLock(paths: RegistryPaths, scope: ScopePaths, change: (lock: LockFile) => void, chosen?: ExtensionId): Promise<LockWrite> {
+  await refuseLinkedScope(scope, chosen);
   return withLockHeld(scope.lock, async () => {
     const before = await readLockFile(scope.lock);
     const state = scope.scope === 'user' ? 'user' : await lockTrust(paths, scope.lock, before.sha256);

@@ -7,7 +7,7 @@
 
 /** An HTTP refusal: status, a JSON body `{ error: { code, message } }` and extra headers. */
 export interface HttpRefusal {
-  status: 401 | 403 | 404 | 405 | 408 | 413 | 415 | 431 | 503;
+  status: 400 | 401 | 403 | 404 | 405 | 408 | 413 | 415 | 431 | 503;
   code: string;
   message: string;
   headers?: Record<string, string>;

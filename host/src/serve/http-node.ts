@@ -184,6 +184,15 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, close, closed };
 }
 
+/**
+ * The pieces a body may come in: Node.js hands over one Buffer per piece it parses (a chunk of a
+ * chunked body, a socket read), so a body of 1-byte chunks (6 bytes on the wire each) cost an
+ * object and an event per byte. Past the first {@link FREE_BODY_PIECES}, the pieces must average
+ * {@link MIN_BODY_PIECE_BYTES} bytes (a TCP segment is 536 or more), else 400 `fragmented-body`.
+ */
+const FREE_BODY_PIECES = 1024;
+const MIN_BODY_PIECE_BYTES = 64;
+
 /** Reads the body as UTF-8 within `maxBytes` and `timeoutMs`, or says which bound it broke. */
 function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<string | HttpRefusal> {
   const declared = Number(req.headers['content-length'] ?? NaN);
@@ -200,6 +209,9 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) return finish(tooLarge(maxBytes));
+      if (chunks.length >= FREE_BODY_PIECES && chunks.length * MIN_BODY_PIECE_BYTES > size) {
+        return finish({ status: 400, code: 'fragmented-body', message: `The request body came in ${chunks.length + 1} pieces of ${Math.floor(size / (chunks.length + 1))} bytes on average; past ${FREE_BODY_PIECES} pieces they must average ${MIN_BODY_PIECE_BYTES} bytes or more. Send the body in larger writes (or with Content-Length).` });
+      }
       chunks.push(chunk);
     });
     req.once('end', () => finish(Buffer.concat(chunks, size).toString('utf8')));
