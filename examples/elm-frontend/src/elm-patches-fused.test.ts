@@ -20,10 +20,14 @@ interface Combinators {
   choice(list: unknown): CombineParser;
   withLocation(f: (location: unknown) => CombineParser): CombineParser;
   many(p: CombineParser): CombineParser;
+  maybe(p: CombineParser): CombineParser;
+  fromCore(p: { a(s: unknown): Step }): CombineParser;
+  string(text: string): CombineParser;
 }
-const FUSED = ['andMap', 'choice', 'andThen', 'map', 'or', 'withLocation', 'many'] as const;
+const FUSED = ['andMap', 'choice', 'andThen', 'map', 'or', 'withLocation', 'many', 'maybe', 'fromCore', 'string'] as const;
 const EDIT_OF: Record<(typeof FUSED)[number], string> = {
   andMap: 'fused-combinators', choice: 'fused-choice', andThen: 'fused-and-then', map: 'fused-map', or: 'fused-or', withLocation: 'fused-location', many: 'fused-many',
+  maybe: 'fused-maybe', fromCore: 'fused-from-core', string: 'fused-string',
 };
 
 /**
@@ -92,6 +96,8 @@ Fused('should give what the unedited andMap, andThen, or and choice give, for ev
       }
     }
     same((c) => c.map.f((v: unknown) => ['mapped', v], fixed('P', left)).a('st').a('s0'), `map #${i}`);
+    same((c) => c.maybe(fixed('P', left)).a('st').a('s0'), `maybe #${i}`);
+    same((c) => c.fromCore(fixed('P', left).a('core')).a('st').a('s0'), `fromCore #${i}`);
     same((c) => c.choice(list([])).a('st').a('s0'), 'choice of none');
   }
 });
@@ -118,6 +124,16 @@ Fused('should repeat as the unedited many does: items, states, commitment and th
       for (const committed of [false, true]) {
         same((c) => c.many(counted(count, commits, { committed })).a(0).a('s0'), `many ${count} commits ${commits.join(',')} last ${committed}`);
       }
+    }
+  }
+});
+
+Fused('should read a token as the unedited string does, at every offset and on a mismatch', () => {
+  const source = 'module Main exposing (..)\n';
+  for (const token of ['module', 'Main', 'exposing', '(..)', 'mod', 'x', '']) {
+    for (const offset of [0, 1, 7, source.length]) {
+      const s = { src: source, offset, indent: 1, context: { $: '[]' }, row: 1, col: offset + 1 };
+      same((c) => c.string(token).a('st').a(s), `string ${JSON.stringify(token)} at ${offset}`);
     }
   }
 });

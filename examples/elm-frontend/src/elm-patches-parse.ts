@@ -21,7 +21,7 @@
  * and keeps the parser it returned, per lazy parser (those of the grammar are top-level values,
  * so after the warm-up build their parsers are in the snapshot). 1,411 M → 1,343 M.
  *
- * `fused-*` (andMap, choice, andThen, map, or, withLocation, many): each of elm-syntax's Combine
+ * `fused-*` (andMap, choice, andThen, map, or, withLocation, many, string, fromCore, maybe): each of elm-syntax's Combine
  * combinators, given a parser state, built an elm/parser parser out of elm/parser's own
  * combinators (`andThen` with a callback closure, `map` with `Tuple.mapSecond`, `oneOf` over a list
  * of every alternative built in advance, `loop` over a `oneOf` per turn), and that parser was run
@@ -30,7 +30,8 @@
  * answers what the built one answered: the same `Good`/`Bad` steps, commitment (`p1 || p2`),
  * problems bag (`Append` in the same order), locations, items and state; an alternative of
  * `choice`/`or` is built only when it is tried. elm-patches-fused.test.ts compares each with the
- * unedited combinator over every pair of outcomes. 1,338 M → 1,037 M (−22.5 %).
+ * unedited combinator over every pair of outcomes. 1,338 M → 1,037 M (−22.5 %) with the first
+ * seven; → 969 M with string (its token parser built once, not per state), fromCore and maybe.
  */
 
 import type { ElmPatch } from './elm-patches.ts';
@@ -185,6 +186,52 @@ export const PARSE_PATCHES: readonly ElmPatch[] = [
         items = A2($elm$core$List$cons, step.b.b, items);
         s = step.c;
       }
+    });
+  });
+};
+`,
+  },
+  {
+    name: 'fused-string',
+    before: "var $stil4m$elm_syntax$Elm$Parser$Tokens$caseToken = $stil4m$elm_syntax$Combine$string('case');",
+    code: `$stil4m$elm_syntax$Combine$string = function (s) {
+  var chomp = $elm$parser$Parser$getChompedString($elm$parser$Parser$token(s)).a;
+  return $stil4m$elm_syntax$Combine$Parser(function (state) {
+    return $elm$parser$Parser$Advanced$Parser(function (s0) {
+      var step = chomp(s0);
+      if (step.$ === 'Bad') return A2($elm$parser$Parser$Advanced$Bad, step.a, step.b);
+      return A3($elm$parser$Parser$Advanced$Good, step.a, _Utils_Tuple2(state, step.b), step.c);
+    });
+  });
+};
+`,
+  },
+  {
+    name: 'fused-from-core',
+    before: 'var $stil4m$elm_syntax$Combine$Char$satisfy = function (pred) {',
+    code: `$stil4m$elm_syntax$Combine$fromCore = function (core) {
+  var run = core.a;
+  return $stil4m$elm_syntax$Combine$Parser(function (state) {
+    return $elm$parser$Parser$Advanced$Parser(function (s0) {
+      var step = run(s0);
+      if (step.$ === 'Bad') return A2($elm$parser$Parser$Advanced$Bad, step.a, step.b);
+      return A3($elm$parser$Parser$Advanced$Good, step.a, _Utils_Tuple2(state, step.b), step.c);
+    });
+  });
+};
+`,
+  },
+  {
+    name: 'fused-maybe',
+    before: 'var $stil4m$elm_syntax$Elm$Parser$Layout$maybeAroundBothSides = function (x) {',
+    code: `$stil4m$elm_syntax$Combine$maybe = function (parser) {
+  var p = parser.a;
+  return $stil4m$elm_syntax$Combine$Parser(function (state) {
+    return $elm$parser$Parser$Advanced$Parser(function (s0) {
+      var step = p(state).a(s0);
+      if (step.$ === 'Good') return A3($elm$parser$Parser$Advanced$Good, step.a, _Utils_Tuple2(step.b.a, $elm$core$Maybe$Just(step.b.b)), step.c);
+      if (step.a) return A2($elm$parser$Parser$Advanced$Bad, true, step.b);
+      return A3($elm$parser$Parser$Advanced$Good, false, _Utils_Tuple2(state, $elm$core$Maybe$Nothing), s0);
     });
   });
 };
