@@ -134,5 +134,5 @@ for (const project of PROJECTS) {
 }
 report.note(`mep is the compiled CLI (dist/cli/bin.js) with ${LIMITS.join(' ')}; the small project: medians of ${SMALL_RUNS} alternating runs per tool (BENCH_ELM_SMALL_RUNS), make -f once; the 60-module model: ${RUNS === 1 ? 'one run per tool (BENCH_ELM_RUNS=3 for medians)' : `the median of ${RUNS} runs per tool`}, so expect noise on a shared machine`);
 report.note(`load average (1 min): ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] as number).toFixed(2)} at the end`);
-report.note('the frontend runs the default make\'s own compiler with six edits that remove work growing faster than the model (examples/elm-frontend/src/elm-patches.ts); the IR is the same');
+report.note('the frontend runs the default make\'s own compiler with named edits (examples/elm-frontend/src/elm-patches*.ts): some remove work growing faster than the model, some make elm-syntax\'s parser combinators cheaper; the IR is the same');
 report.print();
