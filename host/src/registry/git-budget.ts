@@ -90,6 +90,15 @@ export function gitEnvironment(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([name]) => !REPOSITORY_VARIABLES.test(name)));
 }
 
+/**
+ * The transports a git source may use, the ones `mep install` documents. git's remote helpers
+ * (`ext::<command>`, `fd::`, and any `git-remote-<name>` on the PATH) run commands or reach
+ * elsewhere; the user's configuration may allow them for other work (`protocol.allow always`),
+ * and this list is the whole of what git then allows, for the clone and every submodule or
+ * redirect it would follow.
+ */
+const ALLOWED_PROTOCOLS = 'file:git:http:https:ssh';
+
 /** The tail of git's stderr kept for an error (its last lines say why). */
 const STDERR_TAIL = 4096;
 
@@ -101,7 +110,7 @@ const STDERR_TAIL = 4096;
  */
 export function spawnGit(args: string[], signal?: AbortSignal): { child: ChildProcessByStdio<null, Readable, Readable>; stderrTail(): string } {
   const child = spawn('git', args, {
-    env: { ...gitEnvironment(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '' },
+    env: { ...gitEnvironment(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: PROCESS_GROUPS,
   });
