@@ -116,7 +116,7 @@ Ledger('should find every test file and test name the README security model name
   const start = readme.indexOf('\n## Security model');
   const end = readme.indexOf('\n## ', start + 1);
   const section = readme.slice(start, end < 0 ? undefined : end);
-  const files = execFileSync('git', ['ls-files', '*.test.ts'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
+  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.test.ts'], { cwd: root, encoding: 'utf8' }).trim().split('\n');
   const references = ledgerReferences(section);
   assert.ok(references.length > 100, `${references.length} references found: the README's format changed?`);
   const problems = references.flatMap((reference) => checkReference(reference, files, (file) => readFileSync(join(root, file), 'utf8')));
