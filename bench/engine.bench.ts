@@ -4,9 +4,11 @@
  * input/output) measured in the same run. Every time goal is a ratio to a baseline measured in
  * this run (these machines are noisy), recorded for `bench/run.ts`'s summary (MET / MISSED):
  *
- * - rebuild, engine cached (without wasm-opt) ≤ 30× a bare `node -e 0` (spawn → exit, median of
+ * - rebuild, engine cached (without wasm-opt) ≤ 5× a bare `node -e 0` (spawn → exit, median of
  *   5, measured just before). The goal was "≤ 2000 ms" (issue 3), set when `node -e 0` took
- *   65–70 ms on these machines: 30× is those 2 s in units of how fast this machine runs Node now.
+ *   65–70 ms on these machines (30× it); the first idle whole run of this form (2026-12-03 15:35
+ *   UTC) measured 0.96×, so 30× bounded nothing: 5× is the author loop's goal for a watch
+ *   rebuild (bench/author-loop), the same work seen from the editor.
  *   A rebuild is CPU work in one Node process (esbuild, the snapshot, the link; the type check on
  *   a thread beside them), so it moves with load as a Node start does. The median of 3 rebuilds,
  *   each of a new source: the first of a process also starts the type-check thread.
@@ -69,7 +71,7 @@ function history(value: number, unit: string, then: number, digits = 2): string 
 }
 
 /** The goals' targets (see the header for what each means and why). */
-const ENGINE_GOALS = { rebuildPerNodeStart: 30, coldPerFloor: 10, freshPerNodeStart: 0.6, sizePerMiB: 1 } as const;
+const ENGINE_GOALS = { rebuildPerNodeStart: 5, coldPerFloor: 10, freshPerNodeStart: 0.6, sizePerMiB: 1 } as const;
 
 /** A time goal (`ms` ≤ `target` × the baseline's ms) through {@link goalRow}. */
 function timeGoal(label: string, what: string, ms: number, digits: number, base: { ms: number; name: string; meaning: string }, target: number, extra: string): void {
