@@ -1,5 +1,6 @@
 /**
- * `mep install` interrupted leaves nothing in the temporary directory. Its scratch holds the
+ * `mep install` interrupted, or its package hostile to its removal, leaves nothing in the
+ * temporary directory. Its scratch holds the
  * whole fetched package (up to the 512 MiB / 10,000-entry budget of an archive or a git
  * checkout, and its staged copy): before, SIGTERM or SIGINT ended `mep` without the `finally`
  * that removes it, so every interrupted install left it in `$TMPDIR` for good, and a SIGKILLed
@@ -7,10 +8,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -18,7 +19,8 @@ import { fileURLToPath } from 'node:url';
 import { seededRotation } from '../../../fixtures/testing/tier.ts';
 import { withProject, type TempProject } from '../registry/test-support.ts';
 
-const mepBin = join(fileURLToPath(new URL('../../../', import.meta.url)), 'bin/mep.mjs');
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const mepBin = join(root, 'bin/mep.mjs');
 
 /** A process extension that, once probed, says so in `marker` and never answers. */
 async function stallingPackage(dir: string, marker: string): Promise<string> {
@@ -86,6 +88,109 @@ Interrupt('should remove the scratch directory a SIGKILLed install left, at the 
     assert.equal(await scratchLeft(tmp), []);
   }),
 );
+
+/** Node code that makes, under `dir`, a 300-deep folder path (about 6,600 characters: over PATH_MAX) by relative steps. */
+const deepPathCode = (dir: string): string =>
+  `for (const name of ['deep', ...Array(300).fill('d'.repeat(20))]) { (await import('node:fs')).mkdirSync(name); process.chdir(name); } process.chdir(${JSON.stringify(dir)});`;
+
+// A package whose process, once probed, made its own folder hard to remove: a folder of mode 0500
+// with a file in it, and a path deeper than PATH_MAX. The install failed (the probe got no answer),
+// then its cleanup threw ENAMETOOLONG: the error the user saw was the cleanup's, and at exit the
+// hook threw again (a stack trace) and left the scratch behind.
+Interrupt('should remove a scratch its package made deep and unwritable, keeping the install failure', () =>
+  withProject(async (t) => {
+    const tmp = join(t.root, 'tmp');
+    await mkdir(tmp);
+    const pkg = join(t.root, 'pkg');
+    await mkdir(join(pkg, 'bin'), { recursive: true });
+    const here = "const here = (await import('node:path')).dirname((await import('node:url')).fileURLToPath(import.meta.url));";
+    await writeFile(
+      join(pkg, 'bin/x.mjs'),
+      `${here}\nconst fs = await import('node:fs');\nprocess.chdir(here);\nfs.mkdirSync('locked');\nfs.writeFileSync('locked/file', 'x');\nfs.chmodSync('locked', 0o500);\n${deepPathCode('/')}\nprocess.exit(0);\n`,
+    );
+    await writeFile(join(pkg, 'extension.json'), JSON.stringify({ id: 'acme.deep', name: 'Deep', version: '1.0.0', runtime: 'process', entry: 'bin/x.mjs' }));
+    const child = install(t, tmp, pkg, '--probe');
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => void (stderr += chunk.toString('utf8')));
+    const code = await exitOf(child);
+    assert.not.match(stderr, /ENAMETOOLONG|EACCES|ENOTEMPTY|    at /, stderr);
+    assert.match(stderr, /acme\.deep|probe|answer/i, "the install's own failure is reported");
+    assert.ok(code !== 0 && code !== null, `the install failed as the install decided (${code}): ${stderr}`);
+    assert.equal(await scratchLeft(tmp), []);
+  }),
+);
+
+/**
+ * Runs `code` in a node process (as the unprivileged user `nobody` when this runs as root, so
+ * that a folder of mode 0500 really refuses its file's removal) with `tmp` as TMPDIR and
+ * `makeProcessTemp` imported; resolves its exit code and stderr.
+ */
+function runTempScript(tmp: string, code: string): Promise<{ code: number | null; stderr: string }> {
+  const script = `const { makeProcessTemp } = await import(${JSON.stringify(join(root, 'host/src/files/process-temp.ts'))});\n${code}`;
+  const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  return new Promise((resolve) => {
+    const child = execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, env: { ...process.env, TMPDIR: tmp }, ...asNobody }, (error, _stdout, stderr) =>
+      resolve({ code: child.exitCode ?? (error ? -1 : 0), stderr }),
+    );
+  });
+}
+
+/** A temporary directory `nobody` can write in (when this runs as root). */
+async function openTmp(t: TempProject): Promise<string> {
+  const tmp = join(t.root, 'tmp');
+  await mkdir(tmp, { mode: 0o777 });
+  await chmod(tmp, 0o777);
+  await chmod(t.root, 0o755);
+  return tmp;
+}
+
+Interrupt('should remove at exit a scratch holding a folder of mode 0500 with a file, and a path over PATH_MAX', () =>
+  withProject(async (t) => {
+    const tmp = await openTmp(t);
+    const { code, stderr } = await runTempScript(
+      tmp,
+      `const temp = makeProcessTemp('mep-install-'); process.chdir(temp.dir);\nconst fs = await import('node:fs'); fs.mkdirSync('locked'); fs.writeFileSync('locked/file', 'x'); fs.chmodSync('locked', 0o500);\n${deepPathCode('/')}\nprocess.exitCode = 3;`,
+    );
+    assert.is(stderr, '');
+    assert.is(code, 3, 'the exit code stays what the program decided');
+    assert.equal(await scratchLeft(tmp), []);
+  }),
+);
+
+Interrupt('should remove, when asked, a scratch holding a folder of mode 0500 with a file, without throwing', () =>
+  withProject(async (t) => {
+    const tmp = await openTmp(t);
+    const { code, stderr } = await runTempScript(
+      tmp,
+      `const temp = makeProcessTemp('mep-install-'); const fs = await import('node:fs'); fs.mkdirSync(temp.dir + '/locked'); fs.writeFileSync(temp.dir + '/locked/file', 'x'); fs.chmodSync(temp.dir + '/locked', 0o500);\nawait temp.remove(); process.exitCode = fs.existsSync(temp.dir) ? 5 : 4;`,
+    );
+    assert.is(stderr, '');
+    assert.is(code, 4, 'removed, and remove() resolved');
+    assert.equal(await scratchLeft(tmp), []);
+  }),
+);
+
+if (process.getuid?.() === 0) {
+  // Only root can put, in nobody's scratch, a folder nobody can neither make writable nor empty.
+  Interrupt('should say in one warning line which folder it could not remove and how, keeping the exit code', () =>
+    withProject(async (t) => {
+      const tmp = await openTmp(t);
+      const ready = join(tmp, 'ready');
+      const running = runTempScript(
+        tmp,
+        `const fs = await import('node:fs'); const temp = makeProcessTemp('mep-install-'); fs.writeFileSync(${JSON.stringify(ready)}, temp.dir);\nwhile (!fs.existsSync(temp.dir + '/root-owned/file')) await new Promise((r) => setTimeout(r, 10));\nprocess.exitCode = 3;`,
+      );
+      await waitForFile(ready);
+      const dir = await readFile(ready, 'utf8');
+      await mkdir(join(dir, 'root-owned'));
+      await writeFile(join(dir, 'root-owned/file'), 'x');
+      const { code, stderr } = await running;
+      assert.is(code, 3, 'the exit code stays what the program decided');
+      assert.is(stderr.split('\n').filter(Boolean).length, 1, stderr);
+      assert.ok(stderr.includes(dir) && /rm -rf/.test(stderr), stderr);
+    }),
+  );
+}
 
 /** Pids of the live (not zombie) processes whose command line contains `needle` (Linux /proc). */
 function processesNaming(needle: string): number[] {

@@ -3,12 +3,90 @@
  * temporary directory, removed when the process exits (a handled SIGINT or SIGTERM exits through
  * `process.exit`, which runs the hook), and removed by the next `mep` that makes one of the same
  * kind when a killed process (SIGKILL, a crash) left them: a directory of this user whose pid is
- * no longer running. Node edge.
+ * no longer running. What a package left in it cannot stop its removal: folders it made unwritable
+ * are made writable first, and paths deeper than PATH_MAX are moved up, shorter, before their
+ * contents are removed. A removal that still fails (a file of another user) is one warning line
+ * on stderr naming the folder and how to remove it; it never throws, and never changes the exit
+ * code. Node edge.
  */
-import { lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdtempSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** Paths longer than this are moved up to the tree's root before being read (PATH_MAX is 4096 on Linux, 1024 on macOS). */
+const SHORT_PATH = 768;
+
+/**
+ * Removes the tree `root` of this user whatever a package made of it: each folder made
+ * `u+rwx` before it is read, a folder whose path would exceed {@link SHORT_PATH} renamed to a
+ * short name directly in `root` first, symbolic links removed, never followed. Throws the first
+ * error it cannot get past.
+ */
+function removeTreeHard(root: string): void {
+  const stack: { path: string; read: boolean }[] = [{ path: root, read: false }];
+  let moved = 0;
+  const open = (path: string): string => {
+    chmodSync(path, (lstatSync(path).mode & 0o7777) | 0o700);
+    if (path.length <= SHORT_PATH) return path;
+    let short: string;
+    do short = join(root, `.mep-deep-${moved++}`);
+    while (exists(short));
+    renameSync(path, short);
+    return short;
+  };
+  open(root);
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.read) {
+      stack.pop();
+      rmdirSync(top.path);
+      continue;
+    }
+    top.read = true;
+    for (const entry of readdirSync(top.path, { withFileTypes: true })) {
+      const path = join(top.path, entry.name);
+      if (entry.isDirectory()) stack.push({ path: open(path), read: false });
+      else unlinkSync(path);
+    }
+  }
+}
+
+const exists = (path: string): boolean => {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Removes `dir` (see the module comment); false when something of it stays. */
+function removeTree(dir: string): boolean {
+  try {
+    rmSync(dir, { recursive: true, force: true });
+    return true;
+  } catch {
+    try {
+      removeTreeHard(dir);
+      return true;
+    } catch {
+      return !exists(dir);
+    }
+  }
+}
+
+/** Removes `dir`, or says on stderr, in one line, that it stays and how to remove it. */
+function removeOrWarn(dir: string): void {
+  if (removeTree(dir)) return;
+  try {
+    // A TMPDIR with control characters is named escaped only: nothing raw reaches the terminal.
+    const quoted = /[\u0000-\u001f\u007f-\u009f]/.test(dir) ? 'it' : `'${dir.replaceAll("'", "'\\''")}'`;
+    process.stderr.write(`mep: warning: could not remove the temporary folder ${JSON.stringify(dir)}; remove it with: chmod -R u+rwx ${quoted}; rm -rf ${quoted}\n`);
+  } catch {
+    // stderr is gone: nothing else can be said.
+  }
+}
 
 /** Whether process `pid` runs (EPERM: it does, as another user's). */
 export function processRunning(pid: number): boolean {
@@ -29,7 +107,7 @@ function sweepStale(root: string, prefix: string): void {
     if (pid === undefined || Number(pid) === process.pid || processRunning(Number(pid))) continue;
     try {
       const info = lstatSync(join(root, name));
-      if (info.isDirectory() && (uid === undefined || info.uid === uid)) rmSync(join(root, name), { recursive: true, force: true });
+      if (info.isDirectory() && (uid === undefined || info.uid === uid)) removeTree(join(root, name));
     } catch {
       // Gone meanwhile, or not ours to remove.
     }
@@ -39,7 +117,7 @@ function sweepStale(root: string, prefix: string): void {
 /** A directory of this process; see the module comment. */
 export interface ProcessTemp {
   readonly dir: string;
-  /** Removes it now (and forgets the exit hook). Idempotent. */
+  /** Removes it now (and forgets the exit hook), or warns on stderr that it stays; never rejects. Idempotent. */
   remove(): Promise<void>;
 }
 
@@ -59,14 +137,16 @@ export function makeProcessTemp(prefix: string): ProcessTemp {
     // Only housekeeping: an unreadable temp directory fails at mkdtemp below with its reason.
   }
   const dir = mkdtempSync(join(root, `${prefix}${process.pid}-`));
-  const atExit = (): void => rmSync(dir, { recursive: true, force: true });
+  const atExit = (): void => removeOrWarn(dir);
   process.on('exit', atExit);
   let removed: Promise<void> | undefined;
   return {
     dir,
     remove() {
       removed ??= (async () => {
-        await rm(dir, { recursive: true, force: true });
+        // The common case off the main thread; what a package made hard to remove, here. The exit
+        // hook stays until then: a signal that exits meanwhile still removes what is left.
+        if (!(await rm(dir, { recursive: true, force: true }).then(() => true, () => false))) removeOrWarn(dir);
         process.off('exit', atExit);
       })();
       return removed;
