@@ -9,7 +9,7 @@ import { commands } from './commands/index.ts';
 import type { Io } from './io.ts';
 import { processIo } from './io.ts';
 import { errorDetailLines } from './render-error.ts';
-import { keepShapeVerdicts } from '../registry/shape-verdicts.ts';
+import { keepShapeVerdicts, shapeVerdictsWritten } from '../registry/shape-verdicts.ts';
 
 const HELP = `mep — run Morphir Extension Protocol (MEP 0.1) extensions, sandboxed in wasm or as processes
 
@@ -50,6 +50,9 @@ export async function main(argv: string[], io: Io = processIo()): Promise<number
     return await outputKept(name, await command.run(rest, io), io);
   } catch (error) {
     return await outputKept(name, reportError(name, error, io), io);
+  } finally {
+    // Before `mep` returns (and exits): a verdict written halfway is a `.tmp` left in $MEP_HOME.
+    await shapeVerdictsWritten();
   }
 }
 

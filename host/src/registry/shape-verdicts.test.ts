@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createShapeVerdicts, keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from './shape-verdicts.ts';
+import { createShapeVerdicts, keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory, shapeVerdictsWritten } from './shape-verdicts.ts';
 
 const A = 'a'.repeat(64);
 const B = 'b'.repeat(64);
@@ -97,6 +97,23 @@ store('should be off until the command keeps them, in $MEP_HOME/cache/wasm-shape
   assert.ok(keptShapeVerdicts());
   keepShapeVerdicts(false);
   assert.is(shapeVerdictsDirectory({ cwd: '/work', env: { MEP_HOME: '/home/u/.mep' } }), join('/home/u/.mep', 'cache', 'wasm-shape'));
+});
+
+store('should let the command wait for verdicts still being written before it returns', async () => {
+  // Launches write a verdict without waiting (module.ts): `mep` returned, or exited, while it was
+  // still being written; a caller removing its home then raced it (ENOTEMPTY), an exit left a `.tmp`.
+  const saved = { home: process.env.MEP_HOME, kept: keptShapeVerdicts() !== undefined };
+  process.env.MEP_HOME = join(dir, '..', '..');
+  keepShapeVerdicts(true);
+  try {
+    void (keptShapeVerdicts() as NonNullable<ReturnType<typeof keptShapeVerdicts>>).add(A, RULES);
+    await shapeVerdictsWritten();
+    assert.equal(existsSync(dir) ? readdirSync(dir) : [], [A]);
+  } finally {
+    keepShapeVerdicts(saved.kept);
+    if (saved.home === undefined) delete process.env.MEP_HOME;
+    else process.env.MEP_HOME = saved.home;
+  }
 });
 
 store.run();

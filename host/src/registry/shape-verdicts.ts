@@ -102,7 +102,24 @@ export function keepShapeVerdicts(on: boolean): void {
   kept = on;
 }
 
+/** Verdicts being written: a launch does not wait for them (transport/wasm/module.ts), the command does before it returns. */
+const writing = new Set<Promise<void>>();
+
+/** Resolves once every verdict being written is on disk (or given up). */
+export async function shapeVerdictsWritten(): Promise<void> {
+  while (writing.size > 0) await Promise.all(writing);
+}
+
 /** The store launches use, or undefined when verdicts are not kept (the default). */
 export function keptShapeVerdicts(): ShapeVerdicts | undefined {
-  return kept ? createShapeVerdicts(shapeVerdictsDirectory()) : undefined;
+  if (!kept) return undefined;
+  const store = createShapeVerdicts(shapeVerdictsDirectory());
+  return {
+    has: store.has,
+    add(sha256, rules) {
+      const written: Promise<void> = store.add(sha256, rules).catch(() => undefined).finally(() => writing.delete(written));
+      writing.add(written);
+      return written;
+    },
+  };
 }
