@@ -10,6 +10,10 @@
  * No deadlock on an unread body: the parser reaches request k + 1 only once request k's body is
  * whole, so every started handler's body is in; only the last queued request's body may be
  * unfinished, and it is started (and reading resumed) when the queue empties to it.
+ *
+ * Not handled: when the read in hand ends inside a request's head, Node counts its headers
+ * timeout for that head while the connection waits, so requests that wait longer than
+ * `--headers-timeout` get Node's bare 408 and the connection closed (its own pause does the same).
  */
 import type { Socket } from 'node:net';
 
