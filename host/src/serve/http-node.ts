@@ -17,6 +17,7 @@ import { answerHttpRpc } from './http-rpc.ts';
 import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
 import { capConnections } from './connection-cap.ts';
+import { createPipelineGate } from './http-pipeline.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
 export interface HttpListenOptions extends HttpRoutes {
@@ -45,6 +46,8 @@ export interface HttpListenOptions extends HttpRoutes {
   maxPendingBytes?: number;
   /** Request bodies held at once, from their first byte to their answer (at least `maxBodyBytes`); a body past it waits unread. Default 128 MiB. */
   maxBodiesBytes?: number;
+  /** Requests of one connection in flight at once; past it the connection is read no further until one is answered. Default 16. */
+  maxPipelined?: number;
   /** The session pool: a session per request, idle sessions kept, their runtime options. */
   sessions?: Omit<SessionPoolOptions, 'server'>;
 }
@@ -141,12 +144,14 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   // Node's requestTimeout is off (0): it counts from the headers, so a body that waited for the
   // budget was cut off with Node's bare 408 before its own --body-timeout to arrive. The host
   // arms both deadlines itself: the wait (503 busy) and the read (408 body-timeout).
+  // At most limits.maxPipelined handlers of one connection at once; past it the connection is read no further.
+  const admit = createPipelineGate(limits.maxPipelined);
   const serve = (expectsContinue: boolean) => (req: IncomingMessage, res: ServerResponse): void => {
-    handle(req, res, expectsContinue).catch((error: unknown) => {
+    admit(req.socket, () => handle(req, res, expectsContinue).catch((error: unknown) => {
       server.log(`HTTP request failed: ${(error as Error).message}`);
       if (!res.headersSent) refuse(res, { status: 503, code: 'internal', message: 'The request could not be served; the server log has the details.' });
       else res.destroy();
-    });
+    }));
   };
   const http: Server = createServer(
     { maxHeaderSize: limits.maxHeaderBytes, headersTimeout: limits.headersTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs) },

@@ -29,6 +29,13 @@ export const HTTP_LIMITS = {
    * the number of clients, bounds what bodies cost the host. A body that does not fit waits unread.
    */
   maxBodiesBytes: 128 * 1024 * 1024,
+  /**
+   * Requests of one connection in flight at once (HTTP/1.1 pipelining): Node's parser starts a
+   * handler for each request it parses and pauses only for unsent answers, so one connection whose
+   * requests wait without writing (for the body budget, a session) held 20,000 handlers (+111 MB).
+   * Past it the connection is read no further until one is answered; answers stay in order.
+   */
+  maxPipelined: 16,
 };
 
 /** What is served where. */
