@@ -5,7 +5,7 @@
  * sessions by the host server's slots; nothing is read before Origin and the token are checked.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { encodeSseEvent } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
@@ -250,11 +250,28 @@ function probeEndedClient(req: IncomingMessage, res: ServerResponse): () => void
     timer = setInterval(probe, 1_000);
   };
   if (socket.readableEnded) ended();
-  else socket.once('end', ended);
+  else onSocketEnd(socket).add(ended);
   return () => {
-    socket.off('end', ended);
+    endWaiters.get(socket)?.delete(ended);
     clearInterval(timer);
   };
+}
+
+/** Per connection, what its end starts: one `end` listener for all its pipelined requests (up to maxPipelined). */
+const endWaiters = new WeakMap<Socket, Set<() => void>>();
+
+function onSocketEnd(socket: Socket): Set<() => void> {
+  let waiters = endWaiters.get(socket);
+  if (waiters === undefined) {
+    const created = new Set<() => void>();
+    endWaiters.set(socket, created);
+    socket.once('end', () => {
+      for (const waiter of [...created]) waiter();
+      created.clear();
+    });
+    waiters = created;
+  }
+  return waiters;
 }
 
 function openEventStream(res: ServerResponse, maxPendingBytes: number, log: (reason: string) => void): (message: JsonRpcMessage) => void {
