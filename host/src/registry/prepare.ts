@@ -91,11 +91,10 @@ export async function verifyInstalled(installed: InstalledExtension, context: La
   // Every other file it runs with (its working directory's, the entry's map) is what was installed.
   await verifyPackageFiles(installed, pin.files);
   const spec = launchSpecOf(installed.manifest, installed.dir);
-  const artifact = { extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock };
+  await verifyArtifact({ extension: installed.id, file: installed.artifact, expected: pin.sha256, lock: installed.lock });
   if (installed.manifest.runtime === 'http') {
     // Nothing runs here: the manifest (the pinned file) must name the pinned URL, and the server
     // must report the pinned identity (checked on the session's handshake, registry/remote.ts).
-    await verifyArtifact(artifact);
     if (pin.url !== installed.manifest.url || pin.identity === undefined) {
       throw refuse(installed, `${installed.lock} does not pin its URL and identity (${installed.manifest.url}). Reinstall it with 'mep install <source>'.`, 'not-locked');
     }
@@ -109,11 +108,7 @@ export async function verifyInstalled(installed: InstalledExtension, context: La
       }));
     return { ...spec, remote: { identity: { id: pin.identity.id, version: pin.identity.version }, ...(installed.manifest.token === undefined ? {} : { token: resolveToken }) } };
   }
-  if (installed.manifest.runtime === 'wasm') {
-    await verifyArtifact(artifact);
-    return { ...spec, sha256: pin.sha256 };
-  }
-  await verifyArtifact(artifact);
+  if (installed.manifest.runtime === 'wasm') return { ...spec, sha256: pin.sha256 };
   // Every file of the package, copied as hashed: what it imports or reads later is what was pinned.
   const entry = pinnedEntryPath(installed.manifest);
   const copy = await pinnedCopy({ extension: installed.id, dir: installed.dir, lock: installed.lock, entry, files: { ...pin.files, [MANIFEST_FILE]: pin.manifestSha256, [entry]: pin.sha256 } });

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { encodeSseEvent } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { listenerSet, type ListenerSet } from '../transport/events.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
 import type { HostServer } from './host-server.ts';
 import { checkContentType, checkOrigin, checkToken, hostsFor, isLoopback, type HeaderLookup, type HttpRefusal } from './http-guard.ts';
@@ -225,11 +226,6 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
 }
 
 /**
- * Switches `res` to an SSE stream; returns the writer of one JSON-RPC message per event. A
- * client that does not read is dropped once `maxPendingBytes` of events wait for it (closing the
- * response cancels its call), so the server never holds more than that for it.
- */
-/**
  * A client that ended its side of the connection while its answer is pending has either
  * half-closed (HTTP/1.1 allows it, and it is answered) or gone; on TCP the two look alike until
  * something is written. So the server writes at once and then each second: an interim
@@ -249,31 +245,33 @@ function probeEndedClient(req: IncomingMessage, res: ServerResponse): () => void
     probe();
     timer = setInterval(probe, 1_000);
   };
+  let forget = (): void => undefined;
   if (socket.readableEnded) ended();
-  else onSocketEnd(socket).add(ended);
+  else forget = endListenersOf(socket).add(ended);
   return () => {
-    endWaiters.get(socket)?.delete(ended);
+    forget();
     clearInterval(timer);
   };
 }
 
 /** Per connection, what its end starts: one `end` listener for all its pipelined requests (up to maxPipelined). */
-const endWaiters = new WeakMap<Socket, Set<() => void>>();
+const endListeners = new WeakMap<Socket, ListenerSet<() => void>>();
 
-function onSocketEnd(socket: Socket): Set<() => void> {
-  let waiters = endWaiters.get(socket);
-  if (waiters === undefined) {
-    const created = new Set<() => void>();
-    endWaiters.set(socket, created);
-    socket.once('end', () => {
-      for (const waiter of [...created]) waiter();
-      created.clear();
-    });
-    waiters = created;
+function endListenersOf(socket: Socket): ListenerSet<() => void> {
+  let listeners = endListeners.get(socket);
+  if (listeners === undefined) {
+    const created = listenerSet<() => void>();
+    socket.once('end', () => created.emit());
+    endListeners.set(socket, (listeners = created));
   }
-  return waiters;
+  return listeners;
 }
 
+/**
+ * Switches `res` to an SSE stream; returns the writer of one JSON-RPC message per event. A
+ * client that does not read is dropped once `maxPendingBytes` of events wait for it (closing the
+ * response cancels its call), so the server never holds more than that for it.
+ */
 function openEventStream(res: ServerResponse, maxPendingBytes: number, log: (reason: string) => void): (message: JsonRpcMessage) => void {
   // Proxies must pass events on as they come (nginx buffers unless told).
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
