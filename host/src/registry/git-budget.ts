@@ -15,6 +15,7 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { containHelper, PROCESS_GROUPS, signalGroup } from '../transport/process-group.ts';
 import { budgetError, createArchiveBudget } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
+import { MAX_MEMBER_PATH, MAX_SEGMENT_BYTES } from './archive/plan.ts';
 
 /** How often a running clone's size on disk is looked at: it may pass the budget by what arrives meanwhile. */
 const CLONE_POLL_MS = 100;
@@ -127,9 +128,9 @@ const MAX_HEAD = 256;
 const TAB = 0x09;
 const NUL = 0x00;
 
-/** Longest path of a tree entry, and of one name in it, in bytes: what an archive member may have (archive/plan.ts). */
-const MAX_TREE_PATH_BYTES = 1024;
-const MAX_TREE_NAME_BYTES = 255;
+/** Longest path of a tree entry, and of one name in it, in bytes: what an archive member may have. */
+const MAX_TREE_PATH_BYTES = MAX_MEMBER_PATH;
+const MAX_TREE_NAME_BYTES = MAX_SEGMENT_BYTES;
 const SLASH = 0x2f;
 
 /** A tree path no file system takes (git checks it out relative to each folder; nothing else opens it). */

@@ -25,10 +25,10 @@ function refuse(archive: string, entry: string, why: string, reason: 'unsafe-ent
   });
 }
 
-/** Longest member path, in characters (as an artifact's): with the scratch and install folders it stays under PATH_MAX. */
-const MAX_MEMBER_PATH = 1024;
+/** Longest path of a package's file (an archive member, a git tree entry): with the scratch and install folders it stays under PATH_MAX. */
+export const MAX_MEMBER_PATH = 1024;
 /** Longest name of one path segment, in UTF-8 bytes (ext4, APFS, NTFS). */
-const MAX_SEGMENT_BYTES = 255;
+export const MAX_SEGMENT_BYTES = 255;
 
 /** The member's path normalized to forward slashes, or a refusal when it leaves the root. */
 function safeRelative(path: string, archive: string): string {
