@@ -19,7 +19,7 @@
  *   BENCH_CALLGRIND_ONLY=graphql node --import tsx bench/callgrind.bench.ts   # one workload
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { ENGINE_CACHE_DIR } from '../build/engine/index.ts';
@@ -27,20 +27,15 @@ import { ensureNativeEngine } from '../build/engine/native.ts';
 import { elmCompileProgram } from './elm-program.ts';
 import { heavyIr } from './guests/workloads/heavy-ir.ts';
 import { nativeWorkloadScript } from './native-workload.ts';
-import { BENCH_CACHE, Report, progress, x } from './lib.ts';
+import { BENCH_CACHE, exitWithoutValgrind, progress, Report, VALGRIND, x } from './lib.ts';
 
 const run = promisify(execFile);
-const VALGRIND = '/usr/bin/valgrind';
 const TYPES = 60;
 const ELM = { modules: 1, typesPerModule: 5 };
 const ONLY = process.env.BENCH_CALLGRIND_ONLY;
 const report = new Report('callgrind (issue 32): native instruction counts, edited engine vs quickjs-ng without edits');
 
-if (!existsSync(VALGRIND)) {
-  report.note('valgrind is not installed (apt-get install valgrind): nothing counted');
-  report.print();
-  process.exit(0);
-}
+exitWithoutValgrind(report);
 
 const dir = join(BENCH_CACHE, 'callgrind');
 mkdirSync(dir, { recursive: true });

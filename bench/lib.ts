@@ -92,6 +92,17 @@ export function nodeStartMs(runs: number, cwd = ROOT): number {
   return median(times);
 }
 
+/** valgrind, where the callgrind benches run it. */
+export const VALGRIND = '/usr/bin/valgrind';
+
+/** Ends a callgrind bench on a machine without valgrind: a note in its report, not a failure. */
+export function exitWithoutValgrind(report: Report): void {
+  if (existsSync(VALGRIND)) return;
+  report.note('valgrind is not installed (apt-get install valgrind): nothing counted');
+  report.print();
+  process.exit(0);
+}
+
 /** Formats milliseconds with a sensible unit. */
 export function ms(value: number): string {
   if (value < 1) return `${(value * 1000).toFixed(1)} µs`;

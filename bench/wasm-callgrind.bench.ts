@@ -11,21 +11,16 @@
  *   BENCH_WASM_ENGINES=a.wasm,b.wasm node --import tsx bench/wasm-callgrind.bench.ts   # engines to compare
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { ensureEngine } from '../build/engine/index.ts';
 import { elmCompileProgram } from './elm-program.ts';
-import { BENCH_CACHE, ROOT, Report, progress, x } from './lib.ts';
+import { BENCH_CACHE, exitWithoutValgrind, progress, Report, ROOT, VALGRIND, x } from './lib.ts';
 
 const run = promisify(execFile);
-const VALGRIND = '/usr/bin/valgrind';
 const report = new Report('wasm-callgrind (issue 32): instructions of the wasm engine\'s code in V8');
-if (!existsSync(VALGRIND)) {
-  report.note('valgrind is not installed (apt-get install valgrind): nothing counted');
-  report.print();
-  process.exit(0);
-}
+exitWithoutValgrind(report);
 const dir = join(BENCH_CACHE, 'wasm-callgrind');
 mkdirSync(dir, { recursive: true });
 const script = join(dir, 'elm-1x5.js');
