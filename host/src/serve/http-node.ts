@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { encodeSseEvent } from '../framing/sse.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { listenerSet, type ListenerSet } from '../transport/events.ts';
@@ -18,7 +19,7 @@ import { answerHttpRpc } from './http-rpc.ts';
 import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
 import { capConnections } from './connection-cap.ts';
-import { createPipelineGate } from './http-pipeline.ts';
+import { answerClientError, createPipelineGate } from './http-pipeline.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
 export interface HttpListenOptions extends HttpRoutes {
@@ -146,9 +147,9 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   // budget was cut off with Node's bare 408 before its own --body-timeout to arrive. The host
   // arms both deadlines itself: the wait (503 busy) and the read (408 body-timeout).
   // At most limits.maxPipelined handlers of one connection at once; past it the connection is read no further.
-  const admit = createPipelineGate(limits.maxPipelined);
+  const pipeline = createPipelineGate(limits.maxPipelined, limits.headersTimeoutMs);
   const serve = (expectsContinue: boolean) => (req: IncomingMessage, res: ServerResponse): void => {
-    admit(req.socket, () => handle(req, res, expectsContinue).catch((error: unknown) => {
+    pipeline.admit(req.socket, () => handle(req, res, expectsContinue).catch((error: unknown) => {
       server.log(`HTTP request failed: ${(error as Error).message}`);
       if (!res.headersSent) refuse(res, { status: 503, code: 'internal', message: 'The request could not be served; the server log has the details.' });
       else res.destroy();
@@ -164,6 +165,12 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   (http as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
   // Without this listener Node answers 100 Continue itself, before the token is checked.
   http.on('checkContinue', serve(true));
+  // A headers timeout the pipelining gate caused is the gate's to bound; every other client error
+  // is answered as Node answers it without a listener.
+  http.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && pipeline.ownsTimeout(socket as Socket)) return;
+    answerClientError(error, socket);
+  });
   capConnections(http, limits.maxConnections, (message) => server.log(message), (dropped) => `HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
