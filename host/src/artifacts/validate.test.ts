@@ -92,4 +92,24 @@ Validate('should refuse DEL, C1 controls, line separators and lone surrogates in
   assert.is(validateArtifacts('ext', [text('a\ufffd.txt'), text('\ud83d\ude00.txt'), text('caf\u00e9\u00a0x.txt'), text('\u3000a')]).files.length, 4, 'a pair, U+FFFD itself, NBSP and ideographic space are names');
 });
 
+// Before: text content was encoded with TextEncoder, which writes a lone surrogate as U+FFFD
+// without a word: "x = '\ud800'" and "x = '\udfff'" were written as the same bytes, neither
+// the text the extension returned, and mep reported success.
+Validate('should refuse text content holding a lone surrogate, which no file can hold, naming the artifact and where :: content', () => {
+  for (const content of ["x = '\ud800';", '\udfff', 'ok\n'.repeat(1000) + '\ud83d']) {
+    let thrown: unknown;
+    try {
+      validateArtifacts('ext', [text('ok.txt', 'fine \ud83d\ude00'), text('gen/a.ts', content)]);
+    } catch (error) {
+      thrown = error;
+    }
+    const error = thrown as { code?: string; message?: string; data?: { path?: string; offset?: number } };
+    assert.is(error?.code, LocalErrorCode.Artifact, JSON.stringify(content.slice(-8)));
+    assert.match(error.message ?? '', /gen\/a\.ts/);
+    assert.match(error.message ?? '', /lone surrogate/);
+    assert.is(error.data?.offset, content.search(/[\ud800-\udfff]/));
+  }
+  assert.is(validateArtifacts('ext', [text('a.txt', '\ud83d\ude00 \ufffd'), { path: 'b.bin', content: '7f8=', binary: true }]).files.length, 2, 'pairs, U+FFFD and binary content pass');
+});
+
 Validate.run();

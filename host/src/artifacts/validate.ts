@@ -43,12 +43,27 @@ const BIDI_CONTROL = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 const MAX_SEGMENT_UNITS = 255;
 const utf8 = new TextEncoder();
 
-function reject(extension: string, path: string, problem: string): MepError {
+function reject(extension: string, path: string, problem: string, data: Record<string, unknown> = {}): MepError {
   return new MepError(
     LocalErrorCode.Artifact,
     `Extension '${extension}' returned an unsafe artifact ${JSON.stringify(path)}: ${problem}. Nothing was written; report this to the extension's author.`,
-    { data: { extension, path, problem } },
+    { data: { extension, path, problem, ...data } },
   );
+}
+
+/** `String.prototype.isWellFormed` (ES2024; Node.js 20 has it, the project's lib types do not). */
+const isWellFormed = (String.prototype as unknown as { isWellFormed: (this: string) => boolean }).isWellFormed;
+
+/**
+ * Throws unless text content is well-formed UTF-16: UTF-8 cannot hold a lone surrogate, and
+ * TextEncoder writes each as U+FFFD, so two different contents would be written as the same
+ * bytes, neither what the extension returned, and nothing would say so.
+ */
+function checkTextContent(extension: string, artifact: Artifact): void {
+  if (isWellFormed.call(artifact.content)) return;
+  const offset = artifact.content.search(LONE_SURROGATE);
+  const unit = artifact.content.charCodeAt(offset).toString(16);
+  throw reject(extension, artifact.path, `its text holds a lone surrogate (\\u${unit} at UTF-16 offset ${offset}), which UTF-8 cannot hold: it would be written as U+FFFD, not as returned; return the text well-formed, or the bytes as binary (base64)`, { offset });
 }
 
 /** Throws unless `path` is a safe relative POSIX path that stays inside the output directory. */
@@ -159,6 +174,7 @@ export function createArtifactValidator(extension: string, limits: ArtifactLimit
       }
       checkArtifactPath(extension, artifact.path);
       const clean = artifact.binary ? checkBase64(extension, artifact) : undefined;
+      if (clean === undefined) checkTextContent(extension, artifact);
       if (sizeBound(artifact, clean) > maxBytes) {
         const bytes = clean === undefined ? utf8Length(artifact.content) : (clean.length / 4) * 3 - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);
         if (bytes > maxBytes) throw reject(extension, artifact.path, `it is ${bytes} bytes, over the ${maxBytes}-byte limit`);

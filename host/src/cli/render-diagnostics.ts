@@ -1,10 +1,11 @@
 /**
  * Renders MEP diagnostics the way a compiler does: `severity[code]: message`, then
  * `--> file:line:col` and the source line with a caret when the source is known (the text that was
- * compiled, or a readable local file). Lines and characters are zero-based on the wire (MEP 0.1,
+ * compiled, or a regular file below the working directory, not under a dot-name). Lines and characters are zero-based on the wire (MEP 0.1,
  * Diagnostics) and one-based on screen; a file below the working directory is shown relative to it.
  */
-import { isAbsolute, relative } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../protocol/index.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
@@ -12,7 +13,7 @@ import { readRegularFileSync } from '../files/regular-file.ts';
 
 /** Options of {@link renderDiagnostics}. */
 export interface RenderOptions {
-  /** Files below this folder are shown relative to it. */
+  /** Files below this folder are shown relative to it, and only they are read for a line (default the process working directory). */
   cwd?: string;
   /** The text of each compiled document by URI, shown instead of reading the file again. */
   sources?: ReadonlyMap<string, string>;
@@ -32,11 +33,27 @@ function localPath(uri: string): string | undefined {
   return undefined;
 }
 
-function sourceLine(uri: string, path: string | undefined, line: number, cache: LineCache, sources?: ReadonlyMap<string, string>): string | undefined {
+/**
+ * Whether a line of the file at `path` may be shown: the location comes from an extension (a
+ * sandboxed wasm guest included), so only a file whose real path lies below the working
+ * directory, with no dot-name on the way (`.env`, `.git/config`), is read. Anything else (a key in
+ * `~/.ssh`, `/proc/self/environ`, a link out of the folder) is named and not read, so an extension
+ * cannot have `mep` print a line of a file it was never given into a terminal or a CI log.
+ */
+function mayShow(path: string, cwd: string): boolean {
+  try {
+    const rel = relative(realpathSync(cwd), realpathSync(path));
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).some((segment) => segment.startsWith('.'));
+  } catch {
+    return false;
+  }
+}
+
+function sourceLine(uri: string, path: string | undefined, line: number, cache: LineCache, options: RenderOptions): string | undefined {
   if (!cache.has(uri)) {
-    const text = sources?.get(uri);
+    const text = options.sources?.get(uri);
     if (text !== undefined) cache.set(uri, text.split(/\r?\n/));
-    else if (path === undefined) cache.set(uri, null);
+    else if (path === undefined || !mayShow(path, options.cwd ?? process.cwd())) cache.set(uri, null);
     else {
       try {
         // The location comes from the extension: a FIFO or a device there is refused, never opened.
@@ -67,7 +84,7 @@ export function renderDiagnostic(d: Diagnostic, cache: LineCache = new Map(), op
   const isPoint = start.line === 0 && start.character === 0 && end.line === 0 && end.character === 0;
   const where = !path && isPoint ? location.uri : `${path ? shown(path, options.cwd) : location.uri}:${start.line + 1}:${start.character + 1}`;
   const lines = [head, `  --> ${where}`];
-  const text = path || options.sources?.has(location.uri) ? sourceLine(location.uri, path, start.line, cache, options.sources) : undefined;
+  const text = path || options.sources?.has(location.uri) ? sourceLine(location.uri, path, start.line, cache, options) : undefined;
   if (text !== undefined) {
     const gutter = String(start.line + 1);
     // The caret stays within the line shown: a range the extension put far past it (2^50) would

@@ -105,6 +105,16 @@ export function createDispatcher(host: DispatcherHost): Dispatcher {
         host.send(errorMessage(id, { code: ErrorCode.MethodNotFound, message: `The host does not implement ${method}.` }));
         return;
       }
+      if (running.has(id)) {
+        // A second request under an id still running would take its place here: the first could
+        // no longer be cancelled, nor aborted when the connection closes (a `mep serve` client
+        // held session slots to the deadline it chose), and the two answers could not be told apart.
+        const refused = new MepError(ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is still running on ${host.name}; this ${method} was not run. Use an id that is not in use until its answer arrives.`, {
+          data: { id, reason: 'id-in-use' },
+        });
+        host.send(errorMessage(id, refused.toJSON()));
+        return;
+      }
       const controller = new AbortController();
       running.set(id, controller);
       let result: unknown;
