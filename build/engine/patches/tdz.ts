@@ -36,7 +36,12 @@ static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
     uint64_t *in = NULL, st;
     int *work = NULL;
 
-    if (fd->has_eval_call || fd->var_count == 0 || len == 0)
+    if (fd->has_eval_call || len == 0)
+        return;
+    for (k = 0; k < fd->var_count; k++) /* no lexical local of its own (ES5 code): nothing to do */
+        if (fd->vars[k].is_lexical && !fd->vars[k].is_captured)
+            break;
+    if (k == fd->var_count)
         return;
     bit = js_malloc_rt(rt, fd->var_count);
     may_uninit = js_mallocz_rt(rt, fd->var_count);
@@ -49,7 +54,7 @@ static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
         if (op == OP_set_loc_uninitialized) {
             idx = get_u16(bc + pos + 1);
             may_uninit[idx] = 1;
-            if (!fd->vars[idx].is_captured && bit[idx] < 0 && nbits < MEP_TDZ_VARS)
+            if (fd->vars[idx].is_lexical && !fd->vars[idx].is_captured && bit[idx] < 0 && nbits < MEP_TDZ_VARS)
                 bit[idx] = nbits++;
         } else if (op == OP_gosub || op == OP_ret || (op >= OP_with_get_var && op <= OP_with_get_ref_undef) ||
                    (op >= OP_make_loc_ref && op <= OP_make_var_ref) ||
