@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PARSE_PATCHES } from './elm-patches-parse.ts';
-import { patchElmWorker } from './elm-patches.ts';
+import { ELM_PATCHES, patchElmWorker } from './elm-patches.ts';
 import { installedWorkerSource } from './testing.ts';
 
 /** What the probe hands out of the worker's closure: the Elm runtime's equality and chars, and Combine's lazy. */
@@ -11,6 +11,8 @@ interface Probe {
   chr(c: string): unknown;
   lazy(thunk: (unit: unknown) => { a(state: unknown): unknown }): { a(state: unknown): { a(s: unknown): unknown } };
   list(items: unknown[]): unknown;
+  /** Morphir's `Name.fromString` (the `name-memo` edit's). */
+  name(text: string): unknown;
 }
 
 const PROBE_BEFORE = "var $elm$parser$Parser$Nestable = {$: 'Nestable'};";
@@ -31,13 +33,14 @@ function probes(): { edited: Probe; plain: Probe } {
   };
   insertBefore((equality as { code: string }).code, 'repoStash.eq = _Utils_eq;\n');
   insertBefore((lazy as { code: string }).code, 'repoStash.lazy = $stil4m$elm_syntax$Combine$lazy;\n');
-  insertBefore(PROBE_BEFORE, 'repoStash.probe = { eq: _Utils_eq, equal: _Utils_equal, chr: _Utils_chr, lazy: $stil4m$elm_syntax$Combine$lazy, list: _List_fromArray };\n');
-  const stash: { probe?: Probe; eq?: Probe['eq']; lazy?: Probe['lazy'] } = {};
+  insertBefore((ELM_PATCHES.find((p) => p.name === 'name-memo') as { code: string }).code, 'repoStash.name = $author$project$Morphir$IR$Name$fromString;\n');
+  insertBefore(PROBE_BEFORE, 'repoStash.probe = { eq: _Utils_eq, equal: _Utils_equal, chr: _Utils_chr, lazy: $stil4m$elm_syntax$Combine$lazy, list: _List_fromArray, name: $author$project$Morphir$IR$Name$fromString };\n');
+  const stash: { probe?: Probe; eq?: Probe['eq']; lazy?: Probe['lazy']; name?: Probe['name'] } = {};
   new Function('setTimeout', 'clearTimeout', 'console', 'moduleStep', 'repoStash', text).call({}, () => 0, () => undefined, console, () => undefined, stash);
   const edited = stash.probe as Probe;
   // The original equality is a plain function of two arguments; `_Utils_equal` is made from it after the edit.
   const eq = stash.eq as Probe['eq'];
-  return { edited, plain: { ...edited, eq, equal: { f: eq }, lazy: stash.lazy as Probe['lazy'] } };
+  return { edited, plain: { ...edited, eq, equal: { f: eq }, lazy: stash.lazy as Probe['lazy'], name: stash.name as Probe['name'] } };
 }
 
 const { edited, plain } = probes();
@@ -100,6 +103,20 @@ Parse('should run the thunk of a lazy parser once, however often the parser runs
   unedited.a(1).a(1);
   unedited.a(2).a(2);
   assert.is(calls, 2);
+});
+
+Parse('should split a name as the unedited Name.fromString does, the first time and when it is known (name-memo)', () => {
+  const texts = ['fooBar', 'FooBar', 'foo_bar', 'value2Go', 'USD', 'a', '', '123abc', 'élan', 'x'.repeat(50), 'fooBar'];
+  for (let round = 0; round < 2; round++) {
+    for (const text of texts) assert.equal(JSON.parse(JSON.stringify(edited.name(text))), JSON.parse(JSON.stringify(plain.name(text))), `${text} (round ${round})`);
+  }
+  // Known: the same (immutable) value again, where the unedited one splits the text anew.
+  assert.ok(edited.name('fooBar') === edited.name('fooBar'));
+  assert.not.ok(plain.name('fooBar') === plain.name('fooBar'));
+  // Past its bound it forgets what it knew and still answers the same.
+  for (let i = 0; i < 5000; i++) edited.name(`name${i}`);
+  assert.equal(JSON.parse(JSON.stringify(edited.name('name4999'))), JSON.parse(JSON.stringify(plain.name('name4999'))));
+  assert.equal(JSON.parse(JSON.stringify(edited.name('fooBar'))), JSON.parse(JSON.stringify(plain.name('fooBar'))));
 });
 
 Parse.run();

@@ -53,6 +53,13 @@
  * of the worker's code (elm-worker.ts): the frontend reports progress per module and checks for
  * cancellation there (a throw ends the build, and the worker is started afresh for the next).
  *
+ * `name-memo`: Morphir's `Name.fromString` compiled its word pattern (a regular expression) and
+ * split the text with it on every call: every name of the package and of the SDK's modules, the
+ * same few hundred again and again. It is a pure function of its text: the replacement keeps the
+ * name it returned per text (at most 4,096, then forgets them all and starts again). The SDK's
+ * names are known in the snapshot. The showcase's first build after the warm-up on the native
+ * engine: 734.5 M → 698.5 M instructions (−4.9 %); the worker's start and warm-up 1,367 M → 1,137 M.
+ *
  * The edits that make later compiles of a session cheap are in elm-patches-session.ts; those that
  * make parsing cheaper (character equality, elm-syntax's lazy parsers) in elm-patches-parse.ts.
  *
@@ -245,6 +252,23 @@ export const ELM_PATCHES: readonly ElmPatch[] = [
     return A5(compile, moduleName, parsedModule, opts, exposedModules, repo);
   });
 })($author$project$Morphir$Elm$IncrementalFrontend$processModule);
+`,
+  },
+  {
+    name: 'name-memo',
+    before: 'var $author$project$Morphir$Elm$IncrementalFrontend$extractConstructorNames = function (parsedModule) {',
+    code: `$author$project$Morphir$IR$Name$fromString = (function (split) {
+  var known = new Map();
+  return function (string) {
+    var name = known.get(string);
+    if (name === undefined) {
+      if (known.size >= 4096) known.clear();
+      name = split(string);
+      known.set(string, name);
+    }
+    return name;
+  };
+})($author$project$Morphir$IR$Name$fromString);
 `,
   },
   ...SESSION_PATCHES,
