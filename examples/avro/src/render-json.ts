@@ -72,7 +72,21 @@ function renderRoot(ctx: Context, root: AvroRoot, predefined: NameSet): string {
       ? ctx.types.namedInline(root.type.fullName, state, scope)
       : ctx.types.typeInline(root.type, state, scope);
   if (!external) value = rootDocument(root, value, nested);
-  return canonicalJson(value);
+  return orderedJson(topKeysSorted(value));
+}
+
+/**
+ * `value` with its own keys sorted: the renderer builds every object below in key order (see
+ * json-types.ts), and only rootDocument adds keys out of order, at the top. The same text as
+ * canonicalJson without its walk of the whole tree, which in self-contained files repeats every
+ * type's closure.
+ */
+function topKeysSorted(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const keys = Object.keys(value).sort();
+  const sorted: JsonObject = {};
+  for (let i = 0; i < keys.length; i++) sorted[keys[i]] = value[keys[i]];
+  return sorted;
 }
 
 /**
