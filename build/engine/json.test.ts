@@ -72,6 +72,14 @@ t('symbol-keyed toJSON', () => JSON.stringify({ [Symbol.toPrimitive]: 1, a: 2 })
 t('toJSON on Object.prototype', () => { Object.prototype.toJSON = function (k) { return 'k=' + k; }; try { return JSON.stringify({ a: { b: 1 }, c: [{}] }); } finally { delete Object.prototype.toJSON; } });
 t('toJSON on Array.prototype', () => { Array.prototype.toJSON = function (k) { return 'arr' + k; }; try { return JSON.stringify({ a: [1], c: [[2]] }); } finally { delete Array.prototype.toJSON; } });
 t('getter on proto not own', () => { const p = {}; Object.defineProperty(p, 'x', { get() { return 1; }, enumerable: true }); return JSON.stringify(Object.create(p)); });
+t('nested stringify, the outer call\'s objects no cycle', () => { let busy = false; const o = { a: { toJSON() { if (busy) return 1; busy = true; const s = JSON.stringify(o); busy = false; return s; } }, b: [2] }; return JSON.stringify(o); });
+t('cycle after a nested stringify', () => { const o = { a: { toJSON() { return JSON.stringify({ x: [1] }); } }, b: {} }; o.b.self = o.b; return JSON.stringify(o); });
+t('nested stringify of a cycle, caught', () => { const c = { d: 1 }; c.c = [c]; const o = { a: { toJSON() { try { return JSON.stringify(c); } catch (e) { return e instanceof TypeError; } } }, b: [{ c: 1 }] }; return JSON.stringify(o) + JSON.stringify(o); });
+t('cycle through toJSON', () => { const o = { a: { toJSON() { return o; } } }; return JSON.stringify(o); });
+t('object written twice after a throw', () => { const s = { v: 1 }; const o = { a: s, b: { toJSON() { throw new RangeError('x'); } } }; try { JSON.stringify(o); } catch {} return JSON.stringify([s, s, { s }]); });
+t('long two-byte with escapes', () => { const s = ('αβ"\\x\n\u0001 plain "text" here ').repeat(700) + '\ud83d\ude00\ud800'; return JSON.stringify({ s, t: [s, s.slice(1)] }); });
+t('long one-byte with escapes', () => { const s = ('é"\\x\t\u001f plain "text" here ').repeat(700); return JSON.stringify([s, 'αβ' + s]); });
+t('utf-8 out at every alignment', () => ['', 'a', 'ab', 'abc', 'abcd', 'abcde'].map((p) => p + 'α' + 'xyz'.repeat(5) + '\ud83d\ude00' + 'q\u007f\u0080\u07ff\u0800\uffff' + 'tail').join('|') + 'x'.repeat(30) + 'β');
 t('key added during', () => { const o = { a: { toJSON() { o.z = 1; return 0; } } }; return JSON.stringify(o) + JSON.stringify(o); });
 t('wide key', () => JSON.stringify({ 'ключ': 'значение', 'k\u0000': 1 }));
 t('lone surrogate key', () => JSON.stringify({ '\ud800': '\udfff' }));
