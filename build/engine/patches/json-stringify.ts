@@ -80,19 +80,19 @@ static int mep_json_put_runs(StringBuffer *b, JSString *p, uint32_t i)
         }                                                                                   \
     } while (0)
 
-/* one chunk [i, end) of p into d at k, which has room for six units a character: a plain
-   character as it is, a valid surrogate pair as it is (its second half may lie at end), any other
-   escaped; the index after the chunk in *pi, the new length returned */
-#define MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n)                                        \
+/* one chunk [i, end) of the characters s (of either width: the tests of surrogates fold away for
+   bytes) into d at k, which has room for six units a character: a plain character as it is, a
+   valid surrogate pair as it is (its second half may lie at end), any other escaped */
+#define MEP_JSON_QUOTE_CHUNK(d, k, s, i, end, n)                                              \
     do {                                                                                    \
         for (; (i) < (end); (i)++) {                                                        \
-            uint32_t c = (s8) ? (s8)[i] : (s16)[i];                                         \
+            uint32_t c = (s)[i];                                                            \
             if (likely(c >= 0x20 && c != '\"' && c != '\\' && (c < 0xd800 || c >= 0xe000))) { \
                 (d)[(k)++] = c;                                                             \
-            } else if (c >= 0xd800 && c < 0xdc00 && (i) + 1 < (n) && (s16)[(i) + 1] >= 0xdc00 && \
-                       (s16)[(i) + 1] < 0xe000) {                                           \
+            } else if (c >= 0xd800 && c < 0xdc00 && (i) + 1 < (n) && (s)[(i) + 1] >= 0xdc00 &&   \
+                       (s)[(i) + 1] < 0xe000) {                                             \
                 (d)[(k)++] = c;                                                             \
-                (d)[(k)++] = (s16)[++(i)];                                                  \
+                (d)[(k)++] = (s)[++(i)];                                                    \
             } else {                                                                        \
                 MEP_JSON_ESCAPE_AT(d, k, c);                                                \
             }                                                                               \
@@ -159,6 +159,13 @@ static int mep_json_put_quoted(StringBuffer *b, JSString *p)
         return -1;
     if (p->is_wide_char && !b->is_wide_char && string_buffer_widen(b, b->size))
         return -1;
+    /* a long string: room for it and a quarter more at once (a JSON text quoted again has an
+       escape every few characters), not 1.5 times the buffer again and again as its chunks come */
+    {
+        int64_t room = b->len + (int64_t)(n - i) * 5 / 4 + 1;
+        if (n - i > 4096 && room > b->size && room <= JS_STRING_LEN_MAX && string_buffer_realloc(b, (int)room, 0))
+            return -1;
+    }
     while (i < n) {
         uint32_t end = n - i > 4096 ? i + 4096 : n;
         int k, need = (int)(end - i) * 6 + 1;
@@ -170,12 +177,16 @@ static int mep_json_put_quoted(StringBuffer *b, JSString *p)
         if (b->len + need > b->size && string_buffer_realloc(b, b->len + need, 0))
             return -1;
         k = b->len;
-        if (b->is_wide_char) {
-            uint16_t *d = str16(b->str);
-            MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n);
-        } else {
+        /* one loop for each width of p and b (b is wide when p is) */
+        if (!b->is_wide_char) {
             uint8_t *d = str8(b->str);
-            MEP_JSON_QUOTE_CHUNK(d, k, s8, s16, i, end, n);
+            MEP_JSON_QUOTE_CHUNK(d, k, s8, i, end, n);
+        } else if (s8) {
+            uint16_t *d = str16(b->str);
+            MEP_JSON_QUOTE_CHUNK(d, k, s8, i, end, n);
+        } else {
+            uint16_t *d = str16(b->str);
+            MEP_JSON_QUOTE_CHUNK(d, k, s16, i, end, n);
         }
         b->len = k;
     }

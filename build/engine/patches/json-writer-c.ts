@@ -5,7 +5,11 @@ export const DIRECT_WRITER = String.raw`/* mep engine: JSON.stringify without a 
    - a plain object's own enumerable string keys are read from its shape, once, before its
      values are read, as the key list of the generic path is; each value is then read by key;
    - keys and strings are quoted in place (mep_json_put_quoted), integers written as digits;
-   - the objects being written are a list on the C stack for the cycle check;
+   - the objects being written are marked (JSObject.tmp_mark, which only JS_WriteObject uses
+     otherwise, and it runs no JS that could reach here) for the cycle check, one test per
+     object instead of a walk up the levels; a JSON.stringify called from a toJSON or a getter
+     while another writes (its own marks would be the other's) checks against its list of levels
+     on the C stack instead;
    - with a gap, each line is indented by the gap once per level.
    Anything else (numbers other than integers, ropes, boxed primitives, exotic objects, a plain
    object with an index key, which comes first in key order) is written by js_json_to_str, which
@@ -14,7 +18,11 @@ typedef struct MepJsonLevel {
     JSObject *obj;
     const struct MepJsonLevel *up;
     int depth; /* for the indentation: 1 inside the outermost object */
+    bool marks; /* this write marks its objects (tmp_mark) */
 } MepJsonLevel;
+
+/* a direct write that marks its objects is under way */
+static bool mep_json_marking;
 
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up);
@@ -277,15 +285,22 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
         JSObject *p = JS_VALUE_GET_OBJ(val);
         const MepJsonLevel *l;
         MepJsonLevel level;
+        bool cyclic;
         int ret;
 
         if (p->class_id != JS_CLASS_OBJECT && p->class_id != JS_CLASS_ARRAY)
             break;
-        for (l = up; l != NULL; l = l->up) {
-            if (l->obj == p) {
-                JS_ThrowTypeError(ctx, "circular reference");
-                goto fail;
-            }
+        level.marks = up != NULL ? up->marks : !mep_json_marking;
+        if (level.marks) {
+            cyclic = p->tmp_mark;
+        } else {
+            for (l = up; l != NULL && l->obj != p; l = l->up)
+                continue;
+            cyclic = l != NULL;
+        }
+        if (cyclic) {
+            JS_ThrowTypeError(ctx, "circular reference");
+            goto fail;
         }
         if (mep_json_depth >= MEP_JSON_MAX_DEPTH || js_check_stack_overflow(ctx->rt, 0)) {
             JS_ThrowStackOverflow(ctx);
@@ -295,8 +310,15 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
         level.up = up;
         level.depth = up != NULL ? up->depth + 1 : 1;
         mep_json_depth++;
+        if (level.marks)
+            p->tmp_mark = mep_json_marking = true;
         ret = p->class_id == JS_CLASS_ARRAY ? mep_json_write_array(ctx, jsc, val, &level)
                                             : mep_json_write_object(ctx, jsc, val, &level);
+        if (level.marks) {
+            p->tmp_mark = false;
+            if (up == NULL)
+                mep_json_marking = false;
+        }
         mep_json_depth--;
         if (ret > 0)
             break;
