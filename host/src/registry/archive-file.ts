@@ -11,6 +11,7 @@ import type { OpenedFile } from '../files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { budgetError, startFetchDeadline } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
+import { fetchFollowingSafely } from './archive/redirects.ts';
 import type { InstallSource } from './install-source.ts';
 
 type ArchiveSource = Extract<InstallSource, { kind: 'archive' }>;
@@ -41,9 +42,10 @@ async function openSource(source: ArchiveSource, limits: Readonly<ArchiveLimits>
   const url = source.location.url;
   let response: Response;
   try {
-    response = await fetch(url, { redirect: 'follow', signal });
+    response = await fetchFollowingSafely(url, signal, source.spec);
   } catch (error) {
     if (signal.aborted) throw signal.reason;
+    if (error instanceof MepError) throw error;
     throw downloadError(source, `Cannot download ${url}: ${(error as Error).message}. Check the URL and the network, or download it and install the file.`);
   }
   if (!response.ok || response.body === null) {

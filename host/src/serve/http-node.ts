@@ -42,8 +42,8 @@ export interface HttpListenOptions extends HttpRoutes {
   /** Connections open at once; past it a new one is closed unanswered. Default 1024. */
   maxConnections?: number;
   /**
-   * Events of an SSE stream its client has not read, in bytes, past which it is dropped and its call cancelled;
-   * and plain answers left unread, across all clients, past which the ones waiting longest are dropped. Default 128 MiB.
+   * Bytes HTTP clients have not read, across all clients: plain answers and event streams, finished or open. Past it
+   * the answers waiting longest are dropped, then the open stream holding the most (its call cancelled). Default 128 MiB.
    */
   maxPendingBytes?: number;
   /** Request bodies held at once, from their first byte to their answer (at least `maxBodyBytes`); a body past it waits unread. Default 128 MiB. */
@@ -130,7 +130,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     reserved.shrink(Buffer.byteLength(body));
 
     const streaming = (header('accept') ?? '').includes('text/event-stream');
-    const emit = streaming ? openEventStream(res, limits.maxPendingBytes, (reason) => server.log(`${extension}: ${reason}`)) : undefined;
+    const emit = streaming ? openEventStream(res, unread.stream(res, extension)) : undefined;
     const stopProbing = probeEndedClient(req, res);
     const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit } : {}) }).finally(stopProbing);
     if (res.destroyed) return;
@@ -275,21 +275,19 @@ function endListenersOf(socket: Socket): ListenerSet<() => void> {
 }
 
 /**
- * Switches `res` to an SSE stream; returns the writer of one JSON-RPC message per event. A
- * client that does not read is dropped once `maxPendingBytes` of events wait for it (closing the
- * response cancels its call), so the server never holds more than that for it.
+ * Switches `res` to an SSE stream; returns the writer of one JSON-RPC message per event. After
+ * each event `written` checks what clients left unread across the server (http-unread.ts): a
+ * client that does not read is dropped once they pass `maxPendingBytes` (closing the response
+ * cancels its call).
  */
-function openEventStream(res: ServerResponse, maxPendingBytes: number, log: (reason: string) => void): (message: JsonRpcMessage) => void {
+function openEventStream(res: ServerResponse, written: () => void): (message: JsonRpcMessage) => void {
   // Proxies must pass events on as they come (nginx buffers unless told).
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
   res.flushHeaders();
   return (message) => {
     if (res.destroyed) return;
     res.write(encodeSseEvent(JSON.stringify(message)));
-    if (res.writableLength > maxPendingBytes) {
-      log(`an event stream was dropped: ${res.writableLength} bytes of events are waiting to be read (limit ${maxPendingBytes}); a client must read what it asked for. Its call is cancelled.`);
-      res.destroy();
-    }
+    written();
   };
 }
 

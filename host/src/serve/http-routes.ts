@@ -21,7 +21,10 @@ export const HTTP_LIMITS = {
    * head); past it a new one is closed unanswered, so file descriptors stay for sessions.
    */
   maxConnections: 1024,
-  /** Unsent bytes of an SSE stream (events its client has not read) past which it is dropped and its call cancelled; as `mep serve`'s socket clients. */
+  /**
+   * Unsent bytes across the server (answers and SSE events clients have not read) past which the
+   * answers waiting longest, then the open stream holding the most, are dropped (its call cancelled).
+   */
   maxPendingBytes: 128 * 1024 * 1024,
   /**
    * Request bodies held at once, in bytes, from their first byte read until their answer is
