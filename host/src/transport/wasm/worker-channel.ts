@@ -136,6 +136,12 @@ export interface SpinStats {
 function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean) => boolean {
   let skip = 0;
   let backoff = 0;
+  const caught = (): true => {
+    // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
+    backoff >>= 1;
+    stats.caught++;
+    return true;
+  };
   return (ready) => {
     if (skip > 0) {
       skip--;
@@ -145,16 +151,15 @@ function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean)
     let last = performance.now();
     const until = last + spinMs;
     for (;;) {
-      if (ready()) {
-        // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
-        backoff >>= 1;
-        stats.caught++;
-        return true;
-      }
+      if (ready()) return caught();
       const now = performance.now();
       if (now >= until || now - last > PREEMPTED_MS) break;
       last = now;
     }
+    // One more look: what arrived while the thread was off its CPU (the gap that ended the poll),
+    // or as the bound was reached, is a catch, not a reason to sleep through the next waits (on a
+    // crowded machine a poll is often cut short so).
+    if (ready()) return caught();
     backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
     skip = backoff;
     stats.missed++;
