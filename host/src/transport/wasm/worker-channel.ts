@@ -76,8 +76,15 @@ export function createChannel(): Channel {
   return new Int32Array(new SharedArrayBuffer(DATA_BYTE + CHANNEL_DATA_BYTES));
 }
 
-const data = (channel: Channel): Uint8Array => new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES);
-const elapsed = (channel: Channel): Float64Array => new Float64Array(channel.buffer, ELAPSED_BYTE, 1);
+/** The views of each channel, made once per thread rather than per call. */
+const views = new WeakMap<Channel, { data: Uint8Array; elapsed: Float64Array }>();
+const viewsOf = (channel: Channel): { data: Uint8Array; elapsed: Float64Array } => {
+  let made = views.get(channel);
+  if (made === undefined) views.set(channel, (made = { data: new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES), elapsed: new Float64Array(channel.buffer, ELAPSED_BYTE, 1) }));
+  return made;
+};
+const data = (channel: Channel): Uint8Array => viewsOf(channel).data;
+const elapsed = (channel: Channel): Float64Array => viewsOf(channel).elapsed;
 
 /**
  * Host: sends a command (with `input` in the data area for a call); the worker wakes at once.
