@@ -30,29 +30,40 @@ export interface LongTimeoutOptions {
  * const cancel = setLongTimeout(() => abandon(id), timeoutMs);
  * try { await answer; } finally { cancel(); }
  */
-export function setLongTimeout(fn: () => void, ms: number, options: LongTimeoutOptions = {}): CancelTimer {
-  if (ms === Infinity) return () => undefined;
-  let remaining = Number.isNaN(ms) ? 0 : Math.max(0, ms);
-  let handle: ReturnType<typeof setTimeout> | undefined;
-  // Every timer this arms, unref'd when asked (Node's `unref`; browsers have none).
-  const timer = (run: () => void, delay: number): ReturnType<typeof setTimeout> => {
-    const armed = setTimeout(run, delay);
-    if (options.unref) (armed as { unref?: () => void }).unref?.();
-    return armed;
-  };
+export function setLongTimeout(fn: () => void, ms: number, options: LongTimeoutOptions = NO_OPTIONS): CancelTimer {
+  if (ms === Infinity) return never;
+  const remaining = Number.isNaN(ms) ? 0 : Math.max(0, ms);
   if (remaining <= MAX_TIMER_MS) {
-    // One timer holds it (every request's deadline): no re-arming closure to build per request.
-    handle = timer(fn, remaining);
+    // One timer holds it (every request's deadline). Under tsx (esbuild keepNames) each named
+    // closure made here costs a defineProperty per request: the one made is anonymous.
+    const handle = armTimer(fn, remaining, options.unref);
     return () => clearTimeout(handle);
   }
+  return armInParts(fn, remaining, options.unref);
+}
+
+const NO_OPTIONS: LongTimeoutOptions = {};
+const never: CancelTimer = () => undefined;
+
+/** One platform timer, unref'd when asked (Node's `unref`; browsers have none). */
+function armTimer(run: () => void, delay: number, unref: boolean | undefined): ReturnType<typeof setTimeout> {
+  const armed = setTimeout(run, delay);
+  if (unref) (armed as { unref?: () => void }).unref?.();
+  return armed;
+}
+
+/** A duration above {@link MAX_TIMER_MS}, armed as timers the platform holds, one after another. */
+function armInParts(fn: () => void, ms: number, unref: boolean | undefined): CancelTimer {
+  let remaining = ms;
+  let handle: ReturnType<typeof setTimeout> | undefined;
   function arm(): void {
     const part = Math.min(remaining, MAX_TIMER_MS);
     remaining -= part;
-    handle = timer(() => {
+    handle = armTimer(() => {
       if (remaining > 0) return arm();
       handle = undefined;
       fn();
-    }, part);
+    }, part, unref);
   }
   arm();
   return () => {

@@ -4,7 +4,7 @@
  * the phases of the guest transport (guest-transport.ts).
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import { nestingLimitError, scanNesting } from '../../protocol/json-depth.ts';
+import { MAX_JSON_DEPTH, nestingLimitError, scanNesting } from '../../protocol/json-depth.ts';
 import type { JsonRpcMessage } from '../types.ts';
 import { parseJson } from '../../protocol/json-parse.ts';
 import { SLICE_VALUES, parseJsonSliced } from '../../protocol/json-sliced.ts';
@@ -40,19 +40,23 @@ export function createGuestMessages(name: string): GuestMessages {
       data: { extension: name, ...data },
       cause,
     });
-  /** The text of `bytes` and (at least) how many values it holds, checked for excess nesting. */
-  const scanned = (bytes: Uint8Array, what: string): { text: string; values: number } => {
-    let text: string;
+  const utf8 = (bytes: Uint8Array, what: string): string => {
     try {
-      text = decoder.decode(bytes);
+      return decoder.decode(bytes);
     } catch (cause) {
       throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
     }
+  };
+  /** The text of `bytes` and (at least) how many values it holds, checked for excess nesting. */
+  const scanned = (bytes: Uint8Array, what: string): { text: string; values: number } => {
+    const text = utf8(bytes, what);
     const { excess, values } = scanNesting(text);
     if (excess >= 0) throw nestingLimitError(name, what, excess);
     return { text, values };
   };
-  const textOf = (bytes: Uint8Array, what: string): string => scanned(bytes, what).text;
+  // Nesting deeper than MAX_JSON_DEPTH takes more brackets than a text this short holds: the
+  // answers of small calls (a ping) are not scanned.
+  const textOf = (bytes: Uint8Array, what: string): string => (bytes.length <= MAX_JSON_DEPTH ? utf8(bytes, what) : scanned(bytes, what).text);
   /** The message `parse` makes of the guest's `bytes`, or the protocol error saying what it is instead. */
   const objectOf = (bytes: Uint8Array, what: string, parse: (text: string) => unknown, read?: string): JsonRpcMessage => {
     const text = read ?? textOf(bytes, what);

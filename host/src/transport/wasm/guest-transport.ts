@@ -8,6 +8,7 @@
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import { stringifyMessage } from '../../framing/json-text.ts';
+import { encodeUtf8 } from '../../framing/utf8.ts';
 import { createTransportEvents } from '../events.ts';
 import { Method } from '../../protocol/methods.ts';
 import type { JsonRpcMessage, LogSink, Transport } from '../types.ts';
@@ -23,8 +24,6 @@ import { createOutcomeSettler } from './settle-outcome.ts';
 export interface WasmTransport extends Transport {
   cancel(id: string | number): void;
 }
-
-const encoder = new TextEncoder();
 
 /**
  * The id a `$/cancelRequest` notification names (null when it names none a request can have:
@@ -86,7 +85,7 @@ export async function createGuestTransport(
           cause: shutdown.error,
         });
       }
-      const bytes = encoder.encode(stringifyMessage(message));
+      const bytes = encodeUtf8(stringifyMessage(message));
       if (bytes.length > limits.maxRequestBytes) {
         throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes, bytes.length)}`, {
           data: { extension: name, limit: 'maxRequestBytes', size: bytes.length },

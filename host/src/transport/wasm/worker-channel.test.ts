@@ -86,6 +86,18 @@ channel('should poll until what it waits for is ready, and give up after its bou
   assert.ok(polls >= 1);
 });
 
+channel('should look once more when a poll ends (its bound reached or its CPU lost) before it counts a miss and backs off', () => {
+  const spin = policy(0);
+  let looks = 0;
+  // Ready from the second look on: arrived while the poll was ending (or while the thread was off its CPU).
+  assert.ok(spin.spin(() => ++looks > 1, true), 'caught at the last look');
+  assert.equal(spin.stats.awake, { caught: 1, missed: 0, skipped: 0 });
+  // So the next wait polls again instead of sleeping at once.
+  let polled = false;
+  spin.spin(() => ((polled = true), true), true);
+  assert.ok(polled, 'no backoff after a catch at the last look');
+});
+
 channel('should back off after polls in vain — 1, 2, 4… waits up to the bound — and halve the backoff on each catch', () => {
   const spin = policy(0.001);
   const polled: number[] = [];

@@ -76,8 +76,15 @@ export function createChannel(): Channel {
   return new Int32Array(new SharedArrayBuffer(DATA_BYTE + CHANNEL_DATA_BYTES));
 }
 
-const data = (channel: Channel): Uint8Array => new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES);
-const elapsed = (channel: Channel): Float64Array => new Float64Array(channel.buffer, ELAPSED_BYTE, 1);
+/** The views of each channel, made once per thread rather than per call. */
+const views = new WeakMap<Channel, { data: Uint8Array; elapsed: Float64Array }>();
+const viewsOf = (channel: Channel): { data: Uint8Array; elapsed: Float64Array } => {
+  let made = views.get(channel);
+  if (made === undefined) views.set(channel, (made = { data: new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES), elapsed: new Float64Array(channel.buffer, ELAPSED_BYTE, 1) }));
+  return made;
+};
+const data = (channel: Channel): Uint8Array => viewsOf(channel).data;
+const elapsed = (channel: Channel): Float64Array => viewsOf(channel).elapsed;
 
 /**
  * Host: sends a command (with `input` in the data area for a call); the worker wakes at once.
@@ -136,6 +143,12 @@ export interface SpinStats {
 function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean) => boolean {
   let skip = 0;
   let backoff = 0;
+  const caught = (): true => {
+    // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
+    backoff >>= 1;
+    stats.caught++;
+    return true;
+  };
   return (ready) => {
     if (skip > 0) {
       skip--;
@@ -145,16 +158,15 @@ function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean)
     let last = performance.now();
     const until = last + spinMs;
     for (;;) {
-      if (ready()) {
-        // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
-        backoff >>= 1;
-        stats.caught++;
-        return true;
-      }
+      if (ready()) return caught();
       const now = performance.now();
       if (now >= until || now - last > PREEMPTED_MS) break;
       last = now;
     }
+    // One more look: what arrived while the thread was off its CPU (the gap that ended the poll),
+    // or as the bound was reached, is a catch, not a reason to sleep through the next waits (on a
+    // crowded machine a poll is often cut short so).
+    if (ready()) return caught();
     backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
     skip = backoff;
     stats.missed++;

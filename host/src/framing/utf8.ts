@@ -1,0 +1,29 @@
+/**
+ * UTF-8 encoding of the host's small messages. `TextEncoder.encode` crosses into the platform and
+ * allocates a backing store per call, which on a small message (a ping request: 60 bytes) costs
+ * more than the text; a short ASCII text is copied here instead. No I/O, no `node:` module.
+ */
+
+const encoder = new TextEncoder();
+
+/** Texts up to this many code units are tried as ASCII first. */
+const SMALL_TEXT = 256;
+
+/**
+ * The UTF-8 bytes of `text`, exactly as `TextEncoder.encode` writes them (lone surrogates become
+ * U+FFFD there), in a buffer of their own.
+ *
+ * @example
+ * const bytes = encodeUtf8(JSON.stringify(message));
+ */
+export function encodeUtf8(text: string): Uint8Array {
+  const length = text.length;
+  if (length > SMALL_TEXT) return encoder.encode(text);
+  const bytes = new Uint8Array(length);
+  for (let i = 0; i < length; i++) {
+    const c = text.charCodeAt(i);
+    if (c > 0x7f) return encoder.encode(text);
+    bytes[i] = c;
+  }
+  return bytes;
+}
