@@ -9,6 +9,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Diagnostic } from '../protocol/index.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { isWithin } from '../files/path-within.ts';
 import { readRegularFileSync } from '../files/regular-file.ts';
 
 /** Options of {@link renderDiagnostics}. */
@@ -42,8 +43,9 @@ function localPath(uri: string): string | undefined {
  */
 function mayShow(path: string, cwd: string): boolean {
   try {
-    const rel = relative(realpathSync(cwd), realpathSync(path));
-    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) && !rel.split(sep).some((segment) => segment.startsWith('.'));
+    const root = realpathSync(cwd);
+    const real = realpathSync(path);
+    return real !== root && isWithin(real, root) && !relative(root, real).split(sep).some((segment) => segment.startsWith('.'));
   } catch {
     return false;
   }
