@@ -58,6 +58,7 @@ export function createCallQueue(context: CallQueueContext): CallQueue {
       }
     }
     pumping = false;
+    if (!context.isClosed()) context.runner().idle?.();
   };
 
   return {

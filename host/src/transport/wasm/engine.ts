@@ -89,6 +89,15 @@ export interface WasmEngine {
 const EMPTY = new Uint8Array(0);
 
 /**
+ * A call whose input is at least this big is followed by the guest's `mep_release` when the host
+ * has its answer: the guest frees the message it read (a big IR takes tens to hundreds of
+ * milliseconds) off the answer's path — in a worker while the host reads the answer, inline once
+ * the host's thread is idle (runner.ts). Smaller messages are freed when the next call starts,
+ * which costs a ping nothing.
+ */
+export const RELEASE_MIN_BYTES = 256 * 1024;
+
+/**
  * The debug line the engine logs after every `handle` call: the guest's linear memory then
  * (`guest memory: <bytes> bytes after handle`). Wasm memory never shrinks, so this is the
  * instance's peak so far, what a user compares with the `maxMemoryBytes` limit.

@@ -3,7 +3,7 @@
  * (inline) or in a worker. The transport serializes calls; a runner runs one at a time.
  */
 import type { MepError } from '../../protocol/errors.ts';
-import { Interrupt, type LogLevel, type RunOutcome, type WasmEngine, type WasmEngineOptions } from './engine.ts';
+import { Interrupt, RELEASE_MIN_BYTES, type LogLevel, type RunOutcome, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 
 /** What a runner reports to its transport. */
 export interface RunnerCallbacks {
@@ -35,6 +35,12 @@ export interface GuestRunner {
   /** Delivers the response to the guest request that is waiting (worker only). */
   reply(bytes: Uint8Array): void;
   /**
+   * The transport settled the last call and has no other queued: the runner may use the idle
+   * time (inline: the guest releases a big call's message on a later turn of the event loop,
+   * unless a call comes first). Optional: a worker releases on its own thread.
+   */
+  idle?(): void;
+  /**
    * Holds the guest back while `held` (the host's receiver is behind): a worker's guest then
    * waits in its next notify or log call (still ending at its deadline). False when the runner
    * cannot: an inline guest runs on the host's own thread, which nothing can block for it.
@@ -63,11 +69,42 @@ export async function createInlineRunner(
     interruptFlag: flag,
     bridge: { notify: callbacks.onNotify, request: (bytes) => callbacks.onRequest(bytes), log: callbacks.onLog },
   });
+  // A big call's message is freed by the guest once the thread is idle after the answer (a
+  // whole IR, object by object), not at the start of the next call, where it delayed that call's
+  // answer. A call that comes first cancels it: the guest frees the message itself then, as before.
+  /** Whether the last call succeeded with an input of RELEASE_MIN_BYTES or more (and was not released). */
+  let releasable = false;
+  /** The release waiting for a turn of the event loop, and the one under way. */
+  let waiting: ReturnType<typeof setTimeout> | undefined;
+  let releasing: Promise<void> | undefined;
+  const unschedule = (): void => {
+    if (waiting === undefined) return;
+    clearTimeout(waiting);
+    waiting = undefined;
+  };
+  const release = (): void => {
+    waiting = undefined;
+    releasing = engine.release().finally(() => void (releasing = undefined));
+  };
+  const call = (input: Uint8Array, timeoutMs: number): Promise<RunOutcome> => {
+    flag[0] = Interrupt.None;
+    if (input.length < RELEASE_MIN_BYTES) return engine.call(input, timeoutMs);
+    return engine.call(input, timeoutMs).then((outcome) => {
+      releasable = outcome.ok;
+      return outcome;
+    });
+  };
   return {
     canWaitForReply: false,
     run(input, timeoutMs) {
-      flag[0] = Interrupt.None;
-      return engine.call(input, timeoutMs);
+      unschedule();
+      releasable = false;
+      return releasing === undefined ? call(input, timeoutMs) : releasing.then(() => call(input, timeoutMs));
+    },
+    idle() {
+      if (!releasable || waiting !== undefined) return;
+      releasable = false;
+      waiting = setTimeout(release, 0);
     },
     interrupt(reason) {
       flag[0] = reason;
@@ -76,6 +113,10 @@ export async function createInlineRunner(
       // Inline guests never wait: a late response is handed to `handle` as a message instead.
     },
     holdBack: () => false,
-    close: () => engine.close(),
+    async close() {
+      unschedule();
+      await releasing;
+      await engine.close();
+    },
   };
 }

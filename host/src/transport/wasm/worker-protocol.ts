@@ -10,7 +10,7 @@
  * a fresh instance of the same guest (answer `ready`) for the next session.
  */
 import { LocalErrorCode, type MepErrorCode } from '../../protocol/errors.ts';
-import { GUEST_MEMORY_LOG, type LogLevel, type RunOutcome, type SerializedError, type WasmEngine, type WasmEngineOptions } from './engine.ts';
+import { GUEST_MEMORY_LOG, RELEASE_MIN_BYTES, type LogLevel, type RunOutcome, type SerializedError, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 import { Interrupt } from './engine.ts';
 import { awaitCommand, CMD_SEQ, Command, createFlowWindow, createSpinPolicy, encodeNote, FLAG_INTERRUPT, FLAG_WAKE, fitsChannel, flowSize, writeResult, type Channel, type FlowWindow } from './worker-channel.ts';
@@ -31,14 +31,6 @@ const WORKER_SPIN_MS = 0.05;
  * fast again. Where the host takes longer, these polls fail and back off.
  */
 const WORKER_PROBE_MS = 0.3;
-
-/**
- * A call whose input is at least this big is followed, once its result is on its way to the host,
- * by the guest's `mep_release` (engine.ts): the guest frees the message it read (a big IR takes
- * tens to hundreds of milliseconds) while the host reads the answer, instead of before answering.
- * Smaller messages are freed when the next call starts, which costs a ping nothing.
- */
-const RELEASE_MIN_BYTES = 256 * 1024;
 
 /** Longest single Atomics.wait of a waiting guest request (ms); guards against lost wake-ups. */
 const WAIT_SLICE_MS = 50;
@@ -153,7 +145,7 @@ export function serveWasmWorker(
     }
   };
 
-  /** Whether the last call succeeded with an input of RELEASE_MIN_BYTES or more. */
+  /** Whether the last call succeeded with an input of RELEASE_MIN_BYTES or more (released once its result is on its way to the host, while the host reads the answer). */
   let releasable = false;
   const run = async (input: Uint8Array, timeoutMs: number): Promise<RunOutcome> => {
     posted = 0;
