@@ -40,6 +40,8 @@ interface Call {
   pending?: RunOutcome;
   /** The engine's log line after the call, read with the outcome. */
   note?: string;
+  /** Whether the worker was awake when the call was sent through the channel (the kind of wait for its result). */
+  workerAwake: boolean;
 }
 
 /** What the calls of one runner need from it. */
@@ -104,6 +106,8 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
       while (current === call && worker.receive());
       return;
     }
+    // What the guest took teaches the poll for the next result when this one was not caught by it.
+    spin.took(call.workerAwake, outcome.elapsedMs);
     call.pending = outcome;
     call.posted = posted;
     call.note = note;
@@ -149,10 +153,11 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
     run(input, timeoutMs) {
       Atomics.store(channel, FLAG_INTERRUPT, Interrupt.None);
       return new Promise<RunOutcome>((resolve) => {
-        const call: Call = { resolve, started: performance.now(), timers: [], received: 0, posted: 0 };
+        const call: Call = { resolve, started: performance.now(), timers: [], received: 0, posted: 0, workerAwake: false };
         current = call;
         if (worker.listens && input.length <= CHANNEL_DATA_BYTES) {
           const { seq, workerAwake } = postCommand(channel, Command.Call, input, timeoutMs);
+          call.workerAwake = workerAwake;
           // A quick guest answers within the poll: its result is taken without an event-loop turn.
           spin.spin(() => Atomics.load(channel, RESULT_FOR) === seq, workerAwake);
           watch(call, seq);

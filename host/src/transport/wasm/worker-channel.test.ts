@@ -148,6 +148,69 @@ channel('should back off waits for a sleeping peer and for an awake one apart, a
 });
 
 /**
+ * Fast waits caught in the first 100 after 200 slow ones (a busy second, a collection): with
+ * `report`, each wait that was not caught tells the policy what it took in the end (1 ms slow,
+ * 0 fast), as the channel's two sides do.
+ */
+function caughtAfterSlowPhase(report: boolean): number {
+  const spin = policy(0.001);
+  let caught = 0;
+  for (let i = 0; i < 300; i++) {
+    const slow = i < 200;
+    const hit = spin.spin(() => !slow, true);
+    if (!hit && report) spin.took(true, slow ? 1 : 0);
+    if (!slow && hit) caught++;
+  }
+  return caught;
+}
+
+channel('should poll again from the first wait it skipped that a poll would have caught, not after the rest of its backoff', () => {
+  // Without the evidence of skipped waits, the backoff of the slow phase (64) outlives it: the
+  // first 64 fast waits sleep (each a cross-thread wake-up of tens of µs), then polls catch.
+  assert.is(caughtAfterSlowPhase(false), 36);
+  // With it, only the first fast wait is skipped.
+  assert.is(caughtAfterSlowPhase(true), 99);
+});
+
+channel('should keep backing off when the waits it skipped took longer than its bound (a slow peer), or when polls miss a quick peer', () => {
+  const polledWaits = (report: (spin: SpinPolicy) => void): number[] => {
+    const spin = policy(0.001);
+    const polled: number[] = [];
+    for (let wait = 0; wait < 200; wait++) {
+      let called = false;
+      if (!spin.spin(() => ((called = true), false), true)) report(spin);
+      if (called) polled.push(wait);
+    }
+    return polled;
+  };
+  const unreported = polledWaits(() => undefined);
+  assert.equal(polledWaits((spin) => spin.took(true, 5)), unreported, 'slower than the bound: the same backoff');
+  assert.equal(polledWaits((spin) => spin.took(false, 0)), unreported, 'a quick wait of the other kind changes nothing');
+  // A quick peer whose answers the polls miss all the same (a crowded machine: the threads lose
+  // their CPUs): one poll resumed by a quick skipped wait misses, and skipped waits are not
+  // believed any more: the same backoff, two waits later.
+  const crowded = polledWaits((spin) => spin.took(true, 0));
+  assert.equal(crowded, [0, ...unreported.map((wait) => wait + 2).filter((wait) => wait < 200)]);
+  // Believed again once a poll caught.
+  const spin = policy(0.001);
+  const waits = (ready: boolean, took?: number): boolean => {
+    let polled = false;
+    spin.spin(() => ((polled = true), ready), true);
+    if (took !== undefined) spin.took(true, took);
+    return polled;
+  };
+  const polls = [waits(false), waits(false, 0), waits(false), waits(false, 0), waits(false), waits(false, 0), waits(false)];
+  assert.equal(polls, [true, false, true, false, true, false, false], 'a resumed poll missed: quick skipped waits not believed');
+  while (!waits(true));
+  assert.equal([waits(false), waits(false, 0), waits(true)], [true, false, true], 'believed again after the catch');
+  // A report after a catch changes nothing: the catch was counted.
+  const fresh = policy(0.001);
+  assert.ok(fresh.spin(() => true, false));
+  fresh.took(false, 0);
+  assert.equal(fresh.stats.asleep, { caught: 1, missed: 0, skipped: 0 });
+});
+
+/**
  * Two threads' policies over exchanges of a quick call (the host sends, the worker answers), on a
  * machine where a cross-thread wake-up outlasts a short poll: the host catches the answer when the
  * worker was awake for the command, the worker catches the next command at once when the host

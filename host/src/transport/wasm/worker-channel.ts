@@ -128,6 +128,14 @@ export const SPIN_BACKOFF_MAX = 64;
 export interface SpinPolicy {
   /** Polls `ready` for up to the bound of its kind of wait, unless backing off; true when it became true. */
   spin(ready: () => boolean, peerAwake: boolean): boolean;
+  /**
+   * What the last wait of that kind took in the end (ms; an upper bound will do). After a wait
+   * that skipped polling, at most the bound is a catch a poll would have made — the peer is quick
+   * again — and the backoff ends there, instead of sleeping through up to
+   * {@link SPIN_BACKOFF_MAX} more waits after a busy moment (each a cross-thread wake-up); see
+   * createBackoff for when such evidence is not believed. After any other wait it changes nothing.
+   */
+  took(peerAwake: boolean, ms: number): void;
   /** Per kind of wait so far: polls that caught, polls in vain, and waits that skipped polling. */
   readonly stats: Readonly<Record<'awake' | 'asleep', SpinStats>>;
 }
@@ -139,20 +147,48 @@ export interface SpinStats {
   skipped: number;
 }
 
-/** Polls for up to `spinMs` unless backing off; the backoff of one kind of wait. */
-function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean) => boolean {
+/** One kind of wait: polls for up to `spinMs` unless backing off, and learns what skipped waits took. */
+interface Backoff {
+  spin(ready: () => boolean): boolean;
+  took(ms: number): void;
+}
+
+/**
+ * Polls for up to `spinMs` unless backing off; the backoff of one kind of wait. A skipped wait
+ * that took at most the bound ends the backoff (the peer is quick again), unless the last poll
+ * resumed so missed all the same: then the peer is quick but the machine crowded (the threads
+ * lose their CPUs, and polling takes the CPU the peer needs), and skipped waits are not believed
+ * again until a poll catches.
+ */
+function createBackoff(spinMs: number, stats: SpinStats): Backoff {
   let skip = 0;
   let backoff = 0;
+  /** Whether the last wait skipped polling (only then does what it took teach something). */
+  let skipped = false;
+  /** Whether quick skipped waits end the backoff, and whether the current poll was resumed by one. */
+  let believed = true;
+  let resumed = false;
   const caught = (): true => {
     // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
     backoff >>= 1;
     stats.caught++;
+    believed = true;
+    resumed = false;
     return true;
   };
-  return (ready) => {
+  const took = (ms: number): void => {
+    if (!skipped || !believed || ms > spinMs) return;
+    skipped = false;
+    skip = 0;
+    backoff >>= 1;
+    resumed = true;
+  };
+  const spin = (ready: () => boolean): boolean => {
+    skipped = false;
     if (skip > 0) {
       skip--;
       stats.skipped++;
+      skipped = true;
       return false;
     }
     let last = performance.now();
@@ -167,11 +203,14 @@ function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean)
     // or as the bound was reached, is a catch, not a reason to sleep through the next waits (on a
     // crowded machine a poll is often cut short so).
     if (ready()) return caught();
+    if (resumed) believed = false;
+    resumed = false;
     backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
     skip = backoff;
     stats.missed++;
     return false;
   };
+  return { spin, took };
 }
 
 /** A {@link SpinPolicy} polling for up to `awakeMs` for a peer that was awake, `asleepMs` for one that was woken. */
@@ -179,7 +218,7 @@ export function createSpinPolicy(bounds: { awakeMs: number; asleepMs: number }):
   const stats = { awake: { caught: 0, missed: 0, skipped: 0 }, asleep: { caught: 0, missed: 0, skipped: 0 } };
   const awake = createBackoff(bounds.awakeMs, stats.awake);
   const asleep = createBackoff(bounds.asleepMs, stats.asleep);
-  return { stats, spin: (ready, peerAwake) => (peerAwake ? awake : asleep)(ready) };
+  return { stats, spin: (ready, peerAwake) => (peerAwake ? awake : asleep).spin(ready), took: (peerAwake, ms) => (peerAwake ? awake : asleep).took(ms) };
 }
 
 /**

@@ -195,9 +195,13 @@ export function serveWasmWorker(
     const ch = channel as Channel;
     /** Whether the host was awake when the last result was published; null after a command that answered no call (nothing to poll for). */
     let hostAwake: boolean | null = null;
+    /** When the last result was published (performance.now()). */
+    let publishedAt = 0;
     for (;;) {
       const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, hostAwake === null ? undefined : spin, hostAwake ?? false);
       handled = seq;
+      // How long the host took to send it, at most (a wait that slept includes this thread's wake-up).
+      if (hostAwake !== null) spin.took(hostAwake, performance.now() - publishedAt);
       if (command === Command.Leave || command === Command.Renew) {
         if (!(await replace(command === Command.Renew))) return;
         // The host takes the answer from its event loop: it sends nothing soon.
@@ -216,6 +220,7 @@ export function serveWasmWorker(
         postResult(outcome);
         hostAwake = writeResult(ch, seq, 'posted', posted);
       }
+      publishedAt = performance.now();
       await release();
     }
   };
