@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Worker } from 'node:worker_threads';
 import { LocalErrorCode } from '../../protocol/errors.ts';
-import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, encodeNote, fitsChannel, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand, SPIN_BACKOFF_MAX, writeResult, type SpinPolicy } from './worker-channel.ts';
+import { GUEST_MEMORY_LOG, guestMemoryLine } from './engine.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, fitsChannel, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand, SPIN_BACKOFF_MAX, writeResult, type SpinPolicy } from './worker-channel.ts';
 
 const channel = suite('worker channel');
 
@@ -50,19 +51,20 @@ channel('should say "posted" for failures and for outputs over the data area :: 
   assert.equal(readResult(ch), { outcome: null, posted: 0 });
 });
 
-channel('should carry the engine note after the output, only when both fit', () => {
+channel('should carry the guest memory after the call as a number beside the output, whatever the size of the output', () => {
   const ch = createChannel();
-  const note = encodeNote('guest memory: 131072 bytes after handle');
-  const output = new Uint8Array(CHANNEL_DATA_BYTES - note.length).fill(5);
+  const output = new Uint8Array(CHANNEL_DATA_BYTES).fill(5);
   const outcome = { ok: true, output, interrupt: 0, elapsedMs: 1 } as const;
-  assert.ok(fitsChannel(outcome, note));
-  writeResult(ch, 1, outcome, 0, note);
-  assert.equal(readResult(ch), { outcome, posted: 0, note: 'guest memory: 131072 bytes after handle' });
-  assert.not.ok(fitsChannel({ ...outcome, output: new Uint8Array(output.length + 1) }, note));
-  writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 1 }, 0, encodeNote('é'));
-  assert.is(readResult(ch).note, 'é');
+  assert.ok(fitsChannel(outcome));
+  // 4 GiB, the most a wasm32 memory has: past what an Int32 slot holds.
+  writeResult(ch, 1, outcome, 0, 4 * 1024 ** 3);
+  assert.equal(readResult(ch), { outcome, posted: 0, memoryBytes: 4 * 1024 ** 3 });
+  writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 1 }, 0, 0);
+  assert.is(readResult(ch).memoryBytes, 0, 'a memory of no pages is a figure too');
   writeResult(ch, 3, outcome, 0);
-  assert.is(readResult(ch).note, undefined, 'a result without a note leaves none of the last one');
+  assert.is(readResult(ch).memoryBytes, undefined, 'a result without one leaves none of the last one');
+  assert.is(guestMemoryLine(131072), 'guest memory: 131072 bytes after handle');
+  assert.ok(GUEST_MEMORY_LOG.test(guestMemoryLine(0)));
 });
 
 channel('should number commands in order, so a worker never runs one twice', () => {
