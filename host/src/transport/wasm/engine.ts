@@ -104,6 +104,9 @@ export const RELEASE_MIN_BYTES = 256 * 1024;
  */
 export const GUEST_MEMORY_LOG = /^guest memory: (\d+) bytes after (\S+)$/;
 
+/** That line for a memory of `bytes`. */
+export const guestMemoryLine = (bytes: number): string => `guest memory: ${bytes} bytes after handle`;
+
 /** Instantiates `module` (already checked by `checkGuestModule`) with the MEP host functions. */
 export async function createWasmEngine(
   module: WebAssembly.Module,
@@ -240,7 +243,11 @@ export async function createWasmEngine(
       const elapsedMs = performance.now() - started;
       const outcome = thrown === undefined ? settle(output ?? extismOutput?.bytes() ?? null, refused, interrupt, elapsedMs) : failed(thrown.error, refused, interrupt, elapsedMs);
       // After a trap or a limit too: the memory the instance reached is what the user needs then.
-      if (memory !== undefined) bridge.log('debug', `guest memory: ${memory.buffer.byteLength} bytes after handle`);
+      if (memory !== undefined) {
+        const bytes = memory.buffer.byteLength;
+        if (bridge.memory !== undefined) bridge.memory(bytes);
+        else bridge.log('debug', guestMemoryLine(bytes));
+      }
       // Extism 1.0.3 fails on the 16,384th call of a plugin unless its blocks are reset.
       await plugin.reset();
       return outcome;

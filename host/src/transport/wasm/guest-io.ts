@@ -29,6 +29,12 @@ export interface GuestBridge {
   request(bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null;
   /** A log line from the guest through the Extism kernel, or from the engine itself. */
   log(level: LogLevel, message: string): void;
+  /**
+   * The guest's memory after a call (bytes), for a bridge that carries it as a figure (a worker
+   * sends it beside the result); without it, the engine logs it as a debug line
+   * (`guestMemoryLine`, engine.ts).
+   */
+  memory?(bytes: number): void;
 }
 
 /** The Extism kernel's call context as host functions receive it. */

@@ -7,7 +7,7 @@
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import { setLongTimeout, type CancelTimer } from '../long-timer.ts';
-import { Interrupt, type LogLevel, type RunOutcome } from './engine.ts';
+import { guestMemoryLine, Interrupt, type LogLevel, type RunOutcome } from './engine.ts';
 import { CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
 import type { PooledWorker } from './worker-pool.ts';
 
@@ -38,8 +38,10 @@ interface Call {
   posted: number;
   /** An outcome read from the channel, held until every message of the call was delivered. */
   pending?: RunOutcome;
-  /** The engine's log line after the call, read with the outcome. */
-  note?: string;
+  /** The guest's memory after the call (its engine's log line), read with the outcome. */
+  memoryBytes?: number;
+  /** Whether the worker was awake when the call was sent through the channel (the kind of wait for its result). */
+  workerAwake: boolean;
 }
 
 /** What the calls of one runner need from it. */
@@ -89,7 +91,7 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
     const call = current;
     if (call?.pending === undefined || call.received < call.posted) return;
     // The engine's line after the call came with the result: it is the call's last message.
-    if (call.note !== undefined) context.onLog('debug', call.note);
+    if (call.memoryBytes !== undefined) context.onLog('debug', guestMemoryLine(call.memoryBytes));
     finish(call.pending);
   };
 
@@ -99,14 +101,16 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
    * platform can, rather than after an event-loop turn.
    */
   const take = (call: Call): void => {
-    const { outcome, posted, note } = readResult(channel);
+    const { outcome, posted, memoryBytes } = readResult(channel);
     if (outcome === null) {
       while (current === call && worker.receive());
       return;
     }
+    // What the guest took teaches the poll for the next result when this one was not caught by it.
+    spin.took(call.workerAwake, outcome.elapsedMs);
     call.pending = outcome;
     call.posted = posted;
-    call.note = note;
+    call.memoryBytes = memoryBytes;
     while (current === call && call.received < posted && worker.receive());
     finishWhenDelivered();
   };
@@ -149,10 +153,11 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
     run(input, timeoutMs) {
       Atomics.store(channel, FLAG_INTERRUPT, Interrupt.None);
       return new Promise<RunOutcome>((resolve) => {
-        const call: Call = { resolve, started: performance.now(), timers: [], received: 0, posted: 0 };
+        const call: Call = { resolve, started: performance.now(), timers: [], received: 0, posted: 0, workerAwake: false };
         current = call;
         if (worker.listens && input.length <= CHANNEL_DATA_BYTES) {
           const { seq, workerAwake } = postCommand(channel, Command.Call, input, timeoutMs);
+          call.workerAwake = workerAwake;
           // A quick guest answers within the poll: its result is taken without an event-loop turn.
           spin.spin(() => Atomics.load(channel, RESULT_FOR) === seq, workerAwake);
           watch(call, seq);

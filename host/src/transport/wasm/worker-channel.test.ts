@@ -2,7 +2,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Worker } from 'node:worker_threads';
 import { LocalErrorCode } from '../../protocol/errors.ts';
-import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, encodeNote, fitsChannel, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand, SPIN_BACKOFF_MAX, writeResult, type SpinPolicy } from './worker-channel.ts';
+import { GUEST_MEMORY_LOG, guestMemoryLine } from './engine.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, fitsChannel, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand, SPIN_BACKOFF_MAX, writeResult, type SpinPolicy } from './worker-channel.ts';
 
 const channel = suite('worker channel');
 
@@ -50,19 +51,20 @@ channel('should say "posted" for failures and for outputs over the data area :: 
   assert.equal(readResult(ch), { outcome: null, posted: 0 });
 });
 
-channel('should carry the engine note after the output, only when both fit', () => {
+channel('should carry the guest memory after the call as a number beside the output, whatever the size of the output', () => {
   const ch = createChannel();
-  const note = encodeNote('guest memory: 131072 bytes after handle');
-  const output = new Uint8Array(CHANNEL_DATA_BYTES - note.length).fill(5);
+  const output = new Uint8Array(CHANNEL_DATA_BYTES).fill(5);
   const outcome = { ok: true, output, interrupt: 0, elapsedMs: 1 } as const;
-  assert.ok(fitsChannel(outcome, note));
-  writeResult(ch, 1, outcome, 0, note);
-  assert.equal(readResult(ch), { outcome, posted: 0, note: 'guest memory: 131072 bytes after handle' });
-  assert.not.ok(fitsChannel({ ...outcome, output: new Uint8Array(output.length + 1) }, note));
-  writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 1 }, 0, encodeNote('é'));
-  assert.is(readResult(ch).note, 'é');
+  assert.ok(fitsChannel(outcome));
+  // 4 GiB, the most a wasm32 memory has: past what an Int32 slot holds.
+  writeResult(ch, 1, outcome, 0, 4 * 1024 ** 3);
+  assert.equal(readResult(ch), { outcome, posted: 0, memoryBytes: 4 * 1024 ** 3 });
+  writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 1 }, 0, 0);
+  assert.is(readResult(ch).memoryBytes, 0, 'a memory of no pages is a figure too');
   writeResult(ch, 3, outcome, 0);
-  assert.is(readResult(ch).note, undefined, 'a result without a note leaves none of the last one');
+  assert.is(readResult(ch).memoryBytes, undefined, 'a result without one leaves none of the last one');
+  assert.is(guestMemoryLine(131072), 'guest memory: 131072 bytes after handle');
+  assert.ok(GUEST_MEMORY_LOG.test(guestMemoryLine(0)));
 });
 
 channel('should number commands in order, so a worker never runs one twice', () => {
@@ -145,6 +147,69 @@ channel('should back off waits for a sleeping peer and for an awake one apart, a
   assert.equal(awake, { caught: 1, missed: 0, skipped: 0 });
   assert.equal(asleep.caught + asleep.missed + asleep.skipped, 401);
   assert.ok(asleep.skipped > 20 * asleep.missed, 'failed polls back off');
+});
+
+/**
+ * Fast waits caught in the first 100 after 200 slow ones (a busy second, a collection): with
+ * `report`, each wait that was not caught tells the policy what it took in the end (1 ms slow,
+ * 0 fast), as the channel's two sides do.
+ */
+function caughtAfterSlowPhase(report: boolean): number {
+  const spin = policy(0.001);
+  let caught = 0;
+  for (let i = 0; i < 300; i++) {
+    const slow = i < 200;
+    const hit = spin.spin(() => !slow, true);
+    if (!hit && report) spin.took(true, slow ? 1 : 0);
+    if (!slow && hit) caught++;
+  }
+  return caught;
+}
+
+channel('should poll again from the first wait it skipped that a poll would have caught, not after the rest of its backoff', () => {
+  // Without the evidence of skipped waits, the backoff of the slow phase (64) outlives it: the
+  // first 64 fast waits sleep (each a cross-thread wake-up of tens of µs), then polls catch.
+  assert.is(caughtAfterSlowPhase(false), 36);
+  // With it, only the first fast wait is skipped.
+  assert.is(caughtAfterSlowPhase(true), 99);
+});
+
+channel('should keep backing off when the waits it skipped took longer than its bound (a slow peer), or when polls miss a quick peer', () => {
+  const polledWaits = (report: (spin: SpinPolicy) => void): number[] => {
+    const spin = policy(0.001);
+    const polled: number[] = [];
+    for (let wait = 0; wait < 200; wait++) {
+      let called = false;
+      if (!spin.spin(() => ((called = true), false), true)) report(spin);
+      if (called) polled.push(wait);
+    }
+    return polled;
+  };
+  const unreported = polledWaits(() => undefined);
+  assert.equal(polledWaits((spin) => spin.took(true, 5)), unreported, 'slower than the bound: the same backoff');
+  assert.equal(polledWaits((spin) => spin.took(false, 0)), unreported, 'a quick wait of the other kind changes nothing');
+  // A quick peer whose answers the polls miss all the same (a crowded machine: the threads lose
+  // their CPUs): one poll resumed by a quick skipped wait misses, and skipped waits are not
+  // believed any more: the same backoff, two waits later.
+  const crowded = polledWaits((spin) => spin.took(true, 0));
+  assert.equal(crowded, [0, ...unreported.map((wait) => wait + 2).filter((wait) => wait < 200)]);
+  // Believed again once a poll caught.
+  const spin = policy(0.001);
+  const waits = (ready: boolean, took?: number): boolean => {
+    let polled = false;
+    spin.spin(() => ((polled = true), ready), true);
+    if (took !== undefined) spin.took(true, took);
+    return polled;
+  };
+  const polls = [waits(false), waits(false, 0), waits(false), waits(false, 0), waits(false), waits(false, 0), waits(false)];
+  assert.equal(polls, [true, false, true, false, true, false, false], 'a resumed poll missed: quick skipped waits not believed');
+  while (!waits(true));
+  assert.equal([waits(false), waits(false, 0), waits(true)], [true, false, true], 'believed again after the catch');
+  // A report after a catch changes nothing: the catch was counted.
+  const fresh = policy(0.001);
+  assert.ok(fresh.spin(() => true, false));
+  fresh.took(false, 0);
+  assert.equal(fresh.stats.asleep, { caught: 1, missed: 0, skipped: 0 });
 });
 
 /**

@@ -4,7 +4,7 @@
  * itself and its result, so a small call costs two `Atomics.notify`s instead of two
  * `postMessage` hops through both event loops.
  *
- * Layout: Int32 slots (below), a Float64 for the elapsed time, then a data area of
+ * Layout: Int32 slots (below), two Float64s (the elapsed time, the guest's memory), then a data area of
  * {@link CHANNEL_DATA_BYTES} bytes that holds the input of a call, then its output. A call or
  * result that does not fit (or a failed outcome) goes through `postMessage` instead, with its
  * buffer transferred; the slots still say so, in order.
@@ -14,8 +14,8 @@
  * host thread never blocks). Both sides first poll for tens of µs at most, as a {@link SpinPolicy}
  * allows, so back-to-back calls skip both wake-ups. RESULT_POSTED counts the notifications, logs
  * and guest requests the worker posted during the call, so the host delivers all of them before
- * the response. The engine's debug line after each call (`GUEST_MEMORY_LOG`) travels after the
- * output in the data area, its byte length in RESULT_NOTE, sparing a message per call.
+ * the response. The guest's memory after each call (the engine's `GUEST_MEMORY_LOG` line) travels
+ * as a figure beside the result, sparing a message per call, and the line's encoding and decoding.
  *
  * Flow control: the worker posts notifications, logs and guest requests as they happen, but
  * never more than {@link FLOW_WINDOW_BYTES} (or {@link FLOW_WINDOW_MESSAGES}) ahead of what the
@@ -43,12 +43,12 @@ const RESULT_INTERRUPT = 9;
 const RESULT_POSTED = 10;
 /** Slot naming the command (its CMD_SEQ) the published result answers. */
 export const RESULT_FOR = 11;
-const RESULT_NOTE = 12;
 /** Bytes (mod 2^32) and messages of notifications, logs and guest requests the host has handled. */
 const FLOW_BYTES = 13;
 const FLOW_COUNT = 14;
-const ELAPSED_BYTE = 64;
-const DATA_BYTE = 72;
+/** Float64s: the call's elapsed time, the guest's memory after it (bytes; -1 when not sent). */
+const FIGURES_BYTE = 64;
+const DATA_BYTE = 80;
 
 /** Bytes of a call or an output that travel through the channel itself. */
 export const CHANNEL_DATA_BYTES = 64 * 1024;
@@ -77,14 +77,15 @@ export function createChannel(): Channel {
 }
 
 /** The views of each channel, made once per thread rather than per call. */
-const views = new WeakMap<Channel, { data: Uint8Array; elapsed: Float64Array }>();
-const viewsOf = (channel: Channel): { data: Uint8Array; elapsed: Float64Array } => {
+const views = new WeakMap<Channel, { data: Uint8Array; figures: Float64Array }>();
+const viewsOf = (channel: Channel): { data: Uint8Array; figures: Float64Array } => {
   let made = views.get(channel);
-  if (made === undefined) views.set(channel, (made = { data: new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES), elapsed: new Float64Array(channel.buffer, ELAPSED_BYTE, 1) }));
+  if (made === undefined) views.set(channel, (made = { data: new Uint8Array(channel.buffer, DATA_BYTE, CHANNEL_DATA_BYTES), figures: new Float64Array(channel.buffer, FIGURES_BYTE, 2) }));
   return made;
 };
 const data = (channel: Channel): Uint8Array => viewsOf(channel).data;
-const elapsed = (channel: Channel): Float64Array => viewsOf(channel).elapsed;
+/** [elapsed ms, guest memory bytes or -1]. */
+const figures = (channel: Channel): Float64Array => viewsOf(channel).figures;
 
 /**
  * Host: sends a command (with `input` in the data area for a call); the worker wakes at once.
@@ -128,6 +129,14 @@ export const SPIN_BACKOFF_MAX = 64;
 export interface SpinPolicy {
   /** Polls `ready` for up to the bound of its kind of wait, unless backing off; true when it became true. */
   spin(ready: () => boolean, peerAwake: boolean): boolean;
+  /**
+   * What the last wait of that kind took in the end (ms; an upper bound will do). After a wait
+   * that skipped polling, at most the bound is a catch a poll would have made — the peer is quick
+   * again — and the backoff ends there, instead of sleeping through up to
+   * {@link SPIN_BACKOFF_MAX} more waits after a busy moment (each a cross-thread wake-up); see
+   * createBackoff for when such evidence is not believed. After any other wait it changes nothing.
+   */
+  took(peerAwake: boolean, ms: number): void;
   /** Per kind of wait so far: polls that caught, polls in vain, and waits that skipped polling. */
   readonly stats: Readonly<Record<'awake' | 'asleep', SpinStats>>;
 }
@@ -139,20 +148,48 @@ export interface SpinStats {
   skipped: number;
 }
 
-/** Polls for up to `spinMs` unless backing off; the backoff of one kind of wait. */
-function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean) => boolean {
+/** One kind of wait: polls for up to `spinMs` unless backing off, and learns what skipped waits took. */
+interface Backoff {
+  spin(ready: () => boolean): boolean;
+  took(ms: number): void;
+}
+
+/**
+ * Polls for up to `spinMs` unless backing off; the backoff of one kind of wait. A skipped wait
+ * that took at most the bound ends the backoff (the peer is quick again), unless the last poll
+ * resumed so missed all the same: then the peer is quick but the machine crowded (the threads
+ * lose their CPUs, and polling takes the CPU the peer needs), and skipped waits are not believed
+ * again until a poll catches.
+ */
+function createBackoff(spinMs: number, stats: SpinStats): Backoff {
   let skip = 0;
   let backoff = 0;
+  /** Whether the last wait skipped polling (only then does what it took teach something). */
+  let skipped = false;
+  /** Whether quick skipped waits end the backoff, and whether the current poll was resumed by one. */
+  let believed = true;
+  let resumed = false;
   const caught = (): true => {
     // Halved, not cleared: a lucky catch amid failures does not resume polling every wait.
     backoff >>= 1;
     stats.caught++;
+    believed = true;
+    resumed = false;
     return true;
   };
-  return (ready) => {
+  const took = (ms: number): void => {
+    if (!skipped || !believed || ms > spinMs) return;
+    skipped = false;
+    skip = 0;
+    backoff >>= 1;
+    resumed = true;
+  };
+  const spin = (ready: () => boolean): boolean => {
+    skipped = false;
     if (skip > 0) {
       skip--;
       stats.skipped++;
+      skipped = true;
       return false;
     }
     let last = performance.now();
@@ -167,11 +204,14 @@ function createBackoff(spinMs: number, stats: SpinStats): (ready: () => boolean)
     // or as the bound was reached, is a catch, not a reason to sleep through the next waits (on a
     // crowded machine a poll is often cut short so).
     if (ready()) return caught();
+    if (resumed) believed = false;
+    resumed = false;
     backoff = Math.min(backoff * 2 || 1, SPIN_BACKOFF_MAX);
     skip = backoff;
     stats.missed++;
     return false;
   };
+  return { spin, took };
 }
 
 /** A {@link SpinPolicy} polling for up to `awakeMs` for a peer that was awake, `asleepMs` for one that was woken. */
@@ -179,7 +219,7 @@ export function createSpinPolicy(bounds: { awakeMs: number; asleepMs: number }):
   const stats = { awake: { caught: 0, missed: 0, skipped: 0 }, asleep: { caught: 0, missed: 0, skipped: 0 } };
   const awake = createBackoff(bounds.awakeMs, stats.awake);
   const asleep = createBackoff(bounds.asleepMs, stats.asleep);
-  return { stats, spin: (ready, peerAwake) => (peerAwake ? awake : asleep)(ready) };
+  return { stats, spin: (ready, peerAwake) => (peerAwake ? awake : asleep).spin(ready), took: (peerAwake, ms) => (peerAwake ? awake : asleep).took(ms) };
 }
 
 /**
@@ -252,38 +292,30 @@ export function createFlowWindow(channel: Channel): FlowWindow {
   };
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const EMPTY = new Uint8Array(0);
-
-/** True when `outcome`, and `note` (in UTF-8) after it, can be written into the channel instead of posted. */
-export function fitsChannel(outcome: RunOutcome, note: Uint8Array = EMPTY): boolean {
-  return outcome.ok && (outcome.output?.length ?? 0) + note.length <= CHANNEL_DATA_BYTES;
+/** True when `outcome` can be written into the channel instead of posted. */
+export function fitsChannel(outcome: RunOutcome): boolean {
+  return outcome.ok && (outcome.output?.length ?? 0) <= CHANNEL_DATA_BYTES;
 }
 
-/** `text` in UTF-8, as {@link fitsChannel} and {@link writeResult} take a note. */
-export const encodeNote = (text: string): Uint8Array => encoder.encode(text);
-
 /**
- * Worker: publishes the result of command `seq` — the outcome itself (with the engine's `note`,
- * if any) when {@link fitsChannel}, else "posted". True when the host was awake (polling for it,
- * or about to look: the signal woke nobody); false when it was woken.
+ * Worker: publishes the result of command `seq` — the outcome itself (with the guest's
+ * `memoryBytes` after the call, if given) when {@link fitsChannel}, else "posted". True when the
+ * host was awake (polling for it, or about to look: the signal woke nobody); false when it was woken.
  */
-export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number, note: Uint8Array = EMPTY): boolean {
-  channel[RESULT_NOTE] = 0;
+export function writeResult(channel: Channel, seq: number, outcome: RunOutcome | 'posted', posted: number, memoryBytes = -1): boolean {
+  const figuresOf = figures(channel);
+  figuresOf[1] = -1;
   if (outcome === 'posted' || !outcome.ok) channel[RESULT_KIND] = ResultKind.Posted;
   else {
     channel[RESULT_INTERRUPT] = outcome.interrupt;
-    (elapsed(channel)[0] as number) = outcome.elapsedMs;
-    const length = outcome.output?.length ?? 0;
+    figuresOf[0] = outcome.elapsedMs;
+    figuresOf[1] = memoryBytes;
     if (outcome.output === null) channel[RESULT_KIND] = ResultKind.NoOutput;
     else {
       data(channel).set(outcome.output);
-      channel[RESULT_LENGTH] = length;
+      channel[RESULT_LENGTH] = outcome.output.length;
       channel[RESULT_KIND] = ResultKind.Output;
     }
-    data(channel).set(note, length);
-    channel[RESULT_NOTE] = note.length;
   }
   channel[RESULT_POSTED] = posted;
   // Atomic, so a host that sees `seq` here also sees the result written above.
@@ -294,16 +326,15 @@ export function writeResult(channel: Channel, seq: number, outcome: RunOutcome |
 
 /**
  * Host: reads the published result: the outcome, or null when it comes as a `result` message, and
- * the engine's note after the call, if any.
+ * the guest's memory after the call, if it was sent.
  */
-export function readResult(channel: Channel): { outcome: RunOutcome | null; posted: number; note?: string } {
+export function readResult(channel: Channel): { outcome: RunOutcome | null; posted: number; memoryBytes?: number } {
   const posted = channel[RESULT_POSTED] as number;
   const kind = channel[RESULT_KIND];
   if (kind === ResultKind.Posted) return { outcome: null, posted };
-  const length = kind === ResultKind.Output ? (channel[RESULT_LENGTH] as number) : 0;
-  const output = kind === ResultKind.Output ? data(channel).slice(0, length) : null;
-  const outcome: RunOutcome = { ok: true, output, interrupt: channel[RESULT_INTERRUPT] as number, elapsedMs: elapsed(channel)[0] as number };
-  const noteLength = channel[RESULT_NOTE] as number;
-  // Decoded from a copy: not every platform decodes shared memory.
-  return noteLength === 0 ? { outcome, posted } : { outcome, posted, note: decoder.decode(data(channel).slice(length, length + noteLength)) };
+  const output = kind === ResultKind.Output ? data(channel).slice(0, channel[RESULT_LENGTH] as number) : null;
+  const figuresOf = figures(channel);
+  const outcome: RunOutcome = { ok: true, output, interrupt: channel[RESULT_INTERRUPT] as number, elapsedMs: figuresOf[0] as number };
+  const memoryBytes = figuresOf[1] as number;
+  return memoryBytes < 0 ? { outcome, posted } : { outcome, posted, memoryBytes };
 }

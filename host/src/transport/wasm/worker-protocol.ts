@@ -10,10 +10,10 @@
  * a fresh instance of the same guest (answer `ready`) for the next session.
  */
 import { LocalErrorCode, type MepErrorCode } from '../../protocol/errors.ts';
-import { GUEST_MEMORY_LOG, RELEASE_MIN_BYTES, type LogLevel, type RunOutcome, type SerializedError, type WasmEngine, type WasmEngineOptions } from './engine.ts';
+import { guestMemoryLine, RELEASE_MIN_BYTES, type LogLevel, type RunOutcome, type SerializedError, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
 import { Interrupt } from './engine.ts';
-import { awaitCommand, CMD_SEQ, Command, createFlowWindow, createSpinPolicy, encodeNote, FLAG_INTERRUPT, FLAG_WAKE, fitsChannel, flowSize, writeResult, type Channel, type FlowWindow } from './worker-channel.ts';
+import { awaitCommand, CMD_SEQ, Command, createFlowWindow, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, fitsChannel, flowSize, writeResult, type Channel, type FlowWindow } from './worker-channel.ts';
 
 export { FLAG_INTERRUPT, FLAG_WAKE } from './worker-channel.ts';
 
@@ -95,16 +95,16 @@ export function serveWasmWorker(
   /** Guest requests posted by this thread, across engines, so a stale reply never answers a later one. */
   let requests = 0;
   const spin = createSpinPolicy({ awakeMs: WORKER_SPIN_MS, asleepMs: WORKER_PROBE_MS });
-  /** True while a call from the channel runs: the engine's memory line can travel with its result. */
+  /** True while a call from the channel runs: the guest's memory after it can travel with its result. */
   let channelCall = false;
-  /** That line, held until the result (or the next message, to keep the order). */
-  let memoryLine: string | undefined;
+  /** That memory (bytes), held until the result (or the next message, to keep the order); -1 when none. */
+  let memoryBytes = -1;
 
-  /** Posts the held memory line, if any, before whatever comes next. */
+  /** Posts the held memory as its log line, if any, before whatever comes next. */
   const flush = (): void => {
-    if (memoryLine === undefined) return;
-    const line = memoryLine;
-    memoryLine = undefined;
+    if (memoryBytes < 0) return;
+    const line = guestMemoryLine(memoryBytes);
+    memoryBytes = -1;
     flow?.reserve(line.length, stopping);
     posted++;
     port.postMessage({ type: 'log', level: 'debug', message: line });
@@ -121,12 +121,13 @@ export function serveWasmWorker(
     posted++;
     port.postMessage(message, transfer);
   };
-  const log = (level: LogLevel, text: string): void => {
-    // The engine logs it after the guest returned: holding it loses nothing if the thread is killed.
-    if (channelCall && level === 'debug' && GUEST_MEMORY_LOG.test(text)) {
+  const log = (level: LogLevel, text: string): void => post({ type: 'log', level, message: text });
+  const memory = (bytes: number): void => {
+    // The engine reports it after the guest returned: holding it loses nothing if the thread is killed.
+    if (channelCall) {
       flush();
-      memoryLine = text;
-    } else post({ type: 'log', level, message: text });
+      memoryBytes = bytes;
+    } else log('debug', guestMemoryLine(bytes));
   };
 
   const request = (bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null => {
@@ -187,9 +188,13 @@ export function serveWasmWorker(
     const ch = channel as Channel;
     /** Whether the host was awake when the last result was published; null after a command that answered no call (nothing to poll for). */
     let hostAwake: boolean | null = null;
+    /** When the last result was published (performance.now()). */
+    let publishedAt = 0;
     for (;;) {
       const { seq, command, input, timeoutMs } = awaitCommand(ch, handled, hostAwake === null ? undefined : spin, hostAwake ?? false);
       handled = seq;
+      // How long the host took to send it, at most (a wait that slept includes this thread's wake-up).
+      if (hostAwake !== null) spin.took(hostAwake, performance.now() - publishedAt);
       if (command === Command.Leave || command === Command.Renew) {
         if (!(await replace(command === Command.Renew))) return;
         // The host takes the answer from its event loop: it sends nothing soon.
@@ -200,14 +205,15 @@ export function serveWasmWorker(
       channelCall = true;
       const outcome = await run(input, timeoutMs);
       channelCall = false;
-      const note = memoryLine === undefined ? undefined : encodeNote(memoryLine);
-      if (fitsChannel(outcome, note)) {
-        memoryLine = undefined;
-        hostAwake = writeResult(ch, seq, outcome, posted, note);
+      if (fitsChannel(outcome)) {
+        const bytes = memoryBytes;
+        memoryBytes = -1;
+        hostAwake = writeResult(ch, seq, outcome, posted, bytes);
       } else {
         postResult(outcome);
         hostAwake = writeResult(ch, seq, 'posted', posted);
       }
+      publishedAt = performance.now();
       await release();
     }
   };
@@ -226,6 +232,7 @@ export function serveWasmWorker(
           notify: (bytes) => post({ type: 'notify', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]),
           request,
           log,
+          memory,
         },
       });
     } catch (error) {
