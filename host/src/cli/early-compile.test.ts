@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
+import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
+import { compiledWasmModule, specFromPath } from '../registry/launch.ts';
+import { moduleFileKey, takeModuleAhead } from '../registry/module-file.ts';
 import { keepShapeVerdicts } from '../registry/shape-verdicts.ts';
 import { compileExtensionModule, memoryCapOf } from '../transport/wasm/module.ts';
 import { earlyCompileOf, warmCompile } from './early-compile.ts';
@@ -69,6 +72,33 @@ early('should leave in the compile cache the module the command then gets for th
   // Another cap is another module: nothing early is taken for it.
   assert.is.not(await compileExtensionModule(bytes, { name: 'guest.wasm' }), warmed);
   assert.ok(dir);
+});
+
+early('should hand the launch the module compiled early while the file is unchanged, and not after a write', async () => {
+  project(root);
+  const path = join(root, 'guest.wasm');
+  writeFileSync(path, uniqueModule());
+  const limits = { maxMemoryBytes: 64 * 1024 * 1024 };
+  const warmed = await warmCompile(['compile', 'project', '--extension', './guest.wasm', '--max-memory', '64MiB'], root);
+  assert.instance(warmed, WebAssembly.Module);
+  assert.is(await compiledWasmModule(specFromPath(path, { limits })), warmed);
+  // Taken from the offer (not read and hashed again): it is gone once taken.
+  assert.is(takeModuleAhead(moduleFileKey(path, statSync(path), limits.maxMemoryBytes, undefined)), undefined);
+  // Written since the early read: the launch reads and compiles the file as it is now.
+  const again = await warmCompile(['compile', 'project', '--extension', './guest.wasm'], root);
+  writeFileSync(path, Buffer.concat([uniqueModule(), Buffer.from([0, 1, 0])]));
+  const launched = await compiledWasmModule(specFromPath(path));
+  assert.instance(launched, WebAssembly.Module);
+  assert.is.not(launched, again);
+});
+
+early('should let the launch report its own error when the early compile failed', async () => {
+  project(root);
+  writeFileSync(join(root, 'broken.wasm'), Buffer.from('\0asm\x01\0\0\0\x05garbage'));
+  assert.is(await warmCompile(['compile', 'project', '--extension', './broken.wasm'], root), undefined);
+  const error = await compiledWasmModule(specFromPath(join(root, 'broken.wasm'))).then(() => undefined, (e: unknown) => e);
+  assert.ok(isMepError(error) && error.code === LocalErrorCode.Usage, String(error));
+  assert.match((error as Error).message, 'Wasm extension "broken.wasm" is not a valid WebAssembly module');
 });
 
 early('should start nothing and never reject for a broken module, an oversized one, or a folder that is no project', async () => {

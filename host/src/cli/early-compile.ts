@@ -5,10 +5,12 @@
  * which the second core waits). Kept light on purpose: it loads the flag tables, the module
  * compiler and the shape verdicts, not the registry, the session or the transports.
  *
- * The command's own launch (registry/launch.ts) then reads and hashes the file as always and asks
- * `compileExtensionModule` for it: the module compiled here is in its cache under the same key
- * (the sha256 of the bytes and the memory cap), so the bytes that run are still the bytes the
- * command hashed and checked against a pin. The cap comes from the same flags by the same parser
+ * The command's launch (registry/launch.ts) takes the module offered here when the file's identity
+ * (inode, size, mtime, ctime, taken before the early read) and the memory cap are still those of
+ * its own key (registry/module-file.ts): the file was not written since, so what was read, hashed
+ * and compiled here is what the launch would read. Only a file no lock pins is offered (installed
+ * ids are never early). The module itself comes from `compileExtensionModule`, every check
+ * included (shape walk or kept verdict, cap). The cap comes from the same flags by the same parser
  * (operation-flags.ts), and V8's tier is chosen by the same decision (`chooseProjectTier`) before
  * anything is compiled, as V8 fixes a module's tiers when it compiles it. A guess that misses (the
  * project's morphir.json read otherwise by the command, say) costs only the work done here.
@@ -20,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { readTextFile, readRegularFile } from '../files/regular-file.ts';
 import { parseJson } from '../protocol/json-parse.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { moduleFileKey, offerModuleAhead } from '../registry/module-file.ts';
 import { keepShapeVerdicts, keptShapeVerdicts } from '../registry/shape-verdicts.ts';
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
@@ -61,7 +64,7 @@ export function earlyCompileOf(argv: readonly string[]): EarlyCompile | undefine
   return { project: positionals[0] as string, extension, values };
 }
 
-/** The module compiled early, held so the compile cache's weak reference stays alive until the command takes it. */
+/** The module compiled early, held for the process's life (a one-shot command): the compile caches keep only weak references. */
 let held: WebAssembly.Module | undefined;
 
 /**
@@ -91,9 +94,13 @@ export async function warmCompile(argv: readonly string[], cwd: string = process
     // As `mep` does for every command (main.ts): the shape walk's verdict is read from (and kept in) $MEP_HOME.
     keepShapeVerdicts(true);
     const shapeVerdicts = keptShapeVerdicts();
-    const read = await bytes;
-    const sha256 = createHash('sha256').update(read).digest('hex');
-    held = await compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+    const compiling = bytes.then((read) => {
+      const sha256 = createHash('sha256').update(read).digest('hex');
+      return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+    });
+    // Keyed by the file as stat saw it before the read: a write since, and the launch computes another key.
+    offerModuleAhead(moduleFileKey(path, file, maxMemoryBytes, undefined), compiling);
+    held = await compiling;
     return held;
   } catch {
     return undefined;
