@@ -186,7 +186,7 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
         extension = session.extension;
         return value;
       },
-      { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor, quiet: flags.json === true, ...(cancelGraceMs === undefined ? {} : { cancelGraceMs }) },
+      { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor, quiet: flags.json === true, last: true, ...(cancelGraceMs === undefined ? {} : { cancelGraceMs }) },
     );
     // A transcript that lost a message fails the run before its output is written.
     transcript?.close();
