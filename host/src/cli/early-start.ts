@@ -38,6 +38,8 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
   try {
     const { prestartWasmWorker } = await import('../registry/prestart.ts');
     void prestartWasmWorker();
+    // A project compiled with a .wasm file given by path: its module compiles while the command loads.
+    if (argv[0] === 'compile') void import('./early-compile.ts').then((early) => early.warmCompile(argv), () => undefined);
   } catch {
     // Only a head start: the session starts its own thread.
   }

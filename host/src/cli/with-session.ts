@@ -21,6 +21,7 @@ import { GUEST_MEMORY_LOG } from '../transport/wasm/index.ts';
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { setLongTimeout } from '../transport/long-timer.ts';
 import { endAllProcessGroups } from '../transport/process-group.ts';
+import { withoutWasmRenewals } from '../transport/wasm/node/spawner.ts';
 import { createExtensionLogPrinter } from './extension-log.ts';
 import { createProgressBar } from './progress-bar.ts';
 import type { Io } from './io.ts';
@@ -42,6 +43,11 @@ export interface SessionRunOptions {
   cancelGraceMs?: number;
   /** Draw no progress bar even on a terminal (`--json`). */
   quiet?: boolean;
+  /**
+   * The command's last session (an operation's): its wasm worker is ended at the close instead
+   * of being given a fresh engine that no session would use (`withoutWasmRenewals`).
+   */
+  last?: boolean;
 }
 
 /** How long a cancelled extension has to stop by default: MEP 0.1's cancellation is cooperative. */
@@ -158,6 +164,6 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
       stopNow();
     }
     process.off('SIGINT', onSigint);
-    await session.close();
+    await (options.last && spec.runtime === 'wasm' ? withoutWasmRenewals(() => session.close()) : session.close());
   }
 }

@@ -21,6 +21,7 @@ import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf } f
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
 import { processClockEnv } from './launch-grants.ts';
 import { keptShapeVerdicts } from './shape-verdicts.ts';
+import { moduleFileKey, takeModuleAhead } from './module-file.ts';
 import { withPinnedIdentity } from './remote.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
 
@@ -120,13 +121,13 @@ async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promis
   try {
     const s = await stat(spec.path);
     checkModuleSize(spec.name, s.size, resolveWasmLimits(spec.name, limits).maxModuleBytes);
-    key = [spec.path, s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs, maxMemoryBytes ?? '', spec.sha256 ?? ''].join(':');
+    key = moduleFileKey(spec.path, s, maxMemoryBytes, spec.sha256);
   } catch (error) {
     if (error instanceof MepError) throw error;
     throw new MepError(LocalErrorCode.Usage, `Cannot read the wasm extension ${spec.path}: ${(error as Error).message}. Check the path, or build it with 'mep build'.`, { cause: error });
   }
   // A regular file only (a FIFO or a device put at the path would hang the read), within the module limit.
-  return compiled.get(key, () =>
+  const own = (): Promise<WebAssembly.Module> =>
     readRegularFile(spec.path, { what: `the wasm module of '${spec.name}'`, maxBytes: resolveWasmLimits(spec.name, limits).maxModuleBytes, limit: 'maxModuleBytes' }).then((bytes) => {
       const actual = createHash('sha256').update(bytes).digest('hex');
       if (spec.sha256 !== undefined && actual !== spec.sha256) {
@@ -142,8 +143,9 @@ async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promis
         ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }),
         limits: { ...(maxMemoryBytes === undefined ? {} : { maxMemoryBytes }), ...(maxModuleBytes === undefined ? {} : { maxModuleBytes }) },
       });
-    }),
-  );
+    });
+  // Compiled while the command loaded (cli/early-compile.ts) from this very file as it is now; if that failed, compiled here, reporting its own error.
+  return compiled.get(key, () => takeModuleAhead(key)?.catch(own) ?? own());
 }
 
 /**

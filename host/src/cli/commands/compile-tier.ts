@@ -9,6 +9,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { isWithin } from '../../files/path-within.ts';
+import { useBaselineWasmTier } from '../../transport/wasm/node/wasm-tier.ts';
 
 /** Sources up to this many bytes compile in one call too short for TurboFan to pay back. */
 export const BASELINE_TIER_MAX_SOURCE_BYTES = 48 * 1024;
@@ -39,4 +40,16 @@ export async function sourcesAtMost(projectDir: string, sourceDirectory: string,
     return false;
   }
   return true;
+}
+
+/**
+ * Chooses V8's baseline tier for the process when the project's sources are small
+ * ({@link sourcesAtMost} under {@link BASELINE_TIER_MAX_SOURCE_BYTES}); true when it did. Before the
+ * module is compiled: `mep compile` when it runs, and its early start (cli/early-compile.ts), which
+ * compiles the module while the command loads, both through this one decision.
+ */
+export async function chooseProjectTier(projectDir: string, sourceDirectory: string): Promise<boolean> {
+  const small = await sourcesAtMost(projectDir, sourceDirectory, BASELINE_TIER_MAX_SOURCE_BYTES);
+  if (small) useBaselineWasmTier();
+  return small;
 }

@@ -10,13 +10,14 @@ import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { CompileParams, CompileResult } from '../../protocol/index.ts';
 import { compileProject, compileRequestForFiles, readMorphirJson, readMorphirProject, readSourceFolders } from '../../project/index.ts';
 import { useBaselineWasmTier } from '../../transport/wasm/node/wasm-tier.ts';
-import { BASELINE_TIER_MAX_SOURCE_BYTES, sourcesAtMost } from './compile-tier.ts';
+import { BASELINE_TIER_MAX_SOURCE_BYTES, chooseProjectTier } from './compile-tier.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import type { ResolvedExtension } from './extension-argument.ts';
-import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
+import { OPERATION_HELP, hasErrors, printDiagnostics, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
+import { COMPILE_FLAGS } from './operation-flags.ts';
 import { parseOptionFlags } from './options.ts';
 import { watchCompile } from './compile-watch.ts';
 
@@ -91,7 +92,7 @@ compiled again; the IR is the same as a full compile's.
                     the local dependencies are bounded by --max-message, which the request is
 ${OPERATION_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { lang: { type: 'string' }, output: { type: 'string' }, 'max-sources': { type: 'string' }, 'source-root': { type: 'string', multiple: true }, watch: { type: 'boolean' }, ...OPERATION_FLAGS }, 'compile');
+    const { values, positionals } = parseFlags(argv, COMPILE_FLAGS, 'compile');
     return withJsonErrors(io, values.json, async () => {
       if (positionals.length === 0) throw new UsageError(`expected a project folder or source files. Run 'mep compile --help'.`);
       io.verbose = Boolean(values.verbose);
@@ -137,10 +138,8 @@ ${OPERATION_HELP}`,
         return ExitCode.Ok;
       }
       // A small project is one short call: its wasm frontend runs on V8's baseline tier (compile-tier.ts).
-      const small = manifest === undefined
-        ? (files?.sources?.documents ?? []).reduce((n, d) => n + d.text.length, 0) <= BASELINE_TIER_MAX_SOURCE_BYTES
-        : await sourcesAtMost(projectDir as string, manifest.sourceDirectory, BASELINE_TIER_MAX_SOURCE_BYTES);
-      if (small) useBaselineWasmTier();
+      if (manifest !== undefined) await chooseProjectTier(projectDir as string, manifest.sourceDirectory);
+      else if ((files?.sources?.documents ?? []).reduce((n, d) => n + d.text.length, 0) <= BASELINE_TIER_MAX_SOURCE_BYTES) useBaselineWasmTier();
       let params: CompileParams | undefined;
       let languageId = language ?? '';
       let output: string | null = null;

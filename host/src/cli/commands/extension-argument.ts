@@ -5,7 +5,7 @@
  */
 import type { Stats } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { isAbsolute, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { ClaimSet } from '../../protocol/index.ts';
 import type { ExtensionLimits } from '../../protocol/limits.ts';
 import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
@@ -27,6 +27,7 @@ import type { Transport } from '../../transport/types.ts';
 import { UsageError } from '../exit-codes.ts';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { Io } from '../io.ts';
+import { looksLikePath } from './extension-path.ts';
 
 /** An extension ready to launch, with what the registry knows about it. */
 export interface ResolvedExtension {
@@ -76,15 +77,7 @@ function claimOptions(io: Io, options: ResolveOptions): ClaimReadOptions {
   };
 }
 
-/**
- * True when `argument` is written as a path: it holds a separator (`./x`, `dist/x.wasm`), is
- * absolute or a drive path, or is `.`/`..`. Anything else is a name, and a name only ever means
- * an installed extension: a file of that name in the working directory must be given as `./name`
- * (so an installed, lock-pinned `acme.avro` cannot be stood in for by an executable `./acme.avro`).
- */
-export function looksLikePath(argument: string): boolean {
-  return /[/\\]/.test(argument) || isAbsolute(argument) || /^[A-Za-z]:/.test(argument) || argument === '.' || argument === '..';
-}
+export { looksLikePath } from './extension-path.ts';
 
 /** What an `--extension` argument names: a file's spec, or an installed extension's (verified) spec. */
 async function findArgument(argument: string, io: Io, options: ResolveOptions): Promise<{ spec?: LaunchSpec; installed?: InstalledExtension; info?: Stats }> {

@@ -24,39 +24,13 @@ import { renderDiagnostics } from '../render-diagnostics.ts';
 import { withSession } from '../with-session.ts';
 import { cliRegistryPaths, launchSpecOfArgument, resolveProvider } from './extension-argument.ts';
 import type { ResolvedExtension } from './extension-argument.ts';
-import { GRANT_FLAGS, GRANT_HELP, parseGrantFlags } from './grant-flags.ts';
+import { parseGrantFlags } from './grant-flags.ts';
 import type { GrantFlagValues } from './grant-flags.ts';
-import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
+import { parseLimitFlags } from './limit-flags.ts';
 import type { LimitFlagValues } from './limit-flags.ts';
 import { openTranscript } from './transcript.ts';
 
-/** parseArgs options every operation command accepts. */
-export const OPERATION_FLAGS = {
-  extension: { type: 'string' },
-  option: { type: 'string', multiple: true },
-  json: { type: 'boolean' },
-  verbose: { type: 'boolean' },
-  transcript: { type: 'string' },
-  'transcript-unredacted': { type: 'boolean' },
-  'cancel-grace': { type: 'string' },
-  ...LIMIT_FLAGS,
-  ...GRANT_FLAGS,
-} as const;
-
-/** The help lines for {@link OPERATION_FLAGS}. */
-export const OPERATION_HELP = `  --extension EXT   use this provider: an installed id, or the path of a .wasm module, a
-                    .js/.mjs file or an executable, written as a path (./x.wasm; a bare name
-                    is always an installed id) (default: the installed extension whose claims fit)
-  --option k=v      an option for the extension; the value is parsed as JSON when valid (repeatable)
-  --json            print the machine-readable result on stdout instead of the human report
-  --verbose         extension identity, timings and the extension's log on stderr
-  --transcript F    write every JSON-RPC message to F (JSON lines); source text and secret
-                    values are redacted
-  --transcript-unredacted  keep source text in the transcript (secret values stay redacted)
-  --cancel-grace MS after the first Ctrl+C (sent as $/cancelRequest), how long the extension has
-                    to stop before it is ended (default 2000; a second Ctrl+C ends it at once)
-${LIMIT_HELP}
-${GRANT_HELP}`;
+export { OPERATION_FLAGS, OPERATION_HELP } from './operation-flags.ts';
 
 /** The parsed common flags. */
 export interface OperationFlags extends LimitFlagValues, GrantFlagValues {
@@ -212,7 +186,7 @@ export async function runOperation<T>(io: Io, flags: OperationFlags, need: Provi
         extension = session.extension;
         return value;
       },
-      { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor, quiet: flags.json === true, ...(cancelGraceMs === undefined ? {} : { cancelGraceMs }) },
+      { ...(provider.claims ? { claims: provider.claims } : {}), ...(resolveSecret ? { resolveSecret } : {}), ...(transcript ? { wrapTransport: transcript.wrap } : {}), redactor, quiet: flags.json === true, last: true, ...(cancelGraceMs === undefined ? {} : { cancelGraceMs }) },
     );
     // A transcript that lost a message fails the run before its output is written.
     transcript?.close();

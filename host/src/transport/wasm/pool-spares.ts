@@ -17,6 +17,8 @@ export interface PoolState {
   held: Set<PoolThread>;
   started: number;
   closed: boolean;
+  /** While true, a released worker is terminated rather than given a fresh engine (WasmWorkerPool.holdRenewals). */
+  renewalsHeld: boolean;
   /** Spares whose thread is still starting; they count against the bound. */
   starting: number;
 }

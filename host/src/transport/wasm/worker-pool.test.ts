@@ -80,6 +80,23 @@ pool('should reuse the thread of a closed session, with a fresh engine that answ
   await workerPoolOf(spawn).close();
 });
 
+pool('should terminate a released worker while renewals are held (no fresh engine), and renew again once they are not', async () => {
+  const { spawn, alive } = countingSpawner({ spares: 1 });
+  const workers = workerPoolOf(spawn);
+  workers.holdRenewals(true);
+  try {
+    await (await open(spawn)).close();
+  } finally {
+    workers.holdRenewals(false);
+  }
+  await until(() => alive() === 0, 5000, () => `the held-back release's thread ending (${alive()} alive)`);
+  assert.is(workers.stats().idle, 0);
+  await (await open(spawn)).close();
+  await until(() => workers.stats().idle === 1, 5000, () => 'the released worker renewed and parked');
+  assert.is(alive(), 1);
+  await workers.close();
+});
+
 pool('should start a warmed guest ahead on one thread, which its session takes, even while the thread is starting', async () => {
   const { spawn, alive } = countingSpawner({ spares: 1 });
   const stats = workerPoolOf(spawn).stats;

@@ -101,6 +101,13 @@ export interface WasmWorkerPool {
    */
   prestart(): Promise<void>;
   stats(): WasmWorkerPoolStats;
+  /**
+   * While `held`, a released worker is terminated instead of being given a fresh engine for a
+   * next session (a command's last session: instantiating the guest again would cost a whole
+   * instantiation, 7 MB of snapshot for the Elm frontend, while the command exits). The pool stays
+   * open; a later session starts a thread.
+   */
+  holdRenewals(held: boolean): void;
   /** Terminates the idle workers; held ones stop when released. */
   close(): Promise<void>;
 }
@@ -120,6 +127,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     held: new Set(),
     started: 0,
     closed: false,
+    renewalsHeld: false,
     starting: 0,
   };
   const spares = createSpares(state);
@@ -128,6 +136,7 @@ export function createWasmWorkerPool(spawn: SpawnWasmWorker, options: WasmWorker
     warm: spares.warm,
     prestart: spares.prestart,
     stats: () => ({ threads: state.all.size, idle: state.idle.length, started: state.started }),
+    holdRenewals: (held) => void (state.renewalsHeld = held),
     async close() {
       state.closed = true;
       await Promise.all([...state.idle].map((thread) => thread.terminate()));
@@ -220,7 +229,7 @@ function hold(state: PoolState, spares: Spares, thread: PoolThread): PooledWorke
       thread.holdFlow(false);
       state.held.delete(thread);
       const guest = thread.guest;
-      if (!reusable || state.closed || thread.dead || guest === undefined || !spares.room()) return thread.terminate();
+      if (!reusable || state.closed || state.renewalsHeld || thread.dead || guest === undefined || !spares.room()) return thread.terminate();
       void spares.prepareSpare(thread, guest);
     },
   };

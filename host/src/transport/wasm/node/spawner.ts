@@ -105,3 +105,18 @@ export function sharedNodeWasmSpawner(): SpawnWasmWorker {
 export function prestartNodeWasmWorker(): Promise<void> {
   return workerPoolOf(sharedNodeWasmSpawner()).prestart();
 }
+
+/**
+ * Runs `fn` (a session's close) with the shared pool's renewals held (`holdRenewals`): a worker it
+ * releases is ended rather than given a fresh engine, for a command's last session, after which
+ * no session comes. Held only while `fn` runs, so nothing of it outlives the call.
+ */
+export async function withoutWasmRenewals<T>(fn: () => Promise<T>): Promise<T> {
+  const pool = workerPoolOf(sharedNodeWasmSpawner());
+  pool.holdRenewals(true);
+  try {
+    return await fn();
+  } finally {
+    pool.holdRenewals(false);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * What `mep compile <project> --extension <path>.wasm` starts before its command has loaded
+ * (issue 32): the module is read, hashed, shape-checked (or its kept verdict read), memory-capped
+ * and compiled while the CLI's own modules still load (a third of a small project's run, during
+ * which the second core waits). Kept light on purpose: it loads the flag tables, the module
+ * compiler and the shape verdicts, not the registry, the session or the transports.
+ *
+ * The command's launch (registry/launch.ts) takes the module offered here when the file's identity
+ * (inode, size, mtime, ctime, taken before the early read) and the memory cap are still those of
+ * its own key (registry/module-file.ts): the file was not written since, so what was read, hashed
+ * and compiled here is what the launch would read. Only a file no lock pins is offered (installed
+ * ids are never early). The module itself comes from `compileExtensionModule`, every check
+ * included (shape walk or kept verdict, cap). The cap comes from the same flags by the same parser
+ * (operation-flags.ts), and V8's tier is chosen by the same decision (`chooseProjectTier`) before
+ * anything is compiled, as V8 fixes a module's tiers when it compiles it. A guess that misses (the
+ * project's morphir.json read otherwise by the command, say) costs only the work done here.
+ */
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { readTextFile, readRegularFile } from '../files/regular-file.ts';
+import { parseJson } from '../protocol/json-parse.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { moduleFileKey, offerModuleAhead } from '../registry/module-file.ts';
+import { keepShapeVerdicts, keptShapeVerdicts } from '../registry/shape-verdicts.ts';
+import { resolveWasmLimits } from '../transport/wasm/limits.ts';
+import { compileExtensionModule } from '../transport/wasm/module.ts';
+import { chooseProjectTier } from './commands/compile-tier.ts';
+import { looksLikePath } from './commands/extension-path.ts';
+import { parseLimitFlags } from './commands/limit-flags.ts';
+import { COMPILE_FLAGS } from './commands/operation-flags.ts';
+
+const parseCompileFlags = (args: string[]) => parseArgs({ args, options: COMPILE_FLAGS, allowPositionals: true, strict: true });
+
+/** A `mep compile` command line the early start can get going. */
+export interface EarlyCompile {
+  /** The project folder, as given. */
+  project: string;
+  /** The `--extension` value: a path to a `.wasm` file, as given. */
+  extension: string;
+  /** The flags, parsed with `mep compile`'s own table. */
+  values: ReturnType<typeof parseCompileFlags>['values'];
+}
+
+/**
+ * The compile of one project folder with a `.wasm` file given by path (`--extension ./x.wasm`), or
+ * undefined for anything else: another command, files instead of a folder, an installed id, a
+ * process extension, `--watch`, `--help`, or a line its command would refuse.
+ */
+export function earlyCompileOf(argv: readonly string[]): EarlyCompile | undefined {
+  const [command, ...args] = argv;
+  if (command !== 'compile') return undefined;
+  let parsed: ReturnType<typeof parseCompileFlags>;
+  try {
+    parsed = parseCompileFlags(args);
+  } catch {
+    return undefined;
+  }
+  const { values, positionals } = parsed;
+  const extension = values.extension;
+  if (positionals.length !== 1 || values.watch || extension === undefined) return undefined;
+  if (!looksLikePath(extension) || extname(extension).toLowerCase() !== '.wasm') return undefined;
+  return { project: positionals[0] as string, extension, values };
+}
+
+/** The module compiled early, held for the process's life (a one-shot command): the compile caches keep only weak references. */
+let held: WebAssembly.Module | undefined;
+
+/**
+ * Starts what {@link earlyCompileOf} finds in `argv`: V8's tier chosen for the project, then the
+ * module compiled. Resolves with it when done, or undefined when nothing was started or it failed;
+ * never rejects (the command reports every problem itself).
+ */
+export async function warmCompile(argv: readonly string[], cwd: string = process.cwd()): Promise<WebAssembly.Module | undefined> {
+  const early = earlyCompileOf(argv);
+  if (early === undefined) return undefined;
+  try {
+    const project = resolve(cwd, early.project);
+    const path = resolve(cwd, early.extension);
+    const [folder, file] = await Promise.all([stat(project), stat(path)]);
+    if (!folder.isDirectory() || !file.isFile()) return undefined;
+    const { maxMemoryBytes, maxModuleBytes } = parseLimitFlags(early.values);
+    const limits = { ...(maxMemoryBytes === undefined ? {} : { maxMemoryBytes }), ...(maxModuleBytes === undefined ? {} : { maxModuleBytes }) };
+    const name = early.extension;
+    // Read meanwhile; a failure is the command's to report (handled here, so it is never unhandled).
+    const bytes = readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes' });
+    bytes.catch(() => undefined);
+    // The tier before the module is compiled, as the command decides it (compile.ts).
+    const manifest = parseJson(await readTextFile(join(project, 'morphir.json'), { what: 'the project file', maxBytes: HOST_FILE_LIMITS.smallFileBytes }));
+    const sourceDirectory = (manifest as { sourceDirectory?: unknown } | null)?.sourceDirectory;
+    if (typeof sourceDirectory !== 'string') return undefined;
+    await chooseProjectTier(project, sourceDirectory);
+    // As `mep` does for every command (main.ts): the shape walk's verdict is read from (and kept in) $MEP_HOME.
+    keepShapeVerdicts(true);
+    const shapeVerdicts = keptShapeVerdicts();
+    const compiling = bytes.then((read) => {
+      const sha256 = createHash('sha256').update(read).digest('hex');
+      return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+    });
+    // Keyed by the file as stat saw it before the read: a write since, and the launch computes another key.
+    offerModuleAhead(moduleFileKey(path, file, maxMemoryBytes, undefined), compiling);
+    held = await compiling;
+    return held;
+  } catch {
+    return undefined;
+  }
+}
