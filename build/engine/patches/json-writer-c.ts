@@ -27,11 +27,32 @@ static bool mep_json_marking;
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up);
 
-/* with a gap, a line break and the indentation of depth levels */
+/* a line break and MEP_JSON_LINE_LEVELS levels of the last one-byte gap (at most 10 characters,
+   as JSON.stringify cuts it), for mep_json_break_gap; one engine thread, as for mep_json_depth */
+#define MEP_JSON_LINE_LEVELS 64
+static uint8_t mep_json_line[1 + 10 * MEP_JSON_LINE_LEVELS];
+static uint8_t mep_json_line_gap[10];
+static int mep_json_line_gap_len = -1;
+
+/* with a gap, a line break and the indentation of depth levels: one write of a prepared line
+   start for a one-byte gap (a level at a time, each a call, was a fifth of writing an indented
+   document: its lines are mostly indentation) */
 static no_inline int mep_json_break_gap(JSONStringifyContext *jsc, int depth)
 {
     JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
 
+    if (!gap->is_wide_char && gap->len <= 10 && depth <= MEP_JSON_LINE_LEVELS) {
+        const uint8_t *g = str8(gap);
+        int len = gap->len, i;
+        if (len != mep_json_line_gap_len || memcmp(g, mep_json_line_gap, len) != 0) {
+            memcpy(mep_json_line_gap, g, len);
+            mep_json_line_gap_len = len;
+            mep_json_line[0] = '\n';
+            for (i = 0; i < MEP_JSON_LINE_LEVELS; i++)
+                memcpy(mep_json_line + 1 + i * len, g, len);
+        }
+        return string_buffer_write8(jsc->b, mep_json_line, 1 + depth * len);
+    }
     if (mep_json_putc(jsc->b, '\n'))
         return -1;
     while (depth-- > 0) {
