@@ -124,6 +124,8 @@ static bool mep_leaf_rotation(struct MepLeaf *L, uint8_t *c)
         return false; /* x and s are read twice, so arguments or constants (a temporary is read once) */
     o = c - 16;
     o[0] = MEP_LR_ROTR; o[1] = or[1]; o[2] = shr[2]; o[3] = shr[3];
+    if (k == L->nconst - 1) /* the 32, read by the SUB alone: not loaded at each call */
+        L->nconst--;
     return true;
 }
 
