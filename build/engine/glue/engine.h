@@ -17,8 +17,11 @@
  * below what the host's own stack can take: each JS call is a frame of JS_CallInternal on the
  * host's native stack too, larger there once V8 optimizes it (TurboFan: about 1.6 times its
  * bytes here, for a call of no arguments or locals). At 640 KiB a recursion of such calls
- * overflowed Node's default stack (984 KiB) first and trapped the call (engine.test.ts). */
-#define MEP_JS_STACK_LIMIT (512 * 1024)
+ * overflowed Node's default stack (984 KiB) first and trapped the call (engine.test.ts). At 512 KiB
+ * it did again once the leaf evaluator left JS_CallInternal (patches/leaf-calls.ts, no_inline): its
+ * arrays had been part of every JS call's frame here, so the recursion went 1,637 -> 1,926 calls
+ * deep while the host's frame per call stayed as large. 432 KiB keeps it near the old depth. */
+#define MEP_JS_STACK_LIMIT (432 * 1024)
 
 extern JSRuntime *mep_rt;
 extern JSContext *mep_ctx;
