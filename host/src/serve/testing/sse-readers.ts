@@ -39,7 +39,7 @@ const LAST_CHUNK = Buffer.from('\r\n0\r\n\r\n');
 /**
  * Posts `body` to `/extensions/<route>` asking for `text/event-stream`, then reads as `role`
  * says: a `drip` reader takes what came, pauses up to `maxPauseMs` (chosen by `random`), and
- * again; a `stall` reader stops after the first bytes.
+ * again; a `stall` reader stops after the first bytes. An empty `route` posts to `/` (a server of one extension).
  */
 export function startSseReader(options: { port: number; route: string; body: string; role: ReaderRole; random: SeededRandom; maxPauseMs: number }): SseReader {
   const { port, route, body, role, random, maxPauseMs } = options;
@@ -60,7 +60,7 @@ export function startSseReader(options: { port: number; route: string; body: str
     settle({ role, bytes, cut, whole, answer });
   };
   socket.once('connect', () => {
-    socket.write(`POST /extensions/${route} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.write(`POST ${route === '' ? '/' : `/extensions/${route}`} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
   });
   socket.on('data', (chunk: Buffer) => {
     bytes += chunk.length;
