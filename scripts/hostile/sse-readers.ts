@@ -9,11 +9,10 @@
  *
  * Usage: node --import tsx scripts/hostile/sse-readers.ts [clients] [seed]
  */
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSeededRandom } from '../../fixtures/testing/random.ts';
+import { startServedHttp } from './served-http.ts';
 import { startSseReader, type ReaderOutcome, type ReaderRole } from '../../host/src/serve/testing/sse-readers.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -28,22 +27,9 @@ export interface SseReadersReport {
 }
 
 export async function runSseReaders(options: { clients: number; seed?: number }): Promise<SseReadersReport> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const server = spawn(process.execPath, [join(root, 'bin/mep.mjs'), 'serve', '--http', `127.0.0.1:${port}`, '--extension', join(root, 'fixtures/extensions/artifact-stream.mjs'), '--call-timeout', '10m'], { stdio: ['ignore', 'ignore', 'pipe'] });
-  server.stderr?.resume();
-  let exited = false;
-  const exit = new Promise<void>((resolve) => server.on('exit', () => ((exited = true), resolve())));
-  let peak = 0;
-  const sampler = setInterval(() => {
-    try {
-      peak = Math.max(peak, 1024 * Number(/^VmHWM:\s+(\d+)/m.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1] ?? 0));
-    } catch {
-      // Exited between two samples.
-    }
-  }, 50);
+  const server = await startServedHttp(join(root, 'bin/mep.mjs'), ['--extension', join(root, 'fixtures/extensions/artifact-stream.mjs'), '--call-timeout', '10m']);
+  const { port } = server;
   try {
-    const health = async (): Promise<boolean> => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false);
-    for (let i = 0; i < 200 && !(await health()); i++) await new Promise((resolve) => setTimeout(resolve, 100));
     const random = createSeededRandom(options.seed ?? 0);
     const roles: ReaderRole[] = Array.from({ length: options.clients }, (_, i) => (i % 2 === 0 ? 'stall' : 'drip'));
     for (let i = roles.length - 1; i > 0; i--) {
@@ -55,12 +41,9 @@ export async function runSseReaders(options: { clients: number; seed?: number })
     const readers = roles.map((role) => startSseReader({ port, route: '', body, role, random, maxPauseMs: 5 }));
     const drips = await Promise.all(readers.filter((r) => r.role === 'drip').map((r) => Promise.race([r.done, new Promise((resolve) => setTimeout(resolve, 300_000)).then(() => r.settleWithin(0))])));
     const stalls = await Promise.all(readers.filter((r) => r.role === 'stall').map((r) => r.settleWithin(30_000)));
-    return { peakRss: peak, outcomes: [...drips, ...stalls], alive: !exited && (await health()) };
+    return { peakRss: server.peakRss(), outcomes: [...drips, ...stalls], alive: server.exitCode() === null && (await server.health()) };
   } finally {
-    clearInterval(sampler);
-    server.kill('SIGTERM');
-    await Promise.race([exit, new Promise((resolve) => setTimeout(resolve, 5_000))]);
-    if (!exited) server.kill('SIGKILL');
+    await server.stop();
   }
 }
 
