@@ -115,12 +115,13 @@ const NULL_BODY = new Set([101, 204, 205, 304]);
 
 /**
  * One GET of `url` with Node's http or https, connecting through `lookup`, as a web Response
- * (the body streamed, nothing decoded: no Accept-Encoding is sent). Redirects are not followed.
+ * (the body streamed, nothing decoded: no Accept-Encoding is sent). Redirects are not followed;
+ * no agent: each hop its own connection, closed after it, nothing kept alive to hold `mep` open.
  */
 export function pinnedGet(url: URL, options: { signal: AbortSignal; lookup: LookupFunction }): Promise<Response> {
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise<Response>((resolve, reject) => {
-    const request = send(url, { method: 'GET', signal: options.signal, lookup: options.lookup, headers: { accept: '*/*', 'accept-encoding': 'identity' } }, (message: IncomingMessage) => {
+    const request = send(url, { method: 'GET', agent: false, signal: options.signal, lookup: options.lookup, headers: { accept: '*/*', 'accept-encoding': 'identity' } }, (message: IncomingMessage) => {
       try {
         const headers = new Headers();
         for (let i = 0; i + 1 < message.rawHeaders.length; i += 2) headers.append(message.rawHeaders[i] as string, message.rawHeaders[i + 1] as string);
