@@ -15,6 +15,8 @@
  *   answers /health (its RSS is reported, not bounded here: one such body costs ~1.4 GB parsed),
  *   and no body is answered 408 (a waiting one gets 503 busy; before, Node's requestTimeout cut
  *   off bodies let in late).
+ * - `mep serve --http` with 24 SSE clients of 32 MiB streams at once, half stalled, half reading in
+ *   drips (seeded): every reading client gets its whole stream, RSS under 128 MiB + 300 MB.
  *
  * Usage: npm run hostile [-- --gib 3]
  */
@@ -28,6 +30,7 @@ import { builtLogFlood } from './built-guests.ts';
 import { describeFlood, runFlood, runStdinJam } from './run-flood.ts';
 import { retainedAcrossModules } from './serve-modules.ts';
 import { describeHttpBodyBomb, runHttpBodyBomb } from './http-bodies.ts';
+import { describeSseReaders, runSseReaders, sseReadersOk } from './sse-readers.ts';
 
 const MB = 1024 * 1024;
 const LIMIT_BYTES = 300 * MB;
@@ -123,6 +126,11 @@ try {
 {
   const bomb = await runHttpBodyBomb({ clients: 6 });
   rows.push({ name: 'mep serve --http, 6 concurrent 64 MiB bodies of empty objects', peakRss: bomb.peakRss, detail: describeHttpBodyBomb(bomb), ok: bomb.alive && !bomb.statuses.includes(408) });
+}
+
+{
+  const sse = await runSseReaders({ clients: 24, seed: 0 });
+  rows.push({ name: 'mep serve --http, 24 SSE clients of 32 MiB, half stalled, half reading in drips', peakRss: sse.peakRss, detail: describeSseReaders(sse), ok: sseReadersOk(sse) });
 }
 
 for (const row of rows) console.log(`${row.ok ? 'pass' : 'FAIL'}  ${row.name}: peak RSS ${(row.peakRss / MB).toFixed(0)} MB (limit ${LIMIT_BYTES / MB} MB) — ${row.detail}`);

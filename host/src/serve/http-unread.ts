@@ -7,10 +7,13 @@
  * `maxPendingBytes`), so N clients that asked for streams and read none held N × 128 MiB.
  *
  * The unread bytes of all of them are added up whenever an answer is written or a stream's event
- * leaves bytes unsent; past `maxPendingBytes`, finished answers waiting longest go first (never
- * the one just written), then the open stream holding the most unread bytes (the slowest
- * reader, which may be the one writing): each is dropped with its connection (an open stream's
- * call is cancelled), and the server log says so. A client that reads is unaffected.
+ * leaves bytes unsent; past `maxPendingBytes`, what has gone longest without its client taking
+ * anything (the bytes its socket handed the kernel not growing) goes first, a finished answer or an open stream alike (never the answer just
+ * written): each is dropped with its connection (an open stream's call is cancelled), and the
+ * server log says so. A client that reads is unaffected, however much it holds at a moment:
+ * before, the open stream holding the most bytes went first, and a client reading a stream slower
+ * than its extension made it (1.5-2.6 MB behind) was dropped while stalled clients, whose first
+ * megabytes sit in the kernel's socket buffers unseen, held the rest of the bound.
  */
 import type { ServerResponse } from 'node:http';
 
@@ -31,35 +34,52 @@ export interface UnreadAnswers {
  * res.end(text); unread.add(res, extension);
  */
 export function createUnreadAnswers(maxPendingBytes: number, log: (line: string) => void): UnreadAnswers {
-  // Insertion order is the order answers were written: the first is the one waiting longest.
   const waiting = new Map<ServerResponse, string>();
   const streams = new Map<ServerResponse, string>();
+  // For each, what its socket had handed the kernel (taken by the client, or on the way) when
+  // last looked at, and when that last grew (a monotonic clock). A client that reads keeps it
+  // growing, however far behind its extension it is; one that stalled does not, however little
+  // it holds (its first megabytes sit in the kernel's socket buffers, unseen here).
+  const progress = new Map<ServerResponse, { taken: number; at: number }>();
   const held = (): number => {
     let total = 0;
-    for (const answer of waiting.keys()) total += answer.writableLength;
-    for (const open of streams.keys()) total += open.writableLength;
+    const now = performance.now();
+    for (const res of [...waiting.keys(), ...streams.keys()]) {
+      total += res.writableLength;
+      const socket = res.socket;
+      const taken = socket ? socket.bytesWritten - socket.writableLength : 0;
+      const seen = progress.get(res);
+      if (seen === undefined || seen.taken !== taken) progress.set(res, { taken, at: now });
+    }
     return total;
   };
-  /** Drops what waits until the total is within the bound; `keep` (an answer just written) is never dropped. */
+  const drop = (res: ServerResponse): void => {
+    const unread = res.writableLength;
+    const answer = waiting.get(res);
+    waiting.delete(res);
+    progress.delete(res);
+    if (answer !== undefined) {
+      log(`${answer}: an answer was dropped with its connection: ${unread} bytes of it were still unread while answers waiting for their clients passed ${maxPendingBytes} bytes (maxPendingBytes); a client must read what it asked for.`);
+    } else {
+      const served = streams.get(res);
+      streams.delete(res);
+      log(`${served}: an event stream was dropped: ${unread} bytes of its events were waiting to be read while the events and answers HTTP clients left unread passed ${maxPendingBytes} bytes across the server (maxPendingBytes); a client must read what it asked for. Its call is cancelled.`);
+    }
+    res.destroy();
+  };
+  /**
+   * Drops what waits until the total is within the bound: first what has gone longest without
+   * its client taking anything (its socket's progress), an answer or an open stream alike;
+   * `keep` (an answer just written) is never dropped.
+   */
   const enforce = (keep?: ServerResponse): void => {
     let total = held();
-    for (const [answer, served] of waiting) {
+    if (total <= maxPendingBytes) return;
+    const order = [...progress.entries()].filter(([res]) => res !== keep && res.writableLength > 0).sort((a, b) => a[1].at - b[1].at);
+    for (const [res] of order) {
       if (total <= maxPendingBytes) return;
-      if (answer === keep) continue;
-      total -= answer.writableLength;
-      waiting.delete(answer);
-      log(`${served}: an answer was dropped with its connection: ${answer.writableLength} bytes of it were still unread while answers waiting for their clients passed ${maxPendingBytes} bytes (maxPendingBytes); a client must read what it asked for.`);
-      answer.destroy();
-    }
-    while (total > maxPendingBytes && streams.size > 0) {
-      let slowest: ServerResponse | undefined;
-      for (const open of streams.keys()) if (!slowest || open.writableLength > slowest.writableLength) slowest = open;
-      if (!slowest || slowest.writableLength === 0) return;
-      const served = streams.get(slowest);
-      total -= slowest.writableLength;
-      streams.delete(slowest);
-      log(`${served}: an event stream was dropped: ${slowest.writableLength} bytes of its events were waiting to be read while the events and answers HTTP clients left unread passed ${maxPendingBytes} bytes across the server (maxPendingBytes); a client must read what it asked for. Its call is cancelled.`);
-      slowest.destroy();
+      total -= res.writableLength;
+      drop(res);
     }
   };
   return {
@@ -67,14 +87,14 @@ export function createUnreadAnswers(maxPendingBytes: number, log: (line: string)
       streams.delete(res);
       if (res.writableFinished || res.destroyed) return;
       waiting.set(res, extension);
-      const done = (): boolean => waiting.delete(res);
+      const done = (): void => void (waiting.delete(res), progress.delete(res));
       res.once('finish', done).once('close', done);
       enforce(res);
     },
     stream(res, extension) {
       if (res.destroyed) return () => undefined;
       streams.set(res, extension);
-      res.once('close', () => streams.delete(res));
+      res.once('close', () => void (streams.delete(res), progress.delete(res)));
       // Only an event its client has not taken adds to what the server holds.
       return () => {
         if (streams.has(res) && res.writableLength > 0) enforce();

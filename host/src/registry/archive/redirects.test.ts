@@ -1,7 +1,10 @@
 /**
  * Redirects of an archive download (`mep install <url>`). `fetch` followed them all: an https URL
  * redirected to plain http, and a public one redirected to this machine, were downloaded and
- * installed. The public and https hosts are names this test maps to a local server.
+ * installed. Then only the URL's text was checked and `fetch` resolved names itself, so a name
+ * resolving to this machine (at any hop, or at the second lookup of a name: DNS rebinding) was
+ * reached. Here names resolve through the test's own resolver: 127.0.0.2 stands for a public
+ * address (a server of the test listens there), everything else is judged as it really is.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -13,10 +16,12 @@ import { installExtension } from '../install.ts';
 import { registryPaths } from '../paths.ts';
 import { backend, makeTarGz, packageEntries, withProject, writePackage } from '../test-support.ts';
 import type { TempProject } from '../test-support.ts';
-import { isLocalHost } from './redirects.ts';
+import { fetchFollowingSafely, isLocalHost } from './redirects.ts';
+import { isLocalAddress, pinnedGet } from './pinned-get.ts';
+import type { DownloadNetwork } from './pinned-get.ts';
 
 /** A server answering `/pkg.tgz` with a package and each other path with the redirect `routes` gives it. */
-async function serve(t: TempProject, routes: Record<string, (port: number) => string>): Promise<{ server: Server; port: number; asked: string[] }> {
+async function serve(t: TempProject, routes: Record<string, (port: number) => string>, host = '127.0.0.1', port0 = 0): Promise<{ server: Server; port: number; asked: string[] }> {
   const archive = makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.arc', capabilities: backend('arc') })));
   const asked: string[] = [];
   const server = createServer((request, response) => {
@@ -26,19 +31,35 @@ async function serve(t: TempProject, routes: Record<string, (port: number) => st
     else if (request.url === '/pkg.tgz') response.writeHead(200).end(archive);
     else response.writeHead(404).end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(port0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return { server, port, asked };
 }
 
-/** Runs `fn` with `fetch` sending requests for `*.example` (http or https) to the local server on `port`. */
-async function withNamesMapped<T>(port: number, fn: () => Promise<T>): Promise<T> {
-  const real = globalThis.fetch;
-  globalThis.fetch = ((input: string | URL | Request, init?: RequestInit) => real(String(input).replace(/^https?:\/\/[a-z]+\.example/, `http://127.0.0.1:${port}`), init)) as typeof fetch;
+/**
+ * A network whose names resolve as `names` says (each lookup counted in `lookups`), where
+ * 127.0.0.2 counts as public, and an https URL is sent as http to the same host and port.
+ */
+function testNetwork(names: Record<string, (n: number) => string[]>, lookups: Record<string, number> = {}): DownloadNetwork {
+  return {
+    resolve: async (name) => {
+      const n = (lookups[name] = (lookups[name] ?? 0) + 1);
+      const to = names[name];
+      if (!to) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+      return to(n).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    },
+    isLocalAddress: (address) => address !== '127.0.0.2' && isLocalAddress(address),
+    get: (url, options) => pinnedGet(new URL(url.href.replace(/^https:/, 'http:')), options),
+  };
+}
+
+/** Downloads `url` through `network` as `mep install` does; the error, or the body's text. */
+async function download(url: string, network: DownloadNetwork): Promise<{ code?: string; data?: { reason?: string; chain?: string[]; addresses?: string[] }; message?: string } | string> {
   try {
-    return await fn();
-  } finally {
-    globalThis.fetch = real;
+    const response = await fetchFollowingSafely(url, new AbortController().signal, url, network);
+    return `${response.status} ${(await response.text()).length}`;
+  } catch (error) {
+    return error as { code: string };
   }
 }
 
@@ -46,12 +67,13 @@ const Redirects = suite('registry :: redirects of an archive download');
 
 Redirects('should refuse an https download redirected to plain http, naming the URLs, and request nothing over http', () =>
   withProject(async (t) => {
-    const { server, port, asked } = await serve(t, { '/start.tgz': () => 'http://secure.example/pkg.tgz' });
+    const { server, port, asked } = await serve(t, { '/start.tgz': (p) => `http://secure.example:${p}/pkg.tgz` }, '127.0.0.2');
     try {
-      const error = await withNamesMapped(port, () => installExtension({ source: 'https://secure.example/start.tgz', paths: registryPaths({ cwd: t.project }) }).catch((e) => e));
+      const error = await download(`https://secure.example:${port}/start.tgz`, testNetwork({ 'secure.example': () => ['127.0.0.2'] }));
+      assert.ok(typeof error === 'object');
       assert.equal([error.code, error.data?.reason], [LocalErrorCode.Registry, 'redirect-downgrade'], error.message);
-      assert.equal(error.data?.chain, ['https://secure.example/start.tgz', 'http://secure.example/pkg.tgz']);
-      assert.match(error.message, /https:\/\/secure\.example\/start\.tgz -> http:\/\/secure\.example\/pkg\.tgz/);
+      assert.equal(error.data?.chain, [`https://secure.example:${port}/start.tgz`, `http://secure.example:${port}/pkg.tgz`]);
+      assert.match(error.message ?? '', /https:\/\/secure\.example:\d+\/start\.tgz -> http:\/\/secure\.example:\d+\/pkg\.tgz/);
       assert.equal(asked, ['/start.tgz'], 'the http URL was never requested');
     } finally {
       server.close();
@@ -61,23 +83,77 @@ Redirects('should refuse an https download redirected to plain http, naming the 
 
 Redirects('should refuse a redirect from a public host to this machine or its network, and follow redirects within a local host the user named', () =>
   withProject(async (t) => {
-    const { server, port, asked } = await serve(t, {
-      '/start.tgz': (p) => `http://127.0.0.1:${p}/pkg.tgz`,
-      '/here.tgz': () => '/there.tgz',
-      '/there.tgz': () => '/pkg.tgz',
-      '/loop.tgz': () => '/loop.tgz',
-    });
+    const victim = await serve(t, {});
+    const { server, port, asked } = await serve(t, { '/start.tgz': () => `http://127.0.0.1:${victim.port}/pkg.tgz` }, '127.0.0.2');
+    const local = await serve(t, { '/here.tgz': () => '/there.tgz', '/there.tgz': () => '/pkg.tgz', '/loop.tgz': () => '/loop.tgz' });
     const paths = registryPaths({ cwd: t.project });
     try {
-      const error = await withNamesMapped(port, () => installExtension({ source: 'http://public.example/start.tgz', paths }).catch((e) => e));
+      const error = await download(`http://public.example:${port}/start.tgz`, testNetwork({ 'public.example': () => ['127.0.0.2'] }));
+      assert.ok(typeof error === 'object');
       assert.equal([error.code, error.data?.reason], [LocalErrorCode.Registry, 'redirect-private'], error.message);
-      assert.equal(asked, ['/start.tgz'], 'the local address was never requested');
-      const loop = await installExtension({ source: `http://127.0.0.1:${port}/loop.tgz`, paths }).catch((e) => e);
+      assert.equal([asked, victim.asked], [['/start.tgz'], []], 'the local address was never requested');
+      const loop = await installExtension({ source: `http://127.0.0.1:${local.port}/loop.tgz`, paths }).catch((e) => e);
       assert.equal([loop.code, loop.data?.reason, loop.data?.chain.length], [LocalErrorCode.Registry, 'redirect-limit', 12], loop.message);
-      const installed = await installExtension({ source: `http://127.0.0.1:${port}/here.tgz`, paths });
+      const installed = await installExtension({ source: `http://127.0.0.1:${local.port}/here.tgz`, paths });
       assert.is(installed.id, 'acme.arc');
     } finally {
-      server.close();
+      for (const s of [server, victim.server, local.server]) s.close();
+    }
+  }),
+);
+
+Redirects('should refuse a redirect to a name that resolves to this machine or its network, before connecting to it :: dns', () =>
+  withProject(async (t) => {
+    const victim = await serve(t, {});
+    const { server, port, asked } = await serve(t, { '/start.tgz': () => `http://inside.example:${victim.port}/pkg.tgz`, '/both.tgz': () => `http://both.example:${victim.port}/pkg.tgz` }, '127.0.0.2');
+    const network = testNetwork({ 'public.example': () => ['127.0.0.2'], 'inside.example': () => ['127.0.0.1'], 'both.example': () => ['127.0.0.2', '::ffff:169.254.169.254', '127.0.0.1'] });
+    try {
+      for (const [start, host, addresses] of [['start', 'inside.example', ['127.0.0.1']], ['both', 'both.example', ['127.0.0.2', '::ffff:169.254.169.254', '127.0.0.1']]] as const) {
+        const error = await download(`http://public.example:${port}/${start}.tgz`, network);
+        assert.ok(typeof error === 'object', `followed to ${host}: ${String(error)}`);
+        assert.equal([error.code, error.data?.reason, error.data?.addresses], [LocalErrorCode.Registry, 'private-address', addresses], error.message);
+        assert.match(error.message ?? '', new RegExp(`${host} resolves to .*127\\.0\\.0\\.1.*download the archive and install the file`));
+      }
+      assert.equal([asked, victim.asked], [['/start.tgz', '/both.tgz'], []], 'nothing was sent to this machine');
+    } finally {
+      for (const s of [server, victim.server]) s.close();
+    }
+  }),
+);
+
+Redirects('should resolve each name once per download and connect to the address it checked, so a second answer (DNS rebinding) is never used :: rebinding', () =>
+  withProject(async (t) => {
+    // rebind.example answers a public address first, then this machine's, as a rebinding server does (TTL 0).
+    const { server, port, asked } = await serve(t, { '/start.tgz': () => '/pkg.tgz' }, '127.0.0.2');
+    const twin = await serve(t, {}, '127.0.0.1', port); // the same port on 127.0.0.1: where a second lookup would lead
+    const lookups: Record<string, number> = {};
+    const network = testNetwork({ 'rebind.example': (n) => [n === 1 ? '127.0.0.2' : '127.0.0.1'] }, lookups);
+    try {
+      const answer = await download(`http://rebind.example:${port}/start.tgz`, network);
+      assert.type(answer, 'string', JSON.stringify(answer));
+      assert.match(String(answer), /^200 [1-9]/);
+      assert.equal([asked, twin.asked, lookups], [['/start.tgz', '/pkg.tgz'], [], { 'rebind.example': 1 }]);
+    } finally {
+      for (const s of [server, twin.server]) s.close();
+    }
+  }),
+);
+
+Redirects('should check the name of the URL the user gave too, unless it is written as a local host :: first-hop', () =>
+  withProject(async (t) => {
+    const victim = await serve(t, {});
+    const lookups: Record<string, number> = {};
+    const network = testNetwork({ 'evil.example': () => ['127.0.0.1'] }, lookups);
+    try {
+      const error = await download(`http://evil.example:${victim.port}/pkg.tgz`, network);
+      assert.ok(typeof error === 'object', `downloaded: ${String(error)}`);
+      assert.equal([error.code, error.data?.reason], [LocalErrorCode.Registry, 'private-address'], error.message);
+      assert.equal(victim.asked, []);
+      // Written as this machine (an address, localhost): the user's choice, not resolved by the test's resolver.
+      assert.match(String(await download(`http://127.0.0.1:${victim.port}/pkg.tgz`, network)), /^200 /);
+      assert.equal(lookups, { 'evil.example': 1 });
+    } finally {
+      victim.server.close();
     }
   }),
 );

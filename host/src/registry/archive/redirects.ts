@@ -8,35 +8,23 @@
  * Refused, as MepError(ERR_REGISTRY, `data.reason` `redirect-downgrade` / `redirect-private`,
  * `data.chain` the URLs in order): a hop from https to http; a hop to a host written as a
  * loopback, private, link-local, shared or unspecified address, or named `localhost`, from a URL
- * that was not on such a host (a URL the user gave on such a host may redirect within it). Not
- * checked: a host *name* that resolves to such an address (the resolution is fetch's, after this
- * check); give the final URL, or download the file and install it, to go where a refused hop led.
+ * that was not on such a host (a URL the user gave on such a host may redirect within it). A host
+ * *name* is resolved once per download and its addresses checked before connecting, the first
+ * URL's included, unless the user's URL is on a local host (`pinned-get.ts`: `private-address`).
+ * Give the final URL, or download the file and install it, to go where a refused hop led.
  * Past {@link MAX_ARCHIVE_REDIRECTS} hops, `redirect-limit`.
  */
-import { BlockList, isIP } from 'node:net';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { AddressPins, isLocalAddress, SYSTEM_NETWORK } from './pinned-get.ts';
+import type { DownloadNetwork } from './pinned-get.ts';
 
 /** Redirects followed for one download (as browsers' 20, fewer: a package URL needs one or two). */
 export const MAX_ARCHIVE_REDIRECTS = 10;
 
-const local = new BlockList();
-for (const [net, bits] of [['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12], ['192.168.0.0', 16]] as const) local.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10]] as const) local.addSubnet(net, bits, 'ipv6');
-
 /** True when `url`'s host is written as an address of this machine or its network, or is `localhost`. */
 export function isLocalHost(url: URL): boolean {
   const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const family = isIP(host);
-  if (family === 4) return local.check(host, 'ipv4');
-  if (family !== 6) return false;
-  // An IPv4 address mapped into IPv6 (::ffff:127.0.0.1; the URL parser writes it in hex).
-  const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(host);
-  if (mapped) {
-    const [hi, lo] = [parseInt(mapped[1] as string, 16), parseInt(mapped[2] as string, 16)];
-    return local.check(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`, 'ipv4');
-  }
-  return local.check(host, 'ipv6');
+  return host === 'localhost' || host.endsWith('.localhost') || isLocalAddress(host);
 }
 
 /**
@@ -46,10 +34,12 @@ export function isLocalHost(url: URL): boolean {
  * @example
  * const response = await fetchFollowingSafely('https://example.com/a.tgz', signal, spec);
  */
-export async function fetchFollowingSafely(url: string, signal: AbortSignal, spec: string, fetcher: typeof fetch = fetch): Promise<Response> {
+export async function fetchFollowingSafely(url: string, signal: AbortSignal, spec: string, network: DownloadNetwork = SYSTEM_NETWORK): Promise<Response> {
   const chain = [url];
+  // Every name of the download is resolved once, and checked unless the user's URL is local.
+  const pins = new AddressPins(network, !isLocalHost(new URL(url)), spec);
   for (;;) {
-    const response = await fetcher(chain[chain.length - 1] as string, { redirect: 'manual', signal });
+    const response = await network.get(new URL(chain[chain.length - 1] as string), { signal, lookup: pins.lookup() });
     const location = response.headers.get('location');
     if (response.status < 300 || response.status > 399 || location === null) return response;
     await response.body?.cancel();
