@@ -7,9 +7,12 @@
  * 127.0.0.1 (DNS rebinding) reached this machine.
  *
  * A {@link AddressPins} holds, for one download, each name's addresses as first resolved; every
- * connection of that download to the name uses them. With `publicOnly`, a name with any address
- * of this machine or its network is refused (MepError ERR_REGISTRY, `data.reason`
- * `private-address`, `data.host`, `data.addresses`) before any connection.
+ * connection of that download to the name uses them. A download that starts on a public host
+ * (the user's URL names one, or is a name that resolves to public addresses only) refuses every
+ * later name with any address of this machine or its network (MepError ERR_REGISTRY,
+ * `data.reason` `private-address`, `data.host`, `data.addresses`) before any connection. A
+ * download that starts on a local host (an intranet server by name, an address, `localhost`) is
+ * the user's choice and may stay within the network; its names are pinned all the same.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
@@ -60,12 +63,26 @@ export const SYSTEM_NETWORK: DownloadNetwork = Object.freeze({
 /** The addresses of each host name as first resolved during one download (see the module comment). */
 export class AddressPins {
   readonly #pins = new Map<string, Promise<LookupAddress[]>>();
+  /** Refuse names resolving to an address of this machine or its network; undecided until the first URL's name is resolved. */
+  #publicOnly: boolean | undefined;
+  /** The first URL's host name when it is a name (decides {@link #publicOnly} when resolved), else undefined. */
+  readonly #firstName: string | undefined;
   constructor(
     private readonly network: DownloadNetwork,
-    /** Refuse names resolving to an address of this machine or its network (the download's first URL is not local). */
-    private readonly publicOnly: boolean,
+    /** The download's first URL, as the user gave it. */
+    first: URL,
     private readonly spec: string,
-  ) {}
+  ) {
+    const host = first.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    const written = host === 'localhost' || host.endsWith('.localhost') || isIP(host) !== 0;
+    this.#firstName = written ? undefined : host;
+    this.#publicOnly = written ? !(host === 'localhost' || host.endsWith('.localhost') || network.isLocalAddress(host)) : undefined;
+  }
+
+  /** True once the download is known to start on a host of this machine or its network (then it may stay there). */
+  get startsLocal(): boolean {
+    return this.#publicOnly === false;
+  }
 
   /** The pinned, checked addresses of `hostname`: resolved at its first use, the same after. */
   addresses(hostname: string): Promise<LookupAddress[]> {
@@ -80,7 +97,9 @@ export class AddressPins {
 
   #check(host: string, addresses: LookupAddress[]): LookupAddress[] {
     const locals = addresses.filter((a) => this.network.isLocalAddress(a.address));
-    if (addresses.length === 0 || (this.publicOnly && locals.length > 0)) {
+    // The user's own URL decides: a name of the user's network starts a download that may stay in it.
+    if (host === this.#firstName && this.#publicOnly === undefined && addresses.length > 0) this.#publicOnly = locals.length === 0;
+    if (addresses.length === 0 || (this.#publicOnly !== false && locals.length > 0)) {
       const shown = addresses.map((a) => a.address);
       throw new MepError(
         LocalErrorCode.Registry,

@@ -9,8 +9,9 @@
  * `data.chain` the URLs in order): a hop from https to http; a hop to a host written as a
  * loopback, private, link-local, shared or unspecified address, or named `localhost`, from a URL
  * that was not on such a host (a URL the user gave on such a host may redirect within it). A host
- * *name* is resolved once per download and its addresses checked before connecting, the first
- * URL's included, unless the user's URL is on a local host (`pinned-get.ts`: `private-address`).
+ * *name* is resolved once per download and its addresses checked before connecting, unless the
+ * user's URL is on a local host, written so or by what its name resolves to: an intranet server
+ * given by name is the user's choice (`pinned-get.ts`: `private-address`).
  * Give the final URL, or download the file and install it, to go where a refused hop led.
  * Past {@link MAX_ARCHIVE_REDIRECTS} hops, `redirect-limit`.
  */
@@ -36,8 +37,8 @@ export function isLocalHost(url: URL): boolean {
  */
 export async function fetchFollowingSafely(url: string, signal: AbortSignal, spec: string, network: DownloadNetwork = SYSTEM_NETWORK): Promise<Response> {
   const chain = [url];
-  // Every name of the download is resolved once, and checked unless the user's URL is local.
-  const pins = new AddressPins(network, !isLocalHost(new URL(url)), spec);
+  // Every name of the download is resolved once, and checked unless the user's URL is on a local host.
+  const pins = new AddressPins(network, new URL(url), spec);
   for (;;) {
     const response = await network.get(new URL(chain[chain.length - 1] as string), { signal, lookup: pins.lookup() });
     const location = response.headers.get('location');
@@ -53,7 +54,7 @@ export async function fetchFollowingSafely(url: string, signal: AbortSignal, spe
     if (to === undefined) throw refuse('redirect-invalid', 'a redirect names no valid URL');
     if (to.protocol !== 'https:' && to.protocol !== 'http:') throw refuse('redirect-scheme', `a redirect leads to ${to.protocol} URL, which is not downloaded`);
     if (from.protocol === 'https:' && to.protocol === 'http:') throw refuse('redirect-downgrade', 'an https download was redirected to plain http, where it could be read and changed on the way; the redirect is refused');
-    if (isLocalHost(to) && !isLocalHost(from)) throw refuse('redirect-private', `a redirect leads to ${to.host}, an address of this machine or its network, from ${from.host}, which is not; the redirect is refused`);
+    if (isLocalHost(to) && !pins.startsLocal) throw refuse('redirect-private', `a redirect leads to ${to.host}, an address of this machine or its network, from ${from.host}, which is not; the redirect is refused`);
     if (chain.length > MAX_ARCHIVE_REDIRECTS + 1) throw refuse('redirect-limit', `more than ${MAX_ARCHIVE_REDIRECTS} redirects`);
   }
 }
