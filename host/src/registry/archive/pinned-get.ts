@@ -43,6 +43,12 @@ export function isLocalAddress(address: string): boolean {
   return local.check(host, 'ipv6');
 }
 
+/** True when `url`'s host is written as an address of this machine or its network, or is `localhost`. */
+export function isLocalHost(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || isLocalAddress(host);
+}
+
 /** How a download reaches the network; tests give their own resolver and address rule. */
 export interface DownloadNetwork {
   /** Every address of a host name (the system resolver's `dns.lookup`, all of them). */
@@ -73,10 +79,11 @@ export class AddressPins {
     first: URL,
     private readonly spec: string,
   ) {
+    // Written as a local host, or as a public address: decided by the text; a name, by what it resolves to.
     const host = first.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    const written = host === 'localhost' || host.endsWith('.localhost') || isIP(host) !== 0;
-    this.#firstName = written ? undefined : host;
-    this.#publicOnly = written ? !(host === 'localhost' || host.endsWith('.localhost') || network.isLocalAddress(host)) : undefined;
+    const decided = isLocalHost(first) || isIP(host) !== 0;
+    this.#firstName = decided ? undefined : host;
+    this.#publicOnly = decided ? !isLocalHost(first) : undefined;
   }
 
   /** True once the download is known to start on a host of this machine or its network (then it may stay there). */

@@ -16,17 +16,13 @@
  * Past {@link MAX_ARCHIVE_REDIRECTS} hops, `redirect-limit`.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import { AddressPins, isLocalAddress, SYSTEM_NETWORK } from './pinned-get.ts';
+import { AddressPins, isLocalHost, SYSTEM_NETWORK } from './pinned-get.ts';
 import type { DownloadNetwork } from './pinned-get.ts';
+
+export { isLocalHost } from './pinned-get.ts';
 
 /** Redirects followed for one download (as browsers' 20, fewer: a package URL needs one or two). */
 export const MAX_ARCHIVE_REDIRECTS = 10;
-
-/** True when `url`'s host is written as an address of this machine or its network, or is `localhost`. */
-export function isLocalHost(url: URL): boolean {
-  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || isLocalAddress(host);
-}
 
 /**
  * Fetches `url`, following up to {@link MAX_ARCHIVE_REDIRECTS} redirects, each checked as the
