@@ -155,5 +155,30 @@ for (const isolation of ['inline', 'worker'] as const) {
     }
   });
 
+  Raw('should stop streaming when the request is cancelled between two artifacts, answer -32800, and serve the next call', async () => {
+    const { transport, client, arrived } = await open(guest({ count: 100_000 }), isolation);
+    try {
+      let cancelled = false;
+      transport.onMessage((message) => {
+        if (message.method === 'morphir.backend.artifact' && !cancelled) {
+          cancelled = true;
+          transport.send({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 1 } });
+        }
+      });
+      const answer = await client.request(1, 'generate');
+      assert.is((answer.error as { code: number } | undefined)?.code, -32800, JSON.stringify(answer));
+      const streamed = arrived.filter((m) => m.method === 'morphir.backend.artifact').length;
+      assert.ok(streamed >= 1 && streamed < 100_000, `${streamed} artifacts`);
+      // The guest and its transport are sound: the next call streams again (up to its own cancel-free end).
+      arrived.length = 0;
+      cancelled = true;
+      const next = client.request(2, 'generate');
+      transport.cancel(2);
+      assert.is(((await next).error as { code: number } | undefined)?.code, -32800);
+    } finally {
+      await transport.close();
+    }
+  });
+
   Raw.run();
 }
