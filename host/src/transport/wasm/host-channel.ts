@@ -2,7 +2,7 @@
  * The MEP host channel of wit/mep-guest.wit, attached at run time: a default guest imports only
  * the Extism kernel and exports its indirect function table and `mep_host_attach`. The host
  * instantiates a tiny "trampoline" module that imports the eight (version 2: nine) host functions (with their exact
- * wasm types) and re-exports them, grows the guest's table by eight, puts the trampoline's
+ * wasm types) and re-exports them, grows the guest's table by as many, puts the trampoline's
  * exports there and tells the guest which slots they are. `call_indirect` checks function types
  * structurally, so the types here must match the C declarations in build/engine/glue/engine.h.
  *
