@@ -96,7 +96,7 @@ progress('WAT echo, guest call only');
 {
   const bytes = new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'generate', params }));
   const engineOf = (module: WebAssembly.Module, name: string) =>
-    createExtismEngine(module, { name, limits: resolveWasmLimits(name, {}), grants: {}, interruptFlag: new Int32Array(1), bridge: { notify: () => undefined, request: () => null, log: () => undefined } });
+    createExtismEngine(module, { name, limits: resolveWasmLimits(name, {}), grants: {}, interruptFlag: new Int32Array(1), bridge: { notify: () => undefined, artifact: () => undefined, request: () => null, log: () => undefined } });
   const engines = { imports: await engineOf(legacy, 'echo-imports'), attached: await engineOf(portable, 'echo-attached') };
   const times: Record<'imports' | 'attached', number[]> = { imports: [], attached: [] };
   try {

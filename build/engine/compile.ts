@@ -60,7 +60,7 @@ export const LINK_FLAGS = [
   '-Wl,--stack-first', // an overflow runs below address 0 and traps instead of corrupting data
   '-Wl,--strip-debug',
   // The MEP host channel is attached through the table at run time (glue/mep-host.c): the host
-  // grows it by eight slots and fills them, so it must be exported and have no maximum.
+  // grows it by nine slots (eight under attach version 1) and fills them, so it must be exported and have no maximum.
   '-Wl,--export-table',
   '-Wl,--growable-table',
 ];

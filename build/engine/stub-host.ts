@@ -12,8 +12,13 @@ import { attachHostChannel, defaultHostTrampoline } from '../../host/src/transpo
 export interface StubHostOptions {
   /** Receives console output and Extism logs (level: debug, info, warn, error). */
   onLog?: (level: 'debug' | 'info' | 'warn' | 'error', text: string) => void;
-  /** Receives `mep_notify` messages. */
+  /**
+   * Receives `mep_notify` messages, and the artifacts sent through `mep_artifact` written as the
+   * morphir.backend.artifact notification they stand for, unless `onArtifact` takes them.
+   */
   onNotify?: (json: string) => void;
+  /** Receives `mep_artifact` calls: the envelope's text and the content's bytes. */
+  onArtifact?: (envelope: string, content: Uint8Array) => void;
   /** Answers `mep_request` messages (null: no response). */
   onRequest?: (json: string) => string | null;
   /** Returns true when the guest should stop (`mep_interrupt`). */
@@ -115,6 +120,12 @@ export function createStubHost(options: StubHostOptions = {}): StubHost {
       return 0;
     },
     mep_notify: (ptr: number, len: number) => options.onNotify?.(utf8(ptr, len)),
+    mep_artifact: (envelopePtr: number, envelopeLen: number, contentPtr: number, contentLen: number) => {
+      const content = mem().slice(contentPtr, contentPtr + contentLen);
+      if (options.onArtifact !== undefined) return options.onArtifact(utf8(envelopePtr, envelopeLen), content);
+      const { requestId, path, binary } = JSON.parse(utf8(envelopePtr, envelopeLen)) as Record<string, unknown>;
+      options.onNotify?.(JSON.stringify({ jsonrpc: '2.0', method: 'morphir.backend.artifact', params: { requestId, artifact: { path, content: new TextDecoder().decode(content), binary } } }));
+    },
     mep_request: (ptr: number, len: number) => {
       const answer = options.onRequest?.(utf8(ptr, len)) ?? null;
       reply = answer === null ? null : new TextEncoder().encode(answer);

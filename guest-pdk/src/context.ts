@@ -104,7 +104,8 @@ export function createGenerateContext(ctx: HandlerContext, host: GuestHost, stre
       throw new MepError(ErrorCode.InternalError, 'ctx.emit takes one artifact: exactly { path: a non-empty string, content: a string, binary: a boolean }.');
     }
     // Once one had to be kept, keep the rest too: the host gets them in the order emitted.
-    if (streaming && record.kept.length === 0 && host.notify({ jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId: ctx.requestId, artifact } })) {
+    // Raw bytes beside an envelope where the host offers it, else the MEP 0.1 notification: the same artifact.
+    if (streaming && record.kept.length === 0 && (host.artifact?.(ctx.requestId, artifact) === true || host.notify({ jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId: ctx.requestId, artifact } }))) {
       record.streamed++;
     } else {
       record.kept.push(artifact);

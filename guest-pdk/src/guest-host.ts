@@ -10,6 +10,13 @@ export interface GuestHost {
    * it could not reach the host itself (a plain Extism host, without the MEP host channel).
    */
   notify(message: object): boolean;
+  /**
+   * Send one streamed artifact of request `requestId` as raw bytes beside a small envelope (the
+   * wasm host channel's `mep_artifact`), sparing its content being quoted into a notification.
+   * False when the host has no such channel: send the morphir.backend.artifact notification
+   * instead. Absent where there is none (the process binding).
+   */
+  artifact?(requestId: string | number, artifact: { path: string; content: string; binary: boolean }): boolean;
   /** Send one JSON-RPC request to the host and get its response envelope. */
   request(message: { id: string | number; method: string; params: unknown }): Promise<{ result?: unknown; error?: { code: number; message: string; data?: unknown } }>;
   /**

@@ -65,7 +65,7 @@ void mep_install_host(JSContext *ctx, JSValue native);
 void mep_install_text(JSContext *ctx, JSValue native);
 
 /*
- * The MEP host channel (wit/mep-guest.wit, "attach"): eight host functions the engine calls
+ * The MEP host channel (wit/mep-guest.wit, "attach"): eight host functions (nine in version 2) the engine calls
  * through the indirect function table, never as imports, so a module imports only the Extism
  * kernel and runs in any Extism host. All NULL (a foreign host: degraded mode) until a host that
  * has them calls the `mep_host_attach` export; NULL in the snapshot, set per instance.
@@ -80,6 +80,9 @@ typedef struct {
   int32_t (*interrupt)(void);
   double (*clock_ms)(void);
   int32_t (*random_fill)(uint8_t *dst, int32_t len);
+  /* Version 2 of the attach protocol only (NULL under version 1): a streamed artifact, its JSON
+   * envelope and its content's bytes side by side (wit/mep-guest.wit, mep-artifact). */
+  void (*artifact)(const uint8_t *envelope, int32_t envelope_len, const uint8_t *content, int32_t content_len);
 } MepHostChannel;
 
 extern MepHostChannel mep_host;

@@ -7,31 +7,38 @@
  * "no channel" so the PDK can log through Extism and answer requests with a clear error.
  * Plain i32/f64 parameters so a message moves with one memcpy on the host side.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "engine.h"
 #include "platform.h"
 
-/* Version of the attach protocol and number of slots it fills (wit/mep-guest.wit). */
+/* Versions of the attach protocol and the number of slots each fills (wit/mep-guest.wit):
+ * version 2 adds mep_artifact in a ninth slot; a host that has no such function attaches
+ * version 1, and the engine then streams artifacts as JSON notifications. */
 #define MEP_HOST_ABI_VERSION 1
 #define MEP_HOST_SLOTS 8
+#define MEP_HOST_ABI_VERSION_ARTIFACT 2
+#define MEP_HOST_SLOTS_ARTIFACT 9
 
 MepHostChannel mep_host;
 
 /*
  * Points the channel at table slots first..first+7, in this order: input_copy, output_copy,
  * notify, request, reply_copy, interrupt, clock_ms, random_fill (in wasm32 C a function pointer
- * is a table index). count 0 detaches. Returns 0, or 1 for an unsupported version, 2 for a
- * count other than 8 or 0, 3 for a slot range that cannot be a table index.
+ * is a table index), and under version 2 first+8 at artifact. count 0 detaches. Returns 0, or 1
+ * for an unsupported version, 2 for a count other than the version's (8 or 9) or 0, 3 for a slot
+ * range that cannot be a table index.
  */
 MEP_EXPORT("mep_host_attach") int32_t mep_host_attach(int32_t first_slot, int32_t count, int32_t version) {
-  if (version != MEP_HOST_ABI_VERSION) return 1;
+  if (version != MEP_HOST_ABI_VERSION && version != MEP_HOST_ABI_VERSION_ARTIFACT) return 1;
   if (count == 0) {
     memset(&mep_host, 0, sizeof mep_host);
     return 0;
   }
-  if (count != MEP_HOST_SLOTS) return 2;
-  if (first_slot <= 0 || first_slot > 0x7fffffff - MEP_HOST_SLOTS) return 3;
+  int32_t slots = version == MEP_HOST_ABI_VERSION ? MEP_HOST_SLOTS : MEP_HOST_SLOTS_ARTIFACT;
+  if (count != slots) return 2;
+  if (first_slot <= 0 || first_slot > 0x7fffffff - slots) return 3;
   uintptr_t s = (uintptr_t)first_slot;
   mep_host.input_copy = (int32_t (*)(uint8_t *, int32_t))(s + 0);
   mep_host.output_copy = (int32_t (*)(const uint8_t *, int32_t))(s + 1);
@@ -41,6 +48,7 @@ MEP_EXPORT("mep_host_attach") int32_t mep_host_attach(int32_t first_slot, int32_
   mep_host.interrupt = (int32_t (*)(void))(s + 5);
   mep_host.clock_ms = (double (*)(void))(s + 6);
   mep_host.random_fill = (int32_t (*)(uint8_t *, int32_t))(s + 7);
+  mep_host.artifact = slots == MEP_HOST_SLOTS_ARTIFACT ? (void (*)(const uint8_t *, int32_t, const uint8_t *, int32_t))(s + 8) : NULL;
   return 0;
 }
 
@@ -81,6 +89,47 @@ static JSValue js_notify(JSContext *ctx, JSValueConst this, int argc, JSValueCon
   mep_host.notify((const uint8_t *)s, (int32_t)n);
   JS_FreeCString(ctx, s);
   return JS_TRUE;
+}
+
+/*
+ * artifact(envelope, content): a streamed artifact whose content crosses as its UTF-8 bytes beside
+ * a small JSON envelope, instead of quoted again into a morphir.backend.artifact notification.
+ * `envelope` is a JSON object text ({"requestId", "path", "binary"}); the engine adds "length",
+ * the content's byte count. True when sent; false without a version-2 channel, or for content
+ * that is not well-formed UTF-16 (a lone surrogate, which UTF-8 cannot carry): the caller sends
+ * the JSON notification then, which says the same artifact.
+ */
+static JSValue js_artifact(JSContext *ctx, JSValueConst this, int argc, JSValueConst *argv) {
+  if (mep_initializing) return JS_ThrowTypeError(ctx, "__mep.artifact is not available at module top level");
+  if (!mep_host_attached() || mep_host.artifact == NULL) return JS_FALSE;
+  size_t head_len, content_len;
+  const char *head = JS_ToCStringLen(ctx, &head_len, argv[0]);
+  if (!head) return JS_EXCEPTION;
+  if (head_len < 2 || head[0] != '{' || head[head_len - 1] != '}' || head_len > 0x7fffff00) {
+    JS_FreeCString(ctx, head);
+    return JS_ThrowTypeError(ctx, "__mep.artifact takes the text of a JSON object as its envelope");
+  }
+  const char *content = JS_ToCStringLen(ctx, &content_len, argv[1]);
+  if (!content) {
+    JS_FreeCString(ctx, head);
+    return JS_EXCEPTION;
+  }
+  /* A lone surrogate comes out as ED A0..BF (WTF-8), which is not UTF-8. */
+  int well_formed = content_len <= 0x7fffffff;
+  for (const char *at = content; well_formed && (at = memchr(at, 0xED, content_len - (size_t)(at - content))) != NULL; at++) {
+    if ((size_t)(at - content) + 1 < content_len && (uint8_t)at[1] >= 0xA0) well_formed = 0;
+  }
+  char *envelope = well_formed ? malloc(head_len + 32) : NULL;
+  if (envelope != NULL) {
+    memcpy(envelope, head, head_len - 1);
+    int n = snprintf(envelope + head_len - 1, 32, "%s\"length\":%lu}", head_len > 2 ? "," : "", (unsigned long)content_len);
+    mep_host.artifact((const uint8_t *)envelope, (int32_t)(head_len - 1 + (size_t)n), (const uint8_t *)content, (int32_t)content_len);
+    free(envelope);
+  }
+  JS_FreeCString(ctx, content);
+  JS_FreeCString(ctx, head);
+  if (well_formed && envelope == NULL) return JS_ThrowOutOfMemory(ctx);
+  return JS_NewBool(ctx, well_formed);
 }
 
 /* request(json): the host's JSON response, or null when it has none or there is no channel. */
@@ -150,6 +199,7 @@ static const JSCFunctionListEntry natives[] = {
   JS_CFUNC_DEF("hostChannel", 0, js_host_channel),
   JS_CFUNC_DEF("notify", 1, js_notify),
   JS_CFUNC_DEF("request", 1, js_request),
+  JS_CFUNC_DEF("artifact", 2, js_artifact),
   JS_CFUNC_DEF("interrupted", 0, js_interrupted),
   JS_CFUNC_DEF("clockMs", 0, js_clock),
   JS_CFUNC_DEF("randomFill", 1, js_random_fill),

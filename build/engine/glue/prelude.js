@@ -43,6 +43,12 @@
     hostChannel: () => native.hostChannel(),
     /** Sends one JSON-RPC notification (a string) to the host; false when there is no channel. */
     notify: (json) => native.notify(toText(json)),
+    /**
+     * Sends one streamed artifact as its content's bytes beside a JSON envelope (a string:
+     * {"requestId", "path", "binary"}); false when the host has no such channel (or the content
+     * has a lone surrogate): send the morphir.backend.artifact notification instead.
+     */
+    artifact: (envelope, content) => native.artifact(toText(envelope), toText(content)),
     /** Sends one JSON-RPC request (a string); returns the host's JSON response or null. */
     request: (json) => native.request(toText(json)),
     /** True when the host asks the guest to stop now (deadline or cancel). */

@@ -24,6 +24,8 @@ z.config({ jitless: true });
 interface MepBridge {
   hostChannel(): boolean;
   notify(json: string): boolean;
+  /** Absent in an engine built before `mep_artifact` (attach version 2). */
+  artifact?(envelope: string, content: string): boolean;
   request(json: string): string | null;
   interrupted(): boolean;
   inputJson(): unknown;
@@ -40,6 +42,7 @@ const LOG_LEVELS: Record<string, 'debug' | 'info' | 'warn' | 'error'> = { __prot
 const mep = {
   hostChannel: __mep.hostChannel,
   notify: __mep.notify,
+  artifact: __mep.artifact,
   request: __mep.request,
   interrupted: __mep.interrupted,
   inputJson: __mep.inputJson,
@@ -63,6 +66,8 @@ export function bindWasm(extension: Extension): { handle(): number | Promise<num
       degradedNotify(message);
       return false;
     },
+    // The content crosses as its UTF-8 bytes; the engine adds the envelope's "length".
+    artifact: (requestId, artifact) => mep.artifact !== undefined && mep.hostChannel() && mep.artifact(jsonStringify({ requestId, path: artifact.path, binary: artifact.binary })!, artifact.content),
     async request(message) {
       if (!mep.hostChannel()) {
         return {

@@ -25,6 +25,11 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export interface GuestBridge {
   /** A notification from the guest (bytes own their buffer). */
   notify(bytes: Uint8Array): void;
+  /**
+   * A streamed artifact through `mep_artifact`: its JSON envelope's `envelopeBytes` bytes, then
+   * its content's bytes, in one buffer (owning it). Read by the transport (guest-requests.ts).
+   */
+  artifact(bytes: Uint8Array, envelopeBytes: number): void;
   /** A request from the guest: its response's bytes, or null when none is available. */
   request(bytes: Uint8Array, shouldStop: () => boolean): Uint8Array | null;
   /** A log line from the guest through the Extism kernel, or from the engine itself. */
@@ -172,6 +177,17 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
       if (len >>> 0 > limits.maxResponseBytes) throw tooBig('notification', len >>> 0);
       const [mem, start, length] = region(ptr, len, 'mep_notify');
       bridge.notify(mem.slice(start, start + length));
+    },
+    mep_artifact: (envelopePtr: number, envelopeLen: number, contentPtr: number, contentLen: number) => {
+      // The artifact is one message: held to the message limit as a whole, checked before copying.
+      const size = (envelopeLen >>> 0) + (contentLen >>> 0);
+      if (size > limits.maxResponseBytes) throw tooBig('streamed artifact', size);
+      const [mem, envelopeStart, envelopeLength] = region(envelopePtr, envelopeLen, 'mep_artifact (its envelope)');
+      const [, contentStart, contentLength] = region(contentPtr, contentLen, 'mep_artifact (its content)');
+      const bytes = new Uint8Array(size);
+      bytes.set(mem.subarray(envelopeStart, envelopeStart + envelopeLength));
+      bytes.set(mem.subarray(contentStart, contentStart + contentLength), envelopeLength);
+      bridge.artifact(bytes, envelopeLength);
     },
     mep_request: (ptr: number, len: number) => {
       if (len >>> 0 > limits.maxResponseBytes) throw tooBig('request', len >>> 0);

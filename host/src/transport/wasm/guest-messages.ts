@@ -5,9 +5,13 @@
  */
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { MAX_JSON_DEPTH, nestingLimitError, scanNesting } from '../../protocol/json-depth.ts';
+import { Method } from '../../protocol/methods.ts';
 import type { JsonRpcMessage } from '../types.ts';
 import { parseJson } from '../../protocol/json-parse.ts';
 import { SLICE_VALUES, parseJsonSliced } from '../../protocol/json-sliced.ts';
+
+/** The keys of a `mep_artifact` envelope (wit/mep-guest.wit). */
+const ARTIFACT_ENVELOPE_KEYS = ['requestId', 'path', 'binary', 'length'] as const;
 
 /** A JSON-RPC id as the transport sees it. */
 export type Id = string | number;
@@ -26,6 +30,14 @@ export interface GuestMessages {
    * character by character first, at about twice the time.
    */
   decodeSliced(bytes: Uint8Array, what: string): Promise<JsonRpcMessage>;
+  /**
+   * The morphir.backend.artifact notification a `mep_artifact` call stands for: `bytes` holds the
+   * JSON envelope (`envelopeBytes` bytes: exactly requestId, path, binary and length, the
+   * content's byte count) and then the content, UTF-8 (base64 text when binary). The same
+   * message the JSON path parses, so every check after it is the same; throws the protocol error
+   * of an envelope that is not that, a length that is not the content's, or content that is not UTF-8.
+   */
+  artifact(bytes: Uint8Array, envelopeBytes: number): JsonRpcMessage;
   /** The ERR_PROTOCOL error of a guest that broke the protocol. */
   protocolError(detail: string, data?: Record<string, unknown>, cause?: unknown): MepError;
   /** The RequestCancelled response the host sends for a cancelled request. */
@@ -84,6 +96,35 @@ export function createGuestMessages(name: string): GuestMessages {
         throw protocolError(`its ${what} is not UTF-8 JSON`, { size: bytes.length }, cause);
       }
       return objectOf(bytes, what, () => value, text);
+    },
+    artifact: (bytes, envelopeBytes) => {
+      const contentBytes = bytes.length - envelopeBytes;
+      const data = { size: bytes.length, envelopeBytes, contentBytes };
+      if (envelopeBytes === 0) throw protocolError('it sent an artifact\'s bytes through mep_artifact without an envelope', data);
+      const envelope = utf8(bytes.subarray(0, envelopeBytes), 'artifact envelope');
+      let value: unknown;
+      try {
+        value = parseJson(envelope, 'data');
+      } catch (cause) {
+        throw protocolError('its artifact envelope (mep_artifact) is not UTF-8 JSON', data, cause);
+      }
+      const fields = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+      const keys = fields === undefined ? [] : Object.keys(fields);
+      if (fields === undefined || keys.length !== ARTIFACT_ENVELOPE_KEYS.length || !ARTIFACT_ENVELOPE_KEYS.every((key) => key in fields)) {
+        throw protocolError(`its artifact envelope (mep_artifact) is not an object of exactly ${ARTIFACT_ENVELOPE_KEYS.join(', ')}`, { ...data, keys });
+      }
+      const { requestId, path, binary, length } = fields;
+      if (typeof requestId !== 'string' && typeof requestId !== 'number') throw protocolError('its artifact envelope (mep_artifact) names no request (requestId)', data);
+      if (length !== contentBytes) {
+        throw protocolError(`its artifact envelope (mep_artifact) declares ${JSON.stringify(length)} bytes of content where ${contentBytes} came`, { ...data, declared: length });
+      }
+      let content: string;
+      try {
+        content = decoder.decode(bytes.subarray(envelopeBytes));
+      } catch (cause) {
+        throw protocolError(`the content of its artifact ${JSON.stringify(path)} (mep_artifact) is not UTF-8${binary === true ? ' (a binary artifact\'s content is base64 text)' : ''}`, data, cause);
+      }
+      return { jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId, artifact: { path, content, binary } } };
     },
     cancelled: (id) => ({
       jsonrpc: '2.0',

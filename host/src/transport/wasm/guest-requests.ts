@@ -44,7 +44,7 @@ export interface GuestRequestContext {
 /** The router of one transport. */
 export interface GuestRequestRouter {
   /** The runner callbacks for the guest's notifications and requests. */
-  readonly callbacks: Pick<RunnerCallbacks, 'onNotify' | 'onRequest' | 'onNotifySliced' | 'onRequestSliced'>;
+  readonly callbacks: Pick<RunnerCallbacks, 'onNotify' | 'onArtifact' | 'onRequest' | 'onNotifySliced' | 'onRequestSliced'>;
   /** Takes a host message when it answers the guest request that waits; false otherwise. */
   answer(message: JsonRpcMessage, bytes: Uint8Array): boolean;
   /** Forgets the waiting guest request and starts a new budget (its call ended). */
@@ -125,6 +125,17 @@ export function createGuestRequestRouter(context: GuestRequestContext): GuestReq
         let message: JsonRpcMessage;
         try {
           message = messages.decode(bytes, 'notification');
+        } catch (error) {
+          fail(error as MepError);
+          return;
+        }
+        deliverNotification(message, bytes.length);
+      },
+      onArtifact(bytes, envelopeBytes) {
+        if (isClosed()) return;
+        let message: JsonRpcMessage;
+        try {
+          message = messages.artifact(bytes, envelopeBytes);
         } catch (error) {
           fail(error as MepError);
           return;

@@ -1,8 +1,8 @@
 /**
  * The MEP host channel of wit/mep-guest.wit, attached at run time: a default guest imports only
  * the Extism kernel and exports its indirect function table and `mep_host_attach`. The host
- * instantiates a tiny "trampoline" module that imports the eight host functions (with their exact
- * wasm types) and re-exports them, grows the guest's table by eight, puts the trampoline's
+ * instantiates a tiny "trampoline" module that imports the eight (version 2: nine) host functions (with their exact
+ * wasm types) and re-exports them, grows the guest's table by as many, puts the trampoline's
  * exports there and tells the guest which slots they are. `call_indirect` checks function types
  * structurally, so the types here must match the C declarations in build/engine/glue/engine.h.
  *
@@ -11,7 +11,7 @@
  */
 import { writeU32 } from './memory-cap.ts';
 
-/** The host functions, in slot order, with their wasm types (params, results). */
+/** The host functions of version 1, in slot order, with their wasm types (params, results). */
 export const HOST_CHANNEL_SIGNATURES = [
   ['mep_input_copy', 'ii', 'i'],
   ['mep_output_copy', 'ii', 'i'],
@@ -23,14 +23,22 @@ export const HOST_CHANNEL_SIGNATURES = [
   ['mep_random_fill', 'ii', 'i'],
 ] as const;
 
-/** Names of the host functions, in slot order. */
-export type HostChannelName = (typeof HOST_CHANNEL_SIGNATURES)[number][0];
+/**
+ * Version 2 adds a ninth slot: `mep_artifact(envelope-ptr, envelope-len, content-ptr,
+ * content-len)`, a streamed artifact's content as raw bytes beside a small JSON envelope.
+ */
+export const HOST_CHANNEL_SIGNATURES_V2 = [...HOST_CHANNEL_SIGNATURES, ['mep_artifact', 'iiii', '']] as const;
 
-/** The eight host functions as plain wasm functions (i32 as number, f64 as number). */
+/** Names of the host functions, in slot order. */
+export type HostChannelName = (typeof HOST_CHANNEL_SIGNATURES_V2)[number][0];
+
+/** The host functions as plain wasm functions (i32 as number, f64 as number). */
 export type HostChannelFunctions = Record<HostChannelName, (...args: number[]) => number | void>;
 
-/** Version of the attach protocol (`mep_host_attach(first_slot, count, version)`). */
+/** Version of the attach protocol (`mep_host_attach(first_slot, count, version)`) with eight slots. */
 export const HOST_CHANNEL_VERSION = 1;
+/** The version with `mep_artifact` in a ninth slot; a guest that answers 1 (unsupported version) gets version 1. */
+export const HOST_CHANNEL_VERSION_ARTIFACT = 2;
 
 /** The guest ABI of a module: `extism` (portable, channel attached) or `mep-imports` (legacy). */
 export type GuestAbi = 'extism' | 'mep-imports';
@@ -50,11 +58,14 @@ const section = (id: number, entries: number[][]): number[] => {
 
 /**
  * The bytes of the trampoline module: one type per signature, eight function imports from
- * `mep`, the same eight re-exported under the same names. 300-odd bytes, built once.
+ * `mep`, the same eight re-exported under the same names. 300-odd bytes, built once. With
+ * `{ artifacts: true }` the nine of version 2 (`mep_artifact` too). A precompiled trampoline of
+ * eight (workerd binds one) attaches version 1: its guests stream artifacts as JSON notifications.
  */
-export function hostTrampolineBytes(): Uint8Array {
+export function hostTrampolineBytes(options: { artifacts?: boolean } = {}): Uint8Array {
+  const signatures = options.artifacts === true ? HOST_CHANNEL_SIGNATURES_V2 : HOST_CHANNEL_SIGNATURES;
   const types: string[] = [];
-  const typeOf = HOST_CHANNEL_SIGNATURES.map(([, params, results]) => {
+  const typeOf = signatures.map(([, params, results]) => {
     const key = `${params}:${results}`;
     if (!types.includes(key)) types.push(key);
     return types.indexOf(key);
@@ -63,8 +74,8 @@ export function hostTrampolineBytes(): Uint8Array {
     const [params = '', results = ''] = key.split(':');
     return [0x60, ...writeU32(params.length), ...[...params].map((c) => VALTYPE[c]!), ...writeU32(results.length), ...[...results].map((c) => VALTYPE[c]!)];
   });
-  const imports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(TRAMPOLINE_NAMESPACE), ...name(fn), 0x00, ...writeU32(typeOf[i]!)]);
-  const exports = HOST_CHANNEL_SIGNATURES.map(([fn], i) => [...name(fn), 0x00, ...writeU32(i)]);
+  const imports = signatures.map(([fn], i) => [...name(TRAMPOLINE_NAMESPACE), ...name(fn), 0x00, ...writeU32(typeOf[i]!)]);
+  const exports = signatures.map(([fn], i) => [...name(fn), 0x00, ...writeU32(i)]);
   return Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...section(1, typeEntries), ...section(2, imports), ...section(7, exports)]);
 }
 
@@ -78,7 +89,7 @@ let compiled: WebAssembly.Module | null | undefined;
 export function defaultHostTrampoline(): WebAssembly.Module | null {
   if (compiled === undefined) {
     try {
-      compiled = new WebAssembly.Module(hostTrampolineBytes() as Uint8Array<ArrayBuffer>);
+      compiled = new WebAssembly.Module(hostTrampolineBytes({ artifacts: true }) as Uint8Array<ArrayBuffer>);
     } catch {
       // Forbidden by the embedder (workerd): the caller degrades and says so.
       compiled = null;
@@ -98,10 +109,12 @@ export function guestAbi(module: WebAssembly.Module): GuestAbi | null {
 }
 
 /**
- * Attaches `functions` to a guest instance of the `extism` ABI through `trampoline`. Throws an
- * Error saying what went wrong when the guest refuses (it then runs degraded).
+ * Attaches `functions` to a guest instance of the `extism` ABI through `trampoline`: version 2
+ * (nine slots) when the trampoline has `mep_artifact`, else, or for a guest that does not know
+ * version 2 (an engine built before it), version 1 (eight). Returns the version attached. Throws
+ * an Error saying what went wrong when the guest refuses (it then runs degraded).
  */
-export function attachHostChannel(instance: WebAssembly.Instance, functions: HostChannelFunctions, trampoline: WebAssembly.Module): void {
+export function attachHostChannel(instance: WebAssembly.Instance, functions: HostChannelFunctions, trampoline: WebAssembly.Module): number {
   const table = instance.exports.__indirect_function_table;
   const attach = instance.exports.mep_host_attach;
   if (!(table instanceof WebAssembly.Table) || typeof attach !== 'function') {
@@ -110,9 +123,14 @@ export function attachHostChannel(instance: WebAssembly.Instance, functions: Hos
   const exports = new WebAssembly.Instance(trampoline, { [TRAMPOLINE_NAMESPACE]: functions }).exports;
   const missing = HOST_CHANNEL_SIGNATURES.filter(([fn]) => typeof exports[fn] !== 'function').map(([fn]) => fn);
   if (missing.length > 0) throw new Error(`the host-channel trampoline does not export ${missing.join(', ')}; build it with hostTrampolineBytes()`);
-  const slots = HOST_CHANNEL_SIGNATURES.length;
-  const first = table.grow(slots);
-  HOST_CHANNEL_SIGNATURES.forEach(([fn], i) => table.set(first + i, exports[fn] as WebAssembly.ExportValue as never));
-  const rc = (attach as (first: number, count: number, version: number) => number)(first, slots, HOST_CHANNEL_VERSION);
+  const signatures = typeof exports.mep_artifact === 'function' ? HOST_CHANNEL_SIGNATURES_V2 : HOST_CHANNEL_SIGNATURES;
+  const first = table.grow(signatures.length);
+  signatures.forEach(([fn], i) => table.set(first + i, exports[fn] as WebAssembly.ExportValue as never));
+  const call = attach as (first: number, count: number, version: number) => number;
+  let version: number = signatures === HOST_CHANNEL_SIGNATURES_V2 ? HOST_CHANNEL_VERSION_ARTIFACT : HOST_CHANNEL_VERSION;
+  let rc = call(first, signatures.length, version);
+  // An engine built before version 2 answers 1: the first eight slots are version 1's.
+  if (rc === 1 && version === HOST_CHANNEL_VERSION_ARTIFACT) rc = call(first, HOST_CHANNEL_SIGNATURES.length, (version = HOST_CHANNEL_VERSION));
   if (rc !== 0) throw new Error(`the guest refused the host channel (mep_host_attach returned ${rc}: ${rc === 1 ? 'unsupported version' : 'unsupported slots'})`);
+  return version;
 }

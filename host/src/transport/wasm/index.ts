@@ -244,6 +244,9 @@ export async function openWasmExport(options: WasmTransportOptions & { entry: st
   let dead: MepError | undefined;
   const callbacks: RunnerCallbacks = {
     onNotify: (bytes) => options.log?.({ level: 'info', message: new TextDecoder().decode(bytes), source: name }),
+    // A plain export is sent no morphir.initialize, so no artifacts stream; one that does is shown as its envelope.
+    onArtifact: (bytes, envelopeBytes) =>
+      options.log?.({ level: 'info', message: `${new TextDecoder().decode(bytes.subarray(0, envelopeBytes))} (an artifact of ${bytes.length - envelopeBytes} bytes)`, source: name }),
     // Nothing answers a plugin's requests here (no session, no secrets): it sees no reply.
     onRequest: () => null,
     onLog: (level, message) => options.log?.({ level, message, source: name }),

@@ -9,6 +9,11 @@ import { Interrupt, RELEASE_MIN_BYTES, type LogLevel, type RunOutcome, type Wasm
 export interface RunnerCallbacks {
   /** A notification from the guest during a call; throws (the transport failed) past the call's budget. */
   onNotify(bytes: Uint8Array): void;
+  /**
+   * A streamed artifact through `mep_artifact` (its envelope's `envelopeBytes` bytes, then its
+   * content's); throws as `onNotify` does.
+   */
+  onArtifact(bytes: Uint8Array, envelopeBytes: number): void;
   /** A request from the guest: the response's bytes when one was sent synchronously, else null. */
   onRequest(bytes: Uint8Array): Uint8Array | null;
   /**
@@ -67,7 +72,7 @@ export async function createInlineRunner(
   const engine = await createEngine(module, {
     ...options,
     interruptFlag: flag,
-    bridge: { notify: callbacks.onNotify, request: (bytes) => callbacks.onRequest(bytes), log: callbacks.onLog },
+    bridge: { notify: callbacks.onNotify, artifact: callbacks.onArtifact, request: (bytes) => callbacks.onRequest(bytes), log: callbacks.onLog },
   });
   // A big call's message is freed by the guest once the thread is idle after the answer (a
   // whole IR, object by object), not at the start of the next call, where it delayed that call's

@@ -246,7 +246,7 @@ export const FLOW_WINDOW_MESSAGES = 256;
 
 /** The size a flow-controlled message counts for (bytes, or characters of a log line); -1 for others. */
 export function flowSize(message: { type: string; bytes?: ArrayBuffer; message?: string }): number {
-  if (message.type === 'notify' || message.type === 'request') return (message.bytes as ArrayBuffer).byteLength;
+  if (message.type === 'notify' || message.type === 'request' || message.type === 'artifact') return (message.bytes as ArrayBuffer).byteLength;
   if (message.type === 'log') return (message.message as string).length;
   return -1;
 }

@@ -66,6 +66,8 @@ export type FromWorker =
   | { type: 'init-error'; error: SerializedError }
   | { type: 'released' }
   | { type: 'notify'; bytes: ArrayBuffer }
+  /** A streamed artifact through `mep_artifact`: its envelope's `envelope` bytes, then its content's. */
+  | { type: 'artifact'; bytes: ArrayBuffer; envelope: number }
   | { type: 'request'; bytes: ArrayBuffer }
   | { type: 'log'; level: LogLevel; message: string }
   | { type: 'result'; outcome: RunOutcome };
@@ -230,6 +232,7 @@ export function serveWasmWorker(
         interruptFlag: channel as Channel,
         bridge: {
           notify: (bytes) => post({ type: 'notify', bytes: bytes.buffer as ArrayBuffer }, [bytes.buffer as ArrayBuffer]),
+          artifact: (bytes, envelope) => post({ type: 'artifact', bytes: bytes.buffer as ArrayBuffer, envelope }, [bytes.buffer as ArrayBuffer]),
           request,
           log,
           memory,

@@ -123,6 +123,14 @@ function routeWorkerMessages(runner: GuestRunner, calls: WorkerCalls, callbacks:
         calls.delivered();
         return undefined;
       }
+      case 'artifact':
+        try {
+          callbacks.onArtifact(new Uint8Array(message.bytes), message.envelope);
+        } catch {
+          // Past its budget: the transport has failed already, and the worker is being stopped.
+        }
+        calls.delivered();
+        return undefined;
       case 'request': {
         const bytes = new Uint8Array(message.bytes);
         const answered = (reply: Uint8Array | null): void => {
