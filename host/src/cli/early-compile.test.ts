@@ -6,10 +6,15 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
 import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
-import { compiledWasmModule, specFromPath } from '../registry/launch.ts';
+import { compiledWasmModule, openTransport, specFromPath, specOfFile } from '../registry/launch.ts';
 import { moduleFileKey, takeModuleAhead } from '../registry/module-file.ts';
 import { keepShapeVerdicts } from '../registry/shape-verdicts.ts';
 import { compileExtensionModule, memoryCapOf } from '../transport/wasm/module.ts';
+import { prestartNodeWasmWorker, sharedNodeWasmSpawner } from '../transport/wasm/node/spawner.ts';
+import { workerPoolOf } from '../transport/wasm/worker-pool.ts';
+import { createTestClient } from '../../../fixtures/wasm/test-client.ts';
+import { parseGrantFlags } from './commands/grant-flags.ts';
+import { parseLimitFlags } from './commands/limit-flags.ts';
 import { earlyCompileOf, warmCompile } from './early-compile.ts';
 
 /** The echo guest with a custom section of random bytes: a module no other test has compiled (the compile cache is per process). */
@@ -123,6 +128,29 @@ early('should start nothing and never reject for a broken module, an oversized o
     process.off('unhandledRejection', onUnhandled);
   }
   assert.equal(unhandled, []);
+});
+
+early('should have the prestarted worker instantiate the module for the session the command opens, on no other thread', async () => {
+  project(root);
+  writeFileSync(join(root, 'guest.wasm'), uniqueModule());
+  const argv = ['compile', 'project', '--extension', './guest.wasm', '--max-memory', '64MiB', '--call-timeout', '20s', '--allow-clock'];
+  const pool = workerPoolOf(sharedNodeWasmSpawner());
+  const before = pool.stats().started;
+  await prestartNodeWasmWorker();
+  const warmed = await warmCompile(argv, root);
+  assert.instance(warmed, WebAssembly.Module);
+  // The warm runs on once the module is compiled (the launch module loads, the thread is asked).
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  // The session as the command opens it: the spec of the --extension path with the same flags.
+  const values = earlyCompileOf(argv)?.values ?? {};
+  const transport = await openTransport(specOfFile(join(root, 'guest.wasm'), parseLimitFlags(values), parseGrantFlags(values)));
+  try {
+    assert.is((await createTestClient(transport).request(1, 'ping', 'early')).result, 'early');
+  } finally {
+    await transport.close();
+  }
+  // A key that differed would have sent the session to a new thread (the prepared one is not re-prepared).
+  assert.is(pool.stats().started - before, 1, 'one thread: the prestarted one, prepared early and taken by the session');
 });
 
 early.run();

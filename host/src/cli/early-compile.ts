@@ -5,6 +5,10 @@
  * which the second core waits). Kept light on purpose: it loads the flag tables, the module
  * compiler and the shape verdicts, not the registry, the session or the transports.
  *
+ * Once compiled, the module is instantiated on the worker the early start prestarted (a spare of
+ * the pool prepared for this guest, as `warmTransport` prepares one), so the session finds its
+ * engine ready instead of instantiating it after the command has loaded.
+ *
  * The command's launch (registry/launch.ts) takes the module offered here when the file's identity
  * (inode, size, mtime, ctime, taken before the early read) and the memory cap are still those of
  * its own key (registry/module-file.ts): the file was not written since, so what was read, hashed
@@ -28,6 +32,7 @@ import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
 import { chooseProjectTier } from './commands/compile-tier.ts';
 import { looksLikePath } from './commands/extension-path.ts';
+import { parseGrantFlags } from './commands/grant-flags.ts';
 import { parseLimitFlags } from './commands/limit-flags.ts';
 import { COMPILE_FLAGS } from './commands/operation-flags.ts';
 
@@ -101,6 +106,15 @@ export async function warmCompile(argv: readonly string[], cwd: string = process
     // Keyed by the file as stat saw it before the read: a write since, and the launch computes another key.
     offerModuleAhead(moduleFileKey(path, file, maxMemoryBytes, undefined), compiling);
     held = await compiling;
+    // Then the prestarted worker instantiates it (7 MB of snapshot into the guest's memory) while
+    // the command still loads: prepared for the very guest the command's session asks for (the
+    // pool's key: this module, and the spec the command builds from these flags, specOfFile).
+    // Only instantiated, never called. Only that thread: if the session took it first, it
+    // prepares it itself and nothing more starts.
+    const values = early.values;
+    void import('../registry/launch.ts')
+      .then(({ specOfFile, warmTransport }) => warmTransport(specOfFile(path, parseLimitFlags(values), parseGrantFlags(values)), { onlyPrestarted: true }))
+      .catch(() => undefined);
     return held;
   } catch {
     return undefined;

@@ -32,14 +32,20 @@ export function opensWasmSession(argv: readonly string[]): boolean {
   return !/[/\\]|\.[cm]?js$/i.test(extension);
 }
 
-/** Starts what {@link opensWasmSession} says `argv` needs; returns at once and never fails. */
+/**
+ * Starts what {@link opensWasmSession} says `argv` needs; never fails. Returns at once, except for
+ * a project compiled with a `.wasm` file given by path: once its module is compiled (early-compile.ts).
+ */
 export async function startEarly(argv: readonly string[]): Promise<void> {
   if (!opensWasmSession(argv)) return;
   try {
     const { prestartWasmWorker } = await import('../registry/prestart.ts');
     void prestartWasmWorker();
-    // A project compiled with a .wasm file given by path: its module compiles while the command loads.
-    if (argv[0] === 'compile') void import('./early-compile.ts').then((early) => early.warmCompile(argv), () => undefined);
+    // A project compiled with a .wasm file given by path: its module is compiled first, so that the
+    // prestarted worker instantiates it while the command loads (early-compile.ts). Awaited: the
+    // command's modules loading alongside on this thread held the compile back until the command
+    // asked for it, and the guest was then instantiated after all of it.
+    if (argv[0] === 'compile') await import('./early-compile.ts').then((early) => early.warmCompile(argv), () => undefined);
   } catch {
     // Only a head start: the session starts its own thread.
   }

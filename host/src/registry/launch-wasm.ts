@@ -5,6 +5,7 @@
 import type { LogSink, Transport } from '../transport/types.ts';
 import type { WasmGrants, WasmLimits } from '../transport/wasm/limits.ts';
 import { createNodeWasmTransport, warmNodeWasmTransport } from '../transport/wasm/node/worker.ts';
+import type { WarmOptions } from '../transport/wasm/worker-pool.ts';
 
 /** Sandbox options of one wasm extension. */
 export interface WasmLaunchOptions {
@@ -27,6 +28,6 @@ export function openWasmTransport(name: string, module: Uint8Array | WebAssembly
 }
 
 /** Starts what a later {@link openWasmTransport} with the same arguments needs (its worker); never rejects. */
-export function warmWasmLaunch(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions): Promise<void> {
-  return warmNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation });
+export function warmWasmLaunch(name: string, module: Uint8Array | WebAssembly.Module, options: WasmLaunchOptions, warm?: WarmOptions): Promise<void> {
+  return warmNodeWasmTransport({ name, module, limits: options.limits, grants: options.grants, isolation: options.isolation }, warm);
 }

@@ -17,13 +17,14 @@ import type { HeldBudget } from '../framing/held-budget.ts';
 import { checkModuleSize, compileExtensionModule, createModuleCache, createStartDeadline, type WasmExportCaller } from '../transport/wasm/index.ts';
 import { resolveWasmLimits, type WasmLimits } from '../transport/wasm/limits.ts';
 import { openNodeWasmExport } from '../transport/wasm/node/worker.ts';
-import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf } from './launch-limits.ts';
+import { isNodeScript, processCommandOf, processMessageLimitOf, wasmLimitsOf, withLimits } from './launch-limits.ts';
 import { openWasmTransport, warmWasmLaunch } from './launch-wasm.ts';
-import { processClockEnv } from './launch-grants.ts';
+import { processClockEnv, withGrants, type ClockRandomGrants } from './launch-grants.ts';
 import { keptShapeVerdicts } from './shape-verdicts.ts';
 import { moduleFileKey, takeModuleAhead } from './module-file.ts';
 import { withPinnedIdentity } from './remote.ts';
 import type { WasmLaunchOptions } from './launch-wasm.ts';
+import type { WarmOptions } from '../transport/wasm/worker-pool.ts';
 
 /**
  * The public runtime kinds (MEP 0.1: Extism is an engine detail, never a runtime name). `wasm`
@@ -106,6 +107,15 @@ export function specFromPath(path: string, overrides: Partial<LaunchSpec> = {}):
   return { name: basename(absolute), runtime, path: absolute, ...overrides };
 }
 
+/**
+ * The {@link LaunchSpec} of an artifact given by path on the command line (`--extension ./x.wasm`),
+ * with the limits and grants of the command's flags: the one way a command builds it, so what
+ * the early start prepares (cli/early-compile.ts) is keyed as the command's session is.
+ */
+export function specOfFile(path: string, limits?: ExtensionLimits, grants?: ClockRandomGrants): LaunchSpec {
+  return withGrants(withLimits(specFromPath(path), limits), grants);
+}
+
 /** Compiled modules by file identity, kept only while something uses them (a closed session's are freed). */
 const compiled = createModuleCache(16);
 
@@ -152,13 +162,14 @@ async function wasmModule(spec: LaunchSpec, limits: Partial<WasmLimits>): Promis
  * Gets a later {@link openTransport} of `spec` under way while the caller does other work (reads
  * its input): a wasm extension's module is compiled and, with worker isolation, a worker thread
  * instantiates it. Resolves once the rest runs off this thread. Nothing is started for a process
- * extension. Never rejects: `openTransport` reports the same failure.
+ * extension. Never rejects: `openTransport` reports the same failure. `warm` says which thread
+ * may be prepared (WarmOptions of the pool).
  */
-export async function warmTransport(spec: LaunchSpec): Promise<void> {
+export async function warmTransport(spec: LaunchSpec, warm?: WarmOptions): Promise<void> {
   if (spec.runtime !== 'wasm') return;
   try {
     const limits = wasmLimitsOf(spec);
-    await warmWasmLaunch(spec.name, await wasmModule(spec, limits), { ...spec.wasm, limits });
+    await warmWasmLaunch(spec.name, await wasmModule(spec, limits), { ...spec.wasm, limits }, warm);
   } catch {
     // openTransport reports it.
   }

@@ -11,7 +11,7 @@ import type { ExtensionLimits } from '../../protocol/limits.ts';
 import { findInstalled, discoverExtensions } from '../../registry/discover.ts';
 import type { InstalledExtension } from '../../registry/discover.ts';
 import { isExtensionId } from '../../registry/extension-id.ts';
-import { isExtensionUrl, specFromPath, specFromUrl } from '../../registry/launch.ts';
+import { isExtensionUrl, specFromUrl, specOfFile } from '../../registry/launch.ts';
 import { withLimits } from '../../registry/launch-limits.ts';
 import { withGrants } from '../../registry/launch-grants.ts';
 import type { ClockRandomGrants } from '../../registry/launch-grants.ts';
@@ -93,7 +93,7 @@ async function findArgument(argument: string, io: Io, options: ResolveOptions): 
   if (looksLikePath(argument)) {
     const path = resolve(io.cwd, argument);
     const info = await stat(path).catch(() => undefined);
-    if (info?.isFile()) return { spec: withGrants(withLimits(specFromPath(path), limits), grants), info };
+    if (info?.isFile()) return { spec: specOfFile(path, limits, grants), info };
     return { info };
   }
   // A name is looked up among installed extensions only, never in the working directory.

@@ -24,7 +24,7 @@ import type { GuestRunner, RunnerCallbacks } from './runner.ts';
 import { mapExtensionError, withSourceMappedErrors } from '../source-map/mapped-errors.ts';
 import { moduleSourceMap } from '../source-map/wasm-section.ts';
 import { workerPoolOf } from './worker-pool.ts';
-import type { SpawnWasmWorker } from './worker-pool.ts';
+import type { SpawnWasmWorker, WarmOptions } from './worker-pool.ts';
 import { createWorkerRunner } from './worker-runner.ts';
 
 export { GUEST_MEMORY_LOG } from './engine.ts';
@@ -34,7 +34,7 @@ export { createStartDeadline, type StartDeadline } from './start-deadline.ts';
 export { guestAbi, hostTrampolineBytes, type GuestAbi } from './host-channel.ts';
 export { DEFAULT_SOURCE_DATE_EPOCH, DEFAULT_WASM_LIMITS, type WasmGrants, type WasmLimits } from './limits.ts';
 export type { WasmTransport } from './guest-transport.ts';
-export type { SpawnWasmWorker, WasmWorkerHandle } from './worker-pool.ts';
+export type { SpawnWasmWorker, WarmOptions, WasmWorkerHandle } from './worker-pool.ts';
 
 /** Where the guest runs: on the calling thread, or in a worker thread that can be killed. */
 export type WasmIsolation = 'inline' | 'worker';
@@ -206,13 +206,14 @@ function refuseStartFunction(module: WebAssembly.Module, name: string): void {
  * isolation, a worker thread starts and instantiates the guest while the caller goes on (e.g.
  * reads the input), and the transport then takes that worker. Resolves once the thread was
  * started (its remaining work runs on that thread); never rejects, because the transport
- * reports any failure itself. Inline isolation has nothing to start ahead.
+ * reports any failure itself. Inline isolation has nothing to start ahead. `warm` says which
+ * thread may be prepared (WarmOptions of the pool).
  */
-export async function warmWasmTransport(options: WasmTransportOptions): Promise<void> {
+export async function warmWasmTransport(options: WasmTransportOptions, warm: WarmOptions = {}): Promise<void> {
   if (options.isolation !== 'worker') return;
   try {
     const { module, engineOptions } = await guestOf(options);
-    await workerPoolOf(options.spawnWorker as SpawnWasmWorker).warm({ module, ...engineOptions });
+    await workerPoolOf(options.spawnWorker as SpawnWasmWorker).warm({ module, ...engineOptions }, warm);
   } catch {
     // createWasmTransport reports the same failure.
   }

@@ -5,6 +5,7 @@
  */
 import { setLongTimeout } from '../long-timer.ts';
 import { keyOf, startPoolThread, type PooledGuest, type PoolThread, type SpawnWasmWorker } from './pool-thread.ts';
+import type { WarmOptions } from './worker-pool.ts';
 
 /** The pool's sets of threads and its bounds, shared by its phases. */
 export interface PoolState {
@@ -53,7 +54,7 @@ export async function startThread(state: PoolState): Promise<PoolThread> {
 
 /** The spares of a pool: warmed ahead for a guest, prestarted bare, or kept after a session. */
 export interface Spares {
-  warm(guest: PooledGuest): Promise<void>;
+  warm(guest: PooledGuest, options?: WarmOptions): Promise<void>;
   prestart(): Promise<void>;
   /** Parks `thread` (or a new thread) as a spare and prepares it for `guest` in the background. */
   prepareSpare(thread: PoolThread | undefined, guest: PooledGuest): Promise<void>;
@@ -105,9 +106,15 @@ export function createSpares(state: PoolState): Spares {
   };
 
   // Synchronous up to the spare's start, so an acquire right after it finds the spare under way.
-  const warm = (guest: PooledGuest): Promise<void> => {
-    if (bare !== undefined) return bare.then(() => warm(guest));
+  const warm = (guest: PooledGuest, options: WarmOptions = {}): Promise<void> => {
+    if (bare !== undefined) return bare.then(() => warm(guest, options));
     if (state.closed) return Promise.resolve();
+    if (options.onlyPrestarted) {
+      // The prestarted thread if it is still parked bare; a session that took it prepares it itself.
+      const spare = blank();
+      if (spare !== undefined) ready(guest)(spare);
+      return Promise.resolve();
+    }
     const key = keyOf(guest);
     const pending = spawning.get(key);
     if (pending !== undefined) return pending;

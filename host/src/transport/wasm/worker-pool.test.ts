@@ -155,6 +155,41 @@ pool('should give a thread prestarted before its guest was known to the warm and
   assert.equal([workerPoolOf(fresh.spawn).stats().started, workerPoolOf(none.spawn).stats().started], [1, 0]);
 });
 
+pool('should prepare only the prestarted thread for a warm limited to it, and start none when a session took it first', async () => {
+  const options = { name: 'pooled', module: echo, isolation: 'worker' as const, limits: {} };
+  // No thread prestarted: nothing starts.
+  const none = countingSpawner({ spares: 1 });
+  await warmWasmTransport({ ...options, spawnWorker: none.spawn }, { onlyPrestarted: true });
+  assert.is(workerPoolOf(none.spawn).stats().started, 0);
+  // Prestarted: the warm prepares it, and the session takes it.
+  const { spawn, alive } = countingSpawner({ spares: 1 });
+  const workers = workerPoolOf(spawn);
+  await Promise.all([workers.prestart(), warmWasmTransport({ ...options, spawnWorker: spawn }, { onlyPrestarted: true })]);
+  const transport = await open(spawn);
+  try {
+    assert.is((await createTestClient(transport).request(1, 'ping', 'only')).result, 'only');
+  } finally {
+    await transport.close();
+  }
+  assert.is(workers.stats().started, 1, 'the session ran on the prestarted thread');
+  await workers.close();
+  assert.is(alive(), 0);
+  // The session took the prestarted thread before the warm came (the early start's compile was
+  // late): the warm starts no second thread to instantiate the guest for nobody.
+  const late = countingSpawner({ spares: 1 });
+  await workerPoolOf(late.spawn).prestart();
+  const session = await open(late.spawn);
+  try {
+    await warmWasmTransport({ ...options, spawnWorker: late.spawn }, { onlyPrestarted: true });
+    assert.equal([workerPoolOf(late.spawn).stats().started, late.alive()], [1, 1], 'no thread started for the warm');
+    assert.is((await createTestClient(session).request(1, 'ping', 'late')).result, 'late');
+  } finally {
+    await session.close();
+  }
+  await workerPoolOf(late.spawn).close();
+  assert.is(late.alive(), 0);
+});
+
 pool('should let a warm that cannot start fail quietly, and the session report why', async () => {
   const { spawn } = countingSpawner({ spares: 1 });
   const tooSmall = { name: 'pooled', module: echo, isolation: 'worker' as const, spawnWorker: spawn, limits: { maxMemoryBytes: 0 } };

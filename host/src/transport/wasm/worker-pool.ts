@@ -49,6 +49,17 @@ export interface AcquireOptions {
   signal?: AbortSignal;
 }
 
+/** Options of one {@link WasmWorkerPool.warm}. */
+export interface WarmOptions {
+  /**
+   * Prepare only the thread {@link WasmWorkerPool.prestart} started, if it is still parked bare
+   * (no guest prepared on it, no session took it); never start a thread. For a warm that may land
+   * after its session already took that thread: a plain warm would then start a second thread and
+   * instantiate the guest again, for no session.
+   */
+  onlyPrestarted?: boolean;
+}
+
 /** A worker with an engine prepared for one guest, held by one session. */
 export interface PooledWorker {
   readonly channel: Channel;
@@ -93,7 +104,7 @@ export interface WasmWorkerPool {
    * happens on that thread); does nothing when such a spare exists or the pool has no room.
    * Never rejects: a spare that fails is dropped, and the `acquire` reports the failure.
    */
-  warm(guest: PooledGuest): Promise<void>;
+  warm(guest: PooledGuest, options?: WarmOptions): Promise<void>;
   /**
    * Starts a spare thread before its guest is known (e.g. while a command loads and reads its
    * input), so the next `warm` or `acquire` prepares an engine on a running thread instead of

@@ -3,6 +3,7 @@
  * default (isolation `worker`, on the shared pool of spawner.ts).
  */
 import { createWasmTransport, openWasmExport, warmWasmTransport, type WasmExportCaller, type WasmTransport, type WasmTransportOptions } from '../index.ts';
+import type { WarmOptions } from '../worker-pool.ts';
 import { sharedNodeWasmSpawner } from './spawner.ts';
 
 export { createNodeWasmWorkerSpawner, prestartNodeWasmWorker, type NodeWorkerSpawnerOptions } from './spawner.ts';
@@ -24,8 +25,8 @@ export function openNodeWasmExport(options: NodeWasmTransportOptions & { entry: 
 }
 
 /** {@link warmWasmTransport} for a later {@link createNodeWasmTransport} with the same options. */
-export function warmNodeWasmTransport(options: NodeWasmTransportOptions): Promise<void> {
-  return warmWasmTransport(withNodeDefaults(options));
+export function warmNodeWasmTransport(options: NodeWasmTransportOptions, warm?: WarmOptions): Promise<void> {
+  return warmWasmTransport(withNodeDefaults(options), warm);
 }
 
 /** Options of {@link createNodeWasmTransport}: isolation defaults to `worker`, with the shared spawner. */
