@@ -14,6 +14,7 @@ import type { CallOptions, Session } from '../session/session.ts';
 import type { OutputLimits } from '../session/output-budget.ts';
 import type { LogEntry, LogSink, Transport } from '../transport/types.ts';
 import type { HeldBudget } from '../framing/held-budget.ts';
+import type { UnsentBudget } from './unsent-budget.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { DEFAULT_SERVE_PAUSE_AT_BYTES, createLineTransport } from './line-transport.ts';
 import { CallParams, OpenParams, ProjectCompileParams, ServeMethod, SessionParams, type ProjectCompileReply, type ServerInfo } from './methods.ts';
@@ -66,6 +67,8 @@ export interface ConnectionContext {
   maxSessionsPerConnection: number;
   /** The server's budget of unfinished lines, over all its clients. */
   lineBudget?: HeldBudget;
+  /** The server's bound of unread answers, over all its clients. */
+  unsent?: UnsentBudget;
   /** Calls (`session/call`, `project/compile`) one client may have running at once; past it ERR_LIMIT `callsPerConnection`. */
   maxCallsPerConnection: number;
   /**
@@ -97,7 +100,7 @@ export interface ServerConnection {
 export function createConnection(channel: ByteChannel, context: ConnectionContext): ServerConnection {
   const { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog } = context;
   const pauseAt = pauseAtBytes ?? DEFAULT_SERVE_PAUSE_AT_BYTES;
-  const lines = createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}) });
+  const lines = createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}), ...(context.unsent ? { unsent: context.unsent } : {}) });
   const peer = createPeer(lines, { timeoutMs: 0 });
   const sessions = new Map<string, ServedSession>();
   const closingIds = new Set<string>();
