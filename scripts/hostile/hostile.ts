@@ -18,6 +18,10 @@
  * - `mep serve --http` with 24 SSE clients of 32 MiB streams at once, half stalled, half reading in
  *   drips (seeded): every reading client gets its whole stream, RSS under 128 MiB + 300 MB.
  *
+ * - a process extension writing what carries no message at the default notification budget:
+ *   ndjson blank lines without end between calls, and 8 KB of extra headers on each small
+ *   notification; each ends with ERR_LIMIT maxNotificationBytes (overhead-flood.ts).
+ *
  * Usage: npm run hostile [-- --gib 3]
  */
 import { spawn } from 'node:child_process';
@@ -31,6 +35,7 @@ import { describeFlood, runFlood, runStdinJam } from './run-flood.ts';
 import { retainedAcrossModules } from './serve-modules.ts';
 import { describeHttpBodyBomb, runHttpBodyBomb } from './http-bodies.ts';
 import { describeSseReaders, runSseReaders, sseReadersOk } from './sse-readers.ts';
+import { describeOverheadFlood, runOverheadFlood } from './overhead-flood.ts';
 
 const MB = 1024 * 1024;
 const LIMIT_BYTES = 300 * MB;
@@ -95,6 +100,11 @@ rows.push({
   detail: `${jam.outcome} ${String(jam.limit)} after ${(jam.elapsedMs / 1000).toFixed(1)} s; +${((jam.peakRss - jam.baselineRss) / MB).toFixed(0)} MB`,
   ok: jam.outcome === 'ERR_LIMIT' && jam.limit === 'maxStdinBacklogBytes' && jam.peakRss - jam.baselineRss < 150 * MB,
 });
+
+for (const kind of ['blank lines', 'padded headers'] as const) {
+  const flood = await runOverheadFlood(kind);
+  rows.push({ name: `process extension writing ${kind} that carry no message, default budget`, peakRss: flood.peakRss, detail: describeOverheadFlood(flood), ok: flood.outcome === 'ERR_LIMIT maxNotificationBytes' && flood.peakRss < LIMIT_BYTES });
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'mep-hostile-'));
 try {

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { createContentLengthDecoder, encodeContentLength } from './content-length.ts';
+import { FREE_FRAMING_BYTES } from './frame-decoder.ts';
 
 const enc = new TextEncoder();
 const bytes = (s: string) => enc.encode(s);
@@ -21,6 +22,18 @@ function codeOf(fn: () => unknown): unknown {
 }
 
 const decode = suite('createContentLengthDecoder');
+
+
+decode('should count header bytes past FREE_FRAMING_BYTES a frame as overhead, and none for a plain frame', () => {
+  const decoder = createContentLengthDecoder({ name: 'x' });
+  decoder.push(encodeContentLength(PING_BODY));
+  assert.is(decoder.overheadBytes, 0);
+  const pad = `X-Pad: ${'p'.repeat(991)}\r\n`;
+  const frame = bytes(`${pad}Content-Length: ${PING_BODY.length}\r\n\r\n${PING_BODY}`);
+  assert.equal(decoder.push(frame), [PING_BODY]);
+  const header = frame.length - PING_BODY.length;
+  assert.is(decoder.overheadBytes, header - FREE_FRAMING_BYTES);
+});
 
 decode('should decode the spec ping frame :: 60-byte fixture', () => {
   const frame = new Uint8Array(readFileSync(fixture));

@@ -6,7 +6,7 @@
  * Content-Length." Everything else on stdout (a log line, a bare JSON object) is a framing
  * violation, reported as soon as the first byte that cannot start or continue a header arrives.
  */
-import { decodeUtf8Body, framingError, joinChunks, messageLimitError, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
+import { FREE_FRAMING_BYTES, decodeUtf8Body, framingError, joinChunks, messageLimitError, type FrameDecoder, type FrameDecoderOptions } from './frame-decoder.ts';
 
 /** Options for {@link createContentLengthDecoder}. */
 export interface ContentLengthDecoderOptions extends FrameDecoderOptions {
@@ -49,6 +49,7 @@ export function createContentLengthDecoder(options: ContentLengthDecoderOptions)
   let lineStart = 0;
   let colonSeen = false;
   let contentLength = -1;
+  let overhead = 0;
 
   let bodyParts: Uint8Array[] = [];
   let bodyFilled = 0;
@@ -77,6 +78,9 @@ export function createContentLengthDecoder(options: ContentLengthDecoderOptions)
     const line = header.subarray(lineStart, headerLen - 2);
     if (line.length === 0) {
       if (contentLength < 0) fail(framingError(name, 'a header block has no Content-Length', header.subarray(0, headerLen)));
+      // Extra header lines are read and ignored (MEP 0.1): past the few bytes a frame needs, they
+      // are the reader's to count, or 8 KiB of them could carry every 30-byte notification.
+      overhead += Math.max(0, headerLen - FREE_FRAMING_BYTES);
       inBody = true;
       return;
     }
@@ -153,6 +157,9 @@ export function createContentLengthDecoder(options: ContentLengthDecoderOptions)
     },
     get bufferedBytes() {
       return headerLen + bodyFilled;
+    },
+    get overheadBytes() {
+      return overhead;
     },
   };
 }

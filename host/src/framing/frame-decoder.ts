@@ -25,7 +25,20 @@ export interface FrameDecoder {
   end(): void;
   /** Bytes held for a frame that is not complete yet. */
   readonly bufferedBytes: number;
+  /**
+   * Bytes read so far that no body carries, past what framing itself needs
+   * ({@link FREE_FRAMING_BYTES} of headers a frame; a line's end): extra header lines, blank
+   * lines, blanks after a line. A reader counts them as it counts messages, or a peer could make
+   * the host read them without end (blank lines carry no message at all).
+   */
+  readonly overheadBytes: number;
 }
+
+/**
+ * Header bytes of one frame that are not counted as overhead: `Content-Length: 67108864` and
+ * LSP's `Content-Type: application/vscode-jsonrpc; charset=utf-8` with their CRLFs are 82.
+ */
+export const FREE_FRAMING_BYTES = 128;
 
 /** Options shared by the decoders. */
 export interface FrameDecoderOptions {

@@ -33,6 +33,18 @@ ndjson('should skip blank lines', () => {
   assert.equal(createNdjsonDecoder({ name: 'ext' }).push(bytes('\n\r\n  \n{}\n')), ['{}']);
 });
 
+ndjson('should count blank lines and blanks after a line (past its CR) as overhead, the same however the stream is cut', () => {
+  const stream = bytes('\n\n  \n{"a":1}\r\n\t{"b":2}   \n\n');
+  // 2 LFs, a blank line of 3; then 2 blanks after {"b":2} past the first; then a last blank line.
+  const expected = 2 + 3 + 2 + 1;
+  for (let cut = 0; cut <= stream.length; cut++) {
+    const decoder = createNdjsonDecoder({ name: 'x' });
+    const bodies = [...decoder.push(stream.subarray(0, cut)), ...decoder.push(stream.subarray(cut))];
+    assert.equal(bodies, ['{"a":1}', '\t{"b":2}'], `cut at ${cut}`);
+    assert.is(decoder.overheadBytes, expected, `cut at ${cut}`);
+  }
+});
+
 ndjson('should refuse a log line naming the extension', () => {
   const d = createNdjsonDecoder({ name: 'org.example.noisy' });
   try {

@@ -251,6 +251,14 @@ export const HOST_BOUNDS = Object.freeze({
   stdinStallMs: 10_000,
   /** Requests a process extension may have sent the host and not had answered yet. */
   maxOutstandingRequests: 64,
+  /**
+   * What the host holds queued for a wasm guest behind its running call, in bytes of the encoded
+   * messages not started yet: a new request of the host past it is refused unsent (ERR_LIMIT),
+   * as a process extension's is past {@link HOST_BOUNDS.maxStdinBacklogBytes}. Without it a
+   * caller pipelining calls to a busy guest (a `mep serve` client: 64 calls of 64 MiB) had every
+   * one held, encoded, until it ran.
+   */
+  maxQueuedRequestBytes: 16 * 1024 * 1024,
 });
 
 /** The name of one host bound. */

@@ -12,10 +12,11 @@ import type { RequestContext } from '../rpc/index.ts';
 import { createSession } from '../session/session.ts';
 import type { CallOptions, Session } from '../session/session.ts';
 import type { OutputLimits } from '../session/output-budget.ts';
-import type { LogSink, Transport } from '../transport/types.ts';
+import type { LogEntry, LogSink, Transport } from '../transport/types.ts';
 import type { HeldBudget } from '../framing/held-budget.ts';
+import type { UnsentBudget } from './unsent-budget.ts';
 import type { ByteChannel } from './byte-channel.ts';
-import { createLineTransport } from './line-transport.ts';
+import { DEFAULT_SERVE_PAUSE_AT_BYTES, createLineTransport } from './line-transport.ts';
 import { CallParams, OpenParams, ProjectCompileParams, ServeMethod, SessionParams, type ProjectCompileReply, type ServerInfo } from './methods.ts';
 import { createServedSession, type ServedSession } from './served-session.ts';
 import { toWireError } from './wire-error.ts';
@@ -66,6 +67,8 @@ export interface ConnectionContext {
   maxSessionsPerConnection: number;
   /** The server's budget of unfinished lines, over all its clients. */
   lineBudget?: HeldBudget;
+  /** The server's bound of unread answers, over all its clients. */
+  unsent?: UnsentBudget;
   /** Calls (`session/call`, `project/compile`) one client may have running at once; past it ERR_LIMIT `callsPerConnection`. */
   maxCallsPerConnection: number;
   /**
@@ -96,7 +99,8 @@ export interface ServerConnection {
 /** Serves the served-host protocol to the client on `channel`. */
 export function createConnection(channel: ByteChannel, context: ConnectionContext): ServerConnection {
   const { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog } = context;
-  const lines = createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}) });
+  const pauseAt = pauseAtBytes ?? DEFAULT_SERVE_PAUSE_AT_BYTES;
+  const lines = createLineTransport(channel, { maxLineBytes, pauseAtBytes, maxPendingBytes, log: serverLog, ...(context.lineBudget ? { lineBudget: context.lineBudget } : {}), ...(context.unsent ? { unsent: context.unsent } : {}) });
   const peer = createPeer(lines, { timeoutMs: 0 });
   const sessions = new Map<string, ServedSession>();
   const closingIds = new Set<string>();
@@ -209,7 +213,18 @@ export function createConnection(channel: ByteChannel, context: ConnectionContex
 
   const openSession = async (params: OpenParams, signal: AbortSignal, releaseSlot: () => void): Promise<unknown> => {
     const sessionId = context.nextSessionId();
-    const log: LogSink = (entry) => notify(ServeMethod.Log, { sessionId, level: entry.level, message: entry.message, source: 'runtime' });
+    // What the extension writes on its stderr comes here, outside every budget: it is read only as
+    // fast as this client takes it (held while its unsent output is past pauseAtBytes), so an
+    // extension flooding stderr waits on its writes instead of getting its client dropped.
+    const log: LogSink = Object.assign((entry: LogEntry) => notify(ServeMethod.Log, { sessionId, level: entry.level, message: entry.message, source: 'runtime' }), {
+      busy: () => !gone && channel.pendingBytes > pauseAt,
+      onDrain: (listener: () => void) => {
+        const dispose = channel.onDrain(() => {
+          dispose();
+          listener();
+        });
+      },
+    });
     const { transport, claims, requestTimeoutMs, outputLimits } = await context.open(params, { log, signal });
     const session = createSession({ transport, claims, requestTimeoutMs: params.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: context.closeGraceMs, ...(outputLimits ? { outputLimits } : {}) });
     const served = createServedSession(sessionId, session, transport, notify);

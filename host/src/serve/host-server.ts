@@ -4,9 +4,10 @@
  * no file: the Node binding (`serve-node.ts`) supplies channels and the `open` function.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, DEFAULT_SERVE_MAX_LINE_BYTES } from './line-transport.ts';
+import { DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, DEFAULT_SERVE_MAX_LINE_BYTES, DEFAULT_SERVE_MAX_PENDING_BYTES } from './line-transport.ts';
 import type { Disposer } from '../transport/types.ts';
 import { createHeldBudget } from '../framing/held-budget.ts';
+import { DEFAULT_SERVE_MAX_UNSENT_BYTES, createUnsentBudget } from './unsent-budget.ts';
 import { HOST_VERSION } from '../session/host-info.ts';
 import type { ByteChannel } from './byte-channel.ts';
 import { createConnection, type CompileProjectFolder, type OpenExtension, type ServerConnection } from './connection.ts';
@@ -42,6 +43,11 @@ export interface HostServerOptions {
   pauseAtBytes?: number;
   /** Unsent output to one client past which it is dropped (its sessions closed). Default 128 MiB. */
   maxPendingBytes?: number;
+  /**
+   * Unsent output over all clients past which the client holding the most is dropped (its
+   * sessions closed), until the rest fit. Default 256 MiB, or two clients at `maxPendingBytes` when more.
+   */
+  maxUnsentBytes?: number;
   /** Receives operational messages, e.g. why a client was dropped. Default: none. */
   log?: (message: string) => void;
 }
@@ -103,6 +109,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
   let claimed = 0;
   // At least two lines of the largest size, so a raised --max-message is not refused outright.
   const lineBudget = createHeldBudget(options.maxLineBufferBytes ?? Math.max(DEFAULT_SERVE_MAX_LINE_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
+  const unsent = createUnsentBudget(options.maxUnsentBytes ?? Math.max(DEFAULT_SERVE_MAX_UNSENT_BYTES, 2 * (options.maxPendingBytes ?? DEFAULT_SERVE_MAX_PENDING_BYTES)));
   const frameBudget = createHeldBudget(options.maxFrameBufferBytes ?? Math.max(DEFAULT_MAX_FRAME_BUFFER_BYTES, 2 * (options.maxLineBytes ?? DEFAULT_SERVE_MAX_LINE_BYTES)));
   // Every session this server opens (over a connection or the HTTP pool) shares its frame budget.
   const open: OpenExtension = (request, context) => options.open(request, { ...context, frameBudget });
@@ -148,6 +155,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
         maxSessionsPerConnection,
         maxCallsPerConnection: options.maxCallsPerConnection ?? DEFAULT_MAX_CALLS_PER_CONNECTION,
         lineBudget,
+        unsent,
         claimSession,
         log: options.log,
         nextSessionId: () => `s${nextSession++}`,

@@ -10,7 +10,7 @@
 import type { InitializeResult } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createSession } from '../session/session.ts';
-import type { LogSink } from '../transport/types.ts';
+import type { LogEntry, LogSink } from '../transport/types.ts';
 import type { HostServer } from './host-server.ts';
 import type { OpenParams } from './methods.ts';
 import { createServedSession, type Notify, type ServedSession } from './served-session.ts';
@@ -60,6 +60,8 @@ interface Entry {
   dead: boolean;
   /** Retired after its request, never kept idle (the opener said so: an installed remote). */
   oneRequest: boolean;
+  /** Reading its stderr may go on: a request took it, or it is retired. */
+  wake: () => void;
 }
 
 /** Create the pool of {@link SessionPoolOptions.server}. */
@@ -75,6 +77,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
   const retiring = new Set<Promise<void>>();
   const retire = (entry: Entry): Promise<void> => {
     entry.dead = true;
+    entry.wake();
     all.delete(entry);
     const done = entry.served.close(server.closeGraceMs).finally(() => {
       entry.releaseSlot();
@@ -89,7 +92,20 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
     const id = `h${nextId++}`;
     const holder: { entry?: Entry } = {};
     const notify: Notify = (method, params) => holder.entry?.listener?.(method, params);
-    const log: LogSink = (entry) => notify('session/log', { sessionId: id, level: entry.level, message: entry.message, source: 'runtime' });
+    // A process extension's stderr comes here. While the session waits idle in the pool nobody
+    // takes its log, so its stderr is not read (the extension waits on its writes, as under a
+    // terminal nobody reads) until a request borrows it and takes what waited; before, it was
+    // read as fast as it came and dropped, for as long as the session idled.
+    const drained = new Set<() => void>();
+    const log: LogSink = Object.assign((entry: LogEntry) => notify('session/log', { sessionId: id, level: entry.level, message: entry.message, source: 'runtime' }), {
+      busy: () => holder.entry !== undefined && !holder.entry.dead && holder.entry.listener === undefined,
+      onDrain: (listener: () => void) => void drained.add(listener),
+    });
+    const wake = (): void => {
+      const listeners = [...drained];
+      drained.clear();
+      for (const listener of listeners) listener();
+    };
     let opened;
     try {
       opened = await server.open({ extension, ...(options.runtime ? { runtime: options.runtime } : {}) }, { log, signal });
@@ -100,7 +116,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
     const { transport, claims, requestTimeoutMs, outputLimits, oneRequest = false } = opened;
     const session = createSession({ transport, claims, requestTimeoutMs: options.runtime?.requestTimeoutMs ?? requestTimeoutMs, shutdownTimeoutMs: server.closeGraceMs, ...(outputLimits ? { outputLimits } : {}) });
     const served = createServedSession(id, session, transport, notify);
-    const entry: Entry = { key: extension, served, initialize: undefined as unknown as InitializeResult, listener: undefined, releaseSlot, dead: false, oneRequest };
+    const entry: Entry = { key: extension, served, initialize: undefined as unknown as InitializeResult, listener: undefined, releaseSlot, dead: false, oneRequest, wake };
     holder.entry = entry;
     all.add(entry);
     // The extension ended on its own (crash, memory limit, deadline kill): never lend it again.
@@ -118,6 +134,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
 
   const lend = (entry: Entry, listener: SessionListener): PooledSession => {
     entry.listener = listener;
+    entry.wake();
     let released = false;
     return {
       served: entry.served,

@@ -21,6 +21,7 @@ import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts'
 import type { ByteChannel } from './byte-channel.ts';
 import { createOrderedParser } from '../framing/ordered-parse.ts';
 import type { HeldBudget } from '../framing/held-budget.ts';
+import type { UnsentBudget } from './unsent-budget.ts';
 
 /** Options of {@link createLineTransport}. */
 export interface LineTransportOptions {
@@ -34,6 +35,8 @@ export interface LineTransportOptions {
   log?: (message: string) => void;
   /** The server's budget of unfinished lines, shared by all its connections; none: unshared. */
   lineBudget?: HeldBudget;
+  /** The server's bound of unread answers over all its connections; none: this connection's own bound only. */
+  unsent?: UnsentBudget;
 }
 
 /**
@@ -110,7 +113,17 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
       paused = true;
       flow();
     }
+    if (!closed) unsentSlot?.update();
   };
+  // Unread answers over all the server's clients: past its bound, the client holding the most goes.
+  const unsentSlot = options.unsent?.join({
+    name,
+    pending: () => channel.pendingBytes,
+    drop(reason, data) {
+      options.log?.(reason);
+      finish(new MepError(LocalErrorCode.Limit, reason, { data }), true);
+    },
+  });
   const refuse = (code: number, message: string, data?: Record<string, unknown>): void =>
     write({ jsonrpc: '2.0', id: null, error: data === undefined ? { code, message } : { code, message, data } });
 
@@ -119,6 +132,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     closed = true;
     closeError = error;
     lineAccount?.release();
+    unsentSlot?.leave();
     parser.close();
     disposeData();
     disposeEnd();
@@ -211,6 +225,7 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
     }
   });
   const disposeDrain = channel.onDrain(() => {
+    if (!closed) unsentSlot?.update();
     if (!paused || closed) return;
     paused = false;
     flow();

@@ -241,6 +241,54 @@ Budget('should end a call answered again and again with the same id past maxNoti
   }
 });
 
+Budget('should count frame headers past the few bytes a frame needs against maxNotificationBytes (8 KB of extra headers on each 80-byte notification) :: ERR_LIMIT :: headers', async () => {
+  // MEP 0.1 readers accept and ignore headers they do not understand; only bodies were counted,
+  // so 100,000 notifications of 80 bytes each with 8 KB of headers were 7.6 MB of budget and
+  // 800 MB read (host CPU 6.5 s, against 0.5 s without the headers; the default 64 MiB budget
+  // let through ~7 GB).
+  const { transport, peer } = await open('padded-headers.mjs', { maxNotificationBytes: 1024 * 1024 });
+  try {
+    const error = await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { notifications: 2_000, padBytes: 8_000 } }).then(() => 'answered', (e: unknown) => e);
+    assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+    assert.is(limitOf(error as MepError), 'maxNotificationBytes');
+    assert.match((error as MepError).message, /frame headers or blank lines that carry no message/);
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Budget('should take the same notifications framed with the headers a writer needs within the budget :: headers', async () => {
+  const { transport, peer } = await open('padded-headers.mjs', { maxNotificationBytes: 1024 * 1024 });
+  try {
+    // Content-Length and an LSP Content-Type (82 bytes) are free.
+    const result = await peer.request('morphir.backend.generate', { ir: IR, target: 'echo', options: { notifications: 2_000, padBytes: 60 } });
+    assert.equal(result, { success: true, artifacts: [], diagnostics: [] });
+  } finally {
+    peer.close();
+    await transport.close();
+  }
+});
+
+Budget('should end an ndjson extension that writes blank lines without end, between calls, at maxNotificationBytes :: ERR_LIMIT :: blank lines', async () => {
+  // Blank lines carry no message, so nothing counted them: an idle session (no call, so no
+  // deadline either) had the host read them for good (64 MiB of them: 21 s of host CPU).
+  const flood = "const b = Buffer.alloc(65536, 10); const w = () => { while (process.stdout.write(b)); process.stdout.once('drain', w); }; w();";
+  const transport = createProcessTransport({ name: 'blank-lines', command: process.execPath, args: ['-e', flood], cwd: tmpdir(), framing: 'ndjson', maxNotificationBytes: 1024 * 1024, killGraceMs: 200, termGraceMs: 200 });
+  try {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const reason = await Promise.race([
+      new Promise<MepError | undefined>((resolve) => transport.onClose(resolve)),
+      new Promise<'still open'>((resolve) => (timer = setTimeout(() => resolve('still open'), 15_000))),
+    ]).finally(() => clearTimeout(timer));
+    assert.is(codeOf(reason), LocalErrorCode.Limit, String(reason));
+    assert.is(limitOf(reason as MepError), 'maxNotificationBytes');
+    assert.match((reason as MepError).message, /blank lines/);
+  } finally {
+    await transport.close();
+  }
+});
+
 Budget.run();
 
 const Descriptors = suite('process transport :: inherited descriptors');

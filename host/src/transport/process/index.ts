@@ -117,6 +117,11 @@ export function createProcessTransport(options: ProcessTransportOptions): Proces
       if (over === undefined) events.emitMessage(message);
       else fail(over);
     },
+    // Header lines past a frame's needs, blank lines: read like notifications, counted with them.
+    onOverhead(bytes) {
+      const over = inbound.skipped(bytes, 'frame headers or blank lines that carry no message');
+      if (over !== undefined) fail(over);
+    },
     onError: fail,
     onEnd() {
       if (events.closed || teardown.stopping || teardown.exited) return;

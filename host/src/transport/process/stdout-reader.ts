@@ -21,6 +21,8 @@ export interface StdoutReaderOptions {
   isClosed(): boolean;
   /** One decoded message, with its body (to measure it). */
   onMessage(message: JsonRpcMessage, body: string): void;
+  /** Bytes read that carry no message (the decoder's `overheadBytes`, as they grow): to count them. */
+  onOverhead?(bytes: number): void;
   /** The output was not valid framing or JSON. */
   onError(error: MepError): void;
   /** The child closed its stdout. */
@@ -49,6 +51,8 @@ export function readStdout(stream: Readable, options: StdoutReaderOptions): Stdo
   let ended = false;
   /** Characters of frames handed to the parser and not delivered yet. */
   let queued = 0;
+  /** The decoder's overhead bytes already reported. */
+  let counted = 0;
   const charge = (): boolean => {
     const frames = options.frames;
     if (frames === undefined || options.isClosed() || frames.account.hold(decoder.bufferedBytes + queued)) return true;
@@ -105,6 +109,13 @@ export function readStdout(stream: Readable, options: StdoutReaderOptions): Stdo
       });
     } catch (error) {
       return fail(error);
+    }
+    const overhead = decoder.overheadBytes;
+    if (overhead > counted) {
+      const bytes = overhead - counted;
+      counted = overhead;
+      options.onOverhead?.(bytes);
+      if (options.isClosed()) return parser.close();
     }
     charge();
   });

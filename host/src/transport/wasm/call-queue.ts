@@ -1,7 +1,9 @@
 /**
  * The guest transport's message queue and pump: messages run one at a time in arrival order,
  * starting on a microtask so no guest code runs inside `send()`; a queued request can be
- * cancelled before it runs, a running one is interrupted and settled as cancelled.
+ * cancelled before it runs, a running one is interrupted and settled as cancelled. The bytes
+ * queued and not started are counted, so the transport can refuse a request past its bound
+ * (HOST_BOUNDS.maxQueuedRequestBytes) instead of holding whatever a caller pipelines.
  */
 import { Interrupt, type RunOutcome } from './engine.ts';
 import type { Id } from './guest-messages.ts';
@@ -30,6 +32,8 @@ export interface CallQueue {
   clear(): void;
   /** The id of the request that runs now (undefined between calls, or for a notification). */
   runningId(): Id | undefined;
+  /** Bytes of the messages queued and not started yet (the running one aside). */
+  readonly queuedBytes: number;
 }
 
 interface Queued {
@@ -40,12 +44,14 @@ interface Queued {
 /** Creates the queue of one transport. */
 export function createCallQueue(context: CallQueueContext): CallQueue {
   let queue: Queued[] = [];
+  let queuedBytes = 0;
   let running: { id?: Id; cancelled: boolean } | null = null;
   let pumping = false;
 
   const pump = async (): Promise<void> => {
     while (!context.isClosed() && queue.length > 0) {
       const item = queue.shift() as Queued;
+      queuedBytes -= item.bytes.length;
       const current = { id: item.id, cancelled: false };
       running = current;
       const outcome = await context.runner().run(item.bytes, context.callTimeoutMs);
@@ -64,6 +70,7 @@ export function createCallQueue(context: CallQueueContext): CallQueue {
   return {
     push(bytes, id) {
       queue.push(id === undefined ? { bytes } : { bytes, id });
+      queuedBytes += bytes.length;
       if (!pumping) {
         pumping = true;
         queueMicrotask(() => void pump());
@@ -72,7 +79,8 @@ export function createCallQueue(context: CallQueueContext): CallQueue {
     cancel(id) {
       const index = queue.findIndex((item) => item.id === id);
       if (index >= 0) {
-        queue.splice(index, 1);
+        const [removed] = queue.splice(index, 1);
+        queuedBytes -= (removed as Queued).bytes.length;
         queueMicrotask(() => {
           if (!context.isClosed()) context.cancelledQueued(id);
         });
@@ -83,7 +91,11 @@ export function createCallQueue(context: CallQueueContext): CallQueue {
     },
     clear() {
       queue = [];
+      queuedBytes = 0;
     },
     runningId: () => running?.id,
+    get queuedBytes() {
+      return queuedBytes;
+    },
   };
 }

@@ -6,7 +6,7 @@
  * interrupts the call it names instead of waiting behind it.
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
-import { raiseAdvice } from '../../protocol/limits.ts';
+import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
 import { stringifyMessage } from '../../framing/json-text.ts';
 import { encodeUtf8 } from '../../framing/utf8.ts';
 import { createTransportEvents } from '../events.ts';
@@ -102,6 +102,17 @@ export async function createGuestTransport(
       }
       const id = message.id;
       const isRequest = typeof message.method === 'string' && (typeof id === 'string' || typeof id === 'number');
+      // Behind a running call, what a caller pipelines waits here encoded: past the bound a new
+      // request is refused unsent (the caller's alone; the session goes on), as a process
+      // extension's is past its stdin backlog. Notifications (`morphir.initialized`) still queue.
+      const queued = queue.queuedBytes;
+      if (isRequest && queued > HOST_BOUNDS.maxQueuedRequestBytes) {
+        throw new MepError(
+          LocalErrorCode.Limit,
+          `Wasm extension "${name}" has ${queued} bytes of requests queued behind its running call (over the ${HOST_BOUNDS.maxQueuedRequestBytes} bytes the host holds for a guest); this ${String(message.method)} was not sent. Send the next request once earlier ones are answered.`,
+          { data: { extension: name, limit: 'maxQueuedRequestBytes', limitBytes: HOST_BOUNDS.maxQueuedRequestBytes, queued, sent: false } },
+        );
+      }
       queue.push(bytes, isRequest ? (id as Id) : undefined);
     },
     onMessage: events.onMessage,
