@@ -23,6 +23,7 @@ import { refuseLinkedScope } from './scope-links.ts';
 import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, readManifest, readManifestFile } from './manifest.ts';
 import { filesPin, pinnedEntryPath } from './package-pin.ts';
+import { refuseManifestOutside } from './package-files.ts';
 import { remoteSpecOf, remoteToken, stageRemotePackage } from './remote.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
@@ -99,6 +100,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
   const scratch = temp.dir;
   try {
     const fetched = await fetchPackage(source, scratch, limits);
+    await refuseManifestOutside(fetched.dir, options.source);
     const selected = await readManifest(fetched.dir);
     await refuseCaseVariant(target, selected.id);
     await refuseLinkedScope(target, selected.id);
