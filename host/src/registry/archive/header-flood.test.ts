@@ -13,6 +13,7 @@ import { LocalErrorCode } from '../../protocol/errors.ts';
 import { installExtension } from '../install.ts';
 import { registryPaths } from '../paths.ts';
 import { backend, makeTarGz, packageEntries, tarTypedHeader, withProject, writePackage } from '../test-support.ts';
+import { sealTarHeader } from './tar-write.ts';
 
 const Flood = suite('registry :: tar headers that are no member');
 
@@ -43,6 +44,40 @@ Flood('should refuse a pax size that differs from its header\'s, which tar reads
     const error = await installExtension({ source: join(t.root, 'size.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
     assert.is(error.code, LocalErrorCode.Registry, error.message ?? 'installed');
     assert.match(error.message, /pax size/);
+  }),
+);
+
+/** `tar` with the header of the member named `name` rewritten as GNU tar's format, with `area` in what POSIX calls the prefix. */
+function asGnuHeader(tar: Buffer, name: string, area: string): Buffer {
+  const out = Buffer.from(tar);
+  for (let at = 0; at + 512 <= out.length; ) {
+    const header = out.subarray(at, at + 512);
+    const size = parseInt(header.toString('latin1', 124, 135), 8) || 0;
+    if (header.toString('utf8', 0, name.length + 1) === `${name}\0`) {
+      header.write('ustar  \0', 257, 'latin1');
+      header.fill(0, 345, 500);
+      header.write(area, 345, 'latin1');
+      sealTarHeader(header);
+    }
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}
+
+Flood('should refuse a GNU-format header with a name where POSIX puts the prefix, which GNU tar and libarchive ignore (two readers, two paths) :: gnu-prefix', () =>
+  withProject(async (t) => {
+    const good = gunzipSync(makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.gnu', capabilities: backend('gnu') }), '')));
+    // tar -tvf lists bin/ext.mjs; mep read the 155 bytes after the magic as a prefix: evil/bin/ext.mjs.
+    await writeFile(join(t.root, 'gnu.tgz'), gzipSync(asGnuHeader(good, 'bin/ext.mjs', 'evil')));
+    const error = await installExtension({ source: join(t.root, 'gnu.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+    assert.is(error.code, LocalErrorCode.Registry, error.message ?? 'installed');
+    assert.match(error.message, /GNU/);
+    assert.is(error.data?.entry, 'bin/ext.mjs');
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), 'nothing installed');
+    // GNU tar's incremental format keeps octal times there: read as GNU tar reads it, the name alone.
+    await writeFile(join(t.root, 'times.tgz'), gzipSync(asGnuHeader(good, 'bin/ext.mjs', '14712345670\u000014712345670\u0000')));
+    const installed = await installExtension({ source: join(t.root, 'times.tgz'), paths: registryPaths({ cwd: t.project }) });
+    assert.is(installed.id, 'acme.gnu');
   }),
 );
 

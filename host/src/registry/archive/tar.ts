@@ -81,6 +81,26 @@ function paxRecords(data: Uint8Array): Record<string, string> {
   return out;
 }
 
+/** GNU tar's magic and version (`ustar  \0`): its format has no prefix field. */
+const GNU_MAGIC = 'ustar  \0';
+
+/**
+ * The POSIX prefix of a member's name: bytes 345-500 of a ustar header. GNU tar's own format
+ * keeps its access and change times there (octal digits), and GNU tar and libarchive never read
+ * it as a name, where Python's tarfile does: a GNU header with a name there was `evil/bin/x.js`
+ * to mep and `bin/x.js` to `tar -tvf`, two readers and two member lists. So a GNU header's area
+ * holds only what GNU tar writes, and is never a prefix.
+ */
+function ustarPrefix(header: Uint8Array, stored: string, archive: string): string {
+  const magic = decoder.decode(header.subarray(257, 265));
+  if (magic === GNU_MAGIC) {
+    const area = header.subarray(345, 500);
+    if (area.every((b) => b === 0 || b === 0x20 || (b >= 0x30 && b <= 0x37))) return '';
+    throw archiveError(archive, `member ${JSON.stringify(stored)} has a GNU tar header with a name where POSIX tar keeps a prefix (GNU tar and libarchive read ${JSON.stringify(stored)}, other readers a longer path): tar and mep could install different paths; ask the publisher for an archive written by a standard tar`, { entry: stored });
+  }
+  return magic.startsWith('ustar') ? field(header, 345, 155) : '';
+}
+
 async function skip(reader: ByteReader, n: number): Promise<void> {
   if (n > 0) for await (const _ of reader.pieces(n));
 }
@@ -120,9 +140,8 @@ async function walk(reader: ByteReader, archive: string, budget: ArchiveBudget, 
     else if (type === 'x') pax = paxRecords(await extensionData(reader, size, archive));
     else if (type === 'g') await extensionData(reader, size, archive); // global pax header: nothing here affects paths
     else {
-      const magic = field(header, 257, 6);
-      const prefix = magic.startsWith('ustar') ? field(header, 345, 155) : '';
       const stored = field(header, 0, 100);
+      const prefix = ustarPrefix(header, stored, archive);
       const path = pax.path ?? longName ?? (prefix ? `${prefix}/${stored}` : stored);
       const linkTarget = pax.linkpath ?? longLink ?? field(header, 157, 100);
       const mode = octal(header, 100, 8, archive);
