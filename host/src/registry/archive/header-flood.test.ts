@@ -81,4 +81,45 @@ Flood('should refuse a GNU-format header with a name where POSIX puts the prefix
   }),
 );
 
+/** A pax header of `type` (`x` or `g`) holding `records` (`key=value`), then its padding. */
+function paxHeader(type: string, records: string[]): Buffer {
+  const body = Buffer.from(
+    records
+      .map((kv) => {
+        const text = ` ${kv}\n`;
+        let length = Buffer.byteLength(text) + 1;
+        while (String(length).length + Buffer.byteLength(text) !== length) length = String(length).length + Buffer.byteLength(text);
+        return `${length}${text}`;
+      })
+      .join(''),
+  );
+  return Buffer.concat([tarTypedHeader(type, body.length), body, Buffer.alloc((512 - (body.length % 512)) % 512)]);
+}
+
+Flood('should refuse pax records that rename a member or change its data for GNU tar and nothing for mep: global path and size, GNU.sparse.* (two readers, two member lists) :: pax-keys', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.pax', capabilities: backend('pax') });
+    const good = gunzipSync(makeTarGz(await packageEntries(pkg, '')));
+    // tar -tvf lists `bin/ext.mjs` for the member mep installs as `innocent.txt`: a reviewer reads one, mep installs the other.
+    const innocent = gunzipSync(makeTarGz([{ path: 'innocent.txt', data: 'hello' }])).subarray(0, 1024);
+    const cases: [string, Buffer][] = [
+      ['GNU.sparse.name', Buffer.concat([paxHeader('x', ['GNU.sparse.name=bin/ext.mjs']), innocent, good])],
+      ['GNU.sparse.major', Buffer.concat([paxHeader('x', ['GNU.sparse.major=1', 'GNU.sparse.minor=0', 'GNU.sparse.realsize=5']), innocent, good])],
+      ['path', Buffer.concat([paxHeader('g', ['path=bin/ext.mjs']), innocent, good])],
+      ['size', Buffer.concat([paxHeader('g', ['size=0']), good])],
+      ['linkpath', Buffer.concat([paxHeader('g', ['linkpath=/etc/passwd']), good])],
+    ];
+    for (const [key, tar] of cases) {
+      await writeFile(join(t.root, 'pax.tgz'), gzipSync(tar));
+      const error = await installExtension({ source: join(t.root, 'pax.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+      assert.is(error.code, LocalErrorCode.Registry, `${key}: ${error.message ?? 'installed'}`);
+      assert.match(error.message, key, key);
+      assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), `${key}: nothing installed`);
+    }
+    // What git archive writes (a global comment with the commit) and times install as before.
+    await writeFile(join(t.root, 'ok.tgz'), gzipSync(Buffer.concat([paxHeader('g', ['comment=0123456789abcdef0123456789abcdef01234567']), paxHeader('x', ['mtime=1700000000.5']), good])));
+    assert.is((await installExtension({ source: join(t.root, 'ok.tgz'), paths: registryPaths({ cwd: t.project }) })).id, 'acme.pax');
+  }),
+);
+
 Flood.run();
