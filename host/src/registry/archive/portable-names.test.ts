@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { crc32 } from './crc32.ts';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { installExtension } from '../install.ts';
 import { registryPaths } from '../paths.ts';
@@ -74,6 +75,39 @@ Names('should refuse a member path no file system takes (past 1,024 characters, 
       }
     }
     assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), 'nothing installed');
+  }),
+);
+
+/** An Info-ZIP Unicode Path extra field (0x7075) naming `path` for the stored name `stored`. */
+function unicodePath(stored: string, path: string): Uint8Array {
+  const name = Buffer.from(path, 'utf8');
+  const field = Buffer.alloc(9);
+  field.writeUInt16LE(0x7075, 0);
+  field.writeUInt16LE(5 + name.length, 2);
+  field.writeUInt8(1, 4);
+  field.writeUInt32LE(crc32(Buffer.from(stored, 'utf8'), 0), 5);
+  return Buffer.concat([field, name]);
+}
+
+Names('should refuse zip member names other readers read otherwise: an Info-ZIP Unicode Path field, a name that is not UTF-8 by its flag (two readers, two member lists) :: zip-names', () =>
+  withProject(async (t) => {
+    const base = await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.zipnames', capabilities: backend('names') }), '');
+    const cases: [string, TestEntry[], RegExp][] = [
+      // unzip -l lists bin/ext.mjs (its Unicode Path field); mep installed innocent.txt.
+      ['a Unicode Path field naming another file', [...base, { path: 'innocent.txt', data: 'x', extra: unicodePath('innocent.txt', 'bin/other.mjs') }], /Unicode Path/],
+      // No UTF-8 flag: unzip reads the bytes as CP437 (├⌐), mep as UTF-8 (é).
+      ['a non-ASCII name without the UTF-8 flag', [...base, { path: 'caf\u00e9.txt', data: 'x', flags: 0 }], /UTF-8/],
+    ];
+    for (const [name, entries, message] of cases) {
+      await writeFile(join(t.root, 'names.zip'), makeZip(entries));
+      const error = await installExtension({ source: join(t.root, 'names.zip'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+      assert.is(error.code, LocalErrorCode.Registry, `${name}: ${error.message ?? 'installed'}`);
+      assert.match(error.message, message, name);
+      assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), `${name}: nothing installed`);
+    }
+    // A Unicode Path field that says the name again, and a flagged UTF-8 name, install.
+    await writeFile(join(t.root, 'ok.zip'), makeZip([...base, { path: 'caf\u00e9.txt', data: 'x', extra: unicodePath('caf\u00e9.txt', 'caf\u00e9.txt') }]));
+    assert.is((await installExtension({ source: join(t.root, 'ok.zip'), paths: registryPaths({ cwd: t.project }) })).id, 'acme.zipnames');
   }),
 );
 

@@ -57,6 +57,33 @@ function checkNoOverlap(members: readonly ZipMember[], directoryStart: number, a
   }
 }
 
+/** Bit 11 of the general purpose flags: the name and comment are UTF-8. */
+const UTF8_NAMES = 0x800;
+/** The Info-ZIP Unicode Path extra field: a UTF-8 name that `unzip` shows and extracts instead of the stored one. */
+const UNICODE_PATH = 0x7075;
+
+/**
+ * Refuses a member name that other readers read otherwise (two readers, two member lists): an
+ * Info-ZIP Unicode Path field naming another path (`unzip -l` listed `bin/ext.mjs` for the
+ * member mep installed as `innocent.txt`), or a name with bytes past ASCII and without the UTF-8
+ * flag (`unzip` reads such names as CP437: mep's `café.txt` was its `caf├⌐.txt`).
+ */
+function checkNameReading(name: Uint8Array, path: string, flags: number, extra: Uint8Array, archive: string): void {
+  const fail = (why: string) => archiveError(archive, `member ${JSON.stringify(path)} ${why}: zip readers would list different members; ask the publisher for an archive written with UTF-8 names`, { entry: path });
+  if (!(flags & UTF8_NAMES) && name.some((b) => b > 0x7f)) throw fail('has a name past ASCII without the UTF-8 flag (unzip reads it as CP437)');
+  const view = Buffer.from(extra.buffer, extra.byteOffset, extra.length);
+  for (let at = 0; at + 4 <= view.length; ) {
+    const id = view.readUInt16LE(at);
+    const size = view.readUInt16LE(at + 2);
+    if (id === UNICODE_PATH) {
+      const field = view.subarray(at + 4, at + 4 + size);
+      const named = field.length > 5 ? decoder.decode(field.subarray(5)) : '';
+      if (named !== path) throw fail(`has an Info-ZIP Unicode Path field naming ${JSON.stringify(named.slice(0, 200))} (what unzip lists and extracts)`);
+    }
+    at += 4 + size;
+  }
+}
+
 /**
  * Reads and checks the central directory of the zip at `file` (`size` bytes): every member's
  * path, type and location, counted against `budget` (entries, and declared sizes as bytes)
@@ -90,7 +117,9 @@ export async function readZipDirectory(file: string, size: number, archive: stri
       const madeBy = directory.readUInt16LE(offset + 4) >> 8;
       const external = directory.readUInt32LE(offset + 38);
       const localOffset = directory.readUInt32LE(offset + 42);
-      const path = decoder.decode(directory.subarray(offset + 46, offset + 46 + nameLength));
+      const nameBytes = directory.subarray(offset + 46, offset + 46 + nameLength);
+      const path = decoder.decode(nameBytes);
+      checkNameReading(nameBytes, path, flags, directory.subarray(offset + 46 + nameLength, offset + 46 + nameLength + directory.readUInt16LE(offset + 30)), archive);
       offset = next;
 
       if (flags & 1) throw archiveError(archive, `member ${JSON.stringify(path)} is encrypted`, { entry: path });
