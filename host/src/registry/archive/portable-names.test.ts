@@ -111,4 +111,70 @@ Names('should refuse zip member names other readers read otherwise: an Info-ZIP 
   }),
 );
 
+/** A stored zip member's local header and data, and its central record pointing at `offset`. */
+function storedMember(path: string, text: string, offset: number): { local: Buffer; central: Buffer } {
+  const name = Buffer.from(path);
+  const data = Buffer.from(text);
+  const crc = crc32(data, 0);
+  const local = Buffer.alloc(30);
+  local.writeUInt32LE(0x04034b50, 0);
+  local.writeUInt16LE(20, 4);
+  local.writeUInt32LE(crc, 14);
+  local.writeUInt32LE(data.length, 18);
+  local.writeUInt32LE(data.length, 22);
+  local.writeUInt16LE(name.length, 26);
+  const central = Buffer.alloc(46);
+  central.writeUInt32LE(0x02014b50, 0);
+  central.writeUInt16LE((3 << 8) | 20, 4);
+  central.writeUInt16LE(20, 6);
+  central.writeUInt32LE(crc, 16);
+  central.writeUInt32LE(data.length, 20);
+  central.writeUInt32LE(data.length, 24);
+  central.writeUInt16LE(name.length, 28);
+  central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+  central.writeUInt32LE(offset, 42);
+  return { local: Buffer.concat([local, name, data]), central: Buffer.concat([central, name]) };
+}
+
+function endRecord(count: number, size: number, start: number, comment: Buffer = Buffer.alloc(0)): Buffer {
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(count, 8);
+  end.writeUInt16LE(count, 10);
+  end.writeUInt32LE(size, 12);
+  end.writeUInt32LE(start, 16);
+  end.writeUInt16LE(comment.length, 20);
+  return Buffer.concat([end, comment]);
+}
+
+Names('should refuse a zip with a second end record in its comment, which names another central directory (two readers, two member lists) :: zip-end', async () => {
+  const { readZipDirectory } = await import('./zip.ts');
+  const { createArchiveBudget, DEFAULT_ARCHIVE_LIMITS } = await import('./budget.ts');
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const { tmpdir } = await import('node:os');
+  const dir = await mkdtemp(join(tmpdir(), 'mep-zip-end-'));
+  try {
+    // The archive's own end record (with a comment) names a directory listing the benign file;
+    // its comment is an end record naming another directory, listing the other: mep took that one.
+    const benign = storedMember('bin/ext.mjs', 'benign\n', 0);
+    const evil = storedMember('bin/ext.mjs', 'EVIL\n', benign.local.length);
+    const evilStart = benign.local.length + evil.local.length;
+    const benignStart = evilStart + evil.central.length;
+    const hidden = endRecord(1, evil.central.length, evilStart);
+    const zip = Buffer.concat([benign.local, evil.local, evil.central, benign.central, endRecord(1, benign.central.length, benignStart, hidden)]);
+    const file = join(dir, 'two.zip');
+    await writeFile(file, zip);
+    const error = await readZipDirectory(file, zip.length, 'two.zip', createArchiveBudget(DEFAULT_ARCHIVE_LIMITS, 'two.zip')).catch((e) => e);
+    assert.is(error.code, LocalErrorCode.Registry, error.message ?? `read ${JSON.stringify(error)}`);
+    assert.match(error.message, /end-of-central-directory records/);
+    // One end record with a comment of its own is read as before.
+    const plain = Buffer.concat([benign.local, benign.central, endRecord(1, benign.central.length, benign.local.length, Buffer.from('a comment'))]);
+    await writeFile(file, plain);
+    const members = await readZipDirectory(file, plain.length, 'plain.zip', createArchiveBudget(DEFAULT_ARCHIVE_LIMITS, 'plain.zip'));
+    assert.equal(members.map((m) => m.path), ['bin/ext.mjs']);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 Names.run();

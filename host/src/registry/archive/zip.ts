@@ -40,9 +40,25 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
   return buffer.subarray(0, bytesRead);
 }
 
+/**
+ * The end record: 22 bytes plus a comment of at most 65535 bytes, at the very end. A record
+ * whose comment holds another record that also ends the file is two archives in one: readers
+ * that scan back from the end took the one in the comment (mep did), others the outer one or
+ * neither, each with its own central directory and members; refused.
+ */
 function findEndOfCentralDirectory(tail: Buffer, archive: string): number {
-  // The record is 22 bytes plus a comment of at most 65535 bytes, at the very end.
-  for (let i = tail.length - 22; i >= 0; i--) if (tail.readUInt32LE(i) === EOCD) return i;
+  const ends: number[] = [];
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === EOCD && i + 22 + tail.readUInt16LE(i + 20) === tail.length) ends.push(i);
+  }
+  if (ends.length > 1) throw archiveError(archive, `${ends.length} end-of-central-directory records end the file (one in the comment of another), each naming its own central directory: zip readers would list different members`);
+  if (ends.length === 1) return ends[0] as number;
+  // A record whose comment does not reach the end: bytes after the archive, where readers differ again.
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) !== EOCD) continue;
+    const after = tail.length - i - 22 - tail.readUInt16LE(i + 20);
+    throw archiveError(archive, after < 0 ? 'its end-of-central-directory comment is cut short (truncated)' : `its end-of-central-directory record is followed by ${after} bytes its comment does not account for (bytes after the archive, read differently by zip readers)`);
+  }
   throw archiveError(archive, 'no zip end-of-central-directory record (not a zip file, or truncated)');
 }
 
