@@ -92,8 +92,20 @@ async function writeContent(path: string, file: ValidatedFile): Promise<number> 
   return bytes;
 }
 
-function failedWrite(extension: string, outDir: string, error: unknown): MepError {
+/** Errors of a file system that has no room left: the disk, the user's quota, the file size limit. */
+const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+function failedWrite(extension: string, outDir: string, error: unknown, bytes = 0): MepError {
   if (error instanceof MepError) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code !== undefined && NO_SPACE.has(code)) {
+    const what = code === 'EDQUOT' ? 'your disk quota there is used up' : code === 'EFBIG' ? 'a file passed the largest file this process may write (ulimit -f)' : 'the file system holding it has no space left';
+    return new MepError(
+      LocalErrorCode.Artifact,
+      `Writing the artifacts of ${extension} to ${outDir} stopped: ${what} (${code}) after ${bytes} bytes were staged beside it. Nothing was published: the output directory was left as it was and the staged files were removed. Free space there, or write elsewhere with --output.`,
+      { cause: error, data: { extension, outDir, reason: 'no-space', errno: code, stagedBytes: bytes } },
+    );
+  }
   return new MepError(LocalErrorCode.Artifact, `Writing the artifacts of ${extension} to ${outDir} failed (${(error as Error).message}); the output directory was left as it was.`, {
     cause: error,
     data: { extension, outDir },
@@ -134,7 +146,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
     await rm(staging, { recursive: true, force: true });
     await lock.release();
     await forgetCreatedParents(location);
-    throw failedWrite(extension, location.path, error);
+    throw failedWrite(extension, location.path, error, bytes);
   }
 
   const paths = createArtifactPathSet(extension);
@@ -252,7 +264,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
         bytes += written;
         return written;
       } catch (error) {
-        failure ??= failedWrite(extension, location.path, error);
+        failure ??= failedWrite(extension, location.path, error, bytes);
         throw failure;
       } finally {
         inflight.delete(write);
@@ -267,7 +279,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
           state = 'aborted';
           await rollback();
         }
-        throw failedWrite(extension, location.path, error);
+        throw failedWrite(extension, location.path, error, bytes);
       });
       return publishing;
     },

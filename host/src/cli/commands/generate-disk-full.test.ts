@@ -1,0 +1,61 @@
+/**
+ * Red team (issue 31): the output's file system fills up while `mep generate` writes. Run in a
+ * user and mount namespace of its own with a 1 MiB tmpfs as the output's file system (where
+ * the system allows one; elsewhere the test says so and passes).
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { LocalErrorCode } from '../../protocol/errors.ts';
+
+const root = fileURLToPath(new URL('../../../../', import.meta.url));
+const DiskFull = suite('cli :: mep generate onto a full disk');
+
+/** Runs `script` (sh) in a user and mount namespace; undefined where namespaces are not allowed. */
+function inNamespace(script: string): { stdout: string; stderr: string; status: number | null } | undefined {
+  const probe = spawnSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', 'mount -t tmpfs -o size=64k tmpfs /mnt 2>/dev/null && echo ok'], { encoding: 'utf8' });
+  if (probe.stdout?.trim() !== 'ok') return undefined;
+  const run = spawnSync('unshare', ['--user', '--map-root-user', '--mount', 'sh', '-c', script], { encoding: 'utf8', cwd: root, timeout: 120_000 });
+  return { stdout: run.stdout, stderr: run.stderr, status: run.status };
+}
+
+DiskFull('should fail with a typed error naming the full file system and --output, publishing nothing, when the output does not fit :: hostile', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-disk-full-'));
+  try {
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const mep = [process.execPath, join(root, 'bin/mep.mjs'), 'generate', '--extension', join(root, 'fixtures/extensions/many-artifacts.mjs'), '--target', 'echo', '--input', join(root, 'fixtures/mep/ir/business-terms.json'), '--output', 'out', '--json'];
+    // 1 MiB of file system, 4 artifacts of 512 KiB streamed into an output holding a file of the user's.
+    const script = [
+      `mount -t tmpfs -o size=1m tmpfs ${q(dir)}`,
+      `cd ${q(dir)} && mkdir out && echo mine > out/mine.txt`,
+      `${mep.map(q).join(' ')} --option stream=4 --option size=524288 --option count=0; echo "exit=$?"`,
+      `echo "left=$(ls -A | tr '\\n' ' ')"; echo "out=$(ls -A out | tr '\\n' ' ')"; echo "mine=$(cat out/mine.txt)"; echo "used=$(du -sk . | cut -f1)"`,
+    ].join('\n');
+    const run = inNamespace(script);
+    if (run === undefined) {
+      console.log('  (skipped: no user and mount namespaces here to mount a small tmpfs)');
+      return;
+    }
+    const lines = run.stdout.split('\n');
+    const value = (key: string) => lines.find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1).trim();
+    const json = JSON.parse(lines.filter((l) => !/^(exit|left|out|mine|used)=/.test(l)).join('\n'));
+    assert.is.not(value('exit'), '0', run.stdout + run.stderr);
+    assert.is(json.error?.code, LocalErrorCode.Artifact, json.error?.message);
+    assert.is(json.error?.data?.reason, 'no-space', json.error?.message);
+    assert.match(json.error?.message, /no space left/);
+    assert.match(json.error?.message, /--output/);
+    assert.match(json.error?.message, /Nothing was published/);
+    assert.is(value('left'), 'out', 'no staging tree or journal left beside the output');
+    assert.is(value('out'), 'mine.txt', 'the output is as it was');
+    assert.is(value('mine'), 'mine');
+    assert.ok(Number(value('used')) < 64, `the space is given back (${value('used')} KiB used)`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+DiskFull.run();
