@@ -146,7 +146,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
     await rm(staging, { recursive: true, force: true });
     await lock.release();
     await forgetCreatedParents(location);
-    throw failedWrite(extension, location.path, error, bytes);
+    throw failedWrite(extension, location.path, error);
   }
 
   const paths = createArtifactPathSet(extension);
