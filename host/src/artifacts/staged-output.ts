@@ -18,6 +18,7 @@
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { noSpaceErrno, noSpaceWords } from '../files/no-space.ts';
 import { carryOver } from './carry-over.ts';
 import { forgetCreatedParents, locateOutput } from './output-location.ts';
 import type { LocateOptions } from './output-location.ts';
@@ -92,17 +93,13 @@ async function writeContent(path: string, file: ValidatedFile): Promise<number> 
   return bytes;
 }
 
-/** Errors of a file system that has no room left: the disk, the user's quota, the file size limit. */
-const NO_SPACE = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
-
 function failedWrite(extension: string, outDir: string, error: unknown, bytes = 0): MepError {
   if (error instanceof MepError) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code !== undefined && NO_SPACE.has(code)) {
-    const what = code === 'EDQUOT' ? 'your disk quota there is used up' : code === 'EFBIG' ? 'a file passed the largest file this process may write (ulimit -f)' : 'the file system holding it has no space left';
+  const code = noSpaceErrno(error);
+  if (code !== undefined) {
     return new MepError(
       LocalErrorCode.Artifact,
-      `Writing the artifacts of ${extension} to ${outDir} stopped: ${what} (${code}) after ${bytes} bytes were staged beside it. Nothing was published: the output directory was left as it was and the staged files were removed. Free space there, or write elsewhere with --output.`,
+      `Writing the artifacts of ${extension} to ${outDir} stopped: ${noSpaceWords(code)} (${code}) after ${bytes} bytes were staged beside it. Nothing was published: the output directory was left as it was and the staged files were removed. Free space there, or write elsewhere with --output.`,
       { cause: error, data: { extension, outDir, reason: 'no-space', errno: code, stagedBytes: bytes } },
     );
   }

@@ -1,19 +1,22 @@
 /**
- * Red team (issue 31): the output's file system fills up while `mep generate` writes. Run in a
+ * Red team (issue 31): the output's file system fills up while `mep generate` writes, or the
+ * scratch folder ($TMPDIR) while `mep install` fetches and stages. Run in a
  * user and mount namespace of its own with a 1 MiB tmpfs as the output's file system (where
  * the system allows one; elsewhere the test says so and passes).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode } from '../../protocol/errors.ts';
+import { backend, makeTarGz, packageEntries, writePackage } from '../../registry/test-support.ts';
 
 const root = fileURLToPath(new URL('../../../../', import.meta.url));
-const DiskFull = suite('cli :: mep generate onto a full disk');
+const DiskFull = suite('cli :: mep generate and mep install onto a full disk');
 
 /** Runs `script` (sh) in a user and mount namespace; undefined where namespaces are not allowed. */
 function inNamespace(script: string): { stdout: string; stderr: string; status: number | null } | undefined {
@@ -53,6 +56,44 @@ DiskFull('should fail with a typed error naming the full file system and --outpu
     assert.is(value('out'), 'mine.txt', 'the output is as it was');
     assert.is(value('mine'), 'mine');
     assert.ok(Number(value('used')) < 64, `the space is given back (${value('used')} KiB used)`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+DiskFull('should fail with a typed error naming the full scratch folder and TMPDIR, installing nothing, when a package does not fit :: hostile', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-disk-full-'));
+  try {
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    // A package of 3 MB (a file it lists), installed with its scratch on a 1 MiB tmpfs.
+    const pkg = await writePackage(join(dir, 'pkg'), { id: 'acme.big', capabilities: backend('big'), manifest: { files: ['blob.bin'] } });
+    await writeFile(join(pkg, 'blob.bin'), randomBytes(3_000_000));
+    await writeFile(join(dir, 'big.tgz'), makeTarGz(await packageEntries(pkg)));
+    await mkdir(join(dir, 'scratch'));
+    await mkdir(join(dir, 'project'));
+    const mep = [process.execPath, join(root, 'bin/mep.mjs'), 'install', join(dir, 'big.tgz'), '--json'];
+    const script = [
+      `mount -t tmpfs -o size=1m tmpfs ${q(join(dir, 'scratch'))}`,
+      `cd ${q(join(dir, 'project'))} && MEP_HOME=${q(join(dir, 'home'))} TMPDIR=${q(join(dir, 'scratch'))} ${mep.map(q).join(' ')}; echo "exit=$?"`,
+      `echo "scratch=$(ls -A ${q(join(dir, 'scratch'))} | grep '^mep-' | tr '\\n' ' ')"; echo "project=$(ls -A | tr '\\n' ' ')"`,
+    ].join('\n');
+    const run = inNamespace(script);
+    if (run === undefined) {
+      console.log('  (skipped: no user and mount namespaces here to mount a small tmpfs)');
+      return;
+    }
+    const lines = run.stdout.split('\n');
+    const value = (key: string) => lines.find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1).trim();
+    const text = lines.filter((l) => !/^(exit|scratch|project)=/.test(l)).join('\n');
+    assert.not.match(run.stderr, /unexpected failure|at async/, run.stderr);
+    const json = JSON.parse(text);
+    assert.is.not(value('exit'), '0');
+    assert.is(json.error?.code, LocalErrorCode.Registry, json.error?.message);
+    assert.is(json.error?.data?.reason, 'no-space', json.error?.message);
+    assert.match(json.error?.message, /TMPDIR/);
+    assert.match(json.error?.message, /nothing was installed/i);
+    assert.is(value('scratch'), '', 'the scratch folder was removed');
+    assert.is(value('project'), '', 'nothing installed in the project');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
