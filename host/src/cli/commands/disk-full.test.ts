@@ -7,7 +7,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +94,26 @@ DiskFull('should fail with a typed error naming the full scratch folder and TMPD
     assert.match(json.error?.message, /nothing was installed/i);
     assert.is(value('scratch'), '', 'the scratch folder was removed');
     assert.is(value('project'), '', 'nothing installed in the project');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+DiskFull('should fail mep pack past the file size limit (ulimit -f) with a typed error, leaving no temporary file, not crash on an unhandled rejection :: hostile', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-disk-full-'));
+  try {
+    const pkg = await writePackage(join(dir, 'pkg'), { id: 'acme.big', capabilities: backend('big'), manifest: { files: ['blob.bin'] } });
+    await writeFile(join(pkg, 'blob.bin'), randomBytes(3_000_000));
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    // 1000 blocks of 512 bytes: the archive of 3 MB passes it. Node ignores SIGXFSZ: the write fails with EFBIG.
+    const run = spawnSync('sh', ['-c', `ulimit -f 1000 && cd ${q(pkg)} && ${[process.execPath, join(root, 'bin/mep.mjs'), 'pack', '--json'].map(q).join(' ')}`], { encoding: 'utf8', timeout: 120_000 });
+    assert.not.match(run.stderr, /triggerUncaughtException|unexpected failure|at async/, run.stderr);
+    const json = JSON.parse(run.stdout);
+    assert.is.not(run.status, 0);
+    assert.is(json.error?.data?.reason, 'no-space', json.error?.message);
+    assert.is(json.error?.data?.errno, 'EFBIG');
+    assert.match(json.error?.message, /ulimit -f/);
+    assert.equal((await readdir(pkg)).filter((name) => name.endsWith('.tmp') || name.endsWith('.tgz')), [], 'no temporary or partial archive left');
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
