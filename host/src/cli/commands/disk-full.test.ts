@@ -65,9 +65,9 @@ DiskFull('should fail with a typed error naming the full file system and --outpu
     assert.is.not(value('exit'), '0', run.stderr);
     assert.is(json.error?.code, LocalErrorCode.Artifact, json.error?.message);
     assert.is(json.error?.data?.reason, 'no-space', json.error?.message);
-    assert.match(json.error?.message, /no space left/);
-    assert.match(json.error?.message, /--output/);
-    assert.match(json.error?.message, /Nothing was published/);
+    assert.match(json.error?.message ?? '', /no space left/);
+    assert.match(json.error?.message ?? '', /--output/);
+    assert.match(json.error?.message ?? '', /Nothing was published/);
     assert.is(value('left'), 'out', 'no staging tree or journal left beside the output');
     assert.is(value('out'), 'mine.txt', 'the output is as it was');
     assert.is(value('mine'), 'mine');
@@ -99,8 +99,8 @@ DiskFull('should fail with a typed error naming the full scratch folder and TMPD
     assert.is.not(value('exit'), '0');
     assert.is(json.error?.code, LocalErrorCode.Registry, json.error?.message);
     assert.is(json.error?.data?.reason, 'no-space', json.error?.message);
-    assert.match(json.error?.message, /TMPDIR/);
-    assert.match(json.error?.message, /nothing was installed/i);
+    assert.match(json.error?.message ?? '', /TMPDIR/);
+    assert.match(json.error?.message ?? '', /nothing was installed/i);
     assert.is(value('scratch'), '', 'the scratch folder was removed');
     assert.is(value('project'), '', 'nothing installed in the project');
   } finally {
@@ -120,7 +120,7 @@ DiskFull('should fail mep pack past the file size limit (ulimit -f) with a typed
     assert.is.not(run.status, 0);
     assert.is(json.error?.data?.reason, 'no-space', json.error?.message);
     assert.is(json.error?.data?.errno, 'EFBIG');
-    assert.match(json.error?.message, /ulimit -f/);
+    assert.match(json.error?.message ?? '', /ulimit -f/);
     assert.equal((await readdir(pkg)).filter((name) => name.endsWith('.tmp') || name.endsWith('.tgz')), [], 'no temporary or partial archive left');
   } finally {
     await rm(dir, { recursive: true, force: true });
