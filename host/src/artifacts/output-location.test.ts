@@ -1,11 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lchown, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { forgetCreatedParents, locateOutput } from './output-location.ts';
+import { captureIo } from '../cli/io.ts';
+import { main } from '../cli/main.ts';
 
 async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'mep-location-'));
@@ -82,5 +84,39 @@ Locate('should resolve links, create missing parents and remove them again when 
     assert.not.ok(existsSync(join(dir, 'c')));
   }),
 );
+
+Locate('should not follow a link another user planted in a sticky, world-writable folder (/tmp), as the kernel\'s protected_symlinks would not :: hostile', async () => {
+  // Making a link of another user takes root (lchown); elsewhere the rule is not exercised.
+  if (process.getuid?.() !== 0) return;
+  await withDir(async (dir) => {
+    const shared = join(dir, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o1777);
+    const victim = join(dir, 'victim');
+    await mkdir(victim);
+    await writeFile(join(victim, 'a.txt'), 'precious');
+    for (const name of ['gen', 'gone']) {
+      await symlink(name === 'gen' ? victim : join(dir, 'victim-new'), join(shared, name));
+      await lchown(join(shared, name), 65534, 65534);
+    }
+    for (const out of [join(shared, 'gen'), join(shared, 'gen/sub'), join(shared, 'gone')]) {
+      const refused = await refusal(out);
+      assert.is(refused.code, LocalErrorCode.Usage);
+      assert.match(refused.problem, /another user/, out);
+    }
+    // mep generate writes nothing through it: before, the artifacts were published into victim/.
+    const io = captureIo(dir);
+    const root = new URL('../../../', import.meta.url).pathname;
+    const code = await main(['generate', '--extension', join(root, 'fixtures/extensions/many-artifacts.mjs'), '--target', 'echo', '--input', join(root, 'fixtures/mep/ir/business-terms.json'), '--output', join(shared, 'gen'), '--option', 'count=2', '--option', 'size=10', '--json'], io);
+    assert.is(code, 2, io.stdout.join('\n'));
+    assert.is(JSON.parse(io.stdout.join('\n')).error.data.reason, 'foreign-link');
+    assert.equal(await readdir(victim), ['a.txt']);
+    assert.is(await readFile(join(victim, 'a.txt'), 'utf8'), 'precious');
+    assert.not.ok(existsSync(join(dir, 'victim-new')));
+    // A link of the user's own (or of the folder's owner) there is the user's: followed.
+    await symlink(victim, join(shared, 'mine'));
+    assert.is((await locateOutput(join(shared, 'mine'), { cwd: tmpdir() })).path, victim);
+  });
+});
 
 Locate.run();

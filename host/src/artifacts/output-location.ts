@@ -8,7 +8,7 @@
  */
 import { constants } from 'node:fs';
 import { access, lstat, mkdir, readlink, realpath, rmdir, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
 /** A checked output directory. */
@@ -82,8 +82,40 @@ export async function locateOutput(outDir: string, options: LocateOptions & { cr
   return locate(outDir, options, 0);
 }
 
+/**
+ * Refuses (ERR_USAGE, `reason: 'foreign-link'`) a path of the output that goes through a symbolic
+ * link the kernel's `protected_symlinks` would not follow: a link in a sticky, world-writable
+ * folder (`/tmp`) owned neither by this user nor by the folder's owner. The output is located by
+ * its real path (`realpath` reads links without following them, so that protection never
+ * applies): `mep generate -o /tmp/gen`, with another user's `/tmp/gen -> ~victim/project/src`
+ * planted before, published the artifacts into the victim's folder, replacing its files of the
+ * same names. No such rule where there are no user ids (Windows).
+ */
+async function refuseForeignLinks(requested: string): Promise<void> {
+  const uid = process.geteuid?.();
+  if (uid === undefined) return;
+  const parts = requested.split(sep).filter(Boolean);
+  let at = parse(requested).root;
+  for (const part of parts) {
+    const folder = at;
+    at = join(at, part);
+    const info = await lstat(at).catch(() => undefined);
+    if (info === undefined) return; // missing from here on: nothing to follow
+    if (!info.isSymbolicLink() || info.uid === uid) continue;
+    const holder = await stat(folder).catch(() => undefined);
+    if (holder === undefined || (holder.mode & 0o1002) !== 0o1002 || info.uid === holder.uid) continue;
+    throw unusable(
+      requested,
+      `${at} is a symbolic link another user (uid ${info.uid}) made in the shared folder ${folder}, which anyone may write`,
+      `Anyone can plant such a link to send your files elsewhere (the kernel's protected_symlinks refuses to follow it too); remove it, or choose an output of your own, such as one under your home folder.`,
+      { reason: 'foreign-link', link: at, owner: info.uid },
+    );
+  }
+}
+
 async function locate(outDir: string, options: LocateOptions & { createParents?: boolean }, linkDepth: number): Promise<OutputLocation | undefined> {
   const requested = resolve(outDir);
+  await refuseForeignLinks(requested);
   let path: string;
   let created: string[] = [];
   let info;

@@ -18,6 +18,7 @@
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { noSpaceErrno, noSpaceWords } from '../files/no-space.ts';
 import { carryOver } from './carry-over.ts';
 import { forgetCreatedParents, locateOutput } from './output-location.ts';
 import type { LocateOptions } from './output-location.ts';
@@ -92,8 +93,16 @@ async function writeContent(path: string, file: ValidatedFile): Promise<number> 
   return bytes;
 }
 
-function failedWrite(extension: string, outDir: string, error: unknown): MepError {
+function failedWrite(extension: string, outDir: string, error: unknown, bytes = 0): MepError {
   if (error instanceof MepError) return error;
+  const code = noSpaceErrno(error);
+  if (code !== undefined) {
+    return new MepError(
+      LocalErrorCode.Artifact,
+      `Writing the artifacts of ${extension} to ${outDir} stopped: ${noSpaceWords(code)} (${code}) after ${bytes} bytes were staged beside it. Nothing was published: the output directory was left as it was and the staged files were removed. Free space there, or write elsewhere with --output.`,
+      { cause: error, data: { extension, outDir, reason: 'no-space', errno: code, stagedBytes: bytes } },
+    );
+  }
   return new MepError(LocalErrorCode.Artifact, `Writing the artifacts of ${extension} to ${outDir} failed (${(error as Error).message}); the output directory was left as it was.`, {
     cause: error,
     data: { extension, outDir },
@@ -252,7 +261,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
         bytes += written;
         return written;
       } catch (error) {
-        failure ??= failedWrite(extension, location.path, error);
+        failure ??= failedWrite(extension, location.path, error, bytes);
         throw failure;
       } finally {
         inflight.delete(write);
@@ -267,7 +276,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
           state = 'aborted';
           await rollback();
         }
-        throw failedWrite(extension, location.path, error);
+        throw failedWrite(extension, location.path, error, bytes);
       });
       return publishing;
     },

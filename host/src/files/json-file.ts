@@ -6,6 +6,7 @@
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { HostileKeyError, parseJson } from '../protocol/json-parse.ts';
+import { JsonText, JsonTextError } from '../protocol/json-text.ts';
 import type { JsonKeyPolicy } from '../protocol/json-parse.ts';
 import { readRegularFile } from './regular-file.ts';
 import type { RegularFileOptions } from './regular-file.ts';
@@ -32,11 +33,27 @@ export function parseJsonFile(path: string, text: string, options: Omit<JsonFile
         data: { file: path, reason: 'hostile-key', key: error.key, at: error.path.join('.') },
       });
     }
-    throw new MepError(options.code ?? LocalErrorCode.Usage, `${capitalized(options.what)} ${path} is not valid JSON (${(error as Error).message}).${remedy}`, {
+    throw new MepError(options.code ?? LocalErrorCode.Usage, `${capitalized(options.what)} ${path} is not valid JSON (${jsonProblem(text)}).${remedy}`, {
       data: { file: path, reason: 'not-json' },
       cause: error,
     });
   }
+}
+
+/**
+ * Where and what the first problem of `text` (not JSON) is, without any of its text: V8's
+ * SyntaxError quotes a short text whole and a longer one's first ten characters, and a file read
+ * through a link (a cloned project's `morphir.json -> ~/.config/gh/token`) may be any file of
+ * the user's, shown in a terminal or a CI log.
+ */
+function jsonProblem(text: string): string {
+  if (text.charCodeAt(0) === 0xfeff) return 'it starts with a byte order mark (U+FEFF); save it as UTF-8 without one';
+  try {
+    JsonText.parse(text);
+  } catch (error) {
+    if (error instanceof JsonTextError) return error.message.replace(/, found ".*" at line/s, ' at line');
+  }
+  return 'not one JSON value';
 }
 
 const capitalized = (text: string): string => text.charAt(0).toUpperCase() + text.slice(1);

@@ -172,6 +172,8 @@ export const HOST_FILE_LIMITS = Object.freeze({
   lockBytes: 16 * 1024 * 1024,
   /** `config.json`, `extension.json`, `morphir.json`, the publish journal, a `file("…")` secret. */
   smallFileBytes: 1024 * 1024,
+  /** A `<file>.lock` that serialises changes of the lock or the trust record: mep writes its pid and a line feed; a larger one is not mep's (`not-a-lock`). */
+  lockFileBytes: 64,
   /** A file of a package hashed or copied: an artifact, a `files` member (the largest wasm module). */
   artifactBytes: MAX_MODULE_BYTES_CEILING,
   /** A local source file read to show a diagnostic's line (one the extension names): a larger one is shown without its line. */

@@ -4,6 +4,7 @@ import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { jsonLineChunks } from '../framing/json-chunks.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { noSpaceErrno, noSpaceWords } from '../files/no-space.ts';
 
 /**
  * Removes the temporary files of earlier writes to `path` by processes that are gone (killed
@@ -86,7 +87,12 @@ export async function replaceAtomically(path: string, write: (temp: string) => P
         });
       }
       await rm(temp, { force: true });
-      throw error;
+      const code = noSpaceErrno(error);
+      if (code === undefined) throw error;
+      throw new MepError(LocalErrorCode.Usage, `Cannot write ${path}: ${noSpaceWords(code)} (${code}); it was left as it was, and the partial copy beside it removed. Free space in ${dirname(path)} (or raise the limit), then run the command again.`, {
+        data: { path, reason: 'no-space', errno: code },
+        cause: error,
+      });
     }
   }
 }

@@ -8,6 +8,7 @@ import { cp, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ClaimSet } from '../protocol/index.ts';
 import { makeProcessTemp } from '../files/process-temp.ts';
+import { noSpaceErrno, noSpaceWords } from '../files/no-space.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { readClaimSet } from '../session/read-claims.ts';
 import type { Transport } from '../transport/types.ts';
@@ -23,6 +24,7 @@ import { refuseLinkedScope } from './scope-links.ts';
 import type { LockEntry } from './lock.ts';
 import { MANIFEST_FILE, readManifest, readManifestFile } from './manifest.ts';
 import { filesPin, pinnedEntryPath } from './package-pin.ts';
+import { refuseManifestOutside } from './package-files.ts';
 import { remoteSpecOf, remoteToken, stageRemotePackage } from './remote.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { checkClaimsIdentity, launchSpecOf } from './package-launch.ts';
@@ -99,6 +101,7 @@ export async function installExtension(options: InstallOptions): Promise<Install
   const scratch = temp.dir;
   try {
     const fetched = await fetchPackage(source, scratch, limits);
+    await refuseManifestOutside(fetched.dir, options.source);
     const selected = await readManifest(fetched.dir);
     await refuseCaseVariant(target, selected.id);
     await refuseLinkedScope(target, selected.id);
@@ -143,9 +146,26 @@ export async function installExtension(options: InstallOptions): Promise<Install
       }, manifest.id));
     });
     return { id: manifest.id, version: manifest.version, runtime: manifest.runtime, scope, dir, lock: target.lock, entry, replaced, trusted };
+  } catch (error) {
+    throw noSpaceError(error, options.source, scratch, target.extensions);
   } finally {
     await temp.remove();
   }
+}
+
+/**
+ * A write that found no room (a full `$TMPDIR`, where the package is fetched and staged, or the
+ * extensions folder it is moved into) as ERR_REGISTRY `no-space` naming both and what to do;
+ * any other error as it is. Before, `unexpected failure: Error: ENOSPC` and a stack.
+ */
+function noSpaceError(error: unknown, source: string, scratch: string, extensions: string): unknown {
+  const code = noSpaceErrno(error);
+  if (code === undefined) return error;
+  return new MepError(
+    LocalErrorCode.Registry,
+    `Installing ${source} stopped: ${noSpaceWords(code)} (${code}), in the scratch folder ${scratch} (under TMPDIR) or in ${extensions}. Nothing was installed and the scratch folder was removed. Free space there, or point TMPDIR at a folder with room for the package.`,
+    { cause: error, data: { source, reason: 'no-space', errno: code, scratch, extensions } },
+  );
 }
 
 /**

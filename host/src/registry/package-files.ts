@@ -58,6 +58,25 @@ async function realInside(root: string, path: string, manifest: ExtensionManifes
   return real;
 }
 
+/**
+ * Refuses (MepError ERR_REGISTRY, `unsafe-entry`) a package whose `extension.json` is a symlink,
+ * or lies under one, resolving outside `packageDir`, before it is read: the manifest is read
+ * before the other files are selected, and a git package's `extension.json -> ~/.ssh/id_ed25519`
+ * had the user's key read and its first characters shown in the JSON error.
+ */
+export async function refuseManifestOutside(packageDir: string, source: string): Promise<void> {
+  const root = await realpath(packageDir).catch(() => undefined);
+  const absolute = join(packageDir, MANIFEST_FILE);
+  if (root === undefined || !(await lstat(absolute).catch(() => undefined))) return; // missing: the manifest's reader says so
+  const real = await realpath(absolute).catch(() => undefined);
+  if (real !== undefined && isWithin(real, root)) return;
+  throw new MepError(
+    LocalErrorCode.Registry,
+    `Refusing the package from ${source}: ${MANIFEST_FILE} is a symlink ${real === undefined ? 'to nothing' : 'resolving outside the package'}; it was not read. A package's manifest is a file inside it; ask its publisher for one.`,
+    { data: { source, entry: MANIFEST_FILE, reason: 'unsafe-entry' } },
+  );
+}
+
 async function isExecutable(real: string): Promise<boolean> {
   return ((await stat(real)).mode & 0o111) !== 0;
 }

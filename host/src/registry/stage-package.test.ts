@@ -133,6 +133,31 @@ Stage('should refuse a git package whose entry is a committed symlink out of the
   }),
 );
 
+Stage('should refuse a package whose extension.json is a symlink out of it, never reading or showing what it points to (git and directory) :: hostile', () =>
+  withProject(async (t) => {
+    // A file of the user's outside the package: before, its first characters were printed in the JSON error.
+    const secret = join(t.root, 'id_ed25519');
+    await writeFile(secret, 'OPENSSH-PRIVATE-KEY-abcdef\n');
+    const work = join(t.root, 'work');
+    await writePackage(join(work, 'ext'), { id: 'acme.git', capabilities: backend('g') });
+    await rm(join(work, 'ext/extension.json'));
+    await symlink(secret, join(work, 'ext/extension.json'));
+    const g = (...args: string[]) => git('git', ['-C', work, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+    await g('init', '--quiet', '-b', 'main');
+    await g('add', '.');
+    await g('commit', '--quiet', '-m', 'v1');
+    for (const source of [`${pathToFileURL(work).href}//ext`, join(work, 'ext')]) {
+      const io = captureIo(t.project);
+      assert.is(await main(['install', source, '--json'], io), 3, source);
+      const error = JSON.parse(io.stdout.join('\n')).error;
+      assert.equal([error.code, error.data.reason], [LocalErrorCode.Registry, 'unsafe-entry'], `${source}: ${error.message}`);
+      assert.match(error.message, 'extension.json');
+      assert.not.match(io.stdout.join('\n') + io.stderr.join('\n'), 'OPENSSH', 'nothing of the file pointed to is shown');
+      assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined));
+    }
+  }),
+);
+
 Stage('should refuse a FIFO as the entry or as SHA256SUMS at install and at pack, without hanging :: hostile', () =>
   withProject(async (t) => {
     const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.fifo', capabilities: backend('a'), entry: 'bin/ext' });

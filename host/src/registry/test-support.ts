@@ -150,6 +150,10 @@ export interface TestEntry {
   deflated?: { data: Uint8Array; size: number; crc: number };
   /** Zip only: point this member's central record at the local header of member `sharesWith`. */
   sharesWith?: number;
+  /** Zip only: the central record's extra field (e.g. an Info-ZIP Unicode Path, 0x7075). */
+  extra?: Uint8Array;
+  /** Zip only: the general purpose flags; default bit 11 (UTF-8 names) when the name is not ASCII, as zip tools write it. */
+  flags?: number;
 }
 
 /**
@@ -244,9 +248,12 @@ export function makeZip(entries: readonly TestEntry[]): Uint8Array {
     const crc = e.deflated ? e.deflated.crc : crc32(data);
     const size = e.deflated ? e.deflated.size : data.length;
     const mode = e.link !== undefined ? 0o120777 : e.path.endsWith('/') ? 0o040755 : 0o100000 | (e.mode ?? 0o644);
+    const flags = e.flags ?? (/^[\x00-\x7f]*$/.test(e.path) ? 0 : 0x800);
+    const extra = Buffer.from(e.extra ?? new Uint8Array());
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(flags, 6);
     local.writeUInt16LE(8, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(packed.length, 18);
@@ -256,15 +263,17 @@ export function makeZip(entries: readonly TestEntry[]): Uint8Array {
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4);
     central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(flags, 8);
     central.writeUInt16LE(8, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(packed.length, 20);
     central.writeUInt32LE(size, 24);
     central.writeUInt16LE(name.length, 28);
+    central.writeUInt16LE(extra.length, 30);
     central.writeUInt32LE((mode << 16) >>> 0, 38);
     localOffsets.push(offset);
     central.writeUInt32LE(e.sharesWith === undefined ? offset : (localOffsets[e.sharesWith] as number), 42);
-    centrals.push(central, name);
+    centrals.push(central, name, extra);
     if (e.sharesWith !== undefined) continue;
     locals.push(local, name, packed);
     offset += local.length + name.length + packed.length;

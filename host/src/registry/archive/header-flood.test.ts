@@ -13,6 +13,7 @@ import { LocalErrorCode } from '../../protocol/errors.ts';
 import { installExtension } from '../install.ts';
 import { registryPaths } from '../paths.ts';
 import { backend, makeTarGz, packageEntries, tarTypedHeader, withProject, writePackage } from '../test-support.ts';
+import { sealTarHeader } from './tar-write.ts';
 
 const Flood = suite('registry :: tar headers that are no member');
 
@@ -43,6 +44,81 @@ Flood('should refuse a pax size that differs from its header\'s, which tar reads
     const error = await installExtension({ source: join(t.root, 'size.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
     assert.is(error.code, LocalErrorCode.Registry, error.message ?? 'installed');
     assert.match(error.message, /pax size/);
+  }),
+);
+
+/** `tar` with the header of the member named `name` rewritten as GNU tar's format, with `area` in what POSIX calls the prefix. */
+function asGnuHeader(tar: Buffer, name: string, area: string): Buffer {
+  const out = Buffer.from(tar);
+  for (let at = 0; at + 512 <= out.length; ) {
+    const header = out.subarray(at, at + 512);
+    const size = parseInt(header.toString('latin1', 124, 135), 8) || 0;
+    if (header.toString('utf8', 0, name.length + 1) === `${name}\0`) {
+      header.write('ustar  \0', 257, 'latin1');
+      header.fill(0, 345, 500);
+      header.write(area, 345, 'latin1');
+      sealTarHeader(header);
+    }
+    at += 512 + Math.ceil(size / 512) * 512;
+  }
+  return out;
+}
+
+Flood('should refuse a GNU-format header with a name where POSIX puts the prefix, which GNU tar and libarchive ignore (two readers, two paths) :: gnu-prefix', () =>
+  withProject(async (t) => {
+    const good = gunzipSync(makeTarGz(await packageEntries(await writePackage(join(t.root, 'pkg'), { id: 'acme.gnu', capabilities: backend('gnu') }), '')));
+    // tar -tvf lists bin/ext.mjs; mep read the 155 bytes after the magic as a prefix: evil/bin/ext.mjs.
+    await writeFile(join(t.root, 'gnu.tgz'), gzipSync(asGnuHeader(good, 'bin/ext.mjs', 'evil')));
+    const error = await installExtension({ source: join(t.root, 'gnu.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+    assert.is(error.code, LocalErrorCode.Registry, error.message ?? 'installed');
+    assert.match(error.message, /GNU/);
+    assert.is(error.data?.entry, 'bin/ext.mjs');
+    assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), 'nothing installed');
+    // GNU tar's incremental format keeps octal times there: read as GNU tar reads it, the name alone.
+    await writeFile(join(t.root, 'times.tgz'), gzipSync(asGnuHeader(good, 'bin/ext.mjs', '14712345670\u000014712345670\u0000')));
+    const installed = await installExtension({ source: join(t.root, 'times.tgz'), paths: registryPaths({ cwd: t.project }) });
+    assert.is(installed.id, 'acme.gnu');
+  }),
+);
+
+/** A pax header of `type` (`x` or `g`) holding `records` (`key=value`), then its padding. */
+function paxHeader(type: string, records: string[]): Buffer {
+  const body = Buffer.from(
+    records
+      .map((kv) => {
+        const text = ` ${kv}\n`;
+        let length = Buffer.byteLength(text) + 1;
+        while (String(length).length + Buffer.byteLength(text) !== length) length = String(length).length + Buffer.byteLength(text);
+        return `${length}${text}`;
+      })
+      .join(''),
+  );
+  return Buffer.concat([tarTypedHeader(type, body.length), body, Buffer.alloc((512 - (body.length % 512)) % 512)]);
+}
+
+Flood('should refuse pax records that rename a member or change its data for GNU tar and nothing for mep: global path and size, GNU.sparse.* (two readers, two member lists) :: pax-keys', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.pax', capabilities: backend('pax') });
+    const good = gunzipSync(makeTarGz(await packageEntries(pkg, '')));
+    // tar -tvf lists `bin/ext.mjs` for the member mep installs as `innocent.txt`: a reviewer reads one, mep installs the other.
+    const innocent = gunzipSync(makeTarGz([{ path: 'innocent.txt', data: 'hello' }])).subarray(0, 1024);
+    const cases: [string, Buffer][] = [
+      ['GNU.sparse.name', Buffer.concat([paxHeader('x', ['GNU.sparse.name=bin/ext.mjs']), innocent, good])],
+      ['GNU.sparse.major', Buffer.concat([paxHeader('x', ['GNU.sparse.major=1', 'GNU.sparse.minor=0', 'GNU.sparse.realsize=5']), innocent, good])],
+      ['path', Buffer.concat([paxHeader('g', ['path=bin/ext.mjs']), innocent, good])],
+      ['size', Buffer.concat([paxHeader('g', ['size=0']), good])],
+      ['linkpath', Buffer.concat([paxHeader('g', ['linkpath=/etc/passwd']), good])],
+    ];
+    for (const [key, tar] of cases) {
+      await writeFile(join(t.root, 'pax.tgz'), gzipSync(tar));
+      const error = await installExtension({ source: join(t.root, 'pax.tgz'), paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+      assert.is(error.code, LocalErrorCode.Registry, `${key}: ${error.message ?? 'installed'}`);
+      assert.match(error.message, key, key);
+      assert.not.ok(await stat(join(t.project, '.mep')).catch(() => undefined), `${key}: nothing installed`);
+    }
+    // What git archive writes (a global comment with the commit) and times install as before.
+    await writeFile(join(t.root, 'ok.tgz'), gzipSync(Buffer.concat([paxHeader('g', ['comment=0123456789abcdef0123456789abcdef01234567']), paxHeader('x', ['mtime=1700000000.5']), good])));
+    assert.is((await installExtension({ source: join(t.root, 'ok.tgz'), paths: registryPaths({ cwd: t.project }) })).id, 'acme.pax');
   }),
 );
 

@@ -60,9 +60,27 @@ function padding(size: number): Buffer {
   return Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
 }
 
-/** Writes to the gzip stream, waiting when it asks to (back-pressure). */
+/**
+ * Writes to the gzip stream, waiting when it asks to (back-pressure), or until it is destroyed
+ * (its file failed: a full disk, `ulimit -f`), then throwing that failure: a file that stops
+ * taking bytes never drains.
+ */
 async function put(gzip: Gzip, chunk: Uint8Array): Promise<void> {
-  if (!gzip.write(chunk)) await new Promise<void>((resolve) => gzip.once('drain', resolve));
+  const failed = () => gzip.errored ?? new Error('the archive stream closed before it was written');
+  if (gzip.destroyed) throw failed();
+  if (gzip.write(chunk)) return;
+  await new Promise<void>((resolve, reject) => {
+    const drained = () => {
+      gzip.off('close', closed);
+      resolve();
+    };
+    const closed = () => {
+      gzip.off('drain', drained);
+      reject(failed());
+    };
+    gzip.once('drain', drained);
+    gzip.once('close', closed);
+  });
 }
 
 async function writeMember(gzip: Gzip, member: TarMember): Promise<void> {
@@ -110,9 +128,16 @@ export async function writeTarGz(file: string, members: readonly TarMember[]): P
   const output = handle.createWriteStream();
   const done = new Promise<void>((resolve, reject) => {
     output.on('finish', resolve);
-    output.on('error', reject);
+    // A file that fails (EFBIG, ENOSPC) ends the gzip stream too, so a write waiting on it stops.
+    output.on('error', (error) => {
+      gzip.destroy(error);
+      reject(error);
+    });
     gzip.on('error', reject);
   });
+  // Settled before it is awaited when the file fails mid-write: handled here (an unhandled
+  // rejection ended mep at once, leaving the temporary archive), reported by the write or below.
+  done.catch(() => undefined);
   gzip.pipe(output);
   try {
     for (const member of members) await writeMember(gzip, member);

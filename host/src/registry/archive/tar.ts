@@ -81,6 +81,50 @@ function paxRecords(data: Uint8Array): Record<string, string> {
   return out;
 }
 
+/** GNU tar's magic and version (`ustar  \0`): its format has no prefix field. */
+const GNU_MAGIC = 'ustar  \0';
+
+/**
+ * The POSIX prefix of a member's name: bytes 345-500 of a ustar header. GNU tar's own format
+ * keeps its access and change times there (octal digits), and GNU tar and libarchive never read
+ * it as a name, where Python's tarfile does: a GNU header with a name there was `evil/bin/x.js`
+ * to mep and `bin/x.js` to `tar -tvf`, two readers and two member lists. So a GNU header's area
+ * holds only what GNU tar writes, and is never a prefix.
+ */
+function ustarPrefix(header: Uint8Array, stored: string, archive: string): string {
+  const magic = decoder.decode(header.subarray(257, 265));
+  if (magic === GNU_MAGIC) {
+    const area = header.subarray(345, 500);
+    if (area.every((b) => b === 0 || b === 0x20 || (b >= 0x30 && b <= 0x37))) return '';
+    throw archiveError(archive, `member ${JSON.stringify(stored)} has a GNU tar header with a name where POSIX tar keeps a prefix (GNU tar and libarchive read ${JSON.stringify(stored)}, other readers a longer path): tar and mep could install different paths; ask the publisher for an archive written by a standard tar`, { entry: stored });
+  }
+  return magic.startsWith('ustar') ? field(header, 345, 155) : '';
+}
+
+/** Pax keys GNU tar reads as the name, the link or the size of every member after a global header. */
+const MEMBER_KEYS = ['path', 'linkpath', 'size'];
+
+/**
+ * `records` of a pax header (`x`, or global `g`), refused when GNU tar would read a member
+ * differently from mep: a global header's `path`, `linkpath` or `size` applies to every member
+ * after it for GNU tar (and Python's `tarfile`), where mep reads none from a global header, and a
+ * `GNU.sparse.*` record makes GNU tar take a member's name from `GNU.sparse.name` and its data
+ * for a sparse map (`innocent.txt` to mep was `bin/ext.mjs` to `tar -tvf`): two readers, two
+ * member lists. Sparse files have no place in a package (type `S` is refused too).
+ */
+function checkedPax(records: Record<string, string>, type: 'x' | 'g', archive: string): Record<string, string> {
+  for (const key of Object.keys(records)) {
+    const renames = key.startsWith('GNU.sparse.') || (type === 'g' && MEMBER_KEYS.includes(key));
+    if (!renames) continue;
+    throw archiveError(
+      archive,
+      `a pax ${type === 'g' ? 'global ' : ''}header holds ${JSON.stringify(key.slice(0, 64))}, which GNU tar reads as a member's ${key.startsWith('GNU.sparse.') ? 'sparse name and map' : key} and mep does not: tar and mep would list different members; ask the publisher for an archive written by a standard tar without sparse files`,
+      { key: key.slice(0, 64) },
+    );
+  }
+  return records;
+}
+
 async function skip(reader: ByteReader, n: number): Promise<void> {
   if (n > 0) for await (const _ of reader.pieces(n));
 }
@@ -117,12 +161,11 @@ async function walk(reader: ByteReader, archive: string, budget: ArchiveBudget, 
     }
     if (type === 'L') longName = field(await extensionData(reader, size, archive), 0, size);
     else if (type === 'K') longLink = field(await extensionData(reader, size, archive), 0, size);
-    else if (type === 'x') pax = paxRecords(await extensionData(reader, size, archive));
-    else if (type === 'g') await extensionData(reader, size, archive); // global pax header: nothing here affects paths
+    else if (type === 'x') pax = checkedPax(paxRecords(await extensionData(reader, size, archive)), 'x', archive);
+    else if (type === 'g') checkedPax(paxRecords(await extensionData(reader, size, archive)), 'g', archive); // kept by no member: see checkedPax
     else {
-      const magic = field(header, 257, 6);
-      const prefix = magic.startsWith('ustar') ? field(header, 345, 155) : '';
       const stored = field(header, 0, 100);
+      const prefix = ustarPrefix(header, stored, archive);
       const path = pax.path ?? longName ?? (prefix ? `${prefix}/${stored}` : stored);
       const linkTarget = pax.linkpath ?? longLink ?? field(header, 157, 100);
       const mode = octal(header, 100, 8, archive);

@@ -40,9 +40,25 @@ async function readAt(handle: FileHandle, position: number, length: number): Pro
   return buffer.subarray(0, bytesRead);
 }
 
+/**
+ * The end record: 22 bytes plus a comment of at most 65535 bytes, at the very end. A record
+ * whose comment holds another record that also ends the file is two archives in one: readers
+ * that scan back from the end took the one in the comment (mep did), others the outer one or
+ * neither, each with its own central directory and members; refused.
+ */
 function findEndOfCentralDirectory(tail: Buffer, archive: string): number {
-  // The record is 22 bytes plus a comment of at most 65535 bytes, at the very end.
-  for (let i = tail.length - 22; i >= 0; i--) if (tail.readUInt32LE(i) === EOCD) return i;
+  const ends: number[] = [];
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === EOCD && i + 22 + tail.readUInt16LE(i + 20) === tail.length) ends.push(i);
+  }
+  if (ends.length > 1) throw archiveError(archive, `${ends.length} end-of-central-directory records end the file (one in the comment of another), each naming its own central directory: zip readers would list different members`);
+  if (ends.length === 1) return ends[0] as number;
+  // A record whose comment does not reach the end: bytes after the archive, where readers differ again.
+  for (let i = tail.length - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) !== EOCD) continue;
+    const after = tail.length - i - 22 - tail.readUInt16LE(i + 20);
+    throw archiveError(archive, after < 0 ? 'its end-of-central-directory comment is cut short (truncated)' : `its end-of-central-directory record is followed by ${after} bytes its comment does not account for (bytes after the archive, read differently by zip readers)`);
+  }
   throw archiveError(archive, 'no zip end-of-central-directory record (not a zip file, or truncated)');
 }
 
@@ -54,6 +70,33 @@ function checkNoOverlap(members: readonly ZipMember[], directoryStart: number, a
     const end = member.dataStart + member.compressedSize;
     const next = i + 1 < sorted.length ? (sorted[i + 1] as ZipMember).localOffset : directoryStart;
     if (end > next) throw archiveError(archive, `member ${JSON.stringify(member.path)} overlaps the next member or the central directory (a zip bomb's trick)`, { entry: member.path });
+  }
+}
+
+/** Bit 11 of the general purpose flags: the name and comment are UTF-8. */
+const UTF8_NAMES = 0x800;
+/** The Info-ZIP Unicode Path extra field: a UTF-8 name that `unzip` shows and extracts instead of the stored one. */
+const UNICODE_PATH = 0x7075;
+
+/**
+ * Refuses a member name that other readers read otherwise (two readers, two member lists): an
+ * Info-ZIP Unicode Path field naming another path (`unzip -l` listed `bin/ext.mjs` for the
+ * member mep installed as `innocent.txt`), or a name with bytes past ASCII and without the UTF-8
+ * flag (`unzip` reads such names as CP437: mep's `café.txt` was its `caf├⌐.txt`).
+ */
+function checkNameReading(name: Uint8Array, path: string, flags: number, extra: Uint8Array, archive: string): void {
+  const fail = (why: string) => archiveError(archive, `member ${JSON.stringify(path)} ${why}: zip readers would list different members; ask the publisher for an archive written with UTF-8 names`, { entry: path });
+  if (!(flags & UTF8_NAMES) && name.some((b) => b > 0x7f)) throw fail('has a name past ASCII without the UTF-8 flag (unzip reads it as CP437)');
+  const view = Buffer.from(extra.buffer, extra.byteOffset, extra.length);
+  for (let at = 0; at + 4 <= view.length; ) {
+    const id = view.readUInt16LE(at);
+    const size = view.readUInt16LE(at + 2);
+    if (id === UNICODE_PATH) {
+      const field = view.subarray(at + 4, at + 4 + size);
+      const named = field.length > 5 ? decoder.decode(field.subarray(5)) : '';
+      if (named !== path) throw fail(`has an Info-ZIP Unicode Path field naming ${JSON.stringify(named.slice(0, 200))} (what unzip lists and extracts)`);
+    }
+    at += 4 + size;
   }
 }
 
@@ -90,7 +133,9 @@ export async function readZipDirectory(file: string, size: number, archive: stri
       const madeBy = directory.readUInt16LE(offset + 4) >> 8;
       const external = directory.readUInt32LE(offset + 38);
       const localOffset = directory.readUInt32LE(offset + 42);
-      const path = decoder.decode(directory.subarray(offset + 46, offset + 46 + nameLength));
+      const nameBytes = directory.subarray(offset + 46, offset + 46 + nameLength);
+      const path = decoder.decode(nameBytes);
+      checkNameReading(nameBytes, path, flags, directory.subarray(offset + 46 + nameLength, offset + 46 + nameLength + directory.readUInt16LE(offset + 30)), archive);
       offset = next;
 
       if (flags & 1) throw archiveError(archive, `member ${JSON.stringify(path)} is encrypted`, { entry: path });
