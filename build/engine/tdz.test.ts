@@ -11,6 +11,7 @@ import * as assert from 'uvu/assert';
 import { engineWith, inV8 } from './v8-compare.ts';
 
 const SOURCE = String.raw`globalThis.f = () => {
+  const SHARED = 7;
   const out = [];
   const run = (name, fn) => {
     try { const v = fn(); out.push(name + '=' + (typeof v === 'object' && v !== null ? JSON.stringify(v) : String(v))); }
@@ -49,8 +50,26 @@ const SOURCE = String.raw`globalThis.f = () => {
     run('many-read-' + c, () => new Function('c', 'let s = 0; if (c) s = w69;' + Array.from({ length: 70 }, (_, i) => 'let w' + i + ' = ' + i + ';').join('') + 'return s + w0 + w69;')(c));
     run('const-assign-' + c, () => { const k = 1; if (c) k = 2; return k; });
     run('for-of-closures-' + c, () => { const fs = []; for (const x of [1, 2, 3]) { if (c && x === 2) fs.push(() => y); const y = x * 10; fs.push(() => y); } return fs.map((h) => h()); });
+    // the forms resolve_labels fuses once a check is proven passed: i++ (inc_loc), s += t (add_loc),
+    // x = y; (put_loc), x = y then a read of x (set_loc); an unproven one keeps its check and throws
+    run('inc-before-' + c, () => { if (c) i++; let i = 0; i++; ++i; i--; return i; });
+    run('add-before-' + c, () => { if (c) t += 'a'; let t = 'x'; t += 'y'; t += 1; return t; });
+    run('assign-before-' + c, () => { let b = 0; if (c) b = z; let z = 2; b = z; z = b + 1; return [b, z]; });
+    run('set-before-' + c, () => { let r; if (c) r = (m = 1); let m = 5; m = 6; r = m; return [r, m]; });
+    run('add-loc-forms-' + c, (k = c ? 2 : 3) => { const arr = [1, 2, 3]; let s = c ? 0 : ''; for (let i = 0; i < arr.length; i++) { const v = arr[i]; s += v; s += k; s += SHARED; } return s; });
     run('nested-blocks-' + c, () => { let s = 0; for (let i = 0; i < 3; i++) { { const a = i; { let b = a + 1; s += b; } } if (c && i === 1) s += d; const d = 1; s += d; } return s; });
   }
+  // the fused forms on values other than int32s, and the order of their effects
+  run('inc-values', () => { let i = 1.5, j = '7', k = 2 ** 31 - 1, l = -0, m = '3', n = null; i++; j++; k++; l--; m--; n++; return [i, j, k, l, m, n]; });
+  run('post-values', () => { let i = 5; const r = i++; const q = i--; let s = 's'; const t = (s += 1); let u = 'u'; u = u + 2; return [r, q, i, s, t, u]; });
+  run('inc-objects', () => { let o = { valueOf() { out.push('valueOf'); return 4; } }; o++; let p = { toString() { out.push('toString'); return 'p'; } }; p += 1; let q = { valueOf() { return 1; } }; q += q; return [o, p, q]; });
+  run('inc-bigint', () => { let b = 10n; b++; b += 5n; b--; return String(b); });
+  run('inc-symbol', () => { let y = Symbol('y'); y++; return 'no throw'; });
+  run('add-symbol', () => { let y = 'a'; y += Symbol('y'); return 'no throw'; });
+  run('const-inc', () => { const k = 1; k++; return k; });
+  run('const-add', () => { const k = 'a'; k += 'b'; return k; });
+  run('loop-closures', () => { const fs = []; for (let i = 0; i < 3; i++) { let v = i; v += 10; fs.push(() => v + i); } return fs.map((h) => h()); });
+  run('swap-chain', () => { let a = 1, b = 2, c3 = 3, d = 4; for (let i = 0; i < 5; i++) { const t = d; d = c3; c3 = b; b = a; a = t; } return [a, b, c3, d]; });
   // the hot shape of a hash round: lets and consts read many times a turn, values as V8 computes them
   let A = 0x6a09e667, B = 0xbb67ae85 | 0, C = 0x3c6ef372, D = 0xa54ff53a | 0;
   for (let i = 0; i < 500; i++) {
@@ -74,8 +93,10 @@ const tdz = suite('engine :: TDZ checks proven passed are dropped (patches/tdz.t
 tdz('should throw where V8 throws and give what V8 gives everywhere else', async () => {
   const { run } = await engineWith(SOURCE);
   const v8 = JSON.parse(inV8(SOURCE, 'f')) as unknown[];
-  for (const name of ['read-before', 'write-before', 'typeof-before', 'self', 'branch-true', 'fallthrough-true', 'fallthrough-loop-true', 'loop-true', 'catch-true', 'gen-true', 'derived-false', 'many-true', 'many-read-true', 'eval-true'])
+  for (const name of ['read-before', 'write-before', 'typeof-before', 'self', 'branch-true', 'fallthrough-true', 'fallthrough-loop-true', 'loop-true', 'catch-true', 'gen-true', 'derived-false', 'many-true', 'many-read-true', 'eval-true', 'inc-before-true', 'add-before-true', 'assign-before-true', 'set-before-true'])
     assert.ok(v8.includes(`${name}:ReferenceError`), `V8 throws a ReferenceError in ${name}`);
+  for (const [name, error] of [['inc-symbol', 'TypeError'], ['add-symbol', 'TypeError'], ['const-inc', 'TypeError'], ['const-add', 'TypeError']])
+    assert.ok(v8.includes(`${name}:${error}`), `V8 throws a ${error} in ${name}`);
   assert.equal(JSON.parse(run('f')), v8);
 });
 

@@ -3,10 +3,14 @@
  * passed (issue 32). quickjs-ng reads and assigns every lexical local with `get_loc_check` /
  * `put_loc_check`, which test for JS_UNINITIALIZED at each execution, even in a loop that runs
  * long after the declaration: @noble/hashes' SHA-256 reads its `let { A, … H }` and the `const`s of
- * its rounds 3.76 M times in the lint (64 M instructions inclusive, 9 % of it). After the labels are
- * resolved, a forward analysis over the function's bytecode finds, at each instruction, the
- * locals that are initialized on every path to it; a check on such a local cannot throw and
- * becomes the plain `get_loc` / `put_loc` (same length, so nothing moves).
+ * its rounds 3.76 M times in the lint (64 M instructions inclusive, 9 % of it). Between
+ * resolve_variables and resolve_labels, a forward analysis over the function's bytecode finds, at
+ * each instruction, the locals that are initialized on every path to it; a check on such a local
+ * cannot throw and becomes the plain `get_loc` / `put_loc` (same length, so nothing moves). Then
+ * resolve_labels treats them as a `var`'s: an assignment statement `x = y;` becomes `put_loc`
+ * (not `dup put_loc drop`, two dispatches more), `i++` and `s += t` become `inc_loc` and
+ * `add_loc`, `put_loc x; get_loc x` becomes `set_loc`, and the short opcodes apply. (Run after
+ * resolve_labels, as it was first, it left every proven access in its long, unfused form.)
  *
  * What the analysis trusts, and where it gives up on a whole function (keeping every check):
  *   - a local's slot holds JS_UNINITIALIZED only after `set_loc_uninitialized` (a frame starts
@@ -24,8 +28,18 @@ import type { QuickjsPatch } from './types.ts';
 const ANALYSIS = String.raw`/* mep engine: the TDZ checks of lexical locals a forward analysis proves passed become plain
    reads and writes (see build/engine/patches/tdz.ts). In a state, bit k set: the k-th local that
    can be uninitialized is initialized on every path here. Gives up (changing nothing) on what it
-   does not model, and on an allocation failure. */
+   does not model, and on an allocation failure. It reads the code resolve_variables left (long
+   opcodes only, jumps to labels, OP_label and OP_source_loc between), so that resolve_labels then
+   applies its peephole forms to the plain reads and writes as it does to a var's. */
 #define MEP_TDZ_VARS 64
+/* where the jump at bc + pos goes in the code between resolve_variables and resolve_labels: its
+   operand is a label, whose slot holds its position in that code (-1, or out of range: give up) */
+static int mep_tdz_label(const JSFunctionDef *fd, const uint8_t *operand)
+{
+    uint32_t label = get_u32(operand);
+    return label < (uint32_t)fd->label_count ? fd->label_slots[label].pos2 : -1;
+}
+#define MEP_TDZ_LABEL(pos) mep_tdz_label(fd, bc + (pos) + 1)
 static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
 {
     JSRuntime *rt = ctx->rt;
@@ -49,7 +63,7 @@ static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
         goto done;
     memset(bit, -1, fd->var_count);
     /* the locals that can be uninitialized, and what makes the function one to leave alone */
-    for (pos = 0; pos < len; pos += short_opcode_info(op).size) {
+    for (pos = 0; pos < len; pos += opcode_info[op].size) {
         op = bc[pos];
         if (op == OP_set_loc_uninitialized) {
             idx = get_u16(bc + pos + 1);
@@ -65,19 +79,12 @@ static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
     if (nbits == 0)
         goto done;
     /* a read without the check that could push JS_UNINITIALIZED */
-    for (pos = 0; pos < len; pos += short_opcode_info(op).size) {
+    for (pos = 0; pos < len; pos += opcode_info[op].size) {
         op = bc[pos];
         switch (op) {
         case OP_get_loc: idx = get_u16(bc + pos + 1); break;
-        case OP_get_loc8: case OP_inc_loc: case OP_dec_loc: case OP_add_loc: idx = bc[pos + 1]; break;
-        case OP_get_loc0: case OP_get_loc1: case OP_get_loc2: case OP_get_loc3: idx = op - OP_get_loc0; break;
-        case OP_get_loc0_loc1: idx = may_uninit[0] ? 0 : 1; break;
         case OP_get_var_ref:
             if (fd->closure_var[get_u16(bc + pos + 1)].is_lexical)
-                goto done;
-            continue;
-        case OP_get_var_ref0: case OP_get_var_ref1: case OP_get_var_ref2: case OP_get_var_ref3:
-            if (fd->closure_var[op - OP_get_var_ref0].is_lexical)
                 goto done;
             continue;
         default: continue;
@@ -98,7 +105,7 @@ static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
         seen[pos] &= ~2;
         st = in[pos];
         op = bc[pos];
-        next = pos + short_opcode_info(op).size;
+        next = pos + opcode_info[op].size;
         switch (op) { /* the state after the instruction */
         case OP_set_loc_uninitialized:
             if ((k = bit[get_u16(bc + pos + 1)]) >= 0)
@@ -108,37 +115,19 @@ static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
             if ((k = bit[get_u16(bc + pos + 1)]) >= 0)
                 st |= (uint64_t)1 << k; /* after a check, the local is initialized (or it threw) */
             break;
-        case OP_put_loc8: case OP_set_loc8:
-            if ((k = bit[bc[pos + 1]]) >= 0)
-                st |= (uint64_t)1 << k;
-            break;
-        case OP_put_loc0: case OP_put_loc1: case OP_put_loc2: case OP_put_loc3:
-            if ((k = bit[op - OP_put_loc0]) >= 0)
-                st |= (uint64_t)1 << k;
-            break;
-        case OP_set_loc0: case OP_set_loc1: case OP_set_loc2: case OP_set_loc3:
-            if ((k = bit[op - OP_set_loc0]) >= 0)
-                st |= (uint64_t)1 << k;
-            break;
         }
         nsucc = 0;
         switch (op) { /* where it goes, as compute_stack_size walks it */
         case OP_tail_call: case OP_tail_call_method: case OP_return: case OP_return_undef:
         case OP_return_async: case OP_throw: case OP_throw_error:
             break;
-        case OP_goto: succ[nsucc++] = pos + 1 + (int32_t)get_u32(bc + pos + 1); break;
-        case OP_goto16: succ[nsucc++] = pos + 1 + (int16_t)get_u16(bc + pos + 1); break;
-        case OP_goto8: succ[nsucc++] = pos + 1 + (int8_t)bc[pos + 1]; break;
-        case OP_if_true8: case OP_if_false8:
-            succ[nsucc++] = next;
-            succ[nsucc++] = pos + 1 + (int8_t)bc[pos + 1];
-            break;
+        case OP_goto: succ[nsucc++] = MEP_TDZ_LABEL(pos); break;
         case OP_if_true: case OP_if_false:
             succ[nsucc++] = next;
-            succ[nsucc++] = pos + 1 + (int32_t)get_u32(bc + pos + 1);
+            succ[nsucc++] = MEP_TDZ_LABEL(pos);
             break;
         case OP_catch: /* the handler: nothing known */
-            k = pos + 1 + (int32_t)get_u32(bc + pos + 1);
+            k = MEP_TDZ_LABEL(pos);
             if ((unsigned)k >= (unsigned)len)
                 goto done;
             if (!(seen[k] & 1) || in[k] != 0) {
@@ -169,7 +158,7 @@ static void mep_tdz_elide(JSContext *ctx, JSFunctionDef *fd)
             seen[to] = 3;
         }
     }
-    for (pos = 0; pos < len; pos += short_opcode_info(op).size) {
+    for (pos = 0; pos < len; pos += opcode_info[op].size) {
         op = bc[pos];
         if ((op == OP_get_loc_check || op == OP_put_loc_check) && (seen[pos] & 1) &&
             (k = bit[get_u16(bc + pos + 1)]) >= 0 && ((in[pos] >> k) & 1))
@@ -193,12 +182,13 @@ export const TDZ_PATCHES: readonly QuickjsPatch[] = [
   },
   {
     file: 'quickjs.c',
-    at: { line: 'function_size = sizeof(*b);', near: 'if (compute_stack_size(ctx, fd, &stack_size) < 0)' },
+    at: { line: 'if (resolve_labels(ctx, fd))' },
     op: 'before',
     text: '    mep_tdz_elide(ctx, fd); /* mep engine: checks proven passed become plain reads and writes */',
     why:
       'read and assign a `let`/`const` local without its TDZ test where every path initializes it first: the lint\'s ' +
-      'SHA-256 rounds read such locals 3.76 M times, each a get_loc_check (after the labels are resolved and the stack ' +
-      'size checked, so the bytecode is final)',
+      'SHA-256 rounds read such locals 3.76 M times, each a get_loc_check. Before resolve_labels, so that its peephole ' +
+      'forms apply to them as to a var\'s (`x = y;` as put_loc, not dup put_loc drop; `i++` as inc_loc; the short ' +
+      'opcodes); after it, a proven `let` kept the long form of a checked access',
   },
 ];
