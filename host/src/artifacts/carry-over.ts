@@ -9,11 +9,11 @@
  * An artifact never replaces a directory or a symbolic link of the output, and never needs as a
  * directory a name that is a file or a link there: those are refused before anything changes.
  */
-import { constants } from 'node:fs';
-import { copyFile, link, lstat, mkdir, readdir, readlink, chmod, symlink, utimes } from 'node:fs/promises';
+import { link, lstat, mkdir, readdir, readlink, chmod, symlink, utimes } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { copyRegularFile } from '../files/copy-file.ts';
 import { forEachLimited } from './for-each-limited.ts';
 
 /** What the staged tree already holds, as relative `/` paths. */
@@ -44,17 +44,26 @@ function conflict(outDir: string, path: string, problem: string): MepError {
   });
 }
 
-/** Carries one regular file: a hard link, or a copy with its times where links are refused. */
-async function carryFile(from: string, to: string): Promise<void> {
+/**
+ * Carries one regular file: a hard link, or a copy with its mode and times where links are
+ * refused. The copy opens what is there now as a regular file, without following a link and
+ * without blocking: a neighbour who can write the output and swaps the file for a link (to a key
+ * elsewhere) or a FIFO between the listing and the copy gets a refusal, not the link's target
+ * copied into the output or a publish that waits forever. `linkFile` is `link` (a test makes it
+ * refuse).
+ */
+export async function carryFile(from: string, to: string, linkFile: (from: string, to: string) => Promise<void> = link): Promise<void> {
   try {
-    await link(from, to);
+    await linkFile(from, to);
   } catch (error) {
     const code = errno(error);
     // EEXIST: a staged artifact already has this name (the file system folds case): it replaces the file.
     if (code === 'EEXIST' || code === 'ENOENT') return;
     if (!LINK_REFUSED.has(code ?? '')) throw error;
-    await copyFile(from, to, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
     const info = await lstat(from);
+    const mode = info.mode & 0o7777;
+    await copyRegularFile(from, to, { what: 'the file of the output', maxBytes: Number.MAX_SAFE_INTEGER, noFollow: true, code: LocalErrorCode.Artifact }, mode);
+    await chmod(to, mode);
     await utimes(to, info.atime, info.mtime);
   }
 }
