@@ -17,4 +17,12 @@ flags('should compile libquickjs without lifetime markers, so the interpreter lo
   assert.is(QUICKJS_FLAGS[at - 1], '-Xclang', 'the flag is a cc1 option: it must follow -Xclang');
 });
 
+flags('should compile libquickjs without tail merging, so every handler jumps back to one loop header', () => {
+  // With it, the handlers' identical copies of sp and pc were merged into shared tails ahead of the
+  // dispatch: three nested wasm loops, each a V8 loop header with its own stack check and phis.
+  const at = QUICKJS_FLAGS.indexOf('-enable-tail-merge=false');
+  assert.ok(at > 0, `QUICKJS_FLAGS lacks -enable-tail-merge=false: ${QUICKJS_FLAGS.join(' ')}`);
+  assert.is(QUICKJS_FLAGS[at - 1], '-mllvm', 'the flag is an LLVM option: it must follow -mllvm');
+});
+
 flags.run();

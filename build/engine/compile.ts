@@ -42,11 +42,17 @@ const COMMON_FLAGS = (tc: Toolchain): string[] => [
  * handlers jump straight back to the dispatch: V8 runs 3.6 % fewer instructions of the engine on
  * morphir-elm's compile (bench/wasm-callgrind), for 1.6 KB of code and 48 bytes more of
  * JS_CallInternal's frame in linear memory. The native twin (gcc) has no such merge.
+ * No tail merging: LLVM's branch folder merged the handlers' identical last instructions (the
+ * copies of an unchanged `sp`, or of `pc` after a one-byte bytecode, into the registers the
+ * dispatch reads) into shared tails, which became three nested wasm loops around the dispatch,
+ * each a loop header where V8 puts a stack check and a phi for every local the loop assigns;
+ * without it all the handlers branch to the one header (bench/wasm-callgrind: see the commit).
  */
 export const QUICKJS_FLAGS = [
   '-D_GNU_SOURCE',
   '-w',
   '-Xclang', '-disable-lifetime-markers',
+  '-mllvm', '-enable-tail-merge=false',
 ];
 
 /** Flags for the glue (part of the engine's cache key). */

@@ -20,8 +20,11 @@
  * overflowed Node's default stack (984 KiB) first and trapped the call (engine.test.ts). At 512 KiB
  * it did again once the leaf evaluator left JS_CallInternal (patches/leaf-calls.ts, no_inline): its
  * arrays had been part of every JS call's frame here, so the recursion went 1,637 -> 1,926 calls
- * deep while the host's frame per call stayed as large. 432 KiB keeps it near the old depth. */
-#define MEP_JS_STACK_LIMIT (432 * 1024)
+ * deep while the host's frame per call stayed as large. 432 KiB kept it near the old depth. Again
+ * when the work of rare bytecodes left JS_CallInternal (patches/loop-locals.ts): its frame here
+ * shrank from about 320 to 208 bytes a call, 1,381 -> 2,125 calls deep, and TurboFan's frame
+ * overflowed the host's stack first; 296 KiB keeps the old depth. */
+#define MEP_JS_STACK_LIMIT (296 * 1024)
 
 extern JSRuntime *mep_rt;
 extern JSContext *mep_ctx;
