@@ -53,5 +53,7 @@ void mep_scrub_free_memory(void);
 void JS_MepScrubArenas(JSRuntime *rt);
 /* quickjs.c (build/engine/patches/property-arrays.ts): the same for its free property arrays. */
 void JS_MepScrubPropArrays(JSRuntime *rt);
+/* quickjs.c (build/engine/patches/shapes.ts): every shape lets go of the parent it holds for transitions. */
+void JS_MepDropShapeParents(JSRuntime *rt);
 
 #endif
