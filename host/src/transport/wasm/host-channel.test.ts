@@ -33,6 +33,12 @@ Trampoline('should refuse a host function set with one missing, before growing t
   assert.is(table.length, before, 'the table was not grown');
 });
 
+Trampoline('should attach a host of version 1 (the eight functions, no mep_artifact) through the default trampoline of nine', () => {
+  const instance = new WebAssembly.Instance(new WebAssembly.Module(loadPortableWatFixture('echo') as Uint8Array<ArrayBuffer>), { 'extism:host/env': { input_length: () => 0n } });
+  assert.ok(WebAssembly.Module.imports(defaultHostTrampoline() as WebAssembly.Module).some((i) => i.name === 'mep_artifact'));
+  assert.is(attachHostChannel(instance, noop, defaultHostTrampoline() as WebAssembly.Module), 1);
+});
+
 Trampoline.run();
 
 const Abi = suite('host channel :: guestAbi and checkGuestModule');

@@ -32,8 +32,14 @@ export const HOST_CHANNEL_SIGNATURES_V2 = [...HOST_CHANNEL_SIGNATURES, ['mep_art
 /** Names of the host functions, in slot order. */
 export type HostChannelName = (typeof HOST_CHANNEL_SIGNATURES_V2)[number][0];
 
-/** The host functions as plain wasm functions (i32 as number, f64 as number). */
-export type HostChannelFunctions = Record<HostChannelName, (...args: number[]) => number | void>;
+/**
+ * The host functions as plain wasm functions (i32 as number, f64 as number): the eight of version
+ * 1, and `mep_artifact` where the host takes raw artifacts (without it the channel is version 1
+ * whatever the trampoline, and the guest streams artifacts as JSON notifications).
+ */
+export type HostChannelFunctions = Record<Exclude<HostChannelName, 'mep_artifact'>, (...args: number[]) => number | void> & {
+  mep_artifact?: (...args: number[]) => number | void;
+};
 
 /** Version of the attach protocol (`mep_host_attach(first_slot, count, version)`) with eight slots. */
 export const HOST_CHANNEL_VERSION = 1;
@@ -80,6 +86,19 @@ export function hostTrampolineBytes(options: { artifacts?: boolean } = {}): Uint
 }
 
 let compiled: WebAssembly.Module | null | undefined;
+let compiledV1: WebAssembly.Module | null | undefined;
+
+/** The trampoline of version 1 (eight functions), compiled once per thread; null where compiling is forbidden. */
+function versionOneTrampoline(): WebAssembly.Module | null {
+  if (compiledV1 === undefined) {
+    try {
+      compiledV1 = new WebAssembly.Module(hostTrampolineBytes() as Uint8Array<ArrayBuffer>);
+    } catch {
+      compiledV1 = null;
+    }
+  }
+  return compiledV1;
+}
 
 /**
  * The trampoline compiled once per thread, or null where compiling wasm at run time is forbidden
@@ -120,7 +139,11 @@ export function attachHostChannel(instance: WebAssembly.Instance, functions: Hos
   if (!(table instanceof WebAssembly.Table) || typeof attach !== 'function') {
     throw new Error('the guest exports no __indirect_function_table or mep_host_attach');
   }
-  const exports = new WebAssembly.Instance(trampoline, { [TRAMPOLINE_NAMESPACE]: functions }).exports;
+  // Functions without mep_artifact (a host of version 1) through a trampoline that imports it: the
+  // trampoline of eight attaches them, instead of an instantiation error naming an import.
+  const importsArtifact = WebAssembly.Module.imports(trampoline).some((i) => i.name === 'mep_artifact');
+  const usable = importsArtifact && typeof functions.mep_artifact !== 'function' ? (versionOneTrampoline() ?? trampoline) : trampoline;
+  const exports = new WebAssembly.Instance(usable, { [TRAMPOLINE_NAMESPACE]: functions }).exports;
   const missing = HOST_CHANNEL_SIGNATURES.filter(([fn]) => typeof exports[fn] !== 'function').map(([fn]) => fn);
   if (missing.length > 0) throw new Error(`the host-channel trampoline does not export ${missing.join(', ')}; build it with hostTrampolineBytes()`);
   const signatures = typeof exports.mep_artifact === 'function' ? HOST_CHANNEL_SIGNATURES_V2 : HOST_CHANNEL_SIGNATURES;
