@@ -85,19 +85,20 @@ export function hostTrampolineBytes(options: { artifacts?: boolean } = {}): Uint
   return Uint8Array.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, ...section(1, typeEntries), ...section(2, imports), ...section(7, exports)]);
 }
 
-let compiled: WebAssembly.Module | null | undefined;
-let compiledV1: WebAssembly.Module | null | undefined;
+// The trampolines compiled once per thread, by whether they carry mep_artifact.
+const compiled = new Map<boolean, WebAssembly.Module | null>();
 
-/** The trampoline of version 1 (eight functions), compiled once per thread; null where compiling is forbidden. */
-function versionOneTrampoline(): WebAssembly.Module | null {
-  if (compiledV1 === undefined) {
+/** The trampoline of version 2 (`artifacts`) or 1, compiled once per thread; null where compiling wasm at run time is forbidden. */
+function compiledTrampoline(artifacts: boolean): WebAssembly.Module | null {
+  if (!compiled.has(artifacts)) {
     try {
-      compiledV1 = new WebAssembly.Module(hostTrampolineBytes() as Uint8Array<ArrayBuffer>);
+      compiled.set(artifacts, new WebAssembly.Module(hostTrampolineBytes({ artifacts }) as Uint8Array<ArrayBuffer>));
     } catch {
-      compiledV1 = null;
+      // Forbidden by the embedder (workerd): the caller degrades and says so.
+      compiled.set(artifacts, null);
     }
   }
-  return compiledV1;
+  return compiled.get(artifacts) ?? null;
 }
 
 /**
@@ -106,15 +107,7 @@ function versionOneTrampoline(): WebAssembly.Module | null {
  * a `.wasm` the platform binds as a module).
  */
 export function defaultHostTrampoline(): WebAssembly.Module | null {
-  if (compiled === undefined) {
-    try {
-      compiled = new WebAssembly.Module(hostTrampolineBytes({ artifacts: true }) as Uint8Array<ArrayBuffer>);
-    } catch {
-      // Forbidden by the embedder (workerd): the caller degrades and says so.
-      compiled = null;
-    }
-  }
-  return compiled;
+  return compiledTrampoline(true);
 }
 
 /** Which ABI `module` was built for, from its imports and exports; null when it has neither. */
@@ -142,7 +135,7 @@ export function attachHostChannel(instance: WebAssembly.Instance, functions: Hos
   // Functions without mep_artifact (a host of version 1) through a trampoline that imports it: the
   // trampoline of eight attaches them, instead of an instantiation error naming an import.
   const importsArtifact = WebAssembly.Module.imports(trampoline).some((i) => i.name === 'mep_artifact');
-  const usable = importsArtifact && typeof functions.mep_artifact !== 'function' ? (versionOneTrampoline() ?? trampoline) : trampoline;
+  const usable = importsArtifact && typeof functions.mep_artifact !== 'function' ? (compiledTrampoline(false) ?? trampoline) : trampoline;
   const exports = new WebAssembly.Instance(usable, { [TRAMPOLINE_NAMESPACE]: functions }).exports;
   const missing = HOST_CHANNEL_SIGNATURES.filter(([fn]) => typeof exports[fn] !== 'function').map(([fn]) => fn);
   if (missing.length > 0) throw new Error(`the host-channel trampoline does not export ${missing.join(', ')}; build it with hostTrampolineBytes()`);
