@@ -91,6 +91,18 @@ export async function compileExtensionModule(
   return cache.get(`${sha256}:${capPages}`, () => compileCapped(bytes, capPages, name, sha256, options.shapeVerdicts));
 }
 
+/**
+ * Takes in a module that {@link compileExtensionModule} compiled on another thread of this process
+ * (transport/wasm/node/file-module.ts: a worker prepared it from its file) as if it had compiled
+ * it here: cached under the same sha256 and cap, with its cap and start function known. Only for
+ * a module from that function: what is said of it here is trusted as this module's own record.
+ */
+export function adoptCompiledModule(module: WebAssembly.Module, sha256: string, capPages: number, start: boolean): Promise<WebAssembly.Module> {
+  capped.set(module, capPages);
+  if (start) starting.add(module);
+  return cache.get(`${sha256}:${capPages}`, () => Promise.resolve(module));
+}
+
 /** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */
 export function memoryCapOf(module: WebAssembly.Module): number | undefined {
   return capped.get(module);
