@@ -20,6 +20,9 @@ import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/e
 import { adoptCompiledModule, compileExtensionModule, hasStartFunction, memoryCapOf, type ShapeVerdicts } from '../module.ts';
 import type { WorkerThread } from './early-thread.ts';
 
+/** Room before the module's bytes for its rewritten memory and table limits (a few bytes longer each). */
+const HEADROOM = 64;
+
 /** What the host asks: the module of the file at `path`, answered on `reply`. */
 export interface CompileFileMessage {
   type: 'compile-file';
@@ -43,13 +46,15 @@ export async function compileFile(message: CompileFileMessage): Promise<void> {
   const { path, name, limits, reply } = message;
   let answer: CompileFileAnswer;
   try {
-    const bytes = await readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes' });
+    // Read with room in front, so the memory cap rewrites the few KB before the code in place
+    // rather than copying 7 MB into fresh pages (memory-cap.ts).
+    const bytes = await readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes', headroom: HEADROOM });
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     // A verdict written here is on disk before the answer (the command waits for the host's own).
     const writes: Promise<void>[] = [];
     const store = message.verdicts === undefined ? undefined : createShapeVerdicts(message.verdicts);
     const shapeVerdicts: ShapeVerdicts | undefined = store && { has: store.has, add: (hash, rules) => (writes[writes.length] = store.add(hash, rules)) };
-    const module = await compileExtensionModule(bytes, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+    const module = await compileExtensionModule(bytes, { name, sha256, limits, headroom: HEADROOM, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
     await Promise.all(writes);
     answer = { ok: true, module, sha256, capPages: memoryCapOf(module) as number, start: hasStartFunction(module) === true };
   } catch (error) {
