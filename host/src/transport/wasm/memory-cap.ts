@@ -156,7 +156,7 @@ function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content
   const grow = length - bytes.length;
   const last = (replaced[replaced.length - 1] as (typeof replaced)[number]).section.end;
   // In place: the new prefix is built apart (a few KB), then written to end where the old one ended.
-  const inPlace = headroom !== undefined && grow <= headroom;
+  const inPlace = headroom !== undefined && grow <= Math.min(headroom, bytes.byteOffset);
   const out = new Uint8Array(inPlace ? last + grow : length);
   let from = 0;
   let to = 0;
