@@ -27,9 +27,11 @@ import { readTextFile, readRegularFile } from '../files/regular-file.ts';
 import { parseJson } from '../protocol/json-parse.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { moduleFileKey, offerModuleAhead } from '../registry/module-file.ts';
-import { keepShapeVerdicts, keptShapeVerdicts } from '../registry/shape-verdicts.ts';
+import { keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from '../registry/shape-verdicts.ts';
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
+import { earlyWorkerThread, type WorkerThread } from '../transport/wasm/node/early-thread.ts';
+import { compileOnThread } from '../transport/wasm/node/file-module.ts';
 import { chooseProjectTier } from './commands/compile-tier.ts';
 import { looksLikePath } from './commands/extension-path.ts';
 import { parseGrantFlags } from './commands/grant-flags.ts';
@@ -78,6 +80,15 @@ let held: WebAssembly.Module | undefined;
  * never rejects (the command reports every problem itself).
  */
 export async function warmCompile(argv: readonly string[], cwd: string = process.cwd()): Promise<WebAssembly.Module | undefined> {
+  return (await startCompile(argv, cwd))?.module.catch(() => undefined);
+}
+
+/**
+ * {@link warmCompile}, resolving as soon as the module is under way (on the early thread, where
+ * there is one), with the promise of it (handled: it may reject unseen); undefined when nothing
+ * was started. Never rejects.
+ */
+export async function startCompile(argv: readonly string[], cwd: string = process.cwd()): Promise<{ module: Promise<WebAssembly.Module> } | undefined> {
   const early = earlyCompileOf(argv);
   if (early === undefined) return undefined;
   try {
@@ -88,9 +99,11 @@ export async function warmCompile(argv: readonly string[], cwd: string = process
     const { maxMemoryBytes, maxModuleBytes } = parseLimitFlags(early.values);
     const limits = { ...(maxMemoryBytes === undefined ? {} : { maxMemoryBytes }), ...(maxModuleBytes === undefined ? {} : { maxModuleBytes }) };
     const name = early.extension;
-    // Read meanwhile; a failure is the command's to report (handled here, so it is never unhandled).
-    const bytes = readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes' });
-    bytes.catch(() => undefined);
+    // On the thread the command started first, if it did (early-thread.ts): this thread loads the command meanwhile.
+    const thread = earlyWorkerThread();
+    // Else read here meanwhile; a failure is the command's to report (handled here, so it is never unhandled).
+    const bytes = thread ? undefined : readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes' });
+    bytes?.catch(() => undefined);
     // The tier before the module is compiled, as the command decides it (compile.ts).
     const manifest = parseJson(await readTextFile(join(project, 'morphir.json'), { what: 'the project file', maxBytes: HOST_FILE_LIMITS.smallFileBytes }));
     const sourceDirectory = (manifest as { sourceDirectory?: unknown } | null)?.sourceDirectory;
@@ -99,23 +112,28 @@ export async function warmCompile(argv: readonly string[], cwd: string = process
     // As `mep` does for every command (main.ts): the shape walk's verdict is read from (and kept in) $MEP_HOME.
     keepShapeVerdicts(true);
     const shapeVerdicts = keptShapeVerdicts();
-    const compiling = bytes.then((read) => {
-      const sha256 = createHash('sha256').update(read).digest('hex');
-      return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
-    });
+    const compiling = bytes === undefined
+      ? compileOnThread(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory() })
+      : bytes.then((read) => {
+          const sha256 = createHash('sha256').update(read).digest('hex');
+          return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+        });
     // Keyed by the file as stat saw it before the read: a write since, and the launch computes another key.
     offerModuleAhead(moduleFileKey(path, file, maxMemoryBytes, undefined), compiling);
-    held = await compiling;
     // Then the prestarted worker instantiates it (7 MB of snapshot into the guest's memory) while
     // the command still loads: prepared for the very guest the command's session asks for (the
     // pool's key: this module, and the spec the command builds from these flags, specOfFile).
     // Only instantiated, never called. Only that thread: if the session took it first, it
     // prepares it itself and nothing more starts.
     const values = early.values;
-    void import('../registry/launch.ts')
-      .then(({ specOfFile, warmTransport }) => warmTransport(specOfFile(path, parseLimitFlags(values), parseGrantFlags(values)), { onlyPrestarted: true }))
-      .catch(() => undefined);
-    return held;
+    const warmed = compiling.then(async (module) => {
+      held = module;
+      const { specOfFile, warmTransport } = await import('../registry/launch.ts');
+      void warmTransport(specOfFile(path, parseLimitFlags(values), parseGrantFlags(values)), { onlyPrestarted: true });
+      return module;
+    });
+    warmed.catch(() => undefined);
+    return { module: warmed };
   } catch {
     return undefined;
   }

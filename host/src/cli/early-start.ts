@@ -34,18 +34,23 @@ export function opensWasmSession(argv: readonly string[]): boolean {
 
 /**
  * Starts what {@link opensWasmSession} says `argv` needs; never fails. Returns at once, except for
- * a project compiled with a `.wasm` file given by path: once its module is compiled (early-compile.ts).
+ * a project compiled with a `.wasm` file given by path where no early thread runs (a checkout):
+ * once its module is compiled (early-compile.ts).
  */
 export async function startEarly(argv: readonly string[]): Promise<void> {
   if (!opensWasmSession(argv)) return;
   try {
+    // The thread first, before anything else loads here: it boots on the other core meanwhile.
+    const thread = (await import('../transport/wasm/node/early-thread.ts')).startEarlyWorkerThread();
     const { prestartWasmWorker } = await import('../registry/prestart.ts');
     void prestartWasmWorker();
-    // A project compiled with a .wasm file given by path: its module is compiled first, so that the
-    // prestarted worker instantiates it while the command loads (early-compile.ts). Awaited: the
-    // command's modules loading alongside on this thread held the compile back until the command
-    // asked for it, and the guest was then instantiated after all of it.
-    if (argv[0] === 'compile') await import('./early-compile.ts').then((early) => early.warmCompile(argv), () => undefined);
+    // A project compiled with a .wasm file given by path: its module is prepared on that thread
+    // (or here, when there is none), then instantiated there while the command loads
+    // (early-compile.ts). Awaited until it is under way there, or compiled here: the command's
+    // modules loading alongside on this thread held those steps back until the command asked.
+    if (argv[0] !== 'compile') return;
+    const compiling = await import('./early-compile.ts').then((early) => early.startCompile(argv), () => undefined);
+    if (thread === undefined) await compiling?.module.catch(() => undefined);
   } catch {
     // Only a head start: the session starts its own thread.
   }

@@ -58,4 +58,17 @@ Read('should read a regular file, follow a link unless told not to, and bound th
   }),
 );
 
+Read('should leave the room asked for before the bytes, in memory shared with nothing', () =>
+  withDir(async (dir) => {
+    const path = join(dir, 'module.bin');
+    await writeFile(path, 'a small file');
+    for (const headroom of [0, 64]) {
+      const bytes = await readRegularFile(path, { what: 'the test file', maxBytes: 1024, headroom });
+      assert.is(bytes.toString('utf8'), 'a small file');
+      // A small read comes from Node's shared pool unless room was asked for: then its own memory.
+      if (headroom > 0) assert.equal([bytes.byteOffset, bytes.buffer.byteLength >= headroom + bytes.length, bytes.buffer.byteLength < 8192], [headroom, true, true]);
+    }
+  }),
+);
+
 Read.run();

@@ -30,6 +30,12 @@ export interface RegularFileOptions {
   limit?: LimitName;
   /** How to raise `maxBytes` when no user limit does (`pass --max-sources 20000`). */
   raise?: string;
+  /**
+   * Bytes left free before the file's bytes in the returned Buffer's own memory (never pooled,
+   * shared with nothing), for a caller that rewrites the first bytes in place, a few longer (the
+   * wasm memory cap: transport/wasm/memory-cap.ts). Default 0.
+   */
+  headroom?: number;
 }
 
 const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
@@ -111,24 +117,38 @@ export async function openRegularFile(path: string, options: RegularFileOptions)
  * The next buffer to read into: what is left of the size seen plus one byte (so a file that did
  * not grow is read in one buffer and kept as it is), at least 64 KiB, never past the limit.
  */
-const nextChunk = (size: number, total: number, maxBytes: number): Buffer => Buffer.allocUnsafe(Math.min(Math.max(size - total + 1, 1 << 16), maxBytes + 1 - total));
+const chunkSize = (size: number, total: number, maxBytes: number): number => Math.min(Math.max(size - total + 1, 1 << 16), maxBytes + 1 - total);
+const nextChunk = (size: number, total: number, maxBytes: number): Buffer => Buffer.allocUnsafe(chunkSize(size, total, maxBytes));
 
 /** The chunks read, as one buffer: the first itself when it is the only one. */
 const joined = (chunks: Buffer[], total: number): Buffer => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total));
+
+/** {@link joined}, `headroom` bytes into memory of its own (unpooled): room the caller may write in. */
+function joinedWithRoom(chunks: Buffer[], total: number, headroom: number): Buffer {
+  const only = chunks.length === 1 ? (chunks[0] as Buffer) : undefined;
+  if (only !== undefined && only.byteOffset === headroom && only.buffer.byteLength >= headroom + total) return only;
+  const room = Buffer.allocUnsafeSlow(headroom + total);
+  let at = headroom;
+  for (const chunk of chunks) at += chunk.copy(room, at);
+  return room.subarray(headroom, headroom + total);
+}
 
 /** Reads all of an {@link openRegularFile} up to `maxBytes` (a file that grew past it is refused); the caller closes it. */
 export async function readOpenedFile(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
+  const headroom = options.headroom ?? 0;
   for (;;) {
-    const chunk = nextChunk(info.size, total, options.maxBytes);
+    // The first read goes past the headroom, into memory of its own.
+    const room = chunks.length === 0 ? headroom : 0;
+    const chunk = room === 0 ? nextChunk(info.size, total, options.maxBytes) : Buffer.allocUnsafeSlow(room + chunkSize(info.size, 0, options.maxBytes)).subarray(room);
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
     if (bytesRead === 0) break;
     total += bytesRead;
     if (total > options.maxBytes) throw tooLarge(path, options, total);
     chunks.push(chunk.subarray(0, bytesRead));
   }
-  return joined(chunks, total);
+  return headroom > 0 ? joinedWithRoom(chunks, total, headroom) : joined(chunks, total);
 }
 
 /**

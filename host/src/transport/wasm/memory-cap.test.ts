@@ -97,6 +97,30 @@ both('should refuse the memory first, then the table, as capping them in turn do
   assert.throws(() => capSections(Uint8Array.from([...header, 5, 9, 1]), 1, 1), (e: unknown) => e instanceof MemoryCapError && e.reason === 'malformed');
   assert.throws(() => capSections(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 1, 1), (e: unknown) => e instanceof MemoryCapError && e.reason === 'malformed');
 });
+both('should rewrite in place, without a copy, the bytes a caller gives up with room before them', () => {
+  for (const [table, memory] of [
+    [[0x00, 2], [0x00, 1]],
+    [[0x01, 1, ...writeU32(100_000)], [0x01, 1, ...writeU32(65_536)]],
+    [[0x00, 4], [0x03, 1, 3]],
+  ] as [number[], number[]][]) {
+    const module = withBoth(table, memory);
+    const copied = capSections(module, 4096, 1000);
+    const room = new Uint8Array(16 + module.length);
+    room.set(module, 16);
+    const given = room.subarray(16);
+    const inPlace = capSections(given, 4096, 1000, undefined, 16);
+    assert.equal([...inPlace.bytes], [...copied.bytes], JSON.stringify([table, memory]));
+    assert.is(inPlace.bytes.buffer, room.buffer, 'the same memory: nothing copied');
+    assert.is(inPlace.bytes.byteOffset + inPlace.bytes.length, room.length, 'ending where the module ended');
+    // Without the room it needs (or with none given), a copy, and the bytes are left as they were.
+    const tight = Uint8Array.from(module);
+    const grows = copied.bytes.length > module.length;
+    const fallback = capSections(tight, 4096, 1000, undefined, 0);
+    assert.equal([...fallback.bytes], [...copied.bytes]);
+    if (grows) assert.equal([...tight], [...module], 'not rewritten when there is no room');
+    assert.equal([...capSections(Uint8Array.from(module), 4096, 1000).bytes], [...copied.bytes]);
+  }
+});
 both('should leave a module without table or memory alone', () => {
   const bytes = Uint8Array.from(header);
   assert.equal(capSections(bytes, 1, 1), { bytes, minPages: 0, changed: false });

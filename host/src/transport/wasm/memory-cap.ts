@@ -83,14 +83,17 @@ export function capTableSection(bytes: Uint8Array, capEntries: number): MemoryCa
 /**
  * {@link capMemorySection}, then {@link capTableSection} on its result, with one copy of the
  * module instead of two (a guest is 7.6 MB, most of it the snapshot's data): the same bytes, the
- * same `minPages` (the memory's), and the memory refused before the table.
+ * same `minPages` (the memory's), and the memory refused before the table. With `headroom` (the
+ * caller gives up `bytes` and owns that many bytes before them in their buffer), no copy at all:
+ * the sections up to the last one rewritten are written again in place, ending where it ended,
+ * when they grow by at most `headroom` bytes (the rest, code and data, stays where it is).
  */
-export function capSections(bytes: Uint8Array, capPages: number, capEntries: number, share = sharedMemoryAvailable()): MemoryCapResult {
+export function capSections(bytes: Uint8Array, capPages: number, capEntries: number, share = sharedMemoryAvailable(), headroom?: number): MemoryCapResult {
   const rewrites: [number, (content: Uint8Array) => Rewritten][] = [
     [MEMORY_SECTION, (content) => rewriteMemories(content, capPages, share)],
     [TABLE_SECTION, (content) => rewriteTables(content, capEntries)],
   ];
-  return rewriteSections(bytes, rewrites);
+  return rewriteSections(bytes, rewrites, headroom);
 }
 
 interface Rewritten {
@@ -136,7 +139,7 @@ function findSections(bytes: Uint8Array, ids: readonly number[]): Map<number, Se
  * section of its id, and builds the module again once, when one of them changed its section.
  * `minPages` is the first rewrite's.
  */
-function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content: Uint8Array) => Rewritten][]): MemoryCapResult {
+function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content: Uint8Array) => Rewritten][], headroom?: number): MemoryCapResult {
   const found = findSections(bytes, rewrites.map(([id]) => id));
   const replaced: { section: SectionAt; header: number[]; content: Uint8Array }[] = [];
   let minPages: number | undefined;
@@ -150,7 +153,11 @@ function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content
   if (replaced.length === 0) return { bytes, minPages: minPages ?? 0, changed: false };
   replaced.sort((a, b) => a.section.at - b.section.at);
   const length = replaced.reduce((n, r) => n + r.header.length + r.content.length - (r.section.end - r.section.at), bytes.length);
-  const out = new Uint8Array(length);
+  const grow = length - bytes.length;
+  const last = (replaced[replaced.length - 1] as (typeof replaced)[number]).section.end;
+  // In place: the new prefix is built apart (a few KB), then written to end where the old one ended.
+  const inPlace = headroom !== undefined && grow <= Math.min(headroom, bytes.byteOffset);
+  const out = new Uint8Array(inPlace ? last + grow : length);
   let from = 0;
   let to = 0;
   for (const { section, header, content } of replaced) {
@@ -160,6 +167,11 @@ function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content
     out.set(content, to + header.length);
     to += header.length + content.length;
     from = section.end;
+  }
+  if (inPlace) {
+    const whole = new Uint8Array(bytes.buffer, bytes.byteOffset - grow, length);
+    whole.set(out);
+    return { bytes: whole, minPages: minPages ?? 0, changed: true };
   }
   out.set(bytes.subarray(from), to);
   return { bytes: out, minPages: minPages ?? 0, changed: true };

@@ -29,6 +29,12 @@ export interface CompileExtensionOptions {
    * that fails costs only the walk.
    */
   shapeVerdicts?: ShapeVerdicts;
+  /**
+   * The caller gives up `source` (a Uint8Array) and this many bytes before it in its buffer, which
+   * no one else uses (files/regular-file.ts `headroom`): the memory cap rewrites the module in
+   * place instead of copying it (memory-cap.ts `capSections`). Default: `source` is left as it is.
+   */
+  headroom?: number;
 }
 
 /** Where verdicts of the module shape walk are kept between processes; see {@link CompileExtensionOptions.shapeVerdicts}. */
@@ -88,7 +94,20 @@ export async function compileExtensionModule(
     throw new MepError(LocalErrorCode.Usage, `compileExtensionModule of "${name}": options.sha256 must be the bytes' sha256 as 64 lowercase hex digits, got '${options.sha256.slice(0, 80)}'.`, { data: { extension: name } });
   }
   const sha256 = options.sha256 ?? (await sha256Hex(bytes));
-  return cache.get(`${sha256}:${capPages}`, () => compileCapped(bytes, capPages, name, sha256, options.shapeVerdicts));
+  const headroom = source instanceof Uint8Array ? options.headroom : undefined;
+  return cache.get(`${sha256}:${capPages}`, () => compileCapped(bytes, capPages, name, sha256, options.shapeVerdicts, headroom));
+}
+
+/**
+ * Takes in a module that {@link compileExtensionModule} compiled on another thread of this process
+ * (transport/wasm/node/file-module.ts: a worker prepared it from its file) as if it had compiled
+ * it here: cached under the same sha256 and cap, with its cap and start function known. Only for
+ * a module from that function: what is said of it here is trusted as this module's own record.
+ */
+export function adoptCompiledModule(module: WebAssembly.Module, sha256: string, capPages: number, start: boolean): Promise<WebAssembly.Module> {
+  capped.set(module, capPages);
+  if (start) starting.add(module);
+  return cache.get(`${sha256}:${capPages}`, () => Promise.resolve(module));
 }
 
 /** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */
@@ -119,14 +138,14 @@ export function checkModuleSize(name: string, size: number, maxModuleBytes: numb
   );
 }
 
-async function compileCapped(bytes: Uint8Array, capPages: number, name: string, sha256: string, verdicts: ShapeVerdicts | undefined): Promise<WebAssembly.Module> {
+async function compileCapped(bytes: Uint8Array, capPages: number, name: string, sha256: string, verdicts: ShapeVerdicts | undefined, headroom: number | undefined): Promise<WebAssembly.Module> {
   // The walk is linear in the module's size (about 0.1 s of CPU for a 7.6 MB guest in a fresh process).
   const walked = !(await verdicts?.has(sha256, SHAPE_RULES).catch(() => false));
   if (walked) checkModuleShape(bytes, name);
   let rewritten: Uint8Array;
   try {
     // One copy of the module with both capped (7.6 MB for a guest; capping each in turn copied it twice).
-    rewritten = capSections(bytes, capPages, WASM_MODULE_BOUNDS.tableEntries).bytes;
+    rewritten = capSections(bytes, capPages, WASM_MODULE_BOUNDS.tableEntries, undefined, headroom).bytes;
   } catch (error) {
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(

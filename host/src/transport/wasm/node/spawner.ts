@@ -8,16 +8,18 @@
  * start a thread ({@link prestartNodeWasmWorker}) before it loads the rest.
  */
 import { existsSync } from 'node:fs';
-import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+import { receiveMessageOnPort } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError } from '../../../protocol/errors.ts';
 import { workerPoolOf, type SpawnWasmWorker, type WasmWorkerPoolOptions } from '../worker-pool.ts';
 import type { FromWorker } from '../worker-protocol.ts';
+import { startWorkerThread, takeEarlyWorkerThread } from './early-thread.ts';
 import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from './worker-bundle.ts';
 
 let bundled: Promise<URL> | undefined;
 
-async function workerUrl(): Promise<URL> {
+/** The URL of the worker entry: the prebuilt bundle, or one bundled here (a checkout). */
+export async function workerUrl(): Promise<URL> {
   bundled ??= (async () => {
     // The installed package ships the bundle (npm run build); a checkout makes it here.
     const prebuilt = new URL(`./${PREBUILT_WORKER_ENTRY}`, import.meta.url);
@@ -49,22 +51,17 @@ export type NodeWorkerSpawnerOptions = WasmWorkerPoolOptions;
  */
 export function createNodeWasmWorkerSpawner(options: NodeWorkerSpawnerOptions = {}): SpawnWasmWorker {
   const spawn: SpawnWasmWorker = async () => {
-    // The thread's traffic goes through a port of its own rather than the worker's, so the host
-    // can take a call's messages synchronously (receiveMessageOnPort) once its result is in.
-    const { port1: port, port2 } = new MessageChannel();
-    // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
-    const worker = new Worker(await workerUrl(), { execArgv: [], workerData: { port: port2 }, transferList: [port2] });
+    // The thread the command started before it loaded (early-thread.ts), else a new one.
+    const { worker, port, onEnd } = takeEarlyWorkerThread() ?? startWorkerThread(await workerUrl());
     let exitListener: ((error: Error | undefined) => void) | undefined;
     let stopping = false;
     let reported = false;
-    const report = (error: Error | undefined): void => {
+    onEnd((error) => {
       port.close();
       if (stopping || reported) return;
       reported = true;
       exitListener?.(error);
-    };
-    worker.on('error', (error) => report(error));
-    worker.on('exit', (code) => report(code === 0 ? undefined : new Error(`worker exited with code ${code}`)));
+    });
     return {
       postMessage: (message, transfer) => port.postMessage(message, transfer as never),
       onMessage: (listener) => void port.on('message', listener),

@@ -1,0 +1,122 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { loadWatFixture } from '../../../../../fixtures/wasm/compile.ts';
+import { isMepError, LocalErrorCode } from '../../../protocol/errors.ts';
+import { compileExtensionModule, memoryCapOf } from '../module.ts';
+import { startWorkerThread, type WorkerThread } from './early-thread.ts';
+import { compileOnThread } from './file-module.ts';
+import { workerUrl } from './spawner.ts';
+
+/** The echo guest with a custom section of random bytes: a module no other test has compiled (the compile cache is per process). */
+function uniqueModule(): Uint8Array {
+  const payload = Buffer.concat([Buffer.from([4]), Buffer.from('mep!'), randomBytes(16)]);
+  return Buffer.concat([loadWatFixture('echo'), Buffer.from([0, payload.length]), payload]);
+}
+
+const MIB = 1024 * 1024;
+const test = suite('a module prepared from its file on a wasm worker thread (issue 32)');
+let root = '';
+let thread: WorkerThread | undefined;
+test.before.each(async () => {
+  root = mkdtempSync(join(tmpdir(), 'mep-file-module-'));
+  thread = startWorkerThread(await workerUrl());
+});
+test.after.each(async () => {
+  await thread?.worker.terminate();
+  rmSync(root, { recursive: true, force: true });
+});
+
+test('should hand the host the module it would compile itself for the same bytes and memory cap', async () => {
+  const bytes = uniqueModule();
+  const path = join(root, 'guest.wasm');
+  writeFileSync(path, bytes);
+  const module = await compileOnThread(thread as WorkerThread, { path, name: 'guest.wasm', limits: { maxMemoryBytes: 64 * MIB } });
+  assert.instance(module, WebAssembly.Module);
+  assert.is(memoryCapOf(module), 1024, 'its memory capped as the host caps it');
+  // Taken in as compiled here: the host's own compile of these bytes under this cap is this module.
+  assert.is(await compileExtensionModule(bytes, { name: 'guest.wasm', limits: { maxMemoryBytes: 64 * MIB } }), module);
+  assert.equal(WebAssembly.Module.exports(module).map((e) => e.name).sort(), WebAssembly.Module.exports(await WebAssembly.compile(bytes as Uint8Array<ArrayBuffer>)).map((e) => e.name).sort());
+});
+
+test('should refuse a bad module on the worker with the error the host refuses it with', async () => {
+  const cases: [string, Uint8Array, { maxMemoryBytes?: number; maxModuleBytes?: number }][] = [
+    ['broken.wasm', Buffer.from('\0asm\x01\0\0\0\x05garbage'), {}],
+    ['not-wasm.wasm', Buffer.from('just text, no module'), {}],
+    ['truncated.wasm', uniqueModule().subarray(0, 40), {}],
+    // A memory of 2 pages at start, above a cap of 1 page: ERR_LIMIT naming maxMemoryBytes.
+    ['too-much-memory.wasm', Buffer.from('\0asm\x01\0\0\0\x05\x03\x01\x00\x02', 'latin1'), { maxMemoryBytes: 65_536 }],
+  ];
+  for (const [name, bytes, limits] of cases) {
+    const path = join(root, name);
+    writeFileSync(path, bytes);
+    const onWorker = await compileOnThread(thread as WorkerThread, { path, name, limits }).then(() => undefined, (e: unknown) => e);
+    const onHost = await compileExtensionModule(readFileSync(path), { name, limits }).then(() => undefined, (e: unknown) => e);
+    assert.ok(isMepError(onHost), `${name}: the host refuses it (${String(onHost)})`);
+    assert.ok(isMepError(onWorker), `${name}: the worker refuses it (${String(onWorker)})`);
+    assert.equal({ code: onWorker.code, message: onWorker.message, data: onWorker.data }, { code: onHost.code, message: onHost.message, data: onHost.data }, name);
+  }
+  // Above the module size bound: refused by its size before it is read, as the launch's read refuses it.
+  const path = join(root, 'big.wasm');
+  writeFileSync(path, uniqueModule());
+  const big = await compileOnThread(thread as WorkerThread, { path, name: 'big.wasm', limits: { maxModuleBytes: 16 } }).then(() => undefined, (e: unknown) => e);
+  assert.ok(isMepError(big) && big.code === LocalErrorCode.Limit && (big.data as { limit?: unknown }).limit === 'maxModuleBytes', String(big));
+});
+
+test('should reject, not hang, when the thread ends before it answers', async () => {
+  const path = join(root, 'guest.wasm');
+  writeFileSync(path, uniqueModule());
+  const asked = compileOnThread(thread as WorkerThread, { path, name: 'guest.wasm', limits: {} });
+  await thread?.worker.terminate();
+  const error = await asked.then(() => undefined, (e: unknown) => e);
+  assert.ok(isMepError(error) && error.code === LocalErrorCode.ExtensionCrashed, String(error));
+});
+
+/** Runs `script` (an ES module, through tsx) in a fresh node; resolves with its exit code and output, or "hung" after 60 s. */
+function runNode(script: string, cwd: string): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
+  const repo = fileURLToPath(new URL('../../../../../', import.meta.url));
+  return new Promise((resolve) => {
+    execFile(process.execPath, ['--import', new URL('node_modules/tsx/dist/esm/index.mjs', `file://${repo}`).href, '--input-type=module', '-e', script], { cwd, env: { ...process.env, MEP_HOME: join(cwd, 'home'), TSX_TSCONFIG_PATH: join(repo, 'tsconfig.json') }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { killed?: boolean }).killed ? 'hung' : ((error as { code?: number | string }).code ?? 1)) : 0, stdout, stderr });
+    });
+  });
+}
+
+test('should give the pool the early thread, run the session on it, and leave no thread behind at exit', async () => {
+  const dir = join(root, 'project');
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  writeFileSync(join(dir, 'morphir.json'), JSON.stringify({ name: 'My.Pack', sourceDirectory: 'src' }));
+  writeFileSync(join(dir, 'src', 'Big.elm'), 'module Big exposing (..)\n' + '-- padding\n'.repeat(6000));
+  writeFileSync(join(root, 'guest.wasm'), uniqueModule());
+  const src = (file: string): string => JSON.stringify(new URL(`../../../${file}`, import.meta.url).href);
+  // The command's order (cli/early-start.ts): the thread, the pool's prestart, the early compile; then the session.
+  const script = `
+    const { startEarlyWorkerThread, takeEarlyWorkerThread } = await import(${src('transport/wasm/node/early-thread.ts')});
+    const { workerUrl, prestartNodeWasmWorker, sharedNodeWasmSpawner } = await import(${src('transport/wasm/node/spawner.ts')});
+    const { workerPoolOf } = await import(${src('transport/wasm/worker-pool.ts')});
+    const { startCompile } = await import(${src('cli/early-compile.ts')});
+    const { openTransport, specOfFile } = await import(${src('registry/launch.ts')});
+    const { memoryCapOf } = await import(${src('transport/wasm/module.ts')});
+    const thread = startEarlyWorkerThread(await workerUrl());
+    void prestartNodeWasmWorker();
+    const module = await (await startCompile(['compile', 'project', '--extension', './guest.wasm', '--max-memory', '64MiB'])).module;
+    const transport = await openTransport(specOfFile(${JSON.stringify(join(root, 'guest.wasm'))}, { maxMemoryBytes: 64 * 1024 * 1024 }));
+    await transport.close();
+    console.log(JSON.stringify({ early: thread !== undefined, taken: takeEarlyWorkerThread() === undefined, cap: memoryCapOf(module), started: workerPoolOf(sharedNodeWasmSpawner()).stats().started }));
+  `;
+  const run = await runNode(script, root);
+  assert.is(run.code, 0, run.stderr);
+  // One thread in all: the early one, taken by the pool; the module came from it (capped); and the
+  // process ended by itself once the session closed (a thread left holding it would have hung it).
+  assert.equal(JSON.parse(run.stdout.trim().split('\n').pop() as string), { early: true, taken: true, cap: 1024, started: 1 });
+  // A thread started early that nothing used does not hold the process either.
+  const unused = await runNode(`const { startEarlyWorkerThread } = await import(${src('transport/wasm/node/early-thread.ts')}); const { workerUrl } = await import(${src('transport/wasm/node/spawner.ts')}); console.log(startEarlyWorkerThread(await workerUrl()) !== undefined);`, root);
+  assert.equal({ code: unused.code, out: unused.stdout.trim() }, { code: 0, out: 'true' }, unused.stderr);
+});
+
+test.run();

@@ -1,0 +1,101 @@
+/**
+ * A guest's module prepared from its file on a wasm worker thread (issue 32): read, hashed, its
+ * kept shape verdict read (or the walk run), memory-capped and compiled by the same
+ * `compileExtensionModule` the host runs, every check included, then posted back to the host
+ * (a compiled module crosses threads without being compiled again). The early compile of
+ * `mep compile` (cli/early-compile.ts) asks the thread it started first (early-thread.ts), so
+ * that the main thread loads the command meanwhile: this work was 60–120 ms of its CPU for the
+ * 7.4 MB Elm frontend.
+ *
+ * The host trusts the answer as it trusts its own compile: the worker entry is its own code, in
+ * its own process. A failure comes back as an error and the host's launch then prepares the
+ * module itself, reporting its own typed error (registry/launch.ts).
+ */
+import { createHash } from 'node:crypto';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
+import { readRegularFile } from '../../../files/regular-file.ts';
+import { createShapeVerdicts } from '../../../registry/shape-verdict-files.ts';
+import { resolveWasmLimits, type WasmLimits } from '../limits.ts';
+import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/errors.ts';
+import { adoptCompiledModule, compileExtensionModule, hasStartFunction, memoryCapOf, type ShapeVerdicts } from '../module.ts';
+import type { WorkerThread } from './early-thread.ts';
+
+/** Room before the module's bytes for its rewritten memory and table limits (a few bytes longer each). */
+const HEADROOM = 64;
+
+/** What the host asks: the module of the file at `path`, answered on `reply`. */
+export interface CompileFileMessage {
+  type: 'compile-file';
+  /** Absolute path of the `.wasm` file. */
+  path: string;
+  /** The extension's name, for errors. */
+  name: string;
+  limits: Pick<Partial<WasmLimits>, 'maxMemoryBytes' | 'maxModuleBytes'>;
+  /** Where verdicts of the shape walk are kept (shape-verdicts.ts), if they are. */
+  verdicts?: string;
+  reply: MessagePort;
+}
+
+/** The answer on the reply port. */
+export type CompileFileAnswer =
+  | { ok: true; module: WebAssembly.Module; sha256: string; capPages: number; start: boolean }
+  | { ok: false; error: { code?: unknown; message: string; data?: unknown } };
+
+/** Prepares the module `message` asks for and answers on its port; never throws. */
+export async function compileFile(message: CompileFileMessage): Promise<void> {
+  const { path, name, limits, reply } = message;
+  let answer: CompileFileAnswer;
+  try {
+    // Read with room in front, so the memory cap rewrites the few KB before the code in place
+    // rather than copying 7 MB into fresh pages (memory-cap.ts).
+    const bytes = await readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes', headroom: HEADROOM });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    // A verdict written here is on disk before the answer (the command waits for the host's own).
+    const writes: Promise<void>[] = [];
+    const store = message.verdicts === undefined ? undefined : createShapeVerdicts(message.verdicts);
+    const shapeVerdicts: ShapeVerdicts | undefined = store && { has: store.has, add: (hash, rules) => (writes[writes.length] = store.add(hash, rules)) };
+    const module = await compileExtensionModule(bytes, { name, sha256, limits, headroom: HEADROOM, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+    await Promise.all(writes);
+    answer = { ok: true, module, sha256, capPages: memoryCapOf(module) as number, start: hasStartFunction(module) === true };
+  } catch (error) {
+    const e = error as { code?: unknown; message?: unknown; data?: unknown };
+    answer = { ok: false, error: { code: e.code, message: String(e.message ?? error), data: e.data } };
+  }
+  try {
+    reply.postMessage(answer);
+  } catch {
+    // An error's data that cannot be cloned: the host prepares the module itself and reports it.
+    reply.postMessage({ ok: false, error: { message: 'the module could not be prepared on the worker thread' } } satisfies CompileFileAnswer);
+  }
+}
+
+/** True for a {@link CompileFileMessage}. */
+export function isCompileFileMessage(message: unknown): message is CompileFileMessage {
+  return typeof message === 'object' && message !== null && (message as { type?: unknown }).type === 'compile-file';
+}
+
+/**
+ * The host's side: the module of the file `request` names, prepared on `thread` and taken in as
+ * compiled here (`adoptCompiledModule`). Rejects with the worker's error (its MepError's code,
+ * message and data: what `compileExtensionModule` refused it with), or ERR_EXTENSION_CRASHED
+ * when the thread ended first.
+ */
+export function compileOnThread(thread: WorkerThread, request: Omit<CompileFileMessage, 'type' | 'reply'>): Promise<WebAssembly.Module> {
+  return new Promise((resolve, reject) => {
+    const { port1: answers, port2: reply } = new MessageChannel();
+    const ended = (): void => {
+      answers.close();
+      reject(new MepError(LocalErrorCode.ExtensionCrashed, `The wasm worker thread ended before it prepared the module of "${request.name}".`, { data: { extension: request.name } }));
+    };
+    answers.once('message', (answer: CompileFileAnswer) => {
+      answers.close();
+      if (answer.ok) return void resolve(adoptCompiledModule(answer.module, answer.sha256, answer.capPages, answer.start));
+      const { code, message, data } = answer.error;
+      reject(new MepError(typeof code === 'number' || typeof code === 'string' ? (code as MepErrorCode) : LocalErrorCode.ExtensionCrashed, message, { data }));
+    });
+    answers.once('close', ended);
+    thread.onEnd(ended);
+    const message: CompileFileMessage = { type: 'compile-file', ...request, reply };
+    thread.port.postMessage(message, [reply]);
+  });
+}
