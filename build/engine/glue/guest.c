@@ -13,6 +13,9 @@
 /* Timers the module's top level may run during initialization before it counts as runaway. */
 #define MEP_INIT_MAX_TIMERS 100000
 
+/* patches/alloc.ts: while set, small blocks of every size class are carved from one chunk */
+extern int mep_arena_shared_carve;
+
 static JSValue *exports_fn;
 static uint32_t exports_count;
 
@@ -30,14 +33,17 @@ static char *pending_exception(JSContext *ctx) {
 
 /* Evaluates the bundle and binds the exports. Returns 0, or a malloc'd NUL-terminated message. */
 MEP_EXPORT("mep_guest_init") char *mep_guest_init(uint8_t *blob, uint32_t blob_len) {
-  mep_runtime_init();
-  JSContext *ctx = mep_ctx;
-  char *err = NULL;
-  mep_initializing = 1;
   uint32_t bc_len;
   if (blob_len < 4) return dup_text("mep guest: the bytecode blob is truncated");
   memcpy(&bc_len, blob, 4);
   if (bc_len > blob_len - 4) return dup_text("mep guest: the bytecode blob is truncated");
+  /* What initialization leaves live is packed into as few pages as it fills: every instance
+   * faults in each page the snapshot holds (patches/alloc.ts). */
+  mep_arena_shared_carve = 1;
+  mep_runtime_init();
+  JSContext *ctx = mep_ctx;
+  char *err = NULL;
+  mep_initializing = 1;
   JSValue obj = JS_ReadObject(ctx, blob + 4, bc_len, JS_READ_OBJ_BYTECODE);
   if (JS_IsException(obj)) {
     err = pending_exception(ctx);
@@ -79,6 +85,7 @@ done:
   JS_MepScrubArenas(mep_rt); /* patches/alloc.ts: the free small blocks, which malloc does not see */
   JS_MepScrubPropArrays(mep_rt); /* patches/property-arrays.ts: the free property arrays, likewise */
   mep_scrub_free_memory();
+  mep_arena_shared_carve = 0; /* from here on only a heap's first chunks are carved by every class */
   mep_initializing = 0;
   return err;
 }

@@ -33,6 +33,11 @@ export const ALLOC_PATCHES: readonly QuickjsPatch[] = [
     uint8_t *mep_carve_end[JS_ARENA_BLOCK_SIZE_COUNT];
     uint8_t *mep_chunks;
     size_t mep_chunk_count, mep_sweep_at; /* chunks held, and at how many the next sweep runs */
+    /* mep engine: the first MEP_MIXED_CHUNKS chunks, and every chunk while a guest initializes,
+       are carved by blocks of every class (mep_arena_carve_shared); listed apart, never swept */
+#define MEP_MIXED_CHUNKS 512
+    uint8_t *mep_mixed_chunks, *mep_mixed_carve, *mep_mixed_end;
+    size_t mep_mixed_count;
     uint8_t mep_class[JS_ARENA_MAX_SMALL_SIZE / JS_ARENA_ALIGN + 1]; /* by total size / 8 */`,
     why: 'the state of the free-list allocator below, in place of the arena lists',
   },
@@ -58,6 +63,8 @@ export const ALLOC_PATCHES: readonly QuickjsPatch[] = [
     memset(s->mep_carve, 0, sizeof(s->mep_carve));
     memset(s->mep_carve_end, 0, sizeof(s->mep_carve_end));
     s->mep_chunks = NULL;
+    s->mep_mixed_chunks = s->mep_mixed_carve = s->mep_mixed_end = NULL;
+    s->mep_mixed_count = 0;
     s->mep_chunk_count = 0;
     s->mep_sweep_at = MEP_SWEEP_MIN;
     for (i = 0; i < countof(s->mep_class); i++)
@@ -70,13 +77,49 @@ export const ALLOC_PATCHES: readonly QuickjsPatch[] = [
     file: 'quickjs.c',
     at: { fn: 'static no_inline JSArena *arena_new(JSRuntime *rt, int block_size_idx)', sha256: '2d136cd75c13acce' },
     op: 'replace',
-    text: String.raw`/* mep engine: a new block of class idx carved from the class's chunk, or a new chunk */
+    text: String.raw`/* mep engine: small blocks of every class are carved from one chunk at a time while the runtime
+   holds fewer than MEP_MIXED_CHUNKS chunks of them (2 MiB), and whatever it holds while this is set
+   (a guest's initialization, glue/guest.c). A guest's snapshot then holds one part-carved chunk
+   instead of one per class, whose uncarved rests spread the live blocks over more pages (the small
+   extension: 15 of its pages, the Elm frontend 64), each faulted in by every instance; and its
+   first calls carve from that chunk, not from a new chunk per class (new pages). Such chunks are
+   never swept (patches/chunk-sweep.ts: their blocks are of many classes); the sweep only runs on
+   heaps of far more chunks */
+int mep_arena_shared_carve;
+
+/* mep engine: a new block of class idx carved from the shared chunk, or a new shared chunk */
+static no_inline JSMallocBlockHeader *mep_arena_carve_shared(JSRuntime *rt, int idx)
+{
+    JSArenaState *s = &rt->arena_state;
+    size_t block_size = arena_block_sizes[idx];
+    JSMallocBlockHeader *b;
+
+    if ((size_t)(s->mep_mixed_end - s->mep_mixed_carve) < block_size) {
+        uint8_t *chunk;
+        if (!(chunk = rt->mf.js_malloc(rt->malloc_state.opaque, JS_ARENA_SIZE)))
+            return NULL;
+        if (s->mep_mixed_carve) /* the rest too small for this block stays zero */
+            memset(s->mep_mixed_carve, 0, s->mep_mixed_end - s->mep_mixed_carve);
+        *(uint8_t **)chunk = s->mep_mixed_chunks;
+        s->mep_mixed_chunks = chunk;
+        s->mep_mixed_count++;
+        s->mep_mixed_carve = chunk + JS_ARENA_ALIGN;
+        s->mep_mixed_end = chunk + JS_ARENA_SIZE;
+    }
+    b = (JSMallocBlockHeader *)s->mep_mixed_carve;
+    s->mep_mixed_carve += block_size;
+    return b;
+}
+
+/* mep engine: a new block of class idx carved from the class's chunk, or a new chunk */
 static no_inline JSMallocBlockHeader *mep_arena_carve(JSRuntime *rt, int idx)
 {
     JSArenaState *s = &rt->arena_state;
     size_t block_size = arena_block_sizes[idx];
     JSMallocBlockHeader *b;
 
+    if (s->mep_mixed_count < MEP_MIXED_CHUNKS || unlikely(mep_arena_shared_carve))
+        return mep_arena_carve_shared(rt, idx);
     if ((size_t)(s->mep_carve_end[idx] - s->mep_carve[idx]) < block_size) {
         uint8_t *chunk;
         if (unlikely(s->mep_chunk_count >= s->mep_sweep_at))
@@ -184,6 +227,11 @@ static void js_arena_free_all(JSRuntime *rt)
         rt->mf.js_free(rt->malloc_state.opaque, s->mep_chunks);
         s->mep_chunks = next;
     }
+    while (s->mep_mixed_chunks) {
+        uint8_t *next = *(uint8_t **)s->mep_mixed_chunks;
+        rt->mf.js_free(rt->malloc_state.opaque, s->mep_mixed_chunks);
+        s->mep_mixed_chunks = next;
+    }
     js_arena_init(rt);
 }
 
@@ -204,6 +252,8 @@ void JS_MepScrubArenas(JSRuntime *rt)
         if (s->mep_carve[i])
             memset(s->mep_carve[i], 0, s->mep_carve_end[i] - s->mep_carve[i]);
     }
+    if (s->mep_mixed_carve)
+        memset(s->mep_mixed_carve, 0, s->mep_mixed_end - s->mep_mixed_carve);
 }
 `,
     why: 'give the chunks back when the runtime is freed; zero the free blocks before a snapshot',

@@ -52,13 +52,14 @@ static int mep_chunk_cmp(const void *a, const void *b)
    memory: a class's free blocks otherwise stay its own, and a program whose first stage's objects
    die (a parsed input) and whose next allocates other sizes holds both. A chunk is free when its
    free blocks add up to all it can carve: its class's blocks, or property arrays of any slot
-   count (patches/property-arrays.ts); a chunk still being carved stays. Only for heaps of
+   count (patches/property-arrays.ts); a chunk still being carved stays, and so do the chunks a
+   guest's initialization carved blocks of every class from (patches/alloc.ts). Only for heaps of
    MEP_SWEEP_MIN chunks or more; nothing happens when the side tables cannot be allocated. */
 static void mep_sweep_chunks(JSRuntime *rt)
 {
     JSArenaState *s = &rt->arena_state;
     const size_t usable = JS_ARENA_SIZE - JS_ARENA_ALIGN;
-    size_t n = 0, i, k, kept;
+    size_t n = 0, mixed = 0, i, k, kept;
     uint8_t *c, **chunks;
     uint16_t *free_bytes, *capacity;
     void **link;
@@ -70,12 +71,18 @@ static void mep_sweep_chunks(JSRuntime *rt)
     s->mep_sweep_at = mep_sweep_next(n);
     if (n < MEP_SWEEP_MIN)
         return;
+    /* the mixed chunks are looked up too (their free blocks must not count for another chunk) */
+    for (c = s->mep_mixed_chunks; c; c = *(uint8_t **)c)
+        mixed++;
+    n += mixed;
     chunks = rt->mf.js_malloc(rt->malloc_state.opaque, n * (sizeof(*chunks) + 2 * sizeof(uint16_t)));
     if (!chunks)
         return;
     free_bytes = (uint16_t *)(chunks + n);
     capacity = free_bytes + n;
     for (i = 0, c = s->mep_chunks; c; c = *(uint8_t **)c)
+        chunks[i++] = c;
+    for (c = s->mep_mixed_chunks; c; c = *(uint8_t **)c)
         chunks[i++] = c;
     qsort(chunks, n, sizeof(*chunks), mep_chunk_cmp);
     memset(free_bytes, 0, n * 2 * sizeof(uint16_t));
@@ -100,10 +107,16 @@ static void mep_sweep_chunks(JSRuntime *rt)
             capacity[mep_chunk_of(chunks, n, s->mep_carve[idx] - 1)] = 0;
     if (s->mep_prop_carve)
         capacity[mep_chunk_of(chunks, n, s->mep_prop_carve - 1)] = 0;
-    /* from here on, capacity[k] says whether chunk k is free (all it can carve is on lists) */
+    /* from here on, capacity[k] says whether chunk k is free (1: all it can carve is on lists),
+       kept (0) or mixed (2: kept, and on the mixed list) */
     for (k = 0, kept = 0; k < n; k++) {
         capacity[k] = capacity[k] && free_bytes[k] == capacity[k];
         kept += !capacity[k];
+    }
+    for (c = s->mep_mixed_chunks; c; c = *(uint8_t **)c) {
+        k = mep_chunk_of(chunks, n, c);
+        kept += capacity[k] == 1;
+        capacity[k] = 2;
     }
     if (kept < n) {
         /* the free lists without the blocks of free chunks, then the chunk list */
@@ -111,7 +124,7 @@ static void mep_sweep_chunks(JSRuntime *rt)
             void **prev = &s->mep_free[idx];
             for (link = *prev; link; link = *prev) {
                 k = mep_chunk_of(chunks, n, link);
-                if (capacity[k])
+                if (capacity[k] == 1)
                     *prev = *(void **)((JSMallocBlockHeader *)link)->user_data;
                 else
                     prev = (void **)((JSMallocBlockHeader *)link)->user_data;
@@ -121,19 +134,19 @@ static void mep_sweep_chunks(JSRuntime *rt)
             void **prev = &s->mep_prop_free[i];
             for (link = *prev; link; link = *prev) {
                 k = mep_chunk_of(chunks, n, link);
-                if (capacity[k])
+                if (capacity[k] == 1)
                     *prev = *link;
                 else
                     prev = link;
             }
         }
         s->mep_chunks = NULL;
-        s->mep_chunk_count = kept;
-        s->mep_sweep_at = mep_sweep_next(kept);
+        s->mep_chunk_count = kept - mixed;
+        s->mep_sweep_at = mep_sweep_next(kept - mixed);
         for (k = n; k-- > 0;) {
-            if (capacity[k]) {
+            if (capacity[k] == 1) {
                 rt->mf.js_free(rt->malloc_state.opaque, chunks[k]);
-            } else {
+            } else if (capacity[k] == 0) {
                 *(uint8_t **)chunks[k] = s->mep_chunks;
                 s->mep_chunks = chunks[k];
             }
