@@ -2,9 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorCode, LocalErrorCode, isMepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { createTestClient, openFixture, rejection } from '../../../../fixtures/wasm/test-client.ts';
+import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 import type { WasmTransportOptions } from './index.ts';
 
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
+
+/** `fixture` compiled by the caller: the host takes a WebAssembly.Module as is (its bytes unseen, unchecked). */
+const compiled = (fixture: string): { module: WebAssembly.Module } => ({ module: new WebAssembly.Module(loadWatFixture(fixture) as Uint8Array<ArrayBuffer>) });
 
 /** The host is alive: a new session of the well-behaved guest answers. */
 async function assertHostAlive(isolation: WasmTransportOptions['isolation']): Promise<void> {
@@ -76,9 +80,10 @@ for (const isolation of ['inline', 'worker'] as const) {
   });
 
   hostile('should fail on a wasm exception thrown out of handle, saying so :: ERR_EXTENSION_CRASHED', async () => {
-    // Before, the message said "crashed: [object WebAssembly.Exception]".
-    await assertFails('throw', isolation, LocalErrorCode.ExtensionCrashed);
-    const transport = await openFixture('throw', isolation);
+    // Before, the message said "crashed: [object WebAssembly.Exception]". Its bytes are refused
+    // (exception handling), so the module is compiled by the caller.
+    await assertFails('throw', isolation, LocalErrorCode.ExtensionCrashed, compiled('throw'));
+    const transport = await openFixture('throw', isolation, compiled('throw'));
     try {
       const error = (await rejection(createTestClient(transport).request(1, 'ping'))) as Error;
       assert.not.match(error.message, /\[object /);
@@ -97,6 +102,23 @@ for (const isolation of ['inline', 'worker'] as const) {
     assert.is(codeOf(error), ErrorCode.PermissionDenied);
     assert.ok(((error as { data: { imports: string[] } }).data.imports).some((name) => name.startsWith('wasi_snapshot_preview1.path_open')));
     await assertHostAlive(isolation);
+  });
+
+  hostile("should refuse before compiling a guest using atomics, exception handling or tail calls (a wait with no timeout, a catch of the host's refusals, a return_call loop) :: -32012", async () => {
+    // Before, inline, the wait blocked the host's thread for good and the catch answered the call.
+    for (const [fixture, feature] of [['atomic-wait', 'threads'], ['catch-refusal', 'exception-handling'], ['tail-loop', 'tail-call']] as const) {
+      const error = await rejection(openFixture(fixture, isolation));
+      assert.is(codeOf(error), ErrorCode.PermissionDenied, `${fixture}: ${String(error)}`);
+      assert.is((error as { data: { feature: string } }).data.feature, feature);
+      assert.match((error as Error).message, /before it is compiled: it uses the .* proposal .*; rebuild this one without it/);
+    }
+    await assertHostAlive(isolation);
+  });
+
+  hostile("should fail a call whose guest caught the host's refusal and answered anyway, in a module compiled by the caller :: ERR_EXTENSION_CRASHED, ERR_PROTOCOL", async () => {
+    // Before, both answered: "swallowed" after a mep_notify outside memory, "first" after a second output.
+    await assertFails('catch-refusal', isolation, LocalErrorCode.ExtensionCrashed, compiled('catch-refusal'));
+    await assertFails('catch-second-output', isolation, LocalErrorCode.Protocol, compiled('catch-second-output'));
   });
 
   hostile('should refuse an initial memory above the cap :: ERR_LIMIT', async () => {
