@@ -46,6 +46,13 @@ async function assertFails(
   await assertHostAlive(isolation);
 }
 
+/** `error` is a guest's crash at instantiation, saying so, with V8's `detail`. */
+function assertInstantiationCrash(error: unknown, detail: RegExp): void {
+  assert.is(codeOf(error), LocalErrorCode.ExtensionCrashed, String(error));
+  assert.match((error as Error).message, /^Wasm extension "[\w-]+" crashed: it failed while it was instantiated, before any call/);
+  assert.match((error as Error).message, detail);
+}
+
 for (const isolation of ['inline', 'worker'] as const) {
   const hostile = suite(`hostile guests :: ${isolation}`);
 
@@ -121,6 +128,12 @@ for (const isolation of ['inline', 'worker'] as const) {
     await assertFails('catch-second-output', isolation, LocalErrorCode.Protocol, compiled('catch-second-output'));
   });
 
+  hostile('should fail with a typed error naming the extension when its instantiation traps (a data segment past its memory) :: ERR_EXTENSION_CRASHED', async () => {
+    // Before: inline, a bare RuntimeError with no code; in a worker, only V8's words.
+    assertInstantiationCrash(await rejection(openFixture('data-out-of-bounds', isolation)), /data segment is out of bounds/);
+    await assertHostAlive(isolation);
+  });
+
   hostile('should refuse an initial memory above the cap :: ERR_LIMIT', async () => {
     assert.is(codeOf(await rejection(openFixture('memory-min-too-big', isolation))), LocalErrorCode.Limit);
     await assertHostAlive(isolation);
@@ -130,6 +143,12 @@ for (const isolation of ['inline', 'worker'] as const) {
 }
 
 const killed = suite('worker isolation');
+
+killed('should fail with a typed error naming the extension when its start function overflows the stack, and start the next session :: ERR_EXTENSION_CRASHED', async () => {
+  // Before: "Maximum call stack size exceeded", naming neither the extension nor when.
+  assertInstantiationCrash(await rejection(openFixture('start-overflow', 'worker')), /Maximum call stack size exceeded/);
+  await assertHostAlive('worker');
+});
 
 killed('should kill a guest that never polls at its deadline while the host keeps ticking', async () => {
   const deadline = 200;
