@@ -319,6 +319,13 @@ export const WASM_MODULE_BOUNDS = Object.freeze({
    * capped to this, so `table.grow` stops there (the guest: under 600, and the host adds 8).
    */
   tableEntries: 65_536,
+  /**
+   * Entries of all element segments together: what the tables can hold (16 × 65,536). V8 makes
+   * a passive segment a heap array at its first `table.init` (8 bytes an entry, outside linear
+   * memory): six of 10,000,000 one-byte entries in a 60 MB module took the host's RSS past
+   * 750 MB (the guest: one segment of about 550).
+   */
+  elementEntries: 1_048_576,
 });
 
 /** The name of one wasm module bound. */

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorCode, isMepError, LocalErrorCode } from '../../protocol/errors.ts';
 import { WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
-import { compileBombModule, instructionModule, stackBombModule, tablesModule, uleb } from '../../../../fixtures/wasm/hostile-modules.ts';
+import { compileBombModule, elementSegmentsModule, instructionModule, stackBombModule, tablesModule, uleb } from '../../../../fixtures/wasm/hostile-modules.ts';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 import { rejection } from '../../../../fixtures/wasm/test-client.ts';
 import { compileExtensionModule } from './module.ts';
@@ -101,6 +101,15 @@ shape('should lower a declared table maximum above the bound, and keep one below
   const low = await WebAssembly.instantiate(await compileExtensionModule(tablesModule(1, 1, 5), { name: 'low' }));
   assert.is((low.exports.grow as (n: number) => number)(4), 1);
   assert.is((low.exports.grow as (n: number) => number)(1), -1);
+});
+
+shape('should refuse element segments holding more entries than the tables can, together :: ERR_LIMIT', async () => {
+  // Each segment is a heap array at its first table.init: 6 of 10,000,000 took the host's RSS past 750 MB.
+  const half = WASM_MODULE_BOUNDS.elementEntries / 2;
+  const bytes = elementSegmentsModule(2, half + 1);
+  assert.ok(WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>));
+  assertLimit(await rejection(compileExtensionModule(bytes, { name: 'elements' })), 'elementEntries');
+  assert.is(readModuleShape(elementSegmentsModule(2, half)).elementEntries, 2 * half);
 });
 
 shape('should refuse custom sections above the bound :: ERR_LIMIT', () => {

@@ -68,12 +68,14 @@ export interface ModuleShape {
   moduleCompileCost: number;
   /** The largest initial size a table declares, in entries. */
   tableEntries: number;
+  /** Entries of all element segments together. */
+  elementEntries: number;
 }
 
 type Bounds = Readonly<Record<WasmModuleBound, number>>;
 
 const SECTION_COUNTS: Partial<Record<number, keyof ModuleShape & WasmModuleBound>> = {
-  1: 'types', 3: 'functions', 5: 'memories', 6: 'globals', 7: 'exports', 9: 'elementSegments', 11: 'dataSegments',
+  1: 'types', 3: 'functions', 5: 'memories', 6: 'globals', 7: 'exports', 11: 'dataSegments',
 };
 
 /**
@@ -83,7 +85,7 @@ const SECTION_COUNTS: Partial<Record<number, keyof ModuleShape & WasmModuleBound
 export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_BOUNDS): ModuleShape {
   const shape: ModuleShape = {
     types: 0, imports: 0, functions: 0, tables: 0, memories: 0, globals: 0, exports: 0, elementSegments: 0, dataSegments: 0, tags: 0,
-    customSectionBytes: 0, functionBodyBytes: 0, functionLocals: 0, blockDepth: 0, functionControl: 0, functionCompileCost: 0, moduleCompileCost: 0, tableEntries: 0,
+    customSectionBytes: 0, functionBodyBytes: 0, functionLocals: 0, blockDepth: 0, functionControl: 0, functionCompileCost: 0, moduleCompileCost: 0, tableEntries: 0, elementEntries: 0,
   };
   const check = (limit: WasmModuleBound, value: number, what: string): void => {
     if (value > bounds[limit]) throw new ModuleShapeError(`${what}: ${value}, above the bound of ${bounds[limit]}`, limit, value, bounds[limit]);
@@ -113,6 +115,7 @@ export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_
       check(counted, shape[counted], `${counted} declared`);
     } else if (id === 2) readImports(s, shape, check, sigs);
     else if (id === 4) readTables(s, shape, check);
+    else if (id === 9) readElements(s, shape, check);
     else if (id === 10) readCode(s, shape, check, sigs);
   }
   return shape;
@@ -187,6 +190,30 @@ function readTables(s: Reader, shape: ModuleShape, check: Check): void {
       tableType(s, shape, check);
       walkExpression(s);
     } else tableType(s, shape, check);
+  }
+}
+
+/** Counts the element segments and their entries, skipping each segment's contents. */
+function readElements(s: Reader, shape: ModuleShape, check: Check): void {
+  shape.elementSegments = s.u32();
+  check('elementSegments', shape.elementSegments, 'element segments declared');
+  for (let i = 0; i < shape.elementSegments; i++) {
+    const flags = s.u32();
+    if (flags > 7) throw new ModuleShapeError(`an element segment of unknown kind ${flags}`);
+    if (flags === 2 || flags === 6) s.u32();
+    if ((flags & 0x01) === 0) walkExpression(s);
+    const expressions = (flags & 0x04) !== 0;
+    if (flags !== 0 && flags !== 4) {
+      if (expressions) valueType(s);
+      else s.byte();
+    }
+    const entries = s.u32();
+    shape.elementEntries += entries;
+    check('elementEntries', shape.elementEntries, 'entries of element segments');
+    for (let e = 0; e < entries; e++) {
+      if (expressions) walkExpression(s);
+      else s.u32();
+    }
   }
 }
 
