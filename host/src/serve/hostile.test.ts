@@ -83,6 +83,25 @@ Serve('should fail a session/open whose guest never finishes starting at its dea
   }
 });
 
+Serve('should refuse a session/open of a guest using atomics (an atomic wait would hold its thread), naming the proposal, and serve the next :: -32012', async () => {
+  const host = await startServedHost();
+  try {
+    const { line, socket } = await client(host);
+    const atomics = join(dir, 'atomic-wait.wasm');
+    await writeFile(atomics, loadWatFixture('atomic-wait'));
+    const response = await line.request(1, ServeMethod.Open, { extension: atomics });
+    const error = response.error as { code: number; data: { reason: string; feature: string } } | undefined;
+    assert.is(error?.code, ErrorCode.PermissionDenied, JSON.stringify(response));
+    assert.equal([error?.data.reason, error?.data.feature], ['wasm-feature', 'threads']);
+    const sample = await host.measure(false);
+    assert.equal([sample.sessions, sample.slots], [0, 0]);
+    assert.ok('result' in (await line.request(2, ServeMethod.Open, { extension: avro })));
+    socket.destroy();
+  } finally {
+    await host.close();
+  }
+});
+
 // 64 guests spinning at once (the default slot count) on two cores is most of this file's time:
 // `npm test` fills a server of 16 slots, `npm run test:long` the default 64.
 const SLOTS = byTier(16, DEFAULT_MAX_SESSIONS);
