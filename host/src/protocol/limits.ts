@@ -292,8 +292,6 @@ export const WASM_MODULE_BOUNDS = Object.freeze({
   elementSegments: 10_000,
   /** Data segments (the guest: up to about 15,000; V8: 100,000). */
   dataSegments: 100_000,
-  /** Exception tags (the guest: none). */
-  tags: 1_000,
   /** Bytes of custom sections in all (names, source map; the guest: about 0.5 MiB). */
   customSectionBytes: 32 * 1024 * 1024,
   /** Bytes of one function body (the guest: under 40 KB; V8: 7,654,321). */

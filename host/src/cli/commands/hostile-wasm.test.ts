@@ -67,7 +67,7 @@ Start.run();
 
 const Features = suite('cli :: wasm proposals refused before compiling');
 
-for (const [name, args] of commands) {
+for (const [name, args] of [...commands, ['call', (wasm: string) => ['call', wasm, 'ping', ...DEADLINE]] as const]) {
   Features(`should refuse in mep ${name} a guest using atomics, exception handling or tail calls, naming the proposal :: -32012`, () =>
     withProject(async (t) => {
       for (const [fixture, feature] of [['atomic-wait', 'threads'], ['catch-refusal', 'exception-handling'], ['tail-loop', 'tail-call']]) {

@@ -1,6 +1,6 @@
 /**
  * Reads the shape of a wasm binary before the engine compiles it: how many types, imports,
- * functions, tables, memories, globals, exports, segments and tags it declares, how big its custom
+ * functions, tables, memories, globals, exports and segments it declares, how big its custom
  * sections and function bodies are, how many locals and how deep a nesting of blocks each body
  * has. One pass over the bytes, stopping at the first count above its bound (WASM_MODULE_BOUNDS in
  * protocol/limits.ts), so what a hostile module makes the host spend before that refusal is linear
@@ -51,7 +51,6 @@ export interface ModuleShape {
   exports: number;
   elementSegments: number;
   dataSegments: number;
-  tags: number;
   /** Bytes of custom sections, in all. */
   customSectionBytes: number;
   /** The largest function body, in bytes. */
@@ -84,7 +83,7 @@ const SECTION_COUNTS: Partial<Record<number, keyof ModuleShape & WasmModuleBound
  */
 export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_BOUNDS): ModuleShape {
   const shape: ModuleShape = {
-    types: 0, imports: 0, functions: 0, tables: 0, memories: 0, globals: 0, exports: 0, elementSegments: 0, dataSegments: 0, tags: 0,
+    types: 0, imports: 0, functions: 0, tables: 0, memories: 0, globals: 0, exports: 0, elementSegments: 0, dataSegments: 0,
     customSectionBytes: 0, functionBodyBytes: 0, functionLocals: 0, blockDepth: 0, functionControl: 0, functionCompileCost: 0, moduleCompileCost: 0, tableEntries: 0, elementEntries: 0,
   };
   const check = (limit: WasmModuleBound, value: number, what: string): void => {
