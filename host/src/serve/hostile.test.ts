@@ -67,13 +67,15 @@ Serve.after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-Serve('should fail a session/open whose guest never finishes starting at its deadline, and release its slot :: ERR_TIMEOUT', async () => {
+/**
+ * Opens `extension` on a fresh server, hands the answer to `check`, then asserts that the refused
+ * open holds no session or slot and that a good session opens after it.
+ */
+async function assertOpenRefused(open: Record<string, unknown>, check: (response: JsonRpcMessage) => void): Promise<void> {
   const host = await startServedHost();
   try {
     const { line, socket } = await client(host);
-    const response = await line.request(1, ServeMethod.Open, { extension: startLoop, runtime: { limits: { callTimeoutMs: 300 } } });
-    assert.is((response.error as { code: number } | undefined)?.code, ErrorCode.ExtensionFailure, JSON.stringify(response));
-    assert.is(localCodeOf(response), LocalErrorCode.Timeout);
+    check(await line.request(1, ServeMethod.Open, open));
     const sample = await host.measure(false);
     assert.equal([sample.sessions, sample.slots], [0, 0]);
     assert.ok('result' in (await line.request(2, ServeMethod.Open, { extension: avro })));
@@ -81,6 +83,22 @@ Serve('should fail a session/open whose guest never finishes starting at its dea
   } finally {
     await host.close();
   }
+}
+
+Serve('should fail a session/open whose guest never finishes starting at its deadline, and release its slot :: ERR_TIMEOUT', () =>
+  assertOpenRefused({ extension: startLoop, runtime: { limits: { callTimeoutMs: 300 } } }, (response) => {
+    assert.is((response.error as { code: number } | undefined)?.code, ErrorCode.ExtensionFailure, JSON.stringify(response));
+    assert.is(localCodeOf(response), LocalErrorCode.Timeout);
+  }));
+
+Serve('should refuse a session/open of a guest using atomics (an atomic wait would hold its thread), naming the proposal, and serve the next :: -32012', async () => {
+  const atomics = join(dir, 'atomic-wait.wasm');
+  await writeFile(atomics, loadWatFixture('atomic-wait'));
+  await assertOpenRefused({ extension: atomics }, (response) => {
+    const error = response.error as { code: number; data: { reason: string; feature: string } } | undefined;
+    assert.is(error?.code, ErrorCode.PermissionDenied, JSON.stringify(response));
+    assert.equal([error?.data.reason, error?.data.feature], ['wasm-feature', 'threads']);
+  });
 });
 
 // 64 guests spinning at once (the default slot count) on two cores is most of this file's time:

@@ -12,7 +12,7 @@ const ir = join(repoRoot, 'fixtures/mep/ir/business-terms.json');
 
 interface Run {
   code: number;
-  error?: { code: string; message: string; data: Record<string, unknown> };
+  error?: { code: string | number; message: string; data: Record<string, unknown> };
   stderr: string;
   elapsedMs: number;
 }
@@ -64,6 +64,24 @@ for (const [name, args] of commands) {
 }
 
 Start.run();
+
+const Features = suite('cli :: wasm proposals refused before compiling');
+
+for (const [name, args] of [...commands, ['call', (wasm: string) => ['call', wasm, 'ping', ...DEADLINE]] as const]) {
+  Features(`should refuse in mep ${name} a guest using atomics, exception handling or tail calls, naming the proposal :: -32012`, () =>
+    withProject(async (t) => {
+      for (const [fixture, feature] of [['atomic-wait', 'threads'], ['catch-refusal', 'exception-handling'], ['tail-loop', 'tail-call']]) {
+        const run = await mep(t, args(await watFile(t, fixture as string)));
+        assert.is(run.error?.code, -32012, `${fixture}: ${JSON.stringify(run.error)} ${run.stderr}`);
+        assert.equal([run.error?.data.reason, run.error?.data.feature], ['wasm-feature', feature]);
+        assert.match(run.error?.message ?? '', /rebuild this one without it/);
+        assert.is.not(run.code, 0);
+      }
+    }),
+  );
+}
+
+Features.run();
 
 const Size = suite('cli :: --max-module');
 

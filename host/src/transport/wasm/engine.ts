@@ -127,8 +127,17 @@ export async function createWasmEngine(
       Object.entries(channel).map(([fn, impl]) => [fn, (_cx: ExtismCallContextLike, ...args: number[]) => impl(...args)]),
     ) as Record<string, ExtismHostFunction>;
   }
-  const plugin = await createPlugin(module, { functions, config: { ...(grants.config ?? {}) }, log: io.guestLog });
-  const instance = await plugin.getInstance();
+  let plugin: Awaited<ReturnType<CreateExtismPlugin>>;
+  let instance: WebAssembly.Instance;
+  try {
+    plugin = await createPlugin(module, { functions, config: { ...(grants.config ?? {}) }, log: io.guestLog });
+    instance = await plugin.getInstance();
+  } catch (error) {
+    // A trap or stack overflow in its start function, a data or element segment out of bounds:
+    // V8's bare RuntimeError ("unreachable") named neither the extension nor what failed.
+    if (isMepError(error)) throw error;
+    throw crash(name, `it failed while it was instantiated, before any call: ${describeThrown(error)} (in its start function, or a data or element segment that does not fit its memory or table)`, error);
+  }
   const memory = instance.exports.memory as WebAssembly.Memory | undefined;
   io.setMemory(memory);
   if (!legacy && instance.exports.mep_host_attach !== undefined) {

@@ -265,9 +265,32 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
     },
   };
 
+  /**
+   * `fn`, keeping the first error it throws as the call's refusal: the call fails with it even
+   * when the guest catches it (a `catch_all` of the exception-handling proposal catches what a
+   * host function throws; the shape check refuses such modules, but not one compiled by the
+   * caller, whose bytes it never sees) and answers anyway.
+   */
+  const held = <F extends (...args: never[]) => unknown>(fn: F): F =>
+    ((...args: never[]) => {
+      try {
+        return fn(...args);
+      } catch (error) {
+        refused ??= error instanceof MepError ? error : crash(name, describeThrown(error), error);
+        throw error;
+      }
+    }) as F;
+  // mep_interrupt and mep_clock_ms never throw, and the engine polls the first: left as they are.
+  const heldChannel = { ...channel };
+  for (const key of ['mep_input_copy', 'mep_output_copy', 'mep_notify', 'mep_artifact', 'mep_request', 'mep_reply_copy', 'mep_random_fill'] as const) {
+    const fn = channel[key];
+    if (fn !== undefined) (heldChannel as Record<string, unknown>)[key] = held(fn);
+  }
+  const heldKernel = Object.fromEntries(Object.entries(kernel).map(([key, fn]) => [key, held(fn)]));
+
   return {
-    channel,
-    kernel,
+    channel: heldChannel,
+    kernel: heldKernel,
     guestLog,
     setMemory(m) {
       memory = m;

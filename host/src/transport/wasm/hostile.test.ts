@@ -2,9 +2,13 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ErrorCode, LocalErrorCode, isMepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { createTestClient, openFixture, rejection } from '../../../../fixtures/wasm/test-client.ts';
+import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 import type { WasmTransportOptions } from './index.ts';
 
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
+
+/** `fixture` compiled by the caller: the host takes a WebAssembly.Module as is (its bytes unseen, unchecked). */
+const compiled = (fixture: string): { module: WebAssembly.Module } => ({ module: new WebAssembly.Module(loadWatFixture(fixture) as Uint8Array<ArrayBuffer>) });
 
 /** The host is alive: a new session of the well-behaved guest answers. */
 async function assertHostAlive(isolation: WasmTransportOptions['isolation']): Promise<void> {
@@ -42,6 +46,13 @@ async function assertFails(
   await assertHostAlive(isolation);
 }
 
+/** `error` is a guest's crash at instantiation, saying so, with V8's `detail`. */
+function assertInstantiationCrash(error: unknown, detail: RegExp): void {
+  assert.is(codeOf(error), LocalErrorCode.ExtensionCrashed, String(error));
+  assert.match((error as Error).message, /^Wasm extension "[\w-]+" crashed: it failed while it was instantiated, before any call/);
+  assert.match((error as Error).message, detail);
+}
+
 for (const isolation of ['inline', 'worker'] as const) {
   const hostile = suite(`hostile guests :: ${isolation}`);
 
@@ -76,9 +87,10 @@ for (const isolation of ['inline', 'worker'] as const) {
   });
 
   hostile('should fail on a wasm exception thrown out of handle, saying so :: ERR_EXTENSION_CRASHED', async () => {
-    // Before, the message said "crashed: [object WebAssembly.Exception]".
-    await assertFails('throw', isolation, LocalErrorCode.ExtensionCrashed);
-    const transport = await openFixture('throw', isolation);
+    // Before, the message said "crashed: [object WebAssembly.Exception]". Its bytes are refused
+    // (exception handling), so the module is compiled by the caller.
+    await assertFails('throw', isolation, LocalErrorCode.ExtensionCrashed, compiled('throw'));
+    const transport = await openFixture('throw', isolation, compiled('throw'));
     try {
       const error = (await rejection(createTestClient(transport).request(1, 'ping'))) as Error;
       assert.not.match(error.message, /\[object /);
@@ -99,6 +111,29 @@ for (const isolation of ['inline', 'worker'] as const) {
     await assertHostAlive(isolation);
   });
 
+  hostile("should refuse before compiling a guest using atomics, exception handling or tail calls (a wait with no timeout, a catch of the host's refusals, a return_call loop) :: -32012", async () => {
+    // Before, inline, the wait blocked the host's thread for good and the catch answered the call.
+    for (const [fixture, feature] of [['atomic-wait', 'threads'], ['catch-refusal', 'exception-handling'], ['tail-loop', 'tail-call']] as const) {
+      const error = await rejection(openFixture(fixture, isolation));
+      assert.is(codeOf(error), ErrorCode.PermissionDenied, `${fixture}: ${String(error)}`);
+      assert.is((error as { data: { feature: string } }).data.feature, feature);
+      assert.match((error as Error).message, /before it is compiled: it uses the .* proposal .*; rebuild this one without it/);
+    }
+    await assertHostAlive(isolation);
+  });
+
+  hostile("should fail a call whose guest caught the host's refusal and answered anyway, in a module compiled by the caller :: ERR_EXTENSION_CRASHED, ERR_PROTOCOL", async () => {
+    // Before, both answered: "swallowed" after a mep_notify outside memory, "first" after a second output.
+    await assertFails('catch-refusal', isolation, LocalErrorCode.ExtensionCrashed, compiled('catch-refusal'));
+    await assertFails('catch-second-output', isolation, LocalErrorCode.Protocol, compiled('catch-second-output'));
+  });
+
+  hostile('should fail with a typed error naming the extension when its instantiation traps (a data segment past its memory) :: ERR_EXTENSION_CRASHED', async () => {
+    // Before: inline, a bare RuntimeError with no code; in a worker, only V8's words.
+    assertInstantiationCrash(await rejection(openFixture('data-out-of-bounds', isolation)), /data segment is out of bounds/);
+    await assertHostAlive(isolation);
+  });
+
   hostile('should refuse an initial memory above the cap :: ERR_LIMIT', async () => {
     assert.is(codeOf(await rejection(openFixture('memory-min-too-big', isolation))), LocalErrorCode.Limit);
     await assertHostAlive(isolation);
@@ -108,6 +143,12 @@ for (const isolation of ['inline', 'worker'] as const) {
 }
 
 const killed = suite('worker isolation');
+
+killed('should fail with a typed error naming the extension when its start function overflows the stack, and start the next session :: ERR_EXTENSION_CRASHED', async () => {
+  // Before: "Maximum call stack size exceeded", naming neither the extension nor when.
+  assertInstantiationCrash(await rejection(openFixture('start-overflow', 'worker')), /Maximum call stack size exceeded/);
+  await assertHostAlive('worker');
+});
 
 killed('should kill a guest that never polls at its deadline while the host keeps ticking', async () => {
   const deadline = 200;

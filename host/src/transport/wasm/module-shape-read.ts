@@ -13,19 +13,51 @@ export class ModuleShapeError extends Error {
     readonly limit?: WasmModuleBound,
     readonly value?: number,
     readonly bound?: number,
+    /** The wasm proposal the module uses that the host refuses (see {@link refusedFeature}), when that is why. */
+    readonly feature?: RefusedFeature,
   ) {
     super(message);
   }
 }
 
-/** Skips the immediates of every opcode but the structured ones. */
+/**
+ * Proposals V8 runs that the host refuses by construction: no guest of `mep build` uses them (its
+ * engine is MVP, sign extension and bulk memory) and each gives a guest a way out of its bounds:
+ * atomics `memory.atomic.wait32/64` blocks its thread with no CPU spent (the host declares every
+ * guest memory shared; inline, that thread is the host's), exception handling's `catch_all`
+ * catches the host's own refusals (a second output, a pointer outside memory, a spent budget) and
+ * answers anyway, and tail calls, which no guest needs, are left out so the engine runs no more than guests use.
+ */
+export type RefusedFeature = 'threads' | 'exception-handling' | 'tail-call';
+
+/** The instructions of a refused proposal, by opcode (0xfe: every atomic). */
+const REFUSED_OPCODES: ReadonlyMap<number, [RefusedFeature, string]> = new Map([
+  [0x06, ['exception-handling', 'try']], [0x07, ['exception-handling', 'catch']], [0x08, ['exception-handling', 'throw']],
+  [0x09, ['exception-handling', 'rethrow']], [0x0a, ['exception-handling', 'throw_ref']], [0x18, ['exception-handling', 'delegate']],
+  [0x19, ['exception-handling', 'catch_all']], [0x1f, ['exception-handling', 'try_table']],
+  [0x12, ['tail-call', 'return_call']], [0x13, ['tail-call', 'return_call_indirect']], [0x15, ['tail-call', 'return_call_ref']],
+  [0xfe, ['threads', 'an atomic instruction (0xfe prefix)']],
+]);
+
+/** Throws when `op` is an instruction of a refused proposal ({@link RefusedFeature}). */
+export function refuseOpcode(op: number, where: string): void {
+  const refused = REFUSED_OPCODES.get(op);
+  if (refused !== undefined) throw refusedFeature(refused[0], `${refused[1]} in ${where}`);
+}
+
+/** The error for a module using `feature` (`what`: the instruction or section, and where). */
+export function refusedFeature(feature: RefusedFeature, what: string): ModuleShapeError {
+  return new ModuleShapeError(`it uses the ${feature} proposal (${what})`, undefined, undefined, undefined, feature);
+}
+
+/** Skips the immediates of every opcode but the structured ones and those {@link refuseOpcode} refuses. */
 export function immediates(s: Reader, op: number): void {
-  if (op <= 0x01 || op === 0x05 || op === 0x0a || op === 0x0f || op === 0x19 || op === 0x1a || op === 0x1b || op === 0xd1 || op === 0xd3 || op === 0xd4) return;
+  if (op <= 0x01 || op === 0x05 || op === 0x0f || op === 0x1a || op === 0x1b || op === 0xd1 || op === 0xd3 || op === 0xd4) return;
   if ((op >= 0x45 && op <= 0xc4)) return;
-  if (op === 0x07 || op === 0x08 || op === 0x09 || op === 0x0c || op === 0x0d || op === 0x10 || op === 0x12 || op === 0x14 || op === 0x15) return void s.u32();
+  if (op === 0x0c || op === 0x0d || op === 0x10 || op === 0x14) return void s.u32();
   if (op >= 0x20 && op <= 0x26) return void s.u32();
   if (op === 0xd2 || op === 0xd5 || op === 0xd6) return void s.u32();
-  if (op === 0x11 || op === 0x13) return void (s.u32(), s.u32());
+  if (op === 0x11) return void (s.u32(), s.u32());
   if (op === 0x1c) {
     const n = s.u32();
     for (let i = 0; i < n; i++) valueType(s);
@@ -40,12 +72,6 @@ export function immediates(s: Reader, op: number): void {
   if (op === 0xd0) return heapType(s);
   if (op === 0xfc) return miscImmediates(s, s.u32());
   if (op === 0xfd) return simdImmediates(s, s.u32());
-  if (op === 0xfe) {
-    const sub = s.u32();
-    if (sub === 0x03) return void s.byte();
-    if (sub > 0x4e) throw new ModuleShapeError(`an unknown atomic instruction 0xfe ${sub}`);
-    return memarg(s);
-  }
   throw new ModuleShapeError(`an instruction this host does not accept (opcode 0x${op.toString(16)})`);
 }
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
+import { ErrorCode, isMepError, LocalErrorCode } from '../../protocol/errors.ts';
 import { WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
-import { compileBombModule, stackBombModule, tablesModule, uleb } from '../../../../fixtures/wasm/hostile-modules.ts';
+import { compileBombModule, elementSegmentsModule, instructionModule, stackBombModule, tablesModule, uleb } from '../../../../fixtures/wasm/hostile-modules.ts';
 import { loadWatFixture } from '../../../../fixtures/wasm/compile.ts';
 import { rejection } from '../../../../fixtures/wasm/test-client.ts';
 import { compileExtensionModule } from './module.ts';
@@ -103,6 +103,15 @@ shape('should lower a declared table maximum above the bound, and keep one below
   assert.is((low.exports.grow as (n: number) => number)(1), -1);
 });
 
+shape('should refuse element segments holding more entries than the tables can, together :: ERR_LIMIT', async () => {
+  // Each segment is a heap array at its first table.init: 6 of 10,000,000 took the host's RSS past 750 MB.
+  const half = WASM_MODULE_BOUNDS.elementEntries / 2;
+  const bytes = elementSegmentsModule(2, half + 1);
+  assert.ok(WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>));
+  assertLimit(await rejection(compileExtensionModule(bytes, { name: 'elements' })), 'elementEntries');
+  assert.is(readModuleShape(elementSegmentsModule(2, half)).elementEntries, 2 * half);
+});
+
 shape('should refuse custom sections above the bound :: ERR_LIMIT', () => {
   const size = WASM_MODULE_BOUNDS.customSectionBytes + 1;
   const bytes = new Uint8Array(8 + 1 + uleb(size).length + size);
@@ -119,6 +128,34 @@ shape('should refuse an instruction it cannot measure (the GC prefix) and trunca
   const truncated = compileBombModule(10, 10).subarray(0, 40);
   const error = await rejection(compileExtensionModule(truncated, { name: 'cut' }));
   assert.ok(isMepError(error) && error.code === LocalErrorCode.Usage, String(error));
+});
+
+/** Every instruction of the proposals refused by construction, with its immediates. */
+const REFUSED: [string, number[], string][] = [
+  ['try', [0x06, 0x40], 'exception-handling'], ['catch', [0x07, 0], 'exception-handling'], ['throw', [0x08, 0], 'exception-handling'],
+  ['rethrow', [0x09, 0], 'exception-handling'], ['throw_ref', [0x0a], 'exception-handling'], ['delegate', [0x18, 0], 'exception-handling'],
+  ['catch_all', [0x19], 'exception-handling'], ['try_table', [0x1f, 0x40, 0], 'exception-handling'],
+  ['return_call', [0x12, 0], 'tail-call'], ['return_call_indirect', [0x13, 0, 0], 'tail-call'], ['return_call_ref', [0x15, 0], 'tail-call'],
+  ['memory.atomic.notify', [0xfe, 0x00, 2, 0], 'threads'], ['memory.atomic.wait32', [0xfe, 0x01, 2, 0], 'threads'],
+  ['memory.atomic.wait64', [0xfe, 0x02, 3, 0], 'threads'], ['atomic.fence', [0xfe, 0x03, 0], 'threads'], ['i32.atomic.rmw.add', [0xfe, 0x1e, 2, 0], 'threads'],
+];
+
+shape('should refuse every instruction of the threads, exception-handling and tail-call proposals, and tags, by construction :: -32012', async () => {
+  for (const [name, code, feature] of REFUSED) {
+    // Behind a nop and inside a block, so no position in a body lets it through.
+    assert.throws(() => readModuleShape(instructionModule([0x01, 0x02, 0x40, ...code, 0x0b])), (e: unknown) => e instanceof ModuleShapeError && e.feature === feature, name);
+  }
+  assert.throws(() => readModuleShape(instructionModule([], true)), (e: unknown) => e instanceof ModuleShapeError && e.feature === 'exception-handling' && /imported tag/.test(e.message));
+  assert.throws(() => readModuleShape(loadWatFixture('throw')), (e: unknown) => e instanceof ModuleShapeError && /tag section/.test(e.message));
+  const error = await rejection(compileExtensionModule(loadWatFixture('atomic-wait'), { name: 'wait' }));
+  assert.ok(isMepError(error) && error.code === ErrorCode.PermissionDenied, String(error));
+  assert.equal(error.data, { extension: 'wait', reason: 'wasm-feature', feature: 'threads' });
+  assert.match(error.message, /memory\.atomic|atomic instruction/);
+  assert.match(error.message, /build without -matomics/);
+});
+
+shape('should accept the proposals guests use: bulk memory, sign extension, saturating conversions, SIMD, reference types, multi-value', async () => {
+  await compileExtensionModule(loadWatFixture('proposals'), { name: 'proposals' });
 });
 
 shape.run();

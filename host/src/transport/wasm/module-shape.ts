@@ -1,6 +1,6 @@
 /**
  * Reads the shape of a wasm binary before the engine compiles it: how many types, imports,
- * functions, tables, memories, globals, exports, segments and tags it declares, how big its custom
+ * functions, tables, memories, globals, exports and segments it declares, how big its custom
  * sections and function bodies are, how many locals and how deep a nesting of blocks each body
  * has. One pass over the bytes, stopping at the first count above its bound (WASM_MODULE_BOUNDS in
  * protocol/limits.ts), so what a hostile module makes the host spend before that refusal is linear
@@ -9,21 +9,23 @@
  * signatures) and the bounds hold the sum.
  *
  * The instruction walk understands the features a compiled C guest uses (MVP, sign extension,
- * saturating conversions, bulk memory, reference types, multi-value, SIMD, threads, tail calls,
- * exceptions, typed function references); anything else (e.g. the GC proposal) is refused, since
- * its bodies could not be measured.
+ * saturating conversions, bulk memory, reference types, multi-value, SIMD, typed function
+ * references); anything else (e.g. the GC proposal) is refused, since its bodies could not be
+ * measured. Three proposals V8 runs by default are refused by construction, wherever they appear
+ * (module-shape-read.ts, RefusedFeature): threads (atomics), exception handling (tags and its
+ * instructions) and tail calls.
  */
 import { WASM_MODULE_BOUNDS, type WasmModuleBound } from '../../protocol/limits.ts';
-import { ModuleShapeError, Reader, immediates, miscImmediates, simdImmediates, valueType } from './module-shape-read.ts';
+import { ModuleShapeError, Reader, immediates, miscImmediates, refuseOpcode, refusedFeature, simdImmediates, valueType } from './module-shape-read.ts';
 
-export { ModuleShapeError } from './module-shape-read.ts';
+export { ModuleShapeError, type RefusedFeature } from './module-shape-read.ts';
 
 /**
  * The revision of what this walk accepts: bump it when a change here or in module-shape-read.ts
  * could accept a module an earlier walk refused, or refuse one it accepted (shape-verdict.test.ts
  * pins the sources' hash and says when). Verdicts kept under other rules are not trusted.
  */
-const SHAPE_WALK_REVISION = 1;
+const SHAPE_WALK_REVISION = 2;
 
 /** FNV-1a (32 bits) of `text`, in hex: a short name for the bounds, not a safeguard. */
 function fnv1a(text: string): string {
@@ -49,7 +51,6 @@ export interface ModuleShape {
   exports: number;
   elementSegments: number;
   dataSegments: number;
-  tags: number;
   /** Bytes of custom sections, in all. */
   customSectionBytes: number;
   /** The largest function body, in bytes. */
@@ -66,12 +67,14 @@ export interface ModuleShape {
   moduleCompileCost: number;
   /** The largest initial size a table declares, in entries. */
   tableEntries: number;
+  /** Entries of all element segments together. */
+  elementEntries: number;
 }
 
 type Bounds = Readonly<Record<WasmModuleBound, number>>;
 
 const SECTION_COUNTS: Partial<Record<number, keyof ModuleShape & WasmModuleBound>> = {
-  1: 'types', 3: 'functions', 5: 'memories', 6: 'globals', 7: 'exports', 9: 'elementSegments', 11: 'dataSegments', 13: 'tags',
+  1: 'types', 3: 'functions', 5: 'memories', 6: 'globals', 7: 'exports', 11: 'dataSegments',
 };
 
 /**
@@ -80,8 +83,8 @@ const SECTION_COUNTS: Partial<Record<number, keyof ModuleShape & WasmModuleBound
  */
 export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_BOUNDS): ModuleShape {
   const shape: ModuleShape = {
-    types: 0, imports: 0, functions: 0, tables: 0, memories: 0, globals: 0, exports: 0, elementSegments: 0, dataSegments: 0, tags: 0,
-    customSectionBytes: 0, functionBodyBytes: 0, functionLocals: 0, blockDepth: 0, functionControl: 0, functionCompileCost: 0, moduleCompileCost: 0, tableEntries: 0,
+    types: 0, imports: 0, functions: 0, tables: 0, memories: 0, globals: 0, exports: 0, elementSegments: 0, dataSegments: 0,
+    customSectionBytes: 0, functionBodyBytes: 0, functionLocals: 0, blockDepth: 0, functionControl: 0, functionCompileCost: 0, moduleCompileCost: 0, tableEntries: 0, elementEntries: 0,
   };
   const check = (limit: WasmModuleBound, value: number, what: string): void => {
     if (value > bounds[limit]) throw new ModuleShapeError(`${what}: ${value}, above the bound of ${bounds[limit]}`, limit, value, bounds[limit]);
@@ -101,15 +104,17 @@ export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_
       check('customSectionBytes', shape.customSectionBytes, 'bytes of custom sections');
       continue;
     }
+    if (id === 13) throw refusedFeature('exception-handling', 'a tag section');
     const counted = SECTION_COUNTS[id];
     if (id === 1) readTypes(new Reader(bytes, s.pos, end), sigs);
     else if (id === 3) readFunctionTypes(new Reader(bytes, s.pos, end), sigs);
     if (counted !== undefined) {
-      // Imported memories, globals and tags were counted with the imports.
+      // Imported memories and globals were counted with the imports.
       shape[counted] += s.u32();
       check(counted, shape[counted], `${counted} declared`);
     } else if (id === 2) readImports(s, shape, check, sigs);
     else if (id === 4) readTables(s, shape, check);
+    else if (id === 9) readElements(s, shape, check);
     else if (id === 10) readCode(s, shape, check, sigs);
   }
   return shape;
@@ -168,11 +173,8 @@ function readImports(s: Reader, shape: ModuleShape, check: Check, sigs: Signatur
       valueType(s);
       s.byte();
       shape.globals++;
-    } else if (kind === 0x04) {
-      s.byte();
-      s.u32();
-      shape.tags++;
-    } else throw new ModuleShapeError(`an import of unknown kind ${kind}`);
+    } else if (kind === 0x04) throw refusedFeature('exception-handling', 'an imported tag');
+    else throw new ModuleShapeError(`an import of unknown kind ${kind}`);
   }
 }
 
@@ -187,6 +189,30 @@ function readTables(s: Reader, shape: ModuleShape, check: Check): void {
       tableType(s, shape, check);
       walkExpression(s);
     } else tableType(s, shape, check);
+  }
+}
+
+/** Counts the element segments and their entries, skipping each segment's contents. */
+function readElements(s: Reader, shape: ModuleShape, check: Check): void {
+  shape.elementSegments = s.u32();
+  check('elementSegments', shape.elementSegments, 'element segments declared');
+  for (let i = 0; i < shape.elementSegments; i++) {
+    const flags = s.u32();
+    if (flags > 7) throw new ModuleShapeError(`an element segment of unknown kind ${flags}`);
+    if (flags === 2 || flags === 6) s.u32();
+    if ((flags & 0x01) === 0) walkExpression(s);
+    const expressions = (flags & 0x04) !== 0;
+    if (flags !== 0 && flags !== 4) {
+      if (expressions) valueType(s);
+      else s.byte();
+    }
+    const entries = s.u32();
+    shape.elementEntries += entries;
+    check('elementEntries', shape.elementEntries, 'entries of element segments');
+    for (let e = 0; e < entries; e++) {
+      if (expressions) walkExpression(s);
+      else s.u32();
+    }
   }
 }
 
@@ -227,7 +253,7 @@ function readCode(s: Reader, shape: ModuleShape, check: Check, sigs: Signatures)
     }
     shape.functionLocals = Math.max(shape.functionLocals, locals);
     const own = sigs.types[sigs.functions[sigs.imported + i] ?? -1] ?? { params: 0, results: 0 };
-    const { depth, control, cost } = walkBody(body, (d) => check('blockDepth', d, `nesting of blocks in function ${i}`), { sigs, locals: locals + own.params, results: own.results });
+    const { depth, control, cost } = walkBody(body, (d) => check('blockDepth', d, `nesting of blocks in function ${i}`), { sigs, locals: locals + own.params, results: own.results, where: `function ${i}` });
     if (!body.done()) throw new ModuleShapeError(`function ${i} has bytes after its end`);
     check('functionControl', control, `control points (blocks, branches) in function ${i}`);
     // Compiling a function costs the engine its locals and operand stack at each block and branch.
@@ -252,6 +278,8 @@ interface StackContext {
   locals: number;
   /** Values the function returns. */
   results: number;
+  /** The function, as an error names it. */
+  where: string;
 }
 
 /** A block being walked: the stack height below it, and what it takes and gives. */
@@ -292,7 +320,7 @@ function walkBody(s: Reader, deeper: (depth: number) => void, stack?: StackConte
     control += points;
     cost += points * ((stack?.locals ?? 0) + 1 + height);
   };
-  /** After a branch, return or throw: the rest of the block is unreachable, its stack its base. */
+  /** After unreachable, a branch or a return: the rest of the block is unreachable, its stack its base. */
   const unreachable = (): void => void (height = frame().base);
   const call = (type: number | undefined, extra: number): void => {
     const sig = stack?.sigs.types[type ?? -1] ?? { params: 0, results: 0 };
@@ -300,19 +328,11 @@ function walkBody(s: Reader, deeper: (depth: number) => void, stack?: StackConte
   };
   for (;;) {
     const op = s.byte();
-    if (op === 0x02 || op === 0x03 || op === 0x04 || op === 0x06 || op === 0x1f) {
+    refuseOpcode(op, stack?.where ?? 'a constant expression');
+    if (op === 0x02 || op === 0x03 || op === 0x04) {
       const type = blockType(s, stack?.sigs);
       if (op === 0x04) height = Math.max(frame().base, height - 1);
-      let catches = 0;
-      if (op === 0x1f) {
-        catches = s.u32();
-        for (let c = 0; c < catches; c++) {
-          const kind = s.byte();
-          if (kind < 2) s.u32();
-          s.u32();
-        }
-      }
-      at(1 + catches);
+      at(1);
       frames.push({ base: Math.max(0, height - type.params), params: type.params, results: type.results });
       depth++;
       if (depth > deepest) {
@@ -324,35 +344,23 @@ function walkBody(s: Reader, deeper: (depth: number) => void, stack?: StackConte
       const closed = frames.pop() as Frame;
       height = closed.base + closed.results;
       depth--;
-    } else if (op === 0x05 || op === 0x07 || op === 0x19) {
-      // else, catch, catch_all: the block starts again from its base.
-      if (op === 0x05) at(1);
-      height = frame().base + (op === 0x05 ? frame().params : 0);
-      immediates(s, op);
-    } else if (op === 0x18) {
-      // delegate: ends a try.
-      s.u32();
-      depth--;
-      if (depth < 0) throw new ModuleShapeError('delegate outside a try');
-      const closed = frames.pop() as Frame;
-      height = closed.base + closed.results;
+    } else if (op === 0x05) {
+      // else: the block starts again from its base.
+      at(1);
+      height = frame().base + frame().params;
     } else if (op === 0x0e) {
       const targets = s.u32() + 1;
       for (let t = 0; t < targets; t++) s.u32();
       at(targets);
       unreachable();
-    } else if (op === 0x10 || op === 0x12) {
-      const fn = s.u32();
-      call(stack?.sigs.functions[fn], 0);
-      if (op === 0x12) unreachable();
-    } else if (op === 0x11 || op === 0x13) {
+    } else if (op === 0x10) {
+      call(stack?.sigs.functions[s.u32()], 0);
+    } else if (op === 0x11) {
       const type = s.u32();
       s.u32();
       call(type, 1);
-      if (op === 0x13) unreachable();
-    } else if (op === 0x14 || op === 0x15) {
+    } else if (op === 0x14) {
       call(s.u32(), 1);
-      if (op === 0x15) unreachable();
     } else {
       if (op === 0x0c || op === 0x0d || op === 0xd5 || op === 0xd6) at(1);
       if (op === 0xfc || op === 0xfd) {
@@ -364,7 +372,7 @@ function walkBody(s: Reader, deeper: (depth: number) => void, stack?: StackConte
         continue;
       }
       immediates(s, op);
-      if (op === 0x00 || op === 0x0c || op === 0x0f || op === 0x08 || op === 0x09 || op === 0x0a) unreachable();
+      if (op === 0x00 || op === 0x0c || op === 0x0f) unreachable();
       else height = Math.max(frame().base, height + netEffect(op));
     }
   }

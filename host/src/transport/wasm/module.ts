@@ -7,7 +7,7 @@ import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel
 import { raiseAdvice, WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
 import { capSections, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
 import { createModuleCache } from './module-cache.ts';
-import { ModuleShapeError, readModuleShape, SHAPE_RULES } from './module-shape.ts';
+import { ModuleShapeError, readModuleShape, SHAPE_RULES, type RefusedFeature } from './module-shape.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
 
 /** Options for {@link compileExtensionModule}. */
@@ -178,6 +178,13 @@ function checkModuleShape(bytes: Uint8Array, name: string): void {
     readModuleShape(bytes);
   } catch (error) {
     if (!(error instanceof ModuleShapeError)) throw error;
+    if (error.feature !== undefined) {
+      throw new MepError(
+        ErrorCode.PermissionDenied,
+        `Wasm extension "${name}" is refused before it is compiled: ${error.message}, which this sandbox does not run (${FEATURE_ADVICE[error.feature]}). Guests built by mep build use none of it; rebuild this one without it.`,
+        { data: { extension: name, reason: 'wasm-feature', feature: error.feature }, cause: error },
+      );
+    }
     if (error.limit === undefined) throw invalidModule(name, error);
     throw new MepError(
       LocalErrorCode.Limit,
@@ -186,6 +193,13 @@ function checkModuleShape(bytes: Uint8Array, name: string): void {
     );
   }
 }
+
+/** Why each refused proposal is refused, and the compiler switch that leaves it out. */
+const FEATURE_ADVICE: Readonly<Record<RefusedFeature, string>> = {
+  threads: 'an atomic wait would block its thread without spending CPU; build without -matomics or -pthread',
+  'exception-handling': "a catch would swallow the host's own refusals; build without -fwasm-exceptions or -mexception-handling",
+  'tail-call': 'no guest needs it, and the engine runs no more than its guests need; build without -mtail-call',
+};
 
 function invalidModule(name: string, cause: unknown): MepError {
   const detail = cause instanceof Error ? cause.message : String(cause);
