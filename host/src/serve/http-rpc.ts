@@ -60,7 +60,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
     message = await parseJsonMessage(text, { signal: options.signal });
   } catch (error) {
     if (options.signal.aborted) return errorReply(null, new MepError(ErrorCode.RequestCancelled, `The client closed the request while its body was being read; nothing was sent to ${extension}.`));
-    return errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON (${(error as Error).message}); send one JSON-RPC 2.0 request object per POST.`), 400);
+    return errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON the host reads (${(error as Error).message}); send one JSON-RPC 2.0 request object per POST.`), 400);
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return errorReply(null, new MepError(ErrorCode.InvalidRequest, 'The request body must be one JSON-RPC 2.0 request object (batches are not served): send one request per POST.'));
