@@ -9,6 +9,7 @@
  * next client); notifications (`morphir.initialized`, `morphir.exit`, `$/cancelRequest`) are
  * accepted with 202 and change nothing: a call is cancelled by closing its HTTP request.
  */
+import { preserialize } from '../framing/json-sliced-stringify.ts';
 import { ErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { GenerateParams, InitializeParams, Method, decodeParams } from '../protocol/index.ts';
 import { parseJsonMessage } from '../protocol/json-sliced.ts';
@@ -105,8 +106,8 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
     if (emit && method === Method.BackendGenerate) {
       // Streaming: artifacts the backend streams go out as they come, not collected into the result.
       const result = await lent.served.run(
-        (session, callOptions) =>
-          session.generate(decodeParams(GenerateParams, params, Method.BackendGenerate), {
+        async (session, callOptions) =>
+          session.generate(await preserialize(decodeParams(GenerateParams, params, Method.BackendGenerate), options.signal), {
             ...callOptions,
             onArtifact: (artifact) => emit({ jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId, artifact } }),
           }),
