@@ -36,6 +36,8 @@ export interface HttpRpcOptions {
   emit?: (notification: JsonRpcMessage) => void;
   /** Deadline of the call in ms, when the server sets one for HTTP calls. */
   timeoutMs?: number;
+  /** With `emit`: whether the client holds its events unread past its bound, and when it took them; a process extension's stderr is read at that pace. */
+  pace?: { busy(): boolean; onDrain(listener: () => void): void };
 }
 
 /** A string, or an integer a JSON number holds exactly (past 2^53 the id echoed would be another). */
@@ -89,7 +91,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
 
   let lent;
   try {
-    lent = await pool.acquire(extension, forward(requestId, options.emit), options.signal);
+    lent = await pool.acquire(extension, Object.assign(forward(requestId, options.emit), options.emit ? options.pace : undefined), options.signal);
   } catch (error) {
     return errorReply(requestId, error);
   }
