@@ -72,7 +72,7 @@ export function checkNumberToken(text: string, start: number, end: number): void
   const token = text.slice(start, end);
   const becomes = changedNumber(token);
   if (becomes === undefined) return;
-  const before = text.slice(Math.max(0, start - 1_000_000), start);
+  const before = text.slice(0, start);
   const line = before.split('\n').length;
   throw new UnheldNumberError(token, becomes, start, `at line ${line}, column ${start - before.lastIndexOf('\n')}`);
 }
