@@ -26,6 +26,48 @@ export function referenceExcessNesting(text: string, max: number): number {
   return -1;
 }
 
+/** A decimal number token as an integer and a power of ten (`-1.50e3` → [-150n, 1]). */
+function exactDecimal(token: string): [bigint, number] {
+  const [mantissa = '', exponent = '0'] = token.toLowerCase().split('e');
+  const [whole = '', fraction = ''] = mantissa.split('.');
+  return [BigInt(whole + fraction), Number(exponent) - fraction.length];
+}
+
+/** Whether two number tokens denote the same decimal, compared exactly. */
+function sameDecimal(a: string, b: string): boolean {
+  const [ma, ea] = exactDecimal(a);
+  const [mb, eb] = exactDecimal(b);
+  if (ma === 0n || mb === 0n) return ma === mb;
+  const e = Math.min(ea, eb);
+  return ma * 10n ** BigInt(ea - e) === mb * 10n ** BigInt(eb - e);
+}
+
+/**
+ * The first number token of a valid JSON `text` that the double nearest it is not written back
+ * as (json-numbers.ts): a plain state machine over strings and tokens; undefined when none.
+ */
+export function referenceUnheldNumber(text: string): string | undefined {
+  let inString = false;
+  let escaped = false;
+  let token = '';
+  for (const c of `${text} `) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === '\\') escaped = true;
+      else if (c === '"') inString = false;
+    } else if (token !== '' ? '0123456789+-.eE'.includes(c) : '-0123456789'.includes(c)) token += c;
+    else {
+      if (token !== '') {
+        const value = Number(token);
+        if (!Number.isFinite(value) || !sameDecimal(token, String(value))) return token;
+        token = '';
+      }
+      if (c === '"') inString = true;
+    }
+  }
+  return undefined;
+}
+
 /** The classification of a decoded message, as rpc/message.ts's parseMessage reports it. */
 export type Classified = { kind: 'request' | 'result'; id: string | number } | { kind: 'notification' } | { kind: 'error'; id: string | number | null } | { kind: 'invalid'; id: string | number | null; looksLike: string };
 

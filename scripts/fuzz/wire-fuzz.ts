@@ -18,7 +18,7 @@ import { findExcessNesting, MAX_JSON_DEPTH } from '../../host/src/protocol/json-
 import { parseMessage } from '../../host/src/rpc/message.ts';
 import { createSeededRandom, type SeededRandom } from '../../fixtures/testing/random.ts';
 import { referenceContentLength, referenceNdjson, type Decoded } from './reference-framing.ts';
-import { referenceClassify, referenceExcessNesting, referenceNoCollision, referencePathSafe } from './reference-envelope.ts';
+import { referenceClassify, referenceExcessNesting, referenceUnheldNumber, referenceNoCollision, referencePathSafe } from './reference-envelope.ts';
 import { randomJsonText, randomPath, randomStream, splitStream } from './wire-inputs.ts';
 
 /** The parts the fuzz drives, each with its share of the cases. */
@@ -101,7 +101,7 @@ function checkBody(body: string): string | undefined {
   else {
     try {
       const value: unknown = JSON.parse(body);
-      want = typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : LocalErrorCode.Framing;
+      want = referenceUnheldNumber(body) !== undefined ? LocalErrorCode.Framing : typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : LocalErrorCode.Framing;
     } catch {
       want = LocalErrorCode.Framing;
     }

@@ -2,9 +2,11 @@
  * The long form of `host/src/serve/http-bodies.test.ts`: `mep serve --http` (its own process,
  * default limits) sent `clients` concurrent generate calls the extension answers after 20 s, each a 64 MiB body
  * mostly of empty objects (an option `pad: [{},{},…]`, 1.4 GB of heap once parsed). Reports whether the server still answers
- * `/health` afterwards, and its peak RSS.
+ * `/health` afterwards, the longest another client's `/health` waited meanwhile (CPU per body:
+ * parsed and written for the extension in slices), and its peak RSS.
  */
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +22,8 @@ export interface HttpBodyBombReport {
   peakRss: number;
   /** HTTP status per client, 0 when its connection failed. */
   statuses: number[];
+  /** The longest a /health request waited for its answer while the bodies were handled, in ms (other clients' wait; a measure, not a bound). */
+  longestHealthMs: number;
   exitCode: number | null;
 }
 
@@ -51,9 +55,22 @@ export async function runHttpBodyBomb(options: { clients: number; bin?: string; 
     const head = `{"jsonrpc":"2.0","id":1,"method":"morphir.backend.generate","params":{"ir":${ir},"target":"echo","options":{"delayMs":20000,"pad":[`;
     const count = Math.floor((64 * MB - 4096 - head.length) / 3);
     const body = Buffer.from(`${head}${'{},'.repeat(count - 1)}{}]}}}`);
+    // Another client asks /health one request after another while the bodies are handled.
+    let handled = false;
+    let longestHealthMs = 0;
+    const probing = (async () => {
+      while (!handled) {
+        const started = performance.now();
+        await server.health();
+        longestHealthMs = Math.max(longestHealthMs, performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
     const statuses = await Promise.all(Array.from({ length: options.clients }, () => post(port, body)));
+    handled = true;
+    await probing;
     const alive = server.exitCode() === null && (await server.health());
-    return { alive, peakRss: server.peakRss(), statuses, exitCode: server.exitCode() };
+    return { alive, peakRss: server.peakRss(), statuses, longestHealthMs, exitCode: server.exitCode() };
   } finally {
     await server.stop();
   }
@@ -61,7 +78,7 @@ export async function runHttpBodyBomb(options: { clients: number; bin?: string; 
 
 /** One line for a report. */
 export const describeHttpBodyBomb = (r: HttpBodyBombReport): string =>
-  `${r.alive ? 'alive' : `dead (exit ${String(r.exitCode)})`} after ${r.statuses.length} concurrent 64 MiB bodies; statuses ${r.statuses.join(',')}; peak RSS ${(r.peakRss / MB).toFixed(0)} MB`;
+  `${r.alive ? 'alive' : `dead (exit ${String(r.exitCode)})`} after ${r.statuses.length} concurrent 64 MiB bodies; statuses ${r.statuses.join(',')}; /health answered within ${(r.longestHealthMs / 1000).toFixed(1)} s meanwhile (load ${loadavg()[0]?.toFixed(1)}); peak RSS ${(r.peakRss / MB).toFixed(0)} MB`;
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   // `… http-bodies.ts [BIN] [-- FLAG…]`: flags after `--` go to mep serve (e.g. --max-bodies 64MiB).

@@ -7,6 +7,7 @@
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { findExcessNesting, nestingLimitError } from '../protocol/json-depth.ts';
 import { raiseAdvice } from '../protocol/limits.ts';
+import { UnheldNumberError } from '../protocol/json-numbers.ts';
 import { parseJson } from '../protocol/json-parse.ts';
 
 /** A stateful byte-stream decoder. After the first error it stays failed and rethrows it. */
@@ -125,8 +126,9 @@ export function jsonBodyOf(name: string, body: string, parse: () => unknown): { 
   let value: unknown;
   try {
     value = parse();
-  } catch {
-    throw framingError(name, 'a message body is not valid JSON', encoder.encode(body.slice(0, QUOTE_LIMIT * 2)));
+  } catch (error) {
+    const problem = error instanceof UnheldNumberError ? `a message body holds a number the host cannot pass on unchanged (${error.message})` : 'a message body is not valid JSON';
+    throw framingError(name, problem, encoder.encode(body.slice(0, QUOTE_LIMIT * 2)));
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw framingError(name, 'a message body is not a JSON object', encoder.encode(body.slice(0, QUOTE_LIMIT * 2)));

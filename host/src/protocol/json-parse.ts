@@ -9,6 +9,8 @@
  * members; messages and IR are data throughout. No I/O.
  */
 
+import { checkNumbers } from './json-numbers.ts';
+
 /** Keys that reach or shadow the prototype machinery of an object. */
 export const HOSTILE_KEYS: readonly string[] = Object.freeze(['__proto__', 'constructor', 'prototype']);
 
@@ -36,14 +38,15 @@ export class HostileKeyError extends SyntaxError {
 const MAY_HOLD = /__proto__|constructor|prototype|\\u00[0-7][0-9a-f]/i;
 
 /**
- * Parses one JSON text (throws `SyntaxError` on bad JSON) under `policy` (default: fixed keys
- * everywhere). A text that cannot hold a hostile key (most) is not walked.
+ * Parses one JSON text (throws `SyntaxError` on bad JSON, and `UnheldNumberError` for a number no
+ * double holds, json-numbers.ts) under `policy` (default: fixed keys everywhere). A text that cannot hold a hostile key (most) is not walked.
  *
  * @example
  * const lock = parseJson(text, { dataAt: (path) => path.length === 1 && path[0] === 'extensions' });
  */
 export function parseJson(text: string, policy: JsonKeyPolicy = {}): unknown {
   const value: unknown = JSON.parse(text);
+  checkNumbers(text);
   if (policy === 'data' || !MAY_HOLD.test(text)) return value;
   const found = findHostileKey(value, policy.dataAt ?? (() => false));
   if (found) throw new HostileKeyError(found.key, found.path);

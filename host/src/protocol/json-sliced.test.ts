@@ -3,6 +3,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createSeededRandom, type SeededRandom } from '../../../fixtures/testing/random.ts';
 import { TEST_SEED } from '../../../fixtures/testing/tier.ts';
+import { UnheldNumberError } from './json-numbers.ts';
+import { parseJson } from './json-parse.ts';
 import { parseJsonSliced } from './json-sliced.ts';
 
 const Sliced = suite('parseJsonSliced');
@@ -28,11 +30,23 @@ function randomJson(random: SeededRandom, depth = 0): string {
   }
 }
 
-Sliced('should build what JSON.parse builds, key order, __proto__ and duplicate keys included', async () => {
+Sliced('should build what JSON.parse builds, key order, __proto__ and duplicate keys included, and refuse the numbers parseJson refuses', async () => {
   const random = createSeededRandom(TEST_SEED);
   for (let n = 0; n < 300; n++) {
     const text = randomJson(random);
-    const expected = JSON.parse(text) as unknown;
+    let expected: unknown;
+    try {
+      expected = parseJson(text, 'data');
+    } catch (error) {
+      // A number no double holds (json-numbers.ts): refused the same way, every value built here or not.
+      assert.instance(error, UnheldNumberError, text);
+      for (const nativeChars of [0, random.int(40)]) {
+        const refusal = await parseJsonSliced(text, { sliceValues: 1 + random.int(7), nativeChars }).then(() => undefined, (e: unknown) => e);
+        assert.instance(refusal, UnheldNumberError, `seed ${TEST_SEED}, case ${n}, nativeChars ${nativeChars}: ${text}`);
+      }
+      continue;
+    }
+    assert.ok(isDeepStrictEqual(expected, JSON.parse(text)), text);
     // Every value built by the slicer (nativeChars 0), and small containers left to JSON.parse.
     for (const nativeChars of [0, random.int(40)]) {
       const actual = await parseJsonSliced(text, { sliceValues: 1 + random.int(7), nativeChars });

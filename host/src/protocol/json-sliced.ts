@@ -8,6 +8,7 @@
  * giving the event loop a turn between two steps, so the longest stall one message causes is a
  * step, whatever its size or shape; the whole parse stays linear in the text. No I/O.
  */
+import { checkNumberToken } from './json-numbers.ts';
 import { parseJson } from './json-parse.ts';
 import { endOfNumber, endOfSpace, endOfString, isDigit, syntaxError } from './json-text.ts';
 
@@ -165,6 +166,7 @@ export async function parseJsonSliced(text: string, options: SlicedParseOptions 
       } else if (c === 45 /* - */ || isDigit(c)) {
         const start = i;
         i = endOfNumber(text, i);
+        checkNumberToken(text, start, i);
         value = Number(text.slice(start, i));
       } else if (c === 116 && text.startsWith('true', i)) {
         i += 4;

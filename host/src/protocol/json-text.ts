@@ -13,24 +13,16 @@
  * await session.generate({ ir, target: 'avro' });
  */
 import { parseJson } from './json-parse.ts';
+import { checkNumberToken } from './json-numbers.ts';
+import { JsonTextError } from './json-text-error.ts';
+
+export { JsonTextError };
 
 /**
  * Params whose `ir` may also be given as a {@link JsonText} (what the host sends; the extension
  * always receives JSON).
  */
 export type WithIrText<P extends { ir: unknown }> = { [K in keyof P]: K extends 'ir' ? P[K] | JsonText : P[K] };
-
-/** Why a text is not JSON, with where. */
-export class JsonTextError extends SyntaxError {
-  override readonly name = 'JsonTextError';
-  constructor(
-    message: string,
-    /** Offset in the text (UTF-16 code units) where the problem was found. */
-    readonly position: number,
-  ) {
-    super(message);
-  }
-}
 
 type Kind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
@@ -256,8 +248,10 @@ function scanJson(text: string): { kind: Kind; spaced: boolean; members: Map<str
       }
     } else {
       if (c === C.Quote) i = endOfString(text, i);
-      else if (c === C.Minus || isDigit(c)) i = endOfNumber(text, i);
-      else if (c === 116 && text.startsWith('true', i)) i += 4;
+      else if (c === C.Minus || isDigit(c)) {
+        i = endOfNumber(text, i);
+        checkNumberToken(text, start, i);
+      } else if (c === 116 && text.startsWith('true', i)) i += 4;
       else if (c === 102 && text.startsWith('false', i)) i += 5;
       else if (c === 110 && text.startsWith('null', i)) i += 4;
       else syntaxError(text, 'expected a JSON value', i);

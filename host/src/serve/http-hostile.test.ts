@@ -106,14 +106,23 @@ Limits('should drop connections past --max-connections, however slowly they send
   }),
 );
 
-Limits('should refuse an id it cannot echo exactly (past 2^53), not answer with another id', () =>
+Limits('should refuse an id it cannot echo exactly (past 2^53), not answer with another id, and params holding a number no double holds, naming it :: numbers', () =>
   withServer({}, async ({ listener, sent }) => {
+    // A number no double holds is refused where the body is parsed (json-numbers.ts): -32700, HTTP 400.
     for (const id of ['123456789012345678901234567890', '9007199254740993']) {
       const reply = await postRpc(listener.url, `{"jsonrpc":"2.0","id":${id},"method":"morphir.ping"}`);
-      assert.is((reply.body.error as { code: number } | undefined)?.code, ErrorCode.InvalidRequest, `${id}: ${JSON.stringify(reply.body)}`);
+      assert.is((reply.body.error as { code: number } | undefined)?.code, ErrorCode.ParseError, `${id}: ${JSON.stringify(reply.body)}`);
       assert.is(reply.body.id, null);
     }
-    assert.is(sent.filter((m) => m.method === 'morphir.ping').length, 0);
+    // Before, `1e400` reached the extension as null and `1e-400` as 0, and the call succeeded.
+    for (const number of ['1e400', '1e-400', '9007199254740993']) {
+      const reply = await postRpc(listener.url, `{"jsonrpc":"2.0","id":2,"method":"morphir.ping","params":{"n":${number}}}`);
+      assert.is(reply.status, 400, number);
+      assert.match((reply.body.error as { message: string }).message, new RegExp(`the number ${number} at line 1, column \\d+ .*send such a value as a string`), number);
+    }
+    const id = 2 ** 53 - 1;
+    assert.is((await postRpc(listener.url, `{"jsonrpc":"2.0","id":${id},"method":"morphir.ping","params":{"n":-0,"m":1e300}}`)).body.id, id);
+    assert.is(sent.filter((m) => m.method === 'morphir.ping').length, 1);
   }),
 );
 

@@ -46,6 +46,8 @@ export interface HttpListenOptions extends HttpRoutes {
    * the answers waiting longest are dropped, then the open stream holding the most (its call cancelled). Default 128 MiB.
    */
   maxPendingBytes?: number;
+  /** Unsent bytes of one SSE stream past which a process extension's stderr is not read until the client takes them. Default 8 MiB. */
+  pauseAtBytes?: number;
   /** Request bodies held at once, from their first byte to their answer (at least `maxBodyBytes`); a body past it waits unread. Default 128 MiB. */
   maxBodiesBytes?: number;
   /** Requests of one connection in flight at once; past it the connection is read no further until one is answered. Default 16. */
@@ -132,7 +134,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     const streaming = (header('accept') ?? '').includes('text/event-stream');
     const emit = streaming ? openEventStream(res, unread.stream(res, extension)) : undefined;
     const stopProbing = probeEndedClient(req, res);
-    const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit } : {}) }).finally(stopProbing);
+    const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit, pace: paceOf(res, limits.pauseAtBytes) } : {}) }).finally(stopProbing);
     if (res.destroyed) return;
     if (emit) {
       if (reply.message) emit(reply.message);
@@ -288,6 +290,22 @@ function openEventStream(res: ServerResponse, written: () => void): (message: Js
     if (res.destroyed) return;
     res.write(encodeSseEvent(JSON.stringify(message)));
     written();
+  };
+}
+
+/** An SSE stream's pace: busy while it holds more than `pauseAt` bytes unsent; drained at its next 'drain', or when it closes. */
+function paceOf(res: ServerResponse, pauseAt: number): { busy(): boolean; onDrain(listener: () => void): void } {
+  return {
+    busy: () => !res.destroyed && res.writableLength > pauseAt,
+    onDrain(listener) {
+      const once = (): void => {
+        res.off('drain', once);
+        res.off('close', once);
+        listener();
+      };
+      res.on('drain', once);
+      res.on('close', once);
+    },
   };
 }
 

@@ -16,7 +16,12 @@ import type { OpenParams } from './methods.ts';
 import { createServedSession, type Notify, type ServedSession } from './served-session.ts';
 
 /** Where a borrowed session's notifications go while a request holds it. */
-export type SessionListener = Notify;
+export type SessionListener = Notify & {
+  /** The client holds what it was sent unread past its bound: the extension's stderr is not read meanwhile. */
+  busy?(): boolean;
+  /** Calls `listener` once when the client took what it held (or went away). */
+  onDrain?(listener: () => void): void;
+};
 
 /** A session lent to one request; see {@link SessionPool.acquire}. */
 export interface PooledSession {
@@ -98,8 +103,12 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
     // read as fast as it came and dropped, for as long as the session idled.
     const drained = new Set<() => void>();
     const log: LogSink = Object.assign((entry: LogEntry) => notify('session/log', { sessionId: id, level: entry.level, message: entry.message, source: 'runtime' }), {
-      busy: () => holder.entry !== undefined && !holder.entry.dead && holder.entry.listener === undefined,
-      onDrain: (listener: () => void) => void drained.add(listener),
+      // Lent, it is read as fast as the request's client takes it (an SSE stream's unsent events).
+      busy: () => holder.entry !== undefined && !holder.entry.dead && (holder.entry.listener === undefined || holder.entry.listener.busy?.() === true),
+      onDrain: (listener: () => void) => {
+        drained.add(listener);
+        holder.entry?.listener?.onDrain?.(wake);
+      },
     });
     const wake = (): void => {
       const listeners = [...drained];

@@ -27,6 +27,12 @@ export const HTTP_LIMITS = {
    */
   maxPendingBytes: 128 * 1024 * 1024,
   /**
+   * Unsent bytes of one SSE stream past which a process extension's stderr, sent on it as
+   * `morphir.log` events, is not read until the client takes them (the extension waits on its
+   * writes), as a socket client's `pauseAtBytes`.
+   */
+  pauseAtBytes: 8 * 1024 * 1024,
+  /**
    * Request bodies held at once, in bytes, from their first byte read until their answer is
    * written (at least one largest body): a parsed body costs up to ~20× its bytes, so this, not
    * the number of clients, bounds what bodies cost the host. A body that does not fit waits unread.

@@ -9,6 +9,7 @@
  * next client); notifications (`morphir.initialized`, `morphir.exit`, `$/cancelRequest`) are
  * accepted with 202 and change nothing: a call is cancelled by closing its HTTP request.
  */
+import { preserialize } from '../framing/json-sliced-stringify.ts';
 import { ErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { GenerateParams, InitializeParams, Method, decodeParams } from '../protocol/index.ts';
 import { parseJsonMessage } from '../protocol/json-sliced.ts';
@@ -35,6 +36,8 @@ export interface HttpRpcOptions {
   emit?: (notification: JsonRpcMessage) => void;
   /** Deadline of the call in ms, when the server sets one for HTTP calls. */
   timeoutMs?: number;
+  /** With `emit`: whether the client holds its events unread past its bound, and when it took them; a process extension's stderr is read at that pace. */
+  pace?: { busy(): boolean; onDrain(listener: () => void): void };
 }
 
 /** A string, or an integer a JSON number holds exactly (past 2^53 the id echoed would be another). */
@@ -60,7 +63,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
     message = await parseJsonMessage(text, { signal: options.signal });
   } catch (error) {
     if (options.signal.aborted) return errorReply(null, new MepError(ErrorCode.RequestCancelled, `The client closed the request while its body was being read; nothing was sent to ${extension}.`));
-    return errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON (${(error as Error).message}); send one JSON-RPC 2.0 request object per POST.`), 400);
+    return errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON the host reads (${(error as Error).message}); send one JSON-RPC 2.0 request object per POST.`), 400);
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return errorReply(null, new MepError(ErrorCode.InvalidRequest, 'The request body must be one JSON-RPC 2.0 request object (batches are not served): send one request per POST.'));
@@ -88,7 +91,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
 
   let lent;
   try {
-    lent = await pool.acquire(extension, forward(requestId, options.emit), options.signal);
+    lent = await pool.acquire(extension, Object.assign(forward(requestId, options.emit), options.emit ? options.pace : undefined), options.signal);
   } catch (error) {
     return errorReply(requestId, error);
   }
@@ -105,8 +108,8 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
     if (emit && method === Method.BackendGenerate) {
       // Streaming: artifacts the backend streams go out as they come, not collected into the result.
       const result = await lent.served.run(
-        (session, callOptions) =>
-          session.generate(decodeParams(GenerateParams, params, Method.BackendGenerate), {
+        async (session, callOptions) =>
+          session.generate(await preserialize(decodeParams(GenerateParams, params, Method.BackendGenerate), options.signal), {
             ...callOptions,
             onArtifact: (artifact) => emit({ jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId, artifact } }),
           }),

@@ -13,6 +13,7 @@ import {
   decodeParams,
 } from '../protocol/index.ts';
 import type { LogParams, ProgressParams } from '../protocol/index.ts';
+import { preserialize } from '../framing/json-sliced-stringify.ts';
 import { MepError, isMepError } from '../protocol/errors.ts';
 import type { JsonRpcId } from '../rpc/index.ts';
 import type { CallOptions, Session } from '../session/session.ts';
@@ -47,11 +48,14 @@ export interface ServedCallOptions {
 
 type Operation = (session: Session, params: unknown, options: CallOptions) => Promise<unknown>;
 
+/** A client's params as they will be sent, written ahead in slices when large (json-sliced-stringify.ts): the transport's send writes them in one call otherwise. */
+const sliced = <T>(params: T, o: CallOptions): Promise<T> => preserialize(params, o.signal);
+
 const OPERATIONS: Record<CallableMethod, Operation> = {
-  [Method.BackendGenerate]: (s, p, o) => s.generate(decodeParams(GenerateParams, p, Method.BackendGenerate), o),
-  [Method.FrontendCompile]: (s, p, o) => s.compile(decodeParams(CompileParams, p, Method.FrontendCompile), o),
-  [Method.ValidatorValidate]: (s, p, o) => s.validate(decodeParams(ValidateParams, p, Method.ValidatorValidate), o),
-  [Method.TransformTransform]: (s, p, o) => s.transform(decodeParams(TransformParams, p, Method.TransformTransform), o),
+  [Method.BackendGenerate]: async (s, p, o) => s.generate(await sliced(decodeParams(GenerateParams, p, Method.BackendGenerate), o), o),
+  [Method.FrontendCompile]: async (s, p, o) => s.compile(await sliced(decodeParams(CompileParams, p, Method.FrontendCompile), o), o),
+  [Method.ValidatorValidate]: async (s, p, o) => s.validate(await sliced(decodeParams(ValidateParams, p, Method.ValidatorValidate), o), o),
+  [Method.TransformTransform]: async (s, p, o) => s.transform(await sliced(decodeParams(TransformParams, p, Method.TransformTransform), o), o),
   [Method.Describe]: (s, _p, o) => s.describe(o),
   [Method.Ping]: (s, _p, o) => s.ping(o),
   [Method.Info]: (s, _p, o) => s.info(o),
