@@ -5,6 +5,7 @@
 import type { AvroField, AvroType, FullName, JsonValue, NamedSchema, Properties } from './model.ts';
 import { sortKeys } from './json-syntax.ts';
 import { fullNameKey, NO_PROPERTIES } from './model.ts';
+import { fillable, fillTemplate, holePaths, type SchemaTemplate } from './schema-template.ts';
 
 type JsonObject = { [key: string]: JsonValue };
 
@@ -107,6 +108,8 @@ export class JsonTypeRenderer {
    * objects are never changed once made (callers copy before adding keys), so uses share them.
    */
   private readonly decoratedPrimitives = new WeakMap<AvroType, JsonObject>();
+  /** Each named schema's template for inline renderings, or null when it has none. */
+  private readonly templates = new Map<NamedSchema, SchemaTemplate | null>();
 
   constructor(
     private readonly schemas: ReadonlyMap<string, NamedSchema>,
@@ -126,9 +129,40 @@ export class JsonTypeRenderer {
     if (!schema || state.active.has(key) || isDefined(state, key) || !this.allows(scope, key)) return key;
     state.active.add(key);
     state.defined.add(key);
-    const value = this.named(schema, (tpe) => this.typeInline(tpe, state, scope));
+    const template = this.template(schema);
+    let value: JsonValue;
+    if (template === null) value = this.named(schema, (tpe) => this.typeInline(tpe, state, scope));
+    else {
+      // The holes in document order: each definition's names are defined before the next hole's.
+      const values: JsonValue[] = [];
+      for (let i = 0; i < template.holes.length; i++) values.push(this.namedInline(template.holes[i], state, scope));
+      value = fillTemplate(template, values);
+    }
     state.active.delete(key);
     return value;
+  }
+
+  /** The schema's template (schema-template.ts), made at its first use; null when it has none. */
+  private template(schema: NamedSchema): SchemaTemplate | null {
+    let template = this.templates.get(schema);
+    if (template !== undefined) return template;
+    template = null;
+    let plain = true;
+    const paths: (string | number)[][] = [];
+    if (schema.kind === 'record') {
+      for (let i = 0; i < schema.fields.length && plain; i++) {
+        plain = fillable(schema.fields[i].type);
+        holePaths(schema.fields[i].type, ['fields', i, 'type'], paths);
+      }
+    }
+    if (plain) {
+      // Each named type's place holds its full name until a use fills it.
+      const holes: FullName[] = [];
+      const tree = this.named(schema, (tpe) => this.type(tpe, (name) => (holes.push(name), fullNameKey(name))));
+      if (holes.length === paths.length) template = { tree, holes, paths };
+    }
+    this.templates.set(schema, template);
+    return template;
   }
 
   /** A named schema whose fields reference every named type by full name. */
