@@ -1,8 +1,8 @@
 /**
  * The shared-memory channel between a wasm transport and its worker: one SharedArrayBuffer per
  * worker thread that carries the interrupt flag, wake-ups, and — on the fast path — the call
- * itself and its result, so a small call costs two `Atomics.notify`s instead of two
- * `postMessage` hops through both event loops.
+ * itself and its result, so a small call costs at most two `Atomics.notify`s (none between
+ * two polling threads) instead of two `postMessage` hops through both event loops.
  *
  * Layout: Int32 slots (below), two Float64s (the elapsed time, the guest's memory), then a data area of
  * {@link CHANNEL_DATA_BYTES} bytes that holds the input of a call, then its output. A call or
