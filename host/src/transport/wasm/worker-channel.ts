@@ -12,10 +12,11 @@
  * The host writes a command and bumps CMD_SEQ; the worker, listening in `Atomics.wait`, runs it,
  * writes the result and bumps RESULT_SEQ, which the host awaits with `Atomics.waitAsync` (the
  * host thread never blocks); either side is signalled only when it sleeps. Both sides first poll
- * for tens of µs at most, as a {@link SpinPolicy} allows, so back-to-back calls skip both wake-ups. RESULT_POSTED counts the notifications, logs
- * and guest requests the worker posted during the call, so the host delivers all of them before
- * the response. The guest's memory after each call (the engine's `GUEST_MEMORY_LOG` line) travels
- * as a figure beside the result, sparing a message per call, and the line's encoding and decoding.
+ * for tens of µs at most, as a {@link SpinPolicy} allows, so back-to-back calls skip both
+ * wake-ups. RESULT_POSTED counts the notifications, logs and guest requests the worker posted
+ * during the call, so the host delivers all of them before the response. The guest's memory
+ * after each call (the engine's `GUEST_MEMORY_LOG` line) travels as a figure beside the result,
+ * sparing a message per call, and the line's encoding and decoding.
  *
  * Flow control: the worker posts notifications, logs and guest requests as they happen, but
  * never more than {@link FLOW_WINDOW_BYTES} (or {@link FLOW_WINDOW_MESSAGES}) ahead of what the
