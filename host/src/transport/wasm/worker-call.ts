@@ -8,13 +8,8 @@ import { LocalErrorCode } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import { setLongTimeout, type CancelTimer } from '../long-timer.ts';
 import { guestMemoryLine, Interrupt, type LogLevel, type RunOutcome } from './engine.ts';
-import { CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
+import { awaitResult, CHANNEL_DATA_BYTES, Command, createSpinPolicy, FLAG_INTERRUPT, FLAG_WAKE, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand } from './worker-channel.ts';
 import type { PooledWorker } from './worker-pool.ts';
-
-/** `Atomics.waitAsync` (ES2024; Node 16+, Chromium, Safari 16.4); the pool only listens where it exists. */
-interface AtomicsWithWaitAsync {
-  waitAsync(array: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
-}
 
 /** How long a guest may keep running after its deadline was signalled before it is killed. */
 const KILL_GRACE_MS = 50;
@@ -119,9 +114,8 @@ export function createWorkerCalls(context: WorkerCallContext): WorkerCalls {
     const bumps = Atomics.load(channel, RESULT_SEQ);
     if (context.released() || current !== call) return;
     if (Atomics.load(channel, RESULT_FOR) === seq) return take(call);
-    const waiting = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(channel, RESULT_SEQ, bumps);
-    if (waiting.async) void waiting.value.then(() => watch(call, seq));
-    else watch(call, seq);
+    // `Atomics.waitAsync`: the pool only listens where it exists.
+    awaitResult(channel, bumps, () => watch(call, seq));
   };
 
   /** The deadline: cooperative guests see the flag; the rest are killed after a short grace period. */

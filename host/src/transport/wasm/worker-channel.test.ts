@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { Worker } from 'node:worker_threads';
 import { LocalErrorCode } from '../../protocol/errors.ts';
 import { GUEST_MEMORY_LOG, guestMemoryLine } from './engine.ts';
-import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, fitsChannel, postCommand, readResult, RESULT_FOR, RESULT_SEQ, sendCommand, SPIN_BACKOFF_MAX, writeResult, type SpinPolicy } from './worker-channel.ts';
+import { awaitCommand, CHANNEL_DATA_BYTES, CMD_SEQ, Command, createChannel, createSpinPolicy, fitsChannel, readResult, RESULT_FOR, sendCommand, SPIN_BACKOFF_MAX, writeResult, type SpinPolicy } from './worker-channel.ts';
 
 const channel = suite('worker channel');
 
@@ -239,30 +239,6 @@ function fastShareAfterSlowPhase(rule: 'one short poll' | 'kinds apart', slow = 
 channel('should leave a slow phase: back-to-back calls are caught again, where the old rule stayed asleep for good', () => {
   assert.ok(fastShareAfterSlowPhase('one short poll') < 0.01, 'the old rule never recovers (the mechanism of the bimodal ping)');
   assert.ok(fastShareAfterSlowPhase('kinds apart') > 0.9);
-});
-
-channel('should say whether a signal woke the other side', async () => {
-  const ch = createChannel();
-  // Nobody waits on the command: the worker was awake (polling or running).
-  assert.ok(postCommand(ch, Command.Call, new Uint8Array([1])).workerAwake);
-  // Nobody waits on the result: the host was polling for it, or about to look.
-  assert.ok(writeResult(ch, 1, { ok: true, output: null, interrupt: 0, elapsedMs: 0 }, 0));
-  // The host waits for the result in its event loop: publishing it wakes the host.
-  const waiting = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: Promise<string> | string } }).waitAsync(ch, RESULT_SEQ, Atomics.load(ch, RESULT_SEQ));
-  assert.ok(waiting.async);
-  assert.not.ok(writeResult(ch, 2, { ok: true, output: null, interrupt: 0, elapsedMs: 0 }, 0), 'the host was asleep');
-  assert.is(await waiting.value, 'ok');
-  // A worker blocked on the channel is woken by a command.
-  const blocked = new Worker(`const { workerData: ch, parentPort } = require('node:worker_threads'); parentPort.postMessage('waiting'); Atomics.wait(ch, ${CMD_SEQ}, Atomics.load(ch, ${CMD_SEQ}));`, { eval: true, workerData: ch });
-  await new Promise((resolve) => blocked.once('message', resolve));
-  let sent = postCommand(ch, Command.Leave);
-  // It may not be blocked yet right after saying so: retry until the signal finds it waiting.
-  while (sent.workerAwake) {
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    sent = postCommand(ch, Command.Leave);
-  }
-  assert.not.ok(sent.workerAwake);
-  await blocked.terminate();
 });
 
 channel('should poll for the next command as the host was: awake or woken', () => {

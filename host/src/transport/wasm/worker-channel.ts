@@ -1,8 +1,8 @@
 /**
  * The shared-memory channel between a wasm transport and its worker: one SharedArrayBuffer per
  * worker thread that carries the interrupt flag, wake-ups, and — on the fast path — the call
- * itself and its result, so a small call costs two `Atomics.notify`s instead of two
- * `postMessage` hops through both event loops.
+ * itself and its result, so a small call costs at most two `Atomics.notify`s (none between
+ * two polling threads) instead of two `postMessage` hops through both event loops.
  *
  * Layout: Int32 slots (below), two Float64s (the elapsed time, the guest's memory), then a data area of
  * {@link CHANNEL_DATA_BYTES} bytes that holds the input of a call, then its output. A call or
@@ -11,11 +11,12 @@
  *
  * The host writes a command and bumps CMD_SEQ; the worker, listening in `Atomics.wait`, runs it,
  * writes the result and bumps RESULT_SEQ, which the host awaits with `Atomics.waitAsync` (the
- * host thread never blocks). Both sides first poll for tens of µs at most, as a {@link SpinPolicy}
- * allows, so back-to-back calls skip both wake-ups. RESULT_POSTED counts the notifications, logs
- * and guest requests the worker posted during the call, so the host delivers all of them before
- * the response. The guest's memory after each call (the engine's `GUEST_MEMORY_LOG` line) travels
- * as a figure beside the result, sparing a message per call, and the line's encoding and decoding.
+ * host thread never blocks); either side is signalled only when it sleeps. Both sides first poll
+ * for tens of µs at most, as a {@link SpinPolicy} allows, so back-to-back calls skip both
+ * wake-ups. RESULT_POSTED counts the notifications, logs and guest requests the worker posted
+ * during the call, so the host delivers all of them before the response. The guest's memory
+ * after each call (the engine's `GUEST_MEMORY_LOG` line) travels as a figure beside the result,
+ * sparing a message per call, and the line's encoding and decoding.
  *
  * Flow control: the worker posts notifications, logs and guest requests as they happen, but
  * never more than {@link FLOW_WINDOW_BYTES} (or {@link FLOW_WINDOW_MESSAGES}) ahead of what the
@@ -26,29 +27,42 @@
  */
 import type { RunOutcome } from './engine.ts';
 
-/** Slot of the interrupt flag the guest polls (`mep_interrupt`). */
+/**
+ * Slots, in groups 128 bytes apart (two cache lines, whatever the buffer's alignment), so the word
+ * one side polls shares no cache line with what the other side writes before it publishes: a
+ * poller reading a line the writer is filling makes the line move between the cores at every
+ * store, where it now moves once per call. Each side's sequence sits with the flag saying whether
+ * that side sleeps on it, so a signal nobody waits for is skipped ({@link postCommand},
+ * {@link writeResult}).
+ */
+const GROUP = 32;
+/** Slot of the interrupt flag the guest polls (`mep_interrupt`); the guest reads slot 0. */
 export const FLAG_INTERRUPT = 0;
 /** Slot of the wake-up sequence a waiting guest request watches. */
 export const FLAG_WAKE = 1;
-/** Slot the host bumps after writing a command. */
-export const CMD_SEQ = 2;
-const CMD = 3;
-const CMD_LENGTH = 4;
-const CMD_TIMEOUT = 5;
-/** Slot the worker bumps after writing a result. */
-export const RESULT_SEQ = 6;
-const RESULT_KIND = 7;
-const RESULT_LENGTH = 8;
-const RESULT_INTERRUPT = 9;
-const RESULT_POSTED = 10;
-/** Slot naming the command (its CMD_SEQ) the published result answers. */
-export const RESULT_FOR = 11;
 /** Bytes (mod 2^32) and messages of notifications, logs and guest requests the host has handled. */
-const FLOW_BYTES = 13;
-const FLOW_COUNT = 14;
+const FLOW_BYTES = 2;
+const FLOW_COUNT = 3;
+/** Slot the host bumps after writing a command (the worker polls it). */
+export const CMD_SEQ = GROUP;
+/** 1 while the worker sleeps (or is about to) in `Atomics.wait` on CMD_SEQ. */
+const WORKER_WAITING = GROUP + 1;
+const CMD = 2 * GROUP;
+const CMD_LENGTH = CMD + 1;
+const CMD_TIMEOUT = CMD + 2;
+/** Slot the worker bumps after writing a result. */
+export const RESULT_SEQ = 3 * GROUP;
+/** Slot naming the command (its CMD_SEQ) the published result answers (the host polls it). */
+export const RESULT_FOR = RESULT_SEQ + 1;
+/** How many `Atomics.waitAsync`s of the host wait on RESULT_SEQ now. */
+const HOST_WAITERS = RESULT_SEQ + 2;
+const RESULT_KIND = 4 * GROUP;
+const RESULT_LENGTH = RESULT_KIND + 1;
+const RESULT_INTERRUPT = RESULT_KIND + 2;
+const RESULT_POSTED = RESULT_KIND + 3;
 /** Float64s: the call's elapsed time, the guest's memory after it (bytes; -1 when not sent). */
-const FIGURES_BYTE = 64;
-const DATA_BYTE = 80;
+const FIGURES_BYTE = RESULT_KIND * 4 + 16;
+const DATA_BYTE = 5 * GROUP * 4;
 
 /** Bytes of a call or an output that travel through the channel itself. */
 export const CHANNEL_DATA_BYTES = 64 * 1024;
@@ -89,8 +103,9 @@ const figures = (channel: Channel): Float64Array => viewsOf(channel).figures;
 
 /**
  * Host: sends a command (with `input` in the data area for a call); the worker wakes at once.
- * Returns its sequence, and whether the worker was awake (polling or running: the signal woke
- * nobody), so a quick answer is worth polling for.
+ * Returns its sequence, and whether the worker was awake (polling or running: nobody to wake),
+ * so a quick answer is worth polling for. A worker that is awake is not signalled at all:
+ * `Atomics.notify` takes a lock all threads of the process share, even when nobody waits.
  */
 export function postCommand(channel: Channel, command: number, input?: Uint8Array, timeoutMs = 0): { seq: number; workerAwake: boolean } {
   if (input !== undefined) data(channel).set(input);
@@ -98,7 +113,10 @@ export function postCommand(channel: Channel, command: number, input?: Uint8Arra
   channel[CMD_LENGTH] = input?.length ?? 0;
   channel[CMD_TIMEOUT] = Math.min(timeoutMs, 0x7fffffff);
   const seq = Atomics.add(channel, CMD_SEQ, 1) + 1;
-  return { seq, workerAwake: Atomics.notify(channel, CMD_SEQ) === 0 };
+  // Read after the bump, as the worker sets it before it waits: one of the two sees the other.
+  if (Atomics.load(channel, WORKER_WAITING) === 0) return { seq, workerAwake: true };
+  Atomics.notify(channel, CMD_SEQ);
+  return { seq, workerAwake: false };
 }
 
 /** {@link postCommand}'s sequence alone. */
@@ -231,7 +249,10 @@ export function awaitCommand(channel: Channel, handled: number, spin?: SpinPolic
   if (Atomics.load(channel, CMD_SEQ) === handled) spin?.spin(() => Atomics.load(channel, CMD_SEQ) !== handled, hostAwake);
   let seq = Atomics.load(channel, CMD_SEQ);
   while (seq === handled) {
+    // Said before the wait checks the sequence: a host bumping it meanwhile sees the flag.
+    Atomics.store(channel, WORKER_WAITING, 1);
     Atomics.wait(channel, CMD_SEQ, handled);
+    Atomics.store(channel, WORKER_WAITING, 0);
     seq = Atomics.load(channel, CMD_SEQ);
   }
   const command = channel[CMD] as number;
@@ -321,7 +342,31 @@ export function writeResult(channel: Channel, seq: number, outcome: RunOutcome |
   // Atomic, so a host that sees `seq` here also sees the result written above.
   Atomics.store(channel, RESULT_FOR, seq);
   Atomics.add(channel, RESULT_SEQ, 1);
-  return Atomics.notify(channel, RESULT_SEQ) === 0;
+  // Read after the bump, as the host counts itself in before it waits (awaitResult).
+  if (Atomics.load(channel, HOST_WAITERS) === 0) return true;
+  Atomics.notify(channel, RESULT_SEQ);
+  return false;
+}
+
+/** `Atomics.waitAsync` (ES2024; Node 16+, Chromium, Safari 16.4). */
+interface AtomicsWithWaitAsync {
+  waitAsync(array: Int32Array, index: number, value: number): { async: false; value: string } | { async: true; value: Promise<string> };
+}
+
+/**
+ * Host: calls `then` once the worker published a result after RESULT_SEQ read `bumps` (or it was
+ * woken otherwise: a released worker), through the event loop, without blocking the thread. The
+ * host counts itself among the waiters first, so {@link writeResult} signals it.
+ */
+export function awaitResult(channel: Channel, bumps: number, then: () => void): void {
+  Atomics.add(channel, HOST_WAITERS, 1);
+  const waiting = (Atomics as unknown as AtomicsWithWaitAsync).waitAsync(channel, RESULT_SEQ, bumps);
+  const woken = (): void => {
+    Atomics.sub(channel, HOST_WAITERS, 1);
+    then();
+  };
+  if (waiting.async) void waiting.value.then(woken);
+  else woken();
 }
 
 /**
