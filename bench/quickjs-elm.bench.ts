@@ -43,8 +43,8 @@ const guestSource = `${source}globalThis.run = function () { Host.outputString(_
 
 progress('building the engine and its native twin');
 const engine = await ensureEngine();
-// The engine as guests ship it (its wasm-opt -Oz copy, build/guest/optimized-engine.ts): V8 runs
-// 1.1 % fewer instructions of it than of clang's output (bench/wasm-callgrind, morphir-elm 1×5).
+// The engine as guests ship it (build/guest/optimized-engine.ts: the engine's bytes, through binaryen
+// -O3 by its build, build/engine/opt-flags.ts).
 // Compiled once, as a host caches it; V8 tiers the engine's code up during the first run.
 const wasm = await WebAssembly.compile(readFileSync(await optimizedEngine(engine)));
 const native = await ensureNativeEngine({ cacheDir: ENGINE_CACHE_DIR });

@@ -11,7 +11,7 @@
  *  3. the declarations of the guest's globals (build/guest/types/*.d.ts, which tsc does not copy)
  *     go beside the compiled guest-globals.js, where `mep build`'s check reads them and where
  *     `mep-runtime/guest-pdk/globals` points;
- *  4. the guest engine built from this checkout (and its `wasm-opt -Oz` copy) goes to
+ *  4. the guest engine built from this checkout (and its guests' copy) goes to
  *     dist/engine/ with a manifest, so an installed package builds guests without clang;
  *  5. the Node worker entry is bundled beside worker.js, so workers start without esbuild, and
  *     the browser's worker script (`mep-wasm-worker.js`) beside web-worker-spawner.js, its default URL;

@@ -109,7 +109,7 @@ Package('should pack, install from the tarball into an empty directory, and buil
   const { files, app } = await packedRuntime();
   try {
     assert.ok(files.includes('dist/host/src/index.js') && files.includes('dist/host/src/index.d.ts'), 'compiled host and its types');
-    assert.ok(files.some((f) => /^dist\/engine\/engine-[0-9a-f]+\.Oz\.wasm$/.test(f)), 'the engine ships inside');
+    assert.ok(files.some((f) => /^dist\/engine\/engine-[0-9a-f]+\.guest\.wasm$/.test(f)), 'the engine ships inside');
     assert.ok(files.includes('dist/cli/bin.js'), 'the mep command ships bundled');
     assert.ok(files.includes('dist/host/src/transport/wasm/node/worker-entry.bundle.js'), 'the worker entry ships prebuilt');
     assert.ok(files.includes('dist/embed/browser/src/mep-wasm-worker.js'), "the browser worker script ships where createWebWorkerSpawner's default URL points");

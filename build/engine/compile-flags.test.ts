@@ -5,7 +5,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { QUICKJS_FLAGS } from './compile.ts';
+import { spawnSync } from 'node:child_process';
+import { COMMON_FLAGS, linkInvocation, QUICKJS_FLAGS } from './compile.ts';
+import { ENGINE_WASM_OPT } from './opt-flags.ts';
+import { findToolchain } from './toolchain.ts';
 
 const flags = suite('engine compile flags');
 
@@ -23,6 +26,22 @@ flags('should compile libquickjs without tail merging, so every handler jumps ba
   const at = QUICKJS_FLAGS.indexOf('-enable-tail-merge=false');
   assert.ok(at > 0, `QUICKJS_FLAGS lacks -enable-tail-merge=false: ${QUICKJS_FLAGS.join(' ')}`);
   assert.is(QUICKJS_FLAGS[at - 1], '-mllvm', 'the flag is an LLVM option: it must follow -mllvm');
+});
+
+flags('should link the engine without clang running wasm-opt by itself, and run binaryen once at the level chosen', () => {
+  // clang runs `wasm-opt -O<link level>` on its output when it finds one on PATH (Debian's binaryen
+  // is in /usr/bin here): the engine's level must be ENGINE_WASM_OPT's, not the glue's -Os.
+  const tc = findToolchain();
+  // `-###`: clang prints the commands it would run, runs none; the file need not exist.
+  const commands = (env: NodeJS.ProcessEnv): string => {
+    const args = [...COMMON_FLAGS(tc), '-Os', 'engine.c', ...linkInvocation(tc).flags, '-o', 'engine.wasm', '-###'];
+    const out = spawnSync(tc.clang, args, { env, encoding: 'utf8' });
+    return `${out.stdout}${out.stderr}`;
+  };
+  const ours = commands(linkInvocation(tc).env);
+  assert.match(ours, 'wasm-ld', 'the link step is missing from clang\'s commands');
+  assert.not.match(ours, 'wasm-opt', `clang would run wasm-opt at the link:\n${ours}`);
+  assert.ok(ENGINE_WASM_OPT.some((f) => /^-O/.test(f)), `ENGINE_WASM_OPT names no level: ${ENGINE_WASM_OPT.join(' ')}`);
 });
 
 flags.run();

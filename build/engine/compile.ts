@@ -13,8 +13,8 @@ import { promisify } from 'node:util';
 import { buildSync, transformSync } from 'esbuild';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 import { QUICKJS_SOURCE_KEY, QUICKJS_SOURCES, ensureQuickjsSource } from './quickjs-source.ts';
-import { findToolchain, type Toolchain } from './toolchain.ts';
-import { GLUE_OPT, QUICKJS_OPT } from './opt-flags.ts';
+import { findToolchain, npmBinaryen, WASM_OPT_FEATURES, type Binaryen, type Toolchain } from './toolchain.ts';
+import { ENGINE_WASM_OPT, GLUE_OPT, QUICKJS_OPT } from './opt-flags.ts';
 import { appendCustomSection, preludeHeader } from './internal/artifacts.ts';
 
 const run = promisify(execFile);
@@ -25,7 +25,7 @@ export const IMPORT_NAMESPACE = 'mep_quickjs_engine_v1';
 /** Linker stack in bytes; the JS stack limit in glue/engine.h stays well below it. */
 export const STACK_SIZE = 1024 * 1024;
 
-const COMMON_FLAGS = (tc: Toolchain): string[] => [
+export const COMMON_FLAGS = (tc: Toolchain): string[] => [
   '--target=wasm32-wasi',
   '-nostdlibinc', // without it clang-19 silently falls back to glibc headers
   '-isystem', tc.wasiInclude,
@@ -70,6 +70,16 @@ export const LINK_FLAGS = [
   '-Wl,--export-table',
   '-Wl,--growable-table',
 ];
+
+/**
+ * How the engine is linked: wasm-ld named by path, and clang's own folder as PATH, so clang finds
+ * no wasm-opt to run on its output unasked (it does when one is on PATH, at the link's level, and
+ * clang-19's `--no-wasm-opt` skips the link itself); binaryen runs once, explicitly (`wasmOpt`).
+ */
+export const linkInvocation = (tc: Toolchain): { flags: string[]; env: NodeJS.ProcessEnv } => ({
+  flags: [...LINK_FLAGS, `-fuse-ld=${tc.ld}`],
+  env: { ...process.env, PATH: tc.linkPath },
+});
 
 /** Where the engine build put its outputs. */
 export interface EngineArtifacts {
@@ -125,6 +135,16 @@ async function buildLibquickjs(tc: Toolchain, cacheDir: string): Promise<{ lib: 
   return { lib, include, key, built: true };
 }
 
+/** binaryen's one run on the linked engine, at the level opt-flags.ts chose by measurement. */
+async function wasmOpt(binaryen: Binaryen, input: string, output: string): Promise<string> {
+  try {
+    await run(process.execPath, [binaryen.wasmOpt, input, '-o', output, ...WASM_OPT_FEATURES, ...ENGINE_WASM_OPT], { maxBuffer: 16 << 20 });
+  } catch (e) {
+    throw toolError(`wasm-opt ${ENGINE_WASM_OPT.join(' ')} (binaryen ${binaryen.version})`, e);
+  }
+  return output;
+}
+
 /**
  * The platform globals (glue/globals/, issue 23) as one minified script: its entry assigns the
  * installer that event-loop.c calls with the natives.
@@ -146,6 +166,8 @@ export function bundleGlobals(dir: string): string {
  */
 export async function compileEngine(glueDir: string, cacheDir: string): Promise<EngineArtifacts> {
   const tc = findToolchain();
+  const binaryen = npmBinaryen();
+  if (!binaryen) throw toolError('finding wasm-opt', new Error('the npm package binaryen is not installed: run npm ci'));
   const lib = await buildLibquickjs(tc, cacheDir);
   const glueFiles = readdirSync(glueDir).filter((f) => /\.(c|h|js)$/.test(f)).sort();
   const globalsDir = join(glueDir, 'globals');
@@ -154,7 +176,7 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
   // The recipe itself (this file and its helpers) is an input too: changing how the glue is
   // generated must not reuse an engine built the old way.
   const recipe = [fileURLToPath(import.meta.url), fileURLToPath(new URL('./internal/artifacts.ts', import.meta.url))].map((f) => readFileSync(f));
-  const hash = sha(lib.key, IMPORT_NAMESPACE, GLUE_OPT, ...GLUE_FLAGS, ...LINK_FLAGS, ...glueParts, ...recipe);
+  const hash = sha(lib.key, IMPORT_NAMESPACE, GLUE_OPT, ...GLUE_FLAGS, ...LINK_FLAGS, `binaryen ${binaryen.version}`, ...ENGINE_WASM_OPT, ...glueParts, ...recipe);
   const wasmPath = join(cacheDir, `engine-${hash}.wasm`);
   if (existsSync(wasmPath)) return { wasmPath, hash, built: lib.built };
 
@@ -172,11 +194,13 @@ export async function compileEngine(glueDir: string, cacheDir: string): Promise<
     const linked = join(gen, 'engine.wasm');
     const sources = glueFiles.filter((f) => f.endsWith('.c')).map((f) => join(glueDir, f));
     try {
-      await run(tc.clang, [...COMMON_FLAGS(tc), GLUE_OPT, ...GLUE_FLAGS, '-I', lib.include, '-I', gen, ...sources, lib.lib, ...LINK_FLAGS, '-o', linked], { maxBuffer: 16 << 20 });
+      const link = linkInvocation(tc);
+      await run(tc.clang, [...COMMON_FLAGS(tc), GLUE_OPT, ...GLUE_FLAGS, '-I', lib.include, '-I', gen, ...sources, lib.lib, ...link.flags, '-o', linked], { maxBuffer: 16 << 20, env: link.env });
     } catch (e) {
       throw toolError('compiling and linking the glue', e);
     }
-    const bytes = appendCustomSection(readFileSync(linked), 'import_namespace', Buffer.from(IMPORT_NAMESPACE, 'utf8'));
+    const optimized = await wasmOpt(binaryen, linked, join(gen, 'engine.opt.wasm'));
+    const bytes = appendCustomSection(readFileSync(optimized), 'import_namespace', Buffer.from(IMPORT_NAMESPACE, 'utf8'));
     const tmp = `${wasmPath}.tmp-${process.pid}`;
     writeFileSync(tmp, bytes);
     renameSync(tmp, wasmPath);

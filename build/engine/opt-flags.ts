@@ -34,6 +34,17 @@ export const QUICKJS_OPT: Readonly<Record<QuickjsSource, OptFlag>> = {
   'dtoa.c': '-Os',
 };
 
+/**
+ * binaryen's passes on the linked engine (compile.ts runs them once, with the npm package's
+ * wasm-opt, pinned by the lock; clang's own implicit run at the link's -Os is kept off). Measured
+ * (2026-12-04, bench/wasm-callgrind, morphir-elm 1 × 5, V8's code for the engine): clang's -Os run
+ * then the guests' -Oz copy 3,131 M; binaryen 132 at -O3 3,091 M (−1.3 %) and 799 KB, at -O2
+ * 3,093 M and 804 KB; Debian's binaryen 108 at -O3/-O2 3,088 M; no wasm-opt at all 3,077 M but
+ * 918 KB (past a small guest's 1 MiB). -O3 without inlining-optimizing 3,099 M, without
+ * merge-locals and local-cse 3,092 M (docs/performance-log.md, helper wasmopt).
+ */
+export const ENGINE_WASM_OPT: readonly string[] = ['-O3'];
+
 /** The glue (build/engine/glue/): calls in and out of the engine, never hot. */
 export const GLUE_OPT: OptFlag = '-Os';
 

@@ -31,8 +31,8 @@ function buildError(fn: () => unknown): string {
 Shipped('should return the engine the manifest lists, with its hash, as not built', () =>
   withDir(async (dir) => {
     await writeFile(join(dir, 'engine-abc.wasm'), 'wasm');
-    await writeFile(join(dir, 'engine-abc.Oz.wasm'), 'wasm');
-    await writeFile(join(dir, SHIPPED_ENGINE_MANIFEST), JSON.stringify({ hash: 'abc', wasm: 'engine-abc.wasm', optimized: 'engine-abc.Oz.wasm' }));
+    await writeFile(join(dir, 'engine-abc.guest.wasm'), 'wasm');
+    await writeFile(join(dir, SHIPPED_ENGINE_MANIFEST), JSON.stringify({ hash: 'abc', wasm: 'engine-abc.wasm', optimized: 'engine-abc.guest.wasm' }));
     assert.equal(readShippedEngine(dir), { wasmPath: join(dir, 'engine-abc.wasm'), hash: 'abc', built: false });
   }),
 );
@@ -49,8 +49,8 @@ Shipped('should refuse a damaged manifest, or one whose files are missing or esc
     await writeFile(manifest, '{"hash":');
     buildError(() => readShippedEngine(dir));
     await writeFile(join(dir, 'engine-abc.wasm'), 'wasm');
-    await writeFile(manifest, JSON.stringify({ hash: 'abc', wasm: 'engine-abc.wasm', optimized: 'engine-abc.Oz.wasm' }));
-    assert.match(buildError(() => readShippedEngine(dir)), 'engine-abc.Oz.wasm');
+    await writeFile(manifest, JSON.stringify({ hash: 'abc', wasm: 'engine-abc.wasm', optimized: 'engine-abc.guest.wasm' }));
+    assert.match(buildError(() => readShippedEngine(dir)), 'engine-abc.guest.wasm');
     await writeFile(manifest, JSON.stringify({ hash: 'abc', wasm: 42, optimized: 'engine-abc.wasm' }));
     buildError(() => readShippedEngine(dir));
     await writeFile(manifest, 'null');

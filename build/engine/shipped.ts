@@ -1,6 +1,6 @@
 /**
  * The engine shipped inside the npm package. `npm run build` (scripts/build-package.ts) copies
- * the engine built from this checkout, and its `wasm-opt -Oz` copy, into `dist/engine/` with a
+ * the engine built from this checkout, and its guests' copy, into `dist/engine/` with a
  * small manifest, so an installed mep-runtime builds guests without clang or wasi-libc. Code
  * running from sources (a checkout) never uses it: it builds the engine from the glue sources.
  */
@@ -17,7 +17,7 @@ export interface ShippedEngineManifest {
   hash: string;
   /** File name of the engine wasm, beside the manifest. */
   wasm: string;
-  /** File name of its `wasm-opt -Oz` copy, beside the manifest: `<wasm>` with `.Oz.wasm`. */
+  /** File name of its guests' copy (build/guest/optimized-engine.ts), beside the manifest: `<wasm>` with `.guest.wasm`. */
   optimized: string;
 }
 
@@ -47,9 +47,9 @@ export function readShippedEngine(engineDir: string): ShippedEngine {
   } catch (cause) {
     throw new MepError(LocalErrorCode.Build, `the engine manifest ${manifestPath} is not valid JSON; reinstall mep-runtime`, { cause });
   }
-  // optimized-engine.ts finds the -Oz copy by name: `<engine>.Oz.wasm` beside the engine.
-  if (typeof manifest?.hash !== 'string' || !isFileName(manifest.wasm) || manifest.optimized !== manifest.wasm.replace(/\.wasm$/, '.Oz.wasm')) {
-    throw new MepError(LocalErrorCode.Build, `the engine manifest ${manifestPath} does not list a hash, an engine and its .Oz.wasm copy beside it; reinstall mep-runtime`);
+  // optimized-engine.ts finds the guests' copy by name: `<engine>.guest.wasm` beside the engine.
+  if (typeof manifest?.hash !== 'string' || !isFileName(manifest.wasm) || manifest.optimized !== manifest.wasm.replace(/\.wasm$/, '.guest.wasm')) {
+    throw new MepError(LocalErrorCode.Build, `the engine manifest ${manifestPath} does not list a hash, an engine and its .guest.wasm copy beside it; reinstall mep-runtime`);
   }
   for (const file of [manifest.wasm, manifest.optimized as string]) {
     if (!existsSync(join(engineDir, file))) {

@@ -2,8 +2,10 @@
  * Locates the native wasm toolchain the engine build needs (Debian bookworm packages) and fails
  * with a message naming the missing package when something is absent.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 
 /** Paths of the tools and sysroot parts used to compile QuickJS and the glue to wasm32. */
@@ -12,6 +14,14 @@ export interface Toolchain {
   clang: string;
   /** llvm-ar from llvm-19, to archive libquickjs. */
   ar: string;
+  /** wasm-ld from lld-19, given to clang by path (`-fuse-ld`): the link finds nothing on PATH. */
+  ld: string;
+  /**
+   * The PATH of the link: clang-19's own folder, where no wasm-opt is. When clang finds wasm-opt on
+   * PATH it runs `wasm-opt -O<link level>` on its output unasked (and clang-19's `--no-wasm-opt`
+   * skips the link altogether); the engine build runs binaryen itself (compile.ts).
+   */
+  linkPath: string;
   /** wasi-libc headers. */
   wasiInclude: string;
   /** `clang-19 --version`, first line (part of the cache key). */
@@ -56,5 +66,34 @@ export function findToolchain(): Toolchain {
   }
   const clang = '/usr/bin/clang-19';
   const version = execFileSync(clang, ['--version'], { encoding: 'utf8' }).split('\n')[0] ?? 'clang-19';
-  return { clang, ar: '/usr/bin/llvm-ar-19', wasiInclude: '/usr/include/wasm32-wasi', version };
+  return { clang, ar: '/usr/bin/llvm-ar-19', ld: '/usr/bin/wasm-ld-19', linkPath: '/usr/lib/llvm-19/bin', wasiInclude: '/usr/include/wasm32-wasi', version };
 }
+
+/** wasm-opt's feature flags for the engine's code (what COMMON_FLAGS in compile.ts let clang emit). */
+export const WASM_OPT_FEATURES = ['--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals'];
+
+/** The npm package binaryen's wasm-opt: a Node script, run with this process's node. */
+export interface Binaryen {
+  /** Path of its `bin/wasm-opt`. */
+  wasmOpt: string;
+  /** The package's version (part of the engine's cache key). */
+  version: string;
+}
+
+/**
+ * The binaryen of package.json's dependencies, pinned by the lock (the same wasm-opt on every
+ * machine, where Debian's binaryen differs between releases), or null when it is not installed.
+ */
+export function npmBinaryen(): Binaryen | null {
+  let dir: string;
+  try {
+    dir = dirname(createRequire(import.meta.url).resolve('binaryen/package.json'));
+  } catch {
+    return null;
+  }
+  const wasmOpt = join(dir, 'bin', 'wasm-opt');
+  if (!existsSync(wasmOpt)) return null;
+  const { version } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { version: string };
+  return { wasmOpt, version };
+}
+

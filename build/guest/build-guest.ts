@@ -2,7 +2,7 @@
  * `buildGuest`: one TypeScript entry to a sandboxed wasm guest (type check → esbuild bundle →
  * QuickJS bytecode through the engine's compile-src → snapshot of the initialized engine, taken in
  * this process or, with `snapshot: 'wizer'`, by wizer → byte-level link → wasm-opt dead-code
- * pass), or to one executable Node file for the process runtime. The engine is optimized with `wasm-opt -Oz` once and cached, so a guest
+ * pass), or to one executable Node file for the process runtime. The engine is optimized by its own build (binaryen -O3) once and cached, so a guest
  * build runs no full optimizer. Wasm outputs are cached by content hash.
  */
 import { createHash } from 'node:crypto';
@@ -53,7 +53,7 @@ export interface BuildGuestOptions {
   /** Type-check before building (default true). */
   typecheck?: boolean;
   /**
-   * Optimize (default true): build on the `wasm-opt -Oz` engine (optimized once per engine and
+   * Optimize (default true): build on the engine's stripped copy (made once per engine and
    * cached) and drop the code only the snapshot used.
    */
   optimize?: boolean;

@@ -12,5 +12,5 @@ export { snapshotGuest, type SnapshotResult } from './snapshot.ts';
 export { typecheckGuest, type TypecheckOptions } from './typecheck.ts';
 export { GUEST_LIB, GUEST_TYPES, GUEST_TYPES_FILES, writeGuestTypes } from './types/guest-globals.ts';
 export { MISSING_GLOBALS } from './types/missing-globals.ts';
-export { findExtismJs, optimize, removeUnused, wasmOptPath } from './tools.ts';
+export { findExtismJs, removeUnused, wasmOptPath } from './tools.ts';
 export { runWizer, snapshotWithWizer, WIZER_INIT, wizerInput, wizerPath, type WizerResult } from './wizer-snapshot.ts';

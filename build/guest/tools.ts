@@ -1,33 +1,23 @@
 /**
  * The external binary of the guest build: wasm-opt (Debian's native binaryen when present, else
- * npm's): `-Oz` once per engine (optimized-engine.ts), a quick dead-code pass per guest. The
+ * npm's): a quick dead-code pass per guest (the engine is optimized by its own build). The
  * default snapshot needs no tool (snapshot.ts); the optional wizer one runs npm's wizer
  * (wizer-snapshot.ts).
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { npmBinaryen, WASM_OPT_FEATURES } from '../engine/toolchain.ts';
 import { toolFailure } from './diagnostics.ts';
 
 const run = promisify(execFile);
-const require = createRequire(import.meta.url);
-
-function packageDir(name: string): string | null {
-  try {
-    return dirname(require.resolve(`${name}/package.json`));
-  } catch {
-    return null;
-  }
-}
 
 /** Path of wasm-opt: /usr/bin/wasm-opt (Debian binaryen, ~4x faster) or the npm binaryen one. */
 export function wasmOptPath(): string {
   if (existsSync('/usr/bin/wasm-opt')) return '/usr/bin/wasm-opt';
-  const dir = packageDir('binaryen');
-  const bin = dir && join(dir, 'bin', 'wasm-opt');
-  if (!bin || !existsSync(bin)) throw toolFailure('guest optimize', 'wasm-opt not found: install the Debian package binaryen or run npm ci');
+  const bin = npmBinaryen()?.wasmOpt;
+  if (!bin) throw toolFailure('guest optimize', 'wasm-opt not found: install the Debian package binaryen or run npm ci');
   return bin;
 }
 
@@ -46,21 +36,14 @@ async function throughFiles(tmpRoot: string, input: Uint8Array, step: (inFile: s
 
 const stderrOf = (e: unknown): string => ((e as { stderr?: string }).stderr ?? String(e)).trim().split('\n').slice(0, 5).join('\n');
 
-const FEATURES = ['--enable-bulk-memory', '--enable-sign-ext', '--enable-mutable-globals'];
-
 function wasmOpt(wasm: Uint8Array, tmpRoot: string, passes: readonly string[], signal?: AbortSignal): Promise<Uint8Array> {
   return throughFiles(tmpRoot, wasm, async (i, o) => {
     try {
-      await run(wasmOptPath(), [i, '-o', o, ...FEATURES, ...passes], { maxBuffer: 16 << 20, ...(signal ? { signal } : {}) });
+      await run(wasmOptPath(), [i, '-o', o, ...WASM_OPT_FEATURES, ...passes], { maxBuffer: 16 << 20, ...(signal ? { signal } : {}) });
     } catch (e) {
       throw toolFailure('guest optimize (wasm-opt) failed', stderrOf(e), e);
     }
   });
-}
-
-/** `wasm-opt -Oz` with the engine's features; strips names and producers. */
-export function optimize(wasm: Uint8Array, tmpRoot: string): Promise<Uint8Array> {
-  return wasmOpt(wasm, tmpRoot, ['-Oz', '--strip-debug', '--strip-producers']);
 }
 
 /**
