@@ -280,12 +280,11 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
         throw error;
       }
     }) as F;
-  // mep_interrupt and mep_clock_ms never throw, and the engine polls the first: left as they are.
-  const heldChannel = { ...channel };
-  for (const key of ['mep_input_copy', 'mep_output_copy', 'mep_notify', 'mep_artifact', 'mep_request', 'mep_reply_copy', 'mep_random_fill'] as const) {
-    const fn = channel[key];
-    if (fn !== undefined) (heldChannel as Record<string, unknown>)[key] = held(fn);
-  }
+  // Every host function is held, one added later too, but mep_interrupt and mep_clock_ms: they
+  // never throw, and the engine polls the first.
+  const heldChannel = Object.fromEntries(
+    Object.entries(channel).map(([key, fn]) => [key, key === 'mep_interrupt' || key === 'mep_clock_ms' ? fn : held(fn)]),
+  ) as unknown as HostChannelFunctions;
   const heldKernel = Object.fromEntries(Object.entries(kernel).map(([key, fn]) => [key, held(fn)]));
 
   return {
