@@ -13,6 +13,7 @@
  * `@extism/extism` directly, on purpose.
  */
 import createPlugin from '@extism/extism';
+import { fstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadWatFixture } from '../fixtures/wasm/compile.ts';
 import { createInProcessTransport } from '../host/src/testing/in-process-transport.ts';
@@ -80,12 +81,45 @@ report.row(`raw Extism echo of the ping request (${pingBytes.length} B), WAT gue
   report.row('  context: session ping, same PDK code in V8 (no wasm, no sandbox)', `${us.toFixed(1)} µs`, `${rawPingUs.toFixed(1)} µs raw`, x(us / rawPingUs));
   await session.close();
 }
+const busy = (ms: number): void => {
+  const until = performance.now() + ms;
+  while (performance.now() < until);
+};
+const sleepCell = new Int32Array(new SharedArrayBuffer(4));
+/**
+ * Context for the worker row: a call made right after its thread entered the kernel may cost
+ * more (on a VM with page-table isolation and no PCID each kernel entry empties the TLB), and a
+ * worker's guest runs right after its thread slept in Atomics.wait whenever no poll caught the
+ * host's command. Pings of a warm inline session, each timed alone, right after each pause.
+ */
+const PAUSES: [key: string, what: string, pause: () => void][] = [
+  ['plain', 'nothing', () => undefined],
+  ['afterBusy', 'a busy pause of 50 µs', () => busy(0.05)],
+  ['afterSyscall', 'one system call (fstat) and that pause', () => (fstatSync(1), busy(0.05))],
+  ['afterSleep', 'a sleep in Atomics.wait (30 µs)', () => void Atomics.wait(sleepCell, 0, 0, 0.03)],
+];
+async function pauseCosts(session: Session): Promise<Record<string, number>> {
+  // Each ping's own time, the modes interleaved in rounds; the median per mode (robust to preemption).
+  const times: number[][] = PAUSES.map(() => []);
+  for (let round = 0; round < 5; round++) {
+    for (const [k, [, , pause]] of PAUSES.entries()) {
+      for (let i = 0; i < 1000; i++) {
+        pause();
+        const t0 = performance.now();
+        await session.ping();
+        (times[k] as number[]).push((performance.now() - t0) * 1000);
+      }
+    }
+  }
+  return Object.fromEntries(PAUSES.map(([key], k) => [key, median(times[k] as number[])]));
+}
 /** The wasm session pings, in µs per call: median and first batch, per isolation. */
 async function wasmPings(): Promise<Record<string, number>> {
   const figures: Record<string, number> = { raw: rawPingUs };
   for (const isolation of ['inline', 'worker'] as const) {
     const session = await started(await openTransport(wasmSpec(isolation)));
     const { us, firstUs } = await perCall(2000, 7, () => session.ping());
+    if (isolation === 'inline') Object.assign(figures, await pauseCosts(session));
     await session.close();
     figures[isolation] = us;
     figures[`${isolation}First`] = firstUs;
@@ -111,6 +145,12 @@ for (const isolation of ['inline', 'worker'] as const) {
   });
   report.row(`  context: every process, wasm ${isolation} / raw`, ratios.map((r) => x(r)).join(', '), spread(runs, (v) => `${v.toFixed(1)} µs`));
   report.row(`  context: its first 2,000 pings (V8 still compiling the engine and the host code)`, `${(pings.median[`${isolation}First`] as number).toFixed(1)} µs`, `${rawUs.toFixed(1)} µs raw`, x((pings.median[`${isolation}First`] as number) / rawUs));
+}
+for (const [key, what] of PAUSES.slice(1)) {
+  // The difference within each process, then its median.
+  const plain = pings.runs.plain as number[];
+  const extra = median((pings.runs[key] as number[]).map((us, i) => us - (plain[i] as number)));
+  report.row(`  context: inline ping right after ${what}`, `${(pings.median[key] as number).toFixed(1)} µs`, `${(pings.median.plain as number).toFixed(1)} µs after no pause`, `${extra >= 0 ? '+' : ''}${extra.toFixed(1)} µs (per process)`);
 }
 {
   const session = await started(await openTransport(processSpec));
