@@ -1,0 +1,40 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Method } from '../protocol/methods.ts';
+import type { JsonRpcMessage } from '../transport/types.ts';
+import { readEvents, startTestHttp } from './testing/http.ts';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+// Ignores $/cancelRequest: a generate with `runMs` goes on, sending progress and logs naming `note`.
+const ignoresCancel = join(root, 'fixtures/extensions/ignores-cancel.mjs');
+const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
+const generate = (id: string, options: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'morphir.backend.generate', params: { ir, target: 'echo', options } });
+const post = (url: string, body: unknown): Promise<Response> =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
+
+const Abandoned = suite('mep serve --http :: a pooled session whose abandoned call still runs');
+
+Abandoned('should not lend another client a session still running a call its client abandoned (its logs, progress and queue) :: pooled', async () => {
+  const served = await startTestHttp({ echo: ignoresCancel });
+  try {
+    // Alice's call runs 1.5 s and ignores the cancel her leaving sends.
+    const alice = await post(served.listener.url, generate('a-1', { runMs: 1_500, note: 'alice-private' }));
+    await readEvents(alice, (event) => event.method === Method.Progress);
+    await served.nextSent((m) => m.method === Method.CancelRequest);
+    // Bob's call, 400 ms long, while Alice's still runs in the extension.
+    const bob = await readEvents(await post(served.listener.url, generate('b-1', { delayMs: 400, progress: true })), () => undefined);
+    const leaked = bob.filter((event) => JSON.stringify(event).includes('alice-private'));
+    assert.equal(leaked, [], `Bob's stream carried ${leaked.length} events of Alice's abandoned call`);
+    const foreign = bob.filter((event) => event.method === Method.Progress && (event.params as { requestId?: unknown }).requestId !== 'b-1');
+    assert.equal(foreign, [], 'progress of another call (under the server\'s own id) reached Bob');
+    const answer = bob[bob.length - 1] as JsonRpcMessage;
+    assert.is(answer.id, 'b-1');
+    assert.is((answer.result as { success?: boolean }).success, true);
+  } finally {
+    await served.close();
+  }
+});
+
+Abandoned.run();
