@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Method } from '../protocol/methods.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
+import { ServeMethod } from './methods.ts';
+import { connectServed } from './testing/connect.ts';
 import { readEvents, startTestHttp } from './testing/http.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -14,7 +16,7 @@ const generate = (id: string, options: Record<string, unknown>) => ({ jsonrpc: '
 const post = (url: string, body: unknown): Promise<Response> =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body) });
 
-const Abandoned = suite('mep serve --http :: a pooled session whose abandoned call still runs');
+const Abandoned = suite('mep serve :: a call abandoned while the extension still runs it');
 
 Abandoned('should not lend another client a session still running a call its client abandoned (its logs, progress and queue) :: pooled', async () => {
   const served = await startTestHttp({ echo: ignoresCancel });
@@ -34,6 +36,26 @@ Abandoned('should not lend another client a session still running a call its cli
     assert.is((answer.result as { success?: boolean }).success, true);
   } finally {
     await served.close();
+  }
+});
+
+Abandoned('should send a socket client no progress of a call it cancelled that the extension still runs (nor the server\'s own id for it) :: socket', async () => {
+  const { client, end } = connectServed();
+  try {
+    const opened = await client.request('open', ServeMethod.Open, { extension: ignoresCancel });
+    const sessionId = (opened.result as { sessionId: string }).sessionId;
+    const call = client.request('c-1', ServeMethod.Call, { sessionId, method: Method.BackendGenerate, params: generate('-', { runMs: 600, note: 'cancelled-call' }).params });
+    await client.next((m) => m.method === ServeMethod.Progress);
+    client.notify('$/cancelRequest', { id: 'c-1' });
+    await call;
+    const after = client.seen.length;
+    // The extension goes on for 600 ms; a ping answered after it shows the session still serves.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    assert.equal((await client.request('p-1', ServeMethod.Call, { sessionId, method: 'morphir.ping' })).result, { ok: true });
+    const stale = client.seen.slice(after).filter((m) => m.method === ServeMethod.Progress);
+    assert.equal(stale, [], `the client got ${stale.length} progress reports of a call it had cancelled`);
+  } finally {
+    await end();
   }
 });
 
