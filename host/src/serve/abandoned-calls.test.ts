@@ -59,4 +59,35 @@ Abandoned('should send a socket client no progress of a call it cancelled that t
   }
 });
 
+const Forged = suite('mep serve :: notifications an extension forges');
+
+Forged('should tag an extension\'s logs and progress with its own session, and pass on only what MEP 0.1 says they hold :: forged', async () => {
+  const forged = join(root, 'fixtures/extensions/forged-notifications.mjs');
+  const { client, end } = connectServed();
+  try {
+    const open = async (id: string, extension: string) => ((await client.request(id, ServeMethod.Open, { extension })).result as { sessionId: string }).sessionId;
+    const mine = await open('o-1', forged);
+    const other = await open('o-2', join(root, 'fixtures/extensions/well-behaved.mjs'));
+    const notifications = [
+      { method: Method.Log, params: { level: 'error', message: 'as the other session', sessionId: other } },
+      { method: Method.Progress, params: { requestId: '$self', kind: 'report', message: 'as the other session', sessionId: other } },
+      { method: Method.Log, params: { level: 'critical', message: 'a level MEP does not have' } },
+      { method: Method.Log, params: { level: 'info', message: { text: 'not a string' } } },
+      { method: Method.Progress, params: { requestId: '$self', kind: 'sideways', percentage: 400 } },
+      { method: Method.Log, params: { level: 'info', message: 'last' } },
+    ];
+    const answer = await client.request('c-1', ServeMethod.Call, { sessionId: mine, method: Method.BackendGenerate, params: generate('-', { notifications }).params });
+    assert.ok('result' in answer, JSON.stringify(answer));
+    await client.next((m) => m.method === ServeMethod.Log && (m.params as { message?: unknown }).message === 'last');
+    const fromCall = client.seen.filter((m) => (m.method === ServeMethod.Log || m.method === ServeMethod.Progress) && /as the other|MEP does not|not a string|sideways|last/.test(JSON.stringify(m.params)));
+    const sessions = fromCall.map((m) => (m.params as { sessionId: unknown }).sessionId);
+    assert.equal([...new Set(sessions)], [mine], 'an extension\'s notification went out as another session\'s');
+    const shown = fromCall.map((m) => [(m.params as { level?: unknown }).level ?? (m.params as { kind?: unknown }).kind, (m.params as { message?: unknown }).message]);
+    assert.equal(shown, [['error', 'as the other session'], ['report', 'as the other session'], ['info', 'last']]);
+  } finally {
+    await end();
+  }
+});
+
 Abandoned.run();
+Forged.run();
