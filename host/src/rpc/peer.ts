@@ -66,6 +66,8 @@ export interface Peer {
    * the other side, or the connection ended: how a host waits for a cancelled call to stop.
    */
   abandonedAnswered(): Promise<void>;
+  /** Requests given up on whose late answer has not come yet: the other side may still be running them. */
+  readonly abandoned: number;
   /** Reject everything pending with ERR_TRANSPORT_CLOSED and close the transport. */
   close(): Promise<void>;
 }
@@ -234,6 +236,9 @@ export function createPeer(transport: Transport, options: PeerOptions = {}): Pee
     onHandlerError: (listener) => handlerErrors.add(listener),
     onClose: (listener) => closeListeners.add(listener),
     abandonedAnswered: () => pending.abandonedAnswered(),
+    get abandoned() {
+      return pending.abandoned;
+    },
     async close() {
       shutdown(undefined);
       await transport.close();

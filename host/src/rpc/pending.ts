@@ -30,6 +30,8 @@ export interface PendingRequests {
   rejectAll(errorFor: (method: string) => MepError): void;
   /** Resolves once no abandoned id waits for its late answer (at once when none does). */
   abandonedAnswered(): Promise<void>;
+  /** Ids given up on (cancelled, timed out) whose late answer has not come yet. */
+  readonly abandoned: number;
 }
 
 interface Entry {
@@ -159,6 +161,9 @@ export function createPending(options: { name: string; abandon(id: JsonRpcId): v
       if (typeof entry === 'string') return entry;
       entry.reject(error);
       return 'settled';
+    },
+    get abandoned() {
+      return abandoned.size;
     },
     abandonedAnswered() {
       if (abandoned.size === 0) return Promise.resolve();

@@ -10,6 +10,7 @@
 import type { InitializeResult } from '../protocol/index.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { createSession } from '../session/session.ts';
+import { longDelay } from '../transport/long-timer.ts';
 import type { LogEntry, LogSink } from '../transport/types.ts';
 import type { HostServer } from './host-server.ts';
 import type { OpenParams } from './methods.ts';
@@ -152,15 +153,32 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
         if (released) return;
         released = true;
         entry.listener = undefined;
-        const list = idle.get(entry.key) ?? [];
-        if (closed || entry.dead || entry.oneRequest || entry.served.session.state !== 'ready' || list.length >= maxIdle) {
-          if (!entry.dead) void retire(entry);
-          return;
-        }
-        list.push(entry);
-        idle.set(entry.key, list);
+        const peer = entry.served.session.peer;
+        if (peer.abandoned === 0) return keep(entry);
+        // A call its client gave up on (closed the stream, passed the deadline) may still run in
+        // the extension: MEP's cancellation is cooperative. Lent meanwhile, the next client got
+        // that call's logs and progress (under the server's own id) and waited behind it. The
+        // session goes back to the pool only once every such call answered, within the grace
+        // period; an extension still busy then is ended.
+        const grace = longDelay(server.closeGraceMs, () => false);
+        void Promise.race([peer.abandonedAnswered().then(() => true), grace.promise]).then((answered) => {
+          grace.cancel();
+          if (answered) keep(entry);
+          else if (!entry.dead) void retire(entry);
+        });
       },
     };
+  };
+
+  /** Keep a released session idle for the next request, when it may serve one; else end it. */
+  const keep = (entry: Entry): void => {
+    const list = idle.get(entry.key) ?? [];
+    if (closed || entry.dead || entry.oneRequest || entry.served.session.state !== 'ready' || list.length >= maxIdle) {
+      if (!entry.dead) void retire(entry);
+      return;
+    }
+    list.push(entry);
+    idle.set(entry.key, list);
   };
 
   return {

@@ -4,37 +4,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Method } from '../protocol/methods.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
-import { startTestHttp } from './testing/http.ts';
+import { readEvents, startTestHttp } from './testing/http.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const wellBehaved = join(root, 'fixtures/extensions/well-behaved.mjs');
 const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
 const generate = (id: number | string, options: Record<string, unknown>) => ({ jsonrpc: '2.0', id, method: 'morphir.backend.generate', params: { ir, target: 'echo', options } });
-
-/** Reads an SSE body event by event; `onEvent` may return true to stop reading (and close the stream). */
-async function readEvents(response: Response, onEvent: (message: JsonRpcMessage) => boolean | void): Promise<JsonRpcMessage[]> {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  const events: JsonRpcMessage[] = [];
-  let buffer = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return events;
-    buffer += decoder.decode(value, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
-      const message = JSON.parse(data) as JsonRpcMessage;
-      events.push(message);
-      if (onEvent(message) === true) {
-        await reader.cancel();
-        return events;
-      }
-    }
-  }
-}
 
 const post = (url: string, body: unknown, signal?: AbortSignal): Promise<Response> =>
   fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(body), ...(signal ? { signal } : {}) });

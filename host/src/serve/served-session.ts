@@ -83,10 +83,15 @@ export function createServedSession(id: string, session: Session, transport: Tra
 
   const disposers = [
     session.onProgress((progress: ProgressParams) => {
+      // Only a call the client is waiting for has progress to show: a call it cancelled or that
+      // passed its deadline may still run in the extension (cancellation is cooperative), and
+      // its reports went out under the server's own id for it ("s1.1"), to that client or, in
+      // the HTTP pool, to the next one; the session's own requests have no client call at all.
       const clientId = clientIds.get(progress.requestId);
-      notify(ServeMethod.Progress, { sessionId: id, ...progress, requestId: clientId ?? progress.requestId });
+      if (clientId !== undefined) notify(ServeMethod.Progress, { ...progress, sessionId: id, requestId: clientId });
     }),
-    session.onLog((log: LogParams) => notify(ServeMethod.Log, { sessionId: id, ...log, source: 'extension' })),
+    // The host's own fields last: what the extension sent cannot name another session or source.
+    session.onLog((log: LogParams) => notify(ServeMethod.Log, { ...log, sessionId: id, source: 'extension' })),
   ];
 
   const run: ServedSession['run'] = async (work, { clientId, signal, timeoutMs }) => {

@@ -6,8 +6,7 @@
  * own file: session-core.ts (shared state), opening.ts (handshake and negotiation),
  * operations.ts (checks and dispatch), closing.ts (shutdown and close).
  */
-import { Method } from '../protocol/index.ts';
-import type { LogParams, ProgressParams } from '../protocol/index.ts';
+import { LogParams, Method, ProgressParams } from '../protocol/index.ts';
 import { sessionClosing } from './closing.ts';
 import { openSession } from './opening.ts';
 import { sessionOperations } from './operations.ts';
@@ -46,11 +45,23 @@ export function createSession(options: SessionOptions): Session {
     start: () => openSession(core),
     ...sessionOperations(core),
     ...sessionClosing(core),
+    // Only what MEP 0.1 says these hold, its fields alone: a level out of range, a message that
+    // is not a string or a field of the host's own (`sessionId`) went on to every listener as the
+    // extension wrote it (`mep serve` showed one session's log as another's). Others are dropped
+    // (already counted by the notification budget where they arrived).
     onProgress(listener) {
-      return peer.onNotification(Method.Progress, (params: unknown) => void listener(params as ProgressParams));
+      return peer.onNotification(Method.Progress, (params: unknown) => {
+        const parsed = ProgressParams.safeParse(params);
+        if (!parsed.success) return;
+        const { requestId, kind, message, percentage } = parsed.data;
+        listener({ requestId, kind, ...(message === undefined ? {} : { message }), ...(percentage === undefined ? {} : { percentage }) });
+      });
     },
     onLog(listener) {
-      return peer.onNotification(Method.Log, (params: unknown) => void listener(params as LogParams));
+      return peer.onNotification(Method.Log, (params: unknown) => {
+        const parsed = LogParams.safeParse(params);
+        if (parsed.success) listener({ level: parsed.data.level, message: parsed.data.message });
+      });
     },
     onStateChange(listener) {
       return lifecycle.onChange(listener);

@@ -57,3 +57,28 @@ export async function postRpc(url: string, message: unknown, headers: Record<str
   const text = await response.text();
   return { status: response.status, body: text === '' ? {} : (parseJson(text, 'data') as JsonRpcMessage), contentType: response.headers.get('content-type') };
 }
+
+/** Reads an SSE body event by event; `onEvent` may return true to stop reading (and close the stream). */
+export async function readEvents(response: Response, onEvent: (message: JsonRpcMessage) => boolean | void): Promise<JsonRpcMessage[]> {
+  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const events: JsonRpcMessage[] = [];
+  let buffer = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return events;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
+      const message = JSON.parse(data) as JsonRpcMessage;
+      events.push(message);
+      if (onEvent(message) === true) {
+        await reader.cancel();
+        return events;
+      }
+    }
+  }
+}
