@@ -94,7 +94,7 @@ async function writeSmall(path: string, file: ValidatedFile): Promise<number> {
     // Enough for any encoding of the content: UTF-8 takes at most 3 bytes per UTF-16 unit, and
     // base64 decodes to fewer bytes than it has characters.
     const worst = file.binary ? file.content.length : file.content.length * 3;
-    if (worst > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.max(worst, scratch.length * 2));
+    if (worst > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(worst, scratch.length * 2), 3 * CHUNK_CHARS));
     const length = scratch.write(file.content, 0, file.binary ? 'base64' : 'utf8');
     for (let at = 0; at < length; ) at += writeSync(fd, scratch, at, length - at);
     return length;
