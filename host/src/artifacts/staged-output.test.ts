@@ -115,4 +115,31 @@ Staged('should refuse an output that became a file while staging, and change not
   }),
 );
 
+Staged('should write every file byte for byte, small ones from one shared buffer and big ones in chunks, however their adds overlap', () =>
+  withDir(async (dir) => {
+    const out = join(dir, 'out');
+    const output = await openStagedOutput(out);
+    const bytes = Uint8Array.from({ length: 70_000 }, (_, i) => (i * 7) & 0xff);
+    // Past the first shared buffer (64 KiB) as UTF-8, past one chunk (1 Mi characters) with a
+    // surrogate pair across the cut, multi-byte and astral text, base64, and an empty file.
+    const files = [
+      { path: 'wide.txt', content: '中é'.repeat(25_000), binary: false },
+      { path: 'a/ascii.avsc', content: '{"type":"record"}\n', binary: false },
+      { path: 'a/astral.txt', content: 'x😀'.repeat(1_000), binary: false },
+      { path: 'a/bin.dat', content: Buffer.from(bytes).toString('base64'), binary: true },
+      { path: 'a/empty.txt', content: '', binary: false },
+      { path: 'big.txt', content: 'a'.repeat((1 << 20) - 1) + '😀' + 'b'.repeat(5), binary: false },
+      { path: 'after.txt', content: 'ñ'.repeat(10), binary: false },
+    ];
+    const sizes = await Promise.all(files.map((f) => output.add(f)));
+    await output.publish();
+    for (const [i, f] of files.entries()) {
+      const expected = f.binary ? Buffer.from(bytes) : Buffer.from(f.content, 'utf8');
+      const written = await readFile(join(out, f.path));
+      assert.ok(written.equals(expected), `${f.path}: ${written.length} bytes written, ${expected.length} expected`);
+      assert.is(sizes[i], expected.length, `${f.path}: the size add reports`);
+    }
+  }),
+);
+
 Staged.run();
