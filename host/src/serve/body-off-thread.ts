@@ -31,6 +31,8 @@ export interface WrittenMember {
 /** What the worker answers. */
 export type BodyFromWorker =
   | { ok: false; parse: string }
+  /** The parse was stopped: the heap in use passed its share of the worker's limit. */
+  | { ok: false; heapUsedBytes: number }
   | {
       ok: true;
       /** The body is one JSON object. */
@@ -81,6 +83,7 @@ const done = (): void => {
  */
 export async function readBodyOffThread(bytes: Uint8Array, options: { signal: AbortSignal; heapBytes: number }): Promise<OffThreadBody> {
   const { heapBytes } = options;
+  const size = bytes.byteLength;
   const url = await bodyWorkerUrl();
   await turn();
   try {
@@ -95,21 +98,23 @@ export async function readBodyOffThread(bytes: Uint8Array, options: { signal: Ab
       worker.once('error', (error: Error & { code?: string }) => {
         settle();
         stop();
-        reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? new MepError(LocalErrorCode.Limit, `The request body's values need more than the ${heapBytes} bytes of heap the server reads one body in (parseHeapBytes): send a smaller body, or split the call.`, { data: { limit: 'parseHeapBytes', heapBytes, bodyBytes: bytes.byteLength } })
-          : new MepError(ErrorCode.InternalError, `The request body could not be read (${error.message}).`, { cause: error }));
+        reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? tooManyValues(heapBytes, size) : new MepError(ErrorCode.InternalError, `The request body could not be read (${error.message}).`, { cause: error }));
       });
       worker.once('exit', () => (settle(), reject(new MepError(ErrorCode.InternalError, 'The request body worker ended without an answer.'))));
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
       worker.postMessage(owned, [owned.buffer as ArrayBuffer]);
     });
+    if (!answer.ok && 'heapUsedBytes' in answer) throw tooManyValues(heapBytes, size);
     return fromWorker(answer);
   } finally {
     done();
   }
 }
 
-function fromWorker(answer: BodyFromWorker): OffThreadBody {
+const tooManyValues = (heapBytes: number, bodyBytes: number): MepError =>
+  new MepError(LocalErrorCode.Limit, `The request body's values need more than the ${heapBytes} bytes of heap the server reads one body in (parseHeapBytes): send a smaller body, or split the call.`, { data: { limit: 'parseHeapBytes', heapBytes, bodyBytes } });
+
+function fromWorker(answer: Exclude<BodyFromWorker, { heapUsedBytes: number }>): OffThreadBody {
   if (!answer.ok) return { parse: answer.parse };
   if (!answer.object) return { message: [], decoded: false };
   const message: Record<string, unknown> = { ...answer.envelope };

@@ -2,19 +2,20 @@
  * The thread that reads one large HTTP request body of `mep serve --http` (body-off-thread.ts
  * starts it, with its own heap limit): a body's parsed values cost the heap up to ~20× its bytes
  * (64 MiB of `[{},{},…]` is 1.4 GB), and collecting them on the server's thread paused every
- * client. Here the body is decoded, parsed as the host parses messages (`parseJson`, numbers
- * checked), and its params decoded with the method's schema; what goes back to the server is
+ * client. Here the body is decoded, parsed as the host parses messages (in slices, numbers
+ * checked, stopped once the heap nears its limit), and its params decoded with the method's schema; what goes back to the server is
  * the envelope's primitives, the params' small members as values, and each large member of
  * params the host only forwards (generate, validate, transform) as the text `JSON.stringify`
  * writes, so the server holds one string per member, not its values. The thread ends after one
  * body: its heap goes with it.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { countValuesUpTo } from '../framing/json-sliced-stringify.ts';
 import { decodeParams } from '../protocol/decode.ts';
 import { isMepError } from '../protocol/errors.ts';
 import { CompileParams, GenerateParams, InitializeParams, Method, TransformParams, ValidateParams } from '../protocol/index.ts';
-import { parseJson } from '../protocol/json-parse.ts';
+import { parseJsonSliced } from '../protocol/json-sliced.ts';
 import type { BodyFromWorker, WrittenMember } from './body-off-thread.ts';
 
 /** The schema each method's params are decoded with here. */
@@ -40,12 +41,42 @@ function written(value: unknown): WrittenMember {
   return { text: JSON.stringify(value), kind, members };
 }
 
+/**
+ * The share of this thread's heap limit past which the parse is stopped: near its limit V8
+ * collects again and again before it gives up (a 64 MiB body of empty objects held a 1 GiB
+ * worker for minutes), so the parse goes in slices and the heap is looked at between them.
+ */
+const HEAP_SHARE = 0.75;
+const WATCH_MS = 20;
+
+/** Parses `text` as the host parses messages, stopped with {@link HeapLimitReached} once the heap passes its share. */
+async function parseWatched(text: string): Promise<unknown> {
+  const stop = new AbortController();
+  const limit = getHeapStatistics().heap_size_limit * HEAP_SHARE;
+  const watch = setInterval(() => {
+    const used = getHeapStatistics().used_heap_size;
+    if (used > limit) stop.abort(new HeapLimitReached(used));
+  }, WATCH_MS);
+  try {
+    return await parseJsonSliced(text, { signal: stop.signal });
+  } finally {
+    clearInterval(watch);
+  }
+}
+
+class HeapLimitReached extends Error {
+  constructor(readonly usedBytes: number) {
+    super(`the body's values passed ${HEAP_SHARE * 100} % of the worker's heap`);
+  }
+}
+
 /** What the server needs of one body, or why it is refused. */
-export function readBody(bytes: Uint8Array): BodyFromWorker {
+export async function readBody(bytes: Uint8Array): Promise<BodyFromWorker> {
   let message: unknown;
   try {
-    message = parseJson(new TextDecoder().decode(bytes), 'data');
+    message = await parseWatched(new TextDecoder().decode(bytes));
   } catch (error) {
+    if (error instanceof HeapLimitReached) return { ok: false, heapUsedBytes: error.usedBytes };
     return { ok: false, parse: (error as Error).message };
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) return { ok: true, object: false };
@@ -72,4 +103,4 @@ export function readBody(bytes: Uint8Array): BodyFromWorker {
   return { ok: true, object: true, envelope, params: { values, texts, decoded: FORWARDED.has(method as string) } };
 }
 
-parentPort?.once('message', (bytes: Uint8Array) => parentPort?.postMessage(readBody(bytes)));
+parentPort?.once('message', async (bytes: Uint8Array) => parentPort?.postMessage(await readBody(bytes)));
