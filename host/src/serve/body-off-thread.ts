@@ -112,7 +112,7 @@ export async function readBodyOffThread(bytes: Uint8Array, options: { signal: Ab
 }
 
 const tooManyValues = (heapBytes: number, bodyBytes: number): MepError =>
-  new MepError(LocalErrorCode.Limit, `The request body's values need more than the ${heapBytes} bytes of heap the server reads one body in (parseHeapBytes): send a smaller body, or split the call.`, { data: { limit: 'parseHeapBytes', heapBytes, bodyBytes } });
+  new MepError(LocalErrorCode.Limit, `The request body's values need more than the ${heapBytes} bytes of heap the server reads one body in (parseHeapBytes, mep serve --parse-heap): send a smaller body or split the call, or ask the operator to raise it.`, { data: { limit: 'parseHeapBytes', heapBytes, bodyBytes } });
 
 function fromWorker(answer: Exclude<BodyFromWorker, { heapUsedBytes: number }>): OffThreadBody {
   if (!answer.ok) return { parse: answer.parse };
