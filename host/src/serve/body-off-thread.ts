@@ -121,7 +121,8 @@ function fromWorker(answer: Exclude<BodyFromWorker, { heapUsedBytes: number }>):
   const paramsError = answer.paramsError ? new MepError(answer.paramsError.code as MepError['code'], answer.paramsError.message, { data: answer.paramsError.data }) : undefined;
   if (!answer.params) return { message, decoded: false, ...(paramsError ? { paramsError } : {}) };
   const params: Record<string, unknown> = { ...answer.params.values };
-  for (const [key, member] of Object.entries(answer.params.texts)) params[key] = JsonText.ofWritten(member.text, member.kind, member.members);
+  // Defined, not assigned: a member named `__proto__` stays a plain own member, as JSON.parse makes it.
+  for (const [key, member] of Object.entries(answer.params.texts)) Object.defineProperty(params, key, { value: JsonText.ofWritten(member.text, member.kind, member.members), enumerable: true, writable: true, configurable: true });
   message.params = params;
   return { message, decoded: answer.params.decoded };
 }
