@@ -33,6 +33,7 @@ import { SHIPPED_ENGINE_MANIFEST, type ShippedEngineManifest } from '../build/en
 import { optimizedEngine } from '../build/guest/optimized-engine.ts';
 import { writeGuestTypes } from '../build/guest/types/guest-globals.ts';
 import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from '../host/src/transport/wasm/node/worker-bundle.ts';
+import { PREBUILT_BODY_WORKER } from '../host/src/serve/body-off-thread.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = join(root, 'dist');
@@ -90,6 +91,9 @@ writeFileSync(join(engineDir, SHIPPED_ENGINE_MANIFEST), `${JSON.stringify(manife
 
 const workerDir = join(dist, 'host', 'src', 'transport', 'wasm', 'node');
 await build({ ...workerEntryBuildOptions(join(workerDir, 'worker-entry.js')), outfile: join(workerDir, PREBUILT_WORKER_ENTRY) });
+// The thread that reads a large HTTP request body (serve/body-off-thread.ts looks for it beside itself).
+const serveDir = join(dist, 'host', 'src', 'serve');
+await build({ ...workerEntryBuildOptions(join(serveDir, 'body-worker.js')), outfile: join(serveDir, PREBUILT_BODY_WORKER) });
 // The browser's worker script, beside web-worker-spawner.js where createWebWorkerSpawner looks
 // for it by default (a page's bundler copies it with the module that references it).
 const browserDir = join(dist, 'embed', 'browser', 'src');

@@ -24,6 +24,7 @@ export { JsonTextError };
  */
 export type WithIrText<P extends { ir: unknown }> = { [K in keyof P]: K extends 'ir' ? P[K] | JsonText : P[K] };
 
+export type JsonKind = Kind;
 type Kind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
 /** One JSON document as text: checked, with its top-level primitive members at hand. */
@@ -65,6 +66,15 @@ export class JsonText {
     const json = new JsonText(text, scan.kind, true, scan.members);
     json.#compact = compact;
     return json;
+  }
+
+  /**
+   * A text `JSON.stringify` wrote (so JSON, compact) elsewhere: a worker thread that parsed and
+   * checked it (serve/body-worker.ts), with its kind and top-level primitive members' texts, so the
+   * text is taken as it is, not scanned again.
+   */
+  static ofWritten(text: string, kind: Kind, members: Iterable<readonly [string, string]>): JsonText {
+    return new JsonText(text, kind, false, new Map(members));
   }
 
   /** The value, parsed on first use. */

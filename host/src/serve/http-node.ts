@@ -15,7 +15,8 @@ import type { HostServer } from './host-server.ts';
 import { checkContentType, checkOrigin, checkToken, hostsFor, isLoopback, type HeaderLookup, type HttpRefusal } from './http-guard.ts';
 import { createSessionPool, type SessionPoolOptions } from './http-pool.ts';
 import { HTTP_LIMITS, httpInfo, routeOf, type HttpRoutes } from './http-routes.ts';
-import { answerHttpRpc } from './http-rpc.ts';
+import { answerHttpRpc, errorReply, type HttpRpcReply } from './http-rpc.ts';
+import { readBodyOffThread, type OffThreadBody } from './body-off-thread.ts';
 import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
 import { capConnections } from './connection-cap.ts';
@@ -52,6 +53,10 @@ export interface HttpListenOptions extends HttpRoutes {
   maxBodiesBytes?: number;
   /** Requests of one connection in flight at once; past it the connection is read no further until one is answered. Default 16. */
   maxPipelined?: number;
+  /** Bodies of this many bytes and more are read on a worker thread with its own heap (body-off-thread.ts). Default 1 MiB. */
+  offThreadFromBytes?: number;
+  /** The heap of that worker; a body whose values need more is answered ERR_LIMIT `parseHeapBytes`. Default 1 GiB. */
+  parseHeapBytes?: number;
   /** The session pool: a session per request, idle sessions kept, their runtime options. */
   sessions?: Omit<SessionPoolOptions, 'server'>;
 }
@@ -85,6 +90,17 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   const pool = createSessionPool({ server, ...options.sessions });
   const bodies = createBodyBudget(Math.max(limits.maxBodiesBytes, limits.maxBodyBytes));
   const unread = createUnreadAnswers(limits.maxPendingBytes, (line) => server.log(line));
+  /** A body from OFF_THREAD_FROM_BYTES is read on a worker with its own heap (body-off-thread.ts); a smaller one here. */
+  const answerBody = async (bytes: Buffer, signal: AbortSignal, answer: (body: string | OffThreadBody) => Promise<HttpRpcReply>): Promise<HttpRpcReply> => {
+    if (bytes.length < limits.offThreadFromBytes) return answer(bytes.toString('utf8'));
+    let read: OffThreadBody;
+    try {
+      read = await readBodyOffThread(bytes, { signal, heapBytes: limits.parseHeapBytes });
+    } catch (error) {
+      return errorReply(null, signal.aborted ? new MepError(-32800, 'The client closed the request while its body was being read; nothing was sent.') : error);
+    }
+    return answer(read);
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): Promise<void> => {
     const header: HeaderLookup = (name) => {
@@ -127,14 +143,14 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     res.once('close', () => reserved.release());
     // A client that waits for 100 Continue is asked for its body only now, past every check.
     if (expectsContinue) res.writeContinue();
-    const body = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
-    if (typeof body !== 'string') return refuse(res, body, true);
-    reserved.shrink(Buffer.byteLength(body));
+    const bytes = await readBody(req, limits.maxBodyBytes, limits.bodyTimeoutMs);
+    if (!Buffer.isBuffer(bytes)) return refuse(res, bytes, true);
+    reserved.shrink(bytes.length);
 
     const streaming = (header('accept') ?? '').includes('text/event-stream');
     const emit = streaming ? openEventStream(res, unread.stream(res, extension)) : undefined;
     const stopProbing = probeEndedClient(req, res);
-    const reply = await answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit, pace: paceOf(res, limits.pauseAtBytes) } : {}) }).finally(stopProbing);
+    const reply = await answerBody(bytes, controller.signal, (body) => answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit, pace: paceOf(res, limits.pauseAtBytes) } : {}) })).finally(stopProbing);
     if (res.destroyed) return;
     if (emit) {
       if (reply.message) emit(reply.message);
@@ -208,14 +224,14 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
 const FREE_BODY_PIECES = 1024;
 const MIN_BODY_PIECE_BYTES = 64;
 
-/** Reads the body as UTF-8 within `maxBytes` and `timeoutMs`, or says which bound it broke. */
-function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<string | HttpRefusal> {
+/** Reads the body's bytes within `maxBytes` and `timeoutMs`, or says which bound it broke. */
+function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Promise<Buffer | HttpRefusal> {
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (declared > maxBytes) return Promise.resolve(tooLarge(maxBytes));
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    const finish = (result: string | HttpRefusal): void => {
+    const finish = (result: Buffer | HttpRefusal): void => {
       clearTimeout(timer);
       req.removeAllListeners('data');
       resolve(result);
@@ -229,7 +245,7 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
       }
       chunks.push(chunk);
     });
-    req.once('end', () => finish(Buffer.concat(chunks, size).toString('utf8')));
+    req.once('end', () => finish(Buffer.concat(chunks, size)));
     req.once('error', () => finish({ status: 408, code: 'body-aborted', message: 'The request body was cut off.' }));
   });
 }

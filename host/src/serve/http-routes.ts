@@ -45,6 +45,14 @@ export const HTTP_LIMITS = {
    * Past it the connection is read no further until one is answered; answers stay in order.
    */
   maxPipelined: 16,
+  /**
+   * Bodies of this many bytes and more are parsed and decoded on a worker thread with its own
+   * heap, not the server's (body-off-thread.ts): a parsed body costs up to ~20× its bytes, and
+   * collecting that on the server's thread paused every client (`/health` waited 7.4 s).
+   */
+  offThreadFromBytes: 1024 * 1024,
+  /** The heap of the worker that reads one large body; a body whose values need more gets ERR_LIMIT `parseHeapBytes`. */
+  parseHeapBytes: 1024 * 1024 * 1024,
 };
 
 /** What is served where. */

@@ -17,6 +17,7 @@ import type { JsonRpcId } from '../rpc/index.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
 import { CALLABLE_METHODS, ServeMethod, type CallableMethod } from './methods.ts';
 import type { SessionPool } from './http-pool.ts';
+import type { OffThreadBody } from './body-off-thread.ts';
 import { toWireError } from './wire-error.ts';
 
 /** What the binding sends back: an HTTP status and, unless 202, one JSON-RPC response. */
@@ -52,19 +53,27 @@ export function errorReply(id: JsonRpcId | null, error: unknown, status: HttpRpc
 }
 
 /**
- * Answer the JSON-RPC message in `text` for the extension `extension` with a session of `pool`.
+ * Answer the JSON-RPC message in `body` (its text, or what body-off-thread.ts read of it) for the extension `extension` with a session of `pool`.
  * Never throws: every failure is a JSON-RPC error (HTTP 200; 400 for a body that is not JSON).
  */
-export async function answerHttpRpc(pool: SessionPool, extension: string, text: string, options: HttpRpcOptions): Promise<HttpRpcReply> {
+export async function answerHttpRpc(pool: SessionPool, extension: string, body: string | OffThreadBody, options: HttpRpcOptions): Promise<HttpRpcReply> {
   let message: unknown;
-  try {
-    // In slices: a body of millions of values (11 MB of `[{},{},…]` was 2.8 s in one JSON.parse)
-    // must not hold the event loop that answers every other client, /health included.
-    message = await parseJsonMessage(text, { signal: options.signal });
-  } catch (error) {
-    if (options.signal.aborted) return errorReply(null, new MepError(ErrorCode.RequestCancelled, `The client closed the request while its body was being read; nothing was sent to ${extension}.`));
-    return errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON the host reads (${(error as Error).message}); send one JSON-RPC 2.0 request object per POST.`), 400);
+  const notJson = (reason: string): HttpRpcReply => errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON the host reads (${reason}); send one JSON-RPC 2.0 request object per POST.`), 400);
+  if (typeof body !== 'string') {
+    // Read on a thread of its own (body-off-thread.ts): its large params members are JsonText.
+    if ('parse' in body) return notJson(body.parse);
+    message = body.message;
+  } else {
+    try {
+      // In slices: a body of millions of values (11 MB of `[{},{},…]` was 2.8 s in one JSON.parse)
+      // must not hold the event loop that answers every other client, /health included.
+      message = await parseJsonMessage(body, { signal: options.signal });
+    } catch (error) {
+      if (options.signal.aborted) return errorReply(null, new MepError(ErrorCode.RequestCancelled, `The client closed the request while its body was being read; nothing was sent to ${extension}.`));
+      return notJson((error as Error).message);
+    }
   }
+  const read = typeof body === 'string' ? { decoded: false } : body;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return errorReply(null, new MepError(ErrorCode.InvalidRequest, 'The request body must be one JSON-RPC 2.0 request object (batches are not served): send one request per POST.'));
   }
@@ -82,6 +91,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
   if (method !== Method.Initialize && !CALLABLE.has(method)) {
     return errorReply(requestId, new MepError(ErrorCode.MethodNotFound, `${extension} is served over HTTP with morphir.initialize, morphir.shutdown and ${CALLABLE_METHODS.join(', ')}; '${method}' is none of them.`, { data: { method } }));
   }
+  if ('paramsError' in read && read.paramsError) return errorReply(requestId, read.paramsError);
   let initializeParams: InitializeParams | undefined;
   try {
     if (method === Method.Initialize) initializeParams = decodeParams(InitializeParams, params, Method.Initialize);
@@ -103,13 +113,13 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, text: 
       }
       return ok(lent.initialize);
     }
-    const call = { clientId: requestId, signal: options.signal, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
+    const call = { clientId: requestId, signal: options.signal, decoded: read.decoded, ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }) };
     const emit = options.emit;
     if (emit && method === Method.BackendGenerate) {
       // Streaming: artifacts the backend streams go out as they come, not collected into the result.
       const result = await lent.served.run(
         async (session, callOptions) =>
-          session.generate(await preserialize(decodeParams(GenerateParams, params, Method.BackendGenerate), options.signal), {
+          session.generate(read.decoded ? (params as GenerateParams) : await preserialize(decodeParams(GenerateParams, params, Method.BackendGenerate), options.signal), {
             ...callOptions,
             onArtifact: (artifact) => emit({ jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId, artifact } }),
           }),

@@ -44,6 +44,11 @@ export interface ServedCallOptions {
   clientId: JsonRpcId;
   signal: AbortSignal;
   timeoutMs?: number;
+  /**
+   * The params were decoded already, with the method's schema (body-off-thread.ts), and their
+   * large members are JsonText: they are not decoded (nor written ahead) again.
+   */
+  decoded?: boolean;
 }
 
 type Operation = (session: Session, params: unknown, options: CallOptions) => Promise<unknown>;
@@ -60,6 +65,13 @@ const OPERATIONS: Record<CallableMethod, Operation> = {
   [Method.Ping]: (s, _p, o) => s.ping(o),
   [Method.Info]: (s, _p, o) => s.info(o),
   [Method.Capabilities]: (s, _p, o) => s.capabilities(o),
+};
+
+/** The operations on params decoded already (ServedCallOptions.decoded): those the host only forwards. */
+const DECODED: Partial<Record<CallableMethod, Operation>> = {
+  [Method.BackendGenerate]: (s, p, o) => s.generate(p as GenerateParams, o),
+  [Method.ValidatorValidate]: (s, p, o) => s.validate(p as ValidateParams, o),
+  [Method.TransformTransform]: (s, p, o) => s.transform(p as TransformParams, o),
 };
 
 /**
@@ -110,7 +122,7 @@ export function createServedSession(id: string, session: Session, transport: Tra
   return {
     id,
     session,
-    call: (method, params, options) => run((s, o) => OPERATIONS[method](s, params, o), options),
+    call: (method, params, options) => run((s, o) => ((options.decoded ? DECODED[method] : undefined) ?? OPERATIONS[method])(s, params, o), options),
     run,
     close(graceMs) {
       closing ??= (async () => {

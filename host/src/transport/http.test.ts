@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, LocalErrorCode, isMepError } from '../protocol/errors.ts';
 import { Method } from '../protocol/methods.ts';
+import { JsonText } from '../protocol/json-text.ts';
 import { createSession } from '../session/session.ts';
 import { startTestHttp } from '../serve/testing/http.ts';
 import { createHttpTransport } from './http.ts';
@@ -59,6 +60,22 @@ async function startForeignServer(options: { status?: number } = {}): Promise<{ 
 }
 
 const Foreign = suite('transport/http :: against an independent JSON-RPC server');
+
+Foreign('should send a JsonText member of params as its text, not parse it on the host (a large body read on its worker by mep serve)', async () => {
+  const foreign = await startForeignServer();
+  const session = createSession({ transport: createHttpTransport({ url: foreign.url, stream: false }) });
+  try {
+    await session.start();
+    const pad = JsonText.ofWritten(JSON.stringify({ pad: [{}, {}, 'x'] }), 'object', []);
+    // Before, the transport's JSON.stringify called its toJSON, which parsed the text on the host.
+    pad.value = () => assert.unreachable('the text was parsed on the host');
+    const result = await session.generate({ ir, target: 'echo', options: pad as unknown as Record<string, unknown> });
+    assert.equal(JSON.parse(result.artifacts[0]?.content as string).options, { pad: [{}, {}, 'x'] });
+  } finally {
+    await session.close();
+    await foreign.close();
+  }
+});
 
 Foreign('should run a session (initialize, generate, shutdown) as one JSON POST each, sending no notification', async () => {
   const foreign = await startForeignServer();

@@ -13,6 +13,7 @@
  */
 import { readBoundedText, readTextPrefix } from '../framing/bounded-text.ts';
 import { createSseDecoder } from '../framing/sse.ts';
+import { stringifyMessage } from '../framing/json-text.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { parseJsonMessage } from '../protocol/json-sliced.ts';
 import { DEFAULT_LIMITS } from '../protocol/limits.ts';
@@ -177,7 +178,9 @@ export function createHttpTransport(options: HttpTransportOptions): Transport {
       }
       // A response of ours (to a server's request) has nowhere to go over HTTP: one POST, one answer.
       if (typeof method !== 'string') return;
-      const body = JSON.stringify(message);
+      // As the other transports write it: params written ahead and JsonText members (a large body
+      // read on its worker, serve/body-off-thread.ts) spliced in, not parsed again here.
+      const body = stringifyMessage(message);
       if (body.length > maxBytes) throw tooLarge(name, maxBytes);
       void post(message.id as string | number, body);
     },

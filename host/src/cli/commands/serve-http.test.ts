@@ -120,6 +120,14 @@ Bodies('should refuse --max-bodies below --max-message or not a size, naming bot
   }
 });
 
+Bodies('should refuse --parse-heap outside 16MiB to 16GiB or not a size', async () => {
+  for (const [size, pattern] of [['1MiB', /--parse-heap must be from 16MiB to 16GiB/], ['lots', /--parse-heap expects a size/]] as const) {
+    const { code, stderr } = await withServe(['--parse-heap', size], async () => assert.unreachable('it listened'));
+    assert.is(code, 2, stderr);
+    assert.match(stderr, pattern);
+  }
+});
+
 Bodies.run();
 
 const Address = suite('mep serve --http :: its address');

@@ -22,6 +22,7 @@ export const HTTP_FLAGS = {
   'headers-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
   'max-bodies': { type: 'string' },
+  'parse-heap': { type: 'string' },
 } as const;
 
 /** Their help lines. */
@@ -41,7 +42,10 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
                       the token; past it a new one is closed unanswered (default 1024)
   --max-bodies SIZE   request bodies read and held at once over all clients (default
                       128MiB, at least --max-message); a body past it waits unread, then
-                      503 busy with Retry-After after --body-timeout`;
+                      503 busy with Retry-After after --body-timeout
+  --parse-heap SIZE   heap of the worker thread that reads a body of 1 MiB or more
+                      (default 1GiB, 16MiB to 16GiB); a body whose values need more
+                      is answered ERR_LIMIT parseHeapBytes`;
 
 /** The values of {@link HTTP_FLAGS}. */
 export interface HttpFlagValues {
@@ -54,6 +58,7 @@ export interface HttpFlagValues {
   'headers-timeout'?: string;
   'max-connections'?: string;
   'max-bodies'?: string;
+  'parse-heap'?: string;
 }
 
 /** Listen as the flags say and serve until the server stops. */
@@ -67,6 +72,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     extensions[id] = reference;
   }
   const maxBodiesBytes = bodiesBudgetOf(values['max-bodies'], limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes);
+  const parseHeapBytes = sizeWithin('--parse-heap', values['parse-heap'], 16 * 1024 ** 2, 16 * 1024 ** 3);
   const listener = await listenHttp(server, {
     host,
     port,
@@ -79,6 +85,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(bounds.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: bounds.headersTimeoutMs }),
     ...(bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections }),
     ...(maxBodiesBytes === undefined ? {} : { maxBodiesBytes }),
+    ...(parseHeapBytes === undefined ? {} : { parseHeapBytes }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
   });
   // The address only: the token is never printed (io redacts it too).
@@ -97,6 +104,14 @@ export function bodiesBudgetOf(text: string | undefined, maxBodyBytes: number): 
   if (bytes < maxBodyBytes || bytes > 64 * 1024 ** 3) {
     throw new UsageError(`--max-bodies must be from --max-message (${maxBodyBytes} bytes: the largest body must fit) to 64GiB, got ${JSON.stringify(text)}; raise it, or lower --max-message.`);
   }
+  return bytes;
+}
+
+/** A size flag from `min` to `max` bytes; undefined when not given. */
+function sizeWithin(flag: string, text: string | undefined, min: number, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = parseSize(flag, text);
+  if (bytes < min || bytes > max) throw new UsageError(`${flag} must be from ${min / 1024 ** 2}MiB to ${max / 1024 ** 3}GiB, got ${JSON.stringify(text)}.`);
   return bytes;
 }
 
