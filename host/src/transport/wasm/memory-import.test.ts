@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { watToWasm } from '../../../../fixtures/wasm/compile.ts';
 import { capSections, MemoryCapError } from './memory-cap.ts';
 import { capSectionsImportingMemory, POOLED_MEMORY_MODULE, pooledMemoryOf } from './memory-import.ts';
+import { checkGuestModule, compileExtensionModule } from './module.ts';
+import { ErrorCode } from '../../protocol/errors.ts';
 
 const KERNEL = '(import "extism:host/env" "input_length" (func (result i64)))';
 const guest = (memory: string, imports = KERNEL): string => `(module ${imports} ${memory}
@@ -61,5 +63,14 @@ rewrite('should not take an import of the pool namespace that names no limits, o
   assert.is(pooledMemoryOf(named), undefined);
   const other = compile(watToWasm('(module (import "env" "1:2:unshared" (memory 1 2)))', 'recycle-other'));
   assert.is(pooledMemoryOf(other), undefined);
+});
+rewrite('should accept the pool\'s memory import only in a module the host compiled itself :: -32012 otherwise', async () => {
+  const bytes = watToWasm(guest('(memory (export "memory") 1)'), 'recycle-check');
+  const ours = await compileExtensionModule(bytes, { name: 'ours' });
+  assert.ok(pooledMemoryOf(ours));
+  assert.is(checkGuestModule(ours, 'ours'), 'extism');
+  // The same rewritten bytes compiled by a caller: the host did not make that import, so it refuses it.
+  const theirs = compile(capSectionsImportingMemory(bytes, 4096, 65_536).bytes);
+  assert.throws(() => checkGuestModule(theirs, 'theirs'), (e: unknown) => (e as { code?: unknown }).code === ErrorCode.PermissionDenied && /mep:memory/.test((e as Error).message));
 });
 rewrite.run();
