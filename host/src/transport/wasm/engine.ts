@@ -14,6 +14,7 @@ import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
 import { crash, createGuestIo, describeThrown, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
 import { outOfMemoryAdvice, type CallMemory } from '../memory-advice.ts';
+import { leaseMemory } from './memory-pool.ts';
 
 export { Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 
@@ -32,6 +33,8 @@ export type CreateExtismPlugin = (
     functions: Record<string, Record<string, ExtismHostFunction>>;
     config: Record<string, string>;
     log: (level: LogLevel, message: string) => void;
+    /** A recycled memory the module imports (memory-import.ts), to be given as `imports[module][name]`. */
+    memory?: { module: string; name: string; memory: WebAssembly.Memory };
   },
 ) => Promise<ExtismPluginLike>;
 
@@ -129,16 +132,22 @@ export async function createWasmEngine(
   }
   let plugin: Awaited<ReturnType<CreateExtismPlugin>>;
   let instance: WebAssembly.Instance;
+  // A module the host rewrote runs on a memory from this thread's pool (memory-pool.ts).
+  const lease = leaseMemory(module, capBytes / WASM_PAGE_BYTES);
   try {
-    plugin = await createPlugin(module, { functions, config: { ...(grants.config ?? {}) }, log: io.guestLog });
+    plugin = await createPlugin(module, { functions, config: { ...(grants.config ?? {}) }, log: io.guestLog, ...(lease.import === undefined ? {} : { memory: lease.import }) });
     instance = await plugin.getInstance();
   } catch (error) {
+    // A start function or a data segment may have written some of it: not recycled.
+    lease.spoil();
     // A trap or stack overflow in its start function, a data or element segment out of bounds:
     // V8's bare RuntimeError ("unreachable") named neither the extension nor what failed.
     if (isMepError(error)) throw error;
     throw crash(name, `it failed while it was instantiated, before any call: ${describeThrown(error)} (in its start function, or a data or element segment that does not fit its memory or table)`, error);
   }
   const memory = instance.exports.memory as WebAssembly.Memory | undefined;
+  // The memory the instance exports is the one leased, or the lease is not trusted with it.
+  if (lease.import !== undefined && memory !== undefined && memory !== lease.import.memory) lease.spoil();
   io.setMemory(memory);
   if (!legacy && instance.exports.mep_host_attach !== undefined) {
     const trampoline = options.hostTrampoline ?? defaultHostTrampoline();
@@ -153,8 +162,10 @@ export async function createWasmEngine(
 
   const memoryBytes = io.memoryBytes;
   const releases = typeof instance.exports.mep_release === 'function';
-  /** Why the instance is not trusted any more (it failed in `mep_release`), if it is not. */
+  /** Why the instance is not trusted any more (it failed in `mep_release`, or it was closed), if it is not. */
   let broken: MepError | undefined;
+  /** Whether a call or a release is running in the instance. */
+  let running = false;
 
   // QuickJS reports a failed allocation as a JS error the guest answers with; at (or near) the
   // cap that is the memory limit speaking, and the instance is not worth keeping.
@@ -242,15 +253,19 @@ export async function createWasmEngine(
       io.begin(input, timeoutMs);
       let extismOutput: { bytes(): Uint8Array } | null = null;
       let thrown: { error: unknown } | undefined;
+      running = true;
       try {
         // A plugin created from a bare Module names it "0" (transport/wasm.ts).
         extismOutput = await plugin.call(['0', entry], input);
       } catch (error) {
         thrown = { error };
       }
+      running = false;
       const { output, refused, interrupt } = io.end();
       const elapsedMs = performance.now() - started;
       const outcome = thrown === undefined ? settle(output ?? extismOutput?.bytes() ?? null, refused, interrupt, elapsedMs) : failed(thrown.error, refused, interrupt, elapsedMs);
+      // A trap, a deadline or a limit may leave the memory anywhere: it is not recycled.
+      if (!outcome.ok && !outcome.guestError) lease.spoil();
       // After a trap or a limit too: the memory the instance reached is what the user needs then.
       if (memory !== undefined) {
         const bytes = memory.buffer.byteLength;
@@ -263,16 +278,23 @@ export async function createWasmEngine(
     },
     async release(): Promise<void> {
       if (!releases || broken !== undefined) return;
+      running = true;
       try {
         await plugin.call(['0', 'mep_release'], EMPTY);
       } catch (error) {
+        lease.spoil();
         broken = crash(name, `it failed while releasing its last message (${describeThrown(error)})`, error);
       }
+      running = false;
       await plugin.reset();
     },
     async close(): Promise<void> {
       io.setMemory(undefined);
+      // Closed while a call runs (a kill): its memory is the call's.
+      if (running) lease.spoil();
+      broken ??= crash(name, 'it was closed');
       await plugin.close();
+      lease.end();
     },
   };
 }

@@ -13,7 +13,7 @@ import type { default as CreatePlugin, ExtismPluginOptions } from '@extism/extis
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import type { LogSink } from '../types.ts';
-import { createWasmEngine, type CreateExtismPlugin, type WasmEngine, type WasmEngineOptions } from './engine.ts';
+import { createWasmEngine, type CreateExtismPlugin, type ExtismHostFunction, type WasmEngine, type WasmEngineOptions } from './engine.ts';
 import { checkSourceDateEpoch, resolveWasmLimits, type WasmGrants, type WasmLimits } from './limits.ts';
 import { checkGuestModule, compileExtensionModule, hasStartFunction } from './module.ts';
 import { createInlineRunner } from './runner.ts';
@@ -109,8 +109,9 @@ export function loadExtismSdk(): Promise<typeof CreatePlugin> {
 }
 
 /** Creates a foreground Extism plugin with nothing but the given functions and config. */
-const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log }) => {
+const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log, memory }) => {
   const createPlugin = await loadExtismSdk();
+  if (memory !== undefined) functions = { ...functions, [memory.module]: { [memory.name]: memoryImport(memory.memory) } };
   // A bare Module (config goes in the options) and a fetch of our own: a manifest object or the
   // SDK's default fetch make it touch the global Response/fetch, which loads Node's HTTP client
   // (tens of milliseconds in a new process) for a guest that has no network anyway.
@@ -133,6 +134,17 @@ const extismPlugin: CreateExtismPlugin = async (module, { functions, config, log
   });
 };
 
+/**
+ * A recycled memory as the SDK's import builder takes it. Extism 1.0.3's foreground plugin builds
+ * the instance's imports from `functions` alone, as `imports[ns][fn] = functions[ns][fn].bind(null,
+ * context)`, and has no option for an import that is not a function: the entry answers that
+ * `bind` with the memory itself. Should a later SDK build imports otherwise, the instantiation
+ * fails with a LinkError (reported as a crash at instantiation, never a guest on another memory),
+ * and the engine checks that the memory the instance exports is this one before recycling it.
+ */
+function memoryImport(memory: WebAssembly.Memory): ExtismHostFunction {
+  return { bind: () => memory } as unknown as ExtismHostFunction;
+}
 
 /**
  * Instantiates one guest engine on the calling thread. Used by inline transports and by the

@@ -27,8 +27,8 @@ export class MemoryCapError extends Error {
   }
 }
 
-const MEMORY_SECTION = 5;
-const TABLE_SECTION = 4;
+export const MEMORY_SECTION = 5;
+export const TABLE_SECTION = 4;
 /** The start section: a function the engine runs while instantiating, before any export is called. */
 export const START_SECTION = 8;
 
@@ -96,7 +96,8 @@ export function capSections(bytes: Uint8Array, capPages: number, capEntries: num
   return rewriteSections(bytes, rewrites, headroom);
 }
 
-interface Rewritten {
+/** A section's content rewritten by one of the rewrites {@link rewriteSections} applies. */
+export interface Rewritten {
   content: Uint8Array;
   minPages: number;
   changed: boolean;
@@ -107,7 +108,7 @@ function rewriteSection(bytes: Uint8Array, sectionId: number, rewrite: (content:
 }
 
 /** Where a section's content is: its header starts at `at`, its content spans `start`–`end`. */
-interface SectionAt {
+export interface SectionAt {
   at: number;
   start: number;
   end: number;
@@ -117,7 +118,7 @@ interface SectionAt {
  * Finds the first section of each id in `ids` (walking the section headers until all are found),
  * checking the magic number and that each section walked fits the module.
  */
-function findSections(bytes: Uint8Array, ids: readonly number[]): Map<number, SectionAt> {
+export function findSections(bytes: Uint8Array, ids: readonly number[]): Map<number, SectionAt> {
   if (bytes.length < 8 || bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
     throw new MemoryCapError('not a WebAssembly binary (bad magic number)', 'malformed');
   }
@@ -139,7 +140,7 @@ function findSections(bytes: Uint8Array, ids: readonly number[]): Map<number, Se
  * section of its id, and builds the module again once, when one of them changed its section.
  * `minPages` is the first rewrite's.
  */
-function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content: Uint8Array) => Rewritten][], headroom?: number): MemoryCapResult {
+export function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content: Uint8Array) => Rewritten][], headroom?: number): MemoryCapResult {
   const found = findSections(bytes, rewrites.map(([id]) => id));
   const replaced: { section: SectionAt; header: number[]; content: Uint8Array }[] = [];
   let minPages: number | undefined;
@@ -177,7 +178,7 @@ function rewriteSections(bytes: Uint8Array, rewrites: readonly [number, (content
   return { bytes: out, minPages: minPages ?? 0, changed: true };
 }
 
-function rewriteTables(section: Uint8Array, capEntries: number): Rewritten {
+export function rewriteTables(section: Uint8Array, capEntries: number): Rewritten {
   const count = readU32(section, 0);
   let pos = count.next;
   const out: number[] = [...writeU32(count.value)];
@@ -202,14 +203,14 @@ function rewriteTables(section: Uint8Array, capEntries: number): Rewritten {
 }
 
 /** The limits that follow a table's or a memory's flags byte at `pos`: the minimum, the maximum when flag 0x01 says there is one. */
-function readLimits(section: Uint8Array, pos: number, flags: number): { min: { value: number; next: number }; max: number | undefined; next: number } {
+export function readLimits(section: Uint8Array, pos: number, flags: number): { min: { value: number; next: number }; max: number | undefined; next: number } {
   const min = readU32(section, pos + 1);
   if (!(flags & 0x01)) return { min, max: undefined, next: min.next };
   const max = readU32(section, min.next);
   return { min, max: max.value, next: max.next };
 }
 
-function rewriteMemories(section: Uint8Array, capPages: number, share: boolean): Rewritten {
+export function rewriteMemories(section: Uint8Array, capPages: number, share: boolean): Rewritten {
   const count = readU32(section, 0);
   let pos = count.next;
   const out: number[] = [...writeU32(count.value)];

@@ -5,7 +5,8 @@
 import { ErrorCode, LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { guestAbi, HOST_CHANNEL_SIGNATURES, type GuestAbi } from './host-channel.ts';
 import { raiseAdvice, WASM_MODULE_BOUNDS } from '../../protocol/limits.ts';
-import { capSections, hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
+import { hasSection, MemoryCapError, START_SECTION } from './memory-cap.ts';
+import { capSectionsImportingMemory, POOLED_MEMORY_MODULE, pooledMemoryOf } from './memory-import.ts';
 import { createModuleCache } from './module-cache.ts';
 import { ModuleShapeError, readModuleShape, SHAPE_RULES, type RefusedFeature } from './module-shape.ts';
 import { maxMemoryPages, resolveWasmLimits, type WasmLimits } from './limits.ts';
@@ -63,6 +64,8 @@ const cache = createModuleCache(64);
 const capped = new WeakMap<WebAssembly.Module, number>();
 /** Modules compiled here that have a start function. */
 const starting = new WeakSet<WebAssembly.Module>();
+/** Modules compiled here whose memory the host made an import of its pool's (memory-import.ts). */
+const recycling = new WeakSet<WebAssembly.Module>();
 
 /**
  * Compiles a wasm extension with its memory capped at `limits.maxMemoryBytes`, once per
@@ -107,6 +110,7 @@ export async function compileExtensionModule(
 export function adoptCompiledModule(module: WebAssembly.Module, sha256: string, capPages: number, start: boolean): Promise<WebAssembly.Module> {
   capped.set(module, capPages);
   if (start) starting.add(module);
+  if (pooledMemoryOf(module) !== undefined) recycling.add(module);
   return cache.get(`${sha256}:${capPages}`, () => Promise.resolve(module));
 }
 
@@ -143,9 +147,13 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string, 
   const walked = !(await verdicts?.has(sha256, SHAPE_RULES).catch(() => false));
   if (walked) checkModuleShape(bytes, name);
   let rewritten: Uint8Array;
+  let importsMemory = false;
   try {
-    // One copy of the module with both capped (7.6 MB for a guest; capping each in turn copied it twice).
-    rewritten = capSections(bytes, capPages, WASM_MODULE_BOUNDS.tableEntries, undefined, headroom).bytes;
+    // One copy of the module with both capped (7.6 MB for a guest; capping each in turn copied it
+    // twice), its memory made an import the engine fills from its pool (memory-pool.ts).
+    const result = capSectionsImportingMemory(bytes, capPages, WASM_MODULE_BOUNDS.tableEntries, undefined, headroom);
+    rewritten = result.bytes;
+    importsMemory = result.memory !== undefined;
   } catch (error) {
     if (error instanceof MemoryCapError && error.reason === 'min-above-cap') {
       throw new MepError(
@@ -164,6 +172,7 @@ async function compileCapped(bytes: Uint8Array, capPages: number, name: string, 
   }
   capped.set(module, capPages);
   if (hasSection(rewritten, START_SECTION)) starting.add(module);
+  if (importsMemory) recycling.add(module);
   if (walked) void verdicts?.add(sha256, SHAPE_RULES).catch(() => undefined);
   return module;
 }
@@ -223,9 +232,11 @@ export function checkGuestModule(module: WebAssembly.Module, name: string, entry
   let needsMemory = false;
   for (const imp of WebAssembly.Module.imports(module)) {
     const allowed =
-      imp.kind === 'function' &&
-      ((imp.module === 'extism:host/env' && EXTISM_KERNEL.has(imp.name)) ||
-        (imp.module === 'extism:host/user' && HOST_FUNCTIONS.has(imp.name)));
+      (imp.kind === 'function' &&
+        ((imp.module === 'extism:host/env' && EXTISM_KERNEL.has(imp.name)) ||
+          (imp.module === 'extism:host/user' && HOST_FUNCTIONS.has(imp.name)))) ||
+      // The memory the host itself made an import (memory-import.ts), in a module it compiled.
+      (imp.kind === 'memory' && imp.module === POOLED_MEMORY_MODULE && recycling.has(module));
     if (!allowed) refused.push(`${imp.module}.${imp.name} (${imp.kind})`);
     if (imp.module === 'extism:host/user' && POINTER_FUNCTIONS.has(imp.name)) needsMemory = true;
   }
