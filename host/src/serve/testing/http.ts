@@ -73,7 +73,7 @@ export async function readEvents(response: Response, onEvent: (message: JsonRpcM
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
       const data = block.split('\n').filter((line) => line.startsWith('data: ')).map((line) => line.slice(6)).join('\n');
-      const message = JSON.parse(data) as JsonRpcMessage;
+      const message = parseJson(data) as JsonRpcMessage;
       events.push(message);
       if (onEvent(message) === true) {
         await reader.cancel();
