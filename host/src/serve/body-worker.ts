@@ -14,18 +14,12 @@ import { parentPort } from 'node:worker_threads';
 import { countValuesUpTo } from '../framing/json-sliced-stringify.ts';
 import { decodeParams } from '../protocol/decode.ts';
 import { isMepError } from '../protocol/errors.ts';
-import { CompileParams, GenerateParams, InitializeParams, Method, TransformParams, ValidateParams } from '../protocol/index.ts';
+import { Method, MethodSchemas } from '../protocol/index.ts';
 import { parseJsonSliced } from '../protocol/json-sliced.ts';
 import type { BodyFromWorker, WrittenMember } from './body-off-thread.ts';
 
-/** The schema each method's params are decoded with here. */
-const SCHEMAS: Record<string, Parameters<typeof decodeParams>[0]> = {
-  [Method.Initialize]: InitializeParams,
-  [Method.BackendGenerate]: GenerateParams,
-  [Method.FrontendCompile]: CompileParams,
-  [Method.ValidatorValidate]: ValidateParams,
-  [Method.TransformTransform]: TransformParams,
-};
+/** The methods whose params are decoded here, each with its schema in {@link MethodSchemas}. */
+const DECODED_HERE = new Set<string>([Method.Initialize, Method.BackendGenerate, Method.FrontendCompile, Method.ValidatorValidate, Method.TransformTransform]);
 /** Methods whose large params members the host forwards without reading (but `ir`'s version, which JsonText gives). */
 const FORWARDED = new Set<string>([Method.BackendGenerate, Method.ValidatorValidate, Method.TransformTransform]);
 /** A member of at least this many values goes back as its text. */
@@ -86,7 +80,7 @@ export async function readBody(bytes: Uint8Array): Promise<BodyFromWorker> {
     ...('id' in message ? { id: primitive(id) ? id : { invalid: true } } : {}),
     ...(primitive(method) ? { method } : {}),
   };
-  const schema = typeof method === 'string' && Object.hasOwn(SCHEMAS, method) ? SCHEMAS[method] : undefined;
+  const schema = typeof method === 'string' && DECODED_HERE.has(method) ? MethodSchemas[method as keyof typeof MethodSchemas].params : undefined;
   if (schema === undefined) return { ok: true, object: true, envelope };
   let decoded: Record<string, unknown>;
   try {
