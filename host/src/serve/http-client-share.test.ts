@@ -4,7 +4,9 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseJson } from '../protocol/json-parse.ts';
+import { Method } from '../protocol/methods.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
+import { readEvents, startTestHttp } from './testing/http.ts';
 import { createHostServer } from './host-server.ts';
 import { clientOfAddress } from './http-guard.ts';
 import { listenHttp } from './http-node.ts';
@@ -12,6 +14,7 @@ import { createNodeOpener } from './node-open.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const wellBehaved = join(root, 'fixtures/extensions/well-behaved.mjs');
+const ignoresCancel = join(root, 'fixtures/extensions/ignores-cancel.mjs');
 const ir = { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] };
 const generate = (id: number, options: Record<string, unknown> = {}) => ({ jsonrpc: '2.0', id, method: 'morphir.backend.generate', params: { ir, target: 'echo', options } });
 
@@ -57,6 +60,26 @@ test('should refuse one client past its share with ERR_LIMIT sessionsPerClient, 
   } finally {
     greedy.abort();
     await listener.close();
+  }
+});
+
+test('should count against its share a session still running a call its client gave up on :: abandoned', async () => {
+  // The extension ignores the cancel: the call runs on after its client left. Were the share given
+  // back when the request ended, a client could leave and ask again, each time holding one more slot.
+  const served = await startTestHttp({ echo: ignoresCancel }, { maxSessionsPerClient: 1 }, undefined, { maxSessions: 4, closeGraceMs: 60_000 });
+  try {
+    const url = `${served.listener.url}/`;
+    const left = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/event-stream' }, body: JSON.stringify(generate(1, { runMs: 30_000, note: 'left' })) });
+    await readEvents(left, (event) => event.method === Method.Progress);
+    // Its request ended (the stream cancelled, the cancel sent on); the session still runs the call.
+    await served.nextSent((m) => m.method === Method.CancelRequest);
+    const again = await postFrom('127.0.0.1', url, generate(2));
+    assert.is(limitOf(again), 'sessionsPerClient', JSON.stringify(again));
+    // Another client is served meanwhile.
+    const other = await postFrom('127.0.0.2', url, generate(3));
+    assert.ok((other.result as { success?: boolean } | undefined)?.success, JSON.stringify(other));
+  } finally {
+    await served.close();
   }
 });
 
