@@ -72,6 +72,8 @@ export interface HostServer {
   readonly sessionCount: number;
   /** Session slots taken, over all clients: sessions opening, open or closing (at most `maxSessions`). */
   readonly slotCount: number;
+  /** Its `maxSessions`: the slots there are. */
+  readonly maxSessions: number;
   /** Bytes of unfinished frames its process extensions' sessions hold now (at most `maxFrameBufferBytes`, and one chunk). */
   readonly frameBytesHeld: number;
   /**
@@ -144,6 +146,7 @@ export function createHostServer(options: HostServerOptions): HostServer {
   };
 
   const server: HostServer = {
+    maxSessions,
     connect(channel) {
       const connection = createConnection(channel, {
         open,

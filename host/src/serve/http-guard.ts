@@ -112,3 +112,21 @@ function hostName(host: string): string {
   const colon = host.indexOf(':');
   return (colon < 0 ? host : host.slice(0, colon)).toLowerCase();
 }
+
+/**
+ * The client a request's connection is counted as, for its share of the sessions (http-pool.ts):
+ * its remote address as the socket has it, an IPv4-mapped IPv6 one as IPv4, an IPv6 one by its
+ * /64 (one host is commonly given a whole /64). Never a header: `X-Forwarded-For` and `Forwarded`
+ * are whatever the client writes. Behind a reverse proxy every client is the proxy's address.
+ */
+export function clientOfAddress(address: string | undefined): string {
+  if (address === undefined || address === '') return 'unknown';
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1] as string;
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('%')[0]?.split('::') ?? [];
+  const front = head === '' ? [] : head.split(':');
+  const back = address.includes('::') ? (tail === '' ? [] : tail.split(':')) : [];
+  const groups = [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill('0'), ...back];
+  return `${groups.slice(0, 4).map((g) => g.toLowerCase().replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}

@@ -12,7 +12,7 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { listenerSet, type ListenerSet } from '../transport/events.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
 import type { HostServer } from './host-server.ts';
-import { checkContentType, checkOrigin, checkToken, hostsFor, isLoopback, type HeaderLookup, type HttpRefusal } from './http-guard.ts';
+import { checkContentType, checkOrigin, checkToken, clientOfAddress, hostsFor, isLoopback, type HeaderLookup, type HttpRefusal } from './http-guard.ts';
 import { createSessionPool, type SessionPoolOptions } from './http-pool.ts';
 import { HTTP_LIMITS, httpInfo, routeOf, type HttpRoutes } from './http-routes.ts';
 import { answerHttpRpc, errorReply, type HttpRpcReply } from './http-rpc.ts';
@@ -59,6 +59,12 @@ export interface HttpListenOptions extends HttpRoutes {
   parseHeapBytes?: number;
   /** The session pool: a session per request, idle sessions kept, their runtime options. */
   sessions?: Omit<SessionPoolOptions, 'server'>;
+  /**
+   * Sessions one client (its remote address; an IPv6 one by its /64; never a forwarded header)
+   * holds at once; past it ERR_LIMIT `sessionsPerClient`. Default a quarter of the server's
+   * `maxSessions`, rounded up; `maxSessions` or more: no share.
+   */
+  maxSessionsPerClient?: number;
 }
 
 /** A listening HTTP server; see {@link listenHttp}. */
@@ -87,7 +93,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   }
   const limits = { ...HTTP_LIMITS, ...definedOf(options) };
   const guard = { token: options.token, allowOrigins: options.allowOrigins, allowHosts: hostsFor(host) };
-  const pool = createSessionPool({ server, ...options.sessions });
+  const pool = createSessionPool({ server, ...options.sessions, ...(options.maxSessionsPerClient === undefined ? {} : { maxPerClient: options.maxSessionsPerClient }) });
   const bodies = createBodyBudget(Math.max(limits.maxBodiesBytes, limits.maxBodyBytes));
   const unread = createUnreadAnswers(limits.maxPendingBytes, (line) => server.log(line));
   /** A body from OFF_THREAD_FROM_BYTES is read on a worker with its own heap (body-off-thread.ts); a smaller one here. */
@@ -150,7 +156,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     const streaming = (header('accept') ?? '').includes('text/event-stream');
     const emit = streaming ? openEventStream(res, unread.stream(res, extension)) : undefined;
     const stopProbing = probeEndedClient(req, res);
-    const reply = await answerBody(bytes, controller.signal, (body) => answerHttpRpc(pool, extension, body, { signal: controller.signal, ...(emit ? { emit, pace: paceOf(res, limits.pauseAtBytes) } : {}) })).finally(stopProbing);
+    const reply = await answerBody(bytes, controller.signal, (body) => answerHttpRpc(pool, extension, body, { signal: controller.signal, client: clientOfAddress(req.socket.remoteAddress), ...(emit ? { emit, pace: paceOf(res, limits.pauseAtBytes) } : {}) })).finally(stopProbing);
     if (res.destroyed) return;
     if (emit) {
       if (reply.message) emit(reply.message);

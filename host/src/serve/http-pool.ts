@@ -41,14 +41,23 @@ export interface SessionPoolOptions {
   fresh?: boolean;
   /** Started sessions kept idle per extension. Default 4. */
   maxIdle?: number;
+  /**
+   * Sessions one client (what `acquire` names it by: the binding's remote address) may hold at
+   * once, from its request's acquire until the session is kept idle again or closed. Default a
+   * quarter of the server's `maxSessions` (rounded up); at `maxSessions` or more, no share.
+   */
+  maxPerClient?: number;
   /** Runtime options of every session the pool opens (limits, deadline). */
   runtime?: OpenParams['runtime'];
 }
 
 /** Started MEP sessions per extension reference; see {@link createSessionPool}. */
 export interface SessionPool {
-  /** Borrow a started session of `extension`; `listener` gets its notifications until release. */
-  acquire(extension: string, listener: SessionListener, signal: AbortSignal): Promise<PooledSession>;
+  /**
+   * Borrow a started session of `extension`; `listener` gets its notifications until release.
+   * With `client`, past that client's share throws MepError(ERR_LIMIT `sessionsPerClient`).
+   */
+  acquire(extension: string, listener: SessionListener, signal: AbortSignal, client?: string): Promise<PooledSession>;
   /** Sessions held (idle or lent). */
   readonly size: number;
   /** Close every session, idle or lent; later acquires fail. */
@@ -78,6 +87,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
   const all = new Set<Entry>();
   let nextId = 1;
   let closed = false;
+  const shares = createClientShares(options.maxPerClient ?? Math.ceil(server.maxSessions / 4), server.maxSessions);
 
   /** Sessions shutting down: `close()` waits for them too, so nothing outlives the pool. */
   const retiring = new Set<Promise<void>>();
@@ -142,7 +152,8 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
     }
   };
 
-  const lend = (entry: Entry, listener: SessionListener): PooledSession => {
+  /** `unshare` once the session is idle again or closed: a client's share covers a session its given-up calls still hold. */
+  const lend = (entry: Entry, listener: SessionListener, unshare: () => void): PooledSession => {
     entry.listener = listener;
     entry.wake();
     let released = false;
@@ -154,7 +165,7 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
         released = true;
         entry.listener = undefined;
         const peer = entry.served.session.peer;
-        if (peer.abandoned === 0) return keep(entry);
+        if (peer.abandoned === 0) return void keep(entry).finally(unshare);
         // A call its client gave up on (closed the stream, passed the deadline) may still run in
         // the extension: MEP's cancellation is cooperative. Lent meanwhile, the next client got
         // that call's logs and progress (under the server's own id) and waited behind it. The
@@ -163,38 +174,44 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
         const grace = longDelay(server.closeGraceMs, () => false);
         void Promise.race([peer.abandonedAnswered().then(() => true), grace.promise]).then((answered) => {
           grace.cancel();
-          if (answered) keep(entry);
-          else if (!entry.dead) void retire(entry);
+          const freed = answered ? keep(entry) : entry.dead ? Promise.resolve() : retire(entry);
+          void freed.finally(unshare);
         });
       },
     };
   };
 
-  /** Keep a released session idle for the next request, when it may serve one; else end it. */
-  const keep = (entry: Entry): void => {
+  /** Keep a released session idle for the next request, when it may serve one; else end it. Resolves once it is idle or closed. */
+  const keep = (entry: Entry): Promise<void> => {
     const list = idle.get(entry.key) ?? [];
     if (closed || entry.dead || entry.oneRequest || entry.served.session.state !== 'ready' || list.length >= maxIdle) {
-      if (!entry.dead) void retire(entry);
-      return;
+      return entry.dead ? Promise.resolve() : retire(entry);
     }
     list.push(entry);
     idle.set(entry.key, list);
+    return Promise.resolve();
   };
 
   return {
-    async acquire(extension, listener, signal) {
+    async acquire(extension, listener, signal, client) {
       if (closed) throw new MepError(LocalErrorCode.SessionState, `The server is stopping: it takes no more calls of ${extension}. Retry on another replica.`);
-      const list = idle.get(extension);
-      while (list && list.length > 0) {
-        const entry = list.pop() as Entry;
-        if (!entry.dead && entry.served.session.state === 'ready') return lend(entry, listener);
+      const unshare = shares.take(client, extension);
+      try {
+        const list = idle.get(extension);
+        while (list && list.length > 0) {
+          const entry = list.pop() as Entry;
+          if (!entry.dead && entry.served.session.state === 'ready') return lend(entry, listener, unshare);
+        }
+        const entry = await open(extension, signal);
+        if (closed) {
+          await retire(entry);
+          throw new MepError(LocalErrorCode.SessionState, `The server is stopping: it takes no more calls of ${extension}. Retry on another replica.`);
+        }
+        return lend(entry, listener, unshare);
+      } catch (error) {
+        unshare();
+        throw error;
       }
-      const entry = await open(extension, signal);
-      if (closed) {
-        await retire(entry);
-        throw new MepError(LocalErrorCode.SessionState, `The server is stopping: it takes no more calls of ${extension}. Retry on another replica.`);
-      }
-      return lend(entry, listener);
     },
     get size() {
       return all.size;
@@ -203,6 +220,37 @@ export function createSessionPool(options: SessionPoolOptions): SessionPool {
       closed = true;
       idle.clear();
       await Promise.allSettled([...[...all].map(retire), ...retiring]);
+    },
+  };
+}
+
+/**
+ * Sessions held per client, at most `share` each (none counted when `share` is `maxSessions` or
+ * more: one client may then hold them all, as before the share). `take` throws MepError(ERR_LIMIT
+ * `sessionsPerClient`) past it, else returns the idempotent give-back.
+ */
+function createClientShares(share: number, maxSessions: number): { take(client: string | undefined, extension: string): () => void } {
+  const held = new Map<string, number>();
+  return {
+    take(client, extension) {
+      if (client === undefined || share >= maxSessions) return () => undefined;
+      const count = held.get(client) ?? 0;
+      if (count >= share) {
+        throw new MepError(
+          LocalErrorCode.Limit,
+          `The HTTP client at ${client} already holds ${count} sessions, its share of the server's ${maxSessions} (maxSessionsPerClient ${share}, --max-sessions-per-client); its call of ${extension} may be retried once one of its calls answered, or the server can be started with a larger share.`,
+          { data: { limit: 'sessionsPerClient', max: share, client } },
+        );
+      }
+      held.set(client, count + 1);
+      let given = false;
+      return () => {
+        if (given) return;
+        given = true;
+        const left = (held.get(client) ?? 1) - 1;
+        if (left === 0) held.delete(client);
+        else held.set(client, left);
+      };
     },
   };
 }

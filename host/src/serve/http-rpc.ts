@@ -37,6 +37,8 @@ export interface HttpRpcOptions {
   emit?: (notification: JsonRpcMessage) => void;
   /** Deadline of the call in ms, when the server sets one for HTTP calls. */
   timeoutMs?: number;
+  /** Who asks (the binding's remote address, http-node.ts `clientOfAddress`): the pool's share per client is counted by it. */
+  client?: string;
   /** With `emit`: whether the client holds its events unread past its bound, and when it took them; a process extension's stderr is read at that pace. */
   pace?: { busy(): boolean; onDrain(listener: () => void): void };
 }
@@ -101,7 +103,7 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, body: 
 
   let lent;
   try {
-    lent = await pool.acquire(extension, Object.assign(forward(requestId, options.emit), options.emit ? options.pace : undefined), options.signal);
+    lent = await pool.acquire(extension, Object.assign(forward(requestId, options.emit), options.emit ? options.pace : undefined), options.signal, options.client);
   } catch (error) {
     return errorReply(requestId, error);
   }

@@ -128,6 +128,23 @@ Bodies('should refuse --parse-heap outside 16MiB to 16GiB or not a size', async 
   }
 });
 
+Bodies('should hold one client to --max-sessions-per-client, and refuse a count that is not one :: sessionsPerClient', async () => {
+  const args = ['--extension', join(fixtures, 'extensions/well-behaved.mjs'), '--max-sessions', '4', '--max-sessions-per-client', '1'];
+  const { code, stderr } = await withServe(args, async (url) => {
+    const held = new AbortController();
+    const holder = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir: { formatVersion: 3, distribution: ['Library', [['acme']], [], { modules: [] }] }, target: 'echo', options: { delayMs: 60_000 } } }), signal: held.signal }).catch(() => undefined);
+    while (((await (await fetch(`${url}/info`)).json()) as { slots: number }).slots < 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    const refused = await postRpc(url, ping(2));
+    assert.is((refused.body.error as { data?: { limit?: string } } | undefined)?.data?.limit, 'sessionsPerClient', JSON.stringify(refused.body));
+    held.abort();
+    await holder;
+  });
+  assert.is(code, 0, stderr);
+  const bad = await withServe(['--max-sessions-per-client', '0'], async () => assert.unreachable('it listened'));
+  assert.is(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--max-sessions-per-client takes a whole number/);
+});
+
 Bodies.run();
 
 const Address = suite('mep serve --http :: its address');

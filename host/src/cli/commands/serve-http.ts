@@ -7,7 +7,7 @@ import { listenHttp } from '../../serve/node.ts';
 import { UsageError } from '../exit-codes.ts';
 import type { Io } from '../io.ts';
 import { parseSize } from './limit-flags.ts';
-import type { ServeBounds } from './serve-bounds.ts';
+import { positiveCount, type ServeBounds } from './serve-bounds.ts';
 import { HTTP_LIMITS } from '../../serve/http-routes.ts';
 
 /** Flags of `mep serve` for HTTP (parseArgs config). */
@@ -17,6 +17,7 @@ export const HTTP_FLAGS = {
   'token-file': { type: 'string' },
   'allow-origin': { type: 'string', multiple: true },
   'max-sessions': { type: 'string' },
+  'max-sessions-per-client': { type: 'string' },
   'fresh-sessions': { type: 'boolean' },
   'body-timeout': { type: 'string' },
   'headers-timeout': { type: 'string' },
@@ -35,6 +36,11 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
                       as password); also MEP_HTTP_TOKEN. Required unless HOST is loopback
   --allow-origin URL  accept requests from this browser origin (default: none); repeatable
   --max-sessions N    sessions (processes, wasm workers) held at once (default 64)
+  --max-sessions-per-client N
+                      sessions one client address (an IPv6 one by its /64) holds at once;
+                      past it ERR_LIMIT sessionsPerClient (default a quarter of
+                      --max-sessions; X-Forwarded-For is not read: behind a proxy all
+                      its clients are one)
   --fresh-sessions    run every HTTP request in a session of its own (default: pooled)
   --body-timeout TIME     time a request body may take to arrive (default 30s)
   --headers-timeout TIME  time request headers may take to arrive (default 10s)
@@ -54,6 +60,7 @@ export interface HttpFlagValues {
   'token-file'?: string;
   'allow-origin'?: string[];
   'fresh-sessions'?: boolean;
+  'max-sessions-per-client'?: string;
   'body-timeout'?: string;
   'headers-timeout'?: string;
   'max-connections'?: string;
@@ -87,6 +94,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(maxBodiesBytes === undefined ? {} : { maxBodiesBytes }),
     ...(parseHeapBytes === undefined ? {} : { parseHeapBytes }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
+    ...(values['max-sessions-per-client'] === undefined ? {} : { maxSessionsPerClient: positiveCount(values['max-sessions-per-client'], '--max-sessions-per-client') }),
   });
   // The address only: the token is never printed (io redacts it too).
   if (io.verbose) io.err(`mep serve: listening on ${listener.url}${token ? ' (token required)' : ''}`);

@@ -3,7 +3,7 @@
  * path, with every message the host sent to an extension recorded (to see `$/cancelRequest`),
  * and a client that posts one JSON-RPC request the way the reference host's HttpChannel does.
  */
-import { createHostServer, type HostServer } from '../host-server.ts';
+import { createHostServer, type HostServer, type HostServerOptions } from '../host-server.ts';
 import { listenHttp, type HttpListener, type HttpListenOptions } from '../http-node.ts';
 import { createNodeOpener } from '../node-open.ts';
 import { parseJson } from '../../protocol/json-parse.ts';
@@ -20,13 +20,14 @@ export interface TestHttpServer {
   close(): Promise<void>;
 }
 
-/** Serve `extensions` (route id → path) over HTTP on 127.0.0.1. */
-export async function startTestHttp(extensions: Record<string, string>, options: Partial<HttpListenOptions> = {}, log?: (line: string) => void): Promise<TestHttpServer> {
+/** Serve `extensions` (route id → path) over HTTP on 127.0.0.1; `serverOptions` of the host server (its slots, its grace). */
+export async function startTestHttp(extensions: Record<string, string>, options: Partial<HttpListenOptions> = {}, log?: (line: string) => void, serverOptions: Omit<Partial<HostServerOptions>, 'open' | 'log'> = {}): Promise<TestHttpServer> {
   const sent: JsonRpcMessage[] = [];
   const waiters = new Set<{ predicate: (m: JsonRpcMessage) => boolean; resolve: (m: JsonRpcMessage) => void }>();
   const open = createNodeOpener();
   const server = createHostServer({
     closeGraceMs: 1_000,
+    ...serverOptions,
     ...(log ? { log } : {}),
     open: async (request, context) => {
       const opened = await open(request, context);

@@ -107,11 +107,17 @@ export async function compileExtensionModule(
  * it here: cached under the same sha256 and cap, with its cap and start function known. Only for
  * a module from that function: what is said of it here is trusted as this module's own record.
  */
-export function adoptCompiledModule(module: WebAssembly.Module, sha256: string, capPages: number, start: boolean): Promise<WebAssembly.Module> {
+export function adoptCompiledModule(module: WebAssembly.Module, sha256: string, capPages: number, start: boolean, recycled: boolean): Promise<WebAssembly.Module> {
   capped.set(module, capPages);
   if (start) starting.add(module);
-  if (pooledMemoryOf(module) !== undefined) recycling.add(module);
+  // What that compile made, never the import's name: a guest may name the pool's import itself.
+  if (recycled && pooledMemoryOf(module) !== undefined) recycling.add(module);
   return cache.get(`${sha256}:${capPages}`, () => Promise.resolve(module));
+}
+
+/** Whether {@link compileExtensionModule} made `module`'s memory an import of the pool (memory-import.ts), on this thread. */
+export function recyclesMemory(module: WebAssembly.Module): boolean {
+  return recycling.has(module);
 }
 
 /** The page cap compiled into `module` by {@link compileExtensionModule}, if it went through it. */

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadWatFixture } from '../../../../../fixtures/wasm/compile.ts';
-import { isMepError, LocalErrorCode } from '../../../protocol/errors.ts';
-import { compileExtensionModule, memoryCapOf } from '../module.ts';
+import { loadWatFixture, watToWasm } from '../../../../../fixtures/wasm/compile.ts';
+import { ErrorCode, isMepError, LocalErrorCode } from '../../../protocol/errors.ts';
+import { POOLED_MEMORY_MODULE } from '../memory-import.ts';
+import { checkGuestModule, compileExtensionModule, memoryCapOf } from '../module.ts';
 import { startWorkerThread, type WorkerThread } from './early-thread.ts';
 import { compileOnThread } from './file-module.ts';
 import { workerUrl } from './spawner.ts';
@@ -66,6 +67,29 @@ test('should refuse a bad module on the worker with the error the host refuses i
   writeFileSync(path, uniqueModule());
   const big = await compileOnThread(thread as WorkerThread, { path, name: 'big.wasm', limits: { maxModuleBytes: 16 } }).then(() => undefined, (e: unknown) => e);
   assert.ok(isMepError(big) && big.code === LocalErrorCode.Limit && (big.data as { limit?: unknown }).limit === 'maxModuleBytes', String(big));
+});
+
+test('should refuse a module whose file imports the pool\'s memory itself, as the host\'s own compile refuses it :: -32012', async () => {
+  // A guest that names the pool's import in its own bytes: the host did not make that import, so
+  // it must not be handed a recycled memory, however it was prepared (the worker's answer was
+  // taken in by the import's name alone).
+  const wat = `(module (import "extism:host/env" "input_length" (func (result i64))) (import "${POOLED_MEMORY_MODULE}" "1:16:unshared" (memory 1 16))
+    (export "memory" (memory 0)) (func (export "handle") (result i32) (i32.const 0)))`;
+  const path = join(root, 'imports-pool.wasm');
+  writeFileSync(path, watToWasm(wat, 'imports-pool'));
+  const onWorker = await compileOnThread(thread as WorkerThread, { path, name: 'imports-pool.wasm', limits: { maxMemoryBytes: 64 * MIB } });
+  const onHost = await compileExtensionModule(readFileSync(path), { name: 'imports-pool.wasm', limits: { maxMemoryBytes: 64 * MIB } });
+  for (const [where, module] of [['worker', onWorker], ['host', onHost]] as const) {
+    const refused = (() => {
+      try {
+        checkGuestModule(module, 'imports-pool.wasm');
+        return undefined;
+      } catch (error) {
+        return error;
+      }
+    })();
+    assert.ok(isMepError(refused) && refused.code === ErrorCode.PermissionDenied && /mep:memory/.test(refused.message), `${where}: ${String(refused)}`);
+  }
 });
 
 test('should reject, not hang, when the thread ends before it answers', async () => {

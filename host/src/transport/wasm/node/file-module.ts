@@ -17,7 +17,7 @@ import { readRegularFile } from '../../../files/regular-file.ts';
 import { createShapeVerdicts } from '../../../registry/shape-verdict-files.ts';
 import { resolveWasmLimits, type WasmLimits } from '../limits.ts';
 import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/errors.ts';
-import { adoptCompiledModule, compileExtensionModule, hasStartFunction, memoryCapOf, type ShapeVerdicts } from '../module.ts';
+import { adoptCompiledModule, compileExtensionModule, hasStartFunction, memoryCapOf, recyclesMemory, type ShapeVerdicts } from '../module.ts';
 import type { WorkerThread } from './early-thread.ts';
 
 /** Room before the module's bytes for its rewritten memory and table limits (a few bytes longer each). */
@@ -38,7 +38,7 @@ export interface CompileFileMessage {
 
 /** The answer on the reply port. */
 export type CompileFileAnswer =
-  | { ok: true; module: WebAssembly.Module; sha256: string; capPages: number; start: boolean }
+  | { ok: true; module: WebAssembly.Module; sha256: string; capPages: number; start: boolean; recycled: boolean }
   | { ok: false; error: { code?: unknown; message: string; data?: unknown } };
 
 /** Prepares the module `message` asks for and answers on its port; never throws. */
@@ -56,7 +56,7 @@ export async function compileFile(message: CompileFileMessage): Promise<void> {
     const shapeVerdicts: ShapeVerdicts | undefined = store && { has: store.has, add: (hash, rules) => (writes[writes.length] = store.add(hash, rules)) };
     const module = await compileExtensionModule(bytes, { name, sha256, limits, headroom: HEADROOM, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
     await Promise.all(writes);
-    answer = { ok: true, module, sha256, capPages: memoryCapOf(module) as number, start: hasStartFunction(module) === true };
+    answer = { ok: true, module, sha256, capPages: memoryCapOf(module) as number, start: hasStartFunction(module) === true, recycled: recyclesMemory(module) };
   } catch (error) {
     const e = error as { code?: unknown; message?: unknown; data?: unknown };
     answer = { ok: false, error: { code: e.code, message: String(e.message ?? error), data: e.data } };
@@ -89,7 +89,7 @@ export function compileOnThread(thread: WorkerThread, request: Omit<CompileFileM
     };
     answers.once('message', (answer: CompileFileAnswer) => {
       answers.close();
-      if (answer.ok) return void resolve(adoptCompiledModule(answer.module, answer.sha256, answer.capPages, answer.start));
+      if (answer.ok) return void resolve(adoptCompiledModule(answer.module, answer.sha256, answer.capPages, answer.start, answer.recycled));
       const { code, message, data } = answer.error;
       reject(new MepError(typeof code === 'number' || typeof code === 'string' ? (code as MepErrorCode) : LocalErrorCode.ExtensionCrashed, message, { data }));
     });
