@@ -104,31 +104,11 @@ async function writeSmall(path: string, file: ValidatedFile): Promise<number> {
 }
 
 /**
- * Writes a file the transport handed on as its bytes (ASCII text, validate.ts): created on the
- * thread pool, then written and closed without yielding, the bytes as they came (no encoding);
- * more than {@link CHUNK_CHARS} bytes in chunks, yielding between them.
- */
-async function writeBytes(path: string, bytes: Uint8Array): Promise<number> {
-  const fd = await createFile(path);
-  try {
-    for (let at = 0; at < bytes.length; ) {
-      const end = Math.min(bytes.length, at + CHUNK_CHARS);
-      while (at < end) at += writeSync(fd, bytes, at, end - at);
-      if (at < bytes.length) await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    return bytes.length;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
  * Writes one file's content: a small one at once ({@link writeSmall}), a big one in chunks,
  * yielding between them. Text is cut between UTF-16 surrogate pairs, never inside one; base64
  * (already without whitespace) is cut at multiples of 4 characters.
  */
 async function writeContent(path: string, file: ValidatedFile): Promise<number> {
-  if (file.bytes !== undefined) return writeBytes(path, file.bytes);
   if (file.content.length <= CHUNK_CHARS) return writeSmall(path, file);
   const handle = await open(path, 'wx', 0o644);
   let bytes = 0;

@@ -6,7 +6,6 @@
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { Artifact } from '../protocol/index.ts';
 import { utf8Length } from '../protocol/artifact.ts';
-import { asciiBytesOf } from '../protocol/raw-artifact.ts';
 import { MAX_MESSAGE_BYTES_CEILING } from '../protocol/limits.ts';
 import { artifactPathKey, createArtifactPathSet, isAscii } from './path-set.ts';
 
@@ -132,20 +131,6 @@ export interface ValidatedFile {
   /** Its content as returned: UTF-8 text, or base64 without whitespace when `binary`. */
   content: string;
   binary: boolean;
-  /**
-   * The content's bytes as the transport received them, when it kept them (ASCII text from a wasm
-   * guest, protocol/raw-artifact.ts): written as they are, `content` then never decoded.
-   */
-  bytes?: Uint8Array;
-}
-
-/** The validated file of an artifact held as its ASCII `bytes`: its content read only if asked. */
-function asciiFile(artifact: Artifact, bytes: Uint8Array): ValidatedFile {
-  const file = { path: artifact.path } as ValidatedFile;
-  Object.defineProperty(file, 'content', { enumerable: true, get: () => artifact.content });
-  file.binary = false;
-  file.bytes = bytes;
-  return file;
 }
 
 /** The artifacts of one result after validation, in the order returned; see {@link validateArtifacts}. */
@@ -188,14 +173,7 @@ export function createArtifactValidator(extension: string, limits: ArtifactLimit
         });
       }
       checkArtifactPath(extension, artifact.path);
-      const ascii = artifact.binary ? undefined : asciiBytesOf(artifact);
       const clean = artifact.binary ? checkBase64(extension, artifact) : undefined;
-      // ASCII is well-formed text, and its length is its size on disk.
-      if (ascii !== undefined) {
-        if (ascii.length > maxBytes) throw reject(extension, artifact.path, `it is ${ascii.length} bytes, over the ${maxBytes}-byte limit`);
-        paths.add(artifact.path);
-        return asciiFile(artifact, ascii);
-      }
       if (clean === undefined) checkTextContent(extension, artifact);
       if (sizeBound(artifact, clean) > maxBytes) {
         const bytes = clean === undefined ? utf8Length(artifact.content) : (clean.length / 4) * 3 - (clean.endsWith('==') ? 2 : clean.endsWith('=') ? 1 : 0);

@@ -7,7 +7,6 @@
  * Path safety (relative, inside the output directory) is checked by `artifacts/`, not here.
  */
 import * as z from 'zod';
-import { asciiBytesOf } from './raw-artifact.ts';
 
 /**
  * One generated file: `path` relative to the host's output directory, `content` UTF-8 text when
@@ -47,7 +46,7 @@ export function utf8Length(text: string): number {
  * later, by the validator, and counted here as if it were not).
  */
 export function artifactBytes(artifact: Artifact): number {
-  if (!artifact.binary) return asciiBytesOf(artifact)?.length ?? utf8Length(artifact.content);
+  if (!artifact.binary) return utf8Length(artifact.content);
   const text = artifact.content;
   let chars = 0;
   let padding = 0;

@@ -10,7 +10,6 @@ import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { DEFAULT_LIMITS, raiseAdvice } from '../protocol/limits.ts';
 import { ArtifactParams, Method } from '../protocol/index.ts';
 import type { Artifact, GenerateResult } from '../protocol/index.ts';
-import { asciiBytesOf, contentUnits } from '../protocol/raw-artifact.ts';
 import { longDelay } from '../transport/long-timer.ts';
 import type { SessionCore } from './session-core.ts';
 import { createOutputBudget } from './output-budget.ts';
@@ -73,11 +72,7 @@ export async function generateWithStream(
     const requestId = (raw as { requestId?: unknown } | null)?.requestId;
     if (requestId !== id) return undefined;
     received++;
-    // An artifact the transport holds as ASCII bytes is checked without reading its content
-    // (a string by construction): its shape with the content as the empty string.
-    const given = (raw as { artifact?: unknown }).artifact;
-    const ascii = typeof given === 'object' && given !== null && asciiBytesOf(given) !== undefined ? (given as Artifact) : undefined;
-    const parsed = ArtifactParams.safeParse(ascii === undefined ? raw : { ...(raw as object), artifact: { path: ascii.path, content: '', binary: ascii.binary } });
+    const parsed = ArtifactParams.safeParse(raw);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       fail(
@@ -88,7 +83,7 @@ export async function generateWithStream(
       return undefined;
     }
     if (failure !== undefined) return undefined;
-    const artifact = ascii ?? parsed.data.artifact;
+    const { artifact } = parsed.data;
     try {
       budget.take(artifact, 'streamed');
     } catch (error) {
@@ -100,7 +95,7 @@ export async function generateWithStream(
       return undefined;
     }
     if (onArtifact === undefined) {
-      collectedBytes += contentUnits(artifact);
+      collectedBytes += artifact.content.length;
       if (collectedBytes > maxCollected) {
         fail(
           new MepError(LocalErrorCode.Limit, `Extension '${core.extension}' streamed more than ${maxCollected} bytes of artifacts, the most one result may carry, for a caller that collects them into the result; nothing was written. Take them as they arrive (onArtifact), or ${raiseAdvice('maxMessageBytes', maxCollected).replace(/^R/, 'r')}`, {
@@ -118,7 +113,7 @@ export async function generateWithStream(
       if (taken === undefined) return undefined;
       const work = Promise.resolve(taken);
       work.catch(fail);
-      return window.take(contentUnits(artifact), work);
+      return window.take(artifact.content.length, work);
     } catch (error) {
       fail(error);
       return undefined;

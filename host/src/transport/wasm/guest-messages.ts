@@ -9,13 +9,6 @@ import { Method } from '../../protocol/methods.ts';
 import type { JsonRpcMessage } from '../types.ts';
 import { parseJson } from '../../protocol/json-parse.ts';
 import { SLICE_VALUES, parseJsonSliced } from '../../protocol/json-sliced.ts';
-import { asciiTextArtifact } from '../../protocol/raw-artifact.ts';
-
-/**
- * The platform's native ASCII check (Node's `buffer.isAscii`, found without a `node:` import so
- * this file stays portable), or undefined where there is none: text content is then decoded here.
- */
-const nativeIsAscii = (globalThis as { process?: { getBuiltinModule?: (id: string) => { isAscii?: (bytes: Uint8Array) => boolean } | undefined } }).process?.getBuiltinModule?.('node:buffer')?.isAscii;
 
 /** The keys of a `mep_artifact` envelope (wit/mep-guest.wit). */
 const ARTIFACT_ENVELOPE_KEYS = ['requestId', 'path', 'binary', 'length'] as const;
@@ -125,14 +118,9 @@ export function createGuestMessages(name: string): GuestMessages {
       if (length !== contentBytes) {
         throw protocolError(`its artifact envelope (mep_artifact) declares ${JSON.stringify(length)} bytes of content where ${contentBytes} came`, { ...data, declared: length });
       }
-      const contentView = bytes.subarray(envelopeBytes);
-      // ASCII text goes on as its bytes, to be written as they came (raw-artifact.ts).
-      if (binary === false && nativeIsAscii !== undefined && nativeIsAscii(contentView)) {
-        return { jsonrpc: '2.0', method: Method.BackendArtifact, params: { requestId, artifact: asciiTextArtifact(path, contentView) } };
-      }
       let content: string;
       try {
-        content = decoder.decode(contentView);
+        content = decoder.decode(bytes.subarray(envelopeBytes));
       } catch (cause) {
         throw protocolError(`the content of its artifact ${JSON.stringify(path)} (mep_artifact) is not UTF-8${binary === true ? ' (a binary artifact\'s content is base64 text)' : ''}`, data, cause);
       }

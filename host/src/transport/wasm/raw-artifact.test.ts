@@ -13,16 +13,12 @@ import { createTestClient, rejection } from '../../../../fixtures/wasm/test-clie
 import type { JsonRpcMessage } from '../types.ts';
 import { createWasmTransport, type WasmTransportOptions } from './index.ts';
 import { createNodeWasmWorkerSpawner } from './node/worker.ts';
-import { asciiBytesOf } from '../../protocol/raw-artifact.ts';
 
 const codeOf = (error: unknown): unknown => (isMepError(error) ? error.code : error);
 const spawnWorker = createNodeWasmWorkerSpawner();
 
 /** WAT string literal of `text` (quotes and backslashes escaped; `\xx` escapes written as given in `raw`). */
 const watText = (text: string): string => text.replaceAll('\\', '\\\\').replaceAll('"', '\\"');
-
-/** WAT data-string escapes (`\\xx`) of every byte of `bytes`. */
-const watBytes = (bytes: Uint8Array): string => [...bytes].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
 
 interface Variant {
   envelope?: string;
@@ -91,30 +87,10 @@ for (const isolation of ['inline', 'worker'] as const) {
     }
   });
 
-  Raw('should hand ASCII text on as its bytes (written as they came, raw-artifact.ts), and other text as a string', async () => {
-    const content = 'é€😀';
-    const bytes = Buffer.from(content, 'utf8');
-    const hex = watBytes(bytes);
-    const ascii = await open(guest(), isolation);
-    const other = await open(guest({ envelope: `{"requestId":1,"path":"b.txt","binary":false,"length":${bytes.length}}`, contentWat: hex, contentLen: bytes.length }), isolation);
-    try {
-      await ascii.client.request(1, 'generate');
-      await other.client.request(1, 'generate');
-      const held = asciiBytesOf((ascii.arrived[1]?.params as { artifact: object }).artifact);
-      assert.equal(held && Buffer.from(held).toString('latin1'), 'hello');
-      const text = (other.arrived[1]?.params as { artifact: { content: string } }).artifact;
-      assert.is(asciiBytesOf(text), undefined);
-      assert.is(text.content, content);
-    } finally {
-      await ascii.transport.close();
-      await other.transport.close();
-    }
-  });
-
   Raw('should carry text beyond ASCII and a binary artifact\'s base64 text as they are', async () => {
     const content = 'é€😀';
     const bytes = Buffer.from(content, 'utf8');
-    const hex = watBytes(bytes);
+    const hex = [...bytes].map((b) => `\\${b.toString(16).padStart(2, '0')}`).join('');
     const { transport, client, arrived } = await open(guest({ envelope: `{"requestId":1,"path":"b.bin","binary":true,"length":${bytes.length}}`, contentWat: hex, contentLen: bytes.length }), isolation);
     try {
       await client.request(1, 'generate');
