@@ -1,7 +1,6 @@
 /**
  * The external binary of the guest build: wasm-opt (Debian's native binaryen when present, else
- * npm's): a quick dead-code pass per guest (the engine is optimized by its own build), and the
- * coalescing of locals in the guests' copy of the engine (optimized-engine.ts). The
+ * npm's): a quick dead-code pass per guest (the engine is optimized by its own build). The
  * default snapshot needs no tool (snapshot.ts); the optional wizer one runs npm's wizer
  * (wizer-snapshot.ts).
  */
@@ -51,19 +50,15 @@ function wasmOpt(wasm: Uint8Array, tmpRoot: string, passes: readonly string[], s
  * Removes functions, globals and types no export reaches (about 0.2 s with Debian's binaryen):
  * in a linked guest, the bytecode reader and compiler that only the snapshot used. `signal`
  * ends wasm-opt (a watch's pass that a newer build made useless).
+ *
+ * Binaryen reads the engine's -O3 stack code back with a scratch local for each value it cannot
+ * nest, and would write them all out: JS_CallInternal came out with 167 locals instead of 59.
+ * V8's baseline compiler (Liftoff, lazy: a fresh process compiles it in its first call) keeps the
+ * state of every local at every branch target, 4.8 MB of compiler memory for that function
+ * instead of 2.9 MB. `--coalesce-locals` (about 0.08 s more CPU) gives the slots back.
  */
 export function removeUnused(wasm: Uint8Array, tmpRoot: string, signal?: AbortSignal): Promise<Uint8Array> {
-  return wasmOpt(wasm, tmpRoot, ['--remove-unused-module-elements', '--strip-debug', '--strip-producers'], signal);
-}
-
-/**
- * Lets the locals of each function share slots wherever their values do not overlap (binaryen's
- * coalesce-locals, about 0.5 s with Debian's binaryen). Binaryen reads the stack code of the
- * engine's -O3 run back with a scratch local per value it cannot nest, and keeps them when it
- * writes: JS_CallInternal came out of the dead-code pass with 167 locals instead of 59.
- */
-export function coalesceLocals(wasm: Uint8Array, tmpRoot: string): Promise<Uint8Array> {
-  return wasmOpt(wasm, tmpRoot, ['--coalesce-locals']);
+  return wasmOpt(wasm, tmpRoot, ['--remove-unused-module-elements', '--strip-debug', '--strip-producers', '--coalesce-locals'], signal);
 }
 
 /** Path of `extism-js` on PATH, or null. */
