@@ -30,7 +30,7 @@ import { replaceFile } from './internal/replace-file.ts';
 const EXT = import.meta.url.endsWith('.ts') ? '.ts' : '.js';
 
 /** Bumped when the pipeline changes what it produces for the same inputs. */
-const PIPELINE_VERSION = 'mep-guest-5';
+const PIPELINE_VERSION = 'mep-guest-6';
 
 /** The bundler's own code: a changed mep-runtime never takes a bundle an older one cached. */
 const BUNDLER_TEXT = createHash('sha256')

@@ -249,3 +249,19 @@ export function appendCustomSection(wasm: Uint8Array, name: string, data: Uint8A
   out.set(body, wasm.length + header.length);
   return out;
 }
+
+/** The number of locals each function body of the code section declares (parameters not counted). */
+export function functionLocals(wasm: Uint8Array): number[] {
+  const code = readSections(wasm).find((s) => s.id === SectionId.Code);
+  if (!code) return [];
+  const { count, reader } = readVector(code.body);
+  return Array.from({ length: count }, () => {
+    const body = new ByteReader(reader.take(reader.u32()));
+    let locals = 0;
+    for (let groups = body.u32(); groups > 0; groups--) {
+      locals += body.u32();
+      body.byte(); // the value type
+    }
+    return locals;
+  });
+}
