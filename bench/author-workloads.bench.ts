@@ -8,6 +8,11 @@
  *   - a chevrotain type-DSL frontend on the showcase IR printed in its language;
  * the median of BENCH_AUTHOR_RUNS calls (default 20) after 3 warm-up calls, wasm in worker
  * isolation with the default limits. Goals: wasm ≤ 2× process for the GraphQL and lint workloads.
+ * The process runs wasm on V8's optimising tier from each function's first call, as `mep serve`
+ * does for its sessions of many calls (`useOptimizingWasmTier`): with V8's default tiering the
+ * median of the 20 calls depended on whether its background recompiling of the interpreter's
+ * function landed before them (6–7 or 16–18 ms a lint call; docs/performance-log.md, 2026-12-04
+ * 16:00 UTC); the compiling now falls in the session's start and the warm-up calls.
  * Then the heavy case, one call each: the GraphQL backend on 3,000 record types (≈ 4.6 MB of IR,
  * bench/guests/workloads/heavy-ir.ts) under the default 256 MiB guest memory (the deadline raised
  * to 10 minutes: this measures speed and memory), goal: it fits with a quarter of the memory to
@@ -21,6 +26,7 @@ import { openTransport, specFromPath, type LaunchSpec } from '../host/src/regist
 import { createSession, type Session } from '../host/src/session/session.ts';
 import { GUEST_MEMORY_LOG } from '../host/src/transport/wasm/index.ts';
 import { DEFAULT_WASM_LIMITS } from '../host/src/transport/wasm/limits.ts';
+import { useOptimizingWasmTier } from '../host/src/transport/wasm/node/wasm-tier.ts';
 import { heavyIr } from './guests/workloads/heavy-ir.ts';
 import { dslFromIr } from './guests/workloads/type-dsl.ts';
 import { Report, ROOT, buildBoth, median, ms, progress, sample, x } from './lib.ts';
@@ -72,6 +78,9 @@ for (const w of WORKLOADS) {
   progress(`building bench/guests/${w.entry}.ts to wasm and process`);
   builds.set(w.entry, await buildBoth(join(ROOT, 'bench', 'guests', `${w.entry}.ts`), `author-${w.entry}`));
 }
+
+// After the builds (they run the engine to take its snapshot), before any session's module compiles.
+useOptimizingWasmTier();
 
 const inputFor = (w: Workload, ir: Record<string, unknown>): unknown => (w.entry === 'dsl-frontend' ? dslFromIr(ir) : ir);
 

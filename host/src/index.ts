@@ -26,7 +26,7 @@ export { createWasmTransport, compileExtensionModule, DEFAULT_SOURCE_DATE_EPOCH,
 export type { GuestAbi, WasmTransportOptions } from './transport/wasm/index.ts';
 export type { WasmGrants, WasmLimits } from './transport/wasm/limits.ts';
 export { createNodeWasmTransport, createNodeWasmWorkerSpawner } from './transport/wasm/node/worker.ts';
-export { useBaselineWasmTier } from './transport/wasm/node/wasm-tier.ts';
+export { useBaselineWasmTier, useOptimizingWasmTier } from './transport/wasm/node/wasm-tier.ts';
 export { openTransport, specFromPath } from './registry/launch.ts';
 export type { LaunchSpec, OpenTransportOptions, RuntimeKind } from './registry/launch.ts';
 export { withLimits } from './registry/launch-limits.ts';

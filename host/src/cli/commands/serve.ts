@@ -10,6 +10,7 @@ import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import { resolveExtensionArgument } from './extension-argument.ts';
 import { LIMIT_FLAGS, LIMIT_HELP, parseLimitFlags } from './limit-flags.ts';
+import { useOptimizingWasmTier } from '../../transport/wasm/node/wasm-tier.ts';
 
 /** Room for the `session/call` envelope around a message of the extension's size limit. */
 const SERVE_ENVELOPE_BYTES = 1024 * 1024;
@@ -42,6 +43,9 @@ ${LIMIT_HELP}
     if (values.socket !== undefined && values.http !== undefined) throw new UsageError("--socket and --http are two ways to serve: give one. Run 'mep serve --help'.");
     if (values.http === undefined && (values.extension ?? []).length > 0) throw new UsageError("--extension names what --http serves; over stdio and --socket a client names it in session/open.");
     io.verbose = Boolean(values.verbose);
+    // A served session makes many calls: wasm on TurboFan from the first, not on Liftoff until
+    // V8's background recompiling of the interpreter lands (transport/wasm/node/wasm-tier.ts).
+    useOptimizingWasmTier();
     const limits = parseLimitFlags(values);
     // A client's line wraps the message for the extension: let it be as large, plus its envelope.
     const maxLineBytes = limits.maxMessageBytes === undefined ? undefined : Math.max(DEFAULT_SERVE_MAX_LINE_BYTES, limits.maxMessageBytes + SERVE_ENVELOPE_BYTES);
