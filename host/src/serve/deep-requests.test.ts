@@ -7,7 +7,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, LocalErrorCode } from '../protocol/errors.ts';
@@ -16,7 +20,7 @@ import type { JsonRpcMessage } from '../transport/types.ts';
 import { refuseDeepRequest, topLevelId } from './deep-request.ts';
 import { errorReply } from './http-rpc.ts';
 import { ServeMethod } from './methods.ts';
-import { connectServed } from './testing/connect.ts';
+import { createLineClient, type LineClient } from './testing/line-client.ts';
 import { postRpc, startTestHttp } from './testing/http.ts';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
@@ -94,13 +98,33 @@ Deep('should serve HTTP bodies nested exactly maxJsonDepth levels, under and ove
   }
 });
 
-Deep('should refuse a line nested 60,000 levels with ERR_LIMIT maxJsonDepth and its id, and go on :: hostile', async () => {
-  const { client, end } = connectServed();
+/** A deep line, then mep.info on the same connection: the refusal keeps its id and the server goes on. */
+async function deepLineThenInfo(client: LineClient): Promise<void> {
+  client.sendRaw(`{"jsonrpc":"2.0","id":"line","method":"${ServeMethod.Info}","params":{"deep":${'['.repeat(60_000)}${']'.repeat(60_000)}}}\n`);
+  assertRefused(await client.next((m) => m.id === 'line' || m.id === null), 'line');
+  assert.is(((await client.request(2, ServeMethod.Info)).result as { protocol: string }).protocol, 'mep-serve/0.1');
+}
+
+Deep('should refuse a deep line over mep serve stdio and --socket with ERR_LIMIT maxJsonDepth and its id :: hostile', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'mep-deep-'));
+  const socketPath = join(dir, 'mep.sock');
+  const mep = join(root, 'bin/mep.mjs');
+  const stdio = spawn(process.execPath, [mep, 'serve'], { cwd: root, stdio: ['pipe', 'pipe', 'ignore'] });
+  const socketServe = spawn(process.execPath, [mep, 'serve', '--socket', socketPath, '--verbose'], { cwd: root, stdio: ['ignore', 'ignore', 'pipe'] });
   try {
-    client.sendRaw(`{"jsonrpc":"2.0","id":"line","method":"${ServeMethod.Call}","params":{"sessionId":"s","method":"morphir.ping","params":{"deep":${'['.repeat(60_000)}${']'.repeat(60_000)}}}}\n`);
-    assertRefused(await client.next((m) => m.id === 'line' || m.id === null), 'line');
+    const overStdio = createLineClient((bytes) => stdio.stdin.write(bytes));
+    stdio.stdout.on('data', (chunk: Buffer) => overStdio.push(chunk));
+    await deepLineThenInfo(overStdio);
+    await new Promise<void>((resolve) => socketServe.stderr.on('data', (chunk: Buffer) => chunk.toString().includes('listening on') && resolve()));
+    const socket = connect(socketPath);
+    const overSocket = createLineClient((bytes) => socket.write(bytes));
+    socket.on('data', (chunk) => overSocket.push(chunk));
+    await deepLineThenInfo(overSocket);
+    socket.destroy();
   } finally {
-    await end();
+    stdio.kill('SIGKILL');
+    socketServe.kill('SIGKILL');
+    await rm(dir, { recursive: true, force: true });
   }
 });
 
