@@ -15,6 +15,8 @@ import { fileURLToPath } from 'node:url';
 import { LocalErrorCode, MepError, ErrorCode } from '../protocol/errors.ts';
 import { JsonText, type JsonKind } from '../protocol/json-text.ts';
 import { workerEntryBuildOptions } from '../transport/wasm/node/worker-bundle.ts';
+import type { JsonRpcId } from '../rpc/index.ts';
+import type { DeepRequest } from './deep-request.ts';
 
 /** Body workers running at once (the machine's cores are shared with the sessions); others wait, in order. */
 const MAX_PARSE_WORKERS = 2;
@@ -31,6 +33,8 @@ export interface WrittenMember {
 /** What the worker answers. */
 export type BodyFromWorker =
   | { ok: false; parse: string }
+  /** Refused unread: it nests deeper than the host reads (deep-request.ts); the id it carried and the wire error. */
+  | { ok: false; deep: { id: JsonRpcId | null; error: { code: number; message: string; data?: unknown } } }
   /** The parse was stopped: the heap in use passed its share of the worker's limit. */
   | { ok: false; heapUsedBytes: number }
   | {
@@ -47,6 +51,7 @@ export type BodyFromWorker =
 /** A body read off the thread: the message (large params members as JsonText), or why it is not one. */
 export type OffThreadBody =
   | { parse: string }
+  | { deep: DeepRequest }
   | { message: unknown; decoded: boolean; paramsError?: MepError };
 
 let bundled: Promise<URL> | undefined;
@@ -115,6 +120,7 @@ const tooManyValues = (heapBytes: number, bodyBytes: number): MepError =>
   new MepError(LocalErrorCode.Limit, `The request body's values need more than the ${heapBytes} bytes of heap the server reads one body in (parseHeapBytes, mep serve --parse-heap): send a smaller body or split the call, or ask the operator to raise it.`, { data: { limit: 'parseHeapBytes', heapBytes, bodyBytes } });
 
 function fromWorker(answer: Exclude<BodyFromWorker, { heapUsedBytes: number }>): OffThreadBody {
+  if (!answer.ok && 'deep' in answer) return { deep: { id: answer.deep.id, error: new MepError(answer.deep.error.code as MepError['code'], answer.deep.error.message, { data: answer.deep.error.data }) } };
   if (!answer.ok) return { parse: answer.parse };
   if (!answer.object) return { message: [], decoded: false };
   const message: Record<string, unknown> = { ...answer.envelope };

@@ -16,6 +16,7 @@ import { decodeParams } from '../protocol/decode.ts';
 import { isMepError } from '../protocol/errors.ts';
 import { Method, MethodSchemas } from '../protocol/index.ts';
 import { parseJsonSliced } from '../protocol/json-sliced.ts';
+import { refuseDeepRequest } from './deep-request.ts';
 import type { BodyFromWorker, WrittenMember } from './body-off-thread.ts';
 
 /** The methods whose params are decoded here, each with its schema in {@link MethodSchemas}. */
@@ -67,8 +68,13 @@ class HeapLimitReached extends Error {
 /** What the server needs of one body, or why it is refused. */
 export async function readBody(bytes: Uint8Array): Promise<BodyFromWorker> {
   let message: unknown;
+  const text = new TextDecoder().decode(bytes);
+  // Unread: nothing below (the parse's consumers, the schema, JSON.stringify) may meet a depth
+  // that overflows this thread's stack (300,000 levels did: -32603, id null).
+  const deep = refuseDeepRequest(text, 'request body');
+  if (deep) return { ok: false, deep: { id: deep.id, error: deep.error.toJSON() } };
   try {
-    message = await parseWatched(new TextDecoder().decode(bytes));
+    message = await parseWatched(text);
   } catch (error) {
     if (error instanceof HeapLimitReached) return { ok: false, heapUsedBytes: error.usedBytes };
     return { ok: false, parse: (error as Error).message };

@@ -94,10 +94,11 @@ Serve('should refuse a line nested 100,000 levels deep unread, and go on :: host
   const { client, end } = connect();
   try {
     client.sendRaw(`{"jsonrpc":"2.0","id":1,"method":"morphir.ping","params":{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}}}\n`);
-    const refused = await client.next((m) => m.id === null);
-    const error = refused.error as { code: number; data: { limit: string; maxDepth: number } };
-    assert.is(error.code, ErrorCode.InvalidRequest);
-    assert.equal([error.data.limit, error.data.maxDepth], ['maxJsonDepth', MAX_JSON_DEPTH]);
+    const refused = await client.next((m) => m.id === 1 || m.id === null);
+    const error = refused.error as { code: number; data: { limit: string; maxDepth: number; localCode: string } };
+    assert.is(refused.id, 1);
+    assert.is(error.code, ErrorCode.ExtensionFailure);
+    assert.equal([error.data.localCode, error.data.limit, error.data.maxDepth], [LocalErrorCode.Limit, 'maxJsonDepth', MAX_JSON_DEPTH]);
     const sessionId = await open(client, fixture('well-behaved'));
     assert.equal((await client.request(2, ServeMethod.Call, { sessionId, method: 'morphir.ping' })).result, { ok: true });
   } finally {

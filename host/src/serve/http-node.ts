@@ -103,7 +103,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     try {
       read = await readBodyOffThread(bytes, { signal, heapBytes: limits.parseHeapBytes });
     } catch (error) {
-      return errorReply(null, signal.aborted ? new MepError(-32800, 'The client closed the request while its body was being read; nothing was sent.') : error);
+      return errorReply(null, signal.aborted ? new MepError(-32800, 'The client closed the request while its body was being read; nothing was sent.') : error, 200, (line) => server.log(line));
     }
     return answer(read);
   };
@@ -156,7 +156,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     const streaming = (header('accept') ?? '').includes('text/event-stream');
     const emit = streaming ? openEventStream(res, unread.stream(res, extension)) : undefined;
     const stopProbing = probeEndedClient(req, res);
-    const reply = await answerBody(bytes, controller.signal, (body) => answerHttpRpc(pool, extension, body, { signal: controller.signal, client: clientOfAddress(req.socket.remoteAddress), ...(emit ? { emit, pace: paceOf(res, limits.pauseAtBytes) } : {}) })).finally(stopProbing);
+    const reply = await answerBody(bytes, controller.signal, (body) => answerHttpRpc(pool, extension, body, { signal: controller.signal, log: (line) => server.log(line), client: clientOfAddress(req.socket.remoteAddress), ...(emit ? { emit, pace: paceOf(res, limits.pauseAtBytes) } : {}) })).finally(stopProbing);
     if (res.destroyed) return;
     if (emit) {
       if (reply.message) emit(reply.message);

@@ -19,6 +19,7 @@ import { CALLABLE_METHODS, ServeMethod, type CallableMethod } from './methods.ts
 import type { SessionPool } from './http-pool.ts';
 import type { OffThreadBody } from './body-off-thread.ts';
 import { toWireError } from './wire-error.ts';
+import { refuseDeepRequest } from './deep-request.ts';
 
 /** What the binding sends back: an HTTP status and, unless 202, one JSON-RPC response. */
 export interface HttpRpcReply {
@@ -37,6 +38,8 @@ export interface HttpRpcOptions {
   emit?: (notification: JsonRpcMessage) => void;
   /** Deadline of the call in ms, when the server sets one for HTTP calls. */
   timeoutMs?: number;
+  /** The server's log: an internal failure's details go there (the client is told only that it happened). */
+  log?: (line: string) => void;
   /** Who asks (the binding's remote address, http-node.ts `clientOfAddress`): the pool's share per client is counted by it. */
   client?: string;
   /** With `emit`: whether the client holds its events unread past its bound, and when it took them; a process extension's stderr is read at that pace. */
@@ -47,25 +50,35 @@ export interface HttpRpcOptions {
 const isId = (value: unknown): value is JsonRpcId => typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 const CALLABLE = new Set<string>(CALLABLE_METHODS);
 
-/** The JSON-RPC error response for `id`. */
-export function errorReply(id: JsonRpcId | null, error: unknown, status: HttpRpcReply['status'] = 200): HttpRpcReply {
+/**
+ * The JSON-RPC error response for `id`. A failure that is no MepError is -32603 without its
+ * internals; its details (message and stack) go to `log`, the server's, when given.
+ */
+export function errorReply(id: JsonRpcId | null, error: unknown, status: HttpRpcReply['status'] = 200, log?: (line: string) => void): HttpRpcReply {
   const wire = toWireError(error);
-  const body = isMepError(wire) ? wire.toJSON() : { code: ErrorCode.InternalError, message: 'Internal error while serving the call; the server log has the details.' };
-  return { status, message: { jsonrpc: '2.0', id, error: body } };
+  if (isMepError(wire)) return { status, message: { jsonrpc: '2.0', id, error: wire.toJSON() } };
+  log?.(`HTTP call ${JSON.stringify(id)} failed inside the server: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const message = log ? 'Internal error while serving the call; the server log has the details.' : 'Internal error while serving the call.';
+  return { status, message: { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message } } };
 }
+const replyWithError = errorReply;
 
 /**
  * Answer the JSON-RPC message in `body` (its text, or what body-off-thread.ts read of it) for the extension `extension` with a session of `pool`.
  * Never throws: every failure is a JSON-RPC error (HTTP 200; 400 for a body that is not JSON).
  */
 export async function answerHttpRpc(pool: SessionPool, extension: string, body: string | OffThreadBody, options: HttpRpcOptions): Promise<HttpRpcReply> {
+  const errorReply = (id: JsonRpcId | null, error: unknown, status?: HttpRpcReply['status']): HttpRpcReply => replyWithError(id, error, status, options.log);
   let message: unknown;
   const notJson = (reason: string): HttpRpcReply => errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON the host reads (${reason}); send one JSON-RPC 2.0 request object per POST.`), 400);
   if (typeof body !== 'string') {
     // Read on a thread of its own (body-off-thread.ts): its large params members are JsonText.
     if ('parse' in body) return notJson(body.parse);
+    if ('deep' in body) return errorReply(body.deep.id, body.deep.error);
     message = body.message;
   } else {
+    const deep = refuseDeepRequest(body, 'request body');
+    if (deep) return errorReply(deep.id, deep.error);
     try {
       // In slices: a body of millions of values (11 MB of `[{},{},…]` was 2.8 s in one JSON.parse)
       // must not hold the event loop that answers every other client, /health included.

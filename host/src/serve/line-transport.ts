@@ -15,10 +15,10 @@
 import { jsonChunks } from '../framing/json-chunks.ts';
 import { createNdjsonDecoder, encodeNdjson } from '../framing/ndjson.ts';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
-import { MAX_JSON_DEPTH, findExcessNesting } from '../protocol/json-depth.ts';
 import { createTransportEvents, listenerSet } from '../transport/events.ts';
 import type { Disposer, JsonRpcMessage, Transport } from '../transport/types.ts';
 import type { ByteChannel } from './byte-channel.ts';
+import { refuseDeepRequest } from './deep-request.ts';
 import { createOrderedParser } from '../framing/ordered-parse.ts';
 import type { HeldBudget } from '../framing/held-budget.ts';
 import type { UnsentBudget } from './unsent-budget.ts';
@@ -146,13 +146,9 @@ export function createLineTransport(channel: ByteChannel, options: LineTransport
 
   const receive = (body: string): void => {
     // Unread, so that no walk of the value (logging, redaction, stringify) can overflow the stack.
-    const excess = findExcessNesting(body);
-    if (excess >= 0) {
-      refuse(ErrorCode.InvalidRequest, `Invalid request: a line from ${name} nests more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at character ${excess}); it was not read. Send messages nested at most ${MAX_JSON_DEPTH} levels.`, {
-        limit: 'maxJsonDepth',
-        maxDepth: MAX_JSON_DEPTH,
-        offset: excess,
-      });
+    const deep = refuseDeepRequest(body, `line from ${name}`);
+    if (deep) {
+      write({ jsonrpc: '2.0', id: deep.id, error: deep.error.toJSON() });
       return;
     }
     parser.push(body);
