@@ -11,6 +11,7 @@
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { MAX_JSON_DEPTH, closingQuote, findExcessNesting } from '../protocol/json-depth.ts';
+import { parseJson } from '../protocol/json-parse.ts';
 import type { JsonRpcId } from '../rpc/index.ts';
 import { toWireError } from './wire-error.ts';
 
@@ -84,7 +85,7 @@ export function topLevelId(text: string): JsonRpcId | null {
 
 function stringAt(text: string, start: number, end: number): string | undefined {
   try {
-    return JSON.parse(text.slice(start, end + 1)) as string;
+    return parseJson(text.slice(start, end + 1), 'data') as string;
   } catch {
     return undefined;
   }
