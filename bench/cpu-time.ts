@@ -16,9 +16,9 @@ const read = (file: string): string | null => {
   }
 };
 
-/** The calling thread's CPU and run-queue wait so far, in ms (the main thread: its task id is the pid). */
+/** The calling thread's CPU and run-queue wait so far, in ms (a worker's own, not the main thread's). */
 export function threadCpu(): { cpuMs: number; waitMs: number } | null {
-  const text = read(`/proc/self/task/${process.pid}/schedstat`);
+  const text = read('/proc/thread-self/schedstat');
   if (text === null) return null;
   const [run, wait] = text.trim().split(/\s+/).map(Number);
   return run === undefined || wait === undefined ? null : { cpuMs: run / 1e6, waitMs: wait / 1e6 };
