@@ -9,7 +9,9 @@
  * in the same run, alternating (native, then sandboxed, BENCH_QUICKJS_ELM_RUNS pairs, default 5,
  * after one unmeasured sandboxed run that lets V8 tier the engine's code up). Goal: the median of
  * the pairs' ratios within 1.15× (each pair ran under the same machine load). V8 runs the same
- * script as context.
+ * script as context. Context rows give each pair's CPU (the sandboxed thread's, the native child's)
+ * and the sandboxed thread's wait for a core: on a shared machine a pair's wall ratio swings by
+ * ±30 % or more with the load (docs/performance-log.md, qjselm3), its CPU ratio much less.
  * The program drives the compiler through its ports with a timer queue of its own (the Elm
  * runtime schedules with setTimeout), so every engine runs exactly the same JS.
  *
