@@ -46,13 +46,15 @@ const COMMA = 44;
 const COLON = 58;
 const OPEN = new Set([91, 123]);
 const CLOSE = new Set([93, 125]);
-const ID_NUMBER = /\s*(-?\d+)(?=\s*[,}])/y;
+// JSON's number grammar whole (1e3 and 1.0 are the integers JSON.parse makes of them), followed by its member's end.
+const ID_NUMBER = /\s*(-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*[,}])/y;
 const SPACE = /\s*/y;
 
 /**
  * The `id` member of the object `text` holds, read without parsing the rest (which may nest
- * too deep to parse): a string, or an integer within ±(2^53 - 1); the last one wins, as in
- * JSON.parse. Null when there is none, or it is of another kind.
+ * too deep to parse): a string, or an integer within ±(2^53 - 1) in any of JSON's spellings (1e3,
+ * 1.0); the last one wins, as in JSON.parse. Null when there is none, or it is of another kind:
+ * the id the shallow request's parse (parseJson, parseMessage) would answer with.
  */
 export function topLevelId(text: string): JsonRpcId | null {
   let depth = 0;
@@ -84,11 +86,7 @@ export function topLevelId(text: string): JsonRpcId | null {
 }
 
 function stringAt(text: string, start: number, end: number): string | undefined {
-  try {
-    return parseJson(text.slice(start, end + 1), 'data') as string;
-  } catch {
-    return undefined;
-  }
+  return readJson(text.slice(start, end + 1)) as string | undefined;
 }
 
 /** The id whose value starts at `i` (after spaces), or null when it is not a string or safe integer. */
@@ -102,6 +100,16 @@ function idAt(text: string, i: number): JsonRpcId | null {
   }
   ID_NUMBER.lastIndex = i;
   const number = ID_NUMBER.exec(text);
-  const value = number ? Number(number[1]) : NaN;
-  return Number.isSafeInteger(value) ? value : null;
+  const value = number ? readJson(number[1] as string) : undefined;
+  // parseMessage's id: -0 is the integer 0.
+  return Number.isSafeInteger(value) ? (value as number) + 0 : null;
+}
+
+/** The string or number `token` spells, or undefined when the host's parser refuses it (a number no double holds). */
+function readJson(token: string): unknown {
+  try {
+    return parseJson(token, 'data');
+  } catch {
+    return undefined;
+  }
 }

@@ -16,6 +16,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ErrorCode, LocalErrorCode } from '../protocol/errors.ts';
 import { MAX_JSON_DEPTH } from '../protocol/json-depth.ts';
+import { parseJson } from '../protocol/json-parse.ts';
+import { parseMessage, type JsonRpcId } from '../rpc/message.ts';
 import type { JsonRpcMessage } from '../transport/types.ts';
 import { refuseDeepRequest, topLevelId } from './deep-request.ts';
 import { errorReply } from './http-rpc.ts';
@@ -55,6 +57,22 @@ Deep('should read the id of a request whose rest nests too deep to parse, and no
   assert.is(topLevelId(`{"id":1,"id":"last"}`), 'last');
   assert.is(refuseDeepRequest(`{"id":1,"p":${'['.repeat(MAX_JSON_DEPTH - 1)}${']'.repeat(MAX_JSON_DEPTH - 1)}}`, 'x'), undefined);
   assert.ok(refuseDeepRequest(`{"id":1,"p":${'['.repeat(MAX_JSON_DEPTH)}${']'.repeat(MAX_JSON_DEPTH)}}`, 'x'));
+});
+
+Deep('should read the id of a deep request as the shallow one parses: 1e3, 1.0, -0, 10E-1, escapes :: hostile', () => {
+  const deep = '['.repeat(MAX_JSON_DEPTH + 1);
+  const ids = ['1e3', '1.0', '10E-1', '-0', '2E+0', '"\\u0022\\\\"', '"\\ud83d\\ude00"', '1.5', '01', '9007199254740992', '1.00000000000000000001', 'true'];
+  for (const id of ids) {
+    const head = `{"jsonrpc":"2.0","method":"m","id":${id}`;
+    let shallow: JsonRpcId | null = null;
+    try {
+      const parsed = parseMessage(parseJson(`${head}}`) as JsonRpcMessage);
+      shallow = 'id' in parsed ? parsed.id : null;
+    } catch {
+      shallow = null;
+    }
+    assert.equal(JSON.stringify(refuseDeepRequest(`${head},"params":${deep}`, 'x')?.id), JSON.stringify(shallow), id);
+  }
 });
 
 Deep('should refuse an HTTP body nested 60,000 levels in 120 KB on the server thread with ERR_LIMIT maxJsonDepth and its id :: hostile', async () => {

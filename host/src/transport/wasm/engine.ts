@@ -11,7 +11,7 @@
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { attachHostChannel, defaultHostTrampoline, guestAbi } from './host-channel.ts';
 import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
-import { crash, createGuestIo, describeThrown, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
+import { crash, createGuestIo, describeThrown, Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
 import { outOfMemoryAdvice, type CallMemory } from '../memory-advice.ts';
 import { leaseMemory } from './memory-pool.ts';
@@ -264,8 +264,10 @@ export async function createWasmEngine(
       const { output, refused, interrupt } = io.end();
       const elapsedMs = performance.now() - started;
       const outcome = thrown === undefined ? settle(output ?? extismOutput?.bytes() ?? null, refused, interrupt, elapsedMs) : failed(thrown.error, refused, interrupt, elapsedMs);
-      // A trap, a deadline or a limit may leave the memory anywhere: it is not recycled.
-      if (!outcome.ok && !outcome.guestError) lease.spoil();
+      // A trap, a deadline or a limit may leave the memory anywhere: it is not recycled. A guest
+      // that polled and returned past its deadline (or its close) answered ok here, yet the
+      // runtime ends it as timed out (settle-outcome.ts): not a clean close either.
+      if ((!outcome.ok && !outcome.guestError) || interrupt === Interrupt.Deadline || interrupt === Interrupt.Close || elapsedMs > timeoutMs) lease.spoil();
       // After a trap or a limit too: the memory the instance reached is what the user needs then.
       if (memory !== undefined) {
         const bytes = memory.buffer.byteLength;

@@ -8,11 +8,11 @@ import { emptyMemoryPool, MEMORY_POOL_LIMITS, memoryPoolSize } from './memory-po
 import type { WasmEngine } from './engine.ts';
 
 /** A guest of one page whose `handle` runs `body` (an Extism kernel import keeps it an Extism guest). */
-const guest = (name: string, body: string, data = ''): Promise<WebAssembly.Module> =>
+const guest = (name: string, body: string, data = '', imports = '', result = 0): Promise<WebAssembly.Module> =>
   compileExtensionModule(
-    watToWasm(`(module (import "extism:host/env" "input_length" (func (result i64)))
+    watToWasm(`(module (import "extism:host/env" "input_length" (func (result i64))) ${imports}
       (memory (export "memory") 1) ${data}
-      (func (export "handle") (result i32) ${body} (i32.const 0)))`, `pool-${name}`),
+      (func (export "handle") (result i32) ${body} (i32.const ${result})))`, `pool-${name}`),
     { name },
   );
 /** Writes a marker beyond its data, and over where the reader's data segment lies. */
@@ -28,9 +28,9 @@ const engine = (module: WebAssembly.Module, name: string, timeoutMs = 5_000): Pr
     interruptFlag: new Int32Array(1),
     bridge: { notify: () => undefined, artifact: () => undefined, request: () => null, log: () => undefined },
   });
-const run = async (module: WebAssembly.Module, name: string): Promise<{ ok: boolean; message?: string }> => {
-  const e = await engine(module, name);
-  const outcome = await e.call(new Uint8Array(1), 5_000);
+const run = async (module: WebAssembly.Module, name: string, timeoutMs = 5_000): Promise<{ ok: boolean; message?: string }> => {
+  const e = await engine(module, name, timeoutMs);
+  const outcome = await e.call(new Uint8Array(1), timeoutMs);
   await e.close();
   return outcome.ok ? { ok: true } : { ok: false, message: outcome.error.message };
 };
@@ -75,6 +75,30 @@ pool('should refuse a call after close, and not give the memory back twice', asy
   assert.equal(memoryPoolSize().memories, 1);
   const outcome = await e.call(new Uint8Array(1), 1_000);
   assert.is(outcome.ok, false);
+});
+
+pool('should not lend again a memory its guest left at a deadline or a host function\'s refusal, and zero a guest error\'s or a close during a call\'s :: security', async () => {
+  const reader = await guest('reader', READER, '(data (i32.const 2048) "B")');
+  const spin = '(loop $spin (br_if $spin (i32.eqz (call $interrupt))))';
+  const exits = [
+    { name: 'deadline', timeoutMs: 50, kept: 0, module: await guest('deadline', `${WRITER} ${spin}`, '', '(import "extism:host/user" "mep_interrupt" (func $interrupt (result i32)))', 1) },
+    { name: 'host-refusal', timeoutMs: 5_000, kept: 0, module: await guest('host-refusal', `${WRITER} (call $output_set (i64.const 123456) (i64.const 8))`, '', '(import "extism:host/env" "output_set" (func $output_set (param i64 i64)))') },
+    { name: 'guest-error', timeoutMs: 5_000, kept: 1, module: await guest('guest-error', `${WRITER} (call $error_set (call $alloc (i64.const 1)))`, '', '(import "extism:host/env" "alloc" (func $alloc (param i64) (result i64))) (import "extism:host/env" "error_set" (func $error_set (param i64)))', 1) },
+  ];
+  for (const exit of exits) {
+    emptyMemoryPool();
+    // The deadline's guest polled and returned: the engine's outcome is ok, its interrupt a deadline (the runtime's timeout).
+    const outcome = await run(exit.module, exit.name, exit.timeoutMs);
+    assert.is(outcome.ok, exit.name === 'deadline', exit.name);
+    assert.equal(memoryPoolSize().memories, exit.kept, `${exit.name}: ${outcome.message}`);
+    assert.equal(await run(reader, 'reader'), { ok: true }, `${exit.name}: the reader saw the marker`);
+  }
+  emptyMemoryPool();
+  const writer = await engine(await guest('writer', WRITER), 'writer');
+  const call = writer.call(new Uint8Array(1), 5_000);
+  await writer.close();
+  await call;
+  assert.equal(await run(reader, 'reader'), { ok: true }, 'closed during a call: the reader saw the marker');
 });
 
 pool.run();
