@@ -11,12 +11,12 @@
 import { ErrorCode, isMepError, LocalErrorCode, MepError, type MepErrorCode } from '../../protocol/errors.ts';
 import { attachHostChannel, defaultHostTrampoline, guestAbi } from './host-channel.ts';
 import { raiseAdvice, raiseAllAdvice } from '../../protocol/limits.ts';
-import { crash, createGuestIo, describeThrown, Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
+import { crash, createGuestIo, describeThrown, Interrupt, ranPastDeadline, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 import { WASM_PAGE_BYTES, outOfMemoryAnswer, outOfMemoryAnswerBytes, type WasmGrants, type WasmLimits } from './limits.ts';
 import { outOfMemoryAdvice, type CallMemory } from '../memory-advice.ts';
 import { leaseMemory } from './memory-pool.ts';
 
-export { Interrupt, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
+export { Interrupt, ranPastDeadline, type ExtismCallContextLike, type ExtismHostFunction, type GuestBridge, type LogLevel } from './guest-io.ts';
 
 /** The subset of an Extism plugin the engine uses. */
 export interface ExtismPluginLike {
@@ -267,7 +267,7 @@ export async function createWasmEngine(
       // A trap, a deadline or a limit may leave the memory anywhere: it is not recycled. A guest
       // that polled and returned past its deadline (or its close) answered ok here, yet the
       // runtime ends it as timed out (settle-outcome.ts): not a clean close either.
-      if ((!outcome.ok && !outcome.guestError) || interrupt === Interrupt.Deadline || interrupt === Interrupt.Close || elapsedMs > timeoutMs) lease.spoil();
+      if ((!outcome.ok && !outcome.guestError) || interrupt === Interrupt.Close || ranPastDeadline(interrupt, elapsedMs, timeoutMs)) lease.spoil();
       // After a trap or a limit too: the memory the instance reached is what the user needs then.
       if (memory !== undefined) {
         const bytes = memory.buffer.byteLength;

@@ -18,6 +18,16 @@ import type { WasmGrants, WasmLimits } from './limits.ts';
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
 export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
 
+/**
+ * Whether a call ran past its deadline: the host interrupted it at the deadline, or it returned
+ * (a guest that polled and answered late) after `timeoutMs`. The one rule for both what the
+ * transport answers (settle-outcome.ts: ERR_TIMEOUT) and whether its memory may be recycled
+ * (engine.ts).
+ */
+export function ranPastDeadline(interrupt: number, elapsedMs: number, timeoutMs: number): boolean {
+  return interrupt === Interrupt.Deadline || elapsedMs > timeoutMs;
+}
+
 /** Log levels of Extism guests. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

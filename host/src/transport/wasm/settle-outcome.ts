@@ -5,7 +5,7 @@
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import type { JsonRpcMessage, LogSink } from '../types.ts';
-import { Interrupt, type RunOutcome } from './engine.ts';
+import { ranPastDeadline, type RunOutcome } from './engine.ts';
 import type { GuestMessages, Id } from './guest-messages.ts';
 import { raiseAdvice } from '../../protocol/limits.ts';
 import type { WasmLimits } from './limits.ts';
@@ -54,7 +54,7 @@ function refuse(context: SettleContext, id: Id, cancelled: boolean, error: unkno
 export function createOutcomeSettler(context: SettleContext): SettleOutcome {
   const { name, limits, log, messages, emit, fail } = context;
   return (id, outcome, cancelled) => {
-    const timedOut = outcome.interrupt === Interrupt.Deadline || outcome.elapsedMs > limits.callTimeoutMs;
+    const timedOut = ranPastDeadline(outcome.interrupt, outcome.elapsedMs, limits.callTimeoutMs);
     if (timedOut && !(cancelled && outcome.ok)) {
       fail(new MepError(LocalErrorCode.Timeout, `Wasm extension "${name}" did not finish ${id === undefined ? 'a notification' : `request ${JSON.stringify(id)}`} within ${limits.callTimeoutMs} ms and was stopped. ${raiseAdvice('callTimeoutMs', limits.callTimeoutMs)}`, {
         data: { extension: name, id, timeoutMs: limits.callTimeoutMs, limit: 'callTimeoutMs' },
