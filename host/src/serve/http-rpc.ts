@@ -61,41 +61,41 @@ export function errorReply(id: JsonRpcId | null, error: unknown, status: HttpRpc
   const message = log ? 'Internal error while serving the call; the server log has the details.' : 'Internal error while serving the call.';
   return { status, message: { jsonrpc: '2.0', id, error: { code: ErrorCode.InternalError, message } } };
 }
-const replyWithError = errorReply;
 
 /**
  * Answer the JSON-RPC message in `body` (its text, or what body-off-thread.ts read of it) for the extension `extension` with a session of `pool`.
  * Never throws: every failure is a JSON-RPC error (HTTP 200; 400 for a body that is not JSON).
  */
 export async function answerHttpRpc(pool: SessionPool, extension: string, body: string | OffThreadBody, options: HttpRpcOptions): Promise<HttpRpcReply> {
-  const errorReply = (id: JsonRpcId | null, error: unknown, status?: HttpRpcReply['status']): HttpRpcReply => replyWithError(id, error, status, options.log);
+  /** {@link errorReply} with the server's log. */
+  const refuse = (id: JsonRpcId | null, error: unknown, status?: HttpRpcReply['status']): HttpRpcReply => errorReply(id, error, status, options.log);
   let message: unknown;
-  const notJson = (reason: string): HttpRpcReply => errorReply(null, new MepError(ErrorCode.ParseError, `The request body is not JSON the host reads (${reason}); send one JSON-RPC 2.0 request object per POST.`), 400);
+  const notJson = (reason: string): HttpRpcReply => refuse(null, new MepError(ErrorCode.ParseError, `The request body is not JSON the host reads (${reason}); send one JSON-RPC 2.0 request object per POST.`), 400);
   if (typeof body !== 'string') {
     // Read on a thread of its own (body-off-thread.ts): its large params members are JsonText.
     if ('parse' in body) return notJson(body.parse);
-    if ('deep' in body) return errorReply(body.deep.id, body.deep.error);
+    if ('deep' in body) return refuse(body.deep.id, body.deep.error);
     message = body.message;
   } else {
     const deep = refuseDeepRequest(body, 'request body');
-    if (deep) return errorReply(deep.id, deep.error);
+    if (deep) return refuse(deep.id, deep.error);
     try {
       // In slices: a body of millions of values (11 MB of `[{},{},…]` was 2.8 s in one JSON.parse)
       // must not hold the event loop that answers every other client, /health included.
       message = await parseJsonMessage(body, { signal: options.signal });
     } catch (error) {
-      if (options.signal.aborted) return errorReply(null, new MepError(ErrorCode.RequestCancelled, `The client closed the request while its body was being read; nothing was sent to ${extension}.`));
+      if (options.signal.aborted) return refuse(null, new MepError(ErrorCode.RequestCancelled, `The client closed the request while its body was being read; nothing was sent to ${extension}.`));
       return notJson((error as Error).message);
     }
   }
   const read = typeof body === 'string' ? { decoded: false } : body;
   if (typeof message !== 'object' || message === null || Array.isArray(message)) {
-    return errorReply(null, new MepError(ErrorCode.InvalidRequest, 'The request body must be one JSON-RPC 2.0 request object (batches are not served): send one request per POST.'));
+    return refuse(null, new MepError(ErrorCode.InvalidRequest, 'The request body must be one JSON-RPC 2.0 request object (batches are not served): send one request per POST.'));
   }
   const { jsonrpc, id, method, params } = message as Record<string, unknown>;
   const hasId = 'id' in message;
   if (jsonrpc !== '2.0' || typeof method !== 'string' || (hasId && !isId(id))) {
-    return errorReply(hasId && isId(id) ? id : null, new MepError(ErrorCode.InvalidRequest, 'Not a JSON-RPC 2.0 request: it needs "jsonrpc": "2.0", a string "method" and a string "id" or an integer one within ±(2^53 - 1).'));
+    return refuse(hasId && isId(id) ? id : null, new MepError(ErrorCode.InvalidRequest, 'Not a JSON-RPC 2.0 request: it needs "jsonrpc": "2.0", a string "method" and a string "id" or an integer one within ±(2^53 - 1).'));
   }
   // MEP notifications change nothing here: the server's own session already ran its lifecycle.
   if (!hasId) return { status: 202 };
@@ -104,21 +104,21 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, body: 
 
   if (method === Method.Shutdown) return ok(null);
   if (method !== Method.Initialize && !CALLABLE.has(method)) {
-    return errorReply(requestId, new MepError(ErrorCode.MethodNotFound, `${extension} is served over HTTP with morphir.initialize, morphir.shutdown and ${CALLABLE_METHODS.join(', ')}; '${method}' is none of them.`, { data: { method } }));
+    return refuse(requestId, new MepError(ErrorCode.MethodNotFound, `${extension} is served over HTTP with morphir.initialize, morphir.shutdown and ${CALLABLE_METHODS.join(', ')}; '${method}' is none of them.`, { data: { method } }));
   }
-  if ('paramsError' in read && read.paramsError) return errorReply(requestId, read.paramsError);
+  if ('paramsError' in read && read.paramsError) return refuse(requestId, read.paramsError);
   let initializeParams: InitializeParams | undefined;
   try {
     if (method === Method.Initialize) initializeParams = decodeParams(InitializeParams, params, Method.Initialize);
   } catch (error) {
-    return errorReply(requestId, error);
+    return refuse(requestId, error);
   }
 
   let lent;
   try {
     lent = await pool.acquire(extension, Object.assign(forward(requestId, options.emit), options.emit ? options.pace : undefined), options.signal, options.client);
   } catch (error) {
-    return errorReply(requestId, error);
+    return refuse(requestId, error);
   }
   try {
     if (initializeParams) {
@@ -145,8 +145,8 @@ export async function answerHttpRpc(pool: SessionPool, extension: string, body: 
     return ok(await lent.served.call(method as CallableMethod, params, call));
   } catch (error) {
     // A client's own cancellation is -32800 whatever the session made of it.
-    if (options.signal.aborted) return errorReply(requestId, new MepError(ErrorCode.RequestCancelled, `The client closed the request; ${method} of ${extension} was cancelled.`));
-    return errorReply(requestId, error);
+    if (options.signal.aborted) return refuse(requestId, new MepError(ErrorCode.RequestCancelled, `The client closed the request; ${method} of ${extension} was cancelled.`));
+    return refuse(requestId, error);
   } finally {
     lent.release();
   }
