@@ -133,22 +133,28 @@ function joinedWithRoom(chunks: Buffer[], total: number, headroom: number): Buff
   return room.subarray(headroom, headroom + total);
 }
 
+/** The buffer to read into after `chunks`: the first past `options.headroom`, into memory of its own. */
+function chunkAfter(chunks: readonly Buffer[], size: number, total: number, options: RegularFileOptions): Buffer {
+  const room = chunks.length === 0 ? (options.headroom ?? 0) : 0;
+  return room === 0 ? nextChunk(size, total, options.maxBytes) : Buffer.allocUnsafeSlow(room + chunkSize(size, 0, options.maxBytes)).subarray(room);
+}
+
+/** The chunks read as one buffer, with `options.headroom` before it where asked. */
+const joinedAs = (chunks: Buffer[], total: number, options: RegularFileOptions): Buffer => ((options.headroom ?? 0) > 0 ? joinedWithRoom(chunks, total, options.headroom as number) : joined(chunks, total));
+
 /** Reads all of an {@link openRegularFile} up to `maxBytes` (a file that grew past it is refused); the caller closes it. */
 export async function readOpenedFile(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  const headroom = options.headroom ?? 0;
   for (;;) {
-    // The first read goes past the headroom, into memory of its own.
-    const room = chunks.length === 0 ? headroom : 0;
-    const chunk = room === 0 ? nextChunk(info.size, total, options.maxBytes) : Buffer.allocUnsafeSlow(room + chunkSize(info.size, 0, options.maxBytes)).subarray(room);
+    const chunk = chunkAfter(chunks, info.size, total, options);
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
     if (bytesRead === 0) break;
     total += bytesRead;
     if (total > options.maxBytes) throw tooLarge(path, options, total);
     chunks.push(chunk.subarray(0, bytesRead));
   }
-  return headroom > 0 ? joinedWithRoom(chunks, total, headroom) : joined(chunks, total);
+  return joinedAs(chunks, total, options);
 }
 
 /**
@@ -175,6 +181,14 @@ export async function readTextFile(path: string, options: RegularFileOptions): P
 
 /** {@link readRegularFile} for callers that cannot wait (rendering a diagnostic's source line). */
 export function readRegularFileSync(path: string, options: RegularFileOptions): Buffer {
+  return readRegularFileWithStatSync(path, options).bytes;
+}
+
+/**
+ * {@link readRegularFileSync}, with the opened descriptor's `fstat` taken before its first byte
+ * was read: the identity of the file the bytes came from (a write to it since moves its ctime).
+ */
+export function readRegularFileWithStatSync(path: string, options: RegularFileOptions): { bytes: Buffer; info: Stats } {
   let fd: number | undefined;
   try {
     const before = options.noFollow ? lstatSync(path) : statSync(path);
@@ -187,14 +201,14 @@ export function readRegularFileSync(path: string, options: RegularFileOptions): 
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const chunk = nextChunk(info.size, total, options.maxBytes);
+      const chunk = chunkAfter(chunks, info.size, total, options);
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > options.maxBytes) throw tooLarge(path, options, total);
       chunks.push(chunk.subarray(0, bytesRead));
     }
-    return joined(chunks, total);
+    return { bytes: joinedAs(chunks, total, options), info };
   } catch (error) {
     throw failed(path, options, error);
   } finally {

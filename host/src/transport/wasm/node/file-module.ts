@@ -13,7 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { readRegularFile } from '../../../files/regular-file.ts';
+import { readRegularFileWithStatSync } from '../../../files/regular-file.ts';
+import { identityOf, sameIdentity, type FileIdentity } from '../../../registry/module-file.ts';
 import { createShapeVerdicts } from '../../../registry/shape-verdict-files.ts';
 import { resolveWasmLimits, type WasmLimits } from '../limits.ts';
 import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/errors.ts';
@@ -33,7 +34,65 @@ export interface CompileFileMessage {
   limits: Pick<Partial<WasmLimits>, 'maxMemoryBytes' | 'maxModuleBytes'>;
   /** Where verdicts of the shape walk are kept (shape-verdicts.ts), if they are. */
   verdicts?: string;
+  /**
+   * The file as the host's `stat` saw it (the key it offers the module under: registry/module-file.ts):
+   * the bytes compiled must come from this very file, unwritten since, or the answer is a refusal.
+   */
+  identity?: FileIdentity;
   reply: MessagePort;
+}
+
+/** A module file's bytes (after room for the cap), their sha256, and the identity of the file they came from. */
+interface ModuleRead {
+  bytes: Buffer;
+  sha256: string;
+  identity: FileIdentity;
+}
+
+/**
+ * Reads `path` whole on this thread (synchronously: this thread has nothing else to do, and the
+ * thread pool's hops cost more than the read under load), then hashes the very bytes read.
+ */
+function readModuleFile(path: string, maxBytes: number): ModuleRead {
+  // Read with room in front, so the memory cap rewrites the few KB before the code in place
+  // rather than copying 7 MB into fresh pages (memory-cap.ts).
+  const { bytes, info } = readRegularFileWithStatSync(path, { what: 'the wasm module', maxBytes, limit: 'maxModuleBytes', headroom: HEADROOM });
+  return { bytes, sha256: createHash('sha256').update(bytes).digest('hex'), identity: identityOf(info) };
+}
+
+/** The module file read as the thread booted (readModuleAhead), until a request takes it. */
+let ahead: { path: string; maxBytes: number; read: ModuleRead } | undefined;
+
+/**
+ * Reads and hashes the module file at `path` (absolute) now, under the default module bound,
+ * for the first `compile-file` of that file: the early thread does it as it boots
+ * (early-thread.ts), while the host still loads the command and decides what to ask. Never
+ * throws: a file that cannot be read is read again by the request, which reports why.
+ */
+export function readModuleAhead(path: string): void {
+  try {
+    const maxBytes = resolveWasmLimits(path, {}).maxModuleBytes;
+    ahead = { path, maxBytes, read: readModuleFile(path, maxBytes) };
+  } catch {
+    ahead = undefined;
+  }
+}
+
+/**
+ * The bytes `message` asks for: those read ahead when they are of its path, under its bound, and
+ * from the file its identity names; else read now. Taken once (the cap rewrites them in place).
+ * Bytes from a file other than the one the host saw (written or replaced in between) are refused.
+ */
+function moduleBytesFor(message: CompileFileMessage): ModuleRead {
+  const { path, name, limits, identity } = message;
+  const maxBytes = resolveWasmLimits(name, limits).maxModuleBytes;
+  const early = ahead;
+  ahead = undefined;
+  const fits = (read: ModuleRead): boolean => identity === undefined || sameIdentity(read.identity, identity);
+  if (early !== undefined && early.path === path && early.maxBytes === maxBytes && fits(early.read)) return early.read;
+  const read = readModuleFile(path, maxBytes);
+  if (!fits(read)) throw new MepError(LocalErrorCode.Usage, `The wasm module ${path} of "${name}" changed while it was read; run the command again.`, { data: { extension: name, file: path, reason: 'changed' } });
+  return read;
 }
 
 /** The answer on the reply port. */
@@ -43,13 +102,10 @@ export type CompileFileAnswer =
 
 /** Prepares the module `message` asks for and answers on its port; never throws. */
 export async function compileFile(message: CompileFileMessage): Promise<void> {
-  const { path, name, limits, reply } = message;
+  const { name, limits, reply } = message;
   let answer: CompileFileAnswer;
   try {
-    // Read with room in front, so the memory cap rewrites the few KB before the code in place
-    // rather than copying 7 MB into fresh pages (memory-cap.ts).
-    const bytes = await readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes', headroom: HEADROOM });
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const { bytes, sha256 } = moduleBytesFor(message);
     // A verdict written here is on disk before the answer (the command waits for the host's own).
     const writes: Promise<void>[] = [];
     const store = message.verdicts === undefined ? undefined : createShapeVerdicts(message.verdicts);
