@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadWatFixture, watToWasm } from '../../../../../fixtures/wasm/compile.ts';
 import { ErrorCode, isMepError, LocalErrorCode } from '../../../protocol/errors.ts';
+import { identityOf } from '../../../registry/module-file.ts';
 import { POOLED_MEMORY_MODULE } from '../memory-import.ts';
 import { checkGuestModule, compileExtensionModule, memoryCapOf } from '../module.ts';
 import { startWorkerThread, type WorkerThread } from './early-thread.ts';
@@ -101,6 +102,52 @@ test('should reject, not hang, when the thread ends before it answers', async ()
   assert.ok(isMepError(error) && error.code === LocalErrorCode.ExtensionCrashed, String(error));
 });
 
+/** Resolves once `started` has evaluated its entry (a read ahead included): it answers a `leave` only then. */
+function evaluated(started: WorkerThread): Promise<void> {
+  return new Promise((resolve) => {
+    started.port.on('message', (message: { type?: unknown }) => void (message.type === 'released' && resolve()));
+    started.port.postMessage({ type: 'leave' });
+  });
+}
+
+test('should compile the bytes read as the thread booted when they are of the file the host saw, even with the file gone since', async () => {
+  const bytes = uniqueModule();
+  const path = join(root, 'ahead.wasm');
+  writeFileSync(path, bytes);
+  const identity = identityOf(statSync(path));
+  const ahead = startWorkerThread(await workerUrl(), path);
+  try {
+    await evaluated(ahead);
+    // A read now would fail: the module can only come from the bytes read ahead.
+    rmSync(path);
+    const module = await compileOnThread(ahead, { path, name: 'ahead.wasm', limits: {}, identity });
+    assert.is(await compileExtensionModule(bytes, { name: 'ahead.wasm', limits: {} }), module, 'the module of the bytes read ahead');
+  } finally {
+    await ahead.worker.terminate();
+  }
+});
+
+test('should not compile bytes read ahead from a file written since the thread read it: the bytes of the file the host saw, or a refusal', async () => {
+  const path = join(root, 'rewritten.wasm');
+  writeFileSync(path, uniqueModule());
+  const ahead = startWorkerThread(await workerUrl(), path);
+  try {
+    await evaluated(ahead);
+    // Written after the thread's read, before the host's stat (the key it offers the module under).
+    const now = uniqueModule();
+    writeFileSync(path, Buffer.concat([now, Buffer.from([0, 1, 0])]));
+    const written = readFileSync(path);
+    const module = await compileOnThread(ahead, { path, name: 'rewritten.wasm', limits: {}, identity: identityOf(statSync(path)) });
+    assert.is(await compileExtensionModule(written, { name: 'rewritten.wasm', limits: {} }), module, 'the module of the bytes the host saw');
+    // And a host whose look at the file is not the file there now: refused, nothing compiled.
+    const stale = { ...identityOf(statSync(path)), ctimeMs: 1 };
+    const refused = await compileOnThread(thread as WorkerThread, { path, name: 'rewritten.wasm', limits: {}, identity: stale }).then(() => undefined, (e: unknown) => e);
+    assert.ok(isMepError(refused) && refused.code === LocalErrorCode.Usage && (refused.data as { reason?: unknown }).reason === 'changed', String(refused));
+  } finally {
+    await ahead.worker.terminate();
+  }
+});
+
 /** Runs `script` (an ES module, through tsx) in a fresh node; resolves with its exit code and output, or "hung" after 60 s. */
 function runNode(script: string, cwd: string): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
   const repo = fileURLToPath(new URL('../../../../../', import.meta.url));
@@ -126,7 +173,7 @@ test('should give the pool the early thread, run the session on it, and leave no
     const { startCompile } = await import(${src('cli/early-compile.ts')});
     const { openTransport, specOfFile } = await import(${src('registry/launch.ts')});
     const { memoryCapOf } = await import(${src('transport/wasm/module.ts')});
-    const thread = startEarlyWorkerThread(await workerUrl());
+    const thread = startEarlyWorkerThread(await workerUrl(), ${JSON.stringify(join(root, 'guest.wasm'))});
     void prestartNodeWasmWorker();
     const module = await (await startCompile(['compile', 'project', '--extension', './guest.wasm', '--max-memory', '64MiB'])).module;
     const transport = await openTransport(specOfFile(${JSON.stringify(join(root, 'guest.wasm'))}, { maxMemoryBytes: 64 * 1024 * 1024 }));
