@@ -128,9 +128,13 @@ export async function startCompile(argv: readonly string[], cwd: string = proces
     // Only instantiated, never called. Only that thread: if the session took it first, it
     // prepares it itself and nothing more starts.
     const values = early.values;
+    // Loaded while the module is compiled, so the instantiation is asked for the moment it is in
+    // (the command's own modules load on this thread meanwhile and would hold it back).
+    const launch = import('../registry/launch.ts');
+    launch.catch(() => undefined);
     const warmed = compiling.then(async (module) => {
       held = module;
-      const { specOfFile, warmTransport } = await import('../registry/launch.ts');
+      const { specOfFile, warmTransport } = await launch;
       void warmTransport(specOfFile(path, parseLimitFlags(values), parseGrantFlags(values)), { onlyPrestarted: true });
       return module;
     });

@@ -36,8 +36,8 @@ export function opensWasmSession(argv: readonly string[]): boolean {
 
 /**
  * The `.wasm` file `mep compile` is given by path (`--extension ./x.wasm`), absolute, or undefined:
- * the early compile will ask the early thread for its module (early-compile.ts), so the thread
- * reads and hashes it as it boots. A guess: a line the command refuses only costs that read.
+ * the early compile will ask the early thread for its module (early-compile.ts), so it is read
+ * while the thread boots. A guess: a line the command refuses only costs that read.
  */
 export function earlyModuleFile(argv: readonly string[], cwd: string = process.cwd()): string | undefined {
   const extension = argv[0] === 'compile' ? extensionFlag(argv.slice(1)) : undefined;
@@ -53,7 +53,11 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
   if (!opensWasmSession(argv)) return;
   try {
     // The thread first, before anything else loads here: it boots on the other core meanwhile.
-    const thread = (await import('../transport/wasm/node/early-thread.ts')).startEarlyWorkerThread(undefined, earlyModuleFile(argv));
+    const thread = (await import('../transport/wasm/node/early-thread.ts')).startEarlyWorkerThread();
+    // The module file the early compile will ask that thread for: read on node's thread pool
+    // while the thread boots, then moved to it (file-module.ts).
+    const file = thread === undefined ? undefined : earlyModuleFile(argv);
+    if (file !== undefined) void (await import('../transport/wasm/node/file-module.ts')).readModuleOnHost(file);
     const { prestartWasmWorker } = await import('../registry/prestart.ts');
     void prestartWasmWorker();
     // A project compiled with a .wasm file given by path: its module is prepared on that thread

@@ -164,9 +164,17 @@ export async function readOpenedFile(path: string, { handle, info }: OpenedFile,
  * const bytes = await readRegularFile(lockPath, { what: 'the lock', maxBytes: HOST_FILE_LIMITS.lockBytes, noFollow: true });
  */
 export async function readRegularFile(path: string, options: RegularFileOptions): Promise<Buffer> {
+  return (await readRegularFileWithStat(path, options)).bytes;
+}
+
+/**
+ * {@link readRegularFile}, with the opened descriptor's `fstat` taken before its first byte was
+ * read: the identity of the file the bytes came from (a write to it since moves its ctime).
+ */
+export async function readRegularFileWithStat(path: string, options: RegularFileOptions): Promise<{ bytes: Buffer; info: Stats }> {
   const opened = await openRegularFile(path, options);
   try {
-    return await readOpenedFile(path, opened, options);
+    return { bytes: await readOpenedFile(path, opened, options), info: opened.info };
   } catch (error) {
     throw failed(path, options, error);
   } finally {
@@ -181,14 +189,6 @@ export async function readTextFile(path: string, options: RegularFileOptions): P
 
 /** {@link readRegularFile} for callers that cannot wait (rendering a diagnostic's source line). */
 export function readRegularFileSync(path: string, options: RegularFileOptions): Buffer {
-  return readRegularFileWithStatSync(path, options).bytes;
-}
-
-/**
- * {@link readRegularFileSync}, with the opened descriptor's `fstat` taken before its first byte
- * was read: the identity of the file the bytes came from (a write to it since moves its ctime).
- */
-export function readRegularFileWithStatSync(path: string, options: RegularFileOptions): { bytes: Buffer; info: Stats } {
   let fd: number | undefined;
   try {
     const before = options.noFollow ? lstatSync(path) : statSync(path);
@@ -208,7 +208,7 @@ export function readRegularFileWithStatSync(path: string, options: RegularFileOp
       if (total > options.maxBytes) throw tooLarge(path, options, total);
       chunks.push(chunk.subarray(0, bytesRead));
     }
-    return { bytes: joinedAs(chunks, total, options), info };
+    return joinedAs(chunks, total, options);
   } catch (error) {
     throw failed(path, options, error);
   } finally {

@@ -24,16 +24,14 @@ export interface WorkerThread {
 
 /**
  * Starts a thread on the worker entry at `url`. Its end is recorded from the start, so a thread
- * that fails before anyone listens is neither an uncaught error nor unreported. `readAhead`: the
- * absolute path of a module file the thread reads and hashes as it boots, for the host's first
- * `compile-file` of it (file-module.ts).
+ * that fails before anyone listens is neither an uncaught error nor unreported.
  */
-export function startWorkerThread(url: URL, readAhead?: string): WorkerThread {
+export function startWorkerThread(url: URL): WorkerThread {
   // The thread's traffic goes through a port of its own rather than the worker's, so the host
   // can take a call's messages synchronously (receiveMessageOnPort) once its result is in.
   const { port1: port, port2 } = new MessageChannel();
   // execArgv [] keeps the parent's loaders (tsx) out of the thread: the bundle needs none.
-  const worker = new Worker(url, { execArgv: [], workerData: { port: port2, ...(readAhead === undefined ? {} : { readAhead }) }, transferList: [port2] });
+  const worker = new Worker(url, { execArgv: [], workerData: { port: port2 }, transferList: [port2] });
   let ended: { error: Error | undefined } | undefined;
   const listeners: ((error: Error | undefined) => void)[] = [];
   const end = (error: Error | undefined): void => {
@@ -60,15 +58,14 @@ let early: WorkerThread | undefined;
 
 /**
  * Starts the early thread on the prebuilt worker entry (or on `url`, a test's bundle), once per
- * process, reading the module file `readAhead` as it boots, if given; undefined where there is
- * no prebuilt entry (a checkout). Never throws.
+ * process; undefined where there is no prebuilt entry (a checkout). Never throws.
  */
-export function startEarlyWorkerThread(url?: URL, readAhead?: string): WorkerThread | undefined {
+export function startEarlyWorkerThread(url?: URL): WorkerThread | undefined {
   if (early !== undefined) return early;
   try {
     const prebuilt = url ?? new URL(`./${PREBUILT_WORKER_ENTRY}`, import.meta.url);
     if (url === undefined && (prebuilt.protocol !== 'file:' || !existsSync(fileURLToPath(prebuilt)))) return undefined;
-    early = waiting = startWorkerThread(prebuilt, readAhead);
+    early = waiting = startWorkerThread(prebuilt);
     // It keeps the process alive only once a session holds it (the pool refs it then).
     early.worker.unref();
     early.port.unref();

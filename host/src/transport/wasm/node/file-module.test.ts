@@ -12,7 +12,7 @@ import { identityOf } from '../../../registry/module-file.ts';
 import { POOLED_MEMORY_MODULE } from '../memory-import.ts';
 import { checkGuestModule, compileExtensionModule, memoryCapOf } from '../module.ts';
 import { startWorkerThread, type WorkerThread } from './early-thread.ts';
-import { compileOnThread } from './file-module.ts';
+import { compileOnThread, readModuleOnHost } from './file-module.ts';
 import { workerUrl } from './spawner.ts';
 
 /** The echo guest with a custom section of random bytes: a module no other test has compiled (the compile cache is per process). */
@@ -102,50 +102,31 @@ test('should reject, not hang, when the thread ends before it answers', async ()
   assert.ok(isMepError(error) && error.code === LocalErrorCode.ExtensionCrashed, String(error));
 });
 
-/** Resolves once `started` has evaluated its entry (a read ahead included): it answers a `leave` only then. */
-function evaluated(started: WorkerThread): Promise<void> {
-  return new Promise((resolve) => {
-    started.port.on('message', (message: { type?: unknown }) => void (message.type === 'released' && resolve()));
-    started.port.postMessage({ type: 'leave' });
-  });
-}
-
-test('should compile the bytes read as the thread booted when they are of the file the host saw, even with the file gone since', async () => {
+test('should move the bytes the host read to the thread when they are of the file its stat saw: the file gone since still compiles from them', async () => {
   const bytes = uniqueModule();
   const path = join(root, 'ahead.wasm');
   writeFileSync(path, bytes);
   const identity = identityOf(statSync(path));
-  const ahead = startWorkerThread(await workerUrl(), path);
-  try {
-    await evaluated(ahead);
-    // A read now would fail: the module can only come from the bytes read ahead.
-    rmSync(path);
-    const module = await compileOnThread(ahead, { path, name: 'ahead.wasm', limits: {}, identity });
-    assert.is(await compileExtensionModule(bytes, { name: 'ahead.wasm', limits: {} }), module, 'the module of the bytes read ahead');
-  } finally {
-    await ahead.worker.terminate();
-  }
+  await readModuleOnHost(path);
+  // A read on the thread now would fail: the module can only come from the bytes the host read.
+  rmSync(path);
+  const module = await compileOnThread(thread as WorkerThread, { path, name: 'ahead.wasm', limits: {}, identity });
+  assert.is(await compileExtensionModule(bytes, { name: 'ahead.wasm', limits: {} }), module, 'the module of the bytes the host read');
 });
 
-test('should not compile bytes read ahead from a file written since the thread read it: the bytes of the file the host saw, or a refusal', async () => {
+test('should not move bytes the host read from a file written since its stat: the thread reads the file the host saw, or refuses', async () => {
   const path = join(root, 'rewritten.wasm');
   writeFileSync(path, uniqueModule());
-  const ahead = startWorkerThread(await workerUrl(), path);
-  try {
-    await evaluated(ahead);
-    // Written after the thread's read, before the host's stat (the key it offers the module under).
-    const now = uniqueModule();
-    writeFileSync(path, Buffer.concat([now, Buffer.from([0, 1, 0])]));
-    const written = readFileSync(path);
-    const module = await compileOnThread(ahead, { path, name: 'rewritten.wasm', limits: {}, identity: identityOf(statSync(path)) });
-    assert.is(await compileExtensionModule(written, { name: 'rewritten.wasm', limits: {} }), module, 'the module of the bytes the host saw');
-    // And a host whose look at the file is not the file there now: refused, nothing compiled.
-    const stale = { ...identityOf(statSync(path)), ctimeMs: 1 };
-    const refused = await compileOnThread(thread as WorkerThread, { path, name: 'rewritten.wasm', limits: {}, identity: stale }).then(() => undefined, (e: unknown) => e);
-    assert.ok(isMepError(refused) && refused.code === LocalErrorCode.Usage && (refused.data as { reason?: unknown }).reason === 'changed', String(refused));
-  } finally {
-    await ahead.worker.terminate();
-  }
+  await readModuleOnHost(path);
+  // Written after the host's read, before its stat (the key it offers the module under).
+  writeFileSync(path, Buffer.concat([uniqueModule(), Buffer.from([0, 1, 0])]));
+  const written = readFileSync(path);
+  const module = await compileOnThread(thread as WorkerThread, { path, name: 'rewritten.wasm', limits: {}, identity: identityOf(statSync(path)) });
+  assert.is(await compileExtensionModule(written, { name: 'rewritten.wasm', limits: {} }), module, 'the module of the bytes the host saw');
+  // And a host whose look at the file is not the file there now: refused, nothing compiled.
+  const stale = { ...identityOf(statSync(path)), ctimeMs: 1 };
+  const refused = await compileOnThread(thread as WorkerThread, { path, name: 'rewritten.wasm', limits: {}, identity: stale }).then(() => undefined, (e: unknown) => e);
+  assert.ok(isMepError(refused) && refused.code === LocalErrorCode.Usage && (refused.data as { reason?: unknown }).reason === 'changed', String(refused));
 });
 
 /** Runs `script` (an ES module, through tsx) in a fresh node; resolves with its exit code and output, or "hung" after 60 s. */
@@ -173,7 +154,8 @@ test('should give the pool the early thread, run the session on it, and leave no
     const { startCompile } = await import(${src('cli/early-compile.ts')});
     const { openTransport, specOfFile } = await import(${src('registry/launch.ts')});
     const { memoryCapOf } = await import(${src('transport/wasm/module.ts')});
-    const thread = startEarlyWorkerThread(await workerUrl(), ${JSON.stringify(join(root, 'guest.wasm'))});
+    const thread = startEarlyWorkerThread(await workerUrl());
+    (await import(${src('transport/wasm/node/file-module.ts')})).readModuleOnHost(${JSON.stringify(join(root, 'guest.wasm'))});
     void prestartNodeWasmWorker();
     const module = await (await startCompile(['compile', 'project', '--extension', './guest.wasm', '--max-memory', '64MiB'])).module;
     const transport = await openTransport(specOfFile(${JSON.stringify(join(root, 'guest.wasm'))}, { maxMemoryBytes: 64 * 1024 * 1024 }));

@@ -5,17 +5,14 @@
 import { receiveMessageOnPort, workerData, type MessagePort } from 'node:worker_threads';
 import { createExtismEngine } from '../index.ts';
 import { serveWasmWorker, type ToWorker } from '../worker-protocol.ts';
-import { compileFile, isCompileFileMessage, readModuleAhead } from './file-module.ts';
+import { compileFile, isCompileFileMessage } from './file-module.ts';
 
-// The host's port for this thread (node/worker.ts), not parentPort; the module file the host
-// will ask for, when it knew it before the thread started (early-thread.ts).
-const { port, readAhead } = (workerData ?? {}) as { port?: MessagePort; readAhead?: unknown };
+// The host's port for this thread (node/worker.ts), not parentPort.
+const port = (workerData as { port?: MessagePort } | null)?.port;
 if (port === undefined) throw new Error('the wasm worker entry must run in a worker thread spawned by createNodeWasmWorkerSpawner');
 
 // A module prepared from its file for the host (file-module.ts), beside the engine's messages.
 port.on('message', (message: unknown) => void (isCompileFileMessage(message) && compileFile(message)));
-// Read and hashed now, while the host still loads the command and decides what to ask.
-if (typeof readAhead === 'string') readModuleAhead(readAhead);
 
 serveWasmWorker(
   {
