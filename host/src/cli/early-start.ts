@@ -66,6 +66,8 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
     // modules loading alongside on this thread held those steps back until the command asked.
     if (argv[0] !== 'compile') return;
     const compiling = await import('./early-compile.ts').then((early) => early.startCompile(argv), () => undefined);
+    // Nothing will ask for the file read above: its 7 MB are not held for the command's life.
+    if (compiling === undefined && file !== undefined) (await import('../transport/wasm/node/file-module.ts')).forgetModuleOnHost();
     if (thread === undefined) await compiling?.module.catch(() => undefined);
   } catch {
     // Only a head start: the session starts its own thread.

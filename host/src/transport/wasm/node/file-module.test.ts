@@ -12,7 +12,7 @@ import { identityOf } from '../../../registry/module-file.ts';
 import { POOLED_MEMORY_MODULE } from '../memory-import.ts';
 import { checkGuestModule, compileExtensionModule, memoryCapOf } from '../module.ts';
 import { startWorkerThread, type WorkerThread } from './early-thread.ts';
-import { compileOnThread, readModuleOnHost } from './file-module.ts';
+import { compileOnThread, forgetModuleOnHost, readModuleOnHost } from './file-module.ts';
 import { workerUrl } from './spawner.ts';
 
 /** The echo guest with a custom section of random bytes: a module no other test has compiled (the compile cache is per process). */
@@ -112,6 +112,17 @@ test('should move the bytes the host read to the thread when they are of the fil
   rmSync(path);
   const module = await compileOnThread(thread as WorkerThread, { path, name: 'ahead.wasm', limits: {}, identity });
   assert.is(await compileExtensionModule(bytes, { name: 'ahead.wasm', limits: {} }), module, 'the module of the bytes the host read');
+});
+
+test('should let go of the bytes the host read once told nothing will ask for them', async () => {
+  const path = join(root, 'forgotten.wasm');
+  writeFileSync(path, uniqueModule());
+  const identity = identityOf(statSync(path));
+  await readModuleOnHost(path);
+  forgetModuleOnHost();
+  rmSync(path);
+  const error = await compileOnThread(thread as WorkerThread, { path, name: 'forgotten.wasm', limits: {}, identity }).then(() => undefined, (e: unknown) => e);
+  assert.ok(isMepError(error) && (error.data as { reason?: unknown }).reason === 'missing', String(error));
 });
 
 test('should not move bytes the host read from a file written since its stat: the thread reads the file the host saw, or refuses', async () => {

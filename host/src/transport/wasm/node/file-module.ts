@@ -76,6 +76,11 @@ export function readModuleOnHost(path: string): Promise<void> {
   return read.then(() => undefined);
 }
 
+/** Lets go of bytes {@link readModuleOnHost} read that no request will take (the early compile did not start). */
+export function forgetModuleOnHost(): void {
+  onHost = undefined;
+}
+
 /**
  * The bytes read on the host for `request`, taken once: when of its path, under its bound, and
  * from the very file its identity names (the host's stat, the key the module is offered under).
