@@ -10,7 +10,7 @@
  * engine ready instead of instantiating it after the command has loaded.
  *
  * The command's launch (registry/launch.ts) takes the module offered here when the file's identity
- * (inode, size, mtime, ctime, taken before the early read) and the memory cap are still those of
+ * (inode, size, mtime, ctime: the early read's bytes came from that very file) and the memory cap are still those of
  * its own key (registry/module-file.ts): the file was not written since, so what was read, hashed
  * and compiled here is what the launch would read. Only a file no lock pins is offered (installed
  * ids are never early). The module itself comes from `compileExtensionModule`, every check
@@ -26,7 +26,7 @@ import { parseArgs } from 'node:util';
 import { readTextFile, readRegularFile } from '../files/regular-file.ts';
 import { parseJson } from '../protocol/json-parse.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
-import { moduleFileKey, offerModuleAhead } from '../registry/module-file.ts';
+import { identityOf, moduleFileKey, offerModuleAhead } from '../registry/module-file.ts';
 import { keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from '../registry/shape-verdicts.ts';
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
@@ -113,12 +113,14 @@ export async function startCompile(argv: readonly string[], cwd: string = proces
     keepShapeVerdicts(true);
     const shapeVerdicts = keptShapeVerdicts();
     const compiling = bytes === undefined
-      ? compileOnThread(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory() })
+      ? compileOnThread(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file) })
       : bytes.then((read) => {
           const sha256 = createHash('sha256').update(read).digest('hex');
           return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
         });
-    // Keyed by the file as stat saw it before the read: a write since, and the launch computes another key.
+    // Keyed by the file as stat saw it: the bytes were read after that (here), or on the thread from
+    // the file with that very identity (read as it booted, or now: file-module.ts); a write since,
+    // and the launch computes another key.
     offerModuleAhead(moduleFileKey(path, file, maxMemoryBytes, undefined), compiling);
     // Then the prestarted worker instantiates it (7 MB of snapshot into the guest's memory) while
     // the command still loads: prepared for the very guest the command's session asks for (the
@@ -126,9 +128,13 @@ export async function startCompile(argv: readonly string[], cwd: string = proces
     // Only instantiated, never called. Only that thread: if the session took it first, it
     // prepares it itself and nothing more starts.
     const values = early.values;
+    // Loaded while the module is compiled, so the instantiation is asked for the moment it is in
+    // (the command's own modules load on this thread meanwhile and would hold it back).
+    const launch = import('../registry/launch.ts');
+    launch.catch(() => undefined);
     const warmed = compiling.then(async (module) => {
       held = module;
-      const { specOfFile, warmTransport } = await import('../registry/launch.ts');
+      const { specOfFile, warmTransport } = await launch;
       void warmTransport(specOfFile(path, parseLimitFlags(values), parseGrantFlags(values)), { onlyPrestarted: true });
       return module;
     });

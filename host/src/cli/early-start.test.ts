@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { opensWasmSession } from './early-start.ts';
+import { earlyModuleFile, opensWasmSession } from './early-start.ts';
 
 test('should expect a wasm session for an operation on a .wasm file, an installed id or a provider found by claims', () => {
   for (const argv of [
@@ -29,6 +29,21 @@ test('should expect none for other commands, help, or process extensions', () =>
     ['compile', '--help'],
   ]) {
     assert.not.ok(opensWasmSession(argv), argv.join(' '));
+  }
+});
+
+test('should read ahead only the .wasm file a compile names by path, never an installed id or a process extension', () => {
+  assert.is(earlyModuleFile(['compile', 'model', '--extension', './build/Elm.WASM'], '/work'), '/work/build/Elm.WASM');
+  assert.is(earlyModuleFile(['compile', 'model', '--extension=/abs/elm.wasm'], '/work'), '/abs/elm.wasm');
+  for (const argv of [
+    ['compile', 'model', '--extension', 'elm.wasm'],
+    ['compile', 'model', '--extension', 'morphir-elm'],
+    ['compile', 'model', '--extension', './elm-frontend.mjs'],
+    ['compile', 'model'],
+    ['compile', 'model', '--', '--extension', './elm.wasm'],
+    ['generate', '--extension', './avro.wasm', '--input', 'ir.json'],
+  ]) {
+    assert.is(earlyModuleFile(argv, '/work'), undefined, argv.join(' '));
   }
 });
 

@@ -3,6 +3,8 @@
  * with a wasm extension will run it on a worker thread: starting that thread first lets it boot while the
  * command loads and reads its input (the thread's start is on the critical path otherwise).
  */
+import { extname, resolve } from 'node:path';
+import { looksLikePath } from './commands/extension-path.ts';
 
 /** The commands that open one session to a frontend, backend, validator or transform extension. */
 const OPERATIONS = new Set(['compile', 'generate', 'validate', 'transform']);
@@ -33,6 +35,16 @@ export function opensWasmSession(argv: readonly string[]): boolean {
 }
 
 /**
+ * The `.wasm` file `mep compile` is given by path (`--extension ./x.wasm`), absolute, or undefined:
+ * the early compile will ask the early thread for its module (early-compile.ts), so it is read
+ * while the thread boots. A guess: a line the command refuses only costs that read.
+ */
+export function earlyModuleFile(argv: readonly string[], cwd: string = process.cwd()): string | undefined {
+  const extension = argv[0] === 'compile' ? extensionFlag(argv.slice(1)) : undefined;
+  return extension !== undefined && looksLikePath(extension) && extname(extension).toLowerCase() === '.wasm' ? resolve(cwd, extension) : undefined;
+}
+
+/**
  * Starts what {@link opensWasmSession} says `argv` needs; never fails. Returns at once, except for
  * a project compiled with a `.wasm` file given by path where no early thread runs (a checkout):
  * once its module is compiled (early-compile.ts).
@@ -42,6 +54,10 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
   try {
     // The thread first, before anything else loads here: it boots on the other core meanwhile.
     const thread = (await import('../transport/wasm/node/early-thread.ts')).startEarlyWorkerThread();
+    // The module file the early compile will ask that thread for: read on node's thread pool
+    // while the thread boots, then moved to it (file-module.ts).
+    const file = thread === undefined ? undefined : earlyModuleFile(argv);
+    if (file !== undefined) void (await import('../transport/wasm/node/file-module.ts')).readModuleOnHost(file);
     const { prestartWasmWorker } = await import('../registry/prestart.ts');
     void prestartWasmWorker();
     // A project compiled with a .wasm file given by path: its module is prepared on that thread
@@ -50,6 +66,8 @@ export async function startEarly(argv: readonly string[]): Promise<void> {
     // modules loading alongside on this thread held those steps back until the command asked.
     if (argv[0] !== 'compile') return;
     const compiling = await import('./early-compile.ts').then((early) => early.startCompile(argv), () => undefined);
+    // Nothing will ask for the file read above: its 7 MB are not held for the command's life.
+    if (compiling === undefined && file !== undefined) (await import('../transport/wasm/node/file-module.ts')).forgetModuleOnHost();
     if (thread === undefined) await compiling?.module.catch(() => undefined);
   } catch {
     // Only a head start: the session starts its own thread.

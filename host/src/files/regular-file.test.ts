@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode } from '../protocol/errors.ts';
 import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
-import { isMissingFile, readRegularFile, readRegularFileSync } from './regular-file.ts';
+import { isMissingFile, readRegularFile, readRegularFileSync, readRegularFileWithStat } from './regular-file.ts';
 import { DEVICE, makeFifo, makeSocket, unlessHung } from './testing/special-files.ts';
 
 const Read = suite('files :: readRegularFile');
@@ -62,11 +62,16 @@ Read('should leave the room asked for before the bytes, in memory shared with no
   withDir(async (dir) => {
     const path = join(dir, 'module.bin');
     await writeFile(path, 'a small file');
+    const opened = await stat(path);
     for (const headroom of [0, 64]) {
-      const bytes = await readRegularFile(path, { what: 'the test file', maxBytes: 1024, headroom });
-      assert.is(bytes.toString('utf8'), 'a small file');
-      // A small read comes from Node's shared pool unless room was asked for: then its own memory.
-      if (headroom > 0) assert.equal([bytes.byteOffset, bytes.buffer.byteLength >= headroom + bytes.length, bytes.buffer.byteLength < 8192], [headroom, true, true]);
+      const read = await readRegularFileWithStat(path, { what: 'the test file', maxBytes: 1024, headroom });
+      // The read with its stat says which file its bytes came from (the early read keys on it).
+      assert.equal([read.info.ino, read.info.size, read.info.ctimeMs], [opened.ino, opened.size, opened.ctimeMs]);
+      for (const bytes of [await readRegularFile(path, { what: 'the test file', maxBytes: 1024, headroom }), read.bytes, readRegularFileSync(path, { what: 'the test file', maxBytes: 1024, headroom })]) {
+        assert.is(bytes.toString('utf8'), 'a small file');
+        // A small read comes from Node's shared pool unless room was asked for: then its own memory.
+        if (headroom > 0) assert.equal([bytes.byteOffset, bytes.buffer.byteLength >= headroom + bytes.length, bytes.buffer.byteLength < 8192], [headroom, true, true]);
+      }
     }
   }),
 );

@@ -133,22 +133,28 @@ function joinedWithRoom(chunks: Buffer[], total: number, headroom: number): Buff
   return room.subarray(headroom, headroom + total);
 }
 
+/** The buffer to read into after `chunks`: the first past `options.headroom`, into memory of its own. */
+function chunkAfter(chunks: readonly Buffer[], size: number, total: number, options: RegularFileOptions): Buffer {
+  const room = chunks.length === 0 ? (options.headroom ?? 0) : 0;
+  return room === 0 ? nextChunk(size, total, options.maxBytes) : Buffer.allocUnsafeSlow(room + chunkSize(size, 0, options.maxBytes)).subarray(room);
+}
+
+/** The chunks read as one buffer, with `options.headroom` before it where asked. */
+const joinedAs = (chunks: Buffer[], total: number, options: RegularFileOptions): Buffer => ((options.headroom ?? 0) > 0 ? joinedWithRoom(chunks, total, options.headroom as number) : joined(chunks, total));
+
 /** Reads all of an {@link openRegularFile} up to `maxBytes` (a file that grew past it is refused); the caller closes it. */
 export async function readOpenedFile(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  const headroom = options.headroom ?? 0;
   for (;;) {
-    // The first read goes past the headroom, into memory of its own.
-    const room = chunks.length === 0 ? headroom : 0;
-    const chunk = room === 0 ? nextChunk(info.size, total, options.maxBytes) : Buffer.allocUnsafeSlow(room + chunkSize(info.size, 0, options.maxBytes)).subarray(room);
+    const chunk = chunkAfter(chunks, info.size, total, options);
     const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
     if (bytesRead === 0) break;
     total += bytesRead;
     if (total > options.maxBytes) throw tooLarge(path, options, total);
     chunks.push(chunk.subarray(0, bytesRead));
   }
-  return headroom > 0 ? joinedWithRoom(chunks, total, headroom) : joined(chunks, total);
+  return joinedAs(chunks, total, options);
 }
 
 /**
@@ -158,9 +164,17 @@ export async function readOpenedFile(path: string, { handle, info }: OpenedFile,
  * const bytes = await readRegularFile(lockPath, { what: 'the lock', maxBytes: HOST_FILE_LIMITS.lockBytes, noFollow: true });
  */
 export async function readRegularFile(path: string, options: RegularFileOptions): Promise<Buffer> {
+  return (await readRegularFileWithStat(path, options)).bytes;
+}
+
+/**
+ * {@link readRegularFile}, with the opened descriptor's `fstat` taken before its first byte was
+ * read: the identity of the file the bytes came from (a write to it since moves its ctime).
+ */
+export async function readRegularFileWithStat(path: string, options: RegularFileOptions): Promise<{ bytes: Buffer; info: Stats }> {
   const opened = await openRegularFile(path, options);
   try {
-    return await readOpenedFile(path, opened, options);
+    return { bytes: await readOpenedFile(path, opened, options), info: opened.info };
   } catch (error) {
     throw failed(path, options, error);
   } finally {
@@ -187,14 +201,14 @@ export function readRegularFileSync(path: string, options: RegularFileOptions): 
     const chunks: Buffer[] = [];
     let total = 0;
     for (;;) {
-      const chunk = nextChunk(info.size, total, options.maxBytes);
+      const chunk = chunkAfter(chunks, info.size, total, options);
       const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
       if (bytesRead === 0) break;
       total += bytesRead;
       if (total > options.maxBytes) throw tooLarge(path, options, total);
       chunks.push(chunk.subarray(0, bytesRead));
     }
-    return joined(chunks, total);
+    return joinedAs(chunks, total, options);
   } catch (error) {
     throw failed(path, options, error);
   } finally {

@@ -13,6 +13,17 @@ export interface FileIdentity {
   ctimeMs: number;
 }
 
+/** The {@link FileIdentity} fields of `stats` alone (a `Stats` does not cross threads whole). */
+export function identityOf(stats: FileIdentity): FileIdentity {
+  const { dev, ino, size, mtimeMs, ctimeMs } = stats;
+  return { dev, ino, size, mtimeMs, ctimeMs };
+}
+
+/** True when `a` and `b` describe the same file, unwritten between the two looks. */
+export function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
+
 /**
  * The key of the module of the file at `path` as `identity` describes it, under a memory cap
  * (`maxMemoryBytes`, undefined for the default) and the sha256 a lock pins (undefined: none).

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,10 +8,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadWatFixture, watToWasm } from '../../../../../fixtures/wasm/compile.ts';
 import { ErrorCode, isMepError, LocalErrorCode } from '../../../protocol/errors.ts';
+import { identityOf } from '../../../registry/module-file.ts';
 import { POOLED_MEMORY_MODULE } from '../memory-import.ts';
 import { checkGuestModule, compileExtensionModule, memoryCapOf } from '../module.ts';
 import { startWorkerThread, type WorkerThread } from './early-thread.ts';
-import { compileOnThread } from './file-module.ts';
+import { compileOnThread, forgetModuleOnHost, readModuleOnHost } from './file-module.ts';
 import { workerUrl } from './spawner.ts';
 
 /** The echo guest with a custom section of random bytes: a module no other test has compiled (the compile cache is per process). */
@@ -101,6 +102,44 @@ test('should reject, not hang, when the thread ends before it answers', async ()
   assert.ok(isMepError(error) && error.code === LocalErrorCode.ExtensionCrashed, String(error));
 });
 
+test('should move the bytes the host read to the thread when they are of the file its stat saw: the file gone since still compiles from them', async () => {
+  const bytes = uniqueModule();
+  const path = join(root, 'ahead.wasm');
+  writeFileSync(path, bytes);
+  const identity = identityOf(statSync(path));
+  await readModuleOnHost(path);
+  // A read on the thread now would fail: the module can only come from the bytes the host read.
+  rmSync(path);
+  const module = await compileOnThread(thread as WorkerThread, { path, name: 'ahead.wasm', limits: {}, identity });
+  assert.is(await compileExtensionModule(bytes, { name: 'ahead.wasm', limits: {} }), module, 'the module of the bytes the host read');
+});
+
+test('should let go of the bytes the host read once told nothing will ask for them', async () => {
+  const path = join(root, 'forgotten.wasm');
+  writeFileSync(path, uniqueModule());
+  const identity = identityOf(statSync(path));
+  await readModuleOnHost(path);
+  forgetModuleOnHost();
+  rmSync(path);
+  const error = await compileOnThread(thread as WorkerThread, { path, name: 'forgotten.wasm', limits: {}, identity }).then(() => undefined, (e: unknown) => e);
+  assert.ok(isMepError(error) && (error.data as { reason?: unknown }).reason === 'missing', String(error));
+});
+
+test('should not move bytes the host read from a file written since its stat: the thread reads the file the host saw, or refuses', async () => {
+  const path = join(root, 'rewritten.wasm');
+  writeFileSync(path, uniqueModule());
+  await readModuleOnHost(path);
+  // Written after the host's read, before its stat (the key it offers the module under).
+  writeFileSync(path, Buffer.concat([uniqueModule(), Buffer.from([0, 1, 0])]));
+  const written = readFileSync(path);
+  const module = await compileOnThread(thread as WorkerThread, { path, name: 'rewritten.wasm', limits: {}, identity: identityOf(statSync(path)) });
+  assert.is(await compileExtensionModule(written, { name: 'rewritten.wasm', limits: {} }), module, 'the module of the bytes the host saw');
+  // And a host whose look at the file is not the file there now: refused, nothing compiled.
+  const stale = { ...identityOf(statSync(path)), ctimeMs: 1 };
+  const refused = await compileOnThread(thread as WorkerThread, { path, name: 'rewritten.wasm', limits: {}, identity: stale }).then(() => undefined, (e: unknown) => e);
+  assert.ok(isMepError(refused) && refused.code === LocalErrorCode.Usage && (refused.data as { reason?: unknown }).reason === 'changed', String(refused));
+});
+
 /** Runs `script` (an ES module, through tsx) in a fresh node; resolves with its exit code and output, or "hung" after 60 s. */
 function runNode(script: string, cwd: string): Promise<{ code: number | string | null; stdout: string; stderr: string }> {
   const repo = fileURLToPath(new URL('../../../../../', import.meta.url));
@@ -127,6 +166,7 @@ test('should give the pool the early thread, run the session on it, and leave no
     const { openTransport, specOfFile } = await import(${src('registry/launch.ts')});
     const { memoryCapOf } = await import(${src('transport/wasm/module.ts')});
     const thread = startEarlyWorkerThread(await workerUrl());
+    (await import(${src('transport/wasm/node/file-module.ts')})).readModuleOnHost(${JSON.stringify(join(root, 'guest.wasm'))});
     void prestartNodeWasmWorker();
     const module = await (await startCompile(['compile', 'project', '--extension', './guest.wasm', '--max-memory', '64MiB'])).module;
     const transport = await openTransport(specOfFile(${JSON.stringify(join(root, 'guest.wasm'))}, { maxMemoryBytes: 64 * 1024 * 1024 }));

@@ -13,7 +13,8 @@
  */
 import { createHash } from 'node:crypto';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { readRegularFile } from '../../../files/regular-file.ts';
+import { readRegularFileWithStat } from '../../../files/regular-file.ts';
+import { identityOf, sameIdentity, type FileIdentity } from '../../../registry/module-file.ts';
 import { createShapeVerdicts } from '../../../registry/shape-verdict-files.ts';
 import { resolveWasmLimits, type WasmLimits } from '../limits.ts';
 import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/errors.ts';
@@ -33,7 +34,79 @@ export interface CompileFileMessage {
   limits: Pick<Partial<WasmLimits>, 'maxMemoryBytes' | 'maxModuleBytes'>;
   /** Where verdicts of the shape walk are kept (shape-verdicts.ts), if they are. */
   verdicts?: string;
+  /**
+   * The file as the host's `stat` saw it (the key it offers the module under: registry/module-file.ts):
+   * the bytes compiled must come from this very file, unwritten since, or the answer is a refusal.
+   */
+  identity?: FileIdentity;
+  /** The file's bytes, read by the host from the file `identity` names, `HEADROOM` bytes into a buffer moved here. */
+  bytes?: Uint8Array;
   reply: MessagePort;
+}
+
+/** A module file's bytes (after room for the cap) and the identity of the file they came from. */
+interface ModuleRead {
+  bytes: Buffer;
+  identity: FileIdentity;
+}
+
+/** Reads `path` whole, with room in front for the cap, and the identity of the file read. */
+async function readModuleFile(path: string, maxBytes: number): Promise<ModuleRead> {
+  // Room in front, so the memory cap rewrites the few KB before the code in place rather than
+  // copying 7 MB into fresh pages (memory-cap.ts).
+  const { bytes, info } = await readRegularFileWithStat(path, { what: 'the wasm module', maxBytes, limit: 'maxModuleBytes', headroom: HEADROOM });
+  return { bytes, identity: identityOf(info) };
+}
+
+/** The module file the host's thread reads while the worker boots (readModuleOnHost), until the request takes it. */
+let onHost: { path: string; maxBytes: number; read: Promise<ModuleRead | undefined> } | undefined;
+
+/**
+ * Starts reading the module file at `path` (absolute) on the host, under the default module bound,
+ * for the first `compile-file` of that file (compileOnThread hands the bytes over, moved, not
+ * copied): the early start does it the moment the worker thread is started (cli/early-start.ts),
+ * so the read (on node's thread pool) overlaps the thread's boot instead of following it. Resolves
+ * once read; never rejects: a file that cannot be read this way is read again by the worker, which
+ * reports why.
+ */
+export function readModuleOnHost(path: string): Promise<void> {
+  const maxBytes = resolveWasmLimits(path, {}).maxModuleBytes;
+  const read = readModuleFile(path, maxBytes).catch(() => undefined);
+  onHost = { path, maxBytes, read };
+  return read.then(() => undefined);
+}
+
+/** Lets go of bytes {@link readModuleOnHost} read that no request will take (the early compile did not start). */
+export function forgetModuleOnHost(): void {
+  onHost = undefined;
+}
+
+/**
+ * The bytes read on the host for `request`, taken once: when of its path, under its bound, and
+ * from the very file its identity names (the host's stat, the key the module is offered under).
+ */
+async function bytesReadOnHost(request: Pick<CompileFileMessage, 'path' | 'name' | 'limits' | 'identity'>): Promise<Buffer | undefined> {
+  const early = onHost;
+  onHost = undefined;
+  if (early === undefined || early.path !== request.path || request.identity === undefined) return undefined;
+  if (early.maxBytes !== resolveWasmLimits(request.name, request.limits).maxModuleBytes) return undefined;
+  const read = await early.read;
+  return read !== undefined && sameIdentity(read.identity, request.identity) ? read.bytes : undefined;
+}
+
+/**
+ * The bytes `message` asks for: those the host read and moved here, else read now. Bytes from a
+ * file other than the one the host saw (written or replaced in between) are refused.
+ */
+async function moduleBytesFor(message: CompileFileMessage): Promise<Buffer> {
+  const { path, name, limits, identity, bytes } = message;
+  // Moved here with their buffer: the headroom is still in front of them.
+  if (bytes !== undefined) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const read = await readModuleFile(path, resolveWasmLimits(name, limits).maxModuleBytes);
+  if (identity !== undefined && !sameIdentity(read.identity, identity)) {
+    throw new MepError(LocalErrorCode.Usage, `The wasm module ${path} of "${name}" changed while it was read; run the command again.`, { data: { extension: name, file: path, reason: 'changed' } });
+  }
+  return read.bytes;
 }
 
 /** The answer on the reply port. */
@@ -43,12 +116,10 @@ export type CompileFileAnswer =
 
 /** Prepares the module `message` asks for and answers on its port; never throws. */
 export async function compileFile(message: CompileFileMessage): Promise<void> {
-  const { path, name, limits, reply } = message;
+  const { name, limits, reply } = message;
   let answer: CompileFileAnswer;
   try {
-    // Read with room in front, so the memory cap rewrites the few KB before the code in place
-    // rather than copying 7 MB into fresh pages (memory-cap.ts).
-    const bytes = await readRegularFile(path, { what: 'the wasm module', maxBytes: resolveWasmLimits(name, limits).maxModuleBytes, limit: 'maxModuleBytes', headroom: HEADROOM });
+    const bytes = await moduleBytesFor(message);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     // A verdict written here is on disk before the answer (the command waits for the host's own).
     const writes: Promise<void>[] = [];
@@ -80,7 +151,8 @@ export function isCompileFileMessage(message: unknown): message is CompileFileMe
  * message and data: what `compileExtensionModule` refused it with), or ERR_EXTENSION_CRASHED
  * when the thread ended first.
  */
-export function compileOnThread(thread: WorkerThread, request: Omit<CompileFileMessage, 'type' | 'reply'>): Promise<WebAssembly.Module> {
+export async function compileOnThread(thread: WorkerThread, request: Omit<CompileFileMessage, 'type' | 'reply'>): Promise<WebAssembly.Module> {
+  const bytes = request.bytes ?? (await bytesReadOnHost(request));
   return new Promise((resolve, reject) => {
     const { port1: answers, port2: reply } = new MessageChannel();
     const ended = (): void => {
@@ -95,7 +167,8 @@ export function compileOnThread(thread: WorkerThread, request: Omit<CompileFileM
     });
     answers.once('close', ended);
     thread.onEnd(ended);
-    const message: CompileFileMessage = { type: 'compile-file', ...request, reply };
-    thread.port.postMessage(message, [reply]);
+    const message: CompileFileMessage = { type: 'compile-file', ...request, ...(bytes === undefined ? {} : { bytes }), reply };
+    // The bytes' buffer is their own (the read's headroom): moved to the thread, not copied.
+    thread.port.postMessage(message, bytes === undefined ? [reply] : [reply, bytes.buffer as ArrayBuffer]);
   });
 }
