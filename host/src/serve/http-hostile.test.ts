@@ -92,8 +92,9 @@ Limits('should refuse a browser origin and a foreign Host with 403, and accept a
 );
 
 Limits('should drop connections past --max-connections, however slowly they send, and serve again once they are gone', () =>
-  withServer({ maxConnections: 8, headersTimeoutMs: 60_000 }, async ({ listener }) => {
+  withServer({ maxConnections: 8, maxConnectionsPerClient: 8, headersTimeoutMs: 60_000 }, async ({ listener }) => {
     // Slowloris: each holds a connection by never finishing its headers; no token is needed for that.
+    // One client here, without a share (http-connection-share.test.ts has the share): the total bound alone.
     const held = Array.from({ length: 8 }, () => connect(listener.port, '127.0.0.1'));
     await Promise.all(held.map((socket) => new Promise<void>((resolve) => socket.once('connect', () => socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n', () => resolve())))));
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -19,7 +19,7 @@ import { answerHttpRpc, errorReply, type HttpRpcReply } from './http-rpc.ts';
 import { readBodyOffThread, type OffThreadBody } from './body-off-thread.ts';
 import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
-import { capConnections } from './connection-cap.ts';
+import { capConnections, shareConnections } from './connection-cap.ts';
 import { answerClientError, createPipelineGate } from './http-pipeline.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
@@ -65,6 +65,12 @@ export interface HttpListenOptions extends HttpRoutes {
    * `maxSessions`, rounded up; `maxSessions` or more: no share.
    */
   maxSessionsPerClient?: number;
+  /**
+   * Connections one client (its remote address, as for `maxSessionsPerClient`) holds at once,
+   * with or without the token; past it a new one is closed unanswered. Default a quarter of
+   * `maxConnections`, rounded up; `maxConnections` or more: no share.
+   */
+  maxConnectionsPerClient?: number;
 }
 
 /** A listening HTTP server; see {@link listenHttp}. */
@@ -196,6 +202,8 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     answerClientError(error, socket);
   });
   capConnections(http, limits.maxConnections, (message) => server.log(message), (dropped) => `HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
+  const share = options.maxConnectionsPerClient ?? Math.ceil(limits.maxConnections / 4);
+  shareConnections(http, share, limits.maxConnections, (socket) => clientOfAddress(socket.remoteAddress), (message) => server.log(message), (client, dropped) => `HTTP connections of the client at ${client} past its share of ${share} (--max-connections-per-client) were closed unanswered (${dropped} so far, all clients).`);
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
     http.listen(options.port, host, () => resolve());

@@ -145,6 +145,27 @@ Bodies('should hold one client to --max-sessions-per-client, and refuse a count 
   assert.match(bad.stderr, /--max-sessions-per-client takes a whole number/);
 });
 
+Bodies('should hold one client to --max-connections-per-client, and refuse a count that is not one :: connectionsPerClient', async () => {
+  const { createConnection } = await import('node:net');
+  const { code, stderr } = await withServe(['--max-connections', '8', '--max-connections-per-client', '1'], async (url) => {
+    const port = Number(new URL(url).port);
+    // The one connection of 127.0.0.1's share, held by an unfinished head; a second is closed unanswered.
+    const held = createConnection({ port, host: '127.0.0.1' });
+    held.on('error', () => undefined);
+    await new Promise<void>((resolve) => held.once('connect', () => held.write('GET /health HTTP/1.1\r\n', () => resolve())));
+    const refused = await fetch(`${url}/health`).then((r) => r.status, () => 'closed');
+    assert.is(refused, 'closed');
+    held.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is((await fetch(`${url}/health`)).status, 200);
+  });
+  assert.is(code, 0, stderr);
+  assert.match(stderr, /past its share of 1 \(--max-connections-per-client\)/);
+  const bad = await withServe(['--max-connections-per-client', '0'], async () => assert.unreachable('it listened'));
+  assert.is(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--max-connections-per-client takes a whole number/);
+});
+
 Bodies.run();
 
 const Address = suite('mep serve --http :: its address');

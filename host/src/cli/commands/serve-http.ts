@@ -22,6 +22,7 @@ export const HTTP_FLAGS = {
   'body-timeout': { type: 'string' },
   'headers-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-connections-per-client': { type: 'string' },
   'max-bodies': { type: 'string' },
   'parse-heap': { type: 'string' },
 } as const;
@@ -46,6 +47,10 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
   --headers-timeout TIME  time request headers may take to arrive (default 10s)
   --max-connections N connections open at once (--http or --socket), with or without
                       the token; past it a new one is closed unanswered (default 1024)
+  --max-connections-per-client N
+                      connections one client address (an IPv6 one by its /64) holds at
+                      once, with or without the token; past it a new one is closed
+                      unanswered (default a quarter of --max-connections)
   --max-bodies SIZE   request bodies read and held at once over all clients (default
                       128MiB, at least --max-message); a body past it waits unread, then
                       503 busy with Retry-After after --body-timeout
@@ -64,6 +69,7 @@ export interface HttpFlagValues {
   'body-timeout'?: string;
   'headers-timeout'?: string;
   'max-connections'?: string;
+  'max-connections-per-client'?: string;
   'max-bodies'?: string;
   'parse-heap'?: string;
 }
@@ -95,6 +101,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(parseHeapBytes === undefined ? {} : { parseHeapBytes }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
     ...(values['max-sessions-per-client'] === undefined ? {} : { maxSessionsPerClient: positiveCount(values['max-sessions-per-client'], '--max-sessions-per-client') }),
+    ...(values['max-connections-per-client'] === undefined ? {} : { maxConnectionsPerClient: positiveCount(values['max-connections-per-client'], '--max-connections-per-client') }),
   });
   // The address only: the token is never printed (io redacts it too).
   if (io.verbose) io.err(`mep serve: listening on ${listener.url}${token ? ' (token required)' : ''}`);
