@@ -71,6 +71,12 @@ export interface HttpListenOptions extends HttpRoutes {
    * `maxConnections`, rounded up; `maxConnections` or more: no share.
    */
   maxConnectionsPerClient?: number;
+  /**
+   * Bytes of request bodies one client (its remote address) holds at once, of `maxBodiesBytes`;
+   * past it its next body waits unread while other clients' bodies pass. Default a quarter of
+   * `maxBodiesBytes`; never less than `maxBodyBytes`.
+   */
+  maxBodiesPerClientBytes?: number;
 }
 
 /** A listening HTTP server; see {@link listenHttp}. */
@@ -100,7 +106,8 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   const limits = { ...HTTP_LIMITS, ...definedOf(options) };
   const guard = { token: options.token, allowOrigins: options.allowOrigins, allowHosts: hostsFor(host) };
   const pool = createSessionPool({ server, ...options.sessions, ...(options.maxSessionsPerClient === undefined ? {} : { maxPerClient: options.maxSessionsPerClient }) });
-  const bodies = createBodyBudget(Math.max(limits.maxBodiesBytes, limits.maxBodyBytes));
+  const bodiesTotal = Math.max(limits.maxBodiesBytes, limits.maxBodyBytes);
+  const bodies = createBodyBudget(bodiesTotal, Math.max(limits.maxBodyBytes, options.maxBodiesPerClientBytes ?? Math.ceil(bodiesTotal / 4)));
   const unread = createUnreadAnswers(limits.maxPendingBytes, (line) => server.log(line));
   /** A body from OFF_THREAD_FROM_BYTES is read on a worker with its own heap (body-off-thread.ts); a smaller one here. */
   const answerBody = async (bytes: Buffer, signal: AbortSignal, answer: (body: string | OffThreadBody) => Promise<HttpRpcReply>): Promise<HttpRpcReply> => {
@@ -147,7 +154,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       if (!res.writableFinished) controller.abort(new MepError(-32800, 'The HTTP client closed the request.'));
       waiting.abort();
     });
-    const reserved = await bodies.reserve(Number.isFinite(declared) ? declared : limits.maxBodyBytes, waiting.signal).finally(() => clearTimeout(waitTimer));
+    const reserved = await bodies.reserve(Number.isFinite(declared) ? declared : limits.maxBodyBytes, waiting.signal, clientOfAddress(req.socket.remoteAddress)).finally(() => clearTimeout(waitTimer));
     if (!reserved) {
       if (controller.signal.aborted) return;
       return refuse(res, { status: 503, code: 'busy', message: `The server held its limit of request bodies (${bodies.held} bytes) for ${limits.bodyTimeoutMs} ms; retry shortly.`, headers: { 'retry-after': '1' } }, true);

@@ -112,6 +112,14 @@ Bodies('should hold at most --max-bodies of request bodies at once: a body past 
   assert.is(code, 0, stderr);
 });
 
+Bodies('should refuse --max-bodies-per-client below --max-message, naming both, and take one at it :: bodiesPerClient', async () => {
+  const refused = await withServe(['--max-message', '4KiB', '--max-bodies-per-client', '1KiB'], async () => assert.unreachable('it listened'));
+  assert.is(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /--max-bodies-per-client must be from 4096 bytes \(--max-message/);
+  const taken = await withServe(['--max-message', '4KiB', '--max-bodies-per-client', '4KiB'], async (url) => assert.is((await postRpc(url, ping(1))).status, 404));
+  assert.is(taken.code, 0, taken.stderr);
+});
+
 Bodies('should refuse --max-bodies below --max-message or not a size, naming both', async () => {
   for (const [size, pattern] of [['1KiB', /--max-bodies[\s\S]*--max-message/], ['lots', /--max-bodies expects a size/]] as const) {
     const { code, stderr } = await withServe(['--max-message', '4KiB', '--max-bodies', size], async () => assert.unreachable('it listened'));

@@ -24,6 +24,7 @@ export const HTTP_FLAGS = {
   'max-connections': { type: 'string' },
   'max-connections-per-client': { type: 'string' },
   'max-bodies': { type: 'string' },
+  'max-bodies-per-client': { type: 'string' },
   'parse-heap': { type: 'string' },
 } as const;
 
@@ -54,6 +55,10 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
   --max-bodies SIZE   request bodies read and held at once over all clients (default
                       128MiB, at least --max-message); a body past it waits unread, then
                       503 busy with Retry-After after --body-timeout
+  --max-bodies-per-client SIZE
+                      of them, what one client address holds at once (default a quarter
+                      of --max-bodies, at least --max-message); its next body waits while
+                      other clients' bodies pass
   --parse-heap SIZE   heap of the worker thread that reads a body of 1 MiB or more
                       (default 1GiB, 16MiB to 16GiB); a body whose values need more
                       is answered ERR_LIMIT parseHeapBytes`;
@@ -71,6 +76,7 @@ export interface HttpFlagValues {
   'max-connections'?: string;
   'max-connections-per-client'?: string;
   'max-bodies'?: string;
+  'max-bodies-per-client'?: string;
   'parse-heap'?: string;
 }
 
@@ -85,6 +91,8 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     extensions[id] = reference;
   }
   const maxBodiesBytes = bodiesBudgetOf(values['max-bodies'], limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes);
+  const maxMessageBytes = limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes;
+  const maxBodiesPerClientBytes = sizeWithin('--max-bodies-per-client', values['max-bodies-per-client'], maxMessageBytes, 64 * 1024 ** 3, '--max-message: the largest body must fit');
   const parseHeapBytes = sizeWithin('--parse-heap', values['parse-heap'], 16 * 1024 ** 2, 16 * 1024 ** 3);
   const listener = await listenHttp(server, {
     host,
@@ -98,6 +106,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(bounds.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: bounds.headersTimeoutMs }),
     ...(bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections }),
     ...(maxBodiesBytes === undefined ? {} : { maxBodiesBytes }),
+    ...(maxBodiesPerClientBytes === undefined ? {} : { maxBodiesPerClientBytes }),
     ...(parseHeapBytes === undefined ? {} : { parseHeapBytes }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
     ...(values['max-sessions-per-client'] === undefined ? {} : { maxSessionsPerClient: positiveCount(values['max-sessions-per-client'], '--max-sessions-per-client') }),
@@ -122,11 +131,11 @@ export function bodiesBudgetOf(text: string | undefined, maxBodyBytes: number): 
   return bytes;
 }
 
-/** A size flag from `min` to `max` bytes; undefined when not given. */
-function sizeWithin(flag: string, text: string | undefined, min: number, max: number): number | undefined {
+/** A size flag from `min` bytes (`minIs` says why, when it is another flag's) to `max`; undefined when not given. */
+function sizeWithin(flag: string, text: string | undefined, min: number, max: number, minIs?: string): number | undefined {
   if (text === undefined) return undefined;
   const bytes = parseSize(flag, text);
-  if (bytes < min || bytes > max) throw new UsageError(`${flag} must be from ${min / 1024 ** 2}MiB to ${max / 1024 ** 3}GiB, got ${JSON.stringify(text)}.`);
+  if (bytes < min || bytes > max) throw new UsageError(`${flag} must be from ${minIs ? `${min} bytes (${minIs})` : `${min / 1024 ** 2}MiB`} to ${max / 1024 ** 3}GiB, got ${JSON.stringify(text)}.`);
   return bytes;
 }
 
