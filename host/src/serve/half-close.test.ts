@@ -143,4 +143,22 @@ Half('over HTTP: a request whose client half-closes after sending it whole is an
   }
 });
 
+Half('over HTTP/1.0: a half-closed client is sent no interim answer, which HTTP/1.0 does not have, only its answer :: http10', async () => {
+  const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 500 });
+  const listener = await listenHttp(server, { port: 0, extensions: { echo: wellBehaved } });
+  try {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, ...slow });
+    const socket = connect(listener.port, '127.0.0.1');
+    const all = received(socket);
+    socket.write(`POST /extensions/echo HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    socket.end();
+    // An HTTP/1.0 client takes the first status line for the answer: before, it was `102 Processing`.
+    const text = await all;
+    assert.match(text, /^HTTP\/1\.1 200 /, text.slice(0, 300));
+    assert.match(text, /"id":7,"result"/);
+  } finally {
+    await listener.close();
+  }
+});
+
 Half.run();

@@ -282,10 +282,13 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
 function probeEndedClient(req: IncomingMessage, res: ServerResponse): () => void {
   const socket = req.socket;
   let timer: NodeJS.Timeout | undefined;
+  // HTTP/1.0 has no interim answers: its client takes the first status line as the answer (RFC
+  // 9110 §15.2: never a 1xx to it). Until its head is out (an event stream's), it is not probed.
+  const interim = req.httpVersionMajor > 1 || req.httpVersionMinor >= 1;
   const probe = (): void => {
     if (res.writableEnded || res.destroyed) return;
-    if (!res.headersSent) res.writeProcessing();
-    else res.write(':\n\n');
+    if (res.headersSent) res.write(':\n\n');
+    else if (interim) res.writeProcessing();
   };
   const ended = (): void => {
     probe();
