@@ -23,7 +23,7 @@ export function checkClientLimits(spec: LaunchSpec, asked: Partial<WasmLimits> |
     const value = asked[name];
     if (value === undefined || value <= server[name]) continue;
     const user = userLimitOf(name);
-    const raise = user === undefined ? '' : ` or start mep serve with ${LIMIT_KNOBS[user].option} ${formatLimit(user, value)}`;
+    const raise = user === undefined ? '' : `, or start mep serve with ${LIMIT_KNOBS[user].option} ${formatLimit(user, value)}`;
     throw new MepError(
       LocalErrorCode.Limit,
       `session/open asks for runtime.limits.${name} ${value}, above this server's ${server[name]} for ${spec.name}: a client may lower the server's limits, not raise them. Ask for at most ${server[name]}${raise}.`,
