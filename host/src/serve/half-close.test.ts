@@ -116,16 +116,22 @@ Half('over stdio: the end of stdin after the requests gets every answer, then me
   assert.ok(answerTo(text, 2)?.result !== undefined, text.slice(0, 400));
 });
 
+/** Over HTTP `version`, a slow call (id 7) whose client half-closes after sending it whole: all the client received. */
+async function halfClosedAnswer(port: number, version: '1.0' | '1.1'): Promise<string> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 7, ...slow });
+  const socket = connect(port, '127.0.0.1');
+  const all = received(socket);
+  socket.write(`POST /extensions/echo HTTP/${version}\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.end();
+  return all;
+}
+
 Half('over HTTP: a request whose client half-closes after sending it whole is answered, and the server goes on', async () => {
   const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 500 });
   const listener = await listenHttp(server, { port: 0, extensions: { echo: wellBehaved } });
   try {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 7, ...slow });
-    const socket = connect(listener.port, '127.0.0.1');
-    const all = received(socket);
-    socket.write(`POST /extensions/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-    socket.end();
-    const text = await all;
+    const text = await halfClosedAnswer(listener.port, '1.1');
     // While its answer is pending the server probes the half-closed connection with interim
     // answers (a gone client fails the write), which an HTTP client skips before the final one.
     assert.match(text, /^(?:HTTP\/1\.1 102 Processing\r\n\r\n)*HTTP\/1\.1 200/, text.slice(0, 300));
@@ -138,6 +144,19 @@ Half('over HTTP: a request whose client half-closes after sending it whole is an
     assert.not.match(await cutText, /"result"/);
     const answer = await fetch(`${listener.url}/extensions/echo`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'morphir.ping' }) });
     assert.is(answer.status, 200);
+  } finally {
+    await listener.close();
+  }
+});
+
+Half('over HTTP/1.0: a half-closed client is sent no interim answer, which HTTP/1.0 does not have, only its answer :: http10', async () => {
+  const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 500 });
+  const listener = await listenHttp(server, { port: 0, extensions: { echo: wellBehaved } });
+  try {
+    // An HTTP/1.0 client takes the first status line for the answer: before, it was `102 Processing`.
+    const text = await halfClosedAnswer(listener.port, '1.0');
+    assert.match(text, /^HTTP\/1\.1 200 /, text.slice(0, 300));
+    assert.match(text, /"id":7,"result"/);
   } finally {
     await listener.close();
   }

@@ -11,6 +11,11 @@
  * ever), while a body's size is known (or bounded) before it is read, so it is reserved whole
  * and its request waits unread, in order. Built on one core, each would need the other's
  * policy switched off; the shared part is a counter.
+ *
+ * Each client (its remote address) holds at most its share of the budget: a chunked body
+ * reserves the largest body before a byte of it arrives, so without a share one client's heads
+ * held the whole budget and, waiting ahead of everyone, kept it. A body held back by its own
+ * client's share lets the bodies of other clients behind it pass; otherwise arrival order holds.
  */
 
 /** A reservation; `release` is idempotent. */
@@ -23,43 +28,79 @@ export interface BodyReservation {
 /** See the file's comment. */
 export interface BodyBudget {
   /**
-   * Reserves `bytes`; resolves when they fit, or with undefined when `signal` aborts first (the
-   * client left, or it waited too long).
+   * Reserves `bytes` for `client` (default one client for all); resolves when they fit the
+   * budget and the client's share, or with undefined when `signal` aborts first (the client
+   * left, or it waited too long).
    */
-  reserve(bytes: number, signal: AbortSignal): Promise<BodyReservation | undefined>;
+  reserve(bytes: number, signal: AbortSignal, client?: string): Promise<BodyReservation | undefined>;
   /** Bytes reserved now. */
   readonly held: number;
 }
 
+interface Waiting {
+  bytes: number;
+  client: string;
+  grant: () => void;
+}
+
 /**
- * A budget of `totalBytes` (at least the largest single body, so every body fits alone).
+ * A budget of `totalBytes` (at least the largest single body, so every body fits alone), of which
+ * one client holds at most `perClientBytes` (a client holding nothing may always take one body).
  *
  * @example
- * const budget = createBodyBudget(128 << 20);
- * const held = await budget.reserve(declared, signal); try { … } finally { held?.release(); }
+ * const budget = createBodyBudget(128 << 20, 64 << 20);
+ * const held = await budget.reserve(declared, signal, client); try { … } finally { held?.release(); }
  */
-export function createBodyBudget(totalBytes: number): BodyBudget {
+export function createBodyBudget(totalBytes: number, perClientBytes = totalBytes): BodyBudget {
   let held = 0;
-  const waiting: { bytes: number; grant: () => void }[] = [];
-  const grantWaiting = (): void => {
-    // In arrival order: a large body is not starved by small ones passing it.
-    while (waiting.length > 0 && held + (waiting[0] as { bytes: number }).bytes <= totalBytes) (waiting.shift() as { grant: () => void }).grant();
+  const byClient = new Map<string, number>();
+  const waiting: Waiting[] = [];
+  const charge = (client: string, bytes: number): void => {
+    held += bytes;
+    const now = (byClient.get(client) ?? 0) + bytes;
+    if (now === 0) byClient.delete(client);
+    else byClient.set(client, now);
   };
-  const reservation = (reserved: number): BodyReservation => {
-    held += reserved;
+  const withinShare = (entry: Waiting): boolean => {
+    const own = byClient.get(entry.client) ?? 0;
+    return own === 0 || own + entry.bytes <= perClientBytes;
+  };
+  /** True when a body waits for the budget (not for its client's share): every body behind it waits too. */
+  let stalled = false;
+  /** Grants what fits from `from` on (an arrival looks at itself only: what is ahead of it was looked at). */
+  const grantWaiting = (from = 0): void => {
+    stalled = false;
+    for (let at = from; at < waiting.length; ) {
+      const entry = waiting[at] as Waiting;
+      // In arrival order: a large body is not starved by small ones passing it.
+      if (held + entry.bytes > totalBytes) {
+        stalled = true;
+        return;
+      }
+      // Held back by its own client's share: the bodies of other clients behind it pass.
+      if (!withinShare(entry)) {
+        at++;
+        continue;
+      }
+      waiting.splice(at, 1);
+      entry.grant();
+    }
+  };
+  const reservation = (client: string, reserved: number): BodyReservation => {
+    charge(client, reserved);
     let kept = reserved;
     let released = false;
     return {
       shrink(bytes) {
         if (released || bytes >= kept) return;
-        held -= kept - bytes;
+        charge(client, bytes - kept);
         kept = bytes;
         grantWaiting();
       },
       release() {
         if (released) return;
         released = true;
-        held -= kept;
+        charge(client, -kept);
         grantWaiting();
       },
     };
@@ -68,15 +109,15 @@ export function createBodyBudget(totalBytes: number): BodyBudget {
     get held() {
       return held;
     },
-    reserve(bytes, signal) {
+    reserve(bytes, signal, client = '') {
       if (signal.aborted) return Promise.resolve(undefined);
-      if (waiting.length === 0 && held + bytes <= totalBytes) return Promise.resolve(reservation(bytes));
       return new Promise((resolve) => {
-        const entry = {
+        const entry: Waiting = {
           bytes,
+          client,
           grant: () => {
             signal.removeEventListener('abort', onAbort);
-            resolve(reservation(bytes));
+            resolve(reservation(client, bytes));
           },
         };
         const onAbort = (): void => {
@@ -87,6 +128,7 @@ export function createBodyBudget(totalBytes: number): BodyBudget {
         };
         signal.addEventListener('abort', onAbort, { once: true });
         waiting.push(entry);
+        if (!stalled) grantWaiting(waiting.length - 1);
       });
     },
   };

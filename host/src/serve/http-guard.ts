@@ -40,8 +40,16 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-/** Refusal of a POST whose `Content-Type` is not `application/json` (parameters such as charset allowed). */
+/**
+ * Refusal of a POST whose `Content-Type` is not `application/json` (parameters such as charset
+ * allowed), or whose body is compressed: no content coding is decoded (a decoder would multiply
+ * what the body bounds hold), so any but `identity` is 415, as RFC 9110 §15.5.16 asks.
+ */
 export function checkContentType(header: HeaderLookup): HttpRefusal | undefined {
+  const codings = (header('content-encoding') ?? '').split(',').map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== '' && coding !== 'identity');
+  if (codings.length > 0) {
+    return { status: 415, code: 'unsupported-content-encoding', message: `Send the request body uncompressed: this server decodes no Content-Encoding (got ${JSON.stringify(codings.join(', ').slice(0, 200))}).`, headers: { 'accept-encoding': 'identity' } };
+  }
   const type = (header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type === 'application/json') return undefined;
   return { status: 415, code: 'unsupported-media-type', message: `POST a JSON-RPC request with Content-Type: application/json (got ${type ? JSON.stringify(type) : 'none'}).` };

@@ -8,6 +8,7 @@ import { createHostServer } from './host-server.ts';
 import { listenHttp } from './http-node.ts';
 import { createNodeOpener } from './node-open.ts';
 import { postRpc, startTestHttp, type TestHttpServer } from './testing/http.ts';
+import { gzipSync } from 'node:zlib';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const wellBehaved = join(root, 'fixtures/extensions/well-behaved.mjs');
@@ -64,12 +65,19 @@ Limits('should answer 431 to a header flood and close a connection whose headers
   }),
 );
 
-Limits('should answer 415 to a body that is not application/json, 400 to one that is not JSON, 405 and 404 elsewhere', () =>
+Limits('should answer 415 to a body that is not application/json or is compressed, 400 to one that is not JSON, 405 and 404 elsewhere', () =>
   withServer({}, async ({ listener }) => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
       const reply = await fetch(listener.url, { method: 'POST', headers: { 'content-type': type }, body: JSON.stringify(ping(0)) });
       assert.is(reply.status, 415, type);
     }
+    // A compressed body: before, read as JSON and answered -32700 quoting its binary bytes.
+    for (const encoding of ['gzip', 'deflate', 'br', 'gzip, identity']) {
+      const reply = await fetch(listener.url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding }, body: gzipSync(JSON.stringify(ping(0))) });
+      assert.is(reply.status, 415, encoding);
+      assert.match(await reply.text(), /"code":"unsupported-content-encoding".*uncompressed/, encoding);
+    }
+    assert.is((await postRpc(listener.url, ping(0), { 'content-encoding': 'identity' })).status, 200);
     const notJson = await postRpc(listener.url, '{"jsonrpc":');
     assert.is(notJson.status, 400);
     assert.is((notJson.body.error as { code: number }).code, ErrorCode.ParseError);
@@ -92,8 +100,9 @@ Limits('should refuse a browser origin and a foreign Host with 403, and accept a
 );
 
 Limits('should drop connections past --max-connections, however slowly they send, and serve again once they are gone', () =>
-  withServer({ maxConnections: 8, headersTimeoutMs: 60_000 }, async ({ listener }) => {
+  withServer({ maxConnections: 8, maxConnectionsPerClient: 8, headersTimeoutMs: 60_000 }, async ({ listener }) => {
     // Slowloris: each holds a connection by never finishing its headers; no token is needed for that.
+    // One client here, without a share (http-connection-share.test.ts has the share): the total bound alone.
     const held = Array.from({ length: 8 }, () => connect(listener.port, '127.0.0.1'));
     await Promise.all(held.map((socket) => new Promise<void>((resolve) => socket.once('connect', () => socket.write('POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n', () => resolve())))));
     await new Promise((resolve) => setTimeout(resolve, 200));

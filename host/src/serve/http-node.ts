@@ -19,7 +19,7 @@ import { answerHttpRpc, errorReply, type HttpRpcReply } from './http-rpc.ts';
 import { readBodyOffThread, type OffThreadBody } from './body-off-thread.ts';
 import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
-import { capConnections } from './connection-cap.ts';
+import { capConnections, shareConnections } from './connection-cap.ts';
 import { answerClientError, createPipelineGate } from './http-pipeline.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
@@ -65,6 +65,18 @@ export interface HttpListenOptions extends HttpRoutes {
    * `maxSessions`, rounded up; `maxSessions` or more: no share.
    */
   maxSessionsPerClient?: number;
+  /**
+   * Connections one client (its remote address, as for `maxSessionsPerClient`) holds at once,
+   * with or without the token; past it a new one is closed unanswered. Default a quarter of
+   * `maxConnections`, rounded up; `maxConnections` or more: no share.
+   */
+  maxConnectionsPerClient?: number;
+  /**
+   * Bytes of request bodies one client (its remote address) holds at once, of `maxBodiesBytes`;
+   * past it its next body waits unread while other clients' bodies pass. Default a quarter of
+   * `maxBodiesBytes`; never less than `maxBodyBytes`.
+   */
+  maxBodiesPerClientBytes?: number;
 }
 
 /** A listening HTTP server; see {@link listenHttp}. */
@@ -94,7 +106,8 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   const limits = { ...HTTP_LIMITS, ...definedOf(options) };
   const guard = { token: options.token, allowOrigins: options.allowOrigins, allowHosts: hostsFor(host) };
   const pool = createSessionPool({ server, ...options.sessions, ...(options.maxSessionsPerClient === undefined ? {} : { maxPerClient: options.maxSessionsPerClient }) });
-  const bodies = createBodyBudget(Math.max(limits.maxBodiesBytes, limits.maxBodyBytes));
+  const bodiesTotal = Math.max(limits.maxBodiesBytes, limits.maxBodyBytes);
+  const bodies = createBodyBudget(bodiesTotal, Math.max(limits.maxBodyBytes, options.maxBodiesPerClientBytes ?? Math.ceil(bodiesTotal / 4)));
   const unread = createUnreadAnswers(limits.maxPendingBytes, (line) => server.log(line));
   /** A body from OFF_THREAD_FROM_BYTES is read on a worker with its own heap (body-off-thread.ts); a smaller one here. */
   const answerBody = async (bytes: Buffer, signal: AbortSignal, answer: (body: string | OffThreadBody) => Promise<HttpRpcReply>): Promise<HttpRpcReply> => {
@@ -141,7 +154,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
       if (!res.writableFinished) controller.abort(new MepError(-32800, 'The HTTP client closed the request.'));
       waiting.abort();
     });
-    const reserved = await bodies.reserve(Number.isFinite(declared) ? declared : limits.maxBodyBytes, waiting.signal).finally(() => clearTimeout(waitTimer));
+    const reserved = await bodies.reserve(Number.isFinite(declared) ? declared : limits.maxBodyBytes, waiting.signal, clientOfAddress(req.socket.remoteAddress)).finally(() => clearTimeout(waitTimer));
     if (!reserved) {
       if (controller.signal.aborted) return;
       return refuse(res, { status: 503, code: 'busy', message: `The server held its limit of request bodies (${bodies.held} bytes) for ${limits.bodyTimeoutMs} ms; retry shortly.`, headers: { 'retry-after': '1' } }, true);
@@ -196,6 +209,8 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     answerClientError(error, socket);
   });
   capConnections(http, limits.maxConnections, (message) => server.log(message), (dropped) => `HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
+  const share = options.maxConnectionsPerClient ?? Math.ceil(limits.maxConnections / 4);
+  shareConnections(http, share, limits.maxConnections, (socket) => clientOfAddress(socket.remoteAddress), (message) => server.log(message), (client, dropped) => `HTTP connections of the client at ${client} past its share of ${share} (--max-connections-per-client) were closed unanswered (${dropped} so far, all clients).`);
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
     http.listen(options.port, host, () => resolve());
@@ -267,10 +282,13 @@ function readBody(req: IncomingMessage, maxBytes: number, timeoutMs: number): Pr
 function probeEndedClient(req: IncomingMessage, res: ServerResponse): () => void {
   const socket = req.socket;
   let timer: NodeJS.Timeout | undefined;
+  // HTTP/1.0 has no interim answers: its client takes the first status line as the answer (RFC
+  // 9110 §15.2: never a 1xx to it). Until its head is out (an event stream's), it is not probed.
+  const interim = req.httpVersionMajor > 1 || req.httpVersionMinor >= 1;
   const probe = (): void => {
     if (res.writableEnded || res.destroyed) return;
-    if (!res.headersSent) res.writeProcessing();
-    else res.write(':\n\n');
+    if (res.headersSent) res.write(':\n\n');
+    else if (interim) res.writeProcessing();
   };
   const ended = (): void => {
     probe();

@@ -71,7 +71,7 @@ export const OpenParams = z.strictObject({
   /** Runtime options; the server always isolates wasm guests in a worker. */
   runtime: z
     .strictObject({
-      /** Wasm sandbox limits (defaults: 256 MiB memory, 64 MiB messages, 30 s per call, 64 MiB modules and notifications a call). */
+      /** Wasm sandbox limits (defaults: 256 MiB memory, 64 MiB messages, 30 s per call, 64 MiB modules and notifications a call); sizes at most the server's (client-limits.ts). */
       limits: z
         .strictObject({
           maxMemoryBytes: PositiveInt.optional(),

@@ -7,6 +7,7 @@
 import type { ClaimSet } from '../protocol/index.ts';
 import { openTransport, specFromPath, type LaunchSpec, type ProcessBounds } from '../registry/launch.ts';
 import { outputLimitsOf, requestTimeoutOf } from '../registry/launch-limits.ts';
+import { checkClientLimits } from './client-limits.ts';
 import type { OpenExtension } from './connection.ts';
 
 /** Options of {@link createNodeOpener}. */
@@ -23,7 +24,8 @@ export interface NodeOpenerOptions {
 
 /**
  * An {@link OpenExtension} for Node: process extensions as child processes (empty environment),
- * wasm extensions sandboxed in a worker with the client's limits.
+ * wasm extensions sandboxed in a worker with the client's limits, where they are at most the
+ * server's (client-limits.ts).
  *
  * @example
  * const server = createHostServer({ open: createNodeOpener() });
@@ -32,6 +34,8 @@ export function createNodeOpener(options: NodeOpenerOptions = {}): OpenExtension
   const resolve = options.resolve ?? (async (reference: string): Promise<{ spec: LaunchSpec; claims?: ClaimSet }> => ({ spec: specFromPath(reference) }));
   return async (request, { log, signal, frameBudget }) => {
     const { spec, claims } = await resolve(request.extension);
+    // The server's limits bound what the client asks: lower, never higher.
+    checkClientLimits(spec, request.runtime?.limits);
     const wasm = { ...spec.wasm, isolation: 'worker' as const, limits: { ...spec.wasm?.limits, ...request.runtime?.limits } };
     const launched = { ...spec, wasm };
     // A client that leaves mid-open aborts `signal`: a wasm guest still starting is stopped then.

@@ -39,6 +39,7 @@ export const DEFAULT_MAX_SOCKET_CONNECTIONS = 1024;
  * try { await listener.closed; } finally { await listener.close(); }
  */
 export async function listenUnixSocket(server: HostServer, path: string, options: UnixSocketOptions = {}): Promise<UnixSocketListener> {
+  checkSocketPathLength(path);
   await removeStaleSocket(path);
   let clients = 0;
   // Half-open: a client that shuts its write side still gets the answers to what it sent.
@@ -84,7 +85,29 @@ async function listenPrivately(net: Server, path: string): Promise<void> {
   } finally {
     process.umask(previous);
   }
-  await chmod(path, 0o600);
+  try {
+    await chmod(path, 0o600);
+  } catch (error) {
+    // Never left listening on a socket it could not make private.
+    await new Promise<void>((resolve) => net.close(() => resolve()));
+    throw new MepError(LocalErrorCode.Usage, `Cannot make the socket ${path} private (mode 0600): ${(error as Error).message}. Choose a path in a directory you own.`, { cause: error });
+  }
+}
+
+/**
+ * The bytes a Unix socket address holds, its terminating NUL excluded (`sun_path`: 108 on Linux,
+ * 104 on macOS and the BSDs). A longer path was cut by the bind: the server listened elsewhere.
+ */
+const MAX_SOCKET_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
+
+function checkSocketPathLength(path: string): void {
+  const bytes = Buffer.byteLength(path);
+  if (bytes <= MAX_SOCKET_PATH_BYTES) return;
+  throw new MepError(
+    LocalErrorCode.Usage,
+    `The socket path ${path} is ${bytes} bytes; a Unix socket address holds at most ${MAX_SOCKET_PATH_BYTES} bytes here. Choose a shorter --socket path (e.g. in $XDG_RUNTIME_DIR or ~/.mep).`,
+    { data: { path, bytes, maxBytes: MAX_SOCKET_PATH_BYTES } },
+  );
 }
 
 async function removeStaleSocket(path: string): Promise<void> {

@@ -112,6 +112,14 @@ Bodies('should hold at most --max-bodies of request bodies at once: a body past 
   assert.is(code, 0, stderr);
 });
 
+Bodies('should refuse --max-bodies-per-client below --max-message, naming both, and take one at it :: bodiesPerClient', async () => {
+  const refused = await withServe(['--max-message', '4KiB', '--max-bodies-per-client', '1KiB'], async () => assert.unreachable('it listened'));
+  assert.is(refused.code, 2, refused.stderr);
+  assert.match(refused.stderr, /--max-bodies-per-client must be from 4096 bytes \(--max-message/);
+  const taken = await withServe(['--max-message', '4KiB', '--max-bodies-per-client', '4KiB'], async (url) => assert.is((await postRpc(url, ping(1))).status, 404));
+  assert.is(taken.code, 0, taken.stderr);
+});
+
 Bodies('should refuse --max-bodies below --max-message or not a size, naming both', async () => {
   for (const [size, pattern] of [['1KiB', /--max-bodies[\s\S]*--max-message/], ['lots', /--max-bodies expects a size/]] as const) {
     const { code, stderr } = await withServe(['--max-message', '4KiB', '--max-bodies', size], async () => assert.unreachable('it listened'));
@@ -143,6 +151,27 @@ Bodies('should hold one client to --max-sessions-per-client, and refuse a count 
   const bad = await withServe(['--max-sessions-per-client', '0'], async () => assert.unreachable('it listened'));
   assert.is(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /--max-sessions-per-client takes a whole number/);
+});
+
+Bodies('should hold one client to --max-connections-per-client, and refuse a count that is not one :: connectionsPerClient', async () => {
+  const { createConnection } = await import('node:net');
+  const { code, stderr } = await withServe(['--max-connections', '8', '--max-connections-per-client', '1'], async (url) => {
+    const port = Number(new URL(url).port);
+    // The one connection of 127.0.0.1's share, held by an unfinished head; a second is closed unanswered.
+    const held = createConnection({ port, host: '127.0.0.1' });
+    held.on('error', () => undefined);
+    await new Promise<void>((resolve) => held.once('connect', () => held.write('GET /health HTTP/1.1\r\n', () => resolve())));
+    const refused = await fetch(`${url}/health`).then((r) => r.status, () => 'closed');
+    assert.is(refused, 'closed');
+    held.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.is((await fetch(`${url}/health`)).status, 200);
+  });
+  assert.is(code, 0, stderr);
+  assert.match(stderr, /past its share of 1 \(--max-connections-per-client\)/);
+  const bad = await withServe(['--max-connections-per-client', '0'], async () => assert.unreachable('it listened'));
+  assert.is(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--max-connections-per-client takes a whole number/);
 });
 
 Bodies.run();

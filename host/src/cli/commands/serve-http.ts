@@ -22,7 +22,9 @@ export const HTTP_FLAGS = {
   'body-timeout': { type: 'string' },
   'headers-timeout': { type: 'string' },
   'max-connections': { type: 'string' },
+  'max-connections-per-client': { type: 'string' },
   'max-bodies': { type: 'string' },
+  'max-bodies-per-client': { type: 'string' },
   'parse-heap': { type: 'string' },
 } as const;
 
@@ -46,9 +48,17 @@ export const HTTP_HELP = `  --http HOST:PORT    serve over HTTP instead (one JSO
   --headers-timeout TIME  time request headers may take to arrive (default 10s)
   --max-connections N connections open at once (--http or --socket), with or without
                       the token; past it a new one is closed unanswered (default 1024)
+  --max-connections-per-client N
+                      connections one client address (an IPv6 one by its /64) holds at
+                      once, with or without the token; past it a new one is closed
+                      unanswered (default a quarter of --max-connections)
   --max-bodies SIZE   request bodies read and held at once over all clients (default
                       128MiB, at least --max-message); a body past it waits unread, then
                       503 busy with Retry-After after --body-timeout
+  --max-bodies-per-client SIZE
+                      of them, what one client address holds at once (default a quarter
+                      of --max-bodies, at least --max-message); its next body waits while
+                      other clients' bodies pass
   --parse-heap SIZE   heap of the worker thread that reads a body of 1 MiB or more
                       (default 1GiB, 16MiB to 16GiB); a body whose values need more
                       is answered ERR_LIMIT parseHeapBytes`;
@@ -64,7 +74,9 @@ export interface HttpFlagValues {
   'body-timeout'?: string;
   'headers-timeout'?: string;
   'max-connections'?: string;
+  'max-connections-per-client'?: string;
   'max-bodies'?: string;
+  'max-bodies-per-client'?: string;
   'parse-heap'?: string;
 }
 
@@ -79,6 +91,8 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     extensions[id] = reference;
   }
   const maxBodiesBytes = bodiesBudgetOf(values['max-bodies'], limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes);
+  const maxMessageBytes = limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes;
+  const maxBodiesPerClientBytes = sizeWithin('--max-bodies-per-client', values['max-bodies-per-client'], maxMessageBytes, 64 * 1024 ** 3, '--max-message: the largest body must fit');
   const parseHeapBytes = sizeWithin('--parse-heap', values['parse-heap'], 16 * 1024 ** 2, 16 * 1024 ** 3);
   const listener = await listenHttp(server, {
     host,
@@ -92,9 +106,11 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(bounds.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: bounds.headersTimeoutMs }),
     ...(bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections }),
     ...(maxBodiesBytes === undefined ? {} : { maxBodiesBytes }),
+    ...(maxBodiesPerClientBytes === undefined ? {} : { maxBodiesPerClientBytes }),
     ...(parseHeapBytes === undefined ? {} : { parseHeapBytes }),
     sessions: { fresh: Boolean(values['fresh-sessions']) },
     ...(values['max-sessions-per-client'] === undefined ? {} : { maxSessionsPerClient: positiveCount(values['max-sessions-per-client'], '--max-sessions-per-client') }),
+    ...(values['max-connections-per-client'] === undefined ? {} : { maxConnectionsPerClient: positiveCount(values['max-connections-per-client'], '--max-connections-per-client') }),
   });
   // The address only: the token is never printed (io redacts it too).
   if (io.verbose) io.err(`mep serve: listening on ${listener.url}${token ? ' (token required)' : ''}`);
@@ -115,11 +131,11 @@ export function bodiesBudgetOf(text: string | undefined, maxBodyBytes: number): 
   return bytes;
 }
 
-/** A size flag from `min` to `max` bytes; undefined when not given. */
-function sizeWithin(flag: string, text: string | undefined, min: number, max: number): number | undefined {
+/** A size flag from `min` bytes (`minIs` says why, when it is another flag's) to `max`; undefined when not given. */
+function sizeWithin(flag: string, text: string | undefined, min: number, max: number, minIs?: string): number | undefined {
   if (text === undefined) return undefined;
   const bytes = parseSize(flag, text);
-  if (bytes < min || bytes > max) throw new UsageError(`${flag} must be from ${min / 1024 ** 2}MiB to ${max / 1024 ** 3}GiB, got ${JSON.stringify(text)}.`);
+  if (bytes < min || bytes > max) throw new UsageError(`${flag} must be from ${minIs ? `${min} bytes (${minIs})` : `${min / 1024 ** 2}MiB`} to ${max / 1024 ** 3}GiB, got ${JSON.stringify(text)}.`);
   return bytes;
 }
 

@@ -36,7 +36,8 @@ ${HTTP_HELP}
 ${SERVE_BOUND_HELP}
 ${LIMIT_HELP}
                       Here they are the defaults of every session; a client's
-                      session/open runtime.limits win over them.`,
+                      session/open runtime.limits may lower the sizes, never raise
+                      them (its callTimeoutMs wins).`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, { socket: { type: 'string' }, verbose: { type: 'boolean' }, ...HTTP_FLAGS, ...SERVE_BOUND_FLAGS, ...LIMIT_FLAGS }, 'serve');
     if (positionals.length > 0) throw new UsageError(`unexpected argument ${positionals[0]}. Run 'mep serve --help'.`);
