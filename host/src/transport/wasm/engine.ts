@@ -145,7 +145,8 @@ export async function createWasmEngine(
     if (isMepError(error)) throw error;
     throw crash(name, `it failed while it was instantiated, before any call: ${describeThrown(error)} (in its start function, or a data or element segment that does not fit its memory or table)`, error);
   }
-  const memory = instance.exports.memory as WebAssembly.Memory | undefined;
+  // checkGuestModule refused an export "memory" of another kind; what is not a memory is no memory.
+  const memory = instance.exports.memory instanceof WebAssembly.Memory ? instance.exports.memory : undefined;
   // The memory the instance exports is the one leased, or the lease is not trusted with it.
   if (lease.import !== undefined && memory !== undefined && memory !== lease.import.memory) lease.spoil();
   io.setMemory(memory);
