@@ -212,6 +212,12 @@ export const HOST_BOUNDS = Object.freeze({
    * needed one are counted and said in one line at the end of the call.
    */
   maxExtismBlocks: 32_767,
+  /**
+   * What one log line of a wasm guest (Extism's `log_*`) costs its call's notification budget
+   * besides its characters: the host delivers and prints each line however short, so an empty
+   * one is not free (about what a process extension's `morphir.log` envelope costs it).
+   */
+  logLineBytes: 64,
   /** The progress status line is redrawn at most once per this many ms; reports between are coalesced into the latest. */
   statusIntervalMs: 50,
   /** What an extension says about itself (claim set, initialize result, info, capabilities): its JSON size, in characters. */

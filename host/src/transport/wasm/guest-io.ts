@@ -119,7 +119,7 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
   let deadline = Infinity;
   let interruptSeen = 0;
   let allocated = 0;
-  /** Characters of Extism log lines of this call (the start phase counts as one call too). */
+  /** Characters of Extism log lines of this call, and HOST_BOUNDS.logLineBytes for each (the start phase counts as one call too). */
   let notified = 0;
   /** Extism blocks allocated in this call, and log lines dropped for want of one. */
   let blocks = 0;
@@ -237,7 +237,8 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
       guestLog(level, utf8.decode(block.bytes()));
     };
   const guestLog = (level: LogLevel, message: string): void => {
-    charge(message.length);
+    // A line is a message the host delivers and prints, however short: an empty one is not free.
+    charge(message.length + HOST_BOUNDS.logLineBytes);
     bridge.log(level, message);
   };
 
