@@ -14,6 +14,7 @@ import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
 import type { HostChannelFunctions } from './host-channel.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
+import { createExtismVars } from './extism-vars.ts';
 
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
 export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
@@ -242,21 +243,24 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
     bridge.log(level, message);
   };
 
+  // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
+  // Past maxExtismBlocks the SDK would hand out an address the guest sees as negative: refuse.
+  const alloc = (cx: ExtismCallContextLike, size: bigint): bigint => {
+    if (++blocks > HOST_BOUNDS.maxExtismBlocks) return 0n;
+    allocated += Number(size);
+    if (allocated > limits.maxMemoryBytes) {
+      throw new MepError(
+        LocalErrorCode.Limit,
+        `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call (${allocated} bytes asked for). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes, allocated)}`,
+        { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
+      );
+    }
+    return cx.alloc(size);
+  };
   const kernel: Record<string, ExtismHostFunction> = {
-    // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
-    // Past maxExtismBlocks the SDK would hand out an address the guest sees as negative: refuse.
-    alloc: (cx, size: bigint) => {
-      if (++blocks > HOST_BOUNDS.maxExtismBlocks) return 0n;
-      allocated += Number(size);
-      if (allocated > limits.maxMemoryBytes) {
-        throw new MepError(
-          LocalErrorCode.Limit,
-          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call (${allocated} bytes asked for). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes, allocated)}`,
-          { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
-        );
-      }
-      return cx.alloc(size);
-    },
+    alloc,
+    // Extism's variables, kept by the host within HOST_BOUNDS.maxExtismVarBytes (extism-vars.ts).
+    ...createExtismVars(name, alloc),
     // (A guest freeing address 0 frees the SDK's placeholder block 0, which nothing reads.)
     log_debug: logVia('debug'),
     log_info: logVia('info'),
