@@ -200,6 +200,16 @@ export async function createWasmEngine(
     const guestPrefix = 'Plugin-originated error: ';
     if (error instanceof Error && !(error instanceof WebAssembly.RuntimeError) && message.startsWith(guestPrefix)) {
       const guestMessage = message.slice(guestPrefix.length);
+      // What the guest said is part of its answer: held to the answer's size limit, not forwarded whole.
+      if (guestMessage.length > limits.maxResponseBytes) {
+        const size = guestMessage.length;
+        return {
+          guestError: false,
+          error: new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" failed with an error message (error_set) of ${size} characters, above its message size limit of ${limits.maxResponseBytes} bytes; the message was dropped. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, size)}`, {
+            data: { extension: name, limit: 'maxResponseBytes', size },
+          }),
+        };
+      }
       // At the cap QuickJS may fail to build even the error (the guest then reports `null`): that is the limit too.
       const speechless = /^\s*(null|undefined|)\s*$/.test(guestMessage) && nearCap();
       if (outOfMemoryAnswer(guestMessage) !== undefined || speechless) return { guestError: false, error: exhausted(speechless ? 'no message: it could not allocate one' : (guestMessage.split('\n')[0] as string)) };

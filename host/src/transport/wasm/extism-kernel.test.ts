@@ -27,7 +27,7 @@ const varFlood = (count: number, size: number): Uint8Array =>
   );
 
 for (const isolation of ["inline", "worker"] as const) {
-  const Vars = suite(`wasm Extism variables :: ${isolation}`);
+  const Vars = suite(`wasm Extism kernel (variables, error_set) :: ${isolation}`);
 
   Vars(
     "should bound the Extism variables an instance keeps, keys and values together, naming the limit :: ERR_LIMIT :: vars",
@@ -72,6 +72,21 @@ for (const isolation of ["inline", "worker"] as const) {
       const client = createTestClient(transport);
       assert.is((await client.request(1, "flood")).result, null);
       assert.is((await client.request(1, "flood")).result, null);
+    } finally {
+      await transport.close();
+    }
+  });
+  Vars('should hold an error_set message to the message size limit, as an answer is :: ERR_LIMIT :: error-set', async () => {
+    // error_set's text went whole into the error's message and its data: 100 MB set under a
+    // 1 MiB maxResponseBytes came back as a 200 MB answer (the host at 1.5 GB RSS).
+    const module = loadEditedWatFixture('error-flood', (wat) => wat.replace(/\(global \$size i64 \(i64\.const \d+\)\)/, '(global $size i64 (i64.const 2097152))'));
+    const transport = await createWasmTransport({ name: 'errors', module, isolation, spawnWorker, limits: { maxResponseBytes: 1024 * 1024 }, log: () => {} });
+    try {
+      const error = await rejection(createTestClient(transport).request(1, 'fail'));
+      assert.ok(isMepError(error), String(error));
+      assert.is(error.code, LocalErrorCode.Limit, error.message.slice(0, 200));
+      assert.is((error.data as { limit?: unknown }).limit, 'maxResponseBytes');
+      assert.ok(JSON.stringify({ message: error.message, data: error.data }).length < 4096);
     } finally {
       await transport.close();
     }
