@@ -14,7 +14,7 @@ import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
 import type { HostChannelFunctions } from './host-channel.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
-import { createExtismVars } from './extism-vars.ts';
+import { createExtismConfig, createExtismVars } from './extism-kernel.ts';
 
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
 export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
@@ -259,8 +259,9 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
   };
   const kernel: Record<string, ExtismHostFunction> = {
     alloc,
-    // Extism's variables, kept by the host within HOST_BOUNDS.maxExtismVarBytes (extism-vars.ts).
+    // Extism's variables and config entries, bounded and metered (extism-kernel.ts).
     ...createExtismVars(name, alloc),
+    config_get: createExtismConfig(grants.config ?? {}, alloc),
     // (A guest freeing address 0 frees the SDK's placeholder block 0, which nothing reads.)
     log_debug: logVia('debug'),
     log_info: logVia('info'),
