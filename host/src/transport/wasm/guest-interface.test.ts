@@ -21,7 +21,7 @@ const cases: Array<[string, string, string]> = [
 ];
 
 for (const isolation of ['inline', 'worker'] as const) {
-  const Kinds = suite(`wasm guest exports of the wrong kind :: ${isolation}`);
+  const Kinds = suite(`wasm guest interface, exports and import types :: ${isolation}`);
   Kinds('should refuse a guest exporting memory, handle, mep_host_attach or mep_release as another kind, naming it, before instantiating :: ERR_USAGE', async () => {
     for (const [name, what, kind] of cases) {
       // On main a global named "memory" ended createWasmTransport with a bare TypeError (no code):
@@ -38,6 +38,28 @@ for (const isolation of ['inline', 'worker'] as const) {
       assert.match(error.message, `"${name}"`);
       assert.match(error.message, kind);
       assert.equal((error.data as { export?: unknown }).export, { name, kind });
+    }
+  });
+  Kinds('should refuse a guest importing a host function with another wasm type, naming the import and both types, before compiling :: ERR_USAGE :: import-types', async () => {
+    // Linked before (the host's functions are JavaScript, which takes any type) and failed at the
+    // first call in a conversion's words: "Cannot convert 0 to a BigInt".
+    const imports: Array<[string, string]> = [
+      ['(import "extism:host/user" "mep_interrupt" (func (param i32) (result i64)))', 'extism:host/user.mep_interrupt has the type (i32) -> (i64), where the host provides () -> (i32)'],
+      ['(import "extism:host/user" "mep_notify" (func (param i64 i64)))', 'extism:host/user.mep_notify has the type (i64, i64) -> ()'],
+      ['(import "extism:host/env" "alloc" (func (param i32) (result i32)))', 'extism:host/env.alloc has the type (i32) -> (i32), where the host provides (i64) -> (i64)'],
+    ];
+    for (const [wat, named] of imports) {
+      const module = watToWasm(`(module ${wat} (memory (export "memory") 1) (func (export "handle") (result i32) (i32.const 0)))`, 'import-types');
+      const error = await createWasmTransport({ name: 'types', module, isolation, spawnWorker, log: () => {} }).then(
+        async (transport) => {
+          await transport.close();
+          return undefined;
+        },
+        (e: unknown) => e,
+      );
+      assert.ok(isMepError(error), `${wat}: ${String(error)}`);
+      assert.is(error.code, LocalErrorCode.Usage, error.message);
+      assert.match(error.message, named);
     }
   });
   Kinds.run();
