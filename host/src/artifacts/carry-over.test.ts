@@ -41,6 +41,22 @@ Carry('should copy a regular file with its content, mode and times', () =>
   }),
 );
 
+Carry('should never carry set-user-ID or set-group-ID bits onto the copy, which is a new file of the user running mep :: setuid', () =>
+  withDir(async (dir) => {
+    // A neighbour who can write a shared output plants its own program, set-user-ID: the kernel
+    // refuses mep a hard link to a file it does not own (protected_hardlinks, EPERM), so the file
+    // is copied, and the copy is the user's: with the bit carried it ran as the user for anyone.
+    const from = join(dir, 'planted');
+    await writeFile(from, '#!/bin/sh\nid\n');
+    await chmod(from, 0o6755);
+    const eperm = async (): Promise<void> => {
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    };
+    await carryFile(from, join(dir, 'copy'), eperm);
+    assert.is((await stat(join(dir, 'copy'))).mode & 0o7777, 0o755);
+  }),
+);
+
 Carry('should refuse a file swapped for a link to a file elsewhere, never copying its target', () =>
   withDir(async (dir) => {
     const secret = join(dir, 'id_ed25519');

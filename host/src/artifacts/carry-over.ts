@@ -36,6 +36,9 @@ const PARALLEL_LINKS = 16;
 // Errors of a link that a copy can stand in for.
 const LINK_REFUSED = new Set(['EPERM', 'EXDEV', 'EMLINK', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EACCES']);
 
+/** The bits of a file's mode a copy keeps: permissions and sticky, never set-user-ID or set-group-ID (as GNU `cp -p` when it cannot keep the owner, and as archives install). */
+export const COPIED_MODE_BITS = 0o1777;
+
 const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
 
 function conflict(outDir: string, path: string, problem: string): MepError {
@@ -49,8 +52,11 @@ function conflict(outDir: string, path: string, problem: string): MepError {
  * refused. The copy opens what is there now as a regular file, without following a link and
  * without blocking: a neighbour who can write the output and swaps the file for a link (to a key
  * elsewhere) or a FIFO between the listing and the copy gets a refusal, not the link's target
- * copied into the output or a publish that waits forever. `linkFile` is `link` (a test makes it
- * refuse).
+ * copied into the output or a publish that waits forever. A copy is a new file of the user
+ * running `mep`, whoever owned what it copies: it never takes set-user-ID or set-group-ID bits
+ * ({@link COPIED_MODE_BITS}; the kernel refuses a link to another user's file, so a neighbour's
+ * set-user-ID program planted in a shared output was copied as a set-user-ID program of the
+ * user's). `linkFile` is `link` (a test makes it refuse).
  */
 export async function carryFile(from: string, to: string, linkFile: (from: string, to: string) => Promise<void> = link): Promise<void> {
   try {
@@ -61,7 +67,7 @@ export async function carryFile(from: string, to: string, linkFile: (from: strin
     if (code === 'EEXIST' || code === 'ENOENT') return;
     if (!LINK_REFUSED.has(code ?? '')) throw error;
     const info = await lstat(from);
-    const mode = info.mode & 0o7777;
+    const mode = info.mode & COPIED_MODE_BITS;
     await copyRegularFile(from, to, { what: 'the file of the output', maxBytes: Number.MAX_SAFE_INTEGER, noFollow: true, code: LocalErrorCode.Artifact }, mode);
     await chmod(to, mode);
     await utimes(to, info.atime, info.mtime);

@@ -212,6 +212,18 @@ export const HOST_BOUNDS = Object.freeze({
    * needed one are counted and said in one line at the end of the call.
    */
   maxExtismBlocks: 32_767,
+  /**
+   * What one log line of a wasm guest (Extism's `log_*`) costs its call's notification budget
+   * besides its characters: the host delivers and prints each line however short, so an empty
+   * one is not free (about what a process extension's `morphir.log` envelope costs it).
+   */
+  logLineBytes: 64,
+  /**
+   * Bytes of Extism variables (`var_set`: keys and values together) one wasm instance keeps, as
+   * Extism's own runtime keeps 1 MiB by default (`max_var_bytes`); the SDK kept them unbounded
+   * for the instance's life, outside the memory cap.
+   */
+  maxExtismVarBytes: 1024 * 1024,
   /** The progress status line is redrawn at most once per this many ms; reports between are coalesced into the latest. */
   statusIntervalMs: 50,
   /** What an extension says about itself (claim set, initialize result, info, capabilities): its JSON size, in characters. */

@@ -54,6 +54,25 @@ for (const [name, capabilities, limit] of cases) {
   );
 }
 
+Claims('should refuse a manifest whose version or name is longer than a claim\'s string may be, at install, pinning nothing :: hostile', () =>
+  withProject(async (t) => {
+    // A process package is not asked for its claims at install, and its manifest's version went
+    // into the lock as written: 400,000 characters of it (a lock of 400 KB read by every command).
+    const long = 'x'.repeat(HOST_BOUNDS.maxMetadataStringLength + 1);
+    for (const [what, pkg] of [
+      ['version', { id: 'acme.long', version: `1.0.0-${long}`, capabilities: backend('a') }],
+      ['name', { id: 'acme.long', capabilities: backend('a'), manifest: { name: long } }],
+    ] as const) {
+      const run = await mep(t, ['install', await writePackage(join(t.root, `long-${what}`), pkg)]);
+      assert.is(run.code, 3, run.stderr);
+      assert.is(run.error?.code, 'ERR_REGISTRY', JSON.stringify(run.error).slice(0, 400));
+      assert.match(JSON.stringify(run.error).slice(0, 2000), what);
+      const lock = await readFile(join(t.project, '.mep/extensions.lock'), 'utf8').catch(() => '{"extensions":{}}');
+      assert.not.ok('acme.long' in (JSON.parse(lock) as { extensions: object }).extensions, what);
+    }
+  }),
+);
+
 Claims('should refuse such claims read at the first session too, and the initialize result of a session :: hostile', () =>
   withProject(async (t) => {
     const pkg = await writePackage(join(t.root, 'hostile'), { id: 'acme.hostile', capabilities: hostileBackend(deep) });

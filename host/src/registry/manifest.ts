@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import * as z from 'zod';
 import { toDecodeIssues } from '../protocol/decode.ts';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
+import { HOST_BOUNDS, HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { parseJsonFile } from '../files/json-file.ts';
 import { readRegularFile } from '../files/regular-file.ts';
 import { sha256Bytes } from './integrity.ts';
@@ -62,8 +62,9 @@ const ServedUrl = z.string().refine((text) => {
 /** The `extension.json` document. */
 export const ExtensionManifest = z.looseObject({
   id: ExtensionId,
-  name: z.string().min(1),
-  version: z.string().min(1),
+  // Both go where claims go (the lock, `mep list`): bounded as a claim's strings are, before anything is stored.
+  name: z.string().min(1).max(HOST_BOUNDS.maxMetadataStringLength),
+  version: z.string().min(1).max(HOST_BOUNDS.maxMetadataStringLength),
   /** `wasm` and `process` run an artifact of the package here; `http` is an extension served at `url`. */
   runtime: z.enum(['wasm', 'process', 'http']),
   /** The artifact's path in the package; for a process, the stem of per-platform executables. Not for `http`. */

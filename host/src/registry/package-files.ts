@@ -11,7 +11,9 @@
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { join, posix, relative, sep } from 'node:path';
 import { isWithin } from '../files/path-within.ts';
-import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { isMepError, LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { createArtifactPathSet } from '../artifacts/path-set.ts';
+import { checkArtifactPath } from '../artifacts/validate.ts';
 import type { ExtensionManifest } from './manifest.ts';
 import { MANIFEST_FILE, entryOf } from './manifest.ts';
 import { SUMS_FILE } from './sums.ts';
@@ -121,6 +123,30 @@ async function addListed(root: string, path: string, manifest: ExtensionManifest
 }
 
 /**
+ * Refuses (ERR_REGISTRY, `unsafe-entry`) a package installing a file under a name that an
+ * artifact may not have, whatever its source (directory, archive, git): a `.git` or `.mep`
+ * folder (a `.git/config` whose `core.fsmonitor` a git-aware shell prompt runs in the installed
+ * folder, outside any sandbox), a Windows device name (`con.txt`: an archive's member was refused,
+ * the same file listed by a directory or git package installed), a stream, a trailing dot or
+ * space, controls, and two names that are one file on macOS or Windows.
+ */
+function checkInstalledNames(manifest: ExtensionManifest, files: readonly PackageFile[]): void {
+  const names = createArtifactPathSet(manifest.id);
+  for (const file of files) {
+    try {
+      checkArtifactPath(manifest.id, file.path);
+      names.add(file.path);
+    } catch (error) {
+      if (!isMepError(error)) throw error;
+      const problem = String((error.data as { problem?: unknown }).problem);
+      throw new MepError(LocalErrorCode.Registry, `Refusing the package of '${manifest.id}': it installs ${JSON.stringify(file.path)}, and ${problem}. Rename it, or leave it out of the manifest's "files"; nothing was installed.`, {
+        data: { extension: manifest.id, entry: file.path, reason: 'unsafe-entry', problem, ...((error.data as { rule?: unknown }).rule === undefined ? {} : { rule: (error.data as { rule?: unknown }).rule }) },
+      });
+    }
+  }
+}
+
+/**
  * The files of the package in `packageDir` for `manifest`. Throws MepError(ERR_REGISTRY) with
  * `data.reason` `unsafe-entry` (a path resolving outside), `missing-file` (a listed file that
  * is not there), `missing-artifact` (no wasm entry) or `platform` (no executable for the host).
@@ -170,6 +196,7 @@ export async function selectPackageFiles(packageDir: string, manifest: Extension
   const seen = new Set<string>();
   for (const listed of manifest.files ?? []) await addListed(root, posix.normalize(listed.replace(/\\/g, '/')).replace(/\/+$/, ''), manifest, out, seen);
   const files = [...out.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  checkInstalledNames(manifest, files);
   for (const file of files) {
     // A hard link is the same file as a name elsewhere, maybe outside the package (a key): nothing
     // on the path says so, and packing or installing it would carry that file along.

@@ -203,4 +203,31 @@ Stage('should refuse a SHA256SUMS that lists a path out of the package :: hostil
   }),
 );
 
+Stage('should refuse a package installing a .git or .mep folder, a Windows device name or names one file on macOS, from any source, at install and at pack :: names', () =>
+  withProject(async (t) => {
+    // Installed before: a wasm package's `.git/config` (`core.fsmonitor`, run by a git-aware shell
+    // prompt in the installed folder, outside the sandbox) and `con.txt`, which an archive's
+    // member may not be: a directory or git package listing it installed it.
+    const cases: Array<[string[], string]> = [
+      [['.git/config', '.git/HEAD'], '.git/HEAD'],
+      [['data/.mep/config.json'], 'data/.mep/config.json'],
+      [['con.txt'], 'con.txt'],
+      [['lib/A.js', 'lib/a.js'], 'lib/a.js'],
+    ];
+    for (const [names, refused] of cases) {
+      const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.names', capabilities: backend('a'), manifest: { files: [...new Set(names.map((n) => n.split('/')[0] as string))] } });
+      for (const name of names) {
+        await mkdir(join(pkg, name, '..'), { recursive: true });
+        await writeFile(join(pkg, name), '[core]\n\tfsmonitor = touch pwned\n');
+      }
+      const paths = registryPaths({ cwd: t.project });
+      const why = (promise: Promise<unknown>): Promise<unknown> => promise.then(() => 'accepted', (e: { code?: unknown; data?: { reason?: unknown; entry?: unknown } }) => [e.code, e.data?.reason, e.data?.entry]);
+      assert.equal(await why(installExtension({ source: pkg, paths, probe: false })), [LocalErrorCode.Registry, 'unsafe-entry', refused], names.join());
+      assert.equal(await why(packExtension({ dir: pkg, out: join(t.root, 'x.tgz') })), [LocalErrorCode.Registry, 'unsafe-entry', refused], names.join());
+      assert.equal(await readdir(t.project), []);
+      await rm(pkg, { recursive: true });
+    }
+  }),
+);
+
 Stage.run();

@@ -145,7 +145,8 @@ export async function createWasmEngine(
     if (isMepError(error)) throw error;
     throw crash(name, `it failed while it was instantiated, before any call: ${describeThrown(error)} (in its start function, or a data or element segment that does not fit its memory or table)`, error);
   }
-  const memory = instance.exports.memory as WebAssembly.Memory | undefined;
+  // checkGuestModule refused an export "memory" of another kind; what is not a memory is no memory.
+  const memory = instance.exports.memory instanceof WebAssembly.Memory ? instance.exports.memory : undefined;
   // The memory the instance exports is the one leased, or the lease is not trusted with it.
   if (lease.import !== undefined && memory !== undefined && memory !== lease.import.memory) lease.spoil();
   io.setMemory(memory);
@@ -199,6 +200,16 @@ export async function createWasmEngine(
     const guestPrefix = 'Plugin-originated error: ';
     if (error instanceof Error && !(error instanceof WebAssembly.RuntimeError) && message.startsWith(guestPrefix)) {
       const guestMessage = message.slice(guestPrefix.length);
+      // What the guest said is part of its answer: held to the answer's size limit, not forwarded whole.
+      if (guestMessage.length > limits.maxResponseBytes) {
+        const size = guestMessage.length;
+        return {
+          guestError: false,
+          error: new MepError(LocalErrorCode.Limit, `Wasm extension "${name}" failed with an error message (error_set) of ${size} characters, above its message size limit of ${limits.maxResponseBytes} bytes; the message was dropped. ${raiseAdvice('maxResponseBytes', limits.maxResponseBytes, size)}`, {
+            data: { extension: name, limit: 'maxResponseBytes', size },
+          }),
+        };
+      }
       // At the cap QuickJS may fail to build even the error (the guest then reports `null`): that is the limit too.
       const speechless = /^\s*(null|undefined|)\s*$/.test(guestMessage) && nearCap();
       if (outOfMemoryAnswer(guestMessage) !== undefined || speechless) return { guestError: false, error: exhausted(speechless ? 'no message: it could not allocate one' : (guestMessage.split('\n')[0] as string)) };

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isMepError, LocalErrorCode } from '../../protocol/errors.ts';
+import { HOST_BOUNDS } from '../../protocol/limits.ts';
 import { loadEditedWatFixture, loadPortableWatFixture } from '../../../../fixtures/wasm/compile.ts';
 import { createTestClient, rejection } from '../../../../fixtures/wasm/test-client.ts';
 import { createWasmTransport, type WasmTransportOptions } from './index.ts';
@@ -65,6 +66,21 @@ for (const isolation of ['inline', 'worker'] as const) {
       }
     });
   }
+
+  Budget('should count every Extism log line against maxNotificationBytes, an empty one too, naming the limit :: ERR_LIMIT :: empty-lines', async () => {
+    // Lines were charged their characters only: 100,000 empty lines (3,000,000 in 6-12 s of the
+    // host's CPU under the default deadline) passed a budget of 64 KiB, each still a message the
+    // host delivers and prints. Each line costs its characters and HOST_BOUNDS.logLineBytes.
+    const { transport, client, arrived } = await open(flood('log', 100_000, 0), isolation, { maxNotificationBytes: 64 * 1024 });
+    try {
+      const error = await rejection(client.request(1, 'flood'));
+      assert.is(codeOf(error), LocalErrorCode.Limit, String(error));
+      assert.equal((error as { data: { limit: string } }).data.limit, 'maxNotificationBytes');
+      assert.ok(arrived.length <= (64 * 1024) / HOST_BOUNDS.logLineBytes, `${arrived.length} lines delivered`);
+    } finally {
+      await transport.close();
+    }
+  });
 
   Budget('should not count the artifacts the running request streams, and count those for another id :: ERR_LIMIT', async () => {
     const artifacts = (requestId: number): Uint8Array => {

@@ -14,6 +14,7 @@ import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
 import type { HostChannelFunctions } from './host-channel.ts';
 import type { WasmGrants, WasmLimits } from './limits.ts';
+import { createExtismConfig, createExtismVars } from './extism-kernel.ts';
 
 /** Values of the interrupt flag the guest reads through `mep_interrupt`. */
 export const Interrupt = { None: 0, Cancel: 1, Deadline: 2, Close: 3 } as const;
@@ -119,7 +120,7 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
   let deadline = Infinity;
   let interruptSeen = 0;
   let allocated = 0;
-  /** Characters of Extism log lines of this call (the start phase counts as one call too). */
+  /** Characters of Extism log lines of this call, and HOST_BOUNDS.logLineBytes for each (the start phase counts as one call too). */
   let notified = 0;
   /** Extism blocks allocated in this call, and log lines dropped for want of one. */
   let blocks = 0;
@@ -237,25 +238,30 @@ export function createGuestIo(options: { name: string; limits: WasmLimits; grant
       guestLog(level, utf8.decode(block.bytes()));
     };
   const guestLog = (level: LogLevel, message: string): void => {
-    charge(message.length);
+    // A line is a message the host delivers and prints, however short: an empty one is not free.
+    charge(message.length + HOST_BOUNDS.logLineBytes);
     bridge.log(level, message);
   };
 
+  // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
+  // Past maxExtismBlocks the SDK would hand out an address the guest sees as negative: refuse.
+  const alloc = (cx: ExtismCallContextLike, size: bigint): bigint => {
+    if (++blocks > HOST_BOUNDS.maxExtismBlocks) return 0n;
+    allocated += Number(size);
+    if (allocated > limits.maxMemoryBytes) {
+      throw new MepError(
+        LocalErrorCode.Limit,
+        `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call (${allocated} bytes asked for). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes, allocated)}`,
+        { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
+      );
+    }
+    return cx.alloc(size);
+  };
   const kernel: Record<string, ExtismHostFunction> = {
-    // Extism's `alloc` makes host ArrayBuffers the guest's memory cap does not cover: meter them.
-    // Past maxExtismBlocks the SDK would hand out an address the guest sees as negative: refuse.
-    alloc: (cx, size: bigint) => {
-      if (++blocks > HOST_BOUNDS.maxExtismBlocks) return 0n;
-      allocated += Number(size);
-      if (allocated > limits.maxMemoryBytes) {
-        throw new MepError(
-          LocalErrorCode.Limit,
-          `Wasm extension "${name}" allocated more than its memory limit of ${limits.maxMemoryBytes} bytes of Extism memory in one call (${allocated} bytes asked for). ${raiseAdvice('maxMemoryBytes', limits.maxMemoryBytes, allocated)}`,
-          { data: { extension: name, limit: 'maxMemoryBytes', allocated } },
-        );
-      }
-      return cx.alloc(size);
-    },
+    alloc,
+    // Extism's variables and config entries, bounded and metered (extism-kernel.ts).
+    ...createExtismVars(name, alloc),
+    config_get: createExtismConfig(grants.config ?? {}, alloc),
     // (A guest freeing address 0 frees the SDK's placeholder block 0, which nothing reads.)
     log_debug: logVia('debug'),
     log_info: logVia('info'),

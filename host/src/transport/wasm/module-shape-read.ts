@@ -98,10 +98,12 @@ export function memarg(s: Reader): void {
 }
 
 /** A value type: one byte, or a reference to a heap type. */
-export function valueType(s: Reader): void {
+/** Reads a value type; returns its first byte. */
+export function valueType(s: Reader): number {
   const b = s.byte();
   if (b === 0x63 || b === 0x64) heapType(s);
   else if (b < 0x69 || b > 0x7f) throw new ModuleShapeError(`an unknown value type 0x${b.toString(16)}`);
+  return b;
 }
 
 export function heapType(s: Reader): void {

@@ -16,6 +16,7 @@
  * instructions) and tail calls.
  */
 import { WASM_MODULE_BOUNDS, type WasmModuleBound } from '../../protocol/limits.ts';
+import { checkImportTypes, importName, typeLetter } from './import-types.ts';
 import { ModuleShapeError, Reader, immediates, miscImmediates, refuseOpcode, refusedFeature, simdImmediates, valueType } from './module-shape-read.ts';
 
 export { ModuleShapeError, type RefusedFeature } from './module-shape-read.ts';
@@ -25,7 +26,7 @@ export { ModuleShapeError, type RefusedFeature } from './module-shape-read.ts';
  * could accept a module an earlier walk refused, or refuse one it accepted (shape-verdict.test.ts
  * pins the sources' hash and says when). Verdicts kept under other rules are not trusted.
  */
-const SHAPE_WALK_REVISION = 2;
+const SHAPE_WALK_REVISION = 3;
 
 /** FNV-1a (32 bits) of `text`, in hex: a short name for the bounds, not a safeguard. */
 function fnv1a(text: string): string {
@@ -117,6 +118,7 @@ export function readModuleShape(bytes: Uint8Array, bounds: Bounds = WASM_MODULE_
     else if (id === 9) readElements(s, shape, check);
     else if (id === 10) readCode(s, shape, check, sigs);
   }
+  checkImportTypes((sigs.imports ?? []).map(({ module, field, typeIndex }) => ({ module, field, type: sigs.types[typeIndex]?.letters })));
   return shape;
 }
 
@@ -126,6 +128,8 @@ type Check = (limit: WasmModuleBound, value: number, what: string) => void;
 interface Signature {
   params: number;
   results: number;
+  /** `params>results` as letters (import-types.ts). */
+  letters?: string;
 }
 
 /** The module's function types, and the type of each function (imported ones first). */
@@ -134,6 +138,8 @@ interface Signatures {
   functions: number[];
   /** Imported functions (the first of `functions`). */
   imported: number;
+  /** Where each imported function comes from. */
+  imports?: { module: string; field: string; typeIndex: number }[];
 }
 
 function readTypes(s: Reader, sigs: Signatures): void {
@@ -141,11 +147,13 @@ function readTypes(s: Reader, sigs: Signatures): void {
   for (let i = 0; i < count; i++) {
     const form = s.byte();
     if (form !== 0x60) throw new ModuleShapeError(`a type of form 0x${form.toString(16)} (only function types are accepted)`);
+    let letters = '';
     const params = s.u32();
-    for (let p = 0; p < params; p++) valueType(s);
+    for (let p = 0; p < params; p++) letters += typeLetter(valueType(s));
     const results = s.u32();
-    for (let p = 0; p < results; p++) valueType(s);
-    sigs.types.push({ params, results });
+    letters += '>';
+    for (let p = 0; p < results; p++) letters += typeLetter(valueType(s));
+    sigs.types.push({ params, results, letters });
   }
 }
 
@@ -158,11 +166,13 @@ function readImports(s: Reader, shape: ModuleShape, check: Check, sigs: Signatur
   shape.imports = s.u32();
   check('imports', shape.imports, 'imports declared');
   for (let i = 0; i < shape.imports; i++) {
-    s.skip(s.u32());
-    s.skip(s.u32());
+    const module = importName(s);
+    const field = importName(s);
     const kind = s.byte();
     if (kind === 0x00) {
-      sigs.functions.push(s.u32());
+      const typeIndex = s.u32();
+      sigs.functions.push(typeIndex);
+      (sigs.imports ??= []).push({ module, field, typeIndex });
       sigs.imported++;
     }
     else if (kind === 0x01) tableType(s, shape, check);

@@ -253,6 +253,7 @@ export function checkGuestModule(module: WebAssembly.Module, name: string, entry
       { data: { extension: name, imports: refused } },
     );
   }
+  checkExportKinds(module, name, entry);
   const abi = guestAbi(module) ?? 'extism';
   if (guestAbi(module) === 'extism') needsMemory = true;
   const exports = WebAssembly.Module.exports(module);
@@ -269,6 +270,32 @@ export function checkGuestModule(module: WebAssembly.Module, name: string, entry
     );
   }
   return abi;
+}
+
+/** The exports the host reads by name, and the kind it reads each as. */
+const READ_EXPORTS: Readonly<Record<string, WebAssembly.ImportExportKind>> = {
+  memory: 'memory',
+  mep_host_attach: 'function',
+  mep_release: 'function',
+  __indirect_function_table: 'table',
+};
+
+/**
+ * Refuses a module that exports a name the host reads (its memory, its entry, the host channel's
+ * attach function and table, `mep_release`) as another kind: each is looked up by name, so a
+ * global called `memory` ended the open in a bare TypeError, and a table called `mep_release`
+ * failed the call at its end. Throws MepError(ERR_USAGE) naming the export and both kinds.
+ */
+function checkExportKinds(module: WebAssembly.Module, name: string, entry: string): void {
+  for (const exp of WebAssembly.Module.exports(module)) {
+    const wanted = exp.name === entry ? 'function' : Object.hasOwn(READ_EXPORTS, exp.name) ? READ_EXPORTS[exp.name] : undefined;
+    if (wanted === undefined || exp.kind === wanted) continue;
+    throw new MepError(
+      LocalErrorCode.Usage,
+      `Wasm extension "${name}" is not an MEP guest: it exports "${exp.name}" as a ${exp.kind}, where the host reads a ${wanted} of that name (see wit/mep-guest.wit). Rebuild it so that "${exp.name}" is its ${wanted}, or rename that export.`,
+      { data: { extension: name, export: { name: exp.name, kind: exp.kind }, expected: wanted } },
+    );
+  }
 }
 
 async function sha256Hex(bytes: Uint8Array): Promise<string> {
