@@ -144,9 +144,15 @@ static inline void mep_prop_free(JSRuntime *rt, JSProperty *pr, uint32_t n)
 /* mep engine: js_realloc for a property array of old_n slots to new_n: a new array, the slots
    copied, the old one freed. Growing throws when memory is out (the array stays); shrinking
    cannot fail: the larger array stays */
+#ifdef __wasm__
+/* V8 runs each memory.copy as a call into C (about 50 instructions around a copy of a few slots):
+   the slots are copied by a loop that clang must not turn back into memcpy */
+__attribute__((no_builtin("memcpy")))
+#endif
 static JSProperty *mep_prop_realloc(JSContext *ctx, JSProperty *pr, uint32_t old_n, uint32_t new_n)
 {
     JSProperty *npr;
+    uint32_t i, n;
 
     old_n = old_n ? old_n : 1;
     new_n = new_n ? new_n : 1;
@@ -161,7 +167,9 @@ static JSProperty *mep_prop_realloc(JSContext *ctx, JSProperty *pr, uint32_t old
         JS_ThrowOutOfMemory(ctx);
         return NULL;
     }
-    memcpy(npr, pr, sizeof(JSProperty) * min_uint32(old_n, new_n));
+    n = min_uint32(old_n, new_n);
+    for (i = 0; i < n; i++)
+        npr[i] = pr[i];
     mep_prop_free(ctx->rt, pr, old_n);
     return npr;
 }
