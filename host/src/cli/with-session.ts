@@ -73,6 +73,16 @@ async function denyAll(params: unknown): Promise<string> {
 }
 
 /**
+ * Closes a command's last session: a wasm worker is ended rather than given a fresh engine that
+ * no session would use. Called again (by {@link withSession}'s own close), it is the same close.
+ * `mep compile` calls it as soon as the frontend answered, so the worker's end (12 ms) runs
+ * while the IR is written.
+ */
+export function closeLastSession(session: Session, runtime: LaunchSpec['runtime']): Promise<void> {
+  return runtime === 'wasm' ? withoutWasmRenewals(() => session.close()) : session.close();
+}
+
+/**
  * Opens a session on `spec`, runs `fn` with an AbortSignal wired to Ctrl+C, and closes the session.
  *
  * @example
@@ -164,6 +174,6 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
       stopNow();
     }
     process.off('SIGINT', onSigint);
-    await (options.last && spec.runtime === 'wasm' ? withoutWasmRenewals(() => session.close()) : session.close());
+    await (options.last ? closeLastSession(session, spec.runtime) : session.close());
   }
 }

@@ -8,10 +8,12 @@
  * stops at {@link PRETTY_DEPTH} levels (deeper values are written compact, as valid JSON with the
  * same value), so the output is at most a small multiple of the compact JSON, whatever its shape.
  * Strings are written through safe-text.ts: no code point a terminal obeys is written raw.
+ * A small plain value is written by one native `JSON.stringify` instead (json-whole.ts).
  * Iterative (an explicit stack), so no depth overflows it. No I/O.
  */
 import { HOST_BOUNDS } from '../protocol/limits.ts';
 import { safeText } from './safe-text.ts';
+import { slicesOf, wholeJsonText } from './json-whole.ts';
 
 /**
  * Levels indented at most (`HOST_BOUNDS.maxIndentedLevels`; deeper values are written compact): a
@@ -50,13 +52,7 @@ function* quoted(text: string, slice: number): Generator<string> {
     return;
   }
   yield '"';
-  for (let at = 0; at < text.length; ) {
-    let end = Math.min(text.length, at + slice);
-    const last = text.charCodeAt(end - 1);
-    if (end < text.length && last >= 0xd800 && last <= 0xdbff) end--;
-    yield safeText(JSON.stringify(text.slice(at, end)).slice(1, -1));
-    at = end;
-  }
+  for (const piece of slicesOf(text, slice)) yield safeText(JSON.stringify(piece).slice(1, -1));
   yield '"';
 }
 
@@ -80,6 +76,12 @@ export function* jsonChunks(value: unknown, options: JsonChunkOptions = {}): Gen
   const indent = options.indent ?? 0;
   const prettyDepth = indent > 0 ? (options.prettyDepth ?? PRETTY_DEPTH) : -1;
   const chunk = options.chunkChars ?? JSON_CHUNK_CHARS;
+  // A small plain value: one native JSON.stringify, the same text (json-whole.ts).
+  const whole = wholeJsonText(value, indent, indent > 0 ? prettyDepth : PRETTY_DEPTH);
+  if (whole !== undefined) {
+    yield* slicesOf(whole, chunk);
+    return;
+  }
   const stack: Frame[] = [];
   const open = new Set<object>();
   let out = '';

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -183,6 +184,26 @@ Compile('should compile in one request and write the IR atomically to morphir-ir
     } finally {
       await session.close();
     }
+  }),
+);
+
+Compile('should hand the session back as soon as the frontend answered, before the IR is written (whenAnswered)', () =>
+  withDir(async (dir) => {
+    await project(dir, { name: 'Acme', sourceDirectory: 'src' }, { 'src/A.elm': 'a' });
+    const { session } = recorder();
+    await session.start();
+    const answered: boolean[] = [];
+    let closing: Promise<void> | undefined;
+    const { output } = await compileProject(session, dir, {
+      whenAnswered: () => {
+        answered.push(existsSync(join(dir, 'morphir-ir.json')));
+        closing = session.close();
+      },
+    });
+    assert.equal(answered, [false], 'called once, before the IR was written');
+    await closing;
+    assert.is(session.state, 'stopped');
+    assert.is(JSON.parse(await readFile(output!, 'utf8')).documents, 1, 'the IR is written all the same');
   }),
 );
 

@@ -27,6 +27,11 @@ export interface CompileProjectOptions extends CallOptions, ReadProjectOptions {
    * sends none and keeps none.
    */
   baseline?: 'project' | 'none' | CompileBaseline;
+  /**
+   * Called once the frontend answered, before the files are written: `mep compile` ends its
+   * session there, so the extension stops while the IR is written. The session is not used after.
+   */
+  whenAnswered?: () => void;
 }
 
 /** What {@link compileProject} did. */
@@ -60,6 +65,7 @@ export async function compileProject(session: Session, dir: string | MorphirProj
   const result = await session.compile(params, { ...(signal ? { signal } : {}), ...(timeoutMs === undefined ? {} : { timeoutMs }), ...(id === undefined ? {} : { id }) });
   const next = incremental ? (nextBaseline(baseline, result) ?? baseline) : undefined;
   if (incremental) noteHeldModules(session, result, next);
+  options.whenAnswered?.();
   // A project folder that cannot take the file (read-only) still compiles: the next one is full.
   // The two files are written at once (each atomically, both awaited): the IR write fails the call.
   const keeping = next && next !== baseline ? writeCompileBaseline(project.dir, key!, next).catch(() => undefined) : undefined;

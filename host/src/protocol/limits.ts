@@ -256,6 +256,13 @@ export const HOST_BOUNDS = Object.freeze({
   /** JSON output is written in chunks of about this many characters, never as one string. */
   jsonChunkChars: 64 * 1024,
   /**
+   * A value whose JSON is at most this many characters, counted before it is made (every string
+   * character as a 6-character escape, every member with its indentation), is written from one
+   * `JSON.stringify` (native, 3–5 ms less for a 100 KB IR than the chunked walk in cold JS) and
+   * handed on in chunks of `jsonChunkChars`; anything bigger is written chunk by chunk.
+   */
+  jsonWholeChars: 1024 * 1024,
+  /**
    * What the host has written to a process extension's stdin that it has not read yet, in bytes
    * (Node.js's buffer; the pipe holds 64 KiB more): past it the host stops reading the
    * extension's stdout, which holds it back.

@@ -4,6 +4,7 @@
  * source file and written to `morphir-ir.json` in it; files are MEP 0.1's one-file path (the
  * package `local/example` synthesized), grown to several files in one request.
  */
+import { closeLastSession } from '../with-session.ts';
 import { stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
@@ -150,7 +151,10 @@ ${OPERATION_HELP}`,
           const limits = { sourceRoots, ...(maxSourceFiles === undefined ? {} : { maxSourceFiles }), ...(provider.spec.limits?.maxMessageBytes === undefined ? {} : { maxSourceBytes: provider.spec.limits.maxMessageBytes }) };
           const project = await readMorphirProject(projectDir, { languageId, fileExtensions: extensionsFor(session, languageId), ...limits });
           params = project.params;
-          const outcome = await compileProject(session, project, { signal, options, ...(values.output ? { output: resolve(io.cwd, values.output) } : {}) });
+          // The session ends as soon as the frontend answered: its worker stops while the IR is written
+          // (with --verbose, the session's memory is reported after the call, so it is kept until then).
+          const whenAnswered = io.verbose ? undefined : () => void closeLastSession(session, provider.spec.runtime);
+          const outcome = await compileProject(session, project, { signal, options, ...(whenAnswered ? { whenAnswered } : {}), ...(values.output ? { output: resolve(io.cwd, values.output) } : {}) });
           output = outcome.output;
           return outcome.result;
         }
