@@ -134,4 +134,23 @@ memo('should keep word lists that join to the same text apart (["a b"] vs ["a", 
   }
 });
 
+memo('should read FQNames that share their first words apart, in every order (a path node compares its first word first)', () => {
+  // Package and module paths diverging after a shared word, at every level: a node that answered
+  // its first child for any word would give every one the first FQName read.
+  const sources = [
+    'acme/app:main#ex', 'acme/app:main#why', 'acme/app:next#ex', 'acme/app:main/next#ex', 'acme/apx:main#ex',
+    'acme:main#ex', 'acme/app/zed:main#ex', 'acme/app:main-next#ex', 'acme/app:main#ex-why',
+  ];
+  const read = (order: string[]) => {
+    const fields = order.map((source, i): [string, unknown] => [`f${i}`, t.ref(source)]);
+    const ir = library('acme/app', [{ path: 'main', types: [{ name: 'holder', alias: t.record(fields as never) }] }]);
+    const holder = readIr(ir).modules[0].types[0] as unknown as { value: { fields: { name: string; tpe: { source: string } }[] } };
+    return Object.fromEntries(holder.value.fields.map((f) => [f.name, f.tpe.source]));
+  };
+  for (const order of [sources, [...sources].reverse(), sources]) {
+    const got = read(order);
+    order.forEach((source, i) => assert.is(got[`f${i}`], source));
+  }
+});
+
 memo.run();

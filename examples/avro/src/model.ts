@@ -180,7 +180,7 @@ const INSERTION_SORT_MAX = 32;
  * a native-to-JS comparator call per pair, even for a list already in order.
  */
 export function sortByKey<K extends string, T extends { readonly [P in K]: string }>(items: T[], key: K): T[] {
-  if (items.length > INSERTION_SORT_MAX) return items.sort((a, b) => compareStrings(a[key], b[key]));
+  if (items.length > INSERTION_SORT_MAX) return sortLong(items, key);
   for (let i = 1; i < items.length; i++) {
     const item = items[i];
     const value = item[key];
@@ -188,6 +188,26 @@ export function sortByKey<K extends string, T extends { readonly [P in K]: strin
     for (; j >= 0 && items[j][key] > value; j--) items[j + 1] = items[j];
     items[j + 1] = item;
   }
+  return items;
+}
+
+/**
+ * {@link sortByKey} of a long list (a module's types): when its keys are distinct, the keys alone
+ * are sorted by the engine's own comparison (no comparator: code-unit order, as compareStrings)
+ * and the items put back by key, instead of a native-to-JS comparator call per pair; equal keys
+ * keep the stable comparator sort.
+ */
+function sortLong<K extends string, T extends { readonly [P in K]: string }>(items: T[], key: K): T[] {
+  const byKey = new Map<string, T>();
+  const keys: string[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const k = items[i][key];
+    if (byKey.has(k)) return items.sort((a, b) => compareStrings(a[key], b[key]));
+    byKey.set(k, items[i]);
+    keys[i] = k;
+  }
+  keys.sort();
+  for (let i = 0; i < keys.length; i++) items[i] = byKey.get(keys[i]) as T;
   return items;
 }
 

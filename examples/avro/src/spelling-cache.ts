@@ -14,7 +14,7 @@ const isArray = Array.isArray as (value: unknown) => value is Json[];
  * Maps a word to the node after it; `nameEnd` closes a name of a path, `pathEnd` the package and
  * module paths of an FQName, whose node may also keep the one reference to it without arguments.
  */
-type WordNode = Map<string, WordNode> & { canonical?: string; nameEnd?: WordNode; pathEnd?: WordNode; reference?: TypeExpr };
+type WordNode = Map<string, WordNode> & { canonical?: string; nameEnd?: WordNode; pathEnd?: WordNode; reference?: TypeExpr; firstWord?: string; first?: WordNode };
 
 const wordNode = (): WordNode => new Map() as WordNode;
 
@@ -49,11 +49,18 @@ function afterFqName(node: WordNode, value: Json, grow: boolean): WordNode | und
       if (!isArray(words)) return undefined;
       for (let j = 0; j < words.length; j++) {
         const word = words[j];
-        let next = node.get(word as string);
+        // A package or module path is a chain of nodes with one child each: its word is compared
+        // first (the parse shares equal strings, so mostly one pointer compare), the map only
+        // looked up when it differs.
+        let next = word === node.firstWord ? node.first : node.get(word as string);
         if (next === undefined) {
           if (!grow || typeof word !== 'string') return undefined;
           next = wordNode();
           node.set(word, next);
+          if (node.first === undefined) {
+            node.firstWord = word;
+            node.first = next;
+          }
         }
         node = next;
       }
