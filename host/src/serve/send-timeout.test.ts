@@ -116,8 +116,9 @@ Send('should end a socket connection that takes none of its answers for sendTime
   const server = createHostServer({ open: createNodeOpener(), closeGraceMs: 1_000, log: (message) => logged.push(message) });
   // One connection at a time: the next client gets in only once the stalled one is gone.
   const listener = await listenUnixSocket(server, join(dir, 'mep.sock'), { sendTimeoutMs: 300, maxConnections: 1 });
+  // Destroyed before the listener closes: closing waits for a connection's answers to be taken.
+  const socket = connect(listener.path);
   try {
-    const socket = connect(listener.path);
     socket.on('error', () => undefined);
     const hog = createLineClient((bytes) => socket.write(bytes));
     socket.on('data', (chunk) => hog.push(chunk));
@@ -136,8 +137,8 @@ Send('should end a socket connection that takes none of its answers for sendTime
     next.on('data', (chunk) => client.push(chunk));
     assert.ok('result' in (await client.request(1, ServeMethod.Info)), 'another client is served');
     next.destroy();
-    socket.destroy();
   } finally {
+    socket.destroy();
     await listener.close();
     await rm(dir, { recursive: true, force: true });
   }
