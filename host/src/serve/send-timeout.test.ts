@@ -59,6 +59,8 @@ function drain(socket: Socket, ms: number): Promise<{ bytes: number; closed: boo
   });
 }
 
+const streamer = join(root, 'fixtures/extensions/artifact-stream.mjs');
+
 const Send = suite('mep serve :: --send-timeout');
 
 Send('should end an HTTP connection whose client takes none of its answer for sendTimeoutMs, let go of its bytes, and serve another client', async () => {
@@ -78,6 +80,27 @@ Send('should end an HTTP connection whose client takes none of its answer for se
     assert.ok(rest.closed, 'the stalled client sees its connection end');
     assert.ok(bodyOf(first) + rest.bytes < contentLength(first), 'and only part of its answer');
   } finally {
+    await served.close();
+  }
+});
+
+Send('should end an event stream whose client takes none of its events for sendTimeoutMs, and cancel its call', async () => {
+  const logged: string[] = [];
+  const served = await startTestHttp({ streamer }, { sendTimeoutMs: 300 }, (line) => logged.push(line));
+  const socket = connect(served.listener.port, '127.0.0.1');
+  socket.on('error', () => undefined);
+  try {
+    await new Promise<void>((resolve) => socket.once('connect', resolve));
+    // 32 artifacts of 1 MiB, the call held open after them: a stream that stays open.
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { count: 32, kib: 1024, hold: true } } });
+    socket.write(`POST /extensions/streamer HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    await new Promise((resolve) => socket.once('data', resolve));
+    socket.pause();
+    assert.ok(await until(() => logged.some((line) => line.includes('--send-timeout'))), `the stalled stream was ended: ${JSON.stringify(logged)}`);
+    await served.nextSent((message) => (message as { method?: string }).method === '$/cancelRequest');
+    assert.ok(await until(() => served.listener.unsentBytes === 0, 5_000), `its bytes were let go (${served.listener.unsentBytes} held)`);
+  } finally {
+    socket.destroy();
     await served.close();
   }
 });
