@@ -21,6 +21,7 @@ import { createUnreadAnswers } from './http-unread.ts';
 import { createBodyBudget } from './http-body-budget.ts';
 import { capConnections, shareConnections } from './connection-cap.ts';
 import { answerClientError, createPipelineGate } from './http-pipeline.ts';
+import { watchSends } from './send-timeout.ts';
 
 /** Options of {@link listenHttp}; defaults (HTTP_LIMITS) are applied once, here. */
 export interface HttpListenOptions extends HttpRoutes {
@@ -47,6 +48,12 @@ export interface HttpListenOptions extends HttpRoutes {
    * the answers waiting longest are dropped, then the open stream holding the most (its call cancelled). Default 128 MiB.
    */
   maxPendingBytes?: number;
+  /**
+   * How long a connection's waiting output (an answer, an event stream's events) may go without
+   * its client taking any of it; past it the connection is ended and its call cancelled. Counted
+   * from the client's last progress, not the answer's start. Default 60 s.
+   */
+  sendTimeoutMs?: number;
   /** Unsent bytes of one SSE stream past which a process extension's stderr is not read until the client takes them. Default 8 MiB. */
   pauseAtBytes?: number;
   /** Request bodies held at once, from their first byte to their answer (at least `maxBodyBytes`); a body past it waits unread. Default 128 MiB. */
@@ -88,6 +95,8 @@ export interface HttpListener {
   close(): Promise<void>;
   /** Resolves once closed (by `close()` or the host server closing). */
   readonly closed: Promise<void>;
+  /** Bytes written to its open connections (answers, events) their clients have not taken yet, held in this process. */
+  readonly unsentBytes: number;
 }
 
 /**
@@ -211,6 +220,7 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
   capConnections(http, limits.maxConnections, (message) => server.log(message), (dropped) => `HTTP connections past --max-connections (${limits.maxConnections}) were closed unanswered (${dropped} so far).`);
   const share = options.maxConnectionsPerClient ?? Math.ceil(limits.maxConnections / 4);
   shareConnections(http, share, limits.maxConnections, (socket) => clientOfAddress(socket.remoteAddress), (message) => server.log(message), (client, dropped) => `HTTP connections of the client at ${client} past its share of ${share} (--max-connections-per-client) were closed unanswered (${dropped} so far, all clients).`);
+  const sends = watchSends(http, limits.sendTimeoutMs, (message) => server.log(message), (socket, bytes) => `The HTTP client at ${clientOfAddress(socket.remoteAddress)} took none of the ${bytes} bytes waiting for it for ${limits.sendTimeoutMs} ms (--send-timeout); its connection was closed, and a call it had running cancelled.`);
   await new Promise<void>((resolve, reject) => {
     http.once('error', (error) => reject(new MepError(LocalErrorCode.Usage, `Cannot listen on ${host}:${options.port}: ${error.message}. Choose another --http address.`, { cause: error })));
     http.listen(options.port, host, () => resolve());
@@ -233,7 +243,15 @@ export async function listenHttp(server: HostServer, options: HttpListenOptions)
     return closing;
   };
   server.onClose(() => void close());
-  return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, port, close, closed };
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    close,
+    closed,
+    get unsentBytes() {
+      return sends.waitingBytes;
+    },
+  };
 }
 
 /**

@@ -6,6 +6,7 @@
 import { HOST_VERSION } from '../session/host-info.ts';
 import { CALLABLE_METHODS } from './methods.ts';
 import type { HostServer } from './host-server.ts';
+import { DEFAULT_SEND_TIMEOUT_MS } from './send-timeout.ts';
 
 /** The version of the HTTP wire, reported by `GET /info`. */
 export const HTTP_PROTOCOL = 'mep-http/0.1';
@@ -26,6 +27,11 @@ export const HTTP_LIMITS = {
    * answers waiting longest, then the open stream holding the most, are dropped (its call cancelled).
    */
   maxPendingBytes: 128 * 1024 * 1024,
+  /**
+   * How long a connection's waiting output may go without its client taking any of it before the
+   * connection is ended (send-timeout.ts): counted from its last progress, not the answer's start.
+   */
+  sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
   /**
    * Unsent bytes of one SSE stream past which a process extension's stderr, sent on it as
    * `morphir.log` events, is not read until the client takes them (the extension waits on its

@@ -4,11 +4,12 @@
  * removed again when serving stops.
  */
 import { chmod, lstat, unlink } from 'node:fs/promises';
-import { createConnection as connectSocket, createServer, type Server } from 'node:net';
+import { createConnection as connectSocket, createServer, type Server, type Socket } from 'node:net';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import type { HostServer } from './host-server.ts';
 import { capConnections } from './connection-cap.ts';
 import { channelFromSocket } from './node-channel.ts';
+import { DEFAULT_SEND_TIMEOUT_MS, watchSends } from './send-timeout.ts';
 
 /** A listening socket; see {@link listenUnixSocket}. */
 export interface UnixSocketListener {
@@ -18,12 +19,20 @@ export interface UnixSocketListener {
   close(): Promise<void>;
   /** Resolves once the listener is closed (by `close()` or the host server closing). */
   readonly closed: Promise<void>;
+  /** Bytes of answers written to its open connections their clients have not taken yet, held in this process. */
+  readonly unsentBytes: number;
 }
 
 /** Options of {@link listenUnixSocket}. */
 export interface UnixSocketOptions {
   /** Clients connected at once; past it a new connection is closed unanswered. Default 1024. */
   maxConnections?: number;
+  /**
+   * How long a connection's unsent answers may go without its client taking any of them; past it
+   * the connection is ended and its sessions closed (send-timeout.ts). Counted from the client's
+   * last progress, not the answer's start. Default 60 s.
+   */
+  sendTimeoutMs?: number;
 }
 
 /** Default of {@link UnixSocketOptions.maxConnections}: each connection holds a descriptor and its buffers. */
@@ -42,13 +51,18 @@ export async function listenUnixSocket(server: HostServer, path: string, options
   checkSocketPathLength(path);
   await removeStaleSocket(path);
   let clients = 0;
+  const names = new WeakMap<Socket, string>();
   // Half-open: a client that shuts its write side still gets the answers to what it sent.
   const net: Server = createServer({ allowHalfOpen: true }, (socket) => {
     clients += 1;
-    server.connect(channelFromSocket(socket, `${path}#${clients}`));
+    const name = `${path}#${clients}`;
+    names.set(socket, name);
+    server.connect(channelFromSocket(socket, name));
   });
   const maxConnections = options.maxConnections ?? DEFAULT_MAX_SOCKET_CONNECTIONS;
   capConnections(net, maxConnections, (message) => server.log(message), (dropped) => `Socket connections past maxConnections (${maxConnections}) were closed unanswered (${dropped} so far).`);
+  const sendTimeoutMs = options.sendTimeoutMs ?? DEFAULT_SEND_TIMEOUT_MS;
+  const sends = watchSends(net, sendTimeoutMs, (message) => server.log(message), (socket, bytes) => `${names.get(socket)} took none of the ${bytes} bytes of answers waiting for it for ${sendTimeoutMs} ms (--send-timeout); its connection was closed, and its sessions with it.`);
   await listenPrivately(net, path);
 
   let closing: Promise<void> | undefined;
@@ -65,7 +79,14 @@ export async function listenUnixSocket(server: HostServer, path: string, options
     return closing;
   };
   server.onClose(() => void close());
-  return { path, close, closed };
+  return {
+    path,
+    close,
+    closed,
+    get unsentBytes() {
+      return sends.waitingBytes;
+    },
+  };
 }
 
 /** Binds with a umask that leaves mode 0600, so the socket is never reachable by others. */

@@ -34,6 +34,8 @@ Bounds('should turn each flag into its option', () => {
     },
   );
   assert.equal(bounds({}), { server: {}, process: {} });
+  assert.equal(bounds({ 'send-timeout': '90s' }, 'http'), { server: {}, process: {}, sendTimeoutMs: 90_000 });
+  assert.equal(bounds({ 'send-timeout': '500ms' }, 'socket'), { server: {}, process: {}, sendTimeoutMs: 500 });
 });
 
 Bounds('should refuse malformed and out-of-range values, naming the flag, its range and the value', () => {
@@ -53,12 +55,16 @@ Bounds('should refuse malformed and out-of-range values, naming the flag, its ra
     [{ 'body-timeout': '25d' }, '--body-timeout'],
     [{ 'headers-timeout': '2147483648ms' }, '--headers-timeout'],
     [{ 'max-connections': '100001' }, '--max-connections'],
+    [{ 'send-timeout': '0ms' }, '--send-timeout'],
+    [{ 'send-timeout': '60' }, '--send-timeout'],
+    [{ 'send-timeout': '2147483648ms' }, '--send-timeout'],
   ] as [ServeBoundValues, string][]) {
     const message = refusal(values, 'http');
     assert.ok(message.includes(flag) && message.includes(JSON.stringify(Object.values(values)[0])), message);
   }
   assert.match(refusal({ 'max-line-buffer': '1MiB' }), /at least 68157440 bytes/);
   assert.match(refusal({ 'max-connections': '4' }, 'stdio'), /--socket or --http/);
+  assert.match(refusal({ 'send-timeout': '60s' }, 'stdio'), /--send-timeout bounds the clients of --socket or --http; over stdio the one client is the parent process/);
 });
 
 Bounds('should exit 2 with the refusal from mep serve, and apply --max-calls to a served connection', () => {

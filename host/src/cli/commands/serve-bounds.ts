@@ -17,6 +17,7 @@ export const SERVE_BOUND_FLAGS = {
   'max-frame-buffer': { type: 'string' },
   'stdin-backlog': { type: 'string' },
   'stdin-stall': { type: 'string' },
+  'send-timeout': { type: 'string' },
 } as const;
 
 /** Their help lines. */
@@ -32,7 +33,11 @@ export const SERVE_BOUND_HELP = `  --max-calls N       calls (session/call, proj
   --stdin-backlog SIZE    bytes written to a process extension it has not read yet, past
                       which its output is held and new requests are refused (default 16MiB)
   --stdin-stall TIME  how long such a held extension may go on not reading before it is
-                      ended (default 10s)`;
+                      ended (default 10s)
+  --send-timeout TIME how long a client (--http, --socket) may take none of the answer
+                      waiting for it before its connection is closed, its calls cancelled
+                      and its bytes let go; counted from its last progress, not the
+                      answer's start (default 60s)`;
 
 /** The values of {@link SERVE_BOUND_FLAGS}, with the HTTP flags that are bounds too. */
 export interface ServeBoundValues {
@@ -42,6 +47,7 @@ export interface ServeBoundValues {
   'max-frame-buffer'?: string;
   'stdin-backlog'?: string;
   'stdin-stall'?: string;
+  'send-timeout'?: string;
   'max-connections'?: string;
   'body-timeout'?: string;
   'headers-timeout'?: string;
@@ -54,6 +60,7 @@ export interface ServeBounds {
   maxConnections?: number;
   bodyTimeoutMs?: number;
   headersTimeoutMs?: number;
+  sendTimeoutMs?: number;
 }
 
 const MAX_BUFFER_BYTES = 64 * 1024 ** 3;
@@ -103,6 +110,10 @@ export function serveBoundsOf(values: ServeBoundValues, context: { transport: 's
   if (values['max-connections'] !== undefined) {
     if (context.transport === 'stdio') throw new UsageError('--max-connections bounds the clients of --socket or --http; over stdio there is one.');
     bounds.maxConnections = positiveCount(values['max-connections'], '--max-connections');
+  }
+  if (values['send-timeout'] !== undefined) {
+    if (context.transport === 'stdio') throw new UsageError('--send-timeout bounds the clients of --socket or --http; over stdio the one client is the parent process, which holds the pipe.');
+    bounds.sendTimeoutMs = timerDuration('--send-timeout', values['send-timeout']);
   }
   const body = given(values['body-timeout'], (t) => timerDuration('--body-timeout', t));
   if (body !== undefined) bounds.bodyTimeoutMs = body;

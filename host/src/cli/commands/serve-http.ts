@@ -104,6 +104,7 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     ...(limits.maxMessageBytes === undefined ? {} : { maxBodyBytes: limits.maxMessageBytes }),
     ...(bounds.bodyTimeoutMs === undefined ? {} : { bodyTimeoutMs: bounds.bodyTimeoutMs }),
     ...(bounds.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: bounds.headersTimeoutMs }),
+    ...(bounds.sendTimeoutMs === undefined ? {} : { sendTimeoutMs: bounds.sendTimeoutMs }),
     ...(bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections }),
     ...(maxBodiesBytes === undefined ? {} : { maxBodiesBytes }),
     ...(maxBodiesPerClientBytes === undefined ? {} : { maxBodiesPerClientBytes }),

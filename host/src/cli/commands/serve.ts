@@ -71,7 +71,10 @@ ${LIMIT_HELP}
       } else if (values.socket === undefined) {
         await serveStdio(server);
       } else {
-        const listener = await listenUnixSocket(server, resolve(io.cwd, values.socket), bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections });
+        const listener = await listenUnixSocket(server, resolve(io.cwd, values.socket), {
+          ...(bounds.maxConnections === undefined ? {} : { maxConnections: bounds.maxConnections }),
+          ...(bounds.sendTimeoutMs === undefined ? {} : { sendTimeoutMs: bounds.sendTimeoutMs }),
+        });
         if (io.verbose) io.err(`mep serve: listening on ${listener.path}`);
         await listener.closed;
       }
