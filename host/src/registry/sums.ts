@@ -1,8 +1,11 @@
 /**
  * `SHA256SUMS`: one `<sha256>  <path>` line per file of a package (the format `sha256sum`
  * writes and `sha256sum -c` checks), written by `mep pack` and checked by install whenever a
- * package carries one: every listed file must be there with that hash, and every file install
- * takes must be listed, so a file changed or slipped into the archive after packing is refused.
+ * package carries one: every file install takes must be listed, with that hash, so a file changed
+ * or slipped into the archive after packing is refused. A listed file install does not take is
+ * not looked for: a package for several platforms lists executables this host does not install,
+ * and sums that are not signed cannot prove a file's absence anyway (whoever removes a file can
+ * rewrite them; `#sha256=` pins an archive whole).
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
