@@ -4,7 +4,6 @@
  * source file and written to `morphir-ir.json` in it; files are MEP 0.1's one-file path (the
  * package `local/example` synthesized), grown to several files in one request.
  */
-import { closeLastSession } from '../with-session.ts';
 import { stat } from 'node:fs/promises';
 import { extname, join, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
@@ -14,6 +13,7 @@ import { useBaselineWasmTier } from '../../transport/wasm/node/wasm-tier.ts';
 import { BASELINE_TIER_MAX_SOURCE_BYTES, chooseProjectTier } from './compile-tier.ts';
 import type { Session } from '../../session/session.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
+import { closeLastSession } from '../with-session.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
 import type { ResolvedExtension } from './extension-argument.ts';

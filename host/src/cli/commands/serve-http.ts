@@ -90,8 +90,8 @@ export async function serveHttp(server: HostServer, values: HttpFlagValues, io: 
     if (Object.hasOwn(extensions, id)) throw new UsageError(`two --extension arguments are served at /extensions/${id}: rename one file.`);
     extensions[id] = reference;
   }
-  const maxBodiesBytes = bodiesBudgetOf(values['max-bodies'], limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes);
   const maxMessageBytes = limits.maxMessageBytes ?? HTTP_LIMITS.maxBodyBytes;
+  const maxBodiesBytes = bodiesBudgetOf(values['max-bodies'], maxMessageBytes);
   const maxBodiesPerClientBytes = sizeWithin('--max-bodies-per-client', values['max-bodies-per-client'], maxMessageBytes, 64 * 1024 ** 3, '--max-message: the largest body must fit');
   const parseHeapBytes = sizeWithin('--parse-heap', values['parse-heap'], 16 * 1024 ** 2, 16 * 1024 ** 3);
   const listener = await listenHttp(server, {

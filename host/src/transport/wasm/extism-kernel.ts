@@ -18,9 +18,9 @@
  * through the metered `alloc` (HOST_BOUNDS.maxExtismBlocks, the memory limit); past it the answer
  * is 0, as for an entry that is not there.
  */
-import { LocalErrorCode, MepError } from "../../protocol/errors.ts";
-import { HOST_BOUNDS } from "../../protocol/limits.ts";
-import type { ExtismCallContextLike, ExtismHostFunction } from "./guest-io.ts";
+import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
+import { HOST_BOUNDS } from '../../protocol/limits.ts';
+import type { ExtismCallContextLike, ExtismHostFunction } from './guest-io.ts';
 
 const utf8 = new TextDecoder();
 const encoder = new TextEncoder();
@@ -52,17 +52,11 @@ export function createExtismConfig(config: Readonly<Record<string, string>>, all
  * The kernel's `var_set` and `var_get` for the instance of extension `name`; `alloc` is the
  * metered kernel `alloc` (a block for a value read back counts as the guest's own allocation).
  */
-export function createExtismVars(
-  name: string,
-  alloc: (cx: ExtismCallContextLike, size: bigint) => bigint,
-): Record<"var_set" | "var_get", ExtismHostFunction> {
+export function createExtismVars(name: string, alloc: Alloc): Record<'var_set' | 'var_get', ExtismHostFunction> {
   const vars = new Map<string, Uint8Array>();
   let held = 0;
   const bound = HOST_BOUNDS.maxExtismVarBytes;
-  const keyOf = (
-    cx: ExtismCallContextLike,
-    address: bigint,
-  ): { key: string; size: number } | null => {
+  const keyOf = (cx: ExtismCallContextLike, address: bigint): { key: string; size: number } | null => {
     const block = address === 0n ? null : cx.read(address);
     if (block === null) return null;
     const bytes = block.bytes();
@@ -100,14 +94,6 @@ function tooMany(name: string, size: number, held: number): MepError {
   return new MepError(
     LocalErrorCode.Limit,
     `Wasm extension "${name}" set more Extism vars than the host keeps: ${size} bytes of keys and values, above the bound of ${HOST_BOUNDS.maxExtismVarBytes} bytes an instance keeps in all (HOST_BOUNDS.maxExtismVarBytes, as Extism's max_var_bytes); the call was stopped. Keep large state in the guest's own memory, or report this to the extension's author.`,
-    {
-      data: {
-        extension: name,
-        limit: "maxExtismVarBytes",
-        size,
-        held,
-        bound: HOST_BOUNDS.maxExtismVarBytes,
-      },
-    },
+    { data: { extension: name, limit: 'maxExtismVarBytes', size, held, bound: HOST_BOUNDS.maxExtismVarBytes } },
   );
 }
