@@ -16,6 +16,7 @@ import { containHelper, PROCESS_GROUPS, signalGroup } from '../transport/process
 import { budgetError, createArchiveBudget } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
 import { MAX_MEMBER_PATH, MAX_SEGMENT_BYTES } from './archive/plan.ts';
+import { addressSpaceTool } from './launch-limits.ts';
 
 /** How often a running clone's size on disk is looked at: it may pass the budget by what arrives meanwhile. */
 const CLONE_POLL_MS = 100;
@@ -106,13 +107,46 @@ const ALLOWED_PROTOCOLS = 'file:git:http:https:ssh';
 const STDERR_TAIL = 4096;
 
 /**
- * Runs git with prompts off, in a group of its own (with what it starts: git-remote-http,
+ * The data segment git may take (its heap and private mappings, `prlimit --data`; not the packs
+ * it maps from disk): twice the install's byte budget, at least 256 MiB (1 GiB by default). git
+ * holds whatever a server advertises before it writes anything: 100,000 refs of 900 characters,
+ * 450 KB over HTTP with gzip, took it to 544 MB (git-refs.test.ts). Where there is no prlimit (not
+ * Linux, no util-linux), git runs uncapped.
+ */
+export function gitDataBytes(limits: Readonly<ArchiveLimits>): number {
+  return Math.max(256 * 1024 * 1024, 2 * limits.maxBytes);
+}
+
+/** git's report of an allocation refused (`fatal: Out of memory, malloc failed`), as under the cap. */
+const OUT_OF_MEMORY = /fatal: Out of memory|fatal: unable to allocate|Cannot allocate memory/;
+
+/** ERR_LIMIT for a git stopped by {@link gitDataBytes}, or undefined when its stderr says otherwise. */
+export function gitMemoryError(spec: string, stderr: string, limits: Readonly<ArchiveLimits>): MepError | undefined {
+  if (!OUT_OF_MEMORY.test(stderr) || addressSpaceTool() === null) return undefined;
+  const bytes = gitDataBytes(limits);
+  return new MepError(LocalErrorCode.Limit, `git ran out of the ${Math.round(bytes / 2 ** 20)} MiB of memory it may take for ${spec} (the server sent more than a package needs: refs, history). Nothing was installed; a larger --max-unpacked raises it (twice that).`, {
+    data: { source: spec, limit: 'gitDataBytes', limitBytes: bytes, option: '--max-unpacked' },
+  });
+}
+
+/** `git args`, under `prlimit --data` where there is one (see {@link gitDataBytes}). */
+function gitCommand(args: string[], limits: Readonly<ArchiveLimits>): [string, string[]] {
+  const prlimit = addressSpaceTool();
+  return prlimit === null ? ['git', args] : [prlimit, [`--data=${gitDataBytes(limits)}`, '--', 'git', ...args]];
+}
+
+/** prlimit's report that it found no git to run (git's own spawn reports ENOENT). */
+export const GIT_NOT_FOUND = /failed to execute git: No such file/;
+
+/**
+ * Runs git with prompts off, its data segment capped ({@link gitDataBytes}), in a group of its own (with what it starts: git-remote-http,
  * index-pack, upload-pack), ended as a whole when `signal` aborts or `mep` is interrupted or
  * exits (containHelper; execFile would not do: it does not pass `detached` on to spawn). Its
  * stdout is the caller's; the last {@link STDERR_TAIL} characters of its stderr are kept.
  */
-export function spawnGit(args: string[], signal?: AbortSignal): { child: ChildProcessByStdio<null, Readable, Readable>; stderrTail(): string } {
-  const child = spawn('git', args, {
+export function spawnGit(args: string[], limits: Readonly<ArchiveLimits>, signal?: AbortSignal): { child: ChildProcessByStdio<null, Readable, Readable>; stderrTail(): string } {
+  const [command, commandArgs] = gitCommand(args, limits);
+  const child = spawn(command, commandArgs, {
     env: { ...gitEnvironment(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: PROCESS_GROUPS,
@@ -160,7 +194,7 @@ function listingError(spec: string, detail: string): MepError {
  */
 export function checkTreeBudget(dir: string, commit: string, spec: string, limits: Readonly<ArchiveLimits>, signal?: AbortSignal): Promise<void> {
   const budget = createArchiveBudget(limits, spec, 'repository');
-  const { child: git, stderrTail } = spawnGit(['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], signal);
+  const { child: git, stderrTail } = spawnGit(['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], limits, signal);
   return new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;
     let head: number[] = [];
@@ -215,7 +249,7 @@ export function checkTreeBudget(dir: string, commit: string, spec: string, limit
     git.on('error', (error) => stop(listingError(spec, error.message)));
     git.on('close', (code) => {
       if (failure !== undefined) reject(failure);
-      else if (code !== 0) reject(listingError(spec, stderrTail().trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
+      else if (code !== 0) reject(gitMemoryError(spec, stderrTail(), limits) ?? listingError(spec, stderrTail().trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
       else resolve();
     });
   });

@@ -14,7 +14,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { LocalErrorCode } from '../protocol/errors.ts';
+import { archiveLimitsOf } from './archive/budget.ts';
+import { gitDataBytes } from './git-budget.ts';
 import { installExtension } from './install.ts';
+import { addressSpaceTool } from './launch-limits.ts';
 import { registryPaths } from './paths.ts';
 import { withProject } from './test-support.ts';
 
@@ -54,6 +57,22 @@ Refs('should stop a clone whose refs take more than --max-unpacked, though its o
     assert.not.ok(await stat(join(t.project, '.mep/extensions/acme.refs')).catch(() => undefined), 'nothing installed');
     // Within the budget the same repository installs.
     assert.is((await installExtension({ source: url, paths, archiveLimits: { maxBytes: 16 << 20 } })).id, 'acme.refs');
+  }),
+);
+
+Refs("should stop git past the memory it may take (gitDataBytes) when a server's refs would take more, before they are written :: memory", () =>
+  withProject(async (t) => {
+    if (addressSpaceTool() === null) return; // git runs uncapped where there is no prlimit
+    const limits = { maxBytes: 64 << 20 };
+    assert.is(gitDataBytes(archiveLimitsOf(limits)), 256 << 20);
+    // 60,000 tags of 900 characters: 55 MB of refs, under the byte budget, which git reads in about 300 MB.
+    const url = await refFlood(t.root, 60_000);
+    const error = await installExtension({ source: url, paths: registryPaths({ cwd: t.project }), archiveLimits: limits }).catch((e) => e);
+    assert.instance(error, Error, 'the install went through');
+    assert.is(error.code, LocalErrorCode.Limit, error.message);
+    assert.equal([error.data?.limit, error.data?.limitBytes, error.data?.option], ['gitDataBytes', 256 << 20, '--max-unpacked']);
+    assert.match(error.message, /git ran out of the 256 MiB of memory/);
+    assert.not.ok(await stat(join(t.project, '.mep/extensions/acme.refs')).catch(() => undefined), 'nothing installed');
   }),
 );
 
