@@ -129,10 +129,20 @@ export function gitMemoryError(spec: string, stderr: string, limits: Readonly<Ar
   });
 }
 
-/** `git args`, under `prlimit --data` where there is one (see {@link gitDataBytes}). */
+/**
+ * What of the user's git configuration must not act on a package's clone: their hooks
+ * (`core.hooksPath`, or those `init.templateDir` copies into every new repository) ran at each ref
+ * the clone wrote and at the checkout, in the package's tree; their `core.fsmonitor` command was
+ * started on it; `submodule.recurse` with `submodule.active` made the checkout fail on a package
+ * holding a submodule (git-user-config.test.ts). Given on git's command line, they come last.
+ */
+const PACKAGE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false'];
+
+/** `git args`, with {@link PACKAGE_CONFIG}, under `prlimit --data` where there is one (see {@link gitDataBytes}). */
 function gitCommand(args: string[], limits: Readonly<ArchiveLimits>): [string, string[]] {
   const prlimit = addressSpaceTool();
-  return prlimit === null ? ['git', args] : [prlimit, [`--data=${gitDataBytes(limits)}`, '--', 'git', ...args]];
+  const git = [...PACKAGE_CONFIG, ...args];
+  return prlimit === null ? ['git', git] : [prlimit, [`--data=${gitDataBytes(limits)}`, '--', 'git', ...git]];
 }
 
 /** prlimit's report that it found no git to run (git's own spawn reports ENOENT). */

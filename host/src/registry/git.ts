@@ -13,6 +13,11 @@ import { checkTreeBudget, GIT_NOT_FOUND, gitMemoryError, spawnGit, watchCloneSiz
 /** The most of git's stdout kept (a rev-parse prints a line; a failure's stderr is cut to its tail). */
 const MAX_OUTPUT = 16 * 1024 * 1024;
 
+/** The git command `args` run (`git -C <dir> checkout …` is `checkout`, not `-C`). */
+function commandOf(args: string[]): string | undefined {
+  return args[0] === '-C' ? args[2] : args[0];
+}
+
 /** Runs git (spawnGit: its own group, ended with `signal` or `mep`) and resolves with its stdout. */
 function run(args: string[], limits: Readonly<ArchiveLimits>, signal?: AbortSignal): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -24,7 +29,7 @@ function run(args: string[], limits: Readonly<ArchiveLimits>, signal?: AbortSign
     child.once('error', (error) => reject(error));
     child.once('close', (code, killed) => {
       if (code === 0) resolve(stdout);
-      else reject(Object.assign(new Error(`git ${args[0]} ended with ${killed ?? `exit code ${code}`}`), { stderr: stderrTail() }));
+      else reject(Object.assign(new Error(`git ${commandOf(args)} ended with ${killed ?? `exit code ${code}`}`), { stderr: stderrTail() }));
     });
   });
 }
@@ -42,9 +47,10 @@ async function git(args: string[], spec: string, limits: Readonly<ArchiveLimits>
     const memory = gitMemoryError(spec, failure.stderr ?? '', limits);
     if (memory) throw memory;
     const detail = (failure.stderr || failure.message).trim().split('\n').slice(-3).join(' ');
-    throw new MepError(LocalErrorCode.Registry, `git ${args[0]} failed for ${spec}: ${detail}. Check the URL and the #ref.`, {
+    const command = commandOf(args);
+    throw new MepError(LocalErrorCode.Registry, `git ${command} failed for ${spec}: ${detail}. Check the URL and the #ref.`, {
       cause: error,
-      data: { source: spec, reason: 'git', command: args[0] },
+      data: { source: spec, reason: 'git', command },
     });
   }
 }
