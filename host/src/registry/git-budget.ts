@@ -135,14 +135,29 @@ export function gitMemoryError(spec: string, stderr: string, limits: Readonly<Ar
  * the clone wrote and at the checkout, in the package's tree; their `core.fsmonitor` command was
  * started on it; `submodule.recurse` with `submodule.active` made the checkout fail on a package
  * holding a submodule (git-user-config.test.ts). Given on git's command line, they come last.
+ * Nor does git follow an HTTP redirect: the server the user named sent it, with its requests, to
+ * any address the Location names, a service of the user's own network included (archive
+ * downloads check each hop's address; git cannot), see {@link gitRedirectError}.
  */
-const PACKAGE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false'];
+const PACKAGE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false', '-c', 'http.followRedirects=false'];
 
 /** `git args`, with {@link PACKAGE_CONFIG}, under `prlimit --data` where there is one (see {@link gitDataBytes}). */
 function gitCommand(args: string[], limits: Readonly<ArchiveLimits>): [string, string[]] {
   const prlimit = addressSpaceTool();
   const git = [...PACKAGE_CONFIG, ...args];
   return prlimit === null ? ['git', git] : [prlimit, [`--data=${gitDataBytes(limits)}`, '--', 'git', ...git]];
+}
+
+/** git's report of an HTTP redirect it did not follow (`The requested URL returned error: 301`). */
+const REDIRECT = /The requested URL returned error: (30[1278])/;
+
+/** ERR_REGISTRY `redirect` for a server that answered git with a redirect, or undefined. */
+export function gitRedirectError(spec: string, stderr: string): MepError | undefined {
+  const status = REDIRECT.exec(stderr)?.[1];
+  if (status === undefined) return undefined;
+  return new MepError(LocalErrorCode.Registry, `The server of ${spec} answered git with a redirect (HTTP ${status}), which is not followed: it could send git's requests to any address, a service of your own network included. Nothing was installed; install from the URL it redirects to (curl -sI shows its Location).`, {
+    data: { source: spec, reason: 'redirect', status: Number(status) },
+  });
 }
 
 /** prlimit's report that it found no git to run (git's own spawn reports ENOENT). */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 import { startFetchDeadline } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
-import { checkTreeBudget, GIT_NOT_FOUND, gitMemoryError, spawnGit, watchCloneSize } from './git-budget.ts';
+import { checkTreeBudget, GIT_NOT_FOUND, gitMemoryError, gitRedirectError, spawnGit, watchCloneSize } from './git-budget.ts';
 
 /** The most of git's stdout kept (a rev-parse prints a line; a failure's stderr is cut to its tail). */
 const MAX_OUTPUT = 16 * 1024 * 1024;
@@ -44,8 +44,8 @@ async function git(args: string[], spec: string, limits: Readonly<ArchiveLimits>
         data: { source: spec, reason: 'git-missing' },
       });
     }
-    const memory = gitMemoryError(spec, failure.stderr ?? '', limits);
-    if (memory) throw memory;
+    const refusal = gitMemoryError(spec, failure.stderr ?? '', limits) ?? gitRedirectError(spec, failure.stderr ?? '');
+    if (refusal) throw refusal;
     const detail = (failure.stderr || failure.message).trim().split('\n').slice(-3).join(' ');
     const command = commandOf(args);
     throw new MepError(LocalErrorCode.Registry, `git ${command} failed for ${spec}: ${detail}. Check the URL and the #ref.`, {
