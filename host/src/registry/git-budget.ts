@@ -16,6 +16,7 @@ import { containHelper, PROCESS_GROUPS, signalGroup } from '../transport/process
 import { budgetError, createArchiveBudget } from './archive/budget.ts';
 import type { ArchiveLimits } from './archive/budget.ts';
 import { MAX_MEMBER_PATH, MAX_SEGMENT_BYTES } from './archive/plan.ts';
+import { addressSpaceTool } from './launch-limits.ts';
 
 /** How often a running clone's size on disk is looked at: it may pass the budget by what arrives meanwhile. */
 const CLONE_POLL_MS = 100;
@@ -32,7 +33,7 @@ export interface CloneWatch {
   final(): Promise<void>;
 }
 
-/** Bytes of the files under `dir`, recursively (a clone's `.git`: packs, their indexes, refs). */
+/** Bytes of the files under `dir`, recursively (a clone's `.git`: packs, their indexes, refs, logs). */
 async function bytesUnder(dir: string): Promise<number> {
   let total = 0;
   const entries = await readdir(dir, { withFileTypes: true, recursive: true }).catch(() => []);
@@ -43,8 +44,11 @@ async function bytesUnder(dir: string): Promise<number> {
 }
 
 /**
- * Watches what the clone into `dir` takes on disk (its `.git/objects`, where git writes the pack
- * it receives as it receives it) against `limits.maxBytes`, every {@link CLONE_POLL_MS} ms.
+ * Watches what the clone into `dir` takes on disk against `limits.maxBytes`, every
+ * {@link CLONE_POLL_MS} ms: all of it, the pack git writes as it receives it and the refs it
+ * writes at the end (`packed-refs`: every branch and tag the server advertised, names of any
+ * length, which came at no cost in objects; 96 MB of them from 52 KB of objects were not counted
+ * when only `.git/objects` was, git-refs.test.ts).
  *
  * @example
  * const watch = watchCloneSize(dir, spec, limits);
@@ -53,11 +57,10 @@ async function bytesUnder(dir: string): Promise<number> {
  */
 export function watchCloneSize(dir: string, spec: string, limits: Readonly<ArchiveLimits>): CloneWatch {
   const abort = new AbortController();
-  const objects = join(dir, '.git', 'objects');
   let error: MepError | undefined;
   let measuring = false;
   const measure = async (): Promise<void> => {
-    if ((await bytesUnder(objects)) > limits.maxBytes) {
+    if ((await bytesUnder(dir)) > limits.maxBytes) {
       error ??= budgetError(spec, 'bytes', limits.maxBytes, 'downloads more than', 'repository');
       abort.abort(error);
     }
@@ -104,13 +107,71 @@ const ALLOWED_PROTOCOLS = 'file:git:http:https:ssh';
 const STDERR_TAIL = 4096;
 
 /**
- * Runs git with prompts off, in a group of its own (with what it starts: git-remote-http,
+ * The data segment git may take (its heap and private mappings, `prlimit --data`; not the packs
+ * it maps from disk): twice the install's byte budget, at least 256 MiB (1 GiB by default). git
+ * holds whatever a server advertises before it writes anything: 100,000 refs of 900 characters,
+ * 450 KB over HTTP with gzip, took it to 544 MB (git-refs.test.ts). Where there is no prlimit (not
+ * Linux, no util-linux), git runs uncapped.
+ */
+export function gitDataBytes(limits: Readonly<ArchiveLimits>): number {
+  return Math.max(256 * 1024 * 1024, 2 * limits.maxBytes);
+}
+
+/** git's report of an allocation refused (`fatal: Out of memory, malloc failed`), as under the cap. */
+const OUT_OF_MEMORY = /fatal: Out of memory|fatal: unable to allocate|Cannot allocate memory/;
+
+/** ERR_LIMIT for a git stopped by {@link gitDataBytes}, or undefined when its stderr says otherwise. */
+export function gitMemoryError(spec: string, stderr: string, limits: Readonly<ArchiveLimits>): MepError | undefined {
+  if (!OUT_OF_MEMORY.test(stderr) || addressSpaceTool() === null) return undefined;
+  const bytes = gitDataBytes(limits);
+  return new MepError(LocalErrorCode.Limit, `git ran out of the ${Math.round(bytes / 2 ** 20)} MiB of memory it may take for ${spec} (the server sent more than a package needs: refs, history). Nothing was installed; a larger --max-unpacked raises it (twice that).`, {
+    data: { source: spec, limit: 'gitDataBytes', limitBytes: bytes, option: '--max-unpacked' },
+  });
+}
+
+/**
+ * What of the user's git configuration must not act on a package's clone: their hooks
+ * (`core.hooksPath`, or those `init.templateDir` copies into every new repository) ran at each ref
+ * the clone wrote and at the checkout, in the package's tree; their `core.fsmonitor` command was
+ * started on it; `submodule.recurse` with `submodule.active` made the checkout fail on a package
+ * holding a submodule (git-user-config.test.ts). Given on git's command line, they come last.
+ * Nor does git follow an HTTP redirect: the server the user named sent it, with its requests, to
+ * any address the Location names, a service of the user's own network included (archive
+ * downloads check each hop's address; git cannot), see {@link gitRedirectError}.
+ */
+const PACKAGE_CONFIG = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'submodule.recurse=false', '-c', 'http.followRedirects=false'];
+
+/** `git args`, with {@link PACKAGE_CONFIG}, under `prlimit --data` where there is one (see {@link gitDataBytes}). */
+function gitCommand(args: string[], limits: Readonly<ArchiveLimits>): [string, string[]] {
+  const prlimit = addressSpaceTool();
+  const git = [...PACKAGE_CONFIG, ...args];
+  return prlimit === null ? ['git', git] : [prlimit, [`--data=${gitDataBytes(limits)}`, '--', 'git', ...git]];
+}
+
+/** git's report of an HTTP redirect it did not follow (`The requested URL returned error: 301`). */
+const REDIRECT = /The requested URL returned error: (30[1278])/;
+
+/** ERR_REGISTRY `redirect` for a server that answered git with a redirect, or undefined. */
+export function gitRedirectError(spec: string, stderr: string): MepError | undefined {
+  const status = REDIRECT.exec(stderr)?.[1];
+  if (status === undefined) return undefined;
+  return new MepError(LocalErrorCode.Registry, `The server of ${spec} answered git with a redirect (HTTP ${status}), which is not followed: it could send git's requests to any address, a service of your own network included. Nothing was installed; install from the URL it redirects to (curl -sI shows its Location).`, {
+    data: { source: spec, reason: 'redirect', status: Number(status) },
+  });
+}
+
+/** prlimit's report that it found no git to run (git's own spawn reports ENOENT). */
+export const GIT_NOT_FOUND = /failed to execute git: No such file/;
+
+/**
+ * Runs git with prompts off, its data segment capped ({@link gitDataBytes}), in a group of its own (with what it starts: git-remote-http,
  * index-pack, upload-pack), ended as a whole when `signal` aborts or `mep` is interrupted or
  * exits (containHelper; execFile would not do: it does not pass `detached` on to spawn). Its
  * stdout is the caller's; the last {@link STDERR_TAIL} characters of its stderr are kept.
  */
-export function spawnGit(args: string[], signal?: AbortSignal): { child: ChildProcessByStdio<null, Readable, Readable>; stderrTail(): string } {
-  const child = spawn('git', args, {
+export function spawnGit(args: string[], limits: Readonly<ArchiveLimits>, signal?: AbortSignal): { child: ChildProcessByStdio<null, Readable, Readable>; stderrTail(): string } {
+  const [command, commandArgs] = gitCommand(args, limits);
+  const child = spawn(command, commandArgs, {
     env: { ...gitEnvironment(process.env), GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: '', SSH_ASKPASS: '', GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: PROCESS_GROUPS,
@@ -158,7 +219,7 @@ function listingError(spec: string, detail: string): MepError {
  */
 export function checkTreeBudget(dir: string, commit: string, spec: string, limits: Readonly<ArchiveLimits>, signal?: AbortSignal): Promise<void> {
   const budget = createArchiveBudget(limits, spec, 'repository');
-  const { child: git, stderrTail } = spawnGit(['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], signal);
+  const { child: git, stderrTail } = spawnGit(['-C', dir, 'ls-tree', '-r', '-t', '-l', '-z', '--full-tree', commit], limits, signal);
   return new Promise<void>((resolve, reject) => {
     let failure: Error | undefined;
     let head: number[] = [];
@@ -213,7 +274,7 @@ export function checkTreeBudget(dir: string, commit: string, spec: string, limit
     git.on('error', (error) => stop(listingError(spec, error.message)));
     git.on('close', (code) => {
       if (failure !== undefined) reject(failure);
-      else if (code !== 0) reject(listingError(spec, stderrTail().trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
+      else if (code !== 0) reject(gitMemoryError(spec, stderrTail(), limits) ?? listingError(spec, stderrTail().trim().split('\n').slice(-3).join(' ') || `exit code ${code}`));
       else resolve();
     });
   });

@@ -42,8 +42,24 @@ function splitSubdir(location: string): { url: string; subdir?: string } {
   return subdir ? { url: location.slice(0, at), subdir } : { url: location.slice(0, at) };
 }
 
+/** `scheme://user:password@…`: the user and the password of a URL's authority. */
+const URL_PASSWORD = /^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):([^/?#@]*)@/i;
+
 /**
- * Classifies `spec`; relative local paths resolve against `cwd`.
+ * Refuses a URL carrying a password: it would reach git's command line (readable by every user
+ * of the machine), every message naming the source, and the lock's `source`, which a project
+ * shares. The password is shown as `***`.
+ */
+function refusePassword(spec: string, location: string): void {
+  if (!URL_PASSWORD.test(location)) return;
+  const shown = spec.replace(URL_PASSWORD, '$1:***@');
+  throw new MepError(LocalErrorCode.Usage, `The source ${shown} carries a password in its URL, which would be passed on the command line, shown and recorded in the lock's "source". Remove it and give it to git through a credential helper (git help credentials) or ~/.netrc.`, {
+    data: { source: shown, reason: 'credentials-in-url' },
+  });
+}
+
+/**
+ * Classifies `spec`; relative local paths resolve against `cwd`. A URL with a password is refused.
  *
  * @example
  * parseInstallSource('file:///srv/repo.git//ext/crm#v1.2.0', cwd); // { kind: 'git', url, subdir: 'ext/crm', ref: 'v1.2.0' }
@@ -53,6 +69,7 @@ export function parseInstallSource(spec: string, cwd: string): InstallSource {
   const location = hash < 0 ? spec : spec.slice(0, hash);
   const fragment = hash < 0 ? undefined : spec.slice(hash + 1);
   if (location === '') throw usage(`Empty install source ${JSON.stringify(spec)}; pass a directory, a git URL or an archive.`, spec);
+  refusePassword(spec, location);
 
   const format = archiveFormat(location);
   if (format) {

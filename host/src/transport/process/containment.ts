@@ -43,9 +43,13 @@ const SHELL_FLAGS = ['--norc', '--noprofile', '-c'];
  * The launcher: closes descriptors 3 and up (listed in /proc/self/fd: the shell's own), runs
  * `env -i -- K=V… command args` as its child (`--`: a name or a command that begins with a dash
  * is never one of env's options, such as -S, which would run another command), closes its own
- * stdio, and exits with the child's status (128 + N for signal N).
+ * stdio, and exits with the child's status (128 + N for signal N). The child is a subshell that
+ * sets SIGINT and SIGQUIT back to their default before it execs: a non-interactive shell starts
+ * its background jobs with both ignored, and an ignored signal stays ignored across exec, so the
+ * extension and all it started ran deaf to them (inherited.test.ts); a program spawned by Node.js
+ * starts with every signal at its default.
  */
-const INIT_SCRIPT = `for f in /proc/self/fd/*; do n=\${f##*/}; [ "$n" -gt 2 ] 2>/dev/null && eval "exec $n>&-"; done; ${ENV} -i -- "$@" <&0 & p=$!; exec 0<&- 1>&- 2>&-; wait $p; exit $?`;
+const INIT_SCRIPT = `for f in /proc/self/fd/*; do n=\${f##*/}; [ "$n" -gt 2 ] 2>/dev/null && eval "exec $n>&-"; done; (trap - INT QUIT; exec ${ENV} -i -- "$@") <&0 & p=$!; exec 0<&- 1>&- 2>&-; wait $p; exit $?`;
 /** The flags tried, in order: as root, then with a user namespace of the same uid. */
 const FLAG_SETS: readonly (readonly string[])[] = [
   ['--pid'],
