@@ -93,7 +93,7 @@ copyFileSync(optimized, join(engineDir, manifest.optimized));
 writeFileSync(join(engineDir, SHIPPED_ENGINE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 
 const workerDir = join(dist, 'host', 'src', 'transport', 'wasm', 'node');
-await build({ ...workerEntryBuildOptions(join(workerDir, 'worker-entry.js')), outfile: join(workerDir, PREBUILT_WORKER_ENTRY) });
+await build({ ...workerEntryBuildOptions(join(workerDir, 'worker-entry.js')), format: 'cjs', outfile: join(workerDir, PREBUILT_WORKER_ENTRY) });
 // The thread that reads a large HTTP request body (serve/body-off-thread.ts looks for it beside itself).
 const serveDir = join(dist, 'host', 'src', 'serve');
 await build({ ...workerEntryBuildOptions(join(serveDir, 'body-worker.js')), outfile: join(serveDir, PREBUILT_BODY_WORKER) });

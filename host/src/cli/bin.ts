@@ -4,7 +4,7 @@
  * code-cached bundle where there is one (cached-cli.ts), everything else through run-cli.ts.
  */
 
-export {}; // a module, so that top-level await is allowed
+import { runCachedCli } from './cached-cli.ts';
 
 const argv = process.argv.slice(2);
-if (!(await (await import('./cached-cli.ts')).runCachedCli(argv))) await (await import('./run-cli.ts')).runCli(argv);
+if (!(await runCachedCli(argv))) await (await import('./run-cli.ts')).runCli(argv);

@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mepHome } from '../registry/mep-home.ts';
 import { startEarlyWorkerThread } from '../transport/wasm/node/early-thread.ts';
-import { loadWithCodeCache } from './code-cache.ts';
 import { earlyModuleFile } from './early-start.ts';
 import type { runCli } from './run-cli.ts';
 
@@ -38,7 +37,9 @@ export async function runCachedCli(argv: string[]): Promise<boolean> {
   if (argv[0] !== 'compile' || earlyModuleFile(argv) === undefined || argv.includes('--help') || argv.includes('-h')) return false;
   const bundle = bundlePath();
   if (bundle === undefined) return false;
+  // Started before anything else loads (node:crypto and node:vm included): its boot is the longer wait.
   const thread = startEarlyWorkerThread();
+  const { loadWithCodeCache } = await import('./code-cache.ts');
   const loaded = loadWithCodeCache<CompileEntry>({
     bundle,
     cacheDir: codeCacheDirectory(),

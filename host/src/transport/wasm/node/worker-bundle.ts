@@ -6,8 +6,12 @@
  */
 import type { BuildOptions } from 'esbuild';
 
-/** The prebuilt bundle's file name, beside worker.js in dist/. */
-export const PREBUILT_WORKER_ENTRY = 'worker-entry.bundle.js';
+/**
+ * The prebuilt bundle's file name, beside worker.js in dist/: CommonJS, which a thread boots
+ * 15–20 ms of CPU sooner than an ES module (Node 20 sets up no ES module loader for it;
+ * docs/performance-log.md, 2026-12-04 21:30).
+ */
+export const PREBUILT_WORKER_ENTRY = 'worker-entry.bundle.cjs';
 
 /** esbuild options that bundle `entry` (the worker entry's path) into one ES module. */
 export function workerEntryBuildOptions(entry: string): BuildOptions {
