@@ -125,4 +125,11 @@ test('should write no cache once V8 flags changed since the load, unless the was
   assert.equal(JSON.parse(out), ['miss', false, true]);
 });
 
+test('should keep a cache per set of node options, which V8 would reject each other\'s cache for', () => {
+  const pathUnder = (...options: string[]): string => execFileSync(process.execPath, [...options, '--import', 'tsx', '--input-type=module', '-e', `import { codeCachePath } from ${JSON.stringify(new URL('./code-cache.ts', import.meta.url).href)}; console.log(codeCachePath('/c', '${'a'.repeat(64)}'))`], { encoding: 'utf8', cwd: fileURLToPath(new URL('../../..', import.meta.url)) }).trim();
+  const plain = pathUnder();
+  assert.is(pathUnder(), plain);
+  assert.is.not(pathUnder('--no-liftoff-only'), plain);
+});
+
 test.run();

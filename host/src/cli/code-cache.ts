@@ -7,8 +7,8 @@
  *
  * The cache is data V8 reads as bytecode, so it is read only when all of these hold, and otherwise
  * the bundle compiles from its source as if there were none (a bad cache is a slower start, never
- * a failure): the file is named by the sha256 of the bundle's bytes, node's version and the CPU
- * architecture; it is a regular file (not a link) of this user's that no one else can write, at
+ * a failure): the file is named by the sha256 of the bundle's bytes and by node (its version, the
+ * CPU architecture, its options); it is a regular file (not a link) of this user's that no one else can write, at
  * most {@link MAX_CACHE_BYTES}; its own sha256 (written in front of it) matches, since V8 checks a
  * header (its version, the source's length, its flags) but not the body; and V8 accepts it. A
  * cache is written once the bundle has run (so the functions compiled lazily are in it), by a
@@ -57,9 +57,14 @@ export interface CodeCacheOptions {
   globals?: Record<string, unknown>;
 }
 
-/** The cache file's path for a bundle whose bytes hash to `sha256`. */
+/**
+ * The cache file's path for a bundle whose bytes hash to `sha256`, in this node (its version, CPU
+ * architecture, and the options it was started with, which V8 would reject another's cache for:
+ * `node --no-liftoff-only mep …` and `mep …` keep a cache each rather than rewrite one in turn).
+ */
 export function codeCachePath(cacheDir: string, sha256: string): string {
-  return join(cacheDir, `${sha256.slice(0, 32)}-${process.version}-${process.arch}.v8c`);
+  const node = createHash('sha256').update(JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ''])).digest('hex');
+  return join(cacheDir, `${sha256.slice(0, 32)}-${node.slice(0, 16)}.v8c`);
 }
 
 /** The cache's body, or why it was not read. */
