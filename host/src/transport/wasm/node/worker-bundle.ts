@@ -1,8 +1,9 @@
 /**
- * How the Node worker entry (worker-entry.ts) becomes one self-contained ES module: bundled with
+ * How the Node worker entry (worker-entry.ts) becomes one self-contained module: bundled with
  * esbuild, `node:wasi` replaced by a stub because the sandbox never enables WASI. `npm run build`
- * writes it beside the compiled worker.js ({@link PREBUILT_WORKER_ENTRY}), so an installed
- * package starts workers without esbuild; a checkout bundles it once per process (about 40 ms).
+ * writes it, as CommonJS, beside the compiled worker.js ({@link PREBUILT_WORKER_ENTRY}), so an
+ * installed package starts workers without esbuild; a checkout bundles it once per process as an
+ * ES module (about 40 ms).
  */
 import type { BuildOptions } from 'esbuild';
 
