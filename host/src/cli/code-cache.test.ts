@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
-import { test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { codeCachePath, loadWithCodeCache } from './code-cache.ts';
 
@@ -13,6 +13,7 @@ interface Probe {
   seen: unknown;
 }
 
+const CodeCache = suite('code cache: the command\'s bundle through V8\'s code cache');
 const dir = mkdtempSync(join(tmpdir(), 'mep-code-cache-'));
 const cacheDir = join(dir, 'cache');
 /** A bundle whose function compiles lazily (at its first call): the cache written after the run holds it. */
@@ -38,9 +39,9 @@ function primed(): string {
   return cacheOf(bundleOf());
 }
 
-test.after(() => rmSync(dir, { recursive: true, force: true }));
+CodeCache.after(() => rmSync(dir, { recursive: true, force: true }));
 
-test('should run the bundle from source the first time, write its cache after the run, and have V8 take it the next time', () => {
+CodeCache('should run the bundle from source the first time, write its cache after the run, and have V8 take it the next time', () => {
   rmSync(cacheDir, { recursive: true, force: true });
   const first = load(bundleOf());
   assert.is(first.cache, 'miss');
@@ -56,7 +57,7 @@ test('should run the bundle from source the first time, write its cache after th
   assert.not.ok(second.keep(), 'a cache V8 took is not written again');
 });
 
-test('should refuse a cache whose bytes changed (V8 checks its header, not its body), run from source and write a good one', () => {
+CodeCache('should refuse a cache whose bytes changed (V8 checks its header, not its body), run from source and write a good one', () => {
   const path = primed();
   const bytes = readFileSync(path);
   // V8 itself would take this one: the byte is in the body.
@@ -75,7 +76,7 @@ test('should refuse a cache whose bytes changed (V8 checks its header, not its b
   }
 });
 
-test('should leave a cache of another script to V8, which rejects it, and run from source', () => {
+CodeCache('should leave a cache of another script to V8, which rejects it, and run from source', () => {
   const path = primed();
   // A well-formed file (our header and checksum right) holding V8's cache of other code.
   const foreign = new Script('exports.answer = () => "hijacked";', { filename: 'other.cjs' }).createCachedData();
@@ -87,7 +88,7 @@ test('should leave a cache of another script to V8, which rejects it, and run fr
   assert.is(loaded.exports.answer(), 'forty-two');
 });
 
-test('should not take the cache of a bundle that changed since, even with the same length (V8 compares lengths only)', () => {
+CodeCache('should not take the cache of a bundle that changed since, even with the same length (V8 compares lengths only)', () => {
   primed();
   const edited = SOURCE.replace('forty', 'fifty');
   assert.is(edited.length, SOURCE.length);
@@ -96,7 +97,7 @@ test('should not take the cache of a bundle that changed since, even with the sa
   assert.is(loaded.exports.answer(), 'fifty-two');
 });
 
-test('should not read a cache that is a link, or that others can write', () => {
+CodeCache('should not read a cache that is a link, or that others can write', () => {
   const path = primed();
   const real = `${path}.real`;
   copyFileSync(path, real);
@@ -111,7 +112,7 @@ test('should not read a cache that is a link, or that others can write', () => {
   assert.is(load(bundleOf()).cache, 'hit');
 });
 
-test('should write no cache once V8 flags changed since the load, unless the wasm tier choice is undone', () => {
+CodeCache('should write no cache once V8 flags changed since the load, unless the wasm tier choice is undone', () => {
   // Its own process: V8 flags are per process, and a tier is chosen once per process.
   const script = `
     import { loadWithCodeCache } from ${JSON.stringify(new URL('./code-cache.ts', import.meta.url).href)};
@@ -125,11 +126,11 @@ test('should write no cache once V8 flags changed since the load, unless the was
   assert.equal(JSON.parse(out), ['miss', false, true]);
 });
 
-test('should keep a cache per set of node options, which V8 would reject each other\'s cache for', () => {
+CodeCache('should keep a cache per set of node options, which V8 would reject each other\'s cache for', () => {
   const pathUnder = (...options: string[]): string => execFileSync(process.execPath, [...options, '--import', 'tsx', '--input-type=module', '-e', `import { codeCachePath } from ${JSON.stringify(new URL('./code-cache.ts', import.meta.url).href)}; console.log(codeCachePath('/c', '${'a'.repeat(64)}'))`], { encoding: 'utf8', cwd: fileURLToPath(new URL('../../..', import.meta.url)) }).trim();
   const plain = pathUnder();
   assert.is(pathUnder(), plain);
   assert.is.not(pathUnder('--no-liftoff-only'), plain);
 });
 
-test.run();
+CodeCache.run();
