@@ -19,7 +19,9 @@
  *     per lazily loaded command group), so a command reads a handful of files instead of some
  *     hundred modules of ours, zod's and semver's (about 130 ms less per `mep generate`). Each
  *     bundled module that locates files through `import.meta.url` keeps its dist/ location, so
- *     the engine, the PDK sources and the worker entry are found where tsc put them.
+ *     the engine, the PDK sources and the worker entry are found where tsc put them;
+ *  7. `mep compile` of a .wasm extension bundled again as one CommonJS file (dist/cli/compile.cjs),
+ *     which the command runs with V8's code cache (host/src/cli/cached-cli.ts).
  *
  * The dev workflow never needs dist/: tests and `bin/mep.mjs` in a checkout run the sources.
  */
@@ -27,13 +29,14 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type BuildOptions, type Plugin } from 'esbuild';
 import { ensureEngine } from '../build/engine/index.ts';
 import { SHIPPED_ENGINE_MANIFEST, type ShippedEngineManifest } from '../build/engine/shipped.ts';
 import { optimizedEngine } from '../build/guest/optimized-engine.ts';
 import { writeGuestTypes } from '../build/guest/types/guest-globals.ts';
 import { PREBUILT_WORKER_ENTRY, workerEntryBuildOptions } from '../host/src/transport/wasm/node/worker-bundle.ts';
 import { PREBUILT_BODY_WORKER } from '../host/src/serve/body-off-thread.ts';
+import { CACHED_BUNDLE } from '../host/src/cli/cached-cli.ts';
 
 const root = fileURLToPath(new URL('../', import.meta.url));
 const dist = join(root, 'dist');
@@ -90,7 +93,7 @@ copyFileSync(optimized, join(engineDir, manifest.optimized));
 writeFileSync(join(engineDir, SHIPPED_ENGINE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
 
 const workerDir = join(dist, 'host', 'src', 'transport', 'wasm', 'node');
-await build({ ...workerEntryBuildOptions(join(workerDir, 'worker-entry.js')), outfile: join(workerDir, PREBUILT_WORKER_ENTRY) });
+await build({ ...workerEntryBuildOptions(join(workerDir, 'worker-entry.js')), format: 'cjs', outfile: join(workerDir, PREBUILT_WORKER_ENTRY) });
 // The thread that reads a large HTTP request body (serve/body-off-thread.ts looks for it beside itself).
 const serveDir = join(dist, 'host', 'src', 'serve');
 await build({ ...workerEntryBuildOptions(join(serveDir, 'body-worker.js')), outfile: join(serveDir, PREBUILT_BODY_WORKER) });
@@ -100,35 +103,56 @@ const browserDir = join(dist, 'embed', 'browser', 'src');
 await build({ entryPoints: [join(browserDir, 'worker-entry.js')], outfile: join(browserDir, 'mep-wasm-worker.js'), bundle: true, format: 'esm', platform: 'browser', target: 'es2022', minify: true, logLevel: 'silent' });
 
 const cliDir = join(dist, 'cli');
-/** `import.meta.url` in a bundled module of ours becomes the URL of its compiled file in dist/. */
-const keepModuleLocations: Plugin = {
-  name: 'keep-module-locations',
-  setup(b) {
-    b.onLoad({ filter: /\.js$/ }, (args) => {
-      if (!args.path.startsWith(dist + sep) || args.path.includes(`${sep}node_modules${sep}`)) return undefined;
-      const contents = readFileSync(args.path, 'utf8');
-      if (!contents.includes('import.meta.url')) return { contents, loader: 'js' };
-      const location = relative(cliDir, args.path).split(sep).join('/');
-      return { contents: contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(location)}, import.meta.url).href`), loader: 'js' };
-    });
-  },
-};
-await build({
-  entryPoints: [join(dist, 'host', 'src', 'cli', 'bin.js')],
-  outdir: cliDir,
+/**
+ * `import.meta.url` in a bundled module of ours becomes the URL of its compiled file in dist/,
+ * relative to `base`: the chunk's own `import.meta.url`, or in the CommonJS bundle (which has no
+ * `import.meta`) the `__mepBundleUrl` that cli/cached-cli.ts passes it, with `import.meta.resolve`
+ * and the dynamic imports of the packages left external (`import('esbuild')`) through its `__mepResolve` and
+ * `__mepImport` (a CommonJS script run by `vm` has no `import()` of its own without a flag).
+ */
+function keepModuleLocations(base: 'import.meta.url' | '__mepBundleUrl'): Plugin {
+  return {
+    name: 'keep-module-locations',
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, (args) => {
+        if (!args.path.startsWith(dist + sep) || args.path.includes(`${sep}node_modules${sep}`)) return undefined;
+        let contents = readFileSync(args.path, 'utf8');
+        if (base === '__mepBundleUrl') contents = contents.replaceAll('import.meta.resolve(', '__mepResolve(').replace(EXTERNAL_IMPORT, '__mepImport(');
+        if (!contents.includes('import.meta.url')) return { contents, loader: 'js' };
+        const location = relative(cliDir, args.path).split(sep).join('/');
+        return { contents: contents.replaceAll('import.meta.url', `new URL(${JSON.stringify(location)}, ${base}).href`), loader: 'js' };
+      });
+    },
+  };
+}
+/** A dynamic import of a package left external, or of a computed specifier (every other one esbuild bundles). */
+const EXTERNAL_IMPORT = /\bimport\((?=\s*(?:["'](?:esbuild|typescript|binaryen|@bytecodealliance\/wizer|tsx)["'/]|[A-Za-z_]))/g;
+const cliBuild = {
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
   // Native binaries, a compiler and a loader: resolved from node_modules at run time, and only
   // by the commands that build.
   external: ['esbuild', 'typescript', 'binaryen', '@bytecodealliance/wizer', 'tsx', 'tsx/*'],
+  logLevel: 'warning',
+} satisfies BuildOptions;
+await build({
+  ...cliBuild,
+  entryPoints: [join(dist, 'host', 'src', 'cli', 'bin.js')],
+  outdir: cliDir,
+  splitting: true,
+  format: 'esm',
   // Bundled CommonJS (semver) may call require().
   banner: { js: "import { createRequire as __mepCreateRequire } from 'node:module'; const require = __mepCreateRequire(import.meta.url);" },
-  plugins: [keepModuleLocations],
-  logLevel: 'warning',
+  plugins: [keepModuleLocations('import.meta.url')],
 });
+// `mep compile` of a .wasm extension as one CommonJS file, run with V8's code cache (cli/cached-cli.ts).
+// ASCII, so that it is read as a one-byte string (non-ASCII text is left only in comments).
+await build({ ...cliBuild, entryPoints: [join(dist, 'host', 'src', 'cli', 'compile-entry.js')], outfile: join(cliDir, CACHED_BUNDLE), format: 'cjs', charset: 'ascii', plugins: [keepModuleLocations('__mepBundleUrl')] });
+if (/\bimport\.meta\b(?!")/.test(readFileSync(join(cliDir, CACHED_BUNDLE), 'utf8'))) {
+  console.error(`build: dist/cli/${CACHED_BUNDLE} uses import.meta, which a CommonJS script does not have`);
+  process.exit(1);
+}
 
 const files = walk(dist);
 const bytes = files.reduce((n, f) => n + statSync(f).size, 0);

@@ -111,7 +111,7 @@ Package('should pack, install from the tarball into an empty directory, and buil
     assert.ok(files.includes('dist/host/src/index.js') && files.includes('dist/host/src/index.d.ts'), 'compiled host and its types');
     assert.ok(files.some((f) => /^dist\/engine\/engine-[0-9a-f]+\.guest\.wasm$/.test(f)), 'the engine ships inside');
     assert.ok(files.includes('dist/cli/bin.js'), 'the mep command ships bundled');
-    assert.ok(files.includes('dist/host/src/transport/wasm/node/worker-entry.bundle.js'), 'the worker entry ships prebuilt');
+    assert.ok(files.includes('dist/host/src/transport/wasm/node/worker-entry.bundle.cjs'), 'the worker entry ships prebuilt');
     assert.ok(files.includes('dist/embed/browser/src/mep-wasm-worker.js'), "the browser worker script ships where createWebWorkerSpawner's default URL points");
     for (const d of ['sandbox.d.ts', 'sandbox-web.d.ts', 'sandbox-extism.d.ts']) assert.ok(files.includes(`dist/build/guest/types/${d}`), `the guest globals' ${d} ships`);
     assert.not.ok(files.some((f) => f.endsWith('.test.js') || f.startsWith('host/src/')), 'no tests and no TypeScript sources');

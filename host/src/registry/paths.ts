@@ -4,9 +4,9 @@
  * `config.json`.
  */
 import { stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseExtensionId } from './extension-id.ts';
+import { mepHome } from './mep-home.ts';
 import type { ExtensionId } from './extension-id.ts';
 
 /** The two install scopes, in precedence order. */
@@ -53,8 +53,7 @@ function scopePaths(scope: Scope, root: string): ScopePaths {
 export function registryPaths(location: RegistryLocation): RegistryPaths {
   const env = location.env ?? process.env;
   const projectRoot = resolve(location.cwd);
-  const home = env.MEP_HOME ? resolve(projectRoot, env.MEP_HOME) : join(homedir(), '.mep');
-  return { projectRoot, project: scopePaths('project', join(projectRoot, '.mep')), user: scopePaths('user', home) };
+  return { projectRoot, project: scopePaths('project', join(projectRoot, '.mep')), user: scopePaths('user', mepHome(projectRoot, env)) };
 }
 
 /** The scopes in precedence order. */

@@ -75,6 +75,15 @@ export function startEarlyWorkerThread(url?: URL): WorkerThread | undefined {
   return early;
 }
 
+/**
+ * Makes `thread` this module's early thread, as if {@link startEarlyWorkerThread} had started it,
+ * unless one was started already: for the `mep` command's code-cached bundle (cli/cached-cli.ts),
+ * whose copy of this module is not the one that started the thread before the bundle loaded.
+ */
+export function adoptEarlyWorkerThread(thread: WorkerThread): void {
+  if (early === undefined) early = waiting = thread;
+}
+
 /** The early thread, taken by the spawner already or not (undefined: none was started). */
 export function earlyWorkerThread(): WorkerThread | undefined {
   return early;

@@ -21,7 +21,15 @@ import { setFlagsFromString } from 'node:v8';
 /** V8 options that choose wasm tiers; given on node's command line, they are left in charge. */
 const TIERING_FLAG = /^--(no-)?(liftoff|wasm-dynamic-tiering|wasm-tier|wasm-lazy-compilation)/;
 
+/** Each flag this module sets, with the flags that put V8's options back as they were (its implications included). */
+const UNDO: Record<string, string> = {
+  '--liftoff-only': '--no-liftoff-only --wasm-tier-up --wasm-dynamic-tiering',
+  '--no-liftoff': '--liftoff',
+};
+
 let chosen = false;
+/** The flag this process set, if it set one. */
+let set: string | undefined;
 
 /** Sets `flag` for the whole process unless a tier was chosen already or node was given one. */
 function chooseTier(flag: string): void {
@@ -29,6 +37,19 @@ function chooseTier(flag: string): void {
   chosen = true;
   if (process.execArgv.some((arg) => TIERING_FLAG.test(arg))) return;
   setFlagsFromString(flag);
+  set = flag;
+}
+
+/**
+ * Puts V8's wasm tiering options back as they were before this process chose a tier, for what
+ * compares V8's flags at the end of a process with its start: the `mep` command's JavaScript code
+ * cache (cli/code-cache.ts), which V8 accepts only under the flags it was made with. Only as the
+ * process ends: modules compiled afterwards would tier up again.
+ */
+export function undoWasmTierChoice(): void {
+  if (set === undefined) return;
+  setFlagsFromString(UNDO[set] as string);
+  set = undefined;
 }
 
 /**

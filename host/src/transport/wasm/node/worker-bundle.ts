@@ -1,13 +1,18 @@
 /**
- * How the Node worker entry (worker-entry.ts) becomes one self-contained ES module: bundled with
+ * How the Node worker entry (worker-entry.ts) becomes one self-contained module: bundled with
  * esbuild, `node:wasi` replaced by a stub because the sandbox never enables WASI. `npm run build`
- * writes it beside the compiled worker.js ({@link PREBUILT_WORKER_ENTRY}), so an installed
- * package starts workers without esbuild; a checkout bundles it once per process (about 40 ms).
+ * writes it, as CommonJS, beside the compiled worker.js ({@link PREBUILT_WORKER_ENTRY}), so an
+ * installed package starts workers without esbuild; a checkout bundles it once per process as an
+ * ES module (about 40 ms).
  */
 import type { BuildOptions } from 'esbuild';
 
-/** The prebuilt bundle's file name, beside worker.js in dist/. */
-export const PREBUILT_WORKER_ENTRY = 'worker-entry.bundle.js';
+/**
+ * The prebuilt bundle's file name, beside worker.js in dist/: CommonJS, which a thread boots
+ * 15–20 ms of CPU sooner than an ES module (Node 20 sets up no ES module loader for it;
+ * docs/performance-log.md, 2026-12-04 21:30).
+ */
+export const PREBUILT_WORKER_ENTRY = 'worker-entry.bundle.cjs';
 
 /** esbuild options that bundle `entry` (the worker entry's path) into one ES module. */
 export function workerEntryBuildOptions(entry: string): BuildOptions {

@@ -1,0 +1,156 @@
+/**
+ * A CommonJS bundle of the `mep` command run through V8's code cache (cli/cached-cli.ts says
+ * which commands). Node 20 has no compile cache for ES modules; `vm.Script` takes V8's cache as
+ * `cachedData`. What a process saves: parsing and compiling the bundle's functions to bytecode, on
+ * the main thread before the command's first file is read (about 100 ms of CPU for `mep compile`,
+ * docs/performance-log.md, 2026-12-04 21:30).
+ *
+ * The cache is data V8 reads as bytecode, so it is read only when all of these hold, and otherwise
+ * the bundle compiles from its source as if there were none (a bad cache is a slower start, never
+ * a failure): the file is named by the sha256 of the bundle's bytes and by node (its version, the
+ * CPU architecture, its options); it is a regular file (not a link) of this user's that no one else can write, at
+ * most {@link MAX_CACHE_BYTES}; its own sha256 (written in front of it) matches, since V8 checks a
+ * header (its version, the source's length, its flags) but not the body; and V8 accepts it. A
+ * cache is written once the bundle has run (so the functions compiled lazily are in it), by a
+ * process that found none or one V8 rejected, whole under a fresh name then renamed over, in a
+ * directory made mode 0700.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { basename, dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Script } from 'node:vm';
+
+/** The largest cache read (the `mep` command's is about 0.8 MB). */
+export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
+/** In front of every cache file: this, then the sha256 of the rest. */
+const MAGIC = Buffer.from('mep-v8c1');
+const HEADER = MAGIC.length + 32;
+/** Cache files of other bundles or node versions kept beside the current one. */
+const KEEP_OTHERS = 3;
+const uid = process.getuid?.();
+
+/** What became of the cache: V8 took it, there was none, V8 refused it, or it was not read. */
+export type CodeCacheUse = 'hit' | 'miss' | 'rejected' | 'refused';
+
+/** A bundle run by {@link loadWithCodeCache}. */
+export interface CachedBundle<T> {
+  /** The bundle's `module.exports`. */
+  exports: T;
+  cache: CodeCacheUse;
+  /**
+   * Writes the cache for the next process, after the bundle ran, unless V8 took this one or V8's
+   * flags are no longer the ones the bundle was compiled under (V8 would reject the cache). Never
+   * throws; whether it wrote.
+   */
+  keep(): boolean;
+}
+
+/** Options of {@link loadWithCodeCache}. */
+export interface CodeCacheOptions {
+  /** The CommonJS bundle: ASCII (esbuild's `charset: 'ascii'`), read as latin1 for a one-byte string. */
+  bundle: string;
+  /** Where its cache files go. */
+  cacheDir: string;
+  /** Values the bundle sees as free variables beside `require`, `module` and `exports`, by name. */
+  globals?: Record<string, unknown>;
+}
+
+/**
+ * The cache file's path for a bundle whose bytes hash to `sha256`, in this node (its version, CPU
+ * architecture, and the options it was started with, which V8 would reject another's cache for:
+ * `node --no-liftoff-only mep …` and `mep …` keep a cache each rather than rewrite one in turn).
+ */
+export function codeCachePath(cacheDir: string, sha256: string): string {
+  const node = createHash('sha256').update(JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ''])).digest('hex');
+  return join(cacheDir, `${sha256.slice(0, 32)}-${node.slice(0, 16)}.v8c`);
+}
+
+/** The cache's body, or why it was not read. */
+function readCache(path: string): Buffer | 'miss' | 'refused' {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'miss' : 'refused';
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || info.size <= HEADER || info.size > MAX_CACHE_BYTES) return 'refused';
+    if ((uid !== undefined && info.uid !== uid) || (process.platform !== 'win32' && (info.mode & 0o022) !== 0)) return 'refused';
+    const bytes = Buffer.allocUnsafe(info.size);
+    let read = 0;
+    for (let n = 1; n > 0 && read < bytes.length; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
+    if (read !== info.size || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return 'refused';
+    const body = bytes.subarray(HEADER);
+    return createHash('sha256').update(body).digest().equals(bytes.subarray(MAGIC.length, HEADER)) ? body : 'refused';
+  } catch {
+    return 'refused';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Writes `data` as `path`'s cache whole (fresh name, then renamed over) and drops the oldest other caches. */
+function writeCache(path: string, data: Buffer): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
+  writeFileSync(temporary, Buffer.concat([MAGIC, createHash('sha256').update(data).digest(), data]), { flag: 'wx', mode: 0o600 });
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  const others = readdirSync(dir).filter((name) => name.endsWith('.v8c') && name !== basename(path));
+  const aged = others.map((name) => ({ name, mtime: statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.mtime - a.mtime);
+  for (const { name } of aged.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
+}
+
+/** A script compiled under the flags of now, whose cache tells later whether V8's flags are still these. */
+function flagsProbe(): () => boolean {
+  const source = '0';
+  const data = new Script(source, { filename: 'mep-code-cache-probe' }).createCachedData();
+  // Another name, so V8 compiles (and checks the cache) instead of reusing the script it holds.
+  return () => !new Script(source, { filename: 'mep-code-cache-probe-check', cachedData: data }).cachedDataRejected;
+}
+
+/**
+ * Runs the CommonJS `bundle` with its V8 code cache from `cacheDir` when there is a valid one
+ * (see the file's header), and returns its exports.
+ *
+ * @example
+ * const loaded = loadWithCodeCache<{ run(): Promise<void> }>({ bundle, cacheDir });
+ * process.once('exit', () => loaded.keep());
+ * await loaded.exports.run();
+ */
+export function loadWithCodeCache<T>(options: CodeCacheOptions): CachedBundle<T> {
+  const bytes = readFileSync(options.bundle);
+  const path = codeCachePath(options.cacheDir, createHash('sha256').update(bytes).digest('hex'));
+  const cached = readCache(path);
+  const names = Object.keys(options.globals ?? {});
+  const source = `(function (exports, require, module, __filename, __dirname${names.map((n) => `, ${n}`).join('')}) {${bytes.toString('latin1')}\n})`;
+  const script = new Script(source, { filename: options.bundle, ...(typeof cached === 'object' ? { cachedData: cached } : {}) });
+  const cache: CodeCacheUse = typeof cached === 'object' ? (script.cachedDataRejected === true ? 'rejected' : 'hit') : cached;
+  const sameFlags = cache === 'hit' ? undefined : flagsProbe();
+  const module = { exports: {} as T };
+  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
+  wrapper.call(module.exports, module.exports, createRequire(pathToFileURL(options.bundle)), module, options.bundle, dirname(options.bundle), ...names.map((n) => options.globals?.[n]));
+  let kept = false;
+  return {
+    exports: module.exports,
+    cache,
+    keep() {
+      if (sameFlags === undefined || kept || !sameFlags()) return false;
+      kept = true;
+      try {
+        writeCache(path, script.createCachedData());
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
