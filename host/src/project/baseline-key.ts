@@ -40,12 +40,13 @@ async function baselineKey(): Promise<Buffer | undefined> {
 }
 
 /**
- * The signature of `baselineJson` kept for the frontend `key` in the project at `projectDir`, or
- * undefined when the user has no usable key (then no baseline is kept or trusted).
+ * The signature of `baselineJson` (the text, or its UTF-8 bytes as read back) kept for the
+ * frontend `key` in the project at `projectDir`, or undefined when the user has no usable key
+ * (then no baseline is kept or trusted).
  */
-export async function signBaseline(projectDir: string, key: string, baselineJson: string): Promise<string | undefined> {
+export async function signBaseline(projectDir: string, key: string, baselineJson: string | Uint8Array): Promise<string | undefined> {
   const secret = await baselineKey();
   if (secret === undefined) return undefined;
   const project = await realpath(projectDir).catch(() => projectDir);
-  return createHmac('sha256', secret).update(`${key}\n${project}\n${baselineJson}`).digest('hex');
+  return createHmac('sha256', secret).update(`${key}\n${project}\n`).update(baselineJson).digest('hex');
 }

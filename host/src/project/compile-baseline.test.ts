@@ -1,8 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineExtension, type NormalizedCompileParams } from '../../../guest-pdk/src/index.ts';
 import type { CompileBaseline } from '../protocol/index.ts';
 import { createSession } from '../session/session.ts';
@@ -197,6 +199,39 @@ Baseline('should not send a baseline this user\'s mep did not write for this pro
     const again = frontend(true);
     await compileWith(again, first);
     assert.equal(again.seen[0].baseline?.modules[0]?.ir, [[['a']], { text: 'module A' }]);
+  });
+});
+
+/** A file with the format and frontend mep writes and any signature, around `baseline` (as a cloned repository may ship it). */
+const planted = (baseline: string, frontendKey = 'test.incremental@1.0.0'): string =>
+  `{"format":"mep-compile-baseline/1","frontend":${JSON.stringify(frontendKey)},"signature":"${'0'.repeat(64)}","baseline":${baseline}}`;
+
+Baseline('should ignore a planted baseline nested 200,000 levels deep, never parsed, not fail the compile :: deep', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (dir) => {
+    await mkdir(join(dir, '.mep'));
+    // 400 KB: the whole file was parsed and its baseline written again to check the signature,
+    // and JSON.stringify overflowed the stack: every `mep compile` of the project ended in
+    // "unexpected failure: RangeError: Maximum call stack size exceeded" (exit 3), for good.
+    await writeFile(compileBaselinePath(dir), planted(`${'['.repeat(200_000)}${']'.repeat(200_000)}`));
+    const fe = frontend(true);
+    const outcome = await compileWith(fe, dir);
+    assert.is(fe.seen[0].baseline, undefined);
+    assert.ok(outcome.baseline, 'a full compile');
+    assert.is(JSON.parse(await readFile(compileBaselinePath(dir), 'utf8')).baseline.contextDigest, 'ctx', 'replaced by a good one');
+  });
+});
+
+Baseline('should check a baseline\'s signature before parsing it: a planted 24 MiB of empty objects costs no heap :: heap', async () => {
+  await withProject({ 'A.elm': 'module A' }, async (dir) => {
+    await mkdir(join(dir, '.mep'));
+    // 8.4 million objects: parsed before the signature was checked (120 MiB of them took
+    // `mep compile` to 4.06 GB of RSS and 77 s of CPU). Read under a 96 MiB heap, they do not fit.
+    await writeFile(compileBaselinePath(dir), planted(`[{}${',{}'.repeat(8 * 1024 * 1024)}]`));
+    const module = fileURLToPath(new URL('./compile-baseline.ts', import.meta.url));
+    const script = `const { readCompileBaseline } = await import(${JSON.stringify(module)}); console.log(String(await readCompileBaseline(${JSON.stringify(dir)}, 'test.incremental@1.0.0')));`;
+    const run = spawnSync(process.execPath, ['--max-old-space-size=96', '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', env: process.env, timeout: 120_000 });
+    assert.is(run.status, 0, `${run.stderr.slice(-600)}`);
+    assert.is(run.stdout.trim(), 'undefined');
   });
 });
 

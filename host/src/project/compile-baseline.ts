@@ -11,10 +11,11 @@
  * read nor written through: the compile is a full one and keeps nothing. A baseline is trusted only
  * with the signature of the user's key over it, its frontend and the project (baseline-key.ts).
  */
+import { timingSafeEqual } from 'node:crypto';
 import { lstat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { readJsonFile } from '../files/json-file.ts';
-import { isMissingFile } from '../files/regular-file.ts';
+import { readRegularFile } from '../files/regular-file.ts';
+import { parseJson } from '../protocol/json-parse.ts';
 import type { BaselineModule, CompileBaseline, CompileResult, InitializeResult } from '../protocol/index.ts';
 import { CompileBaseline as CompileBaselineSchema } from '../protocol/compile-params.ts';
 import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
@@ -77,24 +78,50 @@ async function ownStateFolder(projectDir: string): Promise<boolean> {
   return info === undefined || info.isDirectory();
 }
 
-/** Reads the project's baseline for the frontend `key`, or undefined (none, another's, unusable). */
+/**
+ * The file mep writes for the frontend `key` around the baseline's text: what comes before the
+ * signature, and between it and the baseline. The signature is checked on the baseline's bytes as
+ * they are in the file, before any of it is parsed.
+ */
+const framing = (key: string, signature = ''): [string, string] => [`{"format":${JSON.stringify(COMPILE_BASELINE_FORMAT)},"frontend":${JSON.stringify(key)},"signature":"${signature}`, '","baseline":'];
+
+/** The 64 hexadecimal digits of an HMAC-SHA256. */
+const SIGNATURE_DIGITS = 64;
+
+/**
+ * Reads the project's baseline for the frontend `key`, or undefined (none, another's, unusable).
+ * Only the bytes of a file this user's mep signed for this project and frontend are parsed: a
+ * planted one (a cloned repository's `.mep/`) costs its read and one HMAC, never a parse (120 MiB
+ * of empty objects took `mep compile` to 4 GB; 400 KB nested 200,000 deep overflowed the stack).
+ */
 export async function readCompileBaseline(projectDir: string, key: string): Promise<CompileBaseline | undefined> {
   if (!(await ownStateFolder(projectDir))) return undefined;
-  let stored: unknown;
+  let bytes: Buffer;
   try {
-    stored = await readJsonFile(compileBaselinePath(projectDir), { what: 'the compile baseline', maxBytes: HOST_FILE_LIMITS.compileBaselineBytes, noFollow: true });
-  } catch (error) {
-    if (isMissingFile(error)) return undefined;
-    // Too large, not JSON, a link, a hostile key: a full compile, and the next write replaces it.
+    bytes = await readRegularFile(compileBaselinePath(projectDir), { what: 'the compile baseline', maxBytes: HOST_FILE_LIMITS.compileBaselineBytes, noFollow: true });
+  } catch {
+    // Missing, too large, a link, not a regular file: a full compile, and the next write replaces it.
     return undefined;
   }
-  const file = stored as { format?: unknown; frontend?: unknown; baseline?: unknown; signature?: unknown } | null;
-  if (file === null || typeof file !== 'object' || file.format !== COMPILE_BASELINE_FORMAT || file.frontend !== key) return undefined;
-  // Only what this user's mep wrote for this project (baseline-key.ts); JSON.stringify gives back the text it signed.
-  const signature = await signBaseline(projectDir, key, JSON.stringify(file.baseline));
-  if (signature === undefined || file.signature !== signature) return undefined;
-  const parsed = CompileBaselineSchema.safeParse(file.baseline);
-  return parsed.success ? parsed.data : undefined;
+  const [before, between] = framing(key).map((text) => Buffer.from(text)) as [Buffer, Buffer];
+  const at = before.length + SIGNATURE_DIGITS + between.length;
+  const framed =
+    bytes.length > at &&
+    bytes.subarray(0, before.length).equals(before) &&
+    bytes.subarray(before.length + SIGNATURE_DIGITS, at).equals(between) &&
+    bytes[bytes.length - 1] === 0x7d; // the closing brace
+  if (!framed) return undefined;
+  const claimed = bytes.subarray(before.length, before.length + SIGNATURE_DIGITS);
+  const text = bytes.subarray(at, bytes.length - 1);
+  const signature = await signBaseline(projectDir, key, text);
+  if (signature === undefined || !timingSafeEqual(claimed, Buffer.from(signature))) return undefined;
+  try {
+    const parsed = CompileBaselineSchema.safeParse(parseJson(text.toString('utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    // Signed, so written by this user's mep: only a hostile key in its IR is refused here, as ever.
+    return undefined;
+  }
 }
 
 /** Keeps `baseline` as the project's, for the frontend `key` (atomically: a reader sees the old or the new file). */
@@ -103,5 +130,6 @@ export async function writeCompileBaseline(projectDir: string, key: string, base
   const text = JSON.stringify(baseline);
   const signature = await signBaseline(projectDir, key, text);
   if (signature === undefined) return;
-  await writeFileAtomic(compileBaselinePath(projectDir), `{"format":${JSON.stringify(COMPILE_BASELINE_FORMAT)},"frontend":${JSON.stringify(key)},"signature":"${signature}","baseline":${text}}`);
+  const [before, between] = framing(key, signature);
+  await writeFileAtomic(compileBaselinePath(projectDir), `${before}${between}${text}}`);
 }

@@ -191,7 +191,7 @@ export const HOST_FILE_LIMITS = Object.freeze({
   /** Folders nested under `sourceDirectory` that are walked (deeper is ERR_LIMIT `sourceDepth`, before a path passes PATH_MAX). */
   sourceDepth: 64,
   /**
-   * Folders `mep compile --watch` watches (each one by one, never recursively: one inotify watch
+   * Folders `mep compile --watch` and `mep build --watch` watch (each one by one, never recursively: one inotify watch
    * each on Linux, shared by every program of the user); past it the shallowest are watched and a
    * line says so.
    */

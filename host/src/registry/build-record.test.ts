@@ -41,6 +41,27 @@ Record('should count a FIFO or a device a crafted record names as a changed sour
   }
 });
 
+Record('should not read an output that is a FIFO or a link (to /dev/zero) to match its record: mep build without arguments and mep pack read it without end :: output', async () => {
+  const { dir, out } = await built();
+  try {
+    const record = readFileSync(buildRecordPath(out));
+    // A cloned project's dist/ with the output a FIFO, or a link to /dev/zero, and a record beside
+    // each: `mep build` (no arguments) read /dev/zero to 1.4 GB in 15 s, in one synchronous read
+    // that SIGTERM did not stop; a FIFO blocked it for good.
+    const fifo = join(dir, 'fifo.mjs');
+    const zero = join(dir, 'zero.mjs');
+    assert.is(spawnSync('mkfifo', [fifo]).status, 0);
+    symlinkSync('/dev/zero', zero);
+    for (const o of [fifo, zero]) writeFileSync(buildRecordPath(o), record);
+    const script = `import { readBuildRecord, staleSources } from ${JSON.stringify(join(root, 'host/src/registry/build-record.ts'))}; console.log(JSON.stringify([${[fifo, zero].map((o) => `readBuildRecord(${JSON.stringify(o)}) ?? null, staleSources(${JSON.stringify(o)}, ${JSON.stringify(dir)})`).join(', ')}]));`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: root, timeout: 20_000, encoding: 'utf8' });
+    assert.is(run.signal, null, 'returned, not stopped at the timeout');
+    assert.equal(JSON.parse(run.stdout), [null, [], null, []], 'no record describes them: nothing read');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 Record('should not write the record through a link planted at its temporary name', async () => {
   const { dir, out } = await built();
   const victim = join(dir, 'victim.txt');

@@ -6,10 +6,12 @@
  * (the folder holding both the entry and the output) relative to the output's folder, so a moved
  * or copied project keeps its record, and files outside it (the PDK, a dependency elsewhere) by
  * their absolute paths. An output the record does not describe (another sha256: built some other way)
- * is not judged. Node edge.
+ * is not judged. Every file it hashes is read as a regular file within its bound (the output
+ * never through a link: `mep build` writes it by rename), so a FIFO or `/dev/zero` in its place
+ * is no build of this record, never read. Node edge.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { readRegularFileSync } from '../files/regular-file.ts';
 import { parseJson } from '../protocol/json-parse.ts';
@@ -34,6 +36,18 @@ export interface BuildRecord {
 export const buildRecordPath = (outFile: string): string => `${outFile}.build.json`;
 
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+
+/** The sha256 of the build's output, read as a regular file (not a link) of at most the largest artifact. */
+const outputDigest = (outFile: string): string => sha256(readRegularFileSync(outFile, { what: 'the build output', maxBytes: HOST_FILE_LIMITS.artifactBytes, noFollow: true }));
+
+/** The sha256 of a source, or '' (never a digest: changed) when it is not a regular file within `inputBytes`. */
+function sourceDigest(path: string): string {
+  try {
+    return sha256(readRegularFileSync(path, { what: 'a source of the build', maxBytes: HOST_FILE_LIMITS.inputBytes }));
+  } catch {
+    return '';
+  }
+}
 const posix = (path: string): string => path.split(sep).join('/');
 
 /** The deepest folder holding both `a` and `b` (absolute paths). */
@@ -55,9 +69,9 @@ export async function writeBuildRecord(outFile: string, entry: string, runtime: 
     format: FORMAT,
     entry: posix(relative(dir, entry)),
     runtime,
-    sha256: sha256(readFileSync(outFile)),
+    sha256: outputDigest(outFile),
     // A generated module esbuild names (the PDK wrapper) is no file: nothing to record.
-    inputs: inputs.flatMap((f): [string, string][] => (existsSync(f) ? [[named(f), sha256(readFileSync(f))]] : [])),
+    inputs: inputs.flatMap((f): [string, string][] => (existsSync(f) ? [[named(f), sourceDigest(f)]] : [])),
   };
   await writeFileAtomic(buildRecordPath(outFile), `${JSON.stringify(record)}\n`);
 }
@@ -68,7 +82,7 @@ export function readBuildRecord(outFile: string): (BuildRecord & { entryPath: st
   try {
     record = parseJson(readRegularFileSync(buildRecordPath(outFile), { what: 'the build record', maxBytes: HOST_FILE_LIMITS.smallFileBytes }).toString('utf8')) as BuildRecord;
     if (record.format !== FORMAT || typeof record.entry !== 'string' || !Array.isArray(record.inputs)) return undefined;
-    if (record.sha256 !== sha256(readFileSync(outFile))) return undefined;
+    if (record.sha256 !== outputDigest(outFile)) return undefined;
   } catch {
     return undefined;
   }
@@ -85,22 +99,16 @@ export function staleSources(outFile: string, cwd: string): string[] {
   const record = readBuildRecord(outFile);
   if (!record) return [];
   const dir = dirname(outFile);
-  const digests = new Map<string, string | undefined>();
-  const digestOf = (path: string): string | undefined => {
-    if (!digests.has(path)) {
-      try {
-        digests.set(path, sha256(readRegularFileSync(path, { what: 'a source of the build', maxBytes: HOST_FILE_LIMITS.inputBytes })));
-      } catch {
-        digests.set(path, undefined);
-      }
-    }
-    return digests.get(path);
+  const digests = new Map<string, string>();
+  const digestOf = (path: string): string => {
+    if (!digests.has(path)) digests.set(path, sourceDigest(path));
+    return digests.get(path) as string;
   };
   return record.inputs
     .filter((entry) => {
       if (!Array.isArray(entry) || typeof entry[0] !== 'string') return true;
       const digest = digestOf(resolve(dir, entry[0]));
-      return digest === undefined || digest !== entry[1];
+      return digest === '' || digest !== entry[1];
     })
     .map((entry) => relative(cwd, resolve(dir, String(entry[0]))));
 }

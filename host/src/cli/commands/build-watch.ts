@@ -9,10 +9,13 @@
  * rather than coming before it. A change after the publication queues one more build.
  *
  * Folders are watched rather than files, so a save that replaces a file (write a copy, rename it
- * over) is seen like any other; only the names the build read count.
+ * over) is seen like any other; only the names the build read count. At most
+ * `HOST_FILE_LIMITS.watchedFolders` are watched (one inotify watch each on Linux, shared by every
+ * program of the user): the entry's, then the shallowest, and a line says how many are left out.
  */
-import { basename, dirname, relative, resolve } from 'node:path';
+import { basename, dirname, relative, resolve, sep } from 'node:path';
 import { isMepError } from '../../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import type { Io } from '../io.ts';
 import { createFolderWatch } from './folder-watch.ts';
 import { createRerunner } from './rerun.ts';
@@ -40,6 +43,8 @@ export interface WatchBuildOptions {
   build(publish: Promise<void>): Promise<WatchedBuild>;
   /** Ends the watch: the current build finishes, then every watcher closes. */
   signal: AbortSignal;
+  /** Most folders watched (default `HOST_FILE_LIMITS.watchedFolders`). */
+  maxWatchedFolders?: number;
 }
 
 const clock = (): string => new Date().toTimeString().slice(0, 8);
@@ -49,6 +54,9 @@ function filesOfFailure(error: unknown, cwd: string): string[] {
   const diagnostics = isMepError(error) ? (error.data as { diagnostics?: { file?: unknown }[] } | undefined)?.diagnostics : undefined;
   return (diagnostics ?? []).flatMap((d) => (typeof d.file === 'string' && !d.file.startsWith('<') ? [resolve(cwd, d.file)] : []));
 }
+
+/** Folders by how deep they lie (fewest separators first), then by name: the shallowest are watched first. */
+const byDepth = (a: string, b: string): number => a.split(sep).length - b.split(sep).length || (a < b ? -1 : a > b ? 1 : 0);
 
 /** The publication of one build: opens after the quiet time, or is superseded by a change. */
 interface Gate {
@@ -100,14 +108,24 @@ export async function watchBuild(io: Io, options: WatchBuildOptions): Promise<vo
   };
   // The folders of the files the last build read, each watched on its own (folder-watch.ts); a
   // folder that goes away (a branch switch) is dropped, and the next build says what is missing.
+  const maxFolders = options.maxWatchedFolders ?? HOST_FILE_LIMITS.watchedFolders;
   const folders = createFolderWatch(
-    Number.POSITIVE_INFINITY,
+    maxFolders,
     (folder, name) => {
       if (name === null || files.has(resolve(folder, name))) changed();
     },
     () => undefined,
   );
-  const watchFolders = (): void => void folders.set([...new Set([...files].map((f) => dirname(f)))]);
+  let toldBound = false;
+  const watchFolders = (): void => {
+    const home = dirname(options.entry);
+    const others = [...new Set([...files].map((f) => dirname(f)))].filter((f) => f !== home).sort(byDepth);
+    const left = folders.set([home, ...others]);
+    if (left > 0 && !toldBound) {
+      toldBound = true;
+      io.err(`mep build: watching the ${maxFolders} shallowest folders of what the build read; ${left} more are not watched, so changes in them are not seen (HOST_FILE_LIMITS.watchedFolders).`);
+    }
+  };
   /** One build; nothing of it is printed when a change superseded it before it was published. */
   const once = async (): Promise<void> => {
     const started = performance.now();

@@ -4,7 +4,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,21 +15,8 @@ import { createInProcessTransport } from '../../testing/in-process-transport.ts'
 import { captureIo } from '../io.ts';
 import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import { LONG_TESTS } from '../../../../fixtures/testing/tier.ts';
+import { inotifyWatches } from '../testing/inotify.ts';
 import { watchCompile } from './compile-watch.ts';
-
-/** The inotify watches this process holds (Linux), over all its inotify descriptors. */
-function inotifyWatches(): number {
-  let watches = 0;
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      if (!readlinkSync(`/proc/self/fd/${fd}`).includes('inotify')) continue;
-      watches += readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').split('\n').filter((l) => l.startsWith('inotify ')).length;
-    } catch {
-      // Closed meanwhile.
-    }
-  }
-  return watches;
-}
 
 /** A frontend that counts its compiles and names the documents it was sent. */
 function frontend(language: { id: string; fileExtensions: string[] } = { id: 'elm', fileExtensions: ['.elm'] }) {
