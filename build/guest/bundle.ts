@@ -13,6 +13,7 @@ import { finishBundleMap, projectRootOf } from './bundle-map.ts';
 import { dependencyCheckKey, dependencyWarnings, markedBuild, type DependencyWarning } from './dependency-globals.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
+import { systemFileGuard } from './source-files.ts';
 
 /**
  * Where the guest PDK is: its TypeScript sources in a checkout, its compiled JavaScript (with
@@ -163,6 +164,9 @@ const contexts = new Map<string, { context: Promise<esbuild.BuildContext>; sink:
 /** The last sandbox check of each kept build (entry and folder): its {@link dependencyCheckKey} and warnings. */
 const dependencyChecks = new Map<string, { key: string; warnings: DependencyWarning[] }>();
 
+/** Stops esbuild's service process (`mep` interrupted: cli/signals.ts), whatever it is reading. */
+export const stopBundler = (): Promise<void> => esbuild.stop();
+
 /** Disposes the kept esbuild contexts (the end of a watch). */
 export async function disposeBundleContexts(): Promise<void> {
   const kept = [...contexts.values()];
@@ -176,7 +180,8 @@ export async function disposeBundleContexts(): Promise<void> {
  * `sink` receives the built-ins a {@link builtinGuard} among the plugins kept out.
  */
 async function run(options: esbuild.BuildOptions, entry: string, cwd: string, keep = false, sink?: BuiltinSink): Promise<Built> {
-  const full: esbuild.BuildOptions = { ...options, write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() };
+  // Every build refuses a module in a system tree (source-files.ts).
+  const full: esbuild.BuildOptions = { ...options, plugins: [systemFileGuard, ...(options.plugins ?? [])], write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() };
   try {
     if (!keep) return (await esbuild.build(full)) as never;
     const key = JSON.stringify({ ...full, plugins: (full.plugins ?? []).map((p) => p.name) });

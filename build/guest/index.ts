@@ -3,7 +3,7 @@
  * The `mep build` command is a thin wrapper around {@link buildGuest}.
  */
 export { buildGuest, GUEST_CACHE_DIR, type BuildGuestOptions, type BuildGuestResult } from './build-guest.ts';
-export { bundleGuest, disposeBundleContexts, EXPORTS_GLOBAL, PDK_EXPORTS, PDK_PROCESS_BINDING, PDK_WASM_BINDING, type Bundle, type BundleOptions } from './bundle.ts';
+export { bundleGuest, disposeBundleContexts, stopBundler, EXPORTS_GLOBAL, PDK_EXPORTS, PDK_PROCESS_BINDING, PDK_WASM_BINDING, type Bundle, type BundleOptions } from './bundle.ts';
 export { compileBundle, packBlob, type CompileBundleOptions, type Snapshotter } from './bytecode.ts';
 export { buildFailure, formatDiagnostic, type Diagnostic } from './diagnostics.ts';
 export { engineLayout, linkGuest, RESERVED_EXPORTS, type EngineLayout, type MemoryImage } from './link.ts';

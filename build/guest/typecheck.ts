@@ -27,6 +27,7 @@ import { GUEST_LIB, GUEST_TYPES, GUEST_WEB_TYPES, guestTypesText } from './types
 import { ABSENT_LIB_GLOBALS, missingGlobalMessage, sandboxMessage } from './types/missing-globals.ts';
 import { PDK_ALIAS } from './bundle.ts';
 import { replaceFile } from './internal/replace-file.ts';
+import { readSourceText } from './source-files.ts';
 
 /** Options for {@link typecheckGuest}. */
 export interface TypecheckOptions {
@@ -135,6 +136,8 @@ export async function typecheckGuest(entry: string, options: TypecheckOptions = 
   }
   const host = ts.createIncrementalCompilerHost(compilerOptions);
   const programKey = [...rootNames, runtime, options.cacheDir ?? ''].join('\0');
+  // Regular files of a bounded size only: a link to /dev/zero or a FIFO is refused (source-files.ts).
+  host.readFile = readSourceText;
   const getSourceFile = host.getSourceFile.bind(host);
   // The build info appears by rename, so a concurrent build never reads half of it.
   host.writeFile = (f, text) => {

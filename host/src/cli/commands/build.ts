@@ -4,6 +4,7 @@ import { join, relative, resolve } from 'node:path';
 import { readBuildRecord } from '../../registry/build-record.ts';
 import { MANIFEST_FILE, entryOf, readManifest } from '../../registry/manifest.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
+import { stopAtInterrupt } from '../signals.ts';
 import { watchBuild } from './build-watch.ts';
 import type { Command } from './command.ts';
 import { onePositional, parseFlags } from './command.ts';
@@ -79,7 +80,9 @@ reported at file:line of its sources; it names the files without their text.
     const snapshot = values.snapshot ?? 'node';
     if (snapshot !== 'node' && snapshot !== 'wizer') throw new UsageError(`--snapshot must be node or wizer, got '${snapshot}'.`);
     // Loaded on demand: the build toolchain (binaryen.js) takes seconds to load.
-    const { buildGuest, disposeBundleContexts } = await import('../../../../build/guest/index.ts');
+    const { buildGuest, disposeBundleContexts, stopBundler } = await import('../../../../build/guest/index.ts');
+    // esbuild's service is a child outside mep's process groups: stopped with mep (signals.ts).
+    stopAtInterrupt(stopBundler);
     // Milliseconds from the process's start to the first build step (meaningful for `mep build`
     // in its own process, the figure bench/cli.bench.ts reads).
     const startup = performance.now();
