@@ -99,6 +99,7 @@ t('number keys order', () => JSON.stringify({ z: 1, 10: 'a', 9: 'b', y: 2 }));
 t('index keys past the tagged integers, digit-led keys that are not indexes', () => JSON.stringify({ b: 1, '4294967294': 'big', a: 2, '2147483648': 'mid', '1e3': 'no', '01': 'no', '9x': 'no', '4294967295': 'no' }));
 t('a nested stringify with another gap of the same length', () => JSON.stringify({ a: [{ b: { toJSON() { return JSON.stringify({ c: [1, { d: 2 }] }, null, '**'); } } }, [3]], e: { f: [4] } }, null, '--'));
 t('gaps made fresh for each call, one after another', () => ['a', 'b', 'c', 'd'].map((c) => JSON.stringify({ x: [1, { y: [2] }], z: {} }, null, c.repeat(2) + '')).join('|'));
+t('one-byte specials at every offset of the first 24 (eight bytes checked at a time)', () => { const out = []; for (const c of ['"', '\\', '\n', '\u0000', '\u001f', ' ', '!', '#', '[', ']', '\u007f', '\u0080', '\u00ff', 'é']) for (let at = 0; at < 24; at++) out.push('abcdefghijklmnopqrstuvwx'.slice(0, at) + c + 'yz0123456789'.slice(0, at % 13)); return JSON.stringify(out) + JSON.stringify(Object.fromEntries(out.map((k, i) => [k, i]))); });
 t('a gap line into a wide buffer', () => JSON.stringify({ w: 'α', x: [1, { y: ['中'] }], z: [[{ k: 'é' }]] }, null, 3));
 
 `;
