@@ -96,6 +96,11 @@ t('a String wrapper toString adds toJSON to Array.prototype', () => { const s = 
 t('a BigInt-free Boolean wrapper and a Date with toJSON replaced mid-write', () => { const d = new Date(0); const v = [{}, d, { get g() { Date.prototype.toJSON = function () { return 'D'; }; return 1; } }, new Date(1), {}]; const orig = Date.prototype.toJSON; try { return JSON.stringify(v); } finally { Date.prototype.toJSON = orig; } });
 t('a toJSON getter on the prototype chain added by a key getter', () => { const o = { a: {}, get g() { Object.defineProperty(Object.prototype, 'toJSON', { get() { return function () { return 'G'; }; }, configurable: true }); return 1; }, b: {} }; try { return JSON.stringify([{}, o, {}]); } finally { delete Object.prototype.toJSON; } });
 t('number keys order', () => JSON.stringify({ z: 1, 10: 'a', 9: 'b', y: 2 }));
+t('index keys past the tagged integers, digit-led keys that are not indexes', () => JSON.stringify({ b: 1, '4294967294': 'big', a: 2, '2147483648': 'mid', '1e3': 'no', '01': 'no', '9x': 'no', '4294967295': 'no' }));
+t('a nested stringify with another gap of the same length', () => JSON.stringify({ a: [{ b: { toJSON() { return JSON.stringify({ c: [1, { d: 2 }] }, null, '**'); } } }, [3]], e: { f: [4] } }, null, '--'));
+t('gaps made fresh for each call, one after another', () => ['a', 'b', 'c', 'd'].map((c) => JSON.stringify({ x: [1, { y: [2] }], z: {} }, null, c.repeat(2) + '')).join('|'));
+t('one-byte specials at every offset of the first 24 (eight bytes checked at a time)', () => { const out = []; for (const c of ['"', '\\', '\n', '\u0000', '\u001f', ' ', '!', '#', '[', ']', '\u007f', '\u0080', '\u00ff', 'é']) for (let at = 0; at < 24; at++) out.push('abcdefghijklmnopqrstuvwx'.slice(0, at) + c + 'yz0123456789'.slice(0, at % 13)); return JSON.stringify(out) + JSON.stringify(Object.fromEntries(out.map((k, i) => [k, i]))); });
+t('a gap line into a wide buffer', () => JSON.stringify({ w: 'α', x: [1, { y: ['中'] }], z: [[{ k: 'é' }]] }, null, 3));
 
 `;
 

@@ -1,6 +1,6 @@
 /**
  * `===` and `!==` in the interpreter decide two objects, undefined or null and a string against
- * itself inline (build/engine/patches/compare.ts): every pair of value kinds must compare as V8
+ * itself or another of a different length inline (build/engine/patches/compare.ts): every pair of value kinds must compare as V8
  * compares them, numbers of both representations, NaN, -0, equal strings made apart, symbols,
  * bigints and objects that are dropped by the comparison included.
  */
@@ -11,7 +11,7 @@ import { engineWith, inV8 } from './v8-compare.ts';
 const SOURCE = String.raw`globalThis.f = () => {
   const o = {}, s = 'shared', sym = Symbol('s');
   const made = ['sha', 'red'].join('');
-  const values = [0, -0, 1, 1.0, 1.5, NaN, 2 ** 31, -1, '', '1', s, made, 'other', true, false, undefined, null, o, {}, [], sym, Symbol('s'), 1n, 2n ** 70n, () => 1];
+  const values = [0, -0, 1, 1.0, 1.5, NaN, 2 ** 31, -1, '', '1', s, made, 'other', 'sharex', 'shαred', ['sh', 'αred'].join(''), 'shared!', true, false, undefined, null, o, {}, [], sym, Symbol('s'), 1n, 2n ** 70n, () => 1];
   const bits = [];
   for (const a of values) {
     let row = '';
@@ -35,6 +35,7 @@ eq('should compare every pair of value kinds with === and !== as V8 does', async
   const { run } = await engineWith(SOURCE);
   const v8 = JSON.parse(inV8(SOURCE, 'f')) as { bits: string[]; count: number };
   assert.is(v8.bits[10]![22], 'e'); // s === made
+  assert.is(v8.bits[14]![30], 'e'); // 'shαred' === made wide
   assert.is(v8.bits[5]![10], '.'); // NaN !== NaN
   assert.equal(JSON.parse(run('f')), v8);
 });

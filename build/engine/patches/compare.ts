@@ -10,7 +10,7 @@ function strictEquality(op: 'OP_strict_eq' | 'OP_strict_neq', cmp: '==' | '!=', 
     file: 'quickjs.c',
     at: { line: `OP_CMP(${op}, ${cmp}, js_strict_eq_slow(ctx, sp, ${isNeq}));` },
     op: 'replace',
-    text: String.raw`        CASE(${op}): /* mep engine: two ints, two objects, undefined or null, the same string at once */
+    text: String.raw`        CASE(${op}): /* mep engine: two ints, two objects, undefined or null, the same string or two of different lengths at once */
             {
                 JSValue op1 = sp[-2], op2 = sp[-1];
                 int tag1 = JS_VALUE_GET_NORM_TAG(op1), tag2 = JS_VALUE_GET_NORM_TAG(op2);
@@ -19,7 +19,8 @@ function strictEquality(op: 'OP_strict_eq' | 'OP_strict_neq', cmp: '==' | '!=', 
                     res = JS_VALUE_GET_INT(op1) == JS_VALUE_GET_INT(op2);
                 } else if ((tag1 == JS_TAG_OBJECT && tag2 == JS_TAG_OBJECT) ||
                            (tag1 == JS_TAG_STRING && tag2 == JS_TAG_STRING &&
-                            JS_VALUE_GET_PTR(op1) == JS_VALUE_GET_PTR(op2))) {
+                            (JS_VALUE_GET_PTR(op1) == JS_VALUE_GET_PTR(op2) ||
+                             JS_VALUE_GET_STRING(op1)->len != JS_VALUE_GET_STRING(op2)->len))) {
                     res = JS_VALUE_GET_PTR(op1) == JS_VALUE_GET_PTR(op2);
                 } else if (tag1 == JS_TAG_UNDEFINED || tag1 == JS_TAG_NULL ||
                            tag2 == JS_TAG_UNDEFINED || tag2 == JS_TAG_NULL) {
@@ -39,9 +40,9 @@ function strictEquality(op: 'OP_strict_eq' | 'OP_strict_neq', cmp: '==' | '!=', 
             BREAK;`,
     why:
       `compare with ${op === 'OP_strict_eq' ? '===' : '!=='} two objects (by identity), anything against undefined or null (by its tag) ` +
-      'and a string against itself without a call, as js_strict_eq_slow decides them: every === whose operands are ' +
+      'and a string against itself or one of another length without a call, as js_strict_eq_slow decides them: every === whose operands are ' +
       'not two ints was a call that saved and restored registers around a few tests (912,000 calls, 2.4 % of the GraphQL ' +
-      'workload in js_strict_eq_slow itself)',
+      'workload in js_strict_eq_slow itself); strings of different lengths were 328,116 of the Avro guest\'s 527,733 calls (avro8)',
   };
 }
 

@@ -125,6 +125,34 @@ static inline __attribute__((always_inline)) int mep_json_putc(StringBuffer *b, 
         }                                                                                   \
     } while (0)
 
+/* the plain bytes (as they are in a JSON string literal) at the start of s[0..n), copied to
+   d + 1 as they are checked, eight at a time while none of the eight is below 0x20, a quote or a
+   backslash (a byte of 0x80 or more is plain: the bytes are Latin-1): how many */
+static inline uint32_t mep_json_copy_plain8(uint8_t *d, const uint8_t *s, uint32_t n)
+{
+    const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+    uint32_t i;
+
+    for (i = 0; i + 8 <= n; i += 8) {
+        uint64_t x, q, e;
+        memcpy(&x, s + i, 8);
+        q = x ^ (ones * '\"');
+        e = x ^ (ones * '\\');
+        /* a byte below 0x20, or one equal to a quote or a backslash (the bit tricks are exact
+           as a whole: a borrow only spreads above a byte that matches) */
+        if ((((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((e - ones) & ~e)) & highs)
+            break;
+        memcpy(d + 1 + i, &x, 8);
+    }
+    for (; i < n; i++) {
+        uint32_t c = s[i];
+        if (unlikely(c < 0x20 || c == '\"' || c == '\\'))
+            break;
+        d[i + 1] = c;
+    }
+    return i;
+}
+
 /* mep engine: appends p to b as a JSON string literal. JSON.stringify's direct writer quotes keys
    and strings through it straight into its output. A string that fits in the room left and needs
    no escape is copied as it is checked, its quotes around it; any other goes in chunks, each given
@@ -146,7 +174,7 @@ static int mep_json_put_quoted(StringBuffer *b, JSString *p)
             d[0] = d[n + 1] = '\"';
         } else {
             uint8_t *d = str8(b->str) + b->len;
-            MEP_JSON_COPY_PLAIN(d, s8, n, i);
+            i = mep_json_copy_plain8(d, s8, n);
             d[0] = d[n + 1] = '\"';
         }
         if (i == n) {

@@ -33,6 +33,10 @@ static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueCons
 static uint8_t mep_json_line[1 + 10 * MEP_JSON_LINE_LEVELS];
 static uint8_t mep_json_line_gap[10];
 static int mep_json_line_gap_len = -1;
+/* the gap whose line mep_json_line holds, by address: forgotten at the start of every direct
+   write (a string freed since could be another at the same address), set by mep_json_break_gap;
+   while a write runs its gap is alive, so an equal address is that gap */
+static JSString *mep_json_line_for;
 
 /* with a gap, a line break and the indentation of depth levels: one write of a prepared line
    start for a one-byte gap (a level at a time, each a call, was a fifth of writing an indented
@@ -51,6 +55,7 @@ static no_inline int mep_json_break_gap(JSONStringifyContext *jsc, int depth)
             for (i = 0; i < MEP_JSON_LINE_LEVELS; i++)
                 memcpy(mep_json_line + 1 + i * len, g, len);
         }
+        mep_json_line_for = gap;
         return string_buffer_write8(jsc->b, mep_json_line, 1 + depth * len);
     }
     if (mep_json_putc(jsc->b, '\n'))
@@ -63,10 +68,25 @@ static no_inline int mep_json_break_gap(JSONStringifyContext *jsc, int depth)
 }
 
 /* with a gap, a line break and the indentation of depth levels; nothing without one (a test
-   inline: the writer asks before every member and element) */
+   inline: the writer asks before every member and element). The prepared line of this write's
+   gap is copied inline when it fits (a call that compared the gap again, then a generic write,
+   cost ≈ 160 instructions a line) */
 static inline int mep_json_break(JSONStringifyContext *jsc, int depth)
 {
-    return JS_VALUE_GET_STRING(jsc->gap)->len == 0 ? 0 : mep_json_break_gap(jsc, depth);
+    JSString *gap = JS_VALUE_GET_STRING(jsc->gap);
+    StringBuffer *b = jsc->b;
+
+    if (gap->len == 0)
+        return 0;
+    if (gap == mep_json_line_for && depth <= MEP_JSON_LINE_LEVELS && !b->is_wide_char) {
+        int n = 1 + depth * gap->len;
+        if (b->len + n <= b->size) {
+            memcpy(str8(b->str) + b->len, mep_json_line, n);
+            b->len += n;
+            return 0;
+        }
+    }
+    return mep_json_break_gap(jsc, depth);
 }
 
 /* the indentation of depth levels as a string, for js_json_to_str */
@@ -237,14 +257,24 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
             return -1;
     }
     for (i = 0; i < sh->prop_count; i++, prs++) {
+        JSAtomStruct *as;
         if (prs->atom == JS_ATOM_NULL || !(prs->flags & JS_PROP_ENUMERABLE))
             continue;
-        if (JS_AtomIsArrayIndex(ctx, &idx, prs->atom)) {
+        if (__JS_AtomIsTaggedInt(prs->atom)) {
             ret = 1;
             goto done;
         }
-        if (ctx->rt->atom_array[prs->atom]->atom_type == JS_ATOM_TYPE_STRING)
-            keys[n++] = JS_DupAtom(ctx, prs->atom);
+        as = ctx->rt->atom_array[prs->atom];
+        if (as->atom_type != JS_ATOM_TYPE_STRING)
+            continue;
+        /* an index key above the tagged integers is a string of digits: only a key starting with
+           one is asked (JS_AtomIsArrayIndex's parse was 72 instructions a key) */
+        if (as->len > 0 && string_get(as, 0) >= '0' && string_get(as, 0) <= '9' &&
+            JS_AtomIsArrayIndex(ctx, &idx, prs->atom)) {
+            ret = 1;
+            goto done;
+        }
+        keys[n++] = JS_DupAtom(ctx, prs->atom);
     }
     if (mep_json_putc(jsc->b, '{'))
         goto done;
@@ -286,8 +316,10 @@ static int mep_json_write_object(JSContext *ctx, JSONStringifyContext *jsc, JSVa
 static int mep_json_write(JSContext *ctx, JSONStringifyContext *jsc, JSValueConst holder,
                           JSValue val, const MepJsonLevel *up)
 {
-    if (up == NULL)
+    if (up == NULL) {
         MEP_JSON_FORGET_CLEAN(); /* a new write: JS ran since the last */
+        mep_json_line_for = NULL;
+    }
     switch (JS_VALUE_GET_NORM_TAG(val)) {
     case JS_TAG_STRING: {
         int ret = mep_json_put_quoted(jsc->b, JS_VALUE_GET_STRING(val));
