@@ -61,7 +61,7 @@ SourceFiles('should end the type check of a FIFO given as the entry with a diagn
     execFileSync('mkfifo', [entry]);
     const problems = await typecheckGuest(entry, { cwd: dir });
     assert.ok(
-      problems.some((p) => p.message.includes(entry) && /a FIFO, not a source file/.test(p.message)),
+      problems.some((p) => p.message.includes(entry) && /a FIFO, not a regular file/.test(p.message)),
       JSON.stringify(problems),
     );
   } finally {

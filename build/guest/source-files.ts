@@ -15,8 +15,7 @@
  *   `stopBundler`).
  */
 import type * as esbuild from 'esbuild';
-import { statSync } from 'node:fs';
-import { fileKind, readRegularFileSync } from '../../host/src/files/regular-file.ts';
+import { isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 
 /** The largest single file the type check reads (a generated source of tens of MB still fits). */
@@ -51,19 +50,14 @@ function decode(bytes: Buffer): string {
 
 /**
  * The type check's `readFile`: undefined for a path that is not there (as TypeScript's own), the
- * text of a regular file, and a typed refusal for anything else or a file past the bound.
+ * text of a regular file, and the shared reader's typed refusal (ERR_BUILD naming the kind of file,
+ * ERR_LIMIT past the bound) for anything else, checked on the opened descriptor too.
  */
 export function readSourceText(path: string): string | undefined {
-  let info;
   try {
-    info = statSync(path);
+    return decode(readRegularFileSync(path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' }));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    if (isMissingFile(error)) return undefined;
     throw error;
   }
-  if (!info.isFile()) throw refusal(path, fileKind(info));
-  // Checked again on the opened descriptor: a file swapped for a FIFO after the stat is refused there.
-  const bytes = readRegularFileSync(path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' });
-  return decode(bytes);
 }
