@@ -78,9 +78,13 @@ interface Queued {
 /** The shared thread, from its start to its end. */
 class WriterThread {
   readonly worker: Worker;
+  /** Resolves once the thread is gone. */
+  readonly exited: Promise<void>;
   ready = false;
   ended = false;
   leases = 0;
+  /** Files it answered for (tests). */
+  answeredFiles = 0;
   /** Files waiting for the batch on the thread to come back. */
   private queued: Queued[] = [];
   /** The batch on the thread, in order. */
@@ -98,7 +102,12 @@ class WriterThread {
     this.worker.unref();
     this.worker.on('message', (message: 'ready' | [(FailedFile | null)[], ArrayBuffer[]]) => (message === 'ready' ? (this.ready = true) : this.answered(message)));
     this.worker.on('error', (error) => this.end(error));
-    this.worker.on('exit', (code) => this.end(new Error(`it exited with code ${code}`)));
+    this.exited = new Promise((resolve) =>
+      this.worker.on('exit', (code) => {
+        this.end(new Error(`it exited with code ${code}`));
+        resolve();
+      }),
+    );
   }
 
   /** A buffer of at least `bytes` bytes to fill, a spare one when one is big enough. */
@@ -113,11 +122,24 @@ class WriterThread {
   write(path: string, bytes: Uint8Array): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queued.push({ path, bytes, resolve, reject });
-      if (this.sent.length === 0) this.send();
+      if (this.ended) this.end(new Error('it had ended'));
+      else if (this.sent.length === 0) this.gather();
     });
   }
 
+  private gathering: NodeJS.Timeout | undefined;
+
+  /** Sends the files queued when there are enough for a batch, else once {@link GATHER_MS} passed. */
+  private gather(): void {
+    if (this.queued.length >= BATCH_FILES) this.send();
+    else if (this.queued.length > 0) this.gathering ??= setTimeout(() => this.send(), GATHER_MS);
+    else this.worker.unref();
+  }
+
   private send(): void {
+    clearTimeout(this.gathering);
+    this.gathering = undefined;
+    if (this.ended || this.sent.length > 0) return;
     const batch = this.queued;
     this.queued = [];
     this.sent = batch;
@@ -139,18 +161,20 @@ class WriterThread {
       this.spareBytes += buffer.byteLength;
     }
     const batch = this.sent;
+    this.answeredFiles += batch.length;
     batch.forEach((file, i) => {
       const failed = answers[i];
       if (failed === null) file.resolve();
       else file.reject(Object.assign(new Error(failed?.message ?? 'no answer from the artifact writer thread'), failed));
     });
-    this.send();
+    this.sent = [];
+    this.gather();
   }
 
   /** The thread is gone: every write it held or would get is refused. */
   private end(cause: Error): void {
-    if (this.ended) return;
     this.ended = true;
+    clearTimeout(this.gathering);
     if (current === this) current = undefined;
     const held = [...this.sent, ...this.queued];
     this.sent = [];
@@ -170,6 +194,12 @@ let current: WriterThread | undefined;
 
 /** The smallest buffer made for a file (sizes are powers of 2, so that a spare one fits most files). */
 const MIN_BUFFER = 1 << 16;
+/**
+ * Files gathered before a batch goes to the thread, unless no more come within {@link GATHER_MS}:
+ * each batch wakes the thread once (half of the streamed window of 64 artifacts in hand).
+ */
+const BATCH_FILES = 16;
+const GATHER_MS = 2;
 /** The most bytes of spare buffers kept. */
 const MAX_SPARE_BYTES = 8 << 20;
 
@@ -232,7 +262,7 @@ export function leaseWriterThread(): WriterLease {
   };
 }
 
-/** The writer thread running now, for tests: its Worker, or undefined when none runs. */
-export function writerThreadForTests(): Worker | undefined {
-  return current?.ended === false ? current.worker : undefined;
+/** The writer thread running now, for tests, or undefined when none runs. */
+export function writerThreadForTests(): Pick<WriterThread, 'worker' | 'exited' | 'ready' | 'answeredFiles'> | undefined {
+  return current?.ended === false ? current : undefined;
 }
