@@ -172,7 +172,7 @@ class WriterThread {
   }
 
   /** The thread is gone: every write it held or would get is refused. */
-  private end(cause: Error): void {
+  private end(cause: unknown): void {
     this.ended = true;
     clearTimeout(this.gathering);
     if (current === this) current = undefined;
@@ -181,7 +181,7 @@ class WriterThread {
     this.queued = [];
     for (const file of held) {
       file.reject(
-        new MepError(LocalErrorCode.Artifact, `The thread writing the artifact files ended before it wrote ${file.path} (${cause.message}); nothing was published. Run the command again; if it happens again, report it.`, {
+        new MepError(LocalErrorCode.Artifact, `The thread writing the artifact files ended before it wrote ${file.path} (${cause instanceof Error ? cause.message : String(cause)}); nothing was published. Run the command again; if it happens again, report it.`, {
           cause,
           data: { path: file.path },
         }),
