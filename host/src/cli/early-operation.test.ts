@@ -1,40 +1,23 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
 import { compiledWasmModule, specOfFile } from '../registry/launch.ts';
-import { keepShapeVerdicts } from '../registry/shape-verdicts.ts';
 import { earlyInputOperationOf, startOperation } from './early-operation.ts';
 import { readInput } from './input-ahead.ts';
-
-/** The echo guest with a custom section of random bytes: a module no other test has compiled (the compile cache is per process). */
-function uniqueModule(): Uint8Array {
-  const payload = Buffer.concat([Buffer.from([4]), Buffer.from('mep!'), randomBytes(16)]);
-  return Buffer.concat([loadWatFixture('echo'), Buffer.from([0, payload.length]), payload]);
-}
+import { freshFolderEach, uniqueModule } from './testing/early-start.ts';
 
 const repo = fileURLToPath(new URL('../../../', import.meta.url));
 const IR = JSON.stringify({ formatVersion: 3, distribution: ['Library', [], [], {}] });
 const early = suite('early start of generate, validate and transform on a .wasm file');
 let root = '';
-const saved = process.env.MEP_HOME;
-early.before.each(() => {
-  root = mkdtempSync(join(tmpdir(), 'mep-early-op-'));
-  process.env.MEP_HOME = join(root, 'home');
+freshFolderEach(early, 'mep-early-op-', (dir) => {
+  root = dir;
   writeFileSync(join(root, 'guest.wasm'), uniqueModule());
   writeFileSync(join(root, 'ir.json'), IR);
-});
-early.after.each(() => {
-  keepShapeVerdicts(false);
-  if (saved === undefined) delete process.env.MEP_HOME;
-  else process.env.MEP_HOME = saved;
-  rmSync(root, { recursive: true, force: true });
 });
 
 early('should read a generate, validate or transform line with the command\'s own table, and nothing the command would refuse', () => {
