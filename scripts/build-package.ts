@@ -20,8 +20,9 @@
  *     hundred modules of ours, zod's and semver's (about 130 ms less per `mep generate`). Each
  *     bundled module that locates files through `import.meta.url` keeps its dist/ location, so
  *     the engine, the PDK sources and the worker entry are found where tsc put them;
- *  7. `mep compile` of a .wasm extension bundled again as one CommonJS file (dist/cli/compile.cjs),
- *     which the command runs with V8's code cache (host/src/cli/cached-cli.ts).
+ *  7. the command bundled again as one CommonJS file (dist/cli/compile.cjs), which the commands
+ *     that run a .wasm file given by path (compile, generate, validate, transform, call) run with
+ *     V8's code cache (host/src/cli/cached-cli.ts).
  *
  * The dev workflow never needs dist/: tests and `bin/mep.mjs` in a checkout run the sources.
  */
@@ -146,7 +147,7 @@ await build({
   banner: { js: "import { createRequire as __mepCreateRequire } from 'node:module'; const require = __mepCreateRequire(import.meta.url);" },
   plugins: [keepModuleLocations('import.meta.url')],
 });
-// `mep compile` of a .wasm extension as one CommonJS file, run with V8's code cache (cli/cached-cli.ts).
+// The command as one CommonJS file, run with V8's code cache by the commands of a .wasm file (cli/cached-cli.ts).
 // ASCII, so that it is read as a one-byte string (non-ASCII text is left only in comments).
 await build({ ...cliBuild, entryPoints: [join(dist, 'host', 'src', 'cli', 'compile-entry.js')], outfile: join(cliDir, CACHED_BUNDLE), format: 'cjs', charset: 'ascii', plugins: [keepModuleLocations('__mepBundleUrl')] });
 if (/\bimport\.meta\b(?!")/.test(readFileSync(join(cliDir, CACHED_BUNDLE), 'utf8'))) {

@@ -1,17 +1,19 @@
 /**
- * `mep compile` of a project with a `.wasm` extension file, the path whose start-up counts (the
- * small Elm project's, issue 32), through dist/cli/compile.cjs and V8's code cache
- * (code-cache.ts) in `$MEP_HOME/cache/v8-code`. The wasm worker thread starts first, before the
- * bundle loads, as the early start would; the bundle adopts it. Only where the bundle is (the npm
- * package's dist/); from a checkout's sources, and for every other command, bin.ts runs the ES
- * modules as before.
+ * A command that runs a `.wasm` extension file given by path (the launch plan's `moduleFile`:
+ * `mep compile|generate|validate|transform --extension ./x.wasm`, `mep call ./x.wasm`), the runs
+ * whose start-up counts (the small Elm project's and the Avro row's, issue 32), through
+ * dist/cli/compile.cjs (the whole command as one CommonJS file) and V8's code cache (code-cache.ts)
+ * in `$MEP_HOME/cache/v8-code`, one cache per command (each holds the functions its command
+ * compiled). The wasm worker thread starts first, before the bundle loads, as the early start
+ * would; the bundle adopts it. Only where the bundle is (the npm package's dist/); from a
+ * checkout's sources, and for every other command line, bin.ts runs the ES modules as before.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { mepHome } from '../registry/mep-home.ts';
 import { startEarlyWorkerThread } from '../transport/wasm/node/early-thread.ts';
-import { earlyModuleFile } from './early-start.ts';
+import { launchPlanOf, type LaunchPlan } from './early-start.ts';
 import type { runCli } from './run-cli.ts';
 
 /** The bundle's file name in dist/cli/. */
@@ -32,9 +34,9 @@ function bundlePath(): string | undefined {
 /** Where the code cache is kept: beside the other caches of the user scope. */
 export const codeCacheDirectory = (cwd = process.cwd()): string => join(mepHome(cwd), 'cache', 'v8-code');
 
-/** Runs `argv` through the cached bundle when it applies (see the file's header); false when it does not. */
-export async function runCachedCli(argv: string[]): Promise<boolean> {
-  if (argv[0] !== 'compile' || earlyModuleFile(argv) === undefined || argv.includes('--help') || argv.includes('-h')) return false;
+/** Runs `argv` through the cached bundle when its `plan` says so (see the file's header); false when it does not. */
+export async function runCachedCli(argv: string[], plan: LaunchPlan = launchPlanOf(argv)): Promise<boolean> {
+  if (plan.moduleFile === undefined) return false;
   const bundle = bundlePath();
   if (bundle === undefined) return false;
   // Started before anything else loads (node:crypto and node:vm included): its boot is the longer wait.
@@ -43,6 +45,7 @@ export async function runCachedCli(argv: string[]): Promise<boolean> {
   const loaded = loadWithCodeCache<CompileEntry>({
     bundle,
     cacheDir: codeCacheDirectory(),
+    variant: plan.command,
     // Resolved from here: the same package, so the same node_modules as the bundled modules'.
     globals: { __mepBundleUrl: new URL(`../../../cli/${CACHED_BUNDLE}`, import.meta.url).href, __mepImport: (specifier: string) => import(specifier), __mepResolve: (specifier: string) => import.meta.resolve(specifier) },
   });
@@ -52,6 +55,6 @@ export async function runCachedCli(argv: string[]): Promise<boolean> {
       loaded.keep();
     });
   }
-  await loaded.exports.runCli(argv, thread);
+  await loaded.exports.runCli(argv, thread, plan);
   return true;
 }

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { suite } from 'uvu';
@@ -131,6 +131,35 @@ CodeCache('should keep a cache per set of node options, which V8 would reject ea
   const plain = pathUnder();
   assert.is(pathUnder(), plain);
   assert.is.not(pathUnder('--no-liftoff-only'), plain);
+});
+
+CodeCache('should keep a cache per variant (the command), each with its own functions, a bad one refused alone, and none pruning the others', () => {
+  rmSync(cacheDir, { recursive: true, force: true });
+  const loadAs = (variant: string) => loadWithCodeCache<Probe>({ bundle: bundleOf(), cacheDir, globals: { __mepValue: 7 }, variant });
+  const sha = execFileSync('sha256sum', [bundleOf()], { encoding: 'utf8' }).split(' ')[0] as string;
+  // More variants than the other bundles' caches kept: none of this bundle's is dropped.
+  const variants = ['compile', 'generate', 'validate', 'transform', 'call'];
+  for (const variant of variants) {
+    const first = loadAs(variant);
+    assert.is(first.cache, 'miss', variant);
+    if (variant !== 'call') first.exports.answer();
+    assert.ok(first.keep(), variant);
+  }
+  assert.equal(readdirSync(cacheDir).sort(), variants.map((v) => basename(codeCachePath(cacheDir, sha, v))).sort());
+  for (const variant of variants) assert.is(loadAs(variant).cache, 'hit', variant);
+  // The file of one variant corrupted: refused and rewritten, the others still taken.
+  const generate = codeCachePath(cacheDir, sha, 'generate');
+  const bytes = readFileSync(generate);
+  bytes[bytes.length - 100] ^= 0xff;
+  writeFileSync(generate, bytes, { mode: 0o600 });
+  const refused = loadAs('generate');
+  assert.is(refused.cache, 'refused');
+  assert.is(refused.exports.answer(), 'forty-two');
+  assert.ok(refused.keep());
+  assert.is(loadAs('generate').cache, 'hit');
+  assert.is(loadAs('compile').cache, 'hit');
+  // A name part only: a variant cannot reach outside the cache directory.
+  assert.is(dirname(codeCachePath(cacheDir, sha, '../../x/y')), cacheDir);
 });
 
 CodeCache.run();

@@ -27,7 +27,7 @@ export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 /** In front of every cache file: this, then the sha256 of the rest. */
 const MAGIC = Buffer.from('mep-v8c1');
 const HEADER = MAGIC.length + 32;
-/** Cache files of other bundles or node versions kept beside the current one. */
+/** Cache files of other bundles or node versions kept beside the current one's. */
 const KEEP_OTHERS = 3;
 const uid = process.getuid?.();
 
@@ -55,6 +55,11 @@ export interface CodeCacheOptions {
   cacheDir: string;
   /** Values the bundle sees as free variables beside `require`, `module` and `exports`, by name. */
   globals?: Record<string, unknown>;
+  /**
+   * Which of the bundle's uses this is (the `mep` command's: its command), when they run different
+   * functions of it: a cache file each, holding the functions its use compiled. Default: one file.
+   */
+  variant?: string;
 }
 
 /**
@@ -62,10 +67,16 @@ export interface CodeCacheOptions {
  * architecture, and the options it was started with, which V8 would reject another's cache for:
  * `node --no-liftoff-only mep …` and `mep …` keep a cache each rather than rewrite one in turn).
  */
-export function codeCachePath(cacheDir: string, sha256: string): string {
+export function codeCachePath(cacheDir: string, sha256: string, variant?: string): string {
   const node = createHash('sha256').update(JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ''])).digest('hex');
-  return join(cacheDir, `${sha256.slice(0, 32)}-${node.slice(0, 16)}.v8c`);
+  return join(cacheDir, `${sha256.slice(0, 32)}-${node.slice(0, 16)}${variant === undefined ? '' : `-${variantName(variant)}`}.v8c`);
 }
+
+/** `variant` as part of a file name: its letters, digits and dashes, at most 32 (another character is dropped). */
+const variantName = (variant: string): string => variant.replace(/[^A-Za-z0-9-]/g, '').slice(0, 32);
+
+/** The part of a cache file's name its bundle and node give (what the variants of one bundle share). */
+const bundlePart = (name: string): string => name.slice(0, 32 + 1 + 16);
 
 /** The cache's body, or why it was not read. */
 function readCache(path: string): Buffer | 'miss' | 'refused' {
@@ -104,7 +115,8 @@ function writeCache(path: string, data: Buffer): void {
     rmSync(temporary, { force: true });
     throw error;
   }
-  const others = readdirSync(dir).filter((name) => name.endsWith('.v8c') && name !== basename(path));
+  // The variants of this bundle in this node are kept (one per use); of the others, the newest few.
+  const others = readdirSync(dir).filter((name) => name.endsWith('.v8c') && bundlePart(name) !== bundlePart(basename(path)));
   const aged = others.map((name) => ({ name, mtime: statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.mtime - a.mtime);
   for (const { name } of aged.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
 }
@@ -128,7 +140,7 @@ function flagsProbe(): () => boolean {
  */
 export function loadWithCodeCache<T>(options: CodeCacheOptions): CachedBundle<T> {
   const bytes = readFileSync(options.bundle);
-  const path = codeCachePath(options.cacheDir, createHash('sha256').update(bytes).digest('hex'));
+  const path = codeCachePath(options.cacheDir, createHash('sha256').update(bytes).digest('hex'), options.variant);
   const cached = readCache(path);
   const names = Object.keys(options.globals ?? {});
   const source = `(function (exports, require, module, __filename, __dirname${names.map((n) => `, ${n}`).join('')}) {${bytes.toString('latin1')}\n})`;

@@ -1,14 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadWatFixture } from '../../../fixtures/wasm/compile.ts';
 import { isMepError, LocalErrorCode } from '../protocol/errors.ts';
 import { compiledWasmModule, openTransport, specFromPath, specOfFile } from '../registry/launch.ts';
 import { moduleFileKey, takeModuleAhead } from '../registry/module-file.ts';
-import { keepShapeVerdicts } from '../registry/shape-verdicts.ts';
 import { compileExtensionModule, memoryCapOf } from '../transport/wasm/module.ts';
 import { prestartNodeWasmWorker, sharedNodeWasmSpawner } from '../transport/wasm/node/spawner.ts';
 import { workerPoolOf } from '../transport/wasm/worker-pool.ts';
@@ -16,12 +12,7 @@ import { createTestClient } from '../../../fixtures/wasm/test-client.ts';
 import { parseGrantFlags } from './commands/grant-flags.ts';
 import { parseLimitFlags } from './commands/limit-flags.ts';
 import { earlyCompileOf, warmCompile } from './early-compile.ts';
-
-/** The echo guest with a custom section of random bytes: a module no other test has compiled (the compile cache is per process). */
-function uniqueModule(): Uint8Array {
-  const payload = Buffer.concat([Buffer.from([4]), Buffer.from('mep!'), randomBytes(16)]);
-  return Buffer.concat([loadWatFixture('echo'), Buffer.from([0, payload.length]), payload]);
-}
+import { freshFolderEach, uniqueModule } from './testing/early-start.ts';
 
 /** A project whose sources are above the baseline tier's bound, so V8's flags stay as they are in this process. */
 function project(root: string): string {
@@ -34,17 +25,7 @@ function project(root: string): string {
 
 const early = suite('early compile (mep compile <project> --extension <file>.wasm)');
 let root = '';
-const saved = process.env.MEP_HOME;
-early.before.each(() => {
-  root = mkdtempSync(join(tmpdir(), 'mep-early-'));
-  process.env.MEP_HOME = join(root, 'home');
-});
-early.after.each(() => {
-  keepShapeVerdicts(false);
-  if (saved === undefined) delete process.env.MEP_HOME;
-  else process.env.MEP_HOME = saved;
-  rmSync(root, { recursive: true, force: true });
-});
+freshFolderEach(early, 'mep-early-', (dir) => void (root = dir));
 
 early('should read a compile of one folder with a .wasm written as a path, with the command\'s own flag table', () => {
   const found = earlyCompileOf(['compile', 'model', '--extension', './elm.wasm', '--max-memory', '64MiB', '--output', 'ir.json', '--verbose']);

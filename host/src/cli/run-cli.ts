@@ -4,15 +4,18 @@
  * {@link main}; exits as soon as nothing is left to wait for.
  */
 import type { WorkerThread } from '../transport/wasm/node/early-thread.ts';
+import type { LaunchPlan } from './early-start.ts';
 
 /**
  * Runs the command `argv`. `earlyThread` is a wasm worker thread started before this module's copy
- * of early-thread.ts loaded (the cached bundle's case); it becomes the early thread.
+ * of early-thread.ts loaded (the cached bundle's case); it becomes the early thread. `plan` is the
+ * launch plan bin.ts decided (early-start.ts), else decided here.
  */
-export async function runCli(argv: string[], earlyThread?: WorkerThread): Promise<void> {
+export async function runCli(argv: string[], earlyThread?: WorkerThread, plan?: LaunchPlan): Promise<void> {
   if (earlyThread !== undefined) (await import('../transport/wasm/node/early-thread.ts')).adoptEarlyWorkerThread(earlyThread);
   // A wasm operation's worker thread boots while the CLI loads (early-start.ts).
-  await (await import('./early-start.ts')).startEarly(argv);
+  const early = await import('./early-start.ts');
+  await early.startEarly(argv, plan ?? early.launchPlanOf(argv));
   // Interrupted, mep ends its extensions' process groups before it exits (signals.ts).
   (await import('./signals.ts')).installSignalHandling();
   const [{ main }, { exitWhenSettled }] = await Promise.all([import('./main.ts'), import('./settled-exit.ts')]);

@@ -10,7 +10,8 @@ import { publishInterruptibly } from '../publish-output.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
+import { GENERATE_FLAGS } from './operation-flags.ts';
+import { OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
 import type { OperationOutcome } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
@@ -40,7 +41,7 @@ input's IR version (project .mep/extensions first, then $MEP_HOME/extensions).
   --output DIR      where artifacts are written
 ${OPERATION_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { target: { type: 'string' }, input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'generate');
+    const { values, positionals } = parseFlags(argv, GENERATE_FLAGS, 'generate');
     return withJsonErrors(io, values.json, async () => {
       requireFlags('generate', positionals, values, ['input', 'output']);
       io.verbose = Boolean(values.verbose);

@@ -1,6 +1,6 @@
 /**
  * The flags of the operation commands (compile, generate, validate, transform), apart from the
- * commands themselves: the early start (cli/early-compile.ts) reads a command line with the very
+ * commands themselves: the early start (cli/early-compile.ts, cli/early-operation.ts) reads a command line with the very
  * table its command will, before the command loads.
  */
 import { GRANT_FLAGS, GRANT_HELP } from './grant-flags.ts';
@@ -43,3 +43,12 @@ export const COMPILE_FLAGS = {
   watch: { type: 'boolean' },
   ...OPERATION_FLAGS,
 } as const;
+
+/** parseArgs options of `mep generate`. */
+export const GENERATE_FLAGS = { target: { type: 'string' }, input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS } as const;
+
+/** parseArgs options of `mep validate`. */
+export const VALIDATE_FLAGS = { input: { type: 'string' }, ...OPERATION_FLAGS } as const;
+
+/** parseArgs options of `mep transform`. */
+export const TRANSFORM_FLAGS = { input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS } as const;

@@ -8,8 +8,6 @@ import type { Diagnostic } from '../../protocol/index.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
 import { JsonText } from '../../protocol/json-text.ts';
 import { MAX_JSON_DEPTH, findExcessNesting } from '../../protocol/json-depth.ts';
-import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
-import { readTextFile } from '../../files/regular-file.ts';
 import { writeJsonAtomic } from '../../registry/atomic-write.ts';
 import { secretApprovals } from '../../registry/approvals.ts';
 import { warmTransport } from '../../registry/launch.ts';
@@ -19,6 +17,7 @@ import { createSecretResolver } from '../../registry/secrets.ts';
 import type { Session } from '../../session/session.ts';
 import { detectIrVersion } from '../../session/ir-version.ts';
 import { UsageError } from '../exit-codes.ts';
+import { readInput } from '../input-ahead.ts';
 import type { Io } from '../io.ts';
 import { renderDiagnostics } from '../render-diagnostics.ts';
 import { withSession } from '../with-session.ts';
@@ -59,8 +58,8 @@ export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR f
   const path = resolve(io.cwd, file);
   let text: string;
   try {
-    // A regular file only (a FIFO or a device would hang or flood mep), at most as large as any message.
-    text = await readTextFile(path, { what: 'the input', maxBytes: HOST_FILE_LIMITS.inputBytes, limit: 'maxMessageBytes' });
+    // A regular file only, at most as large as any message; read while the command loaded, if the early start could (input-ahead.ts).
+    text = await readInput(path);
   } catch (error) {
     if (isMepError(error) && error.code === LocalErrorCode.Limit) throw error;
     const reason = isMepError(error) ? (error.data as { reason?: string } | undefined)?.reason : undefined;

@@ -2,7 +2,8 @@
 import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
+import { TRANSFORM_FLAGS } from './operation-flags.ts';
+import { OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
 export const transformCommand: Command = {
@@ -17,7 +18,7 @@ transform is the installed extension that claims transforms for the input's IR v
   --output FILE     where the transformed IR is written
 ${OPERATION_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS }, 'transform');
+    const { values, positionals } = parseFlags(argv, TRANSFORM_FLAGS, 'transform');
     return withJsonErrors(io, values.json, async () => {
       requireFlags('transform', positionals, values, ['input', 'output']);
       io.verbose = Boolean(values.verbose);

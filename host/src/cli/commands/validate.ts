@@ -2,7 +2,8 @@
 import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { OPERATION_FLAGS, OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
+import { VALIDATE_FLAGS } from './operation-flags.ts';
+import { OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
 export const validateCommand: Command = {
@@ -16,7 +17,7 @@ for the input's IR version. Exit 1 when it reports errors.
   --input FILE      Morphir IR JSON (morphir-ir.json)
 ${OPERATION_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseFlags(argv, { input: { type: 'string' }, ...OPERATION_FLAGS }, 'validate');
+    const { values, positionals } = parseFlags(argv, VALIDATE_FLAGS, 'validate');
     return withJsonErrors(io, values.json, async () => {
       requireFlags('validate', positionals, values, ['input']);
       io.verbose = Boolean(values.verbose);
