@@ -31,7 +31,7 @@ import { keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from '..
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
 import { earlyWorkerThread, type WorkerThread } from '../transport/wasm/node/early-thread.ts';
-import { compileOnThread } from '../transport/wasm/node/file-module.ts';
+import { postCompileFile } from '../transport/wasm/node/file-module.ts';
 import { chooseProjectTier } from './commands/compile-tier.ts';
 import { looksLikePath } from './commands/extension-path.ts';
 import { parseGrantFlags } from './commands/grant-flags.ts';
@@ -112,8 +112,10 @@ export async function startCompile(argv: readonly string[], cwd: string = proces
     // As `mep` does for every command (main.ts): the shape walk's verdict is read from (and kept in) $MEP_HOME.
     keepShapeVerdicts(true);
     const shapeVerdicts = keptShapeVerdicts();
+    // Posted before this returns (the host's read awaited here): the command's modules, which load
+    // next on this thread, would hold the request back otherwise, and the thread waits for it.
     const compiling = bytes === undefined
-      ? compileOnThread(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file) })
+      ? (await postCompileFile(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file) })).module
       : bytes.then((read) => {
           const sha256 = createHash('sha256').update(read).digest('hex');
           return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
