@@ -84,9 +84,9 @@ export async function warmCompile(argv: readonly string[], cwd: string = process
 }
 
 /**
- * {@link warmCompile}, resolving as soon as the module is under way (on the early thread, where
- * there is one), with the promise of it (handled: it may reject unseen); undefined when nothing
- * was started. Never rejects.
+ * {@link warmCompile}, resolving as soon as the module is under way (its request posted to the
+ * early thread, where there is one, once the host's read of the file is in), with the promise of
+ * it (handled: it may reject unseen); undefined when nothing was started. Never rejects.
  */
 export async function startCompile(argv: readonly string[], cwd: string = process.cwd()): Promise<{ module: Promise<WebAssembly.Module> } | undefined> {
   const early = earlyCompileOf(argv);
