@@ -22,7 +22,7 @@ import { keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from '..
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
 import { earlyWorkerThread, type WorkerThread } from '../transport/wasm/node/early-thread.ts';
-import { compileOnThread } from '../transport/wasm/node/file-module.ts';
+import { postCompileFile } from '../transport/wasm/node/file-module.ts';
 import { parseGrantFlags, type GrantFlagValues } from './commands/grant-flags.ts';
 import { parseLimitFlags, type LimitFlagValues } from './commands/limit-flags.ts';
 
@@ -46,7 +46,8 @@ let held: WebAssembly.Module | undefined;
  * `beforeCompile` says yes (compile's tier choice: V8 fixes a module's tiers when it compiles it),
  * compiled on the early thread or here, offered to the command's launch and instantiated on the
  * prestarted worker. Resolves once under way, with the promise of the module (handled: it may
- * reject unseen); undefined when `beforeCompile` said no. Rejects only as `beforeCompile` does.
+ * reject unseen); undefined when `beforeCompile` said no. Rejects as `beforeCompile` does, or
+ * when the host's read for the early thread fails (the command reads again and reports it).
  */
 export async function startModule(early: EarlyModule, beforeCompile?: () => Promise<boolean>): Promise<{ module: Promise<WebAssembly.Module> } | undefined> {
   const { path, file, values } = early;
@@ -62,8 +63,10 @@ export async function startModule(early: EarlyModule, beforeCompile?: () => Prom
   // As `mep` does for every command (main.ts): the shape walk's verdict is read from (and kept in) $MEP_HOME.
   keepShapeVerdicts(true);
   const shapeVerdicts = keptShapeVerdicts();
+  // Posted before this returns (the host's read awaited here): the command's modules, which load
+  // next on this thread, would hold the request back otherwise, and the thread waits for it.
   const compiling = bytes === undefined
-    ? compileOnThread(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file) })
+    ? (await postCompileFile(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file) })).module
     : bytes.then((read) => {
         const sha256 = createHash('sha256').update(read).digest('hex');
         return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });

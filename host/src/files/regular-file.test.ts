@@ -76,4 +76,22 @@ Read('should leave the room asked for before the bytes, in memory shared with no
   }),
 );
 
+Read('should hand each part to onPart in order as it reads, the parts read into one buffer with the room asked for', () =>
+  withDir(async (dir) => {
+    const path = join(dir, 'parts.bin');
+    const written = Buffer.from(Array.from({ length: 300_001 }, (_, i) => (i * 7919) % 251));
+    await writeFile(path, written);
+    const parts: Buffer[] = [];
+    const seen: string[] = [];
+    const read = await readRegularFileWithStat(path, { what: 'the test file', maxBytes: 400_000, headroom: 64, partBytes: 65_536, onPart: (part) => void (parts.push(Buffer.from(part)), seen.push(String(part.length))) });
+    assert.ok(read.bytes.equals(written));
+    assert.ok(Buffer.concat(parts).equals(written), 'the parts, in order, are the bytes');
+    assert.equal(seen, ['65536', '65536', '65536', '65536', '37857'], 'partBytes at a time');
+    // Read in parts, still one buffer of its own: the room in front, no copy.
+    assert.equal([read.bytes.byteOffset, read.bytes.buffer.byteLength], [64, 64 + 300_001 + 1]);
+    // A file over the bound is refused, whatever was handed on before.
+    assert.equal(await readRegularFile(path, { what: 'x', maxBytes: 200_000, partBytes: 65_536, onPart: () => undefined }).then(() => 'read', (e) => (e as { data?: { reason?: string } }).data?.reason), 'too-large');
+  }),
+);
+
 Read.run();

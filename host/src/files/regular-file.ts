@@ -36,6 +36,15 @@ export interface RegularFileOptions {
    * wasm memory cap: transport/wasm/memory-cap.ts). Default 0.
    */
   headroom?: number;
+  /**
+   * Called with each part of the file as it is read, in order (a hash taken while the rest reads:
+   * transport/wasm/node/file-module.ts); with {@link partBytes}, the read is that many bytes at a
+   * time. Each part is a view of the buffer read into, valid until the reader returns. The async
+   * readers only.
+   */
+  onPart?: (part: Buffer) => void;
+  /** The most bytes one read asks for (default: the rest of the file at once). */
+  partBytes?: number;
 }
 
 const errno = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | undefined)?.code;
@@ -146,14 +155,32 @@ const joinedAs = (chunks: Buffer[], total: number, options: RegularFileOptions):
 export async function readOpenedFile(path: string, { handle, info }: OpenedFile, options: RegularFileOptions): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let total = 0;
-  for (;;) {
+  const most = options.partBytes ?? Number.POSITIVE_INFINITY;
+  // The part read last, handed to onPart while the next one reads.
+  let last: Buffer | undefined;
+  for (let ended = false; !ended; ) {
+    // Each chunk filled before the next is made: a file read in parts stays in one buffer.
     const chunk = chunkAfter(chunks, info.size, total, options);
-    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-    if (bytesRead === 0) break;
-    total += bytesRead;
-    if (total > options.maxBytes) throw tooLarge(path, options, total);
-    chunks.push(chunk.subarray(0, bytesRead));
+    let filled = 0;
+    while (filled < chunk.length) {
+      const reading = handle.read(chunk, filled, Math.min(chunk.length - filled, most), null);
+      if (last !== undefined) {
+        // Its failure is the await's below; a throwing onPart leaves it handled.
+        reading.catch(() => undefined);
+        options.onPart?.(last);
+        last = undefined;
+      }
+      const { bytesRead } = await reading;
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > options.maxBytes) throw tooLarge(path, options, total);
+      last = chunk.subarray(filled, filled + bytesRead);
+      filled += bytesRead;
+    }
+    ended = filled < chunk.length;
+    if (filled > 0) chunks.push(chunk.subarray(0, filled));
   }
+  if (last !== undefined) options.onPart?.(last);
   return joinedAs(chunks, total, options);
 }
 

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -181,6 +181,41 @@ test('should give the pool the early thread, run the session on it, and leave no
   // A thread started early that nothing used does not hold the process either.
   const unused = await runNode(`const { startEarlyWorkerThread } = await import(${src('transport/wasm/node/early-thread.ts')}); const { workerUrl } = await import(${src('transport/wasm/node/spawner.ts')}); console.log(startEarlyWorkerThread(await workerUrl()) !== undefined);`, root);
   assert.equal({ code: unused.code, out: unused.stdout.trim() }, { code: 0, out: 'true' }, unused.stderr);
+});
+
+test('should have posted its request, with the bytes the host read and their sha256, by the time the early compile returns (the command loads next)', async () => {
+  const dir = join(root, 'project');
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  writeFileSync(join(dir, 'morphir.json'), JSON.stringify({ name: 'My.Pack', sourceDirectory: 'src' }));
+  // Above the baseline tier's bound: this process keeps V8's default tiering.
+  writeFileSync(join(dir, 'src', 'Big.elm'), 'module Big exposing (..)\n' + '-- padding\n'.repeat(6000));
+  // 24 MiB of custom section: the host's read of it outlasts the early compile's own small reads.
+  const payload = Buffer.concat([Buffer.from([4]), Buffer.from('mep!'), randomBytes(24 * MIB)]);
+  const leb = (n: number): number[] => (n < 0x80 ? [n] : [(n & 0x7f) | 0x80, ...leb(n >>> 7)]);
+  const module = Buffer.concat([loadWatFixture('echo'), Buffer.from([0, ...leb(payload.length)]), payload]);
+  writeFileSync(join(root, 'guest.wasm'), module);
+  const sha256 = createHash('sha256').update(module).digest('hex');
+  const src = (file: string): string => JSON.stringify(new URL(`../../../${file}`, import.meta.url).href);
+  const script = `
+    const { startEarlyWorkerThread } = await import(${src('transport/wasm/node/early-thread.ts')});
+    const { workerUrl } = await import(${src('transport/wasm/node/spawner.ts')});
+    const { startCompile } = await import(${src('cli/early-compile.ts')});
+    const thread = startEarlyWorkerThread(await workerUrl());
+    const posted = [];
+    const post = thread.port.postMessage.bind(thread.port);
+    thread.port.postMessage = (message, transfer) => { posted.push(message.type + (message.bytes === undefined ? '' : ' with bytes') + (message.sha256 === ${JSON.stringify(sha256)} ? ' and their sha256' : '')); return post(message, transfer); };
+    void (await import(${src('transport/wasm/node/file-module.ts')})).readModuleOnHost(${JSON.stringify(join(root, 'guest.wasm'))});
+    const started = await startCompile(['compile', 'project', '--extension', './guest.wasm']);
+    const atReturn = [...posted];
+    const { memoryCapOf } = await import(${src('transport/wasm/module.ts')});
+    const compiled = memoryCapOf(await started.module) !== undefined;
+    console.log(JSON.stringify({ atReturn, compiled }));
+    await thread.worker.terminate();
+  `;
+  const run = await runNode(script, root);
+  assert.is(run.code, 0, run.stderr);
+  // The bytes hashed as they were read: the thread does not hash them again.
+  assert.equal(JSON.parse(run.stdout.trim().split('\n').pop() as string), { atReturn: ['compile-file with bytes and their sha256'], compiled: true });
 });
 
 test.run();

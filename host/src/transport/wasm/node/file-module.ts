@@ -23,6 +23,11 @@ import type { WorkerThread } from './early-thread.ts';
 
 /** Room before the module's bytes for its rewritten memory and table limits (a few bytes longer each). */
 const HEADROOM = 64;
+/**
+ * A module file is read this many bytes at a time, each part hashed as the next one reads (on
+ * node's thread pool): the sha256 is ready with the bytes instead of 15–20 ms after them.
+ */
+const READ_PART_BYTES = 1024 * 1024;
 
 /** What the host asks: the module of the file at `path`, answered on `reply`. */
 export interface CompileFileMessage {
@@ -41,21 +46,25 @@ export interface CompileFileMessage {
   identity?: FileIdentity;
   /** The file's bytes, read by the host from the file `identity` names, `HEADROOM` bytes into a buffer moved here. */
   bytes?: Uint8Array;
+  /** With `bytes`: their sha256 (hex), taken by the host as it read them. */
+  sha256?: string;
   reply: MessagePort;
 }
 
-/** A module file's bytes (after room for the cap) and the identity of the file they came from. */
+/** A module file's bytes (after room for the cap), their sha256, and the identity of the file they came from. */
 interface ModuleRead {
   bytes: Buffer;
+  sha256: string;
   identity: FileIdentity;
 }
 
-/** Reads `path` whole, with room in front for the cap, and the identity of the file read. */
+/** Reads `path` whole, with room in front for the cap, hashed as it reads, and the identity of the file read. */
 async function readModuleFile(path: string, maxBytes: number): Promise<ModuleRead> {
+  const hash = createHash('sha256');
   // Room in front, so the memory cap rewrites the few KB before the code in place rather than
   // copying 7 MB into fresh pages (memory-cap.ts).
-  const { bytes, info } = await readRegularFileWithStat(path, { what: 'the wasm module', maxBytes, limit: 'maxModuleBytes', headroom: HEADROOM });
-  return { bytes, identity: identityOf(info) };
+  const { bytes, info } = await readRegularFileWithStat(path, { what: 'the wasm module', maxBytes, limit: 'maxModuleBytes', headroom: HEADROOM, partBytes: READ_PART_BYTES, onPart: (part) => hash.update(part) });
+  return { bytes, sha256: hash.digest('hex'), identity: identityOf(info) };
 }
 
 /** The module file the host's thread reads while the worker boots (readModuleOnHost), until the request takes it. */
@@ -85,28 +94,32 @@ export function forgetModuleOnHost(): void {
  * The bytes read on the host for `request`, taken once: when of its path, under its bound, and
  * from the very file its identity names (the host's stat, the key the module is offered under).
  */
-async function bytesReadOnHost(request: Pick<CompileFileMessage, 'path' | 'name' | 'limits' | 'identity'>): Promise<Buffer | undefined> {
+async function bytesReadOnHost(request: Pick<CompileFileMessage, 'path' | 'name' | 'limits' | 'identity'>): Promise<ModuleRead | undefined> {
   const early = onHost;
   onHost = undefined;
   if (early === undefined || early.path !== request.path || request.identity === undefined) return undefined;
   if (early.maxBytes !== resolveWasmLimits(request.name, request.limits).maxModuleBytes) return undefined;
   const read = await early.read;
-  return read !== undefined && sameIdentity(read.identity, request.identity) ? read.bytes : undefined;
+  return read !== undefined && sameIdentity(read.identity, request.identity) ? read : undefined;
 }
 
 /**
- * The bytes `message` asks for: those the host read and moved here, else read now. Bytes from a
- * file other than the one the host saw (written or replaced in between) are refused.
+ * The bytes `message` asks for and their sha256: those the host read and moved here (hashed as
+ * it read them, or here), else read now. Bytes from a file other than the one the host saw
+ * (written or replaced in between) are refused.
  */
-async function moduleBytesFor(message: CompileFileMessage): Promise<Buffer> {
+async function moduleBytesFor(message: CompileFileMessage): Promise<{ bytes: Buffer; sha256: string }> {
   const { path, name, limits, identity, bytes } = message;
-  // Moved here with their buffer: the headroom is still in front of them.
-  if (bytes !== undefined) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes !== undefined) {
+    // Moved here with their buffer: the headroom is still in front of them.
+    const moved = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    return { bytes: moved, sha256: message.sha256 ?? createHash('sha256').update(moved).digest('hex') };
+  }
   const read = await readModuleFile(path, resolveWasmLimits(name, limits).maxModuleBytes);
   if (identity !== undefined && !sameIdentity(read.identity, identity)) {
     throw new MepError(LocalErrorCode.Usage, `The wasm module ${path} of "${name}" changed while it was read; run the command again.`, { data: { extension: name, file: path, reason: 'changed' } });
   }
-  return read.bytes;
+  return read;
 }
 
 /** The answer on the reply port. */
@@ -119,8 +132,7 @@ export async function compileFile(message: CompileFileMessage): Promise<void> {
   const { name, limits, reply } = message;
   let answer: CompileFileAnswer;
   try {
-    const bytes = await moduleBytesFor(message);
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const { bytes, sha256 } = await moduleBytesFor(message);
     // A verdict written here is on disk before the answer (the command waits for the host's own).
     const writes: Promise<void>[] = [];
     const store = message.verdicts === undefined ? undefined : createShapeVerdicts(message.verdicts);
@@ -152,8 +164,19 @@ export function isCompileFileMessage(message: unknown): message is CompileFileMe
  * when the thread ended first.
  */
 export async function compileOnThread(thread: WorkerThread, request: Omit<CompileFileMessage, 'type' | 'reply'>): Promise<WebAssembly.Module> {
-  const bytes = request.bytes ?? (await bytesReadOnHost(request));
-  return new Promise((resolve, reject) => {
+  return (await postCompileFile(thread, request)).module;
+}
+
+/**
+ * {@link compileOnThread}, resolving as soon as the request is posted, with the module to come (its
+ * promise handled: it may reject unseen). What awaits it is not run before the request goes out:
+ * the early start awaits it so that the command's own modules, which load next on this thread,
+ * do not hold back the request once the host's read is in (docs/performance-log.md, elmsmall10).
+ */
+export async function postCompileFile(thread: WorkerThread, request: Omit<CompileFileMessage, 'type' | 'reply'>): Promise<{ module: Promise<WebAssembly.Module> }> {
+  const read = request.bytes === undefined ? await bytesReadOnHost(request) : undefined;
+  const bytes = request.bytes ?? read?.bytes;
+  const module = new Promise<WebAssembly.Module>((resolve, reject) => {
     const { port1: answers, port2: reply } = new MessageChannel();
     const ended = (): void => {
       answers.close();
@@ -167,8 +190,10 @@ export async function compileOnThread(thread: WorkerThread, request: Omit<Compil
     });
     answers.once('close', ended);
     thread.onEnd(ended);
-    const message: CompileFileMessage = { type: 'compile-file', ...request, ...(bytes === undefined ? {} : { bytes }), reply };
+    const message: CompileFileMessage = { type: 'compile-file', ...request, ...(bytes === undefined ? {} : { bytes }), ...(read === undefined ? {} : { sha256: read.sha256 }), reply };
     // The bytes' buffer is their own (the read's headroom): moved to the thread, not copied.
     thread.port.postMessage(message, bytes === undefined ? [reply] : [reply, bytes.buffer as ArrayBuffer]);
   });
+  module.catch(() => undefined);
+  return { module };
 }
