@@ -1,11 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MepError } from '../../host/src/protocol/errors.ts';
-import { bundleGuest } from './bundle.ts';
+import { bundleGuest, stopBundler } from './bundle.ts';
 import { MAX_SOURCE_FILE_BYTES, readSourceText } from './source-files.ts';
 import { typecheckGuest } from './typecheck.ts';
 
@@ -66,6 +66,74 @@ SourceFiles('should end the type check of a FIFO given as the entry with a diagn
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * The bundle's error, or 'hung' when esbuild still reads after a minute (it waited on a FIFO for
+ * good before the guard; its service is stopped then so the suite goes on). Not a timing assertion:
+ * a passing build ends in well under a second.
+ */
+async function bundleError(entry: string, cwd: string): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<string>((done) => (timer = setTimeout(() => done('hung'), 60_000)));
+  const built = bundleGuest({ entry, runtime: 'wasm', cwd }).then(() => 'built', (e: unknown) => e);
+  const result = await Promise.race([built, hung]);
+  clearTimeout(timer);
+  if (result === 'hung') await stopBundler();
+  return result;
+}
+
+const refusedNaming = (error: unknown, path: string, words: RegExp): void => {
+  assert.instance(error, MepError, String(error));
+  assert.ok(['ERR_BUILD', 'ERR_LIMIT'].includes(String((error as MepError).code)), String((error as MepError).code));
+  const text = (error as Error).message + JSON.stringify((error as MepError).data ?? {});
+  assert.ok(text.includes(path) && words.test(text), text);
+};
+
+SourceFiles('should refuse a source linked to a FIFO or an oversized file outside the project and outside /dev (esbuild waited on it until mep was stopped)', async () => {
+  const other = await scratch(); // another user's folder in /tmp
+  const project = await scratch();
+  try {
+    const fifo = join(other, 'pipe.ts');
+    execFileSync('mkfifo', [fifo]);
+    await symlink(fifo, join(project, 'lib.ts'));
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n; }\n`);
+    refusedNaming(await bundleError(join(project, 'main.ts'), project), fifo, /FIFO/);
+    const big = join(other, 'big.txt');
+    await writeFile(big, '');
+    await truncate(big, MAX_SOURCE_FILE_BYTES + 1); // sparse: no disk used
+    await symlink(big, join(project, 'big.txt'));
+    await writeFile(join(project, 'main.ts'), `import big from './big.txt';\nexport function handle(): number { return big.length; }\n`);
+    refusedNaming(await bundleError(join(project, 'main.ts'), project), big, /larger|limit|bytes/i);
+    // A regular file outside the project still builds, as esbuild would have loaded it.
+    await writeFile(join(other, 'ok.ts'), 'export const n: number = 7;\n');
+    await rm(join(project, 'lib.ts'));
+    await symlink(join(other, 'ok.ts'), join(project, 'lib.ts'));
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n; }\n`);
+    const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /7/);
+  } finally {
+    await rm(other, { recursive: true, force: true });
+    await rm(project, { recursive: true, force: true });
+  }
+});
+
+SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver would read that is a FIFO or a device (above the project too)", async () => {
+  const root = await scratch();
+  try {
+    const project = join(root, 'project');
+    await mkdir(join(project, 'src'), { recursive: true });
+    await writeFile(join(project, 'src', 'main.ts'), `export function handle(): number { return 1; }\n`);
+    const above = join(root, 'package.json'); // another user's /tmp/package.json over a project in /tmp
+    execFileSync('mkfifo', [above]);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), above, /FIFO/);
+    await rm(above);
+    const linked = join(project, 'src', 'tsconfig.json');
+    await symlink('/dev/zero', linked);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), linked, /device/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
 });
 

@@ -57,4 +57,34 @@ Credentials('should refuse a git or archive source whose URL carries a password 
   }),
 );
 
+Credentials('should refuse a URL source with a query string (the signature of a presigned URL) before fetching, never showing or locking it :: credentials', () =>
+  withProject(async (t) => {
+    let requests = 0;
+    const server = createServer((_request, response) => {
+      requests++;
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const secret = 'SIGNATUREs3cr3t';
+    try {
+      for (const source of [
+        `https://127.0.0.1:${port}/bucket/ext.tgz?X-Amz-Signature=${secret}&X-Amz-Expires=300`,
+        `http://127.0.0.1:${port}/dl/ext.tar.gz?token=${secret}#sha256=${'a'.repeat(64)}`,
+        `https://127.0.0.1:${port}/acme/ext.git?private_token=${secret}`,
+      ]) {
+        const error = await installExtension({ source, paths: registryPaths({ cwd: t.project }) }).catch((e) => e);
+        assert.is(error.code, LocalErrorCode.Usage, `${source}: ${error.message ?? 'installed'}`);
+        assert.is(error.data?.reason, 'credentials-in-url', source);
+        assert.not.match(JSON.stringify({ message: error.message, data: error.data }), secret, `${source}: the query is shown`);
+        assert.match(error.message, '?***');
+      }
+      assert.is(requests, 0, 'git or the download reached the server');
+      assert.not.ok(await stat(join(t.project, '.mep/extensions.lock')).catch(() => undefined), 'nothing locked');
+    } finally {
+      server.close();
+    }
+  }),
+);
+
 Credentials.run();
