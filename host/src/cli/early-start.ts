@@ -9,15 +9,16 @@ import { looksLikePath } from './commands/extension-path.ts';
 /** The commands that open one session to a frontend, backend, validator or transform extension. */
 const OPERATIONS = new Set(['compile', 'generate', 'validate', 'transform']);
 
-/** The value of `--extension` in `args` (`--extension X` or `--extension=X`), if given. */
+/** The value of `--extension` in `args` (`--extension X` or `--extension=X`), if given: the last one, as the command's parser takes. */
 function extensionFlag(args: readonly string[]): string | undefined {
+  let value: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === '--') return undefined;
-    if (arg === '--extension') return args[i + 1];
-    if (arg.startsWith('--extension=')) return arg.slice('--extension='.length);
+    if (arg === '--') break;
+    if (arg === '--extension') value = args[++i];
+    else if (arg.startsWith('--extension=')) value = arg.slice('--extension='.length);
   }
-  return undefined;
+  return value;
 }
 
 /**
