@@ -182,4 +182,22 @@ CodeCache('should leave no partial file when the write fails (a full disk, a fil
   assert.equal(readdirSync(cache), [], 'a partial temporary file stays');
 });
 
+CodeCache('should not wait on a FIFO at the cache\'s name (one swapped in under a folder above it that another user owns): open blocked for good', () => {
+  const cache = join(dir, 'fifo');
+  const bundle = bundleOf();
+  rmSync(cache, { recursive: true, force: true });
+  execFileSync('mkdir', ['-m', '700', cache]);
+  const sha = execFileSync('sha256sum', [bundle], { encoding: 'utf8' }).split(' ')[0] as string;
+  // The name is this node's (its options included): made in the process that loads.
+  const script = `
+    import { execFileSync } from 'node:child_process';
+    import { codeCachePath, loadWithCodeCache } from ${JSON.stringify(new URL('./code-cache.ts', import.meta.url).href)};
+    execFileSync('mkfifo', [codeCachePath(${JSON.stringify(cache)}, '${sha}')]);
+    const loaded = loadWithCodeCache({ bundle: ${JSON.stringify(bundle)}, cacheDir: ${JSON.stringify(cache)} });
+    console.log(JSON.stringify([loaded.cache, loaded.exports.answer()]));`;
+  // A hang guard, not a timing assertion: the load takes well under a second.
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+  assert.equal(JSON.parse(out), ['refused', 'forty-two']);
+});
+
 CodeCache.run();

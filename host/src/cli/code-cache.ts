@@ -87,7 +87,8 @@ function readCache(path: string): Buffer | 'miss' | 'refused' {
   }
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // Non-blocking: a FIFO swapped in is opened without a writer and refused by its fstat, never waited on.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'miss' : 'refused';
   }
