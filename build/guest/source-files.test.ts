@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MepError } from '../../host/src/protocol/errors.ts';
 import { bundleGuest, stopBundler } from './bundle.ts';
-import { MAX_SOURCE_FILE_BYTES, readSourceText } from './source-files.ts';
+import { MAX_SOURCE_FILE_BYTES, outsideFolders, readSourceText } from './source-files.ts';
 import { typecheckGuest } from './typecheck.ts';
 
 const SourceFiles = suite('build :: source files are regular files');
@@ -132,6 +132,25 @@ SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver wo
     const linked = join(project, 'src', 'tsconfig.json');
     await symlink('/dev/zero', linked);
     refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), linked, /device/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+SourceFiles('should spell "outside these folders" as a filter esbuild takes, whatever letters the folders have', async () => {
+  const odd = 'a+b (c)[d]^$|?*{1}\\-é🙂';
+  const filter = outsideFolders([`/tmp/${odd}`, '/opt/pdk'])!;
+  for (const inside of [`/tmp/${odd}/main.ts`, `/tmp/${odd}/src/x/y.ts`, '/opt/pdk/src/index.ts']) assert.not.ok(filter.test(inside), inside);
+  for (const outside of [`/tmp/${odd}x/main.ts`, `/tmp/${odd}`, '/tmp/a', '/opt/pdkx/a.ts', '/opt', 'relative.ts', '/etc/passwd']) assert.ok(filter.test(outside), outside);
+  // esbuild (RE2) takes it too: a project in such a folder builds, its modules loaded by esbuild itself.
+  const root = await scratch();
+  try {
+    const project = join(root, odd.replace(/[*?]/g, '')); // esbuild takes * and ? in an entry for a glob
+    await mkdir(project);
+    await writeFile(join(project, 'lib.ts'), 'export const n: number = 41;\n');
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n + 1; }\n`);
+    const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /41/);
   } finally {
     await rm(root, { recursive: true, force: true });
   }
