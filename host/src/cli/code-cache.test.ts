@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -198,6 +198,21 @@ CodeCache('should not wait on a FIFO at the cache\'s name (one swapped in under 
   // A hang guard, not a timing assertion: the load takes well under a second.
   const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
   assert.equal(JSON.parse(out), ['refused', 'forty-two']);
+});
+
+CodeCache('should remove, when it writes, the temporary files of writers killed mid-write an hour ago, not those of a writer at work', () => {
+  rmSync(cacheDir, { recursive: true, force: true });
+  execFileSync('mkdir', ['-p', '-m', '700', cacheDir]);
+  const killed = join(cacheDir, '.0123-4567.v8c.0a0b0c0d0e0f.tmp');
+  const working = join(cacheDir, '.89ab-cdef.v8c.1a1b1c1d1e1f.tmp');
+  writeFileSync(killed, 'half', { mode: 0o600 });
+  writeFileSync(working, 'half', { mode: 0o600 });
+  const anHourAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(killed, anHourAgo, anHourAgo);
+  const loaded = load(bundleOf());
+  assert.ok(loaded.keep());
+  assert.not.ok(existsSync(killed), 'a killed writer\'s file stays for good');
+  assert.ok(existsSync(working), 'a writer at work keeps its file');
 });
 
 CodeCache.run();

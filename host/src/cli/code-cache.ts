@@ -31,6 +31,8 @@ const MAGIC = Buffer.from('mep-v8c2');
 const HEADER = MAGIC.length + 32;
 /** Cache files of other bundles or node versions kept beside the current one. */
 const KEEP_OTHERS = 3;
+/** A temporary file untouched this long is a killed writer's. */
+const STALE_WRITE_MS = 10 * 60 * 1000;
 const uid = process.getuid?.();
 
 /** What became of the cache: V8 took it, there was none, V8 refused it, or it was not read. */
@@ -122,9 +124,13 @@ function writeCache(path: string, data: Buffer): void {
     rmSync(temporary, { force: true });
     throw error;
   }
-  const others = readdirSync(dir).filter((name) => name.endsWith('.v8c') && name !== basename(path));
-  const aged = others.map((name) => ({ name, mtime: statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.mtime - a.mtime);
+  const names = readdirSync(dir);
+  const mtimeOf = (name: string): number => statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const others = names.filter((name) => name.endsWith('.v8c') && name !== basename(path));
+  const aged = others.map((name) => ({ name, mtime: mtimeOf(name) })).sort((a, b) => b.mtime - a.mtime);
   for (const { name } of aged.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
+  // What a writer killed mid-write left (a write takes milliseconds: one untouched for 10 minutes is no writer's at work).
+  for (const name of names) if (name.endsWith('.tmp') && mtimeOf(name) < Date.now() - STALE_WRITE_MS) rmSync(join(dir, name), { force: true });
 }
 
 /** A script compiled under the flags of now, whose cache tells later whether V8's flags are still these. */
