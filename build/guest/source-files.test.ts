@@ -156,4 +156,24 @@ SourceFiles('should spell "outside these folders" as a filter esbuild takes, wha
   }
 });
 
+SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a device (esbuild read it as it read the tsconfig)", async () => {
+  const root = await scratch();
+  try {
+    const project = join(root, 'project');
+    await mkdir(join(project, 'src'), { recursive: true });
+    await writeFile(join(project, 'src', 'main.ts'), `export function handle(): number { return 1; }\n`);
+    const base = join(root, 'other', 'base.json'); // another user's folder
+    await mkdir(join(root, 'other'));
+    execFileSync('mkfifo', [base]);
+    // Comments, as tsconfig files have them; the name without .json, as TypeScript takes it.
+    await writeFile(join(project, 'tsconfig.json'), `{\n  // shared settings\n  "extends": "../other/base",\n  "compilerOptions": {}\n}\n`);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), base, /FIFO/);
+    await writeFile(join(project, 'tsconfig.json'), `{ "extends": ["./ok.json", "/dev/zero"] }`);
+    await writeFile(join(project, 'ok.json'), `{}`);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), '/dev/zero', /device/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 SourceFiles.run();

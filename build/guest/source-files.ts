@@ -16,7 +16,7 @@
  */
 import type * as esbuild from 'esbuild';
 import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { dirname, extname, join } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileKind, isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
@@ -70,12 +70,33 @@ export function outsideFolders(folders: string[]): RegExp | null {
   return depth > 400 ? null : new RegExp(`^(?:${source})`);
 }
 
-/** Refuses a resolver file (package.json, tsconfig.json) that is there and is not a bounded regular file. */
-function checkResolverFile(path: string): void {
+/** Refuses a file that is there and is not a bounded regular file; whether it is there. */
+function checkRegular(path: string): boolean {
   const info = statSync(path, { throwIfNoEntry: false });
-  if (!info) return;
+  if (!info) return false;
   if (!info.isFile()) throw refusal(path, fileKind(info));
   if (info.size > MAX_SOURCE_FILE_BYTES) throw refusal(path, `${info.size} bytes, larger than the ${MAX_SOURCE_FILE_BYTES} a build reads of one file`);
+  return true;
+}
+
+/** How many `extends` deep a tsconfig chain is followed (esbuild's own chains are shorter). */
+const MAX_EXTENDS_DEPTH = 16;
+
+/** The files a tsconfig's `extends` names by path (a string or a list; a package's name is resolved in node_modules, not here). */
+function extendsOf(text: string, folder: string): string[] {
+  const value = /"extends"\s*:\s*("(?:\\.|[^"\\])*"|\[[^\]]*\])/.exec(text)?.[1] ?? '';
+  const named = [...value.matchAll(/"((?:\\.|[^"\\])*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
+  return named.filter((name) => name.startsWith('.') || name.startsWith('/')).flatMap((name) => (name.endsWith('.json') ? [resolve(folder, name)] : [resolve(folder, name), resolve(folder, `${name}.json`)]));
+}
+
+/**
+ * Refuses a resolver file (package.json, tsconfig.json) that is there and is not a bounded regular
+ * file; a tsconfig's `extends` chain (esbuild reads it too) is checked the same way.
+ */
+function checkResolverFile(path: string, depth = 0): void {
+  if (!checkRegular(path) || basename(path) === 'package.json' || depth >= MAX_EXTENDS_DEPTH) return;
+  const text = readRegularFileSync(path, { what: 'a tsconfig file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build }).toString('utf8');
+  for (const target of extendsOf(text, dirname(path))) checkResolverFile(target, depth + 1);
 }
 
 /** Checks the resolver files of `folder` and every folder above it not checked yet. */
@@ -151,7 +172,7 @@ export const systemFileGuard: esbuild.Plugin = {
       try {
         checkFoldersUp(dirname(args.path), checked);
         if (loader === undefined) {
-          checkResolverFile(args.path); // esbuild refuses it unread (no loader), or loads it after this check
+          checkRegular(args.path); // esbuild refuses it unread (no loader), or loads it after this check
           return undefined;
         }
         const contents = readRegularFileSync(args.path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' });
