@@ -176,4 +176,21 @@ SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a devic
   }
 });
 
+SourceFiles("should hold a build run from a folder above the project (cwd /tmp) to the project's folder, not the whole of /tmp", async () => {
+  const root = await scratch(); // the shared /tmp the user runs `mep build project/main.ts` in
+  try {
+    const project = join(root, 'project');
+    await mkdir(join(root, 'other'));
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), '{ "name": "p" }');
+    const fifo = join(root, 'other', 'pipe.ts'); // another user's folder beside the project
+    execFileSync('mkfifo', [fifo]);
+    await symlink(fifo, join(project, 'lib.ts'));
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n; }\n`);
+    refusedNaming(await bundleError(join(project, 'main.ts'), root), fifo, /FIFO/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 SourceFiles.run();

@@ -5,7 +5,7 @@
  * path names, so such a link made esbuild read without end (2.7 GB in 18 s, past `mep`'s SIGTERM)
  * or would bundle the builder's environment into the guest.
  *
- * - esbuild resolves a link to its target before loading it, so {@link systemFileGuard} refuses
+ * - esbuild resolves a link to its target before loading it, so {@link sourceGuard} refuses
  *   targets under `/dev`, `/proc` and `/sys` by a path filter that esbuild matches itself: files
  *   elsewhere never reach the hook (a hook called for every file costs a watch rebuild about twice
  *   its time: docs/performance-log.md, redteam13).
@@ -133,16 +133,39 @@ const ATTRIBUTE_LOADERS: Record<string, esbuild.Loader> = { json: 'json', text: 
 const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: error instanceof Error ? error.message : String(error) }] });
 
 /**
+ * The project folder of `entry` for the guard: the nearest folder with a package.json from the
+ * entry's up to the working folder (when the entry is in it), else the entry's own folder. Never
+ * further up: a build run in `/tmp` on `project/main.ts` must not trust, nor walk, all of `/tmp`.
+ */
+export function projectFolderOf(entry: string, workingFolder: string): string {
+  const real = (path: string): string => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path; // not there: esbuild reports the entry itself
+    }
+  };
+  const start = real(dirname(resolve(workingFolder, entry)));
+  const stop = real(workingFolder);
+  if (start === stop || !start.startsWith(stop.endsWith('/') ? stop : `${stop}/`)) return start;
+  for (let at = start; ; at = dirname(at)) {
+    if (existsSync(join(at, 'package.json'))) return at;
+    if (at === stop) return start;
+  }
+}
+
+/**
  * The esbuild plugin that keeps a build to bounded regular files: it refuses a module whose
  * (link-resolved) path is in a system tree; it loads a module outside the project (and mep's own
  * PDK) itself through the shared regular-file reader, checking the resolver files of its folders;
  * and before each build it checks the resolver files of the project and of the folders above it.
- * Modules in the project never reach a hook (esbuild matches the filter itself).
+ * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
+ * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
  */
-export const systemFileGuard: esbuild.Plugin = {
+export const sourceGuard = (entry: string, workingFolder: string): esbuild.Plugin => ({
   name: 'mep-system-files',
   setup(build) {
-    const cwd = realpathSync(build.initialOptions.absWorkingDir ?? process.cwd());
+    const cwd = projectFolderOf(entry, workingFolder);
     const trusted = [cwd, ...[PDK_ROOT].filter(existsSync).map((f) => realpathSync(f))];
     const outside = outsideFolders(trusted);
     const filter = outside ? new RegExp(`${SYSTEM_TREES.source}|${outside.source}`) : /.*/;
@@ -151,15 +174,17 @@ export const systemFileGuard: esbuild.Plugin = {
     // after) onStart: the first check is here, before esbuild is asked. A watch's rebuild checks the
     // folders above the project again (another user can plant a file there at any time), not the
     // project's own (a walk of each of its folders, about 2 ms for 31 folders: docs/performance-log.md).
+    // The folders above the working folder too: esbuild may read them as it starts, whatever the entry.
+    const above = [dirname(cwd), build.initialOptions.absWorkingDir ?? workingFolder];
     let checked = new Set<string>();
-    checkFoldersUp(dirname(cwd), checked);
+    for (const folder of above) checkFoldersUp(folder, checked);
     checkProject(cwd, checked);
     let first = true;
     build.onStart(() => {
       if (first) return void (first = false);
       checked = new Set([cwd]);
       try {
-        checkFoldersUp(dirname(cwd), checked);
+        for (const folder of above) checkFoldersUp(folder, checked);
       } catch (error) {
         return asErrors(error);
       }
@@ -182,7 +207,7 @@ export const systemFileGuard: esbuild.Plugin = {
       }
     });
   },
-};
+});
 
 /** The text of a file as TypeScript's own reader decodes it (a byte order mark chooses UTF-16 or is dropped). */
 function decode(bytes: Buffer): string {
