@@ -84,6 +84,14 @@ async function bundleError(entry: string, cwd: string): Promise<unknown> {
   return result;
 }
 
+/** `root/project` with a guest entry of its own, `src/main.ts`, that imports nothing. */
+async function plainProject(root: string): Promise<string> {
+  const project = join(root, 'project');
+  await mkdir(join(project, 'src'), { recursive: true });
+  await writeFile(join(project, 'src', 'main.ts'), `export function handle(): number { return 1; }\n`);
+  return project;
+}
+
 const refusedNaming = (error: unknown, path: string, words: RegExp): void => {
   assert.instance(error, MepError, String(error));
   assert.ok(['ERR_BUILD', 'ERR_LIMIT'].includes(String((error as MepError).code)), String((error as MepError).code));
@@ -122,9 +130,7 @@ SourceFiles('should refuse a source linked to a FIFO or an oversized file outsid
 SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver would read that is a FIFO or a device (above the project too)", async () => {
   const root = await scratch();
   try {
-    const project = join(root, 'project');
-    await mkdir(join(project, 'src'), { recursive: true });
-    await writeFile(join(project, 'src', 'main.ts'), `export function handle(): number { return 1; }\n`);
+    const project = await plainProject(root);
     const above = join(root, 'package.json'); // another user's /tmp/package.json over a project in /tmp
     execFileSync('mkfifo', [above]);
     refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), above, /FIFO/);
@@ -159,9 +165,7 @@ SourceFiles('should spell "outside these folders" as a filter esbuild takes, wha
 SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a device (esbuild read it as it read the tsconfig)", async () => {
   const root = await scratch();
   try {
-    const project = join(root, 'project');
-    await mkdir(join(project, 'src'), { recursive: true });
-    await writeFile(join(project, 'src', 'main.ts'), `export function handle(): number { return 1; }\n`);
+    const project = await plainProject(root);
     const base = join(root, 'other', 'base.json'); // another user's folder
     await mkdir(join(root, 'other'));
     execFileSync('mkfifo', [base]);
