@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MepError } from '../../host/src/protocol/errors.ts';
-import { bundleGuest } from './bundle.ts';
-import { MAX_SOURCE_FILE_BYTES, readSourceText } from './source-files.ts';
+import { bundleGuest, stopBundler } from './bundle.ts';
+import { MAX_SOURCE_FILE_BYTES, outsideFolders, readSourceText } from './source-files.ts';
 import { typecheckGuest } from './typecheck.ts';
 
 const SourceFiles = suite('build :: source files are regular files');
@@ -66,6 +66,134 @@ SourceFiles('should end the type check of a FIFO given as the entry with a diagn
     );
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+/**
+ * The bundle's error, or 'hung' when esbuild still reads after a minute (it waited on a FIFO for
+ * good before the guard; its service is stopped then so the suite goes on). Not a timing assertion:
+ * a passing build ends in well under a second.
+ */
+async function bundleError(entry: string, cwd: string): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<string>((done) => (timer = setTimeout(() => done('hung'), 60_000)));
+  const built = bundleGuest({ entry, runtime: 'wasm', cwd }).then(() => 'built', (e: unknown) => e);
+  const result = await Promise.race([built, hung]);
+  clearTimeout(timer);
+  if (result === 'hung') await stopBundler();
+  return result;
+}
+
+/** `root/project` with a guest entry of its own, `src/main.ts`, that imports nothing. */
+async function plainProject(root: string): Promise<string> {
+  const project = join(root, 'project');
+  await mkdir(join(project, 'src'), { recursive: true });
+  await writeFile(join(project, 'src', 'main.ts'), `export function handle(): number { return 1; }\n`);
+  return project;
+}
+
+const refusedNaming = (error: unknown, path: string, words: RegExp): void => {
+  assert.instance(error, MepError, String(error));
+  assert.ok(['ERR_BUILD', 'ERR_LIMIT'].includes(String((error as MepError).code)), String((error as MepError).code));
+  const text = (error as Error).message + JSON.stringify((error as MepError).data ?? {});
+  assert.ok(text.includes(path) && words.test(text), text);
+};
+
+SourceFiles('should refuse a source linked to a FIFO or an oversized file outside the project and outside /dev (esbuild waited on it until mep was stopped)', async () => {
+  const other = await scratch(); // another user's folder in /tmp
+  const project = await scratch();
+  try {
+    const fifo = join(other, 'pipe.ts');
+    execFileSync('mkfifo', [fifo]);
+    await symlink(fifo, join(project, 'lib.ts'));
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n; }\n`);
+    refusedNaming(await bundleError(join(project, 'main.ts'), project), fifo, /FIFO/);
+    const big = join(other, 'big.txt');
+    await writeFile(big, '');
+    await truncate(big, MAX_SOURCE_FILE_BYTES + 1); // sparse: no disk used
+    await symlink(big, join(project, 'big.txt'));
+    await writeFile(join(project, 'main.ts'), `import big from './big.txt';\nexport function handle(): number { return big.length; }\n`);
+    refusedNaming(await bundleError(join(project, 'main.ts'), project), big, /larger|limit|bytes/i);
+    // A regular file outside the project still builds, as esbuild would have loaded it.
+    await writeFile(join(other, 'ok.ts'), 'export const n: number = 7;\n');
+    await rm(join(project, 'lib.ts'));
+    await symlink(join(other, 'ok.ts'), join(project, 'lib.ts'));
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n; }\n`);
+    const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /7/);
+  } finally {
+    await rm(other, { recursive: true, force: true });
+    await rm(project, { recursive: true, force: true });
+  }
+});
+
+SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver would read that is a FIFO or a device (above the project too)", async () => {
+  const root = await scratch();
+  try {
+    const project = await plainProject(root);
+    const above = join(root, 'package.json'); // another user's /tmp/package.json over a project in /tmp
+    execFileSync('mkfifo', [above]);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), above, /FIFO/);
+    await rm(above);
+    const linked = join(project, 'src', 'tsconfig.json');
+    await symlink('/dev/zero', linked);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), linked, /device/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+SourceFiles('should spell "outside these folders" as a filter esbuild takes, whatever letters the folders have', async () => {
+  const odd = 'a+b (c)[d]^$|?*{1}\\-é🙂';
+  const filter = outsideFolders([`/tmp/${odd}`, '/opt/pdk'])!;
+  for (const inside of [`/tmp/${odd}/main.ts`, `/tmp/${odd}/src/x/y.ts`, '/opt/pdk/src/index.ts']) assert.not.ok(filter.test(inside), inside);
+  for (const outside of [`/tmp/${odd}x/main.ts`, `/tmp/${odd}`, '/tmp/a', '/opt/pdkx/a.ts', '/opt', 'relative.ts', '/etc/passwd']) assert.ok(filter.test(outside), outside);
+  // esbuild (RE2) takes it too: a project in such a folder builds, its modules loaded by esbuild itself.
+  const root = await scratch();
+  try {
+    const project = join(root, odd.replace(/[*?]/g, '')); // esbuild takes * and ? in an entry for a glob
+    await mkdir(project);
+    await writeFile(join(project, 'lib.ts'), 'export const n: number = 41;\n');
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n + 1; }\n`);
+    const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /41/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a device (esbuild read it as it read the tsconfig)", async () => {
+  const root = await scratch();
+  try {
+    const project = await plainProject(root);
+    const base = join(root, 'other', 'base.json'); // another user's folder
+    await mkdir(join(root, 'other'));
+    execFileSync('mkfifo', [base]);
+    // Comments, as tsconfig files have them; the name without .json, as TypeScript takes it.
+    await writeFile(join(project, 'tsconfig.json'), `{\n  // shared settings\n  "extends": "../other/base",\n  "compilerOptions": {}\n}\n`);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), base, /FIFO/);
+    await writeFile(join(project, 'tsconfig.json'), `{ "extends": ["./ok.json", "/dev/zero"] }`);
+    await writeFile(join(project, 'ok.json'), `{}`);
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), '/dev/zero', /device/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+SourceFiles("should hold a build run from a folder above the project (cwd /tmp) to the project's folder, not the whole of /tmp", async () => {
+  const root = await scratch(); // the shared /tmp the user runs `mep build project/main.ts` in
+  try {
+    const project = join(root, 'project');
+    await mkdir(join(root, 'other'));
+    await mkdir(project);
+    await writeFile(join(project, 'package.json'), '{ "name": "p" }');
+    const fifo = join(root, 'other', 'pipe.ts'); // another user's folder beside the project
+    execFileSync('mkfifo', [fifo]);
+    await symlink(fifo, join(project, 'lib.ts'));
+    await writeFile(join(project, 'main.ts'), `import { n } from './lib.ts';\nexport function handle(): number { return n; }\n`);
+    refusedNaming(await bundleError(join(project, 'main.ts'), root), fifo, /FIFO/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
   }
 });
 

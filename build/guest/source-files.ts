@@ -5,7 +5,7 @@
  * path names, so such a link made esbuild read without end (2.7 GB in 18 s, past `mep`'s SIGTERM)
  * or would bundle the builder's environment into the guest.
  *
- * - esbuild resolves a link to its target before loading it, so {@link systemFileGuard} refuses
+ * - esbuild resolves a link to its target before loading it, so {@link sourceGuard} refuses
  *   targets under `/dev`, `/proc` and `/sys` by a path filter that esbuild matches itself: files
  *   elsewhere never reach the hook (a hook called for every file costs a watch rebuild about twice
  *   its time: docs/performance-log.md, redteam13).
@@ -15,11 +15,17 @@
  *   `stopBundler`).
  */
 import type * as esbuild from 'esbuild';
-import { isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
+import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fileKind, isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
 
 /** The largest single file the type check reads (a generated source of tens of MB still fits). */
 export const MAX_SOURCE_FILE_BYTES = 64 * 1024 * 1024;
+
+/** mep's own guest PDK (its sources in a checkout, its JavaScript in the package): trusted as the project is. */
+const PDK_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'guest-pdk');
 
 /** Paths of the kernel's trees: devices, processes, the system's objects (never a source). */
 const SYSTEM_TREES = /^\/(?:dev|proc|sys)(?:\/|$)/;
@@ -29,13 +35,179 @@ const refusal = (path: string, what: string): MepError =>
     data: { reason: 'not-a-source-file', path },
   });
 
-/** The esbuild plugin that refuses a module whose (link-resolved) path is in a system tree. */
-export const systemFileGuard: esbuild.Plugin = {
+/** The files esbuild's resolver reads in a folder it resolves from (and in every folder above it). */
+const RESOLVER_FILES = new Set(['package.json', 'tsconfig.json', 'jsconfig.json']);
+/** The most folders of a project the resolver-file check walks before each build. */
+export const MAX_PROJECT_FOLDERS = 20_000;
+
+const escaped = (c: string): string => (/[\\^$.|?*+()[\]{}\-/]/.test(c) ? `\\${c}` : c);
+
+/**
+ * A filter (RE2: esbuild matches it itself, with no lookahead) for paths under none of `folders`:
+ * one branch per letter of the folders' shared spelling, so a path in a trusted folder never
+ * reaches a hook. Null when a folder is too deep to spell (every path is hooked then).
+ */
+export function outsideFolders(folders: string[]): RegExp | null {
+  type Node = { end: boolean; next: Map<string, Node> };
+  const root: Node = { end: false, next: new Map() };
+  for (const folder of folders) {
+    let node = root;
+    for (const c of folder.endsWith('/') ? folder : `${folder}/`) {
+      if (!node.next.has(c)) node.next.set(c, { end: false, next: new Map() });
+      node = node.next.get(c)!;
+    }
+    node.end = true;
+  }
+  let depth = 0;
+  const spell = (node: Node, level: number): string => {
+    depth = Math.max(depth, level);
+    const letters = [...node.next.keys()];
+    const branches = ['$', `[^${letters.map(escaped).join('')}]`];
+    for (const [c, child] of node.next) if (!child.end) branches.push(`${escaped(c)}(?:${spell(child, level + 1)})`);
+    return branches.join('|');
+  };
+  const source = spell(root, 0);
+  return depth > 400 ? null : new RegExp(`^(?:${source})`);
+}
+
+/** Refuses a file that is there and is not a bounded regular file; whether it is there. */
+function checkRegular(path: string): boolean {
+  const info = statSync(path, { throwIfNoEntry: false });
+  if (!info) return false;
+  if (!info.isFile()) throw refusal(path, fileKind(info));
+  if (info.size > MAX_SOURCE_FILE_BYTES) throw refusal(path, `${info.size} bytes, larger than the ${MAX_SOURCE_FILE_BYTES} a build reads of one file`);
+  return true;
+}
+
+/** How many `extends` deep a tsconfig chain is followed (esbuild's own chains are shorter). */
+const MAX_EXTENDS_DEPTH = 16;
+
+/** The files a tsconfig's `extends` names by path (a string or a list; a package's name is resolved in node_modules, not here). */
+function extendsOf(text: string, folder: string): string[] {
+  const value = /"extends"\s*:\s*("(?:\\.|[^"\\])*"|\[[^\]]*\])/.exec(text)?.[1] ?? '';
+  const named = [...value.matchAll(/"((?:\\.|[^"\\])*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
+  return named.filter((name) => name.startsWith('.') || name.startsWith('/')).flatMap((name) => (name.endsWith('.json') ? [resolve(folder, name)] : [resolve(folder, name), resolve(folder, `${name}.json`)]));
+}
+
+/**
+ * Refuses a resolver file (package.json, tsconfig.json) that is there and is not a bounded regular
+ * file; a tsconfig's `extends` chain (esbuild reads it too) is checked the same way.
+ */
+function checkResolverFile(path: string, depth = 0): void {
+  if (!checkRegular(path) || basename(path) === 'package.json' || depth >= MAX_EXTENDS_DEPTH) return;
+  const text = readRegularFileSync(path, { what: 'a tsconfig file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build }).toString('utf8');
+  for (const target of extendsOf(text, dirname(path))) checkResolverFile(target, depth + 1);
+}
+
+/** Checks the resolver files of `folder` and every folder above it not checked yet. */
+function checkFoldersUp(folder: string, checked: Set<string>): void {
+  for (let at = folder; !checked.has(at); at = dirname(at)) {
+    checked.add(at);
+    for (const name of RESOLVER_FILES) checkResolverFile(join(at, name));
+    if (dirname(at) === at) return;
+  }
+}
+
+/** Checks the resolver files of the project's folders (not node_modules, not hidden ones, not through links). */
+function checkProject(root: string, checked: Set<string>): void {
+  const folders = [root];
+  for (let i = 0; i < folders.length && i < MAX_PROJECT_FOLDERS; i++) {
+    checked.add(folders[i]!);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(folders[i]!, { withFileTypes: true });
+    } catch {
+      continue; // unreadable: esbuild cannot read it either
+    }
+    for (const entry of entries) {
+      if (RESOLVER_FILES.has(entry.name)) checkResolverFile(join(folders[i]!, entry.name));
+      else if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) folders.push(join(folders[i]!, entry.name));
+    }
+  }
+}
+
+/** esbuild's loader of a file it would load itself, from the build's `loader` option and its defaults. */
+const DEFAULT_LOADERS: Record<string, esbuild.Loader> = { '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.json': 'json', '.css': 'css', '.txt': 'text' };
+const ATTRIBUTE_LOADERS: Record<string, esbuild.Loader> = { json: 'json', text: 'text', bytes: 'binary' };
+
+const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: error instanceof Error ? error.message : String(error) }] });
+
+/**
+ * The project folder of `entry` for the guard: the nearest folder with a package.json from the
+ * entry's up to the working folder (when the entry is in it), else the entry's own folder. Never
+ * further up: a build run in `/tmp` on `project/main.ts` must not trust, nor walk, all of `/tmp`.
+ */
+export function projectFolderOf(entry: string, workingFolder: string): string {
+  const real = (path: string): string => {
+    try {
+      return realpathSync(path);
+    } catch {
+      return path; // not there: esbuild reports the entry itself
+    }
+  };
+  const start = real(dirname(resolve(workingFolder, entry)));
+  const stop = real(workingFolder);
+  if (start === stop || !start.startsWith(stop.endsWith('/') ? stop : `${stop}/`)) return start;
+  for (let at = start; ; at = dirname(at)) {
+    if (existsSync(join(at, 'package.json'))) return at;
+    if (at === stop) return start;
+  }
+}
+
+/**
+ * The esbuild plugin that keeps a build to bounded regular files: it refuses a module whose
+ * (link-resolved) path is in a system tree; it loads a module outside the project (and mep's own
+ * PDK) itself through the shared regular-file reader, checking the resolver files of its folders;
+ * and before each build it checks the resolver files of the project and of the folders above it.
+ * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
+ * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
+ */
+export const sourceGuard = (entry: string, workingFolder: string): esbuild.Plugin => ({
   name: 'mep-system-files',
   setup(build) {
-    build.onLoad({ filter: SYSTEM_TREES }, (args) => ({ errors: [{ text: refusal(args.path, 'in a system tree (/dev, /proc, /sys)').message }] }));
+    const cwd = projectFolderOf(entry, workingFolder);
+    const trusted = [cwd, ...[PDK_ROOT].filter(existsSync).map((f) => realpathSync(f))];
+    const outside = outsideFolders(trusted);
+    const filter = outside ? new RegExp(`${SYSTEM_TREES.source}|${outside.source}`) : /.*/;
+    const loaders = { ...DEFAULT_LOADERS, ...build.initialOptions.loader };
+    // esbuild reads the resolver files above its working folder as the build starts, beside (not
+    // after) onStart: the first check is here, before esbuild is asked. A watch's rebuild checks the
+    // folders above the project again (another user can plant a file there at any time), not the
+    // project's own (a walk of each of its folders, about 2 ms for 31 folders: docs/performance-log.md).
+    // The folders above the working folder too: esbuild may read them as it starts, whatever the entry.
+    const above = [dirname(cwd), build.initialOptions.absWorkingDir ?? workingFolder];
+    let checked = new Set<string>();
+    for (const folder of above) checkFoldersUp(folder, checked);
+    checkProject(cwd, checked);
+    let first = true;
+    build.onStart(() => {
+      if (first) return void (first = false);
+      checked = new Set([cwd]);
+      try {
+        for (const folder of above) checkFoldersUp(folder, checked);
+      } catch (error) {
+        return asErrors(error);
+      }
+      return undefined;
+    });
+    build.onLoad({ filter, namespace: 'file' }, (args) => {
+      if (SYSTEM_TREES.test(args.path)) return { errors: [{ text: refusal(args.path, 'in a system tree (/dev, /proc, /sys)').message }] };
+      const type = args.with['type'];
+      const loader = type === undefined ? loaders[extname(args.path)] : ATTRIBUTE_LOADERS[type];
+      try {
+        checkFoldersUp(dirname(args.path), checked);
+        if (loader === undefined) {
+          checkRegular(args.path); // esbuild refuses it unread (no loader), or loads it after this check
+          return undefined;
+        }
+        const contents = readRegularFileSync(args.path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' });
+        return { contents, loader, watchFiles: [args.path] };
+      } catch (error) {
+        return asErrors(error);
+      }
+    });
   },
-};
+});
 
 /** The text of a file as TypeScript's own reader decodes it (a byte order mark chooses UTF-16 or is dropped). */
 function decode(bytes: Buffer): string {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,7 +82,8 @@ CodeCache('should leave a cache of another script to V8, which rejects it, and r
   const foreign = new Script('exports.answer = () => "hijacked";', { filename: 'other.cjs' }).createCachedData();
   const header = readFileSync(path).subarray(0, 8);
   const { createHash } = process.getBuiltinModule('node:crypto');
-  writeFileSync(path, Buffer.concat([header, createHash('sha256').update(foreign).digest(), foreign]), { mode: 0o600 });
+  const sum = createHash('sha256').update(basename(path)).update('\0').update(foreign).digest(); // over the file's name and its body
+  writeFileSync(path, Buffer.concat([header, sum, foreign]), { mode: 0o600 });
   const loaded = load(bundleOf());
   assert.is(loaded.cache, 'rejected');
   assert.is(loaded.exports.answer(), 'forty-two');
@@ -160,6 +161,87 @@ CodeCache('should keep a cache per variant (the command), each with its own func
   assert.is(loadAs('compile').cache, 'hit');
   // A name part only: a variant cannot reach outside the cache directory.
   assert.is(dirname(codeCachePath(cacheDir, sha, '../../x/y')), cacheDir);
+});
+
+CodeCache("should refuse a cache renamed or copied to another bundle's name (V8 ran the other bundle's code: a same-length bundle answered its predecessor's result)", () => {
+  const path = primed();
+  const edited = SOURCE.replace('forty', 'fifty');
+  const bundle = bundleOf(edited);
+  // Whoever can rename files in the folder (a MEP_HOME on a folder another user writes) can put an
+  // older mep's cache, a file of this user's, under the new bundle's name.
+  copyFileSync(path, cacheOf(bundle));
+  chmodSync(cacheOf(bundle), 0o600);
+  const loaded = load(bundle);
+  assert.is(loaded.exports.answer(), 'fifty-two');
+  assert.is(loaded.cache, 'refused');
+});
+
+CodeCache('should neither read nor write a cache in a folder others can write or another user owns (a MEP_HOME on their folder)', () => {
+  primed();
+  chmodSync(cacheDir, 0o777);
+  try {
+    const loaded = load(bundleOf());
+    assert.is(loaded.cache, 'refused');
+    assert.is(loaded.exports.answer(), 'forty-two');
+    const before = readdirSync(cacheDir).sort();
+    assert.not.ok(loaded.keep(), 'nothing written there');
+    assert.equal(readdirSync(cacheDir).sort(), before);
+    if (process.getuid?.() === 0) {
+      chmodSync(cacheDir, 0o700);
+      chownSync(cacheDir, 65534, 65534); // nobody's: root reads it all the same, but it is not the user's
+      assert.is(load(bundleOf()).cache, 'refused');
+      chownSync(cacheDir, 0, 0);
+    }
+  } finally {
+    chmodSync(cacheDir, 0o700);
+  }
+  assert.is(load(bundleOf()).cache, 'hit');
+});
+
+CodeCache('should leave no partial file when the write fails (a full disk, a file size limit), and end as it would have', () => {
+  const cache = join(dir, 'full');
+  const script = `
+    import { loadWithCodeCache } from ${JSON.stringify(new URL('./code-cache.ts', import.meta.url).href)};
+    const loaded = loadWithCodeCache({ bundle: ${JSON.stringify(bundleOf())}, cacheDir: ${JSON.stringify(cache)} });
+    loaded.exports.answer();
+    console.log(JSON.stringify([loaded.cache, loaded.keep()]));`;
+  // The cache (hundreds of bytes here) does not fit in 64: the write fails with EFBIG, as with ENOSPC.
+  const out = execFileSync('prlimit', ['--fsize=64', process.execPath, '--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+  assert.equal(JSON.parse(out), ['miss', false]);
+  assert.equal(readdirSync(cache), [], 'a partial temporary file stays');
+});
+
+CodeCache('should not wait on a FIFO at the cache\'s name (one swapped in under a folder above it that another user owns): open blocked for good', () => {
+  const cache = join(dir, 'fifo');
+  const bundle = bundleOf();
+  rmSync(cache, { recursive: true, force: true });
+  execFileSync('mkdir', ['-m', '700', cache]);
+  const sha = execFileSync('sha256sum', [bundle], { encoding: 'utf8' }).split(' ')[0] as string;
+  // The name is this node's (its options included): made in the process that loads.
+  const script = `
+    import { execFileSync } from 'node:child_process';
+    import { codeCachePath, loadWithCodeCache } from ${JSON.stringify(new URL('./code-cache.ts', import.meta.url).href)};
+    execFileSync('mkfifo', [codeCachePath(${JSON.stringify(cache)}, '${sha}')]);
+    const loaded = loadWithCodeCache({ bundle: ${JSON.stringify(bundle)}, cacheDir: ${JSON.stringify(cache)} });
+    console.log(JSON.stringify([loaded.cache, loaded.exports.answer()]));`;
+  // A hang guard, not a timing assertion: the load takes well under a second.
+  const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 60_000, cwd: fileURLToPath(new URL('../../..', import.meta.url)) });
+  assert.equal(JSON.parse(out), ['refused', 'forty-two']);
+});
+
+CodeCache('should remove, when it writes, the temporary files of writers killed mid-write an hour ago, not those of a writer at work', () => {
+  rmSync(cacheDir, { recursive: true, force: true });
+  execFileSync('mkdir', ['-p', '-m', '700', cacheDir]);
+  const killed = join(cacheDir, '.0123-4567.v8c.0a0b0c0d0e0f.tmp');
+  const working = join(cacheDir, '.89ab-cdef.v8c.1a1b1c1d1e1f.tmp');
+  writeFileSync(killed, 'half', { mode: 0o600 });
+  writeFileSync(working, 'half', { mode: 0o600 });
+  const anHourAgo = new Date(Date.now() - 3_600_000);
+  utimesSync(killed, anHourAgo, anHourAgo);
+  const loaded = load(bundleOf());
+  assert.ok(loaded.keep());
+  assert.not.ok(existsSync(killed), 'a killed writer\'s file stays for good');
+  assert.ok(existsSync(working), 'a writer at work keeps its file');
 });
 
 CodeCache.run();

@@ -9,14 +9,16 @@
  * the bundle compiles from its source as if there were none (a bad cache is a slower start, never
  * a failure): the file is named by the sha256 of the bundle's bytes and by node (its version, the
  * CPU architecture, its options); it is a regular file (not a link) of this user's that no one else can write, at
- * most {@link MAX_CACHE_BYTES}; its own sha256 (written in front of it) matches, since V8 checks a
- * header (its version, the source's length, its flags) but not the body; and V8 accepts it. A
+ * most {@link MAX_CACHE_BYTES}, in a folder of this user's no one else can write; its own sha256
+ * (written in front of it, over its file name and its body, so a cache renamed to another bundle's
+ * name fails it) matches, since V8 checks a header (its version, the source's length, its flags)
+ * but not the body, and would run a same-length bundle's cache as this one; and V8 accepts it. A
  * cache is written once the bundle has run (so the functions compiled lazily are in it), by a
  * process that found none or one V8 rejected, whole under a fresh name then renamed over, in a
- * directory made mode 0700.
+ * directory made mode 0700; a write that fails (a full disk) leaves no partial file.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,10 +27,12 @@ import { Script } from 'node:vm';
 /** The largest cache read (the `mep` command's is about 0.8 MB). */
 export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 /** In front of every cache file: this, then the sha256 of the rest. */
-const MAGIC = Buffer.from('mep-v8c1');
+const MAGIC = Buffer.from('mep-v8c2');
 const HEADER = MAGIC.length + 32;
 /** Cache files of other bundles or node versions kept beside the current one's. */
 const KEEP_OTHERS = 3;
+/** A temporary file untouched this long is a killed writer's. */
+const STALE_WRITE_MS = 10 * 60 * 1000;
 const uid = process.getuid?.();
 
 /** What became of the cache: V8 took it, there was none, V8 refused it, or it was not read. */
@@ -78,11 +82,26 @@ const variantName = (variant: string): string => variant.replace(/[^A-Za-z0-9-]/
 /** The part of a cache file's name its bundle and node give (what the variants of one bundle share). */
 const bundlePart = (name: string): string => name.slice(0, 32 + 1 + 16);
 
+/** The checksum in front of the cache `path`: over its name (the bundle's hash, node's) and its body. */
+const checksum = (path: string, body: Buffer): Buffer => createHash('sha256').update(basename(path)).update('\0').update(body).digest();
+
+/** Whether `dir` is a folder of this user's that no one else can write (else its files can be renamed). */
+function ownFolder(dir: string): boolean {
+  const info = lstatSync(dir, { throwIfNoEntry: false });
+  return info !== undefined && info.isDirectory() && (uid === undefined || info.uid === uid) && (process.platform === 'win32' || (info.mode & 0o022) === 0);
+}
+
 /** The cache's body, or why it was not read. */
 function readCache(path: string): Buffer | 'miss' | 'refused' {
+  try {
+    if (!ownFolder(dirname(path))) return lstatSync(dirname(path), { throwIfNoEntry: false }) === undefined ? 'miss' : 'refused';
+  } catch {
+    return 'refused';
+  }
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    // Non-blocking: a FIFO swapped in is opened without a writer and refused by its fstat, never waited on.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'miss' : 'refused';
   }
@@ -95,7 +114,7 @@ function readCache(path: string): Buffer | 'miss' | 'refused' {
     for (let n = 1; n > 0 && read < bytes.length; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
     if (read !== info.size || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return 'refused';
     const body = bytes.subarray(HEADER);
-    return createHash('sha256').update(body).digest().equals(bytes.subarray(MAGIC.length, HEADER)) ? body : 'refused';
+    return checksum(path, body).equals(bytes.subarray(MAGIC.length, HEADER)) ? body : 'refused';
   } catch {
     return 'refused';
   } finally {
@@ -107,18 +126,23 @@ function readCache(path: string): Buffer | 'miss' | 'refused' {
 function writeCache(path: string, data: Buffer): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (!ownFolder(dir)) throw new Error(`${dir} is not a folder of this user's closed to others`);
   const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  writeFileSync(temporary, Buffer.concat([MAGIC, createHash('sha256').update(data).digest(), data]), { flag: 'wx', mode: 0o600 });
   try {
+    writeFileSync(temporary, Buffer.concat([MAGIC, checksum(path, data), data]), { flag: 'wx', mode: 0o600 });
     renameSync(temporary, path);
   } catch (error) {
     rmSync(temporary, { force: true });
     throw error;
   }
   // The variants of this bundle in this node are kept (one per use); of the others, the newest few.
-  const others = readdirSync(dir).filter((name) => name.endsWith('.v8c') && bundlePart(name) !== bundlePart(basename(path)));
-  const aged = others.map((name) => ({ name, mtime: statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0 })).sort((a, b) => b.mtime - a.mtime);
+  const names = readdirSync(dir);
+  const mtimeOf = (name: string): number => statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  const others = names.filter((name) => name.endsWith('.v8c') && bundlePart(name) !== bundlePart(basename(path)));
+  const aged = others.map((name) => ({ name, mtime: mtimeOf(name) })).sort((a, b) => b.mtime - a.mtime);
   for (const { name } of aged.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
+  // What a writer killed mid-write left (a write takes milliseconds: one untouched for 10 minutes is no writer's at work).
+  for (const name of names) if (name.endsWith('.tmp') && mtimeOf(name) < Date.now() - STALE_WRITE_MS) rmSync(join(dir, name), { force: true });
 }
 
 /** A script compiled under the flags of now, whose cache tells later whether V8's flags are still these. */

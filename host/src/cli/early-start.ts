@@ -33,15 +33,16 @@ export function launchPlanOf(argv: readonly string[], cwd: string = process.cwd(
   return { command, wasm: opensWasmSession(argv) || moduleFile !== undefined, ...(moduleFile === undefined ? {} : { moduleFile }) };
 }
 
-/** The value of `--extension` in `args` (`--extension X` or `--extension=X`), if given. */
+/** The value of `--extension` in `args` (`--extension X` or `--extension=X`), if given: the last one, as the command's parser takes. */
 function extensionFlag(args: readonly string[]): string | undefined {
+  let value: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
-    if (arg === '--') return undefined;
-    if (arg === '--extension') return args[i + 1];
-    if (arg.startsWith('--extension=')) return arg.slice('--extension='.length);
+    if (arg === '--') break;
+    if (arg === '--extension') value = args[++i];
+    else if (arg.startsWith('--extension=')) value = arg.slice('--extension='.length);
   }
-  return undefined;
+  return value;
 }
 
 /**

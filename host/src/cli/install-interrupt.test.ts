@@ -52,7 +52,9 @@ async function waitForFile(path: string): Promise<void> {
   throw new Error(`${path} never appeared`);
 }
 
-const scratchLeft = async (tmp: string): Promise<string[]> => (await readdir(tmp)).filter((name) => name.startsWith('mep-install-'));
+/** The install scratches in `tmp`, or in the user's own folder in it (process-temp.ts's `mep-<uid>`). */
+const scratchLeft = async (tmp: string): Promise<string[]> =>
+  [...(await readdir(tmp)), ...(await readdir(join(tmp, `mep-${process.getuid?.()}`)).catch(() => []))].filter((name) => name.startsWith('mep-install-'));
 
 const Interrupt = suite('cli :: mep install interrupted');
 

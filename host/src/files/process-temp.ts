@@ -1,6 +1,6 @@
 /**
- * Temporary directories that belong to one `mep` process: named `<prefix><pid>-XXXXXX` in the
- * temporary directory, removed when the process exits (a handled SIGINT or SIGTERM exits through
+ * Temporary directories that belong to one `mep` process: named `<prefix><pid>-XXXXXX` in a folder
+ * of the user's own in the temporary directory (`mep-<uid>`, mode 0700: see {@link processTempRoot}), removed when the process exits (a handled SIGINT or SIGTERM exits through
  * `process.exit`, which runs the hook), and removed by the next `mep` that makes one of the same
  * kind when a killed process (SIGKILL, a crash) left them: a directory of this user whose pid is
  * no longer running (at most `SWEEP_NAMES` names looked at a sweep). What a package left in it cannot stop its removal: folders it made unwritable
@@ -9,7 +9,7 @@
  * on stderr naming the folder and how to remove it; it never throws, and never changes the exit
  * code. Node edge.
  */
-import { chmodSync, lstatSync, mkdtempSync, opendirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, opendirSync, readdirSync, renameSync, rmdirSync, rmSync, unlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,6 +132,31 @@ function sweepStale(root: string, prefix: string): void {
   }
 }
 
+/**
+ * The folder this user's process folders go in: `mep-<uid>` in the temporary directory, made
+ * mode 0700, so no other user can plant a name in it and a sweep of it reaches every stale folder
+ * of the user (in a shared `/tmp`, names planted beside them used the sweep's {@link SWEEP_NAMES}
+ * up first, and a stale folder stayed for good). A `mep-<uid>` that is not a folder of the user's
+ * closed to others (planted first) is not used: the temporary directory itself is, as before.
+ */
+export function processTempRoot(): string {
+  const root = tmpdir();
+  const uid = process.getuid?.();
+  if (uid === undefined) return root;
+  const own = join(root, `mep-${uid}`);
+  try {
+    mkdirSync(own, { mode: 0o700 });
+  } catch {
+    // There already (the usual case), or the temporary directory refuses it: checked below.
+  }
+  try {
+    const info = lstatSync(own);
+    return info.isDirectory() && info.uid === uid && (info.mode & 0o077) === 0 ? own : root;
+  } catch {
+    return root;
+  }
+}
+
 /** A directory of this process; see the module comment. */
 export interface ProcessTemp {
   readonly dir: string;
@@ -148,7 +173,7 @@ export interface ProcessTemp {
  * try { … } finally { await scratch.remove(); }
  */
 export function makeProcessTemp(prefix: string): ProcessTemp {
-  const root = tmpdir();
+  const root = processTempRoot();
   try {
     sweepStale(root, prefix);
   } catch {

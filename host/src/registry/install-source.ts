@@ -58,8 +58,24 @@ function refusePassword(spec: string, location: string): void {
   });
 }
 
+/** `scheme://…?query`: a URL's query string (before any `#`). */
+const URL_QUERY = /^([a-z][a-z0-9+.-]*:\/\/[^?#]*)\?[^#]*/i;
+
 /**
- * Classifies `spec`; relative local paths resolve against `cwd`. A URL with a password is refused.
+ * Refuses a URL carrying a query string: a presigned URL's signature or an access token is a
+ * credential like a password (and one that expires, so a lock recording it could not fetch again),
+ * and the query would reach the same places. The query is shown as `?***`.
+ */
+function refuseQuery(spec: string, location: string): void {
+  if (!URL_QUERY.test(location)) return;
+  const shown = spec.replace(URL_QUERY, '$1?***');
+  throw new MepError(LocalErrorCode.Usage, `The source ${shown} carries a query string in its URL (a signature or a token, often), which would be passed on the command line, shown and recorded in the lock's "source". Give a URL without one: download the archive and install the file (check it with #sha256=), or give git the token through a credential helper (git help credentials).`, {
+    data: { source: shown, reason: 'credentials-in-url' },
+  });
+}
+
+/**
+ * Classifies `spec`; relative local paths resolve against `cwd`. A URL with a password or a query string is refused.
  *
  * @example
  * parseInstallSource('file:///srv/repo.git//ext/crm#v1.2.0', cwd); // { kind: 'git', url, subdir: 'ext/crm', ref: 'v1.2.0' }
@@ -70,6 +86,7 @@ export function parseInstallSource(spec: string, cwd: string): InstallSource {
   const fragment = hash < 0 ? undefined : spec.slice(hash + 1);
   if (location === '') throw usage(`Empty install source ${JSON.stringify(spec)}; pass a directory, a git URL or an archive.`, spec);
   refusePassword(spec, location);
+  refuseQuery(spec, location);
 
   const format = archiveFormat(location);
   if (format) {

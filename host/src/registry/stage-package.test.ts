@@ -203,6 +203,24 @@ Stage('should refuse a SHA256SUMS that lists a path out of the package :: hostil
   }),
 );
 
+Stage('should refuse a SHA256SUMS that lists a file missing from the package, and take one that lists a file it does not install :: hostile', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.sums', capabilities: backend('a') });
+    const sha = async (path: string): Promise<string> => createHash('sha256').update(await readFile(join(pkg, path))).digest('hex');
+    const taken = `${await sha('extension.json')}  extension.json\n${await sha('bin/ext.mjs')}  bin/ext.mjs\n`;
+    // A file the listing names and the package lacks: the package is not the one packed (a file lost or removed).
+    await writeFile(join(pkg, 'SHA256SUMS'), `${taken}${'0'.repeat(64)}  bin/ext-linux-arm64\n`);
+    const error = await installExtension({ source: pkg, paths: registryPaths({ cwd: t.project }), probe: false }).catch((e) => e);
+    assert.equal([error?.code, error?.data?.reason, error?.data?.problem, error?.data?.file], [LocalErrorCode.Registry, 'sums-mismatch', 'missing', 'bin/ext-linux-arm64'], error?.message);
+    assert.match(error.message, /bin\/ext-linux-arm64/);
+    assert.not.ok(await stat(join(t.project, '.mep/extensions.lock')).catch(() => undefined), 'nothing locked');
+    // Listed and there, not installed (another platform's executable): taken as before.
+    await writeFile(join(pkg, 'bin/ext-linux-arm64'), 'other platform\n');
+    await writeFile(join(pkg, 'SHA256SUMS'), `${taken}${await sha('bin/ext-linux-arm64')}  bin/ext-linux-arm64\n`);
+    await installExtension({ source: pkg, paths: registryPaths({ cwd: t.project }), probe: false });
+  }),
+);
+
 Stage('should refuse a package installing a .git or .mep folder, a Windows device name or names one file on macOS, from any source, at install and at pack :: names', () =>
   withProject(async (t) => {
     // Installed before: a wasm package's `.git/config` (`core.fsmonitor`, run by a git-aware shell

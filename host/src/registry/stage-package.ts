@@ -53,6 +53,6 @@ export async function stagePackage(packageDir: string, manifest: ExtensionManife
     sha256.set(file.path, copied.sha256);
     byOrigin.set(file.origin, copied.sha256);
   }
-  if (sumsText !== undefined) await checkSums(sumsText, selection.files.map((f) => ({ origin: f.origin, sha256: byOrigin.get(f.origin) as string })), where);
+  if (sumsText !== undefined) await checkSums(sumsText, selection.files.map((f) => ({ origin: f.origin, sha256: byOrigin.get(f.origin) as string })), where, selection.root);
   return { dir: stagingDir, artifact: join(stagingDir, entryOf(manifest)), ...(selection.platform ? { platform: selection.platform } : {}), sha256 };
 }

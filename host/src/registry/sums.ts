@@ -3,10 +3,13 @@
  * writes and `sha256sum -c` checks), written by `mep pack` and checked by install whenever a
  * package carries one: every file install takes must be listed, with that hash, so a file changed
  * or slipped into the archive after packing is refused. A listed file install does not take is
- * not looked for: a package for several platforms lists executables this host does not install,
- * and sums that are not signed cannot prove a file's absence anyway (whoever removes a file can
- * rewrite them; `#sha256=` pins an archive whole).
+ * not hashed (a package for several platforms lists executables this host does not install), but
+ * it must be in the package: a listing naming a file the package lacks is not the package that was
+ * packed (a file lost in transfer or removed). Sums that are not signed cannot prove more than
+ * that (whoever removes a file can rewrite them; `#sha256=` pins an archive whole).
  */
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
 
 /** The file's name at the package root. */
@@ -60,14 +63,23 @@ export interface SummedFile {
 
 /**
  * Checks the files a package install takes against its `SHA256SUMS` text: each must be listed
- * (under the path it has in the package) with its hash. Throws MepError(ERR_REGISTRY,
- * `data.reason: 'sums-mismatch'`, `data.problem` `hash`, `unlisted` or `syntax`).
+ * (under the path it has in the package) with its hash; with `root` (the package's folder), every
+ * listed file must be in it. Throws MepError(ERR_REGISTRY, `data.reason: 'sums-mismatch'`,
+ * `data.problem` `hash`, `unlisted`, `missing` or `syntax`).
  *
  * @example
- * await checkSums(sumsText, [{ origin: 'extension.json', sha256 }], spec);
+ * await checkSums(sumsText, [{ origin: 'extension.json', sha256 }], spec, packageDir);
  */
-export async function checkSums(text: string, files: readonly SummedFile[], where: string): Promise<void> {
+export async function checkSums(text: string, files: readonly SummedFile[], where: string, root?: string): Promise<void> {
   const sums = parseSums(text, where);
+  if (root !== undefined) {
+    for (const path of sums.keys()) {
+      // parseSums kept the path inside the package; lstat: a listed link is there as a link.
+      if (!(await lstat(join(root, ...path.split('/'))).catch(() => undefined))) {
+        throw sumsError(where, `its ${SUMS_FILE} lists ${path}, which the package does not have.`, { file: path, problem: 'missing' });
+      }
+    }
+  }
   for (const file of files) {
     const expected = sums.get(file.origin);
     if (expected === undefined) throw sumsError(where, `${file.origin} is not listed in its ${SUMS_FILE}.`, { file: file.origin, problem: 'unlisted' });
