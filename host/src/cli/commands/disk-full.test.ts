@@ -90,7 +90,8 @@ DiskFull('should fail with a typed error naming the full scratch folder and TMPD
     const script = [
       `mount -t tmpfs -o size=1m tmpfs ${q(join(dir, 'scratch'))}`,
       `cd ${q(join(dir, 'project'))} && MEP_HOME=${q(join(dir, 'home'))} TMPDIR=${q(join(dir, 'scratch'))} ${mep.map(q).join(' ')}; echo "exit=$?"`,
-      `echo "scratch=$(ls -A ${q(join(dir, 'scratch'))} | grep '^mep-' | tr '\\n' ' ')"; echo "project=$(ls -A | tr '\\n' ' ')"`,
+      // The user's own folder of temporary folders (process-temp.ts) may stay; nothing in it, nor beside it.
+      `S=${q(join(dir, 'scratch'))}; echo "scratch=$( (ls -A "$S" | grep '^mep-' | grep -vx "mep-$(id -u)"; ls -A "$S/mep-$(id -u)" 2>/dev/null) | tr '\\n' ' ')"; echo "project=$(ls -A | tr '\\n' ' ')"`,
     ].join('\n');
     const run = inNamespace(script, ['exit', 'scratch', 'project']);
     if (run === undefined) return;
