@@ -4,6 +4,7 @@
  * byte, a cut, a log line, a bad or repeated Content-Length, a wrong length), the chunks a pipe
  * may cut them into, and artifact paths built from safe, hostile and look-alike segments.
  */
+import { joinBytes as concat } from '../../host/src/framing/utf8.ts';
 import { MAX_JSON_DEPTH } from '../../host/src/protocol/json-depth.ts';
 import type { SeededRandom } from '../../fixtures/testing/random.ts';
 
@@ -88,16 +89,6 @@ function contentLengthFrame(random: SeededRandom, body: Uint8Array): string[] {
   return lines;
 }
 
-/** The bytes of `parts`, one after another. */
-function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
 
 function mutate(random: SeededRandom, bytes: Uint8Array): Uint8Array {
   if (bytes.length === 0 || !random.chance(0.35)) return bytes;

@@ -52,15 +52,15 @@ early('should read the input ahead for the command and hand its launch the modul
   assert.is(await compiledWasmModule(specOfFile(join(root, 'guest.wasm'), { maxMemoryBytes: 64 * 1024 * 1024 })), warmed);
   // Written after the early read: the command takes what was read (as if it had read it then), once.
   writeFileSync(join(root, 'ir.json'), '{"later": true}');
-  assert.is(await readInput(join(root, 'ir.json')), IR);
-  assert.is(await readInput(join(root, 'ir.json')), '{"later": true}');
+  assert.is(String(await readInput(join(root, 'ir.json'))), IR);
+  assert.is(String(await readInput(join(root, 'ir.json'))), '{"later": true}');
 });
 
 early('should have the command read again, and report what it finds, when the read ahead failed or was of another file', async () => {
   rmSync(join(root, 'ir.json'));
   await startOperation(['generate', '--extension', './guest.wasm', '--input', 'ir.json', '--output', 'out'], root);
   writeFileSync(join(root, 'ir.json'), IR);
-  assert.is(await readInput(join(root, 'ir.json')), IR, 'missing ahead, there now');
+  assert.is(String(await readInput(join(root, 'ir.json'))), IR, 'missing ahead, there now');
   mkdirSync(join(root, 'dir.json'));
   await startOperation(['validate', '--extension', './guest.wasm', '--input', 'dir.json'], root);
   const ahead = await readInput(join(root, 'dir.json')).then(() => undefined, (e: Error) => e.message);
@@ -68,7 +68,7 @@ early('should have the command read again, and report what it finds, when the re
   assert.ok(ahead !== undefined && ahead === plain, `${ahead} / ${plain}`);
   await startOperation(['validate', '--extension', './guest.wasm', '--input', 'ir.json'], root);
   writeFileSync(join(root, 'other.json'), '[]');
-  assert.is(await readInput(join(root, 'other.json')), '[]');
+  assert.is(String(await readInput(join(root, 'other.json'))), '[]');
 });
 
 early('should start nothing and never reject for a missing, broken or oversized module', async () => {

@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { JsonText } from '../protocol/json-text.ts';
-import { stringifyMessage } from './json-text.ts';
+import { encodeMessage, stringifyMessage } from './json-text.ts';
+import { encodeUtf8 } from './utf8.ts';
 
 const test = suite('stringifyMessage');
 
@@ -41,3 +42,42 @@ test('should fall back to plain serialization when the data holds the marker tex
 });
 
 test.run();
+
+const encoded = suite('encodeMessage');
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
+const decoded = (bytes: Uint8Array): string => new TextDecoder().decode(bytes);
+
+encoded('should encode every message as encodeUtf8 of stringifyMessage, byte for byte', () => {
+  const ascii = '{"formatVersion":3,"distribution":["Library",[["pkg"]],{"n":1.50}]}';
+  const withBytes = (): JsonText => JsonText.parse(ascii, { utf8: utf8(ascii) });
+  for (const message of [
+    request({ ir: { a: [1, 'x'] }, target: 'avro' }),
+    request({ target: 'avro', ir: withBytes(), options: { x: 'é \ud83d\ude00' } }),
+    request({ ir: withBytes(), other: withBytes(), target: '\u{1f600}' }),
+    request({ ir: withBytes(), plain: JsonText.parse('{"s":"é"}') }), // one without bytes: the plain way
+    request({ ir: withBytes(), options: { x: '\u0000mep:json-text:0' } }), // the marker in the data: the plain way
+    request({ ir: JsonText.parse(ascii + ' \n') }),
+    { jsonrpc: '2.0', id: 1, result: { ok: true } },
+    null,
+  ]) {
+    assert.equal(encodeMessage(message), encodeUtf8(stringifyMessage(message)));
+  }
+});
+
+encoded('should copy a member\'s own bytes in, in a buffer of its own, and keep them', () => {
+  const text = '{"a":[1,2,{"b":"c"}]}';
+  const bytes = utf8(text);
+  // Bytes standing for another text show which path wrote the message (the parse's caller vouches they are the text's).
+  const probe = JsonText.parse(text, { utf8: utf8('{"a":[1,2,{"b":"C"}]}') });
+  assert.is(decoded(encodeMessage(request({ ir: probe, target: 'avro' }))), '{"jsonrpc":"2.0","id":7,"method":"morphir.backend.generate","params":{"ir":{"a":[1,2,{"b":"C"}]},"target":"avro"}}');
+  const json = JsonText.parse(text, { utf8: bytes });
+  const out = encodeMessage(request({ ir: json }));
+  assert.is(out.byteOffset, 0);
+  assert.is(out.buffer.byteLength, out.length);
+  assert.is.not(out.buffer, bytes.buffer);
+  assert.is(json.compactUtf8(), bytes);
+  // Indented text has no bytes of its compact text: encoded from the text.
+  assert.is(JsonText.parse(' [1, 2]', { utf8: utf8(' [1, 2]') }).compactUtf8(), undefined);
+});
+
+encoded.run();

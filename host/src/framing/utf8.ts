@@ -27,3 +27,14 @@ export function encodeUtf8(text: string): Uint8Array {
   }
   return bytes;
 }
+
+/** The bytes of `parts`, one after another, in a buffer of their own (one a transfer may move). */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { findExcessNesting } from './json-depth.ts';
 import { JsonText, JsonTextError } from './json-text.ts';
 
 const test = suite('JsonText');
@@ -130,6 +131,36 @@ test('should check deeply nested documents without a deep call stack', () => {
   const json = JsonText.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`);
   assert.is(json.kind, 'array');
   assert.throws(() => JsonText.parse(`${'['.repeat(depth)}${']'.repeat(depth - 1)}`), (e: unknown) => e instanceof JsonTextError);
+});
+
+test('should refuse, in the same pass, a container opening level maxDepth + 1, where findExcessNesting finds it', () => {
+  const texts = [
+    '[[[[]]]]', // the innermost, empty, is a level too
+    '{"a":{"b":[1,{"c":{}}]}}',
+    '[1,"[[[[",[2,[3,["]]]]"]]]]',
+    '{\n  "a": [\n    [\n      [ {} ]\n    ]\n  ]\n}', // indented: the offset in the text as given
+  ];
+  for (const text of texts) {
+    for (let maxDepth = 1; maxDepth <= 5; maxDepth++) {
+      const excess = findExcessNesting(text, maxDepth);
+      let position = -1;
+      try {
+        JsonText.parse(text, { maxDepth });
+      } catch (error) {
+        assert.instance(error, JsonTextError);
+        position = (error as JsonTextError).position;
+        assert.match((error as Error).message, `nests more than ${maxDepth} levels deep`);
+      }
+      assert.is(position, excess, `${text} at ${maxDepth}`);
+    }
+  }
+});
+
+test('should keep the UTF-8 bytes it was given only for a compact text', () => {
+  const bytes = new TextEncoder().encode('{"a":1}');
+  assert.is(JsonText.parse('{"a":1}', { utf8: bytes }).compactUtf8(), bytes);
+  assert.is(JsonText.parse('{"a": 1}', { utf8: bytes }).compactUtf8(), undefined);
+  assert.is(JsonText.parse('{"a":1}').compactUtf8(), undefined);
 });
 
 test.run();

@@ -25,6 +25,14 @@ export { JsonTextError };
 export type WithIrText<P extends { ir: unknown }> = { [K in keyof P]: K extends 'ir' ? P[K] | JsonText : P[K] };
 
 export type JsonKind = Kind;
+
+/** What {@link JsonText.parse} may be told besides the text. */
+export interface JsonTextOptions {
+  /** Refuse (a {@link JsonTextError}) a container that opens level `maxDepth + 1`, in the same pass. */
+  maxDepth?: number;
+  /** The text's own UTF-8 bytes, when they are at hand (a file read as bytes): kept to go on the wire as they are when the text is compact. */
+  utf8?: Uint8Array;
+}
 type Kind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
 
 /** One JSON document as text: checked, with its top-level primitive members at hand. */
@@ -32,6 +40,7 @@ export class JsonText {
   #value: unknown;
   #parsed = false;
   #compact: string | undefined;
+  #utf8: Uint8Array | undefined;
 
   private constructor(
     /** The text as given. */
@@ -42,11 +51,17 @@ export class JsonText {
     private readonly members: ReadonlyMap<string, string>,
   ) {}
 
-  /** Checks that `text` is one JSON value (RFC 8259); throws {@link JsonTextError} naming the first problem. */
-  static parse(text: string): JsonText {
+  /**
+   * Checks that `text` is one JSON value (RFC 8259), nesting at most `options.maxDepth` levels;
+   * throws {@link JsonTextError} naming the first problem.
+   */
+  static parse(text: string, options: JsonTextOptions = {}): JsonText {
+    const maxDepth = options.maxDepth ?? Infinity;
     if (!looksIndented(text)) {
-      const scan = scanJson(text);
-      return new JsonText(text, scan.kind, scan.spaced, scan.members);
+      const scan = scanJson(text, maxDepth);
+      const json = new JsonText(text, scan.kind, scan.spaced, scan.members);
+      if (!scan.spaced) json.#utf8 = options.utf8;
+      return json;
     }
     // Indented text (as morphir-elm writes IR: a 30.7 MB file of the 1,500-type model holds
     // 1.4 MB of tokens) is mostly whitespace. V8's regular expressions drop it faster than any
@@ -58,9 +73,9 @@ export class JsonText {
     const compact = text.replace(INTER_TOKEN_SPACE, '$1');
     let scan: ReturnType<typeof scanJson>;
     try {
-      scan = scanJson(compact);
+      scan = scanJson(compact, maxDepth);
     } catch (error) {
-      scanJson(text); // the same verdict, with the line and column in the text
+      scanJson(text, maxDepth); // the same verdict, with the line and column in the text
       throw error;
     }
     const json = new JsonText(text, scan.kind, true, scan.members);
@@ -96,6 +111,14 @@ export class JsonText {
   compactText(): string {
     this.#compact ??= !this.spaced ? this.text : this.#parsed ? JSON.stringify(this.#value) : compactJson(this.text);
     return this.#compact;
+  }
+
+  /**
+   * The UTF-8 bytes of {@link compactText}, when the parse was given them and the text is compact
+   * (they are then its own bytes, as read); else undefined (encode the text).
+   */
+  compactUtf8(): Uint8Array | undefined {
+    return this.#utf8;
   }
 
   /** `JSON.stringify` of anything holding it writes its value. */
@@ -229,7 +252,7 @@ const KINDS: Record<number, Kind> = { [C.Quote]: 'string', 116: 'boolean', 102: 
  * Validates `text` as one JSON value without building it: one loop with its state in locals
  * (containers on a stack of closers, so nesting costs no call stack).
  */
-function scanJson(text: string): { kind: Kind; spaced: boolean; members: Map<string, string> } {
+function scanJson(text: string, maxDepth: number): { kind: Kind; spaced: boolean; members: Map<string, string> } {
   const n = text.length;
   const members = new Map<string, string>();
   const stack: number[] = []; // what closes each open container: C.RightBrace or C.RightBracket
@@ -246,6 +269,7 @@ function scanJson(text: string): { kind: Kind; spaced: boolean; members: Map<str
     const start = i;
     let opened = false;
     if (c === C.LeftBrace || c === C.LeftBracket) {
+      if (stack.length >= maxDepth) throw new JsonTextError(`nests more than ${maxDepth} levels deep`, i);
       kind ??= c === C.LeftBrace ? 'object' : 'array';
       const closer = c === C.LeftBrace ? C.RightBrace : C.RightBracket;
       j = endOfSpace(text, ++i);

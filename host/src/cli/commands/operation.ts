@@ -3,6 +3,7 @@
  * flags, reading the IR input, choosing the provider, running one session with secrets and an
  * optional transcript, and reporting failures the same way in human and `--json` form.
  */
+import { isAscii } from 'node:buffer';
 import { resolve } from 'node:path';
 import type { Diagnostic } from '../../protocol/index.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
@@ -52,14 +53,15 @@ function cancelGraceOf(text: string | undefined): number | undefined {
 /**
  * Reads a JSON input file, checked but not parsed (a {@link JsonText}), or throws a usage error
  * naming it. `meanwhile` (e.g. {@link warmOperation}) runs while the file is read and is awaited
- * before the text is checked, which holds this thread.
+ * before the text is checked, which holds this thread. An ASCII file (a Morphir IR, nearly always)
+ * is decoded as Latin-1, the same text for less work, and its bytes are kept for the wire.
  */
 export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR file (morphir-ir.json)', meanwhile?: Promise<void>): Promise<{ path: string; value: JsonText }> {
   const path = resolve(io.cwd, file);
-  let text: string;
+  let bytes: Buffer;
   try {
     // A regular file only, at most as large as any message; read while the command loaded, if the early start could (input-ahead.ts).
-    text = await readInput(path);
+    bytes = await readInput(path);
   } catch (error) {
     if (isMepError(error) && error.code === LocalErrorCode.Limit) throw error;
     const reason = isMepError(error) ? (error.data as { reason?: string } | undefined)?.reason : undefined;
@@ -67,10 +69,14 @@ export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR f
   } finally {
     await meanwhile;
   }
-  refuseDeepInput(path, text);
+  const ascii = isAscii(bytes);
+  const text = bytes.toString(ascii ? 'latin1' : 'utf8');
   try {
-    return { path, value: JsonText.parse(text) };
+    // The depth is checked in the scan's own pass; on any refusal the whole text's depth is judged
+    // first, as when it was checked on its own before the scan (a deep text is refused as deep).
+    return { path, value: JsonText.parse(text, { maxDepth: MAX_JSON_DEPTH - REQUEST_LEVELS, ...(ascii ? { utf8: bytes } : {}) }) };
   } catch (error) {
+    refuseDeepInput(path, text);
     throw new MepError(LocalErrorCode.Usage, `The input ${path} is not valid JSON (${(error as Error).message}); pass ${what}.`);
   }
 }

@@ -7,8 +7,7 @@
  */
 import { LocalErrorCode, MepError } from '../../protocol/errors.ts';
 import { HOST_BOUNDS, raiseAdvice } from '../../protocol/limits.ts';
-import { stringifyMessage } from '../../framing/json-text.ts';
-import { encodeUtf8 } from '../../framing/utf8.ts';
+import { encodeMessage } from '../../framing/json-text.ts';
 import { createTransportEvents } from '../events.ts';
 import { Method } from '../../protocol/methods.ts';
 import type { JsonRpcMessage, LogSink, Transport } from '../types.ts';
@@ -85,7 +84,7 @@ export async function createGuestTransport(
           cause: shutdown.error,
         });
       }
-      const bytes = encodeUtf8(stringifyMessage(message));
+      const bytes = encodeMessage(message);
       if (bytes.length > limits.maxRequestBytes) {
         throw new MepError(LocalErrorCode.Limit, `A message of ${bytes.length} bytes for wasm extension "${name}" exceeds its message size limit of ${limits.maxRequestBytes}; nothing was sent. ${raiseAdvice('maxRequestBytes', limits.maxRequestBytes, bytes.length)}`, {
           data: { extension: name, limit: 'maxRequestBytes', size: bytes.length },
