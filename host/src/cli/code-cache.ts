@@ -23,6 +23,7 @@ import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
+import { isOwnAndClosed } from '../files/own-file.ts';
 
 /** The largest cache read (the `mep` command's is about 0.8 MB). */
 export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
@@ -33,7 +34,6 @@ const HEADER = MAGIC.length + 32;
 const KEEP_OTHERS = 3;
 /** A temporary file untouched this long is a killed writer's. */
 const STALE_WRITE_MS = 10 * 60 * 1000;
-const uid = process.getuid?.();
 
 /** What became of the cache: V8 took it, there was none, V8 refused it, or it was not read. */
 export type CodeCacheUse = 'hit' | 'miss' | 'rejected' | 'refused';
@@ -88,7 +88,7 @@ const checksum = (path: string, body: Buffer): Buffer => createHash('sha256').up
 /** Whether `dir` is a folder of this user's that no one else can write (else its files can be renamed). */
 function ownFolder(dir: string): boolean {
   const info = lstatSync(dir, { throwIfNoEntry: false });
-  return info !== undefined && info.isDirectory() && (uid === undefined || info.uid === uid) && (process.platform === 'win32' || (info.mode & 0o022) === 0);
+  return info !== undefined && info.isDirectory() && isOwnAndClosed(info);
 }
 
 /** The cache's body, or why it was not read. */
@@ -108,7 +108,7 @@ function readCache(path: string): Buffer | 'miss' | 'refused' {
   try {
     const info = fstatSync(fd);
     if (!info.isFile() || info.size <= HEADER || info.size > MAX_CACHE_BYTES) return 'refused';
-    if ((uid !== undefined && info.uid !== uid) || (process.platform !== 'win32' && (info.mode & 0o022) !== 0)) return 'refused';
+    if (!isOwnAndClosed(info)) return 'refused';
     const bytes = Buffer.allocUnsafe(info.size);
     let read = 0;
     for (let n = 1; n > 0 && read < bytes.length; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);

@@ -51,7 +51,8 @@ let held: WebAssembly.Module | undefined;
  */
 export async function startModule(early: EarlyModule, beforeCompile?: () => Promise<boolean>): Promise<{ module: Promise<WebAssembly.Module> } | undefined> {
   const { path, file, values } = early;
-  const { maxMemoryBytes, maxModuleBytes } = parseLimitFlags(values);
+  const limitFlags = parseLimitFlags(values);
+  const { maxMemoryBytes, maxModuleBytes } = limitFlags;
   const limits = { ...(maxMemoryBytes === undefined ? {} : { maxMemoryBytes }), ...(maxModuleBytes === undefined ? {} : { maxModuleBytes }) };
   const name = early.extension;
   // On the thread the command started first, if it did (early-thread.ts): this thread loads the command meanwhile.
@@ -87,7 +88,7 @@ export async function startModule(early: EarlyModule, beforeCompile?: () => Prom
   const warmed = compiling.then(async (module) => {
     held = module;
     const { specOfFile, warmTransport } = await launch;
-    void warmTransport(specOfFile(path, parseLimitFlags(values), parseGrantFlags(values)), { onlyPrestarted: true });
+    void warmTransport(specOfFile(path, limitFlags, parseGrantFlags(values)), { onlyPrestarted: true });
     return module;
   });
   warmed.catch(() => undefined);

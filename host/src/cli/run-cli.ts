@@ -14,8 +14,7 @@ import type { LaunchPlan } from './early-start.ts';
 export async function runCli(argv: string[], earlyThread?: WorkerThread, plan?: LaunchPlan): Promise<void> {
   if (earlyThread !== undefined) (await import('../transport/wasm/node/early-thread.ts')).adoptEarlyWorkerThread(earlyThread);
   // A wasm operation's worker thread boots while the CLI loads (early-start.ts).
-  const early = await import('./early-start.ts');
-  await early.startEarly(argv, plan ?? early.launchPlanOf(argv));
+  await (await import('./early-start.ts')).startEarly(argv, plan);
   // Interrupted, mep ends its extensions' process groups before it exits (signals.ts).
   (await import('./signals.ts')).installSignalHandling();
   const [{ main }, { exitWhenSettled }] = await Promise.all([import('./main.ts'), import('./settled-exit.ts')]);

@@ -13,6 +13,7 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, opendirSync, readdirSync,
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isOwnAndClosed } from './own-file.ts';
 
 /** Paths longer than this are moved up to the tree's root before being read (PATH_MAX is 4096 on Linux, 1024 on macOS). */
 const SHORT_PATH = 768;
@@ -151,7 +152,7 @@ export function processTempRoot(): string {
   }
   try {
     const info = lstatSync(own);
-    return info.isDirectory() && info.uid === uid && (info.mode & 0o077) === 0 ? own : root;
+    return info.isDirectory() && isOwnAndClosed(info, 0o077) ? own : root;
   } catch {
     return root;
   }

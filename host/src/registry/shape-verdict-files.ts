@@ -8,13 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isOwnAndClosed } from '../files/own-file.ts';
 import { openRegularFile } from '../files/regular-file.ts';
 import type { ShapeVerdicts } from '../transport/wasm/module.ts';
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 /** The most verdict files kept: past it the oldest go (one file is about 100 bytes). */
 const MAX_ENTRIES = 1000;
-const uid = process.getuid?.();
 
 /** The whole text of the verdict for `sha256` under `rules`. */
 const verdictText = (sha256: string, rules: string): string => `mep wasm module shape: sha256 ${sha256} passed, ${rules}\n`;
@@ -42,7 +42,7 @@ export function createShapeVerdicts(dir: string, options: ShapeVerdictsOptions =
         const path = join(dir, sha256);
         const { handle, info } = await openRegularFile(path, { what: 'a wasm shape verdict', maxBytes: expected.length, noFollow: true });
         try {
-          if ((uid !== undefined && info.uid !== uid) || (process.platform !== 'win32' && (info.mode & 0o022) !== 0)) return false;
+          if (!isOwnAndClosed(info)) return false;
           const buffer = Buffer.alloc(expected.length + 1);
           const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
           return bytesRead === expected.length && buffer.toString('utf8', 0, bytesRead) === expected;
