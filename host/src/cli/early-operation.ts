@@ -13,16 +13,16 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { GrantFlagValues } from './commands/grant-flags.ts';
 import type { LimitFlagValues } from './commands/limit-flags.ts';
 import { looksLikePath } from './commands/extension-path.ts';
-import { GENERATE_FLAGS, TRANSFORM_FLAGS, VALIDATE_FLAGS } from './commands/operation-flags.ts';
+import { GENERATE_FLAGS, REQUIRED_FLAGS, TRANSFORM_FLAGS, VALIDATE_FLAGS } from './commands/operation-flags.ts';
 import { startCompile } from './early-compile.ts';
 import { startModule } from './early-module.ts';
 import { readInputAhead } from './input-ahead.ts';
 
-/** The operations that read one input file, by their flag tables and required flags (as their commands check them). */
+/** The operations that read one input file, by their flag tables and required flags (the tables their commands check). */
 const INPUT_OPERATIONS = {
-  generate: { flags: GENERATE_FLAGS, required: ['input', 'output'] },
-  validate: { flags: VALIDATE_FLAGS, required: ['input'] },
-  transform: { flags: TRANSFORM_FLAGS, required: ['input', 'output'] },
+  generate: { flags: GENERATE_FLAGS, required: REQUIRED_FLAGS.generate },
+  validate: { flags: VALIDATE_FLAGS, required: REQUIRED_FLAGS.validate },
+  transform: { flags: TRANSFORM_FLAGS, required: REQUIRED_FLAGS.transform },
 } as const;
 
 /** An input operation's command line the early start can get going. */

@@ -10,7 +10,7 @@ import { publishInterruptibly } from '../publish-output.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { GENERATE_FLAGS } from './operation-flags.ts';
+import { GENERATE_FLAGS, REQUIRED_FLAGS } from './operation-flags.ts';
 import { OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
 import type { OperationOutcome } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
@@ -43,7 +43,7 @@ ${OPERATION_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, GENERATE_FLAGS, 'generate');
     return withJsonErrors(io, values.json, async () => {
-      requireFlags('generate', positionals, values, ['input', 'output']);
+      requireFlags('generate', positionals, values, REQUIRED_FLAGS.generate);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? [], io.cwd);
       let target = values.target;

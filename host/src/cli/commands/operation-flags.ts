@@ -52,3 +52,13 @@ export const VALIDATE_FLAGS = { input: { type: 'string' }, ...OPERATION_FLAGS } 
 
 /** parseArgs options of `mep transform`. */
 export const TRANSFORM_FLAGS = { input: { type: 'string' }, output: { type: 'string' }, ...OPERATION_FLAGS } as const;
+
+/**
+ * The flags each input operation requires: its command refuses a line without them
+ * (`requireFlags`), and the early start (early-operation.ts) starts nothing for one.
+ */
+export const REQUIRED_FLAGS = {
+  generate: ['input', 'output'],
+  validate: ['input'],
+  transform: ['input', 'output'],
+} as const satisfies Record<string, readonly string[]>;

@@ -2,7 +2,7 @@
 import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { TRANSFORM_FLAGS } from './operation-flags.ts';
+import { TRANSFORM_FLAGS, REQUIRED_FLAGS } from './operation-flags.ts';
 import { OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors, writeJsonOutput } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
@@ -20,7 +20,7 @@ ${OPERATION_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, TRANSFORM_FLAGS, 'transform');
     return withJsonErrors(io, values.json, async () => {
-      requireFlags('transform', positionals, values, ['input', 'output']);
+      requireFlags('transform', positionals, values, REQUIRED_FLAGS.transform);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? [], io.cwd);
       const { path: inputPath, ir, irVersion } = await readIrInput(io, values.input as string, values);

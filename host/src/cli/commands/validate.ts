@@ -2,7 +2,7 @@
 import { ExitCode } from '../exit-codes.ts';
 import type { Command } from './command.ts';
 import { parseFlags } from './command.ts';
-import { VALIDATE_FLAGS } from './operation-flags.ts';
+import { VALIDATE_FLAGS, REQUIRED_FLAGS } from './operation-flags.ts';
 import { OPERATION_HELP, hasErrors, printDiagnostics, readIrInput, requireFlags, runOperation, scrubDiagnostics, withJsonErrors } from './operation.ts';
 import { parseOptionFlags } from './options.ts';
 
@@ -19,7 +19,7 @@ ${OPERATION_HELP}`,
   async run(argv, io) {
     const { values, positionals } = parseFlags(argv, VALIDATE_FLAGS, 'validate');
     return withJsonErrors(io, values.json, async () => {
-      requireFlags('validate', positionals, values, ['input']);
+      requireFlags('validate', positionals, values, REQUIRED_FLAGS.validate);
       io.verbose = Boolean(values.verbose);
       const options = parseOptionFlags(values.option ?? [], io.cwd);
       const { path: inputPath, ir, irVersion } = await readIrInput(io, values.input as string, values);
