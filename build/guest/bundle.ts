@@ -13,7 +13,7 @@ import { finishBundleMap, projectRootOf } from './bundle-map.ts';
 import { dependencyCheckKey, dependencyWarnings, markedBuild, type DependencyWarning } from './dependency-globals.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
-import { sourceGuard } from './source-files.ts';
+import { literalEntries, sourceGuard } from './source-files.ts';
 
 /**
  * Where the guest PDK is: its TypeScript sources in a checkout, its compiled JavaScript (with
@@ -181,10 +181,11 @@ export async function disposeBundleContexts(): Promise<void> {
  */
 async function run(options: esbuild.BuildOptions, entry: string, cwd: string, keep = false, sink?: BuiltinSink): Promise<Built> {
   // Every build refuses a module in a system tree (source-files.ts).
-  const full: esbuild.BuildOptions = { ...options, plugins: [sourceGuard(entry, cwd), ...(options.plugins ?? [])], write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() };
+  const literal = literalEntries(options.entryPoints, cwd);
+  const full: esbuild.BuildOptions = { ...options, entryPoints: literal.entryPoints, plugins: [...literal.plugins, sourceGuard(entry, cwd), ...(options.plugins ?? [])], write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() };
   try {
     if (!keep) return (await esbuild.build(full)) as never;
-    const key = JSON.stringify({ ...full, plugins: (full.plugins ?? []).map((p) => p.name) });
+    const key = JSON.stringify({ ...full, entryPoints: options.entryPoints, plugins: (full.plugins ?? []).map((p) => p.name) });
     let kept = contexts.get(key);
     if (!kept) {
       const own: BuiltinSink = { found: [] };

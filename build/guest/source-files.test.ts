@@ -197,4 +197,23 @@ SourceFiles("should hold a build run from a folder above the project (cwd /tmp) 
   }
 });
 
+SourceFiles('should build the entry a path names even when its folder is named like a glob (**), never the files the glob matches :: glob', async () => {
+  const root = await scratch();
+  try {
+    // esbuild takes an entry with * for a glob: root/**/main.ts matched root/other/deep/main.ts too.
+    const project = join(root, '**');
+    await mkdir(project);
+    await mkdir(join(root, 'other', 'deep'), { recursive: true });
+    await writeFile(join(project, 'main.ts'), 'export function handle(): number { return 4141; }\n');
+    await writeFile(join(root, 'other', 'deep', 'main.ts'), 'export function handle(): number { return 2929; }\n');
+    for (const cwd of [project, root]) {
+      const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd });
+      assert.match(built.code, /4141/);
+      assert.not.match(built.code, /2929/);
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 SourceFiles.run();

@@ -209,6 +209,24 @@ export const sourceGuard = (entry: string, workingFolder: string): esbuild.Plugi
   },
 });
 
+/** The stand-in esbuild is given for the n-th entry point: no path, so nothing it could read as a glob. */
+const STAND_IN = /^mep-entry:(\d+)$/;
+
+/**
+ * The entry points as paths, never patterns: esbuild reads an entry point holding `*` as a glob
+ * (a project in a folder named `**` built `**\/main.ts` and every other `main.ts` below), and
+ * has no escape for it. Each entry is given as a stand-in this plugin resolves to its path.
+ */
+export function literalEntries(entryPoints: esbuild.BuildOptions['entryPoints'], cwd: string): { entryPoints: esbuild.BuildOptions['entryPoints']; plugins: esbuild.Plugin[] } {
+  if (!Array.isArray(entryPoints) || !entryPoints.every((e): e is string => typeof e === 'string')) return { entryPoints, plugins: [] };
+  const paths = entryPoints.map((e) => resolve(cwd, e));
+  const plugin: esbuild.Plugin = {
+    name: 'mep-literal-entries',
+    setup: (build) => void build.onResolve({ filter: STAND_IN }, (args) => (args.kind === 'entry-point' ? { path: paths[Number(STAND_IN.exec(args.path)![1])]! } : undefined)),
+  };
+  return { entryPoints: paths.map((_, n) => `mep-entry:${n}`), plugins: [plugin] };
+}
+
 /** The text of a file as TypeScript's own reader decodes it (a byte order mark chooses UTF-16 or is dropped). */
 function decode(bytes: Buffer): string {
   if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.toString('utf16le', 2);
