@@ -216,4 +216,39 @@ SourceFiles('should build the entry a path names even when its folder is named l
   }
 });
 
+SourceFiles('should refuse a tsconfig.json whose extends names a package whose file is a FIFO, a device or oversized (resolved through node_modules) :: extends-package', async () => {
+  const root = await scratch();
+  try {
+    const project = await plainProject(root);
+    const modules = join(project, 'node_modules');
+    // "@acme/tsconfig/base.json": a file of a scoped package, here a FIFO (esbuild waited on it for good).
+    await mkdir(join(modules, '@acme', 'tsconfig'), { recursive: true });
+    await writeFile(join(modules, '@acme', 'tsconfig', 'package.json'), '{ "name": "@acme/tsconfig" }');
+    const fifo = join(modules, '@acme', 'tsconfig', 'base.json');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "@acme/tsconfig/base.json" }');
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), fifo, /FIFO/);
+    // "shared": the file its package.json exports names, a link to /dev/zero.
+    await mkdir(join(root, 'node_modules', 'shared', 'conf'), { recursive: true }); // above the project: resolved there too
+    await writeFile(join(root, 'node_modules', 'shared', 'package.json'), '{ "name": "shared", "exports": { ".": { "default": "./conf/ts.json" } } }');
+    const linked = join(root, 'node_modules', 'shared', 'conf', 'ts.json');
+    await symlink('/dev/zero', linked);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "shared" }');
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), linked, /device/);
+    // "cfg": the package's own tsconfig.json, past the size a build reads.
+    await mkdir(join(modules, 'cfg'));
+    const big = join(modules, 'cfg', 'tsconfig.json');
+    await writeFile(big, '');
+    await truncate(big, MAX_SOURCE_FILE_BYTES + 1);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "cfg" }');
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), big, /larger|limit|bytes/i);
+    // A package's tsconfig that is a regular file still builds.
+    await writeFile(join(modules, 'cfg', 'tsconfig.json'), '{ "compilerOptions": { "strict": true } }');
+    const built = await bundleGuest({ entry: join(project, 'src', 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /handle/);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 SourceFiles.run();

@@ -20,6 +20,7 @@ import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fileKind, isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { parseJson } from '../../host/src/protocol/json-parse.ts';
 
 /** The largest single file the type check reads (a generated source of tens of MB still fits). */
 export const MAX_SOURCE_FILE_BYTES = 64 * 1024 * 1024;
@@ -82,18 +83,80 @@ function checkRegular(path: string): boolean {
 /** How many `extends` deep a tsconfig chain is followed (esbuild's own chains are shorter). */
 const MAX_EXTENDS_DEPTH = 16;
 
-/** The files a tsconfig's `extends` names by path (a string or a list; a package's name is resolved in node_modules, not here). */
+/** The files a tsconfig's `extends` names: by path (a string or a list), or a package's, resolved through node_modules ({@link packageExtends}). */
 function extendsOf(text: string, folder: string): string[] {
   const value = /"extends"\s*:\s*("(?:\\.|[^"\\])*"|\[[^\]]*\])/.exec(text)?.[1] ?? '';
   const named = [...value.matchAll(/"((?:\\.|[^"\\])*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
-  return named.filter((name) => name.startsWith('.') || name.startsWith('/')).flatMap((name) => (name.endsWith('.json') ? [resolve(folder, name)] : [resolve(folder, name), resolve(folder, `${name}.json`)]));
+  return named.flatMap((name) => {
+    if (!name.startsWith('.') && !name.startsWith('/')) return packageExtends(name, folder);
+    return name.endsWith('.json') ? [resolve(folder, name)] : [resolve(folder, name), resolve(folder, `${name}.json`)];
+  });
+}
+
+/** The most values of a package.json's `exports` looked at for an `extends` (real ones hold a few). */
+const MAX_EXPORT_VALUES = 1_000;
+
+/** Every string in `value` (an `exports` target: a string, conditions, a list), the first {@link MAX_EXPORT_VALUES} values. */
+function exportTargets(value: unknown): string[] {
+  const found: string[] = [];
+  const stack = [value];
+  for (let seen = 0; stack.length > 0 && seen < MAX_EXPORT_VALUES; seen++) {
+    const at = stack.pop();
+    if (typeof at === 'string') found.push(at);
+    else if (at !== null && typeof at === 'object') stack.push(...Object.values(at));
+  }
+  return found;
+}
+
+/** What a package's package.json (at `dir`) may map the subpath `want` (`.`, `./base.json`) to for an `extends`: its `tsconfig` field and its `exports`. */
+function exportedFiles(dir: string, want: string): string[] {
+  let manifest: unknown;
+  try {
+    manifest = parseJson(readRegularFileSync(join(dir, 'package.json'), { what: 'a package.json', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build }).toString('utf8'), 'data');
+  } catch (error) {
+    if (error instanceof MepError) throw error;
+    return []; // not JSON: esbuild reports it
+  }
+  if (manifest === null || typeof manifest !== 'object') return [];
+  const { tsconfig, exports } = manifest as { tsconfig?: unknown; exports?: unknown };
+  const found = typeof tsconfig === 'string' ? [join(dir, tsconfig)] : [];
+  const keyed = exports !== null && typeof exports === 'object' && !Array.isArray(exports) && Object.keys(exports).some((k) => k.startsWith('.'));
+  for (const [key, target] of keyed ? Object.entries(exports as object) : [['.', exports] as const]) {
+    const star = key.indexOf('*');
+    const [before, after] = [key.slice(0, star), key.slice(star + 1)];
+    if (star < 0 ? key !== want : !(want.startsWith(before) && want.endsWith(after) && want.length >= key.length - 1)) continue;
+    const part = star < 0 ? '' : want.slice(before.length, want.length - after.length);
+    for (const file of exportTargets(target)) found.push(resolve(dir, star < 0 ? file : file.replaceAll('*', part)));
+  }
+  return found;
+}
+
+/**
+ * The files an `extends` naming a package (`@acme/tsconfig/base.json`, `shared`) may resolve to, in
+ * every node_modules from `folder` up, as esbuild and TypeScript look: the path, with `.json`, its
+ * `tsconfig.json`, and the package's package.json with what it maps the name to.
+ */
+function packageExtends(name: string, folder: string): string[] {
+  const parts = name.split('/');
+  const size = name.startsWith('@') ? 2 : 1;
+  const want = parts.length > size ? `./${parts.slice(size).join('/')}` : '.';
+  const found: string[] = [];
+  for (let at = folder; ; at = dirname(at)) {
+    const modules = join(at, 'node_modules');
+    const dir = join(modules, ...parts.slice(0, size));
+    found.push(join(modules, name), join(modules, `${name}.json`), join(modules, name, 'tsconfig.json'), join(dir, 'package.json'));
+    if (checkRegular(join(dir, 'package.json'))) found.push(...exportedFiles(dir, want));
+    if (dirname(at) === at) return found;
+  }
 }
 
 /**
  * Refuses a resolver file (package.json, tsconfig.json) that is there and is not a bounded regular
- * file; a tsconfig's `extends` chain (esbuild reads it too) is checked the same way.
+ * file; a tsconfig's `extends` chain (esbuild reads it too) is checked the same way (a folder it
+ * names is not a file esbuild reads: it goes on to the next candidate).
  */
 function checkResolverFile(path: string, depth = 0): void {
+  if (depth > 0 && statSync(path, { throwIfNoEntry: false })?.isDirectory()) return;
   if (!checkRegular(path) || basename(path) === 'package.json' || depth >= MAX_EXTENDS_DEPTH) return;
   const text = readRegularFileSync(path, { what: 'a tsconfig file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build }).toString('utf8');
   for (const target of extendsOf(text, dirname(path))) checkResolverFile(target, depth + 1);
