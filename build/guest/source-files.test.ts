@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MepError } from '../../host/src/protocol/errors.ts';
-import { bundleGuest, stopBundler } from './bundle.ts';
+import { bundleGuest, disposeBundleContexts, stopBundler } from './bundle.ts';
 import { MAX_SOURCE_FILE_BYTES, outsideFolders, readSourceText } from './source-files.ts';
 import { typecheckGuest } from './typecheck.ts';
 
@@ -74,10 +74,10 @@ SourceFiles('should end the type check of a FIFO given as the entry with a diagn
  * good before the guard; its service is stopped then so the suite goes on). Not a timing assertion:
  * a passing build ends in well under a second.
  */
-async function bundleError(entry: string, cwd: string): Promise<unknown> {
+async function bundleError(entry: string, cwd: string, keep = false): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<string>((done) => (timer = setTimeout(() => done('hung'), 60_000)));
-  const built = bundleGuest({ entry, runtime: 'wasm', cwd }).then(() => 'built', (e: unknown) => e);
+  const built = bundleGuest({ entry, runtime: 'wasm', cwd }, keep).then(() => 'built', (e: unknown) => e);
   const result = await Promise.race([built, hung]);
   clearTimeout(timer);
   if (result === 'hung') await stopBundler();
@@ -197,7 +197,7 @@ SourceFiles("should hold a build run from a folder above the project (cwd /tmp) 
   }
 });
 
-SourceFiles('should build the entry a path names even when its folder is named like a glob (**), never the files the glob matches :: glob', async () => {
+SourceFiles('should build the entry a path names in a folder named like a glob (**), or refuse it naming it, never the files the glob matches :: glob', async () => {
   const root = await scratch();
   try {
     // esbuild takes an entry with * for a glob: root/**/main.ts matched root/other/deep/main.ts too.
@@ -206,11 +206,14 @@ SourceFiles('should build the entry a path names even when its folder is named l
     await mkdir(join(root, 'other', 'deep'), { recursive: true });
     await writeFile(join(project, 'main.ts'), 'export function handle(): number { return 4141; }\n');
     await writeFile(join(root, 'other', 'deep', 'main.ts'), 'export function handle(): number { return 2929; }\n');
-    for (const cwd of [project, root]) {
-      const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd });
-      assert.match(built.code, /4141/);
-      assert.not.match(built.code, /2929/);
-    }
+    const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /4141/);
+    assert.not.match(built.code, /2929/);
+    // Run from above the folder, the * is in the path esbuild is given: refused, naming the entry.
+    const error = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: root }).catch((e: unknown) => e);
+    assert.instance(error, MepError);
+    assert.equal([(error as MepError).code, ((error as MepError).data as { reason?: string }).reason], ['ERR_BUILD', 'glob-entry']);
+    assert.ok((error as Error).message.includes(join(project, 'main.ts')), (error as Error).message);
   } finally {
     await rm(root, { recursive: true, force: true });
   }
@@ -247,6 +250,35 @@ SourceFiles('should refuse a tsconfig.json whose extends names a package whose f
     const built = await bundleGuest({ entry: join(project, 'src', 'main.ts'), runtime: 'wasm', cwd: project });
     assert.match(built.code, /handle/);
   } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+SourceFiles('should refuse a resolver file of the project swapped for a FIFO or a device during a watch, at the next rebuild (a rebuild checked only the folders above) :: watch', async () => {
+  const root = await scratch();
+  try {
+    const project = await plainProject(root);
+    const entry = join(project, 'src', 'main.ts');
+    await writeFile(join(project, 'src', 'tsconfig.json'), '{}');
+    assert.is(await bundleError(entry, project, true), 'built');
+    // A pull during the watch: src/tsconfig.json becomes a FIFO.
+    const config = join(project, 'src', 'tsconfig.json');
+    await rm(config);
+    execFileSync('mkfifo', [config]);
+    refusedNaming(await bundleError(entry, project, true), config, /FIFO/);
+    await rm(config);
+    assert.is(await bundleError(entry, project, true), 'built');
+    // A new folder with a package.json linked to /dev/zero, and a tsconfig edited in place to extend a FIFO.
+    await mkdir(join(project, 'src', 'lib'));
+    await symlink('/dev/zero', join(project, 'src', 'lib', 'package.json'));
+    refusedNaming(await bundleError(entry, project, true), join(project, 'src', 'lib', 'package.json'), /device/);
+    await rm(join(project, 'src', 'lib'), { recursive: true });
+    const fifo = join(root, 'base.json');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "../base.json" }');
+    refusedNaming(await bundleError(entry, project, true), fifo, /FIFO/);
+  } finally {
+    await disposeBundleContexts();
     await rm(root, { recursive: true, force: true });
   }
 });
