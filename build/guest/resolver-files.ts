@@ -35,10 +35,47 @@ export function checkRegular(path: string): boolean {
 /** How many `extends` deep a tsconfig chain is followed (esbuild's own chains are shorter). */
 const MAX_EXTENDS_DEPTH = 16;
 
+/**
+ * `text` with its comments (`//`, `/* *\/`, as tsconfig files have them) made spaces, strings
+ * kept: one pass, so no text makes it slow (a pattern for comments around each token backtracked
+ * on an unclosed array of spaces).
+ */
+function withoutComments(text: string): string {
+  const kept: string[] = [];
+  let from = 0;
+  for (let i = 0; i < text.length; ) {
+    if (text[i] === '"') {
+      for (i++; i < text.length && text[i] !== '"'; ) i += text[i] === '\\' ? 2 : 1;
+      i++;
+    } else if (text[i] === '/' && (text[i + 1] === '/' || text[i + 1] === '*')) {
+      kept.push(text.slice(from, i), ' ');
+      const end = text[i + 1] === '/' ? text.indexOf('\n', i) : text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : text[i + 1] === '/' ? end : end + 2;
+      from = i;
+    } else i++;
+  }
+  kept.push(text.slice(from));
+  return kept.join('');
+}
+
+/** A JSON string; an `"extends"` member (its key spelled with escapes or not) and its value (a string, or a list of them). */
+const STRING = /"(?:\\.|[^"\\])*"/g;
+const KEY = [...'extends'].map((c) => String.raw`(?:${c}|\\u00${c.charCodeAt(0).toString(16)})`).join('');
+const EXTENDS = new RegExp(String.raw`"${KEY}"\s*:\s*("(?:\\.|[^"\\])*"|\[(?:\s|"(?:\\.|[^"\\])*"|,)*\])`, 'gi'); // i: escapes in upper-case hex
+
 /** The files a tsconfig's `extends` names: by path (a string or a list), or a package's, resolved through node_modules ({@link packageExtends}). */
 function extendsOf(text: string, folder: string): string[] {
-  const value = /"extends"\s*:\s*("(?:\\.|[^"\\])*"|\[[^\]]*\])/.exec(text)?.[1] ?? '';
-  const named = [...value.matchAll(/"((?:\\.|[^"\\])*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
+  // Every "extends" as esbuild may read it, not only the first spelled plainly: a key spelled with
+  // escapes (`"ext\u0065nds"`), comments around the colon, a `]` inside a name of a list; each
+  // duplicate too (esbuild takes the first, TypeScript the last). Checking one more file costs a stat.
+  const values = [...withoutComments(text).matchAll(EXTENDS)].map((m) => m[1]!);
+  const named = values.flatMap((value) => [...value.matchAll(STRING)].flatMap((m) => {
+    try {
+      return [parseJson(m[0], 'data') as string]; // the name as JSON decodes it (`..\u002fbase.json`)
+    } catch {
+      return []; // not a JSON string: esbuild refuses the file
+    }
+  }));
   return named.flatMap((name) => {
     if (!name.startsWith('.') && !name.startsWith('/')) return packageExtends(name, folder);
     return name.endsWith('.json') ? [resolve(folder, name)] : [resolve(folder, name), resolve(folder, `${name}.json`)];

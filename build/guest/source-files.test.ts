@@ -283,4 +283,27 @@ SourceFiles('should refuse a resolver file of the project swapped for a FIFO or 
   }
 });
 
+SourceFiles('should check every extends a tsconfig.json spells, as esbuild reads it: a duplicate key, escapes, comments between, a ] in a name :: extends-spelling', async () => {
+  const root = await scratch();
+  try {
+    const project = await plainProject(root);
+    const fifo = join(root, 'base.json');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(join(project, 'ok.json'), '{}');
+    await writeFile(join(project, 'o]k.json'), '{}');
+    const spellings = [
+      '{ "extends": "../base.json", "extends": "./ok.json" }', // esbuild reads the first, TypeScript the last
+      '{ "ext\\u0065nds": "..\\u002fbase.json" }',
+      '{ "extends" /* shared */ : /* the base */ "../base.json" }',
+      '{ "extends": ["./o]k.json", "../base.json"] }',
+    ];
+    for (const text of spellings) {
+      await writeFile(join(project, 'tsconfig.json'), text);
+      refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), fifo, /FIFO/);
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 SourceFiles.run();
