@@ -306,4 +306,27 @@ SourceFiles('should check every extends a tsconfig.json spells, as esbuild reads
   }
 });
 
+SourceFiles('should refuse a package.json of an imported package in the project node_modules that is a FIFO or a device (esbuild read it resolving the name) :: node_modules', async () => {
+  const root = await scratch();
+  try {
+    const project = await plainProject(root);
+    await writeFile(join(project, 'package.json'), '{ "name": "p" }');
+    for (const [name, dir] of [['pkg', join(project, 'node_modules', 'pkg')], ['@acme/util/sub', join(project, 'node_modules', '@acme', 'util')]] as const) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'index.js'), 'export const v = 1;\n');
+      const manifest = join(dir, 'package.json');
+      execFileSync('mkfifo', [manifest]);
+      await writeFile(join(project, 'src', 'main.ts'), `import { v } from '${name}';\nexport function handle(): number { return v; }\n`);
+      refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), manifest, /FIFO/);
+      await rm(manifest);
+      await symlink('/dev/zero', manifest);
+      refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), manifest, /device/);
+      await rm(manifest);
+      await writeFile(manifest, '{ "name": "x", "main": "index.js" }');
+    }
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 SourceFiles.run();

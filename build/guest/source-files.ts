@@ -15,7 +15,7 @@
  *   `stopBundler`).
  */
 import type * as esbuild from 'esbuild';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
@@ -96,6 +96,30 @@ export function projectFolderOf(entry: string, workingFolder: string): string {
  * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
  * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
  */
+/** An import of a package by name (`pkg`, `@scope/pkg/sub`), not a path nor a scheme (`node:fs`). */
+const BARE_NAME = /^[^./][^:]*$/;
+
+const isFolder = (path: string): boolean => {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // ENOTDIR: a file on the way
+  }
+};
+
+/** The folders of node_modules a bare `name` imported from `from` may resolve into, from `from` up: the package's, and its subpath's when that is a folder. */
+function packageFolders(name: string, from: string): string[] {
+  const parts = name.split('/');
+  const size = name.startsWith('@') ? 2 : 1;
+  const found: string[] = [];
+  for (let at = from; ; at = dirname(at)) {
+    const modules = join(at, 'node_modules');
+    if (isFolder(join(modules, ...parts.slice(0, size)))) found.push(join(modules, ...parts.slice(0, size)));
+    if (parts.length > size && isFolder(join(modules, name))) found.push(join(modules, name));
+    if (dirname(at) === at || at === '') return found;
+  }
+}
+
 export type SourceGuard = {
   plugin: esbuild.Plugin;
   /** Checks again, before a kept context's rebuild (a watch), what the first build checked as it started; throws its refusal. */
@@ -131,6 +155,17 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
       above = [dirname(cwd), build.initialOptions.absWorkingDir ?? workingFolder];
       check();
       fresh = true;
+      // esbuild reads the package.json of a package it resolves a name to (`node_modules/pkg/`, in
+      // every folder up) before loading anything of it; the project walk skips node_modules (its
+      // size), so a bare name's package folders are checked here, before esbuild resolves it.
+      build.onResolve({ filter: BARE_NAME }, (args) => {
+        try {
+          for (const folder of packageFolders(args.path, args.resolveDir)) checkFoldersUp(folder, checked);
+        } catch (error) {
+          return asErrors(error);
+        }
+        return undefined;
+      });
       build.onLoad({ filter, namespace: 'file' }, (args) => {
         if (SYSTEM_TREES.test(args.path)) return { errors: [{ text: refusal(args.path, 'in a system tree (/dev, /proc, /sys)').message }] };
         const type = args.with['type'];
