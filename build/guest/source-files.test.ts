@@ -15,6 +15,16 @@ async function scratch(): Promise<string> {
   return await mkdtemp(join(tmpdir(), 'mep-source-files-'));
 }
 
+/** Runs `body` in a fresh scratch folder, removed after. */
+async function inScratch(body: (root: string) => Promise<void>): Promise<void> {
+  const root = await scratch();
+  try {
+    await body(root);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
 SourceFiles('should refuse a module linked into /proc by its target (esbuild read the kernel file as source)', async () => {
   const dir = await scratch();
   try {
@@ -127,9 +137,8 @@ SourceFiles('should refuse a source linked to a FIFO or an oversized file outsid
   }
 });
 
-SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver would read that is a FIFO or a device (above the project too)", async () => {
-  const root = await scratch();
-  try {
+SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver would read that is a FIFO or a device (above the project too)", () =>
+  inScratch(async (root) => {
     const project = await plainProject(root);
     const above = join(root, 'package.json'); // another user's /tmp/package.json over a project in /tmp
     execFileSync('mkfifo', [above]);
@@ -138,10 +147,8 @@ SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver wo
     const linked = join(project, 'src', 'tsconfig.json');
     await symlink('/dev/zero', linked);
     refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), linked, /device/);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 SourceFiles('should spell "outside these folders" as a filter esbuild takes, whatever letters the folders have', async () => {
   const odd = 'a+b (c)[d]^$|?*{1}\\-é🙂';
@@ -162,9 +169,8 @@ SourceFiles('should spell "outside these folders" as a filter esbuild takes, wha
   }
 });
 
-SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a device (esbuild read it as it read the tsconfig)", async () => {
-  const root = await scratch();
-  try {
+SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a device (esbuild read it as it read the tsconfig)", () =>
+  inScratch(async (root) => {
     const project = await plainProject(root);
     const base = join(root, 'other', 'base.json'); // another user's folder
     await mkdir(join(root, 'other'));
@@ -175,10 +181,8 @@ SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a devic
     await writeFile(join(project, 'tsconfig.json'), `{ "extends": ["./ok.json", "/dev/zero"] }`);
     await writeFile(join(project, 'ok.json'), `{}`);
     refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), '/dev/zero', /device/);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 SourceFiles("should hold a build run from a folder above the project (cwd /tmp) to the project's folder, not the whole of /tmp", async () => {
   const root = await scratch(); // the shared /tmp the user runs `mep build project/main.ts` in
@@ -197,9 +201,8 @@ SourceFiles("should hold a build run from a folder above the project (cwd /tmp) 
   }
 });
 
-SourceFiles('should build the entry a path names in a folder named like a glob (**), or refuse it naming it, never the files the glob matches :: glob', async () => {
-  const root = await scratch();
-  try {
+SourceFiles('should build the entry a path names in a folder named like a glob (**), or refuse it naming it, never the files the glob matches :: glob', () =>
+  inScratch(async (root) => {
     // esbuild takes an entry with * for a glob: root/**/main.ts matched root/other/deep/main.ts too.
     const project = join(root, '**');
     await mkdir(project);
@@ -214,14 +217,11 @@ SourceFiles('should build the entry a path names in a folder named like a glob (
     assert.instance(error, MepError);
     assert.equal([(error as MepError).code, ((error as MepError).data as { reason?: string }).reason], ['ERR_BUILD', 'glob-entry']);
     assert.ok((error as Error).message.includes(join(project, 'main.ts')), (error as Error).message);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-SourceFiles('should refuse a tsconfig.json whose extends names a package whose file is a FIFO, a device or oversized (resolved through node_modules) :: extends-package', async () => {
-  const root = await scratch();
-  try {
+SourceFiles('should refuse a tsconfig.json whose extends names a package whose file is a FIFO, a device or oversized (resolved through node_modules) :: extends-package', () =>
+  inScratch(async (root) => {
     const project = await plainProject(root);
     const modules = join(project, 'node_modules');
     // "@acme/tsconfig/base.json": a file of a scoped package, here a FIFO (esbuild waited on it for good).
@@ -249,10 +249,8 @@ SourceFiles('should refuse a tsconfig.json whose extends names a package whose f
     await writeFile(join(modules, 'cfg', 'tsconfig.json'), '{ "compilerOptions": { "strict": true } }');
     const built = await bundleGuest({ entry: join(project, 'src', 'main.ts'), runtime: 'wasm', cwd: project });
     assert.match(built.code, /handle/);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 SourceFiles('should refuse a resolver file of the project swapped for a FIFO or a device during a watch, at the next rebuild (a rebuild checked only the folders above) :: watch', async () => {
   const root = await scratch();
@@ -283,9 +281,8 @@ SourceFiles('should refuse a resolver file of the project swapped for a FIFO or 
   }
 });
 
-SourceFiles('should check every extends a tsconfig.json spells, as esbuild reads it: a duplicate key, escapes, comments between, a ] in a name :: extends-spelling', async () => {
-  const root = await scratch();
-  try {
+SourceFiles('should check every extends a tsconfig.json spells, as esbuild reads it: a duplicate key, escapes, comments between, a ] in a name :: extends-spelling', () =>
+  inScratch(async (root) => {
     const project = await plainProject(root);
     const fifo = join(root, 'base.json');
     execFileSync('mkfifo', [fifo]);
@@ -301,14 +298,11 @@ SourceFiles('should check every extends a tsconfig.json spells, as esbuild reads
       await writeFile(join(project, 'tsconfig.json'), text);
       refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), fifo, /FIFO/);
     }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
-SourceFiles('should refuse a package.json of an imported package in the project node_modules that is a FIFO or a device (esbuild read it resolving the name) :: node_modules', async () => {
-  const root = await scratch();
-  try {
+SourceFiles('should refuse a package.json of an imported package in the project node_modules that is a FIFO or a device (esbuild read it resolving the name) :: node_modules', () =>
+  inScratch(async (root) => {
     const project = await plainProject(root);
     await writeFile(join(project, 'package.json'), '{ "name": "p" }');
     for (const [name, dir] of [['pkg', join(project, 'node_modules', 'pkg')], ['@acme/util/sub', join(project, 'node_modules', '@acme', 'util')]] as const) {
@@ -324,9 +318,7 @@ SourceFiles('should refuse a package.json of an imported package in the project 
       await rm(manifest);
       await writeFile(manifest, '{ "name": "x", "main": "index.js" }');
     }
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 SourceFiles.run();
