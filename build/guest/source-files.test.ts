@@ -321,4 +321,18 @@ SourceFiles('should refuse a package.json of an imported package in the project 
   }),
 );
 
+SourceFiles('should refuse a source linked into /proc in the type check, which printed the environment as diagnostics (Cannot find name of each value) :: environ', () =>
+  inScratch(async (root) => {
+    await mkdir(join(root, 'src'));
+    await symlink('/proc/self/environ', join(root, 'src', 'env.ts'));
+    await writeFile(join(root, 'src', 'main.ts'), `import './env.ts';\nexport function handle(): number { return 1; }\n`);
+    assert.throws(() => readSourceText(join(root, 'src', 'env.ts')), (e: unknown) => e instanceof MepError && e.code === 'ERR_BUILD' && /system tree/.test(e.message));
+    const problems = await typecheckGuest(join(root, 'src', 'main.ts'), { cwd: root });
+    const text = JSON.stringify(problems);
+    // Each NAME=value of the environment was a "Cannot find name" diagnostic, value included.
+    assert.not.match(text, /Cannot find name/, text.slice(0, 400));
+    assert.ok(problems.some((p) => /environ[^]*system tree/.test(p.message)), text.slice(0, 400));
+  }),
+);
+
 SourceFiles.run();

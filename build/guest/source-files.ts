@@ -72,15 +72,8 @@ const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: e
  * further up: a build run in `/tmp` on `project/main.ts` must not trust, nor walk, all of `/tmp`.
  */
 export function projectFolderOf(entry: string, workingFolder: string): string {
-  const real = (path: string): string => {
-    try {
-      return realpathSync(path);
-    } catch {
-      return path; // not there: esbuild reports the entry itself
-    }
-  };
-  const start = real(dirname(resolve(workingFolder, entry)));
-  const stop = real(workingFolder);
+  const start = realTarget(dirname(resolve(workingFolder, entry))); // not there: esbuild reports the entry itself
+  const stop = realTarget(workingFolder);
   if (start === stop || !start.startsWith(stop.endsWith('/') ? stop : `${stop}/`)) return start;
   for (let at = start; ; at = dirname(at)) {
     if (existsSync(join(at, 'package.json'))) return at;
@@ -217,6 +210,15 @@ function decode(bytes: Buffer): string {
   return bytes.toString('utf8');
 }
 
+/** Where `path` leads, links resolved; `path` itself when it leads nowhere (the reader then says it is missing). */
+function realTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * The type check's `readFile`: undefined for a path that is not there (as TypeScript's own), the
  * text of a regular file, and the shared reader's typed refusal (ERR_BUILD naming the kind of file,
@@ -224,6 +226,10 @@ function decode(bytes: Buffer): string {
  */
 export function readSourceText(path: string): string | undefined {
   try {
+    // A link into the kernel's trees is refused as esbuild's filter refuses it: /proc/self/environ
+    // is a regular file, and read as source its NAME=value pairs came back as diagnostics.
+    const real = realTarget(path);
+    if (SYSTEM_TREES.test(real)) throw refusal(real, 'in a system tree (/dev, /proc, /sys)');
     return decode(readRegularFileSync(path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' }));
   } catch (error) {
     if (isMissingFile(error)) return undefined;
