@@ -92,7 +92,10 @@ function exportTargets(value: unknown): string[] {
   for (let seen = 0; stack.length > 0 && seen < MAX_EXPORT_VALUES; seen++) {
     const at = stack.pop();
     if (typeof at === 'string') found.push(at);
-    else if (at !== null && typeof at === 'object') stack.push(...Object.values(at));
+    else if (at !== null && typeof at === 'object') {
+      // One by one and no more than the bound: a spread of 300,000 values overflowed the stack.
+      for (const value of Object.values(at)) if (stack.length < MAX_EXPORT_VALUES) stack.push(value);
+    }
   }
   return found;
 }

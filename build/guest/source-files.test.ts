@@ -335,4 +335,18 @@ SourceFiles('should refuse a source linked into /proc in the type check, which p
   }),
 );
 
+SourceFiles('should look at a bounded number of the exports of a package an extends names, and build when they are many (a spread of 300,000 overflowed) :: exports-bound', () =>
+  inScratch(async (root) => {
+    const project = await plainProject(root);
+    const dir = join(project, 'node_modules', 'many');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'tsconfig.json'), '{}');
+    const targets = Array.from({ length: 300_000 }, (_, n) => `./t${n}.json`);
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'many', exports: { '.': targets, './x/*': { default: targets } } }));
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "many" }');
+    const built = await bundleError(join(project, 'src', 'main.ts'), project);
+    assert.is(built, 'built', String(built));
+  }),
+);
+
 SourceFiles.run();
