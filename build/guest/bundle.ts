@@ -12,8 +12,9 @@ import { fileURLToPath } from 'node:url';
 import { finishBundleMap, projectRootOf } from './bundle-map.ts';
 import { dependencyCheckKey, dependencyWarnings, markedBuild, type DependencyWarning } from './dependency-globals.ts';
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
+import { MepError } from '../../host/src/protocol/errors.ts';
 import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
-import { sourceGuard } from './source-files.ts';
+import { literalEntries, sourceGuard, type SourceGuard } from './source-files.ts';
 
 /**
  * Where the guest PDK is: its TypeScript sources in a checkout, its compiled JavaScript (with
@@ -159,7 +160,7 @@ type Built = esbuild.BuildResult & { outputFiles: esbuild.OutputFile[]; metafile
  * shape (its options; plugins by name): a rebuild parses again only the files that changed. The
  * builds of one context run one at a time, each with its own built-in sink.
  */
-const contexts = new Map<string, { context: Promise<esbuild.BuildContext>; sink: BuiltinSink; queue: Promise<unknown> }>();
+const contexts = new Map<string, { context: Promise<esbuild.BuildContext>; sink: BuiltinSink; queue: Promise<unknown>; guard: SourceGuard }>();
 
 /** The last sandbox check of each kept build (entry and folder): its {@link dependencyCheckKey} and warnings. */
 const dependencyChecks = new Map<string, { key: string; warnings: DependencyWarning[] }>();
@@ -181,7 +182,8 @@ export async function disposeBundleContexts(): Promise<void> {
  */
 async function run(options: esbuild.BuildOptions, entry: string, cwd: string, keep = false, sink?: BuiltinSink): Promise<Built> {
   // Every build refuses a module in a system tree (source-files.ts).
-  const full: esbuild.BuildOptions = { ...options, plugins: [sourceGuard(entry, cwd), ...(options.plugins ?? [])], write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() };
+  const guard = sourceGuard(entry, cwd);
+  const full: esbuild.BuildOptions = { ...options, entryPoints: literalEntries(options.entryPoints, cwd), plugins: [guard.plugin, ...(options.plugins ?? [])], write: false, metafile: true, logLevel: 'silent', absWorkingDir: cwd, alias: aliases() };
   try {
     if (!keep) return (await esbuild.build(full)) as never;
     const key = JSON.stringify({ ...full, plugins: (full.plugins ?? []).map((p) => p.name) });
@@ -189,18 +191,21 @@ async function run(options: esbuild.BuildOptions, entry: string, cwd: string, ke
     if (!kept) {
       const own: BuiltinSink = { found: [] };
       const plugins = (full.plugins ?? []).map((p) => (p.name === 'mep-node-builtins' ? builtinGuard(own) : p));
-      kept = { context: esbuild.context({ ...full, plugins }), sink: own, queue: Promise.resolve() };
+      kept = { context: esbuild.context({ ...full, plugins }), sink: own, queue: Promise.resolve(), guard };
       contexts.set(key, kept);
       kept.context.catch(() => contexts.delete(key)); // a context that could not start is not kept
     }
-    const { context, sink: own } = kept;
+    const { context, sink: own, guard: keptGuard } = kept;
     const turn = kept.queue.then(async () => {
       own.found = sink?.found ?? [];
-      return (await (await context).rebuild()) as Built;
+      const started = await context;
+      keptGuard.recheck(); // before esbuild reads the project's resolver files again
+      return (await started.rebuild()) as Built;
     });
     kept.queue = turn.catch(() => undefined);
     return await turn;
   } catch (e) {
+    if (e instanceof MepError) throw e; // the guard's refusal before a rebuild (recheck), typed already
     const diagnostics = toDiagnostics(e, cwd);
     if (diagnostics) throw buildFailure(entry, 'bundle', diagnostics);
     throw toolFailure(`esbuild failed on ${entry}`, String(e), e);

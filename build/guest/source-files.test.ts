@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MepError } from '../../host/src/protocol/errors.ts';
-import { bundleGuest, stopBundler } from './bundle.ts';
+import { bundleGuest, disposeBundleContexts, stopBundler } from './bundle.ts';
 import { MAX_SOURCE_FILE_BYTES, outsideFolders, readSourceText } from './source-files.ts';
 import { typecheckGuest } from './typecheck.ts';
 
@@ -13,6 +13,16 @@ const SourceFiles = suite('build :: source files are regular files');
 
 async function scratch(): Promise<string> {
   return await mkdtemp(join(tmpdir(), 'mep-source-files-'));
+}
+
+/** Runs `body` in a fresh scratch folder, removed after. */
+async function inScratch(body: (root: string) => Promise<void>): Promise<void> {
+  const root = await scratch();
+  try {
+    await body(root);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 }
 
 SourceFiles('should refuse a module linked into /proc by its target (esbuild read the kernel file as source)', async () => {
@@ -74,10 +84,10 @@ SourceFiles('should end the type check of a FIFO given as the entry with a diagn
  * good before the guard; its service is stopped then so the suite goes on). Not a timing assertion:
  * a passing build ends in well under a second.
  */
-async function bundleError(entry: string, cwd: string): Promise<unknown> {
+async function bundleError(entry: string, cwd: string, keep = false): Promise<unknown> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<string>((done) => (timer = setTimeout(() => done('hung'), 60_000)));
-  const built = bundleGuest({ entry, runtime: 'wasm', cwd }).then(() => 'built', (e: unknown) => e);
+  const built = bundleGuest({ entry, runtime: 'wasm', cwd }, keep).then(() => 'built', (e: unknown) => e);
   const result = await Promise.race([built, hung]);
   clearTimeout(timer);
   if (result === 'hung') await stopBundler();
@@ -127,9 +137,8 @@ SourceFiles('should refuse a source linked to a FIFO or an oversized file outsid
   }
 });
 
-SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver would read that is a FIFO or a device (above the project too)", async () => {
-  const root = await scratch();
-  try {
+SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver would read that is a FIFO or a device (above the project too)", () =>
+  inScratch(async (root) => {
     const project = await plainProject(root);
     const above = join(root, 'package.json'); // another user's /tmp/package.json over a project in /tmp
     execFileSync('mkfifo', [above]);
@@ -138,10 +147,8 @@ SourceFiles("should refuse a package.json or tsconfig.json esbuild's resolver wo
     const linked = join(project, 'src', 'tsconfig.json');
     await symlink('/dev/zero', linked);
     refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), linked, /device/);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 SourceFiles('should spell "outside these folders" as a filter esbuild takes, whatever letters the folders have', async () => {
   const odd = 'a+b (c)[d]^$|?*{1}\\-é🙂';
@@ -162,9 +169,8 @@ SourceFiles('should spell "outside these folders" as a filter esbuild takes, wha
   }
 });
 
-SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a device (esbuild read it as it read the tsconfig)", async () => {
-  const root = await scratch();
-  try {
+SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a device (esbuild read it as it read the tsconfig)", () =>
+  inScratch(async (root) => {
     const project = await plainProject(root);
     const base = join(root, 'other', 'base.json'); // another user's folder
     await mkdir(join(root, 'other'));
@@ -175,10 +181,8 @@ SourceFiles("should refuse a tsconfig.json whose extends names a FIFO or a devic
     await writeFile(join(project, 'tsconfig.json'), `{ "extends": ["./ok.json", "/dev/zero"] }`);
     await writeFile(join(project, 'ok.json'), `{}`);
     refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), '/dev/zero', /device/);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-});
+  }),
+);
 
 SourceFiles("should hold a build run from a folder above the project (cwd /tmp) to the project's folder, not the whole of /tmp", async () => {
   const root = await scratch(); // the shared /tmp the user runs `mep build project/main.ts` in
@@ -196,5 +200,153 @@ SourceFiles("should hold a build run from a folder above the project (cwd /tmp) 
     await rm(root, { recursive: true, force: true });
   }
 });
+
+SourceFiles('should build the entry a path names in a folder named like a glob (**), or refuse it naming it, never the files the glob matches :: glob', () =>
+  inScratch(async (root) => {
+    // esbuild takes an entry with * for a glob: root/**/main.ts matched root/other/deep/main.ts too.
+    const project = join(root, '**');
+    await mkdir(project);
+    await mkdir(join(root, 'other', 'deep'), { recursive: true });
+    await writeFile(join(project, 'main.ts'), 'export function handle(): number { return 4141; }\n');
+    await writeFile(join(root, 'other', 'deep', 'main.ts'), 'export function handle(): number { return 2929; }\n');
+    const built = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /4141/);
+    assert.not.match(built.code, /2929/);
+    // Run from above the folder, the * is in the path esbuild is given: refused, naming the entry.
+    const error = await bundleGuest({ entry: join(project, 'main.ts'), runtime: 'wasm', cwd: root }).catch((e: unknown) => e);
+    assert.instance(error, MepError);
+    assert.equal([(error as MepError).code, ((error as MepError).data as { reason?: string }).reason], ['ERR_BUILD', 'glob-entry']);
+    assert.ok((error as Error).message.includes(join(project, 'main.ts')), (error as Error).message);
+  }),
+);
+
+SourceFiles('should refuse a tsconfig.json whose extends names a package whose file is a FIFO, a device or oversized (resolved through node_modules) :: extends-package', () =>
+  inScratch(async (root) => {
+    const project = await plainProject(root);
+    const modules = join(project, 'node_modules');
+    // "@acme/tsconfig/base.json": a file of a scoped package, here a FIFO (esbuild waited on it for good).
+    await mkdir(join(modules, '@acme', 'tsconfig'), { recursive: true });
+    await writeFile(join(modules, '@acme', 'tsconfig', 'package.json'), '{ "name": "@acme/tsconfig" }');
+    const fifo = join(modules, '@acme', 'tsconfig', 'base.json');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "@acme/tsconfig/base.json" }');
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), fifo, /FIFO/);
+    // "shared": the file its package.json exports names, a link to /dev/zero.
+    await mkdir(join(root, 'node_modules', 'shared', 'conf'), { recursive: true }); // above the project: resolved there too
+    await writeFile(join(root, 'node_modules', 'shared', 'package.json'), '{ "name": "shared", "exports": { ".": { "default": "./conf/ts.json" } } }');
+    const linked = join(root, 'node_modules', 'shared', 'conf', 'ts.json');
+    await symlink('/dev/zero', linked);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "shared" }');
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), linked, /device/);
+    // "cfg": the package's own tsconfig.json, past the size a build reads.
+    await mkdir(join(modules, 'cfg'));
+    const big = join(modules, 'cfg', 'tsconfig.json');
+    await writeFile(big, '');
+    await truncate(big, MAX_SOURCE_FILE_BYTES + 1);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "cfg" }');
+    refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), big, /larger|limit|bytes/i);
+    // A package's tsconfig that is a regular file still builds.
+    await writeFile(join(modules, 'cfg', 'tsconfig.json'), '{ "compilerOptions": { "strict": true } }');
+    const built = await bundleGuest({ entry: join(project, 'src', 'main.ts'), runtime: 'wasm', cwd: project });
+    assert.match(built.code, /handle/);
+  }),
+);
+
+SourceFiles('should refuse a resolver file of the project swapped for a FIFO or a device during a watch, at the next rebuild (a rebuild checked only the folders above) :: watch', async () => {
+  const root = await scratch();
+  try {
+    const project = await plainProject(root);
+    const entry = join(project, 'src', 'main.ts');
+    await writeFile(join(project, 'src', 'tsconfig.json'), '{}');
+    assert.is(await bundleError(entry, project, true), 'built');
+    // A pull during the watch: src/tsconfig.json becomes a FIFO.
+    const config = join(project, 'src', 'tsconfig.json');
+    await rm(config);
+    execFileSync('mkfifo', [config]);
+    refusedNaming(await bundleError(entry, project, true), config, /FIFO/);
+    await rm(config);
+    assert.is(await bundleError(entry, project, true), 'built');
+    // A new folder with a package.json linked to /dev/zero, and a tsconfig edited in place to extend a FIFO.
+    await mkdir(join(project, 'src', 'lib'));
+    await symlink('/dev/zero', join(project, 'src', 'lib', 'package.json'));
+    refusedNaming(await bundleError(entry, project, true), join(project, 'src', 'lib', 'package.json'), /device/);
+    await rm(join(project, 'src', 'lib'), { recursive: true });
+    const fifo = join(root, 'base.json');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "../base.json" }');
+    refusedNaming(await bundleError(entry, project, true), fifo, /FIFO/);
+  } finally {
+    await disposeBundleContexts();
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
+SourceFiles('should check every extends a tsconfig.json spells, as esbuild reads it: a duplicate key, escapes, comments between, a ] in a name :: extends-spelling', () =>
+  inScratch(async (root) => {
+    const project = await plainProject(root);
+    const fifo = join(root, 'base.json');
+    execFileSync('mkfifo', [fifo]);
+    await writeFile(join(project, 'ok.json'), '{}');
+    await writeFile(join(project, 'o]k.json'), '{}');
+    const spellings = [
+      '{ "extends": "../base.json", "extends": "./ok.json" }', // esbuild reads the first, TypeScript the last
+      '{ "ext\\u0065nds": "..\\u002fbase.json" }',
+      '{ "extends" /* shared */ : /* the base */ "../base.json" }',
+      '{ "extends": ["./o]k.json", "../base.json"] }',
+    ];
+    for (const text of spellings) {
+      await writeFile(join(project, 'tsconfig.json'), text);
+      refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), fifo, /FIFO/);
+    }
+  }),
+);
+
+SourceFiles('should refuse a package.json of an imported package in the project node_modules that is a FIFO or a device (esbuild read it resolving the name) :: node_modules', () =>
+  inScratch(async (root) => {
+    const project = await plainProject(root);
+    await writeFile(join(project, 'package.json'), '{ "name": "p" }');
+    for (const [name, dir] of [['pkg', join(project, 'node_modules', 'pkg')], ['@acme/util/sub', join(project, 'node_modules', '@acme', 'util')]] as const) {
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'index.js'), 'export const v = 1;\n');
+      const manifest = join(dir, 'package.json');
+      execFileSync('mkfifo', [manifest]);
+      await writeFile(join(project, 'src', 'main.ts'), `import { v } from '${name}';\nexport function handle(): number { return v; }\n`);
+      refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), manifest, /FIFO/);
+      await rm(manifest);
+      await symlink('/dev/zero', manifest);
+      refusedNaming(await bundleError(join(project, 'src', 'main.ts'), project), manifest, /device/);
+      await rm(manifest);
+      await writeFile(manifest, '{ "name": "x", "main": "index.js" }');
+    }
+  }),
+);
+
+SourceFiles('should refuse a source linked into /proc in the type check, which printed the environment as diagnostics (Cannot find name of each value) :: environ', () =>
+  inScratch(async (root) => {
+    await mkdir(join(root, 'src'));
+    await symlink('/proc/self/environ', join(root, 'src', 'env.ts'));
+    await writeFile(join(root, 'src', 'main.ts'), `import './env.ts';\nexport function handle(): number { return 1; }\n`);
+    assert.throws(() => readSourceText(join(root, 'src', 'env.ts')), (e: unknown) => e instanceof MepError && e.code === 'ERR_BUILD' && /system tree/.test(e.message));
+    const problems = await typecheckGuest(join(root, 'src', 'main.ts'), { cwd: root });
+    const text = JSON.stringify(problems);
+    // Each NAME=value of the environment was a "Cannot find name" diagnostic, value included.
+    assert.not.match(text, /Cannot find name/, text.slice(0, 400));
+    assert.ok(problems.some((p) => /environ[^]*system tree/.test(p.message)), text.slice(0, 400));
+  }),
+);
+
+SourceFiles('should look at a bounded number of the exports of a package an extends names, and build when they are many (a spread of 300,000 overflowed) :: exports-bound', () =>
+  inScratch(async (root) => {
+    const project = await plainProject(root);
+    const dir = join(project, 'node_modules', 'many');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'tsconfig.json'), '{}');
+    const targets = Array.from({ length: 300_000 }, (_, n) => `./t${n}.json`);
+    await writeFile(join(dir, 'package.json'), JSON.stringify({ name: 'many', exports: { '.': targets, './x/*': { default: targets } } }));
+    await writeFile(join(project, 'tsconfig.json'), '{ "extends": "many" }');
+    const built = await bundleError(join(project, 'src', 'main.ts'), project);
+    assert.is(built, 'built', String(built));
+  }),
+);
 
 SourceFiles.run();

@@ -15,30 +15,20 @@
  *   `stopBundler`).
  */
 import type * as esbuild from 'esbuild';
-import { existsSync, readdirSync, realpathSync, statSync, type Dirent } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { fileKind, isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
+import { isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
+import { MAX_SOURCE_FILE_BYTES, checkFoldersUp, checkProject, checkRegular, newProjectScan, refusal } from './resolver-files.ts';
 
-/** The largest single file the type check reads (a generated source of tens of MB still fits). */
-export const MAX_SOURCE_FILE_BYTES = 64 * 1024 * 1024;
+export { MAX_SOURCE_FILE_BYTES, MAX_PROJECT_FOLDERS } from './resolver-files.ts';
 
 /** mep's own guest PDK (its sources in a checkout, its JavaScript in the package): trusted as the project is. */
 const PDK_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'guest-pdk');
 
 /** Paths of the kernel's trees: devices, processes, the system's objects (never a source). */
 const SYSTEM_TREES = /^\/(?:dev|proc|sys)(?:\/|$)/;
-
-const refusal = (path: string, what: string): MepError =>
-  new MepError(LocalErrorCode.Build, `${path} is ${what}, not a source file: a build reads only regular files. Remove the link or the file from the project (or the import that names it).`, {
-    data: { reason: 'not-a-source-file', path },
-  });
-
-/** The files esbuild's resolver reads in a folder it resolves from (and in every folder above it). */
-const RESOLVER_FILES = new Set(['package.json', 'tsconfig.json', 'jsconfig.json']);
-/** The most folders of a project the resolver-file check walks before each build. */
-export const MAX_PROJECT_FOLDERS = 20_000;
 
 const escaped = (c: string): string => (/[\\^$.|?*+()[\]{}\-/]/.test(c) ? `\\${c}` : c);
 
@@ -70,62 +60,6 @@ export function outsideFolders(folders: string[]): RegExp | null {
   return depth > 400 ? null : new RegExp(`^(?:${source})`);
 }
 
-/** Refuses a file that is there and is not a bounded regular file; whether it is there. */
-function checkRegular(path: string): boolean {
-  const info = statSync(path, { throwIfNoEntry: false });
-  if (!info) return false;
-  if (!info.isFile()) throw refusal(path, fileKind(info));
-  if (info.size > MAX_SOURCE_FILE_BYTES) throw refusal(path, `${info.size} bytes, larger than the ${MAX_SOURCE_FILE_BYTES} a build reads of one file`);
-  return true;
-}
-
-/** How many `extends` deep a tsconfig chain is followed (esbuild's own chains are shorter). */
-const MAX_EXTENDS_DEPTH = 16;
-
-/** The files a tsconfig's `extends` names by path (a string or a list; a package's name is resolved in node_modules, not here). */
-function extendsOf(text: string, folder: string): string[] {
-  const value = /"extends"\s*:\s*("(?:\\.|[^"\\])*"|\[[^\]]*\])/.exec(text)?.[1] ?? '';
-  const named = [...value.matchAll(/"((?:\\.|[^"\\])*)"/g)].map((m) => m[1]!.replace(/\\(.)/g, '$1'));
-  return named.filter((name) => name.startsWith('.') || name.startsWith('/')).flatMap((name) => (name.endsWith('.json') ? [resolve(folder, name)] : [resolve(folder, name), resolve(folder, `${name}.json`)]));
-}
-
-/**
- * Refuses a resolver file (package.json, tsconfig.json) that is there and is not a bounded regular
- * file; a tsconfig's `extends` chain (esbuild reads it too) is checked the same way.
- */
-function checkResolverFile(path: string, depth = 0): void {
-  if (!checkRegular(path) || basename(path) === 'package.json' || depth >= MAX_EXTENDS_DEPTH) return;
-  const text = readRegularFileSync(path, { what: 'a tsconfig file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build }).toString('utf8');
-  for (const target of extendsOf(text, dirname(path))) checkResolverFile(target, depth + 1);
-}
-
-/** Checks the resolver files of `folder` and every folder above it not checked yet. */
-function checkFoldersUp(folder: string, checked: Set<string>): void {
-  for (let at = folder; !checked.has(at); at = dirname(at)) {
-    checked.add(at);
-    for (const name of RESOLVER_FILES) checkResolverFile(join(at, name));
-    if (dirname(at) === at) return;
-  }
-}
-
-/** Checks the resolver files of the project's folders (not node_modules, not hidden ones, not through links). */
-function checkProject(root: string, checked: Set<string>): void {
-  const folders = [root];
-  for (let i = 0; i < folders.length && i < MAX_PROJECT_FOLDERS; i++) {
-    checked.add(folders[i]!);
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(folders[i]!, { withFileTypes: true });
-    } catch {
-      continue; // unreadable: esbuild cannot read it either
-    }
-    for (const entry of entries) {
-      if (RESOLVER_FILES.has(entry.name)) checkResolverFile(join(folders[i]!, entry.name));
-      else if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.')) folders.push(join(folders[i]!, entry.name));
-    }
-  }
-}
-
 /** esbuild's loader of a file it would load itself, from the build's `loader` option and its defaults. */
 const DEFAULT_LOADERS: Record<string, esbuild.Loader> = { '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.json': 'json', '.css': 'css', '.txt': 'text' };
 const ATTRIBUTE_LOADERS: Record<string, esbuild.Loader> = { json: 'json', text: 'text', bytes: 'binary' };
@@ -138,15 +72,8 @@ const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: e
  * further up: a build run in `/tmp` on `project/main.ts` must not trust, nor walk, all of `/tmp`.
  */
 export function projectFolderOf(entry: string, workingFolder: string): string {
-  const real = (path: string): string => {
-    try {
-      return realpathSync(path);
-    } catch {
-      return path; // not there: esbuild reports the entry itself
-    }
-  };
-  const start = real(dirname(resolve(workingFolder, entry)));
-  const stop = real(workingFolder);
+  const start = realTarget(dirname(resolve(workingFolder, entry))); // not there: esbuild reports the entry itself
+  const stop = realTarget(workingFolder);
   if (start === stop || !start.startsWith(stop.endsWith('/') ? stop : `${stop}/`)) return start;
   for (let at = start; ; at = dirname(at)) {
     if (existsSync(join(at, 'package.json'))) return at;
@@ -162,52 +89,115 @@ export function projectFolderOf(entry: string, workingFolder: string): string {
  * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
  * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
  */
-export const sourceGuard = (entry: string, workingFolder: string): esbuild.Plugin => ({
-  name: 'mep-system-files',
-  setup(build) {
-    const cwd = projectFolderOf(entry, workingFolder);
-    const trusted = [cwd, ...[PDK_ROOT].filter(existsSync).map((f) => realpathSync(f))];
-    const outside = outsideFolders(trusted);
-    const filter = outside ? new RegExp(`${SYSTEM_TREES.source}|${outside.source}`) : /.*/;
-    const loaders = { ...DEFAULT_LOADERS, ...build.initialOptions.loader };
-    // esbuild reads the resolver files above its working folder as the build starts, beside (not
-    // after) onStart: the first check is here, before esbuild is asked. A watch's rebuild checks the
-    // folders above the project again (another user can plant a file there at any time), not the
-    // project's own (a walk of each of its folders, about 2 ms for 31 folders: docs/performance-log.md).
-    // The folders above the working folder too: esbuild may read them as it starts, whatever the entry.
-    const above = [dirname(cwd), build.initialOptions.absWorkingDir ?? workingFolder];
-    let checked = new Set<string>();
+/** An import of a package by name (`pkg`, `@scope/pkg/sub`), not a path nor a scheme (`node:fs`). */
+const BARE_NAME = /^[^./][^:]*$/;
+
+const isFolder = (path: string): boolean => {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // ENOTDIR: a file on the way
+  }
+};
+
+/** The folders of node_modules a bare `name` imported from `from` may resolve into, from `from` up: the package's, and its subpath's when that is a folder. */
+function packageFolders(name: string, from: string): string[] {
+  const parts = name.split('/');
+  const size = name.startsWith('@') ? 2 : 1;
+  const found: string[] = [];
+  for (let at = from; ; at = dirname(at)) {
+    const modules = join(at, 'node_modules');
+    if (isFolder(join(modules, ...parts.slice(0, size)))) found.push(join(modules, ...parts.slice(0, size)));
+    if (parts.length > size && isFolder(join(modules, name))) found.push(join(modules, name));
+    if (dirname(at) === at || at === '') return found;
+  }
+}
+
+export type SourceGuard = {
+  plugin: esbuild.Plugin;
+  /** Checks again, before a kept context's rebuild (a watch), what the first build checked as it started; throws its refusal. */
+  recheck(): void;
+};
+
+export const sourceGuard = (entry: string, workingFolder: string): SourceGuard => {
+  const cwd = projectFolderOf(entry, workingFolder);
+  const scan = newProjectScan();
+  let checked = new Set<string>();
+  let above: string[] = [];
+  let fresh = false;
+  // esbuild reads the resolver files as a build starts, beside (not after) onStart, and reads
+  // those of a watch's project again on a rebuild when they changed: every check is made before
+  // esbuild is asked, the first in setup, the next ones by `recheck` before each rebuild. A rebuild
+  // checks the folders above the project again (another user can plant a file there at any time)
+  // and, of the project's own, the resolver files and the folders that changed (a pull during the
+  // watch swapping src/tsconfig.json for a FIFO held the rebuild for good).
+  const check = (): void => {
+    checked = new Set<string>();
     for (const folder of above) checkFoldersUp(folder, checked);
-    checkProject(cwd, checked);
-    let first = true;
-    build.onStart(() => {
-      if (first) return void (first = false);
-      checked = new Set([cwd]);
-      try {
-        for (const folder of above) checkFoldersUp(folder, checked);
-      } catch (error) {
-        return asErrors(error);
-      }
-      return undefined;
-    });
-    build.onLoad({ filter, namespace: 'file' }, (args) => {
-      if (SYSTEM_TREES.test(args.path)) return { errors: [{ text: refusal(args.path, 'in a system tree (/dev, /proc, /sys)').message }] };
-      const type = args.with['type'];
-      const loader = type === undefined ? loaders[extname(args.path)] : ATTRIBUTE_LOADERS[type];
-      try {
-        checkFoldersUp(dirname(args.path), checked);
-        if (loader === undefined) {
-          checkRegular(args.path); // esbuild refuses it unread (no loader), or loads it after this check
-          return undefined;
+    checkProject(cwd, scan, checked);
+  };
+  const recheck = (): void => (fresh ? void (fresh = false) : check());
+  const plugin: esbuild.Plugin = {
+    name: 'mep-system-files',
+    setup(build) {
+      const trusted = [cwd, ...[PDK_ROOT].filter(existsSync).map((f) => realpathSync(f))];
+      const outside = outsideFolders(trusted);
+      const filter = outside ? new RegExp(`${SYSTEM_TREES.source}|${outside.source}`) : /.*/;
+      const loaders = { ...DEFAULT_LOADERS, ...build.initialOptions.loader };
+      // The folders above the working folder too: esbuild may read them as it starts, whatever the entry.
+      above = [dirname(cwd), build.initialOptions.absWorkingDir ?? workingFolder];
+      check();
+      fresh = true;
+      // esbuild reads the package.json of a package it resolves a name to (`node_modules/pkg/`, in
+      // every folder up) before loading anything of it; the project walk skips node_modules (its
+      // size), so a bare name's package folders are checked here, before esbuild resolves it.
+      build.onResolve({ filter: BARE_NAME }, (args) => {
+        try {
+          for (const folder of packageFolders(args.path, args.resolveDir)) checkFoldersUp(folder, checked);
+        } catch (error) {
+          return asErrors(error);
         }
-        const contents = readRegularFileSync(args.path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' });
-        return { contents, loader, watchFiles: [args.path] };
-      } catch (error) {
-        return asErrors(error);
-      }
+        return undefined;
+      });
+      build.onLoad({ filter, namespace: 'file' }, (args) => {
+        if (SYSTEM_TREES.test(args.path)) return { errors: [{ text: refusal(args.path, 'in a system tree (/dev, /proc, /sys)').message }] };
+        const type = args.with['type'];
+        const loader = type === undefined ? loaders[extname(args.path)] : ATTRIBUTE_LOADERS[type];
+        try {
+          checkFoldersUp(dirname(args.path), checked);
+          if (loader === undefined) {
+            checkRegular(args.path); // esbuild refuses it unread (no loader), or loads it after this check
+            return undefined;
+          }
+          const contents = readRegularFileSync(args.path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' });
+          return { contents, loader, watchFiles: [args.path] };
+        } catch (error) {
+          return asErrors(error);
+        }
+      });
+    },
+  };
+  return { plugin, recheck };
+};
+
+/**
+ * The entry points spelled so esbuild takes each for a path, not a pattern: esbuild reads an entry
+ * point holding `*` as a glob (a project in a folder named `**` built `**\/main.ts` and every
+ * other `main.ts` below) and has no escape for it. Each is given relative to the build's folder
+ * (`./main.ts`: what lies above it is not spelled); one whose relative path still holds `*` is
+ * refused, ERR_BUILD naming it. (A plugin resolving a stand-in would not do: esbuild then does not
+ * apply the entry's tsconfig.json to it.)
+ */
+export function literalEntries(entryPoints: esbuild.BuildOptions['entryPoints'], cwd: string): esbuild.BuildOptions['entryPoints'] {
+  if (!Array.isArray(entryPoints) || !entryPoints.every((e): e is string => typeof e === 'string')) return entryPoints;
+  return entryPoints.map((entry) => {
+    const path = relative(cwd, resolve(cwd, entry));
+    if (!path.includes('*')) return path.startsWith('../') || isAbsolute(path) ? path : `./${path}`;
+    throw new MepError(LocalErrorCode.Build, `${resolve(cwd, entry)}: its path from ${cwd} holds "*", which esbuild reads as a pattern of files (it would build every file the pattern matches, not this one). Rename the folder or file, or run mep build from a folder below the "*".`, {
+      data: { reason: 'glob-entry', path: resolve(cwd, entry) },
     });
-  },
-});
+  });
+}
 
 /** The text of a file as TypeScript's own reader decodes it (a byte order mark chooses UTF-16 or is dropped). */
 function decode(bytes: Buffer): string {
@@ -220,6 +210,15 @@ function decode(bytes: Buffer): string {
   return bytes.toString('utf8');
 }
 
+/** Where `path` leads, links resolved; `path` itself when it leads nowhere (the reader then says it is missing). */
+function realTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
  * The type check's `readFile`: undefined for a path that is not there (as TypeScript's own), the
  * text of a regular file, and the shared reader's typed refusal (ERR_BUILD naming the kind of file,
@@ -227,6 +226,10 @@ function decode(bytes: Buffer): string {
  */
 export function readSourceText(path: string): string | undefined {
   try {
+    // A link into the kernel's trees is refused as esbuild's filter refuses it: /proc/self/environ
+    // is a regular file, and read as source its NAME=value pairs came back as diagnostics.
+    const real = realTarget(path);
+    if (SYSTEM_TREES.test(real)) throw refusal(real, 'in a system tree (/dev, /proc, /sys)');
     return decode(readRegularFileSync(path, { what: 'a source file', maxBytes: MAX_SOURCE_FILE_BYTES, code: LocalErrorCode.Build, raise: 'split the file' }));
   } catch (error) {
     if (isMissingFile(error)) return undefined;

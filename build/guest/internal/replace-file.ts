@@ -8,6 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { LocalErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
 
 /** Writes `data` to `path` through a fresh temporary file and a rename (with `mode`, when given). */
 export function replaceFile(path: string, data: string | Uint8Array, mode?: number): void {
@@ -18,6 +19,8 @@ export function replaceFile(path: string, data: string | Uint8Array, mode?: numb
     renameSync(tmp, path);
   } catch (error) {
     rmSync(tmp, { force: true });
-    throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'EISDIR') throw error;
+    // A folder at the name (made during a watch): a typed refusal naming it, not a stack.
+    throw new MepError(LocalErrorCode.Usage, `${path} is a folder: a build writes a file there. Move the folder, or name another file with -o.`, { data: { reason: 'folder-output', path } });
   }
 }

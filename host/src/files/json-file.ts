@@ -5,7 +5,7 @@
  * (protocol/json-parse.ts), every failure typed and naming the file. Node edge.
  */
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
-import { HostileKeyError, parseJson } from '../protocol/json-parse.ts';
+import { DuplicateKeyError, HostileKeyError, parseJson } from '../protocol/json-parse.ts';
 import { JsonText, JsonTextError } from '../protocol/json-text.ts';
 import type { JsonKeyPolicy } from '../protocol/json-parse.ts';
 import { readRegularFile } from './regular-file.ts';
@@ -28,6 +28,11 @@ export function parseJsonFile(path: string, text: string, options: Omit<JsonFile
     return parseJson(text, options.keys);
   } catch (error) {
     const remedy = options.remedy ? ` ${options.remedy}` : '';
+    if (error instanceof DuplicateKeyError) {
+      throw new MepError(options.code ?? LocalErrorCode.Usage, `${capitalized(options.what)} ${path} is refused: ${error.message}; nothing was read from it. Keep one of the two.${remedy}`, {
+        data: { file: path, reason: 'duplicate-key', key: error.key, at: error.path.join('.') },
+      });
+    }
     if (error instanceof HostileKeyError) {
       throw new MepError(options.code ?? LocalErrorCode.Usage, `${capitalized(options.what)} ${path} is refused: ${error.message}; nothing was read from it.${remedy}`, {
         data: { file: path, reason: 'hostile-key', key: error.key, at: error.path.join('.') },

@@ -116,7 +116,7 @@ export async function readCompileBaseline(projectDir: string, key: string): Prom
   const signature = await signBaseline(projectDir, key, text);
   if (signature === undefined || !timingSafeEqual(claimed, Buffer.from(signature))) return undefined;
   try {
-    const parsed = CompileBaselineSchema.safeParse(parseJson(text.toString('utf8')));
+    const parsed = CompileBaselineSchema.safeParse(parseJson(text.toString('utf8'), { duplicates: 'signed' }));
     return parsed.success ? parsed.data : undefined;
   } catch {
     // Signed, so written by this user's mep: only a hostile key in its IR is refused here, as ever.

@@ -16,10 +16,17 @@ export const HOSTILE_KEYS: readonly string[] = Object.freeze(['__proto__', 'cons
 
 /**
  * How the keys of a document are read: `'data'` keeps every key as a plain own member (messages,
- * IR); otherwise `dataAt` says at which object paths keys are data (default: nowhere), and a
- * hostile key anywhere else is refused with {@link HostileKeyError}.
+ * IR); otherwise `dataAt` says at which object paths keys are data (default: nowhere), a
+ * hostile key anywhere else is refused with {@link HostileKeyError}, and a key written twice in
+ * one object anywhere with {@link DuplicateKeyError}.
  */
-export type JsonKeyPolicy = 'data' | { dataAt?: (path: readonly string[]) => boolean };
+export type JsonKeyPolicy =
+  | 'data'
+  | {
+      dataAt?: (path: readonly string[]) => boolean;
+      /** `'signed'`: a document only this user's mep writes, signed (the compile baseline): its keys are not scanned for duplicates (a pass over the text as long as parsing it). */
+      duplicates?: 'signed';
+    };
 
 /** A document with a hostile key where its keys are a fixed schema. */
 export class HostileKeyError extends SyntaxError {
@@ -31,6 +38,21 @@ export class HostileKeyError extends SyntaxError {
     readonly path: readonly string[],
   ) {
     super(`the key ${JSON.stringify(key)} at ${path.length === 0 ? 'the top level' : path.join('.')} is not allowed (it would reach or shadow a prototype)`);
+  }
+}
+
+/**
+ * A document whose keys are a fixed schema spelling one key twice in an object: `JSON.parse`
+ * keeps the last, a reader of the file (a reviewer, a diff) sees the first (`"runtime": "wasm"`
+ * at the top, `"runtime": "process"` further down), so the two read two documents.
+ */
+export class DuplicateKeyError extends SyntaxError {
+  override readonly name = 'DuplicateKeyError';
+  constructor(
+    readonly key: string,
+    readonly path: readonly string[],
+  ) {
+    super(`the key ${JSON.stringify(key)} is written twice in the object at ${path.length === 0 ? 'the top level' : path.join('.')} (JSON.parse keeps the last, a reader sees the first)`);
   }
 }
 
@@ -47,7 +69,10 @@ const MAY_HOLD = /__proto__|constructor|prototype|\\u00[0-7][0-9a-f]/i;
 export function parseJson(text: string, policy: JsonKeyPolicy = {}): unknown {
   const value: unknown = JSON.parse(text);
   checkNumbers(text);
-  if (policy === 'data' || !MAY_HOLD.test(text)) return value;
+  if (policy === 'data') return value;
+  const twice = policy.duplicates === 'signed' ? undefined : findDuplicateKey(text);
+  if (twice) throw new DuplicateKeyError(twice.key, twice.path);
+  if (!MAY_HOLD.test(text)) return value;
   const found = findHostileKey(value, policy.dataAt ?? (() => false));
   if (found) throw new HostileKeyError(found.key, found.path);
   return value;
@@ -66,6 +91,42 @@ function findHostileKey(value: unknown, dataAt: (path: readonly string[]) => boo
       const child = (at as Record<string, unknown>)[key];
       if (typeof child === 'object' && child !== null) stack.push({ value: child, path: [...path, isArray ? '*' : key] });
     }
+  }
+  return undefined;
+}
+
+/**
+ * The first key an object of `text` (valid JSON: it parsed) holds twice, decoded (`"r\u0075ntime"`
+ * is `runtime`), and the path of that object; one pass over the text, no recursion.
+ */
+function findDuplicateKey(text: string): { key: string; path: string[] } | undefined {
+  type Open = { keys: Set<string> | undefined; path: string[]; last: string; keyNext: boolean };
+  const stack: Open[] = [];
+  const pathOf = (top: Open | undefined): string[] => (top ? [...top.path, top.keys ? top.last : '*'] : []);
+  const marks = /["{}[\],]/g;
+  for (let mark = marks.exec(text); mark !== null; mark = marks.exec(text)) {
+    const at = mark.index;
+    const c = text.charCodeAt(at);
+    if (c === 0x22) {
+      let end = text.indexOf('"', at + 1);
+      for (let b = end - 1; ; b = end - 1) {
+        while (text.charCodeAt(b) === 0x5c) b--;
+        if ((end - 1 - b) % 2 === 0) break; // an even run of backslashes: this quote ends the string
+        end = text.indexOf('"', end + 1);
+      }
+      marks.lastIndex = end + 1;
+      const top = stack[stack.length - 1];
+      if (!top?.keys || !top.keyNext) continue;
+      const raw = text.slice(at + 1, end);
+      const key = raw.includes('\\') ? (JSON.parse(text.slice(at, end + 1)) as string) : raw;
+      if (top.keys.has(key)) return { key, path: top.path };
+      top.keys.add(key);
+      top.last = key;
+      top.keyNext = false;
+    } else if (c === 0x7b || c === 0x5b) {
+      stack.push({ keys: c === 0x7b ? new Set() : undefined, path: pathOf(stack[stack.length - 1]), last: '', keyNext: c === 0x7b });
+    } else if (c === 0x7d || c === 0x5d) stack.pop();
+    else if (stack.length > 0) stack[stack.length - 1]!.keyNext = true;
   }
   return undefined;
 }

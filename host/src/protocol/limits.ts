@@ -180,6 +180,12 @@ export const HOST_FILE_LIMITS = Object.freeze({
   shownSourceBytes: 1024 * 1024,
   /** A package's `SHA256SUMS`. */
   sumsBytes: 16 * 1024 * 1024,
+  /**
+   * Lines of a package's `SHA256SUMS`: install looks (`lstat`) for every file one names, so 16 MiB of
+   * spellings of one file (`bin/./ext.mjs`, `bin//./ext.mjs`, …) cost 180,000 looks. As many as an
+   * archive's default members (`--max-entries`); `mep pack` refuses to write more.
+   */
+  sumsEntries: 10_000,
   /** An input file (`--input`, `--ir`, `@params.json`, a local dependency's IR, a source file): the largest message. */
   inputBytes: MAX_MESSAGE_BYTES_CEILING,
   /** A project's `.mep/compile-baseline.json` (sent back in one compile request: the largest message); a larger one is ignored. */

@@ -111,4 +111,27 @@ Keys('should install, list and run a package whose files are named __proto__, co
   }),
 );
 
+Keys('should refuse a manifest or lock that spells one key twice, which a reader of the file sees first and mep took last :: duplicate-key', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.twice', capabilities: backend('x') });
+    const path = join(pkg, 'extension.json');
+    const text = await readFile(path, 'utf8');
+    // A reviewer reads "runtime": "wasm" at the top; JSON.parse keeps the last one.
+    assert.match(text, /"runtime": "process"/);
+    for (const first of ['"runtime": "wasm"', '"r\\u0075ntime": "wasm"']) {
+      await writeFile(path, text.replace('{', `{ ${first}, `));
+      assert.equal(await refusal(readManifest(pkg)), [LocalErrorCode.Registry, 'duplicate-key', 'runtime'], first);
+    }
+    const lock = join(t.root, 'extensions.lock');
+    await writeFile(lock, `{"extensions": {"acme.x": {"version":"1","sha256":"${sha}"}, "acme.x": {"version":"2","sha256":"${'b'.repeat(64)}"}}}`);
+    assert.equal(await refusal(readLock(lock)), [LocalErrorCode.Registry, 'duplicate-key', 'acme.x']);
+    // Keys that differ only past an escaped quote or backslash are two keys.
+    await writeFile(path, text.replace('{', '{ "env": { "X\\\\": "1", "X\\"": "2", "X\\\\\\"": "3" }, '));
+    assert.equal(Object.keys((await readManifest(pkg)).env ?? {}).sort(), ['X\\', 'X"', 'X\\"'].sort());
+    // The same key in two objects is no duplicate.
+    await writeFile(lock, `{"extensions": {"acme.x": {"version":"1","sha256":"${sha}"}, "acme.y": {"version":"1","sha256":"${sha}"}}}`);
+    assert.equal(Object.keys((await readLock(lock)).extensions).sort(), ['acme.x', 'acme.y']);
+  }),
+);
+
 Keys.run();

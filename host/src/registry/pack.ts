@@ -10,6 +10,7 @@ import { staleSources } from './build-record.ts';
 import { stat } from 'node:fs/promises';
 import { posix, resolve } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { writeTarGz } from './archive/tar-write.ts';
 import { replaceAtomically } from './atomic-write.ts';
 import type { TarMember } from './archive/tar-write.ts';
@@ -17,7 +18,7 @@ import type { ExtensionId } from './extension-id.ts';
 import { sha256File } from './integrity.ts';
 import { entryOf, readManifest } from './manifest.ts';
 import { selectPackageFiles } from './package-files.ts';
-import { SUMS_FILE, formatSums } from './sums.ts';
+import { SUMS_FILE, formatSums, sumsCountError } from './sums.ts';
 
 /** Options of {@link packExtension}. */
 export interface PackOptions {
@@ -81,6 +82,7 @@ export async function packExtension(options: PackOptions): Promise<PackResult> {
   const selection = await selectPackageFiles(packageDir, manifest, 'all');
   const top = `${manifest.id}-${manifest.version}`;
   const file = resolve(options.cwd ?? process.cwd(), options.out ?? `${top}.tgz`);
+  if (selection.files.length > HOST_FILE_LIMITS.sumsEntries) throw sumsCountError(packageDir, true);
   const lines = [];
   const sizes = new Map<string, number>();
   for (const f of selection.files) {

@@ -221,6 +221,22 @@ Stage('should refuse a SHA256SUMS that lists a file missing from the package, an
   }),
 );
 
+Stage('should refuse a SHA256SUMS listing more entries than sumsEntries, each a spelling of one file (one lstat each) :: sumsEntries', () =>
+  withProject(async (t) => {
+    const pkg = await writePackage(join(t.root, 'pkg'), { id: 'acme.sums', capabilities: backend('a') });
+    const sha = async (path: string): Promise<string> => createHash('sha256').update(await readFile(join(pkg, path))).digest('hex');
+    const entry = await sha('bin/ext.mjs');
+    // bin/ext.mjs spelt 2^14 ways (bin/./ext.mjs, bin//./ext.mjs, …): every line names a file the package has.
+    const spellings = Array.from({ length: 2 ** 14 }, (_, n) => `bin${[...n.toString(2).padStart(14, '0')].map((b) => (b === '1' ? '/./' : '/')).join('')}ext.mjs`);
+    const lines = spellings.map((s) => `${entry}  ${s}\n`).join('');
+    await writeFile(join(pkg, 'SHA256SUMS'), `${await sha('extension.json')}  extension.json\n${entry}  bin/ext.mjs\n${lines}`);
+    const error = await installExtension({ source: pkg, paths: registryPaths({ cwd: t.project }), probe: false }).catch((e) => e);
+    assert.equal([error?.code, error?.data?.limit], [LocalErrorCode.Limit, 'sumsEntries'], String(error?.message));
+    assert.match(String(error.message), /SHA256SUMS[^]*10000 entries/);
+    assert.not.ok(await stat(join(t.project, '.mep/extensions.lock')).catch(() => undefined), 'nothing locked');
+  }),
+);
+
 Stage('should refuse a package installing a .git or .mep folder, a Windows device name or names one file on macOS, from any source, at install and at pack :: names', () =>
   withProject(async (t) => {
     // Installed before: a wasm package's `.git/config` (`core.fsmonitor`, run by a git-aware shell

@@ -11,6 +11,7 @@
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, MepError } from '../protocol/errors.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 
 /** The file's name at the package root. */
 export const SUMS_FILE = 'SHA256SUMS';
@@ -36,11 +37,21 @@ function sumsError(where: string, message: string, data: Record<string, unknown>
   });
 }
 
+/** ERR_LIMIT `sumsEntries`: a listing longer than any package install or `mep pack` takes. */
+export function sumsCountError(where: string, packing = false): MepError {
+  const limit = HOST_FILE_LIMITS.sumsEntries;
+  const what = packing ? `Cannot pack ${where}: it has more than ${limit} files, more than a ${SUMS_FILE} install takes lists (each costs a look for its file). Nothing was written` : `Refusing the package ${where}: its ${SUMS_FILE} lists more than ${limit} entries, more than any package mep packs has (each costs a look for its file). Nothing was installed`;
+  return new MepError(LocalErrorCode.Limit, `${what}; ship only the files the extension needs (the manifest's "files").`, {
+    data: { source: where, reason: 'too-many-entries', limit: 'sumsEntries', maxEntries: limit },
+  });
+}
+
 /** Parses `text`; `where` names the package in errors. Blank lines are skipped. */
 export function parseSums(text: string, where: string): Map<string, string> {
   const sums = new Map<string, string>();
   for (const [n, line] of text.split(/\r?\n/).entries()) {
     if (line.trim() === '') continue;
+    if (sums.size === HOST_FILE_LIMITS.sumsEntries) throw sumsCountError(where);
     // `sha256sum` marks binary mode with '*' in place of the second space.
     const match = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(line);
     if (!match) throw sumsError(where, `line ${n + 1} of ${SUMS_FILE} is not "<sha256>  <path>".`, { line: n + 1, problem: 'syntax' });

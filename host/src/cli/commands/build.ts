@@ -1,7 +1,7 @@
 /** `mep build`: compile a TypeScript extension to a sandboxed wasm module or a Node process file. */
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { readBuildRecord } from '../../registry/build-record.ts';
+import { buildRecordPath, readBuildRecord } from '../../registry/build-record.ts';
 import { MANIFEST_FILE, entryOf, readManifest } from '../../registry/manifest.ts';
 import { ExitCode, UsageError } from '../exit-codes.ts';
 import { stopAtInterrupt } from '../signals.ts';
@@ -87,6 +87,7 @@ reported at file:line of its sources; it names the files without their text.
     // in its own process, the figure bench/cli.bench.ts reads).
     const startup = performance.now();
     const outFile = resolve(io.cwd, values.out);
+    refuseFolderOutputs(outFile);
     const list = (given: string[] | undefined): string[] => (given ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== '');
     const zones = list(values['time-zone']);
     const intl = { locales: list(values.locale), timeZones: zones.includes('all') ? ('all' as const) : zones };
@@ -141,6 +142,19 @@ reported at file:line of its sources; it names the files without their text.
     return ExitCode.Ok;
   },
 };
+
+/**
+ * Refuses, before anything is built, an output that is a folder, or whose map or build record
+ * would be one: each is written by renaming a file over its name, which a folder refuses (EISDIR,
+ * after the map was written).
+ */
+function refuseFolderOutputs(outFile: string): void {
+  for (const path of [outFile, `${outFile}.map`, buildRecordPath(outFile)]) {
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) continue;
+    const role = path === outFile ? 'the output' : `where mep build writes beside ${outFile}`;
+    throw new UsageError(`${path} is a folder, ${role}: mep build writes a file there. Name a file with -o (e.g. -o ${join(outFile, 'extension.wasm')}), or move the folder; nothing was built.`);
+  }
+}
 
 /**
  * What `mep build` builds with no entry or no -o, from ./extension.json: its "entry" is the
