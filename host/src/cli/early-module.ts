@@ -23,7 +23,7 @@ import { keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from '..
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
 import { earlyWorkerThread, type WorkerThread } from '../transport/wasm/node/early-thread.ts';
-import { compileWithCodeCache } from '../transport/wasm/node/compiled-code-cache.ts';
+import { compileWithCodeCache, type CompiledCodePlace } from '../transport/wasm/node/compiled-code-cache.ts';
 import { noteCompiledCode, postCompileFile } from '../transport/wasm/node/file-module.ts';
 import { wasmTierChoice } from '../transport/wasm/node/wasm-tier.ts';
 import { registryPaths } from '../registry/paths.ts';
@@ -45,12 +45,14 @@ export interface EarlyModule {
 /**
  * Where the `mep` command keeps guests' compiled code (transport/wasm/node/compiled-code-cache.ts):
  * `$MEP_HOME/cache/wasm-code`, with the tier flag this process chose; undefined when
- * `MEP_WASM_CODE_CACHE=0` turns the cache off.
+ * `MEP_WASM_CODE_CACHE=0` turns the cache off; `MEP_WASM_CODE_CACHE=eager` writes it on the first
+ * miss (no marker first: an install step, a CI cache).
  */
-export function compiledCodeCache(): { dir: string; tier?: string } | undefined {
-  if (process.env.MEP_WASM_CODE_CACHE === '0') return undefined;
+export function compiledCodeCache(): CompiledCodePlace | undefined {
+  const setting = process.env.MEP_WASM_CODE_CACHE;
+  if (setting === '0') return undefined;
   const tier = wasmTierChoice();
-  return { dir: join(registryPaths({ cwd: process.cwd() }).user.root, 'cache', 'wasm-code'), ...(tier === undefined ? {} : { tier }) };
+  return { dir: join(registryPaths({ cwd: process.cwd() }).user.root, 'cache', 'wasm-code'), ...(tier === undefined ? {} : { tier }), ...(setting === 'eager' ? { eager: true } : {}) };
 }
 
 /** The module compiled early, held for the process's life (a one-shot command): the compile caches keep only weak references. */

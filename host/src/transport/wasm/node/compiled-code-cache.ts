@@ -5,10 +5,14 @@
  * `--allow-natives-syntax` on only while the two functions are created. Where they are missing,
  * everything below stands aside and the module compiles as it always did.
  *
- * A process that finds no cache compiles the module eagerly with TurboFan (`--no-liftoff
- * --no-wasm-lazy-compilation`, set only around a synchronous compile: about 0.8 s of CPU once for
- * the 7 MB guest, docs/performance-log.md), serializes it and writes it; that process runs the
- * optimised code too. A process that finds one deserializes it: every function starts on TurboFan,
+ * A process that finds no cache and no marker compiles the module as today (lazily, no eager
+ * compile) and leaves only a marker that these bytes were seen (a checked file of a few bytes in the
+ * same folder, {@link MAX_MARKERS} at most): a one-off run (a CI job, a container with a fresh
+ * `$MEP_HOME`) pays nothing. A process that finds no cache but a marker compiles the module eagerly
+ * with TurboFan (`--no-liftoff --no-wasm-lazy-compilation`, set only around a synchronous compile:
+ * about 0.8 s of CPU once for the 7 MB guest, docs/performance-log.md), serializes it and writes
+ * it; that process runs the optimised code too. `eager` (MEP_WASM_CODE_CACHE=eager: an install
+ * step, a CI cache) skips the marker: the first miss compiles and writes. A process that finds one deserializes it: every function starts on TurboFan,
  * with no Liftoff phase and no recompiling beside the guest's thread. Serializing a module with no
  * TurboFan code aborts the process (a V8 CHECK), so only an eager compile of a module with
  * functions is serialized. V8 reads a cache only under the flag hash it was written under: both
@@ -24,6 +28,7 @@
  * a header, not the body: a flipped byte would run); and V8 accepts it.
  */
 import { createHash } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { ownFolder, readCheckedCache, writeCheckedCache, type CheckedCacheFormat } from '../../../files/checked-cache-file.ts';
@@ -35,6 +40,11 @@ export const MAX_COMPILED_CODE_BYTES = 128 * 1024 * 1024;
 /** Modules kept beside the one written: at most 4 files, 4 × {@link MAX_COMPILED_CODE_BYTES}. */
 const KEEP_OTHERS = 3;
 const FORMAT: CheckedCacheFormat = { magic: Buffer.from('mep-wcc1'), maxBytes: MAX_COMPILED_CODE_BYTES, extension: '.wcode', keepOthers: KEEP_OTHERS };
+/** Markers of modules seen once (no code yet) kept at most: a few bytes each. */
+export const MAX_MARKERS = 16;
+/** A marker's body: these bytes, checked like a cache's (a FIFO, a link, another's file is no marker). */
+const SEEN = Buffer.from('seen');
+const MARKER: CheckedCacheFormat = { magic: Buffer.from('mep-wcs1'), maxBytes: 64, extension: '.wseen', keepOthers: MAX_MARKERS - 1 };
 
 /** V8's wasm tiering options at their defaults, from any state `mep` or this module sets. */
 const DEFAULT_TIERS = '--liftoff --no-liftoff-only --wasm-lazy-compilation --wasm-dynamic-tiering --wasm-tier-up --wasm-native-module-cache-enabled';
@@ -72,15 +82,21 @@ function v8Natives(): Natives | undefined {
   return natives;
 }
 
-/** Where this cache stands, for `--verbose`: `hit`, `miss, written`, or why it was not used. */
+/** Where this cache stands, for `--verbose`: `hit`, `miss, marked (…)`, `miss (marked before), compiled and written (…)`, or why it was not used. */
 export type CompiledCodeNote = string;
 
-/** What {@link compileWithCodeCache} needs. */
-export interface CompiledCodeCacheOptions {
+/** Where the cache is and how it is used: what the host tells the worker. */
+export interface CompiledCodePlace {
   /** The cache's folder. */
   dir: string;
   /** The tiering flag the process chose (wasm-tier.ts `wasmTierChoice`), put back after each use. */
   tier?: string;
+  /** Compile and write on the first miss, with no marker first (MEP_WASM_CODE_CACHE=eager). */
+  eager?: boolean;
+}
+
+/** What {@link compileWithCodeCache} needs. */
+export interface CompiledCodeCacheOptions extends CompiledCodePlace {
   /** Told what became of the cache. */
   note?: (note: CompiledCodeNote) => void;
 }
@@ -90,6 +106,15 @@ export function compiledCodePath(dir: string, sha256: string): string {
   const node = createHash('sha256').update(JSON.stringify([process.version, process.arch, process.execArgv, process.env.NODE_OPTIONS ?? ''])).digest('hex');
   return join(dir, `${sha256}-${node.slice(0, 16)}${FORMAT.extension}`);
 }
+
+/** The marker that the module of the cache file `path` was seen once. */
+const markerPath = (path: string): string => `${path.slice(0, -FORMAT.extension.length)}${MARKER.extension}`;
+
+/** Whether a trusted marker is at `marker`: a regular file of this user's, closed to others, in such a folder, checksum right. */
+const marked = (marker: string): boolean => {
+  const body = readCheckedCache(marker, MARKER);
+  return typeof body === 'object' && body.equals(SEEN);
+};
 
 /** Runs `fn` with V8's wasm tiering options at their defaults, then `tier` again. */
 function inDefaultTiers<T>(tier: string | undefined, fn: () => T): T {
@@ -104,15 +129,20 @@ function inDefaultTiers<T>(tier: string | undefined, fn: () => T): T {
 
 /** Whether the module declares functions of its own (one with none has no code: serializing it aborts). */
 function hasFunctions(wire: Uint8Array): boolean {
-  const section = findSections(wire, [FUNCTION_SECTION]).get(FUNCTION_SECTION);
-  return section !== undefined && readU32(wire, section.start).value > 0;
+  try {
+    const section = findSections(wire, [FUNCTION_SECTION]).get(FUNCTION_SECTION);
+    return section !== undefined && readU32(wire, section.start).value > 0;
+  } catch {
+    // Bytes it cannot read: the usual compile gives their error.
+    return false;
+  }
 }
 
 /**
  * Compiles `wire` (exactly the bytes to run) through the cache: its code deserialized when a valid
- * cache of exactly these bytes is there, else compiled eagerly by TurboFan and written for the
- * next process. Any failure of the cache falls back to `WebAssembly.compile`, whose error an
- * invalid module gets.
+ * cache of exactly these bytes is there; else, on a first miss, compiled as today with a marker
+ * left; else compiled eagerly by TurboFan and written for the next process. Any failure of the
+ * cache falls back to `WebAssembly.compile`, whose error an invalid module gets.
  */
 export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCodeCacheOptions): Promise<WebAssembly.Module> {
   const note = options.note ?? (() => undefined);
@@ -137,9 +167,21 @@ export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCo
   }
   // A folder others can write is not written to either (nor compiled for): today's compile.
   if (blob === 'refused' && !ownFolder(options.dir)) return (note(`${why}, not written`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
+  if (!hasFunctions(wire)) return (note(`${why}, not written`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
+  const marker = markerPath(path);
+  if (blob === 'miss' && options.eager !== true && !marked(marker)) {
+    // A first miss: today's lazy compile, and only a note that these bytes were seen.
+    try {
+      writeCheckedCache(marker, SEEN, MARKER);
+      note('miss, marked (compiled lazily; the next miss compiles and writes the code)');
+    } catch (error) {
+      note(`miss, not marked: ${(error as Error).message}`);
+    }
+    return WebAssembly.compile(wire as Uint8Array<ArrayBuffer>);
+  }
+  if (blob === 'miss') why = options.eager === true ? 'miss (eager)' : 'miss (marked before)';
   let module: WebAssembly.Module;
   try {
-    if (!hasFunctions(wire)) throw new Error('no functions');
     setFlagsFromString(EAGER_TURBOFAN);
     try {
       module = new WebAssembly.Module(wire as Uint8Array<ArrayBuffer>);
@@ -153,7 +195,11 @@ export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCo
   try {
     const code = inDefaultTiers(tier, () => v8.serialize(module));
     writeCheckedCache(path, new Uint8Array(code), FORMAT);
-    note(`${why}, written (${code.byteLength} bytes)`);
+    // The marker has done its work (a failure to remove it leaves a few bytes, bounded).
+    try {
+      rmSync(marker, { force: true });
+    } catch {}
+    note(`${why}, compiled and written (${code.byteLength} bytes)`);
   } catch (error) {
     note(`${why}, not written: ${(error as Error).message}`);
   }

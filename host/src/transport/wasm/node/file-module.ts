@@ -19,7 +19,7 @@ import { createShapeVerdicts } from '../../../registry/shape-verdict-files.ts';
 import { resolveWasmLimits, type WasmLimits } from '../limits.ts';
 import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/errors.ts';
 import { adoptCompiledModule, compileExtensionModule, hasStartFunction, memoryCapOf, recyclesMemory, type ShapeVerdicts } from '../module.ts';
-import { compileWithCodeCache } from './compiled-code-cache.ts';
+import { compileWithCodeCache, type CompiledCodePlace } from './compiled-code-cache.ts';
 import type { WorkerThread } from './early-thread.ts';
 
 /** Room before the module's bytes for its rewritten memory and table limits (a few bytes longer each). */
@@ -40,8 +40,8 @@ export interface CompileFileMessage {
   limits: Pick<Partial<WasmLimits>, 'maxMemoryBytes' | 'maxModuleBytes'>;
   /** Where verdicts of the shape walk are kept (shape-verdicts.ts), if they are. */
   verdicts?: string;
-  /** Where compiled code is kept (compiled-code-cache.ts), if it is; with the tier flag the host chose (wasm-tier.ts). */
-  compiledCode?: { dir: string; tier?: string };
+  /** Where compiled code is kept (compiled-code-cache.ts), if it is; with the tier flag the host chose (wasm-tier.ts) and whether a first miss writes. */
+  compiledCode?: CompiledCodePlace;
   /**
    * The file as the host's `stat` saw it (the key it offers the module under: registry/module-file.ts):
    * the bytes compiled must come from this very file, unwritten since, or the answer is a refusal.
