@@ -18,7 +18,7 @@ function tree(dir: string): Record<string, string> {
 
 const test = suite('avro :: mep generate with the guest\'s compiled code kept between processes (issue 32)');
 
-test('should write the same files on a first miss (marked, lazy), a second (code written), a hit, a refused cache and with the cache off', async () => {
+test('should write the same files on a first miss (marked, lazy), a second (code written), a hit, a refused cache, MEP_WASM_CODE_CACHE=eager and with the cache off', async () => {
   const home = mkdtempSync(join(tmpdir(), 'mep-avro-code-'));
   const wasm = await builtAvro('wasm');
   const generate = async (out: string, env: Record<string, string> = {}): Promise<string> => {
@@ -39,9 +39,13 @@ test('should write the same files on a first miss (marked, lazy), a second (code
     bytes[bytes.length >> 1] ^= 0x10;
     writeFileSync(join(dir, name as string), bytes);
     assert.match(await generate('flipped'), /^refused/);
+    // MEP_WASM_CODE_CACHE=eager (an install step): no marker first, the first miss writes.
+    rmSync(dir, { recursive: true });
+    assert.match(await generate('eager', { MEP_WASM_CODE_CACHE: 'eager' }), /^miss \(eager\), compiled and written/);
+    assert.equal(code().length, 1);
     const off = tree(join(home, 'off'));
     assert.ok(Object.keys(off).length > 0);
-    for (const out of ['marked', 'miss', 'hit', 'flipped']) assert.equal(tree(join(home, out)), off, out);
+    for (const out of ['marked', 'miss', 'hit', 'flipped', 'eager']) assert.equal(tree(join(home, out)), off, out);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
