@@ -18,6 +18,11 @@
  * mep runs with `--call-timeout 30m`: the default 30 s per call is for untrusted extensions, and a
  * 60-module compile takes longer on a busy machine (its ≈ 70 MB of guest memory fit the default).
  *
+ * Before any counted run, `mep compile` of the small project with the wasm frontend runs twice,
+ * unmeasured: that warms mep's compiled-code cache of the guest (the first run marks it seen, the
+ * second compiles it eagerly and writes it; README, "compiled-code cache"), so every counted wasm
+ * run is a hit, as for a user who runs the command repeatedly; not a first run's cost.
+ *
  * The small project is compiled BENCH_ELM_SMALL_RUNS times (default 7) per tool in alternating
  * rounds (each round's order rotated, so no tool always follows the same one): a run is about a
  * second and one run swings by ±30 % on a shared machine, so its goal is a ratio of medians, printed
@@ -95,6 +100,11 @@ const mb = (bytes: number | undefined): string => (bytes === undefined ? 'n/a' :
 const medianOf = (list: Outcome[]): Outcome => list.find((o) => o.failure) ?? ([...list].sort((a, b) => a.ms - b.ms)[Math.floor(list.length / 2)] as Outcome);
 /** ", n runs: fastest–slowest" for a median of several runs. */
 const spread = (list: Outcome[]): string => (list.length < 2 || list.some((o) => o.failure) ? '' : ` (${list.length} runs: ${ms(Math.min(...list.map((o) => o.ms)))}–${ms(Math.max(...list.map((o) => o.ms)))})`);
+// Unmeasured: the guest's compiled-code cache made warm (one key for both projects: the same bytes and node options).
+for (let warm = 1; warm <= 2; warm++) {
+  progress(`warming mep's compiled-code cache of the guest (run ${warm} of 2, not counted)`);
+  await run('wasm', small);
+}
 for (const project of PROJECTS) {
   const runs: Record<Tool, Outcome[]> = { wasm: [], 'wasm tier-up': [], process: [], make: [], 'make -f': [] };
   // mep compile keeps V8's tier-up for a big project anyway (cli/commands/compile-tier.ts).
@@ -133,6 +143,7 @@ for (const project of PROJECTS) {
   rmSync(project.dir, { recursive: true, force: true });
 }
 report.note(`mep is the compiled CLI (dist/cli/bin.js) with ${LIMITS.join(' ')}; the small project: medians of ${SMALL_RUNS} alternating runs per tool (BENCH_ELM_SMALL_RUNS), make -f once; the 60-module model: ${RUNS === 1 ? 'one run per tool (BENCH_ELM_RUNS=3 for medians)' : `the median of ${RUNS} runs per tool`}, so expect noise on a shared machine`);
+report.note('mep\'s compiled-code cache of the guest is warm (two unmeasured wasm runs first: the first marks the guest seen, the second writes the code), so the wasm rows are a user\'s who runs the command repeatedly');
 report.note(`load average (1 min): ${loadAtStart.toFixed(2)} at the start, ${(loadavg()[0] as number).toFixed(2)} at the end`);
 report.note('the frontend runs the default make\'s own compiler with named edits (examples/elm-frontend/src/elm-patches*.ts): some remove work growing faster than the model, some make elm-syntax\'s parser combinators cheaper; the IR is the same');
 report.print();

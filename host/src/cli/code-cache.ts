@@ -17,23 +17,20 @@
  * process that found none or one V8 rejected, whole under a fresh name then renamed over, in a
  * directory made mode 0700; a write that fails (a full disk) leaves no partial file.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
-import { isOwnAndClosed } from '../files/own-file.ts';
+import { readCheckedCache, writeCheckedCache, type CheckedCacheFormat } from '../files/checked-cache-file.ts';
 
 /** The largest cache read (the `mep` command's is about 0.8 MB). */
 export const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 /** In front of every cache file: this, then the sha256 of the rest. */
 const MAGIC = Buffer.from('mep-v8c2');
-const HEADER = MAGIC.length + 32;
 /** Cache files of other bundles or node versions kept beside the current one's. */
 const KEEP_OTHERS = 3;
-/** A temporary file untouched this long is a killed writer's. */
-const STALE_WRITE_MS = 10 * 60 * 1000;
 
 /** What became of the cache: V8 took it, there was none, V8 refused it, or it was not read. */
 export type CodeCacheUse = 'hit' | 'miss' | 'rejected' | 'refused';
@@ -82,68 +79,8 @@ const variantName = (variant: string): string => variant.replace(/[^A-Za-z0-9-]/
 /** The part of a cache file's name its bundle and node give (what the variants of one bundle share). */
 const bundlePart = (name: string): string => name.slice(0, 32 + 1 + 16);
 
-/** The checksum in front of the cache `path`: over its name (the bundle's hash, node's) and its body. */
-const checksum = (path: string, body: Buffer): Buffer => createHash('sha256').update(basename(path)).update('\0').update(body).digest();
-
-/** Whether `dir` is a folder of this user's that no one else can write (else its files can be renamed). */
-function ownFolder(dir: string): boolean {
-  const info = lstatSync(dir, { throwIfNoEntry: false });
-  return info !== undefined && info.isDirectory() && isOwnAndClosed(info);
-}
-
-/** The cache's body, or why it was not read. */
-function readCache(path: string): Buffer | 'miss' | 'refused' {
-  try {
-    if (!ownFolder(dirname(path))) return lstatSync(dirname(path), { throwIfNoEntry: false }) === undefined ? 'miss' : 'refused';
-  } catch {
-    return 'refused';
-  }
-  let fd: number;
-  try {
-    // Non-blocking: a FIFO swapped in is opened without a writer and refused by its fstat, never waited on.
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'miss' : 'refused';
-  }
-  try {
-    const info = fstatSync(fd);
-    if (!info.isFile() || info.size <= HEADER || info.size > MAX_CACHE_BYTES) return 'refused';
-    if (!isOwnAndClosed(info)) return 'refused';
-    const bytes = Buffer.allocUnsafe(info.size);
-    let read = 0;
-    for (let n = 1; n > 0 && read < bytes.length; read += n) n = readSync(fd, bytes, read, bytes.length - read, read);
-    if (read !== info.size || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return 'refused';
-    const body = bytes.subarray(HEADER);
-    return checksum(path, body).equals(bytes.subarray(MAGIC.length, HEADER)) ? body : 'refused';
-  } catch {
-    return 'refused';
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** Writes `data` as `path`'s cache whole (fresh name, then renamed over) and drops the oldest other caches. */
-function writeCache(path: string, data: Buffer): void {
-  const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (!ownFolder(dir)) throw new Error(`${dir} is not a folder of this user's closed to others`);
-  const temporary = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    writeFileSync(temporary, Buffer.concat([MAGIC, checksum(path, data), data]), { flag: 'wx', mode: 0o600 });
-    renameSync(temporary, path);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-  // The variants of this bundle in this node are kept (one per use); of the others, the newest few.
-  const names = readdirSync(dir);
-  const mtimeOf = (name: string): number => statSync(join(dir, name), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  const others = names.filter((name) => name.endsWith('.v8c') && bundlePart(name) !== bundlePart(basename(path)));
-  const aged = others.map((name) => ({ name, mtime: mtimeOf(name) })).sort((a, b) => b.mtime - a.mtime);
-  for (const { name } of aged.slice(KEEP_OTHERS)) rmSync(join(dir, name), { force: true });
-  // What a writer killed mid-write left (a write takes milliseconds: one untouched for 10 minutes is no writer's at work).
-  for (const name of names) if (name.endsWith('.tmp') && mtimeOf(name) < Date.now() - STALE_WRITE_MS) rmSync(join(dir, name), { force: true });
-}
+/** The `mep` command's cache files (files/checked-cache-file.ts): the variants of one bundle in one node are kept, of the others the newest few. */
+const FORMAT: CheckedCacheFormat = { magic: MAGIC, maxBytes: MAX_CACHE_BYTES, extension: '.v8c', keepOthers: KEEP_OTHERS, groupOf: bundlePart };
 
 /** A script compiled under the flags of now, whose cache tells later whether V8's flags are still these. */
 function flagsProbe(): () => boolean {
@@ -165,7 +102,7 @@ function flagsProbe(): () => boolean {
 export function loadWithCodeCache<T>(options: CodeCacheOptions): CachedBundle<T> {
   const bytes = readFileSync(options.bundle);
   const path = codeCachePath(options.cacheDir, createHash('sha256').update(bytes).digest('hex'), options.variant);
-  const cached = readCache(path);
+  const cached = readCheckedCache(path, FORMAT);
   const names = Object.keys(options.globals ?? {});
   const source = `(function (exports, require, module, __filename, __dirname${names.map((n) => `, ${n}`).join('')}) {${bytes.toString('latin1')}\n})`;
   const script = new Script(source, { filename: options.bundle, ...(typeof cached === 'object' ? { cachedData: cached } : {}) });
@@ -182,7 +119,7 @@ export function loadWithCodeCache<T>(options: CodeCacheOptions): CachedBundle<T>
       if (sameFlags === undefined || kept || !sameFlags()) return false;
       kept = true;
       try {
-        writeCache(path, script.createCachedData());
+        writeCheckedCache(path, script.createCachedData(), FORMAT);
         return true;
       } catch {
         return false;

@@ -16,13 +16,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { Stats } from 'node:fs';
+import { join } from 'node:path';
 import { readRegularFile } from '../files/regular-file.ts';
 import { identityOf, moduleFileKey, offerModuleAhead } from '../registry/module-file.ts';
 import { keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from '../registry/shape-verdicts.ts';
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
 import { earlyWorkerThread, type WorkerThread } from '../transport/wasm/node/early-thread.ts';
-import { postCompileFile } from '../transport/wasm/node/file-module.ts';
+import { compileWithCodeCache, type CompiledCodePlace } from '../transport/wasm/node/compiled-code-cache.ts';
+import { noteCompiledCode, postCompileFile } from '../transport/wasm/node/file-module.ts';
+import { wasmTierChoice } from '../transport/wasm/node/wasm-tier.ts';
+import { registryPaths } from '../registry/paths.ts';
 import { parseGrantFlags, type GrantFlagValues } from './commands/grant-flags.ts';
 import { parseLimitFlags, type LimitFlagValues } from './commands/limit-flags.ts';
 
@@ -36,6 +40,19 @@ export interface EarlyModule {
   file: Stats;
   /** The command's flags, parsed with its own table: the limits and grants. */
   values: LimitFlagValues & GrantFlagValues;
+}
+
+/**
+ * Where the `mep` command keeps guests' compiled code (transport/wasm/node/compiled-code-cache.ts):
+ * `$MEP_HOME/cache/wasm-code`, with the tier flag this process chose; undefined when
+ * `MEP_WASM_CODE_CACHE=0` turns the cache off; `MEP_WASM_CODE_CACHE=eager` writes it on the first
+ * miss (no marker first: an install step, a CI cache).
+ */
+export function compiledCodeCache(): CompiledCodePlace | undefined {
+  const setting = process.env.MEP_WASM_CODE_CACHE;
+  if (setting === '0') return undefined;
+  const tier = wasmTierChoice();
+  return { dir: join(registryPaths({ cwd: process.cwd() }).user.root, 'cache', 'wasm-code'), ...(tier === undefined ? {} : { tier }), ...(setting === 'eager' ? { eager: true } : {}) };
 }
 
 /** The module compiled early, held for the process's life (a one-shot command): the compile caches keep only weak references. */
@@ -64,13 +81,16 @@ export async function startModule(early: EarlyModule, beforeCompile?: () => Prom
   // As `mep` does for every command (main.ts): the shape walk's verdict is read from (and kept in) $MEP_HOME.
   keepShapeVerdicts(true);
   const shapeVerdicts = keptShapeVerdicts();
+  // After `beforeCompile`: the tier it chose is what the cache puts back after its own use.
+  const compiledCode = compiledCodeCache();
   // Posted before this returns (the host's read awaited here): the command's modules, which load
   // next on this thread, would hold the request back otherwise, and the thread waits for it.
   const compiling = bytes === undefined
-    ? (await postCompileFile(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file) })).module
+    ? (await postCompileFile(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file), ...(compiledCode === undefined ? {} : { compiledCode }) })).module
     : bytes.then((read) => {
         const sha256 = createHash('sha256').update(read).digest('hex');
-        return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+        const compileBytes = compiledCode && ((wire: Uint8Array) => compileWithCodeCache(wire, { ...compiledCode, note: noteCompiledCode }));
+        return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }), ...(compileBytes === undefined ? {} : { compileBytes }) });
       });
   // Keyed by the file as stat saw it: the bytes were read after that (here), or on the thread from
   // the file with that very identity (read as it booted, or now: file-module.ts); a write since,

@@ -5,6 +5,7 @@
  * cancellation, ends it at once), answers the extension's `secret.resolve`, and always ends the
  * session, so no child process or instance outlives the command.
  */
+import { compiledCodeNote } from '../transport/wasm/node/file-module.ts';
 import { createStatusThrottle } from './status-throttle.ts';
 import { ErrorCode, MepError } from '../protocol/errors.ts';
 import { Method } from '../protocol/index.ts';
@@ -153,6 +154,8 @@ export async function withSession<T>(spec: LaunchSpec, io: Io, fn: (session: Ses
     const init = await session.start();
     if (io.verbose) {
       io.err(`extension ${init.extension.id} ${init.extension.version} (${init.extension.name}), ${spec.runtime}, ${spec.path}, protocol ${init.protocolVersion}, started in ${(performance.now() - started).toFixed(1)} ms`);
+      const codeCache = compiledCodeNote();
+      if (codeCache !== undefined) io.err(`wasm compiled-code cache: ${codeCache}`);
     }
     stages.start();
     const result = await fn(session, controller.signal);

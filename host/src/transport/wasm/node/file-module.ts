@@ -19,6 +19,7 @@ import { createShapeVerdicts } from '../../../registry/shape-verdict-files.ts';
 import { resolveWasmLimits, type WasmLimits } from '../limits.ts';
 import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/errors.ts';
 import { adoptCompiledModule, compileExtensionModule, hasStartFunction, memoryCapOf, recyclesMemory, type ShapeVerdicts } from '../module.ts';
+import { compileWithCodeCache, type CompiledCodePlace } from './compiled-code-cache.ts';
 import type { WorkerThread } from './early-thread.ts';
 
 /** Room before the module's bytes for its rewritten memory and table limits (a few bytes longer each). */
@@ -39,6 +40,8 @@ export interface CompileFileMessage {
   limits: Pick<Partial<WasmLimits>, 'maxMemoryBytes' | 'maxModuleBytes'>;
   /** Where verdicts of the shape walk are kept (shape-verdicts.ts), if they are. */
   verdicts?: string;
+  /** Where compiled code is kept (compiled-code-cache.ts), if it is; with the tier flag the host chose (wasm-tier.ts) and whether a first miss writes. */
+  compiledCode?: CompiledCodePlace;
   /**
    * The file as the host's `stat` saw it (the key it offers the module under: registry/module-file.ts):
    * the bytes compiled must come from this very file, unwritten since, or the answer is a refusal.
@@ -122,9 +125,25 @@ async function moduleBytesFor(message: CompileFileMessage): Promise<{ bytes: Buf
   return read;
 }
 
+/**
+ * Where the note of the compiled-code cache is kept: on the global object, since the early start
+ * and the command may run two copies of this file (the sources and the command's bundle).
+ */
+const NOTE = Symbol.for('mep.wasm.compiledCodeNote');
+
+/** Records what became of the compiled-code cache for the module prepared last (for {@link compiledCodeNote}). */
+export function noteCompiledCode(note: string): void {
+  (globalThis as { [NOTE]?: string })[NOTE] = note;
+}
+
+/** What became of the compiled-code cache for the last module a worker prepared here (`hit`, `miss, written (…)`, why not), for `--verbose`. */
+export function compiledCodeNote(): string | undefined {
+  return (globalThis as { [NOTE]?: string })[NOTE];
+}
+
 /** The answer on the reply port. */
 export type CompileFileAnswer =
-  | { ok: true; module: WebAssembly.Module; sha256: string; capPages: number; start: boolean; recycled: boolean }
+  | { ok: true; module: WebAssembly.Module; sha256: string; capPages: number; start: boolean; recycled: boolean; codeCache?: string }
   | { ok: false; error: { code?: unknown; message: string; data?: unknown } };
 
 /** Prepares the module `message` asks for and answers on its port; never throws. */
@@ -137,9 +156,12 @@ export async function compileFile(message: CompileFileMessage): Promise<void> {
     const writes: Promise<void>[] = [];
     const store = message.verdicts === undefined ? undefined : createShapeVerdicts(message.verdicts);
     const shapeVerdicts: ShapeVerdicts | undefined = store && { has: store.has, add: (hash, rules) => (writes[writes.length] = store.add(hash, rules)) };
-    const module = await compileExtensionModule(bytes, { name, sha256, limits, headroom: HEADROOM, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }) });
+    let codeCache: string | undefined;
+    const cached = message.compiledCode;
+    const compileBytes = cached && ((wire: Uint8Array) => compileWithCodeCache(wire, { ...cached, note: (note) => (codeCache = note) }));
+    const module = await compileExtensionModule(bytes, { name, sha256, limits, headroom: HEADROOM, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }), ...(compileBytes === undefined ? {} : { compileBytes }) });
     await Promise.all(writes);
-    answer = { ok: true, module, sha256, capPages: memoryCapOf(module) as number, start: hasStartFunction(module) === true, recycled: recyclesMemory(module) };
+    answer = { ok: true, module, sha256, capPages: memoryCapOf(module) as number, start: hasStartFunction(module) === true, recycled: recyclesMemory(module), ...(codeCache === undefined ? {} : { codeCache }) };
   } catch (error) {
     const e = error as { code?: unknown; message?: unknown; data?: unknown };
     answer = { ok: false, error: { code: e.code, message: String(e.message ?? error), data: e.data } };
@@ -184,6 +206,7 @@ export async function postCompileFile(thread: WorkerThread, request: Omit<Compil
     };
     answers.once('message', (answer: CompileFileAnswer) => {
       answers.close();
+      if (answer.ok && answer.codeCache !== undefined) noteCompiledCode(answer.codeCache);
       if (answer.ok) return void resolve(adoptCompiledModule(answer.module, answer.sha256, answer.capPages, answer.start, answer.recycled));
       const { code, message, data } = answer.error;
       reject(new MepError(typeof code === 'number' || typeof code === 'string' ? (code as MepErrorCode) : LocalErrorCode.ExtensionCrashed, message, { data }));

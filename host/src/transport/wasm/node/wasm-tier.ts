@@ -19,7 +19,7 @@
 import { setFlagsFromString } from 'node:v8';
 
 /** V8 options that choose wasm tiers; given on node's command line, they are left in charge. */
-const TIERING_FLAG = /^--(no-)?(liftoff|wasm-dynamic-tiering|wasm-tier|wasm-lazy-compilation)/;
+export const TIERING_FLAG = /^--(no-)?(liftoff|wasm-dynamic-tiering|wasm-tier|wasm-lazy-compilation)/;
 
 /** Each flag this module sets, with the flags that put V8's options back as they were (its implications included). */
 const UNDO: Record<string, string> = {
@@ -38,6 +38,16 @@ function chooseTier(flag: string): void {
   if (process.execArgv.some((arg) => TIERING_FLAG.test(arg))) return;
   setFlagsFromString(flag);
   set = flag;
+}
+
+/**
+ * The tiering flag this process set ({@link useBaselineWasmTier}, {@link useOptimizingWasmTier}),
+ * if it set one: what its other threads are told (V8 flags are per process, this module's state
+ * per thread), for the compiled-code cache (compiled-code-cache.ts), which puts V8's flags back to
+ * their defaults around its own reads and writes and this flag again after them.
+ */
+export function wasmTierChoice(): string | undefined {
+  return set;
 }
 
 /**
