@@ -23,6 +23,7 @@
  */
 import { closeSync, open as openCallback, openSync, readFileSync, statfs, writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import type { ValidatedFile } from './validate.ts';
 
 /** Characters of the largest file written at once (bigger files are written in chunks). */
@@ -39,9 +40,9 @@ export interface SmallFileOptions {
 }
 
 /** Default slice: the event loop turns at least every 4 ms while files are created. */
-export const SLICE_MS = 4;
-/** Default slow write: a local create, even of 1 MiB, takes well under 1 ms alone and a few ms beside a busy guest; 25 ms is a slow disk or a starved machine. */
-export const SLOW_MS = 25;
+export const SLICE_MS = HOST_FILE_LIMITS.createSliceMs;
+/** Default slow write: a local create, even of 1 MiB, takes well under 1 ms alone and a few ms beside a busy guest; 25 ms is a slow disk. */
+export const SLOW_MS = HOST_FILE_LIMITS.createSlowMs;
 
 /**
  * `statfs` types of network and FUSE file systems (Linux magic numbers), whose creates may wait
