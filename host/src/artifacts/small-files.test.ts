@@ -5,7 +5,8 @@ import { closeSync, constants, existsSync, open as openCallback, openSync } from
 import { readFile, readdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { openStagedOutput } from './staged-output.ts';
-import { smallFileWriter } from './small-files.ts';
+import { oversubscribed, smallFileWriter } from './small-files.ts';
+import { HOST_FILE_LIMITS } from '../protocol/limits.ts';
 import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
 
 const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-small-', fn);
@@ -41,7 +42,7 @@ const Small = suite('small files');
 
 Small('should create small files on the main thread, not waiting for a busy thread pool', () =>
   withDir(async (dir) => {
-    const output = await openStagedOutput(join(dir, 'out'));
+    const output = await openStagedOutput(join(dir, 'out'), { smallFiles: { synchronous: true } });
     await output.add(file('a/first.txt'));
     const release = await blockThePool(dir);
     let written = 0;
@@ -61,7 +62,7 @@ Small('should create small files on the main thread, not waiting for a busy thre
 
 Small('should let the event loop turn between slices of synchronous creates, a timer firing mid-output', () =>
   withDir(async (dir) => {
-    const output = await openStagedOutput(join(dir, 'out'), { smallFiles: { sliceMs: 0 } });
+    const output = await openStagedOutput(join(dir, 'out'), { smallFiles: { synchronous: true, sliceMs: 0 } });
     let written = 0;
     let writtenWhenTimerFired = -1;
     setTimeout(() => (writtenWhenTimerFired = written), 0);
@@ -83,7 +84,7 @@ Small('should let the event loop turn between slices of synchronous creates, a t
 
 Small('should serve a timer during a 2,000-file output with the default slice', () =>
   withDir(async (dir) => {
-    const output = await openStagedOutput(join(dir, 'out'));
+    const output = await openStagedOutput(join(dir, 'out'), { smallFiles: { synchronous: true } });
     let written = 0;
     let writtenWhenTimerFired = -1;
     setTimeout(() => (writtenWhenTimerFired = written), 0);
@@ -96,8 +97,8 @@ Small('should serve a timer during a 2,000-file output with the default slice', 
 
 Small("should send an output's other files to the thread pool once one synchronous write is slow, and only that output's", () =>
   withDir(async (dir) => {
-    const slow = await smallFileWriter(dir, { slowMs: -1 });
-    const other = await smallFileWriter(dir);
+    const slow = await smallFileWriter(dir, { synchronous: true, slowMs: -1 });
+    const other = await smallFileWriter(dir, { synchronous: true });
     assert.not.ok(slow.onPool);
     const release = await blockThePool(dir);
     let pooled = 0;
@@ -120,7 +121,7 @@ Small("should send an output's other files to the thread pool once one synchrono
 
 Small('should refuse an existing path and a link with EEXIST, not following the link', () =>
   withDir(async (dir) => {
-    const writer = await smallFileWriter(dir);
+    const writer = await smallFileWriter(dir, { synchronous: true });
     await writer.write(join(dir, 'taken'), file('taken', 'a'));
     await symlink(join(dir, 'target'), join(dir, 'link'));
     for (const name of ['taken', 'link']) {
@@ -134,5 +135,14 @@ Small('should refuse an existing path and a link with EEXIST, not following the 
     assert.is(await readFile(join(dir, 'taken'), 'utf8'), 'a');
   }),
 );
+
+Small('should create on the pool on a machine with more runnable threads than 1.5 a core, on the main thread below', () => {
+  assert.is(HOST_FILE_LIMITS.createPoolLoadPerCore, 1.5);
+  assert.ok(oversubscribed(3.1, 2));
+  assert.ok(oversubscribed(13, 8));
+  assert.not.ok(oversubscribed(3, 2));
+  assert.not.ok(oversubscribed(1.5, 2));
+  assert.not.ok(oversubscribed(0, 1), 'no load average (Windows): on the main thread');
+});
 
 Small.run();

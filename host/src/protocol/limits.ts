@@ -203,6 +203,8 @@ export const HOST_FILE_LIMITS = Object.freeze({
    * sends the rest of its output's files to the thread pool: a slow file system never holds the event loop twice.
    */
   createSlowMs: 25,
+  /** Past this load average a core (the machine oversubscribed), an output's small files are created on the thread pool from the start. */
+  createPoolLoadPerCore: 1.5,
 });
 
 /**
