@@ -119,12 +119,16 @@ let scheduled = false;
  * slow file system, and is not counted as one.
  */
 function waitedForCoreMs(): number | undefined {
+  if (!hasSchedstat) return undefined;
   try {
     return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[1]) / 1e6;
   } catch {
+    hasSchedstat = false;
     return undefined;
   }
 }
+/** False once schedstat could not be read (not Linux, or no /proc): not tried again. */
+let hasSchedstat = true;
 
 function drain(): void {
   scheduled = false;
