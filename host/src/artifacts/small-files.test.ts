@@ -136,12 +136,12 @@ Small('should refuse an existing path and a link with EEXIST, not following the 
   }),
 );
 
-Small('should create on the pool on a machine with more runnable threads than 2 a core, on the main thread below', () => {
-  assert.is(HOST_FILE_LIMITS.createPoolLoadPerCore, 2);
-  assert.ok(oversubscribed(4.1, 2));
-  assert.ok(oversubscribed(17, 8));
-  assert.not.ok(oversubscribed(4, 2));
-  assert.not.ok(oversubscribed(2.2, 2), "the bench's own load at an idle machine");
+Small('should create on the pool on a machine with more runnable threads than cores, on the main thread below', () => {
+  assert.is(HOST_FILE_LIMITS.createPoolLoadPerCore, 1);
+  assert.ok(oversubscribed(2.1, 2));
+  assert.ok(oversubscribed(9, 8));
+  assert.not.ok(oversubscribed(2, 2));
+  assert.not.ok(oversubscribed(1.5, 2), 'avro9 measured the main thread faster at load 1.0-1.7 on 2 cores');
   assert.not.ok(oversubscribed(0, 1), 'no load average (Windows): on the main thread');
 });
 

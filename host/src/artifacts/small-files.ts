@@ -56,7 +56,8 @@ export const SLOW_MS = HOST_FILE_LIMITS.createSlowMs;
  * True when the machine has more runnable threads than {@link HOST_FILE_LIMITS}'s
  * `createPoolLoadPerCore` a core (the last minute's load average): then the pool's four threads
  * get a share of the cores the main thread alone would not, and the creates go there (measured on
- * 2 cores, docs/performance-log.md avro13: at load 5–13 the pool was faster; at load 1.5–4 the main thread).
+ * 2 cores, docs/performance-log.md: at load 2.5–13 the pool was as fast or faster, avro13; at load
+ * 1.0–1.7 the main thread, avro9).
  */
 export const oversubscribed = (load: number, cores: number): boolean => load > cores * HOST_FILE_LIMITS.createPoolLoadPerCore;
 

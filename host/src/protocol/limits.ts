@@ -204,7 +204,7 @@ export const HOST_FILE_LIMITS = Object.freeze({
    */
   createSlowMs: 25,
   /** Past this load average a core (the machine oversubscribed), an output's small files are created on the thread pool from the start. */
-  createPoolLoadPerCore: 2,
+  createPoolLoadPerCore: 1,
 });
 
 /**
