@@ -15,6 +15,7 @@
  * An incremental stager: open it before the extension runs (an unusable output is refused then),
  * add files one at a time as they arrive, then publish or abort.
  */
+import { closeSync, open as openCallback, writeSync } from 'node:fs';
 import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ErrorCode, LocalErrorCode, MepError } from '../protocol/errors.ts';
@@ -24,8 +25,6 @@ import { forgetCreatedParents, locateOutput } from './output-location.ts';
 import type { LocateOptions } from './output-location.ts';
 import { createArtifactPathSet } from './path-set.ts';
 import { acquirePublication } from './publish-journal.ts';
-import { SMALL_CHARS, smallFileWriter } from './small-files.ts';
-import type { SmallFileOptions, SmallFileWriter } from './small-files.ts';
 import type { ValidatedFile } from './validate.ts';
 
 /** What a publication did. */
@@ -47,8 +46,6 @@ export interface StagedOutputOptions extends LocateOptions {
   extension?: string;
   /** Called as publication passes each step, synchronously (progress; tests interrupt at a step). */
   onStep?: (step: PublishStep) => void;
-  /** How small files are created: synchronously in time-bounded slices by default (small-files.ts). */
-  smallFiles?: SmallFileOptions;
 }
 
 /** An output being staged; see {@link openStagedOutput}. */
@@ -71,16 +68,48 @@ export interface StagedOutput {
   abort(reason?: MepError): Promise<'aborted' | 'published'>;
 }
 
-/** Characters encoded per write of a big file: bounds the bytes held at once to a few MiB per file. */
-const CHUNK_CHARS = SMALL_CHARS;
+/** Characters encoded per write: bounds the bytes held at once to a few MiB per file. */
+const CHUNK_CHARS = 1 << 20;
 
 /**
- * Writes one file's content: a small one at once (small-files.ts), a big one in chunks,
+ * One encoding buffer for every small file of the process, grown to the largest small file met
+ * (at most 3 bytes a character of {@link CHUNK_CHARS}). Safe to share: a small file is encoded
+ * and written without yielding, so no other write can touch it meanwhile.
+ */
+let scratch = Buffer.allocUnsafeSlow(1 << 16);
+
+/** Opens a new file on the thread pool (creating one is the costly part: 0.2–0.4 ms of kernel time here). */
+const createFile = (path: string): Promise<number> =>
+  new Promise((resolve, reject) => openCallback(path, 'wx', 0o644, (error, fd) => (error === null ? resolve(fd) : reject(error))));
+
+/**
+ * Writes a file of at most {@link CHUNK_CHARS} characters: created on the thread pool, then
+ * encoded into the shared buffer, written and closed without yielding. A model's thousands of
+ * small schemas otherwise cost three thread-pool round trips, a FileHandle and a fresh buffer
+ * each: measured in docs/performance-log.md (avro5).
+ */
+async function writeSmall(path: string, file: ValidatedFile): Promise<number> {
+  const fd = await createFile(path);
+  try {
+    // Enough for any encoding of the content: UTF-8 takes at most 3 bytes per UTF-16 unit, and
+    // base64 decodes to fewer bytes than it has characters.
+    const worst = file.binary ? file.content.length : file.content.length * 3;
+    if (worst > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(worst, scratch.length * 2), 3 * CHUNK_CHARS));
+    const length = scratch.write(file.content, 0, file.binary ? 'base64' : 'utf8');
+    for (let at = 0; at < length; ) at += writeSync(fd, scratch, at, length - at);
+    return length;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes one file's content: a small one at once ({@link writeSmall}), a big one in chunks,
  * yielding between them. Text is cut between UTF-16 surrogate pairs, never inside one; base64
  * (already without whitespace) is cut at multiples of 4 characters.
  */
-async function writeContent(path: string, file: ValidatedFile, small: SmallFileWriter): Promise<number> {
-  if (file.content.length <= CHUNK_CHARS) return small.write(path, file);
+async function writeContent(path: string, file: ValidatedFile): Promise<number> {
+  if (file.content.length <= CHUNK_CHARS) return writeSmall(path, file);
   const handle = await open(path, 'wx', 0o644);
   let bytes = 0;
   try {
@@ -142,11 +171,9 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
   const staging = lock.staging;
   const fresh = join(staging, 'new');
   const aside = join(staging, 'old');
-  let small: SmallFileWriter;
   try {
     await mkdir(staging, { mode: 0o700 });
     await mkdir(fresh);
-    small = await smallFileWriter(fresh, options.smallFiles);
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
     await lock.release();
@@ -261,7 +288,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
       const target = join(fresh, ...file.path.split('/'));
       const write = (async () => {
         await ensureDir(dirname(target));
-        return writeContent(target, file, small);
+        return writeContent(target, file);
       })();
       inflight.add(write);
       try {

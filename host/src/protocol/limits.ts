@@ -196,15 +196,6 @@ export const HOST_FILE_LIMITS = Object.freeze({
    * line says so.
    */
   watchedFolders: 2048,
-  /** Milliseconds of synchronous small-file creates (an output's artifacts) before the event loop is let turn (`artifacts/small-files.ts`). */
-  createSliceMs: 4,
-  /**
-   * One small file's create, write and close (less the time its thread waited for a core) slower than this
-   * sends the rest of its output's files to the thread pool: a slow file system never holds the event loop twice.
-   */
-  createSlowMs: 25,
-  /** Past this load average a core (the machine oversubscribed), an output's small files are created on the thread pool from the start. */
-  createPoolLoadPerCore: 1,
 });
 
 /**
