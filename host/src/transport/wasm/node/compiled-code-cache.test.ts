@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { watToWasm } from '../../../../../fixtures/wasm/compile.ts';
+import { MAX_EAGER_TRIES } from './compiled-code-cache.ts';
 
 const repo = fileURLToPath(new URL('../../../../../', import.meta.url));
 const cacheModule = new URL('./compiled-code-cache.ts', import.meta.url).href;
@@ -33,13 +34,15 @@ interface Run {
  * Compiles the module at `wasm` through the cache in `dir` in a fresh node (V8 flags are per
  * process), with the baseline tier chosen first when `baseline`, and calls it.
  */
-async function run(dir: string, wasm: string, baseline = false, eager = false): Promise<Run> {
+async function run(dir: string, wasm: string, baseline = false, eager = false, crash = false): Promise<Run> {
   const script = `
     import { readFileSync } from 'node:fs';
     import { Script } from 'node:vm';
     import { compileWithCodeCache } from ${JSON.stringify(cacheModule)};
     import { useBaselineWasmTier, wasmTierChoice } from ${JSON.stringify(tierModule)};
     if (process.argv[2] === 'baseline') useBaselineWasmTier();
+    // A process that dies in the eager compile (V8 aborting, a Ctrl+C): only that compile uses the constructor.
+    if (process.argv[4] === 'crash') WebAssembly.Module = function () { process.kill(process.pid, 'SIGKILL'); };
     const probe = new Script('0', { filename: 'probe' }).createCachedData();
     const notes = [];
     const tier = wasmTierChoice();
@@ -51,7 +54,7 @@ async function run(dir: string, wasm: string, baseline = false, eager = false): 
   // A file, not \`-e\`: the code would be in node's options, which the cache's name is keyed by.
   const file = join(root, 'run.mjs');
   writeFileSync(file, script);
-  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file, baseline ? 'baseline' : 'default', eager ? 'eager' : 'marked'], { cwd: repo, timeout: 60_000 });
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', file, baseline ? 'baseline' : 'default', eager ? 'eager' : 'marked', crash ? 'crash' : 'live'], { cwd: repo, timeout: 60_000 });
   return JSON.parse(stdout) as Run;
 }
 
@@ -97,6 +100,20 @@ test('should compile lazily and only mark on a first miss, write the code on the
   cacheFile();
   assert.equal(readdirSync(dir).filter((name) => name.endsWith('.wseen')), [], 'the marker removed once the code is written');
   assert.equal(await run(dir, wasm), { notes: ['hit'], result: 500500, flagsBack: true });
+});
+
+test('should stop compiling eagerly for a module after MAX_EAGER_TRIES processes died in that compile, and compile it lazily', async () => {
+  await run(dir, wasm);
+  for (let n = 0; n < MAX_EAGER_TRIES; n++) {
+    const died = await run(dir, wasm, false, false, true).then(() => false, (error: { signal?: string }) => error.signal === 'SIGKILL');
+    assert.ok(died, 'the process died in the eager compile');
+  }
+  const after = await run(dir, wasm, false, false, true);
+  assert.is(after.result, 500500);
+  assert.match(after.notes.join(), new RegExp(`^miss; ${MAX_EAGER_TRIES} eager compiles of these bytes started before and did not finish`));
+  assert.equal(codeFiles(), []);
+  // Asked to be eager, too.
+  assert.match((await run(dir, wasm, false, true, true)).notes.join(), /did not finish/);
 });
 
 test('should write the code on the first miss when asked to be eager (MEP_WASM_CODE_CACHE=eager)', async () => {

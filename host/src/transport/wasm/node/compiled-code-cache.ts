@@ -44,6 +44,14 @@ const FORMAT: CheckedCacheFormat = { magic: Buffer.from('mep-wcc1'), maxBytes: M
 export const MAX_MARKERS = 16;
 /** A marker's body: these bytes, checked like a cache's (a FIFO, a link, another's file is no marker). */
 const SEEN = Buffer.from('seen');
+/**
+ * Eager compiles started for one module that did not finish (the process ended during the compile
+ * or the serialize: a Ctrl+C, or V8 aborting on these bytes), after which a miss compiles lazily
+ * for good: a module that kills the process in the eager compile would otherwise kill every other
+ * command run on it. The marker says how many were started (`tried 1`, …) before each starts.
+ */
+export const MAX_EAGER_TRIES = 2;
+const TRIED = (n: number): Buffer => Buffer.from(`tried ${n}`);
 const MARKER: CheckedCacheFormat = { magic: Buffer.from('mep-wcs1'), maxBytes: 64, extension: '.wseen', keepOthers: MAX_MARKERS - 1 };
 
 /** V8's wasm tiering options at their defaults, from any state `mep` or this module sets. */
@@ -110,10 +118,16 @@ export function compiledCodePath(dir: string, sha256: string): string {
 /** The marker that the module of the cache file `path` was seen once. */
 const markerPath = (path: string): string => `${path.slice(0, -FORMAT.extension.length)}${MARKER.extension}`;
 
-/** Whether a trusted marker is at `marker`: a regular file of this user's, closed to others, in such a folder, checksum right. */
-const marked = (marker: string): boolean => {
+/**
+ * The trusted marker at `marker` (a regular file of this user's, closed to others, in such a
+ * folder, checksum right): the eager compiles started before (0: seen only), or undefined.
+ */
+const markedTries = (marker: string): number | undefined => {
   const body = readCheckedCache(marker, MARKER);
-  return typeof body === 'object' && body.equals(SEEN);
+  if (typeof body !== 'object') return undefined;
+  if (body.equals(SEEN)) return 0;
+  for (let n = 1; n <= MAX_EAGER_TRIES; n++) if (body.equals(TRIED(n))) return n;
+  return undefined;
 };
 
 /** Runs `fn` with V8's wasm tiering options at their defaults, then `tier` again. */
@@ -169,7 +183,12 @@ export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCo
   if (blob === 'refused' && !ownFolder(options.dir)) return (note(`${why}, not written`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
   if (!hasFunctions(wire)) return (note(`${why}, not written`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
   const marker = markerPath(path);
-  if (blob === 'miss' && options.eager !== true && !marked(marker)) {
+  const tries = markedTries(marker);
+  if (tries !== undefined && tries >= MAX_EAGER_TRIES) {
+    note(`${why}; ${tries} eager compiles of these bytes started before and did not finish (the process ended during them): compiled lazily, not tried again (remove ${marker} to try again)`);
+    return WebAssembly.compile(wire as Uint8Array<ArrayBuffer>);
+  }
+  if (blob === 'miss' && options.eager !== true && tries === undefined) {
     // A first miss: today's lazy compile, and only a note that these bytes were seen.
     try {
       writeCheckedCache(marker, SEEN, MARKER);
@@ -180,6 +199,12 @@ export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCo
     return WebAssembly.compile(wire as Uint8Array<ArrayBuffer>);
   }
   if (blob === 'miss') why = options.eager === true ? 'miss (eager)' : 'miss (marked before)';
+  // Counted before it starts: a process that ends during it leaves the count behind.
+  try {
+    writeCheckedCache(marker, TRIED((tries ?? 0) + 1), MARKER);
+  } catch (error) {
+    return (note(`${why}, not compiled eagerly: its marker could not be written: ${(error as Error).message}`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
+  }
   let module: WebAssembly.Module;
   try {
     setFlagsFromString(EAGER_TURBOFAN);
