@@ -42,17 +42,21 @@ export interface EarlyModule {
   values: LimitFlagValues & GrantFlagValues;
 }
 
+/** `MEP_WASM_CODE_CACHE` values that keep the cache on (unset included); `eager` too. */
+const CODE_CACHE_ON = new Set(['', '1', 'on', 'true', 'yes']);
+
 /**
  * Where the `mep` command keeps guests' compiled code (transport/wasm/node/compiled-code-cache.ts):
  * `$MEP_HOME/cache/wasm-code`, with the tier flag this process chose; undefined when
- * `MEP_WASM_CODE_CACHE=0` turns the cache off; `MEP_WASM_CODE_CACHE=eager` writes it on the first
- * miss (no marker first: an install step, a CI cache).
+ * `MEP_WASM_CODE_CACHE` turns the cache off (`0`, `off`, … and any value it does not know: a
+ * misspelt attempt to turn off a cache of machine code reads as off, not on);
+ * `MEP_WASM_CODE_CACHE=eager` writes it on the first miss (no marker first: an install step, a CI cache).
  */
-export function compiledCodeCache(): CompiledCodePlace | undefined {
-  const setting = process.env.MEP_WASM_CODE_CACHE;
-  if (setting === '0') return undefined;
+export function compiledCodeCache(setting: string | undefined = process.env.MEP_WASM_CODE_CACHE): CompiledCodePlace | undefined {
+  const value = setting?.trim().toLowerCase() ?? '';
+  if (value !== 'eager' && !CODE_CACHE_ON.has(value)) return undefined;
   const tier = wasmTierChoice();
-  return { dir: join(registryPaths({ cwd: process.cwd() }).user.root, 'cache', 'wasm-code'), ...(tier === undefined ? {} : { tier }), ...(setting === 'eager' ? { eager: true } : {}) };
+  return { dir: join(registryPaths({ cwd: process.cwd() }).user.root, 'cache', 'wasm-code'), ...(tier === undefined ? {} : { tier }), ...(value === 'eager' ? { eager: true } : {}) };
 }
 
 /** The module compiled early, held for the process's life (a one-shot command): the compile caches keep only weak references. */
