@@ -23,7 +23,7 @@ import { keepShapeVerdicts, keptShapeVerdicts, shapeVerdictsDirectory } from '..
 import { resolveWasmLimits } from '../transport/wasm/limits.ts';
 import { compileExtensionModule } from '../transport/wasm/module.ts';
 import { earlyWorkerThread, type WorkerThread } from '../transport/wasm/node/early-thread.ts';
-import { compileWithCodeCache, type CompiledCodePlace } from '../transport/wasm/node/compiled-code-cache.ts';
+import { codeCacheCompiler, type CompiledCodePlace } from '../transport/wasm/node/compiled-code-cache.ts';
 import { noteCompiledCode, postCompileFile } from '../transport/wasm/node/file-module.ts';
 import { wasmTierChoice } from '../transport/wasm/node/wasm-tier.ts';
 import { registryPaths } from '../registry/paths.ts';
@@ -93,7 +93,7 @@ export async function startModule(early: EarlyModule, beforeCompile?: () => Prom
     ? (await postCompileFile(thread as WorkerThread, { path, name, limits, verdicts: shapeVerdictsDirectory(), identity: identityOf(file), ...(compiledCode === undefined ? {} : { compiledCode }) })).module
     : bytes.then((read) => {
         const sha256 = createHash('sha256').update(read).digest('hex');
-        const compileBytes = compiledCode && ((wire: Uint8Array) => compileWithCodeCache(wire, { ...compiledCode, note: noteCompiledCode }));
+        const compileBytes = codeCacheCompiler(compiledCode, noteCompiledCode);
         return compileExtensionModule(read, { name, sha256, limits, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }), ...(compileBytes === undefined ? {} : { compileBytes }) });
       });
   // Keyed by the file as stat saw it: the bytes were read after that (here), or on the thread from

@@ -153,6 +153,14 @@ function hasFunctions(wire: Uint8Array): boolean {
 }
 
 /**
+ * The `compileBytes` of `compileExtensionModule` (module.ts) that goes through the cache at
+ * `place`, telling `note` what became of it; undefined when there is no cache (turned off).
+ */
+export function codeCacheCompiler(place: CompiledCodePlace | undefined, note: (note: CompiledCodeNote) => void): ((wire: Uint8Array) => Promise<WebAssembly.Module>) | undefined {
+  return place && ((wire) => compileWithCodeCache(wire, { ...place, note }));
+}
+
+/**
  * Compiles `wire` (exactly the bytes to run) through the cache: its code deserialized when a valid
  * cache of exactly these bytes is there; else, on a first miss, compiled as today with a marker
  * left; else compiled eagerly by TurboFan and written for the next process. Any failure of the
@@ -160,9 +168,11 @@ function hasFunctions(wire: Uint8Array): boolean {
  */
 export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCodeCacheOptions): Promise<WebAssembly.Module> {
   const note = options.note ?? (() => undefined);
+  /** Today's compile, with `text` as the cache's note. */
+  const asToday = (text: string): Promise<WebAssembly.Module> => (note(text), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
   const v8 = v8Natives();
-  if (v8 === undefined) return (note('not used: this node has no V8 natives to read it with'), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
-  if (process.execArgv.some((arg) => TIERING_FLAG.test(arg))) return (note("not used: node was given a wasm tiering flag"), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
+  if (v8 === undefined) return asToday('not used: this node has no V8 natives to read it with');
+  if (process.execArgv.some((arg) => TIERING_FLAG.test(arg))) return asToday("not used: node was given a wasm tiering flag");
   const { tier } = options;
   const path = compiledCodePath(options.dir, createHash('sha256').update(wire).digest('hex'));
   const blob = readCheckedCache(path, FORMAT);
@@ -180,30 +190,28 @@ export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCo
     why = 'rejected by V8';
   }
   // A folder others can write is not written to either (nor compiled for): today's compile.
-  if (blob === 'refused' && !ownFolder(options.dir)) return (note(`${why}, not written`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
-  if (!hasFunctions(wire)) return (note(`${why}, not written`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
+  if (blob === 'refused' && !ownFolder(options.dir)) return asToday(`${why}, not written`);
+  if (!hasFunctions(wire)) return asToday(`${why}, not written`);
   const marker = markerPath(path);
   const tries = markedTries(marker);
   if (tries !== undefined && tries >= MAX_EAGER_TRIES) {
-    note(`${why}; ${tries} eager compiles of these bytes started before and did not finish (the process ended during them): compiled lazily, not tried again (remove ${marker} to try again)`);
-    return WebAssembly.compile(wire as Uint8Array<ArrayBuffer>);
+    return asToday(`${why}; ${tries} eager compiles of these bytes started before and did not finish (the process ended during them): compiled lazily, not tried again (remove ${marker} to try again)`);
   }
   if (blob === 'miss' && options.eager !== true && tries === undefined) {
     // A first miss: today's lazy compile, and only a note that these bytes were seen.
     try {
       writeCheckedCache(marker, SEEN, MARKER);
-      note('miss, marked (compiled lazily; the next miss compiles and writes the code)');
     } catch (error) {
-      note(`miss, not marked: ${(error as Error).message}`);
+      return asToday(`miss, not marked: ${(error as Error).message}`);
     }
-    return WebAssembly.compile(wire as Uint8Array<ArrayBuffer>);
+    return asToday('miss, marked (compiled lazily; the next miss compiles and writes the code)');
   }
   if (blob === 'miss') why = options.eager === true ? 'miss (eager)' : 'miss (marked before)';
   // Counted before it starts: a process that ends during it leaves the count behind.
   try {
     writeCheckedCache(marker, TRIED((tries ?? 0) + 1), MARKER);
   } catch (error) {
-    return (note(`${why}, not compiled eagerly: its marker could not be written: ${(error as Error).message}`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
+    return asToday(`${why}, not compiled eagerly: its marker could not be written: ${(error as Error).message}`);
   }
   let module: WebAssembly.Module;
   try {
@@ -215,7 +223,7 @@ export async function compileWithCodeCache(wire: Uint8Array, options: CompiledCo
     }
   } catch {
     // Not compiled this way (an invalid module gets its error from the usual compile).
-    return (note(`${why}, not written`), WebAssembly.compile(wire as Uint8Array<ArrayBuffer>));
+    return asToday(`${why}, not written`);
   }
   try {
     const code = inDefaultTiers(tier, () => v8.serialize(module));

@@ -19,7 +19,7 @@ import { createShapeVerdicts } from '../../../registry/shape-verdict-files.ts';
 import { resolveWasmLimits, type WasmLimits } from '../limits.ts';
 import { LocalErrorCode, MepError, type MepErrorCode } from '../../../protocol/errors.ts';
 import { adoptCompiledModule, compileExtensionModule, hasStartFunction, memoryCapOf, recyclesMemory, type ShapeVerdicts } from '../module.ts';
-import { compileWithCodeCache, type CompiledCodePlace } from './compiled-code-cache.ts';
+import { codeCacheCompiler, type CompiledCodePlace } from './compiled-code-cache.ts';
 import type { WorkerThread } from './early-thread.ts';
 
 /** Room before the module's bytes for its rewritten memory and table limits (a few bytes longer each). */
@@ -157,8 +157,7 @@ export async function compileFile(message: CompileFileMessage): Promise<void> {
     const store = message.verdicts === undefined ? undefined : createShapeVerdicts(message.verdicts);
     const shapeVerdicts: ShapeVerdicts | undefined = store && { has: store.has, add: (hash, rules) => (writes[writes.length] = store.add(hash, rules)) };
     let codeCache: string | undefined;
-    const cached = message.compiledCode;
-    const compileBytes = cached && ((wire: Uint8Array) => compileWithCodeCache(wire, { ...cached, note: (note) => (codeCache = note) }));
+    const compileBytes = codeCacheCompiler(message.compiledCode, (note) => (codeCache = note));
     const module = await compileExtensionModule(bytes, { name, sha256, limits, headroom: HEADROOM, ...(shapeVerdicts === undefined ? {} : { shapeVerdicts }), ...(compileBytes === undefined ? {} : { compileBytes }) });
     await Promise.all(writes);
     answer = { ok: true, module, sha256, capPages: memoryCapOf(module) as number, start: hasStartFunction(module) === true, recycled: recyclesMemory(module), ...(codeCache === undefined ? {} : { codeCache }) };
