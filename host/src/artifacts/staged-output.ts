@@ -78,9 +78,34 @@ const CHUNK_CHARS = 1 << 20;
  */
 let scratch = Buffer.allocUnsafeSlow(1 << 16);
 
-/** Opens a new file on the thread pool (creating one is the costly part: 0.2–0.4 ms of kernel time here). */
+/** The last create asked for in each directory, while one is queued or running there. */
+const creating = new Map<string, Promise<unknown>>();
+const settled = (): void => undefined;
+
+/**
+ * Runs `create`, which makes a new file in `path`'s directory, after the creates asked for there
+ * before it: one create in flight per directory. The kernel takes a directory's lock for each
+ * create in it, so the thread pool's other threads, given creates in the same directory, wait
+ * for it, and Linux's waiters spin on the CPU while the holder runs. On ext4 without a journal a
+ * create also scans past every inode deleted in the last minute (or five) of its block group, so
+ * after a rebuild's old tree was removed one create holds the lock for long: 2,000 schemas spent
+ * about a tenth of the process's CPU spinning (docs/performance-log.md, 2026-12-05 07:00).
+ */
+function createSerially<T>(path: string, create: () => Promise<T>): Promise<T> {
+  const directory = dirname(path);
+  const before = creating.get(directory);
+  const mine = before === undefined ? create() : before.then(create, create);
+  const tail = mine.then(settled, settled);
+  creating.set(directory, tail);
+  void tail.then(() => {
+    if (creating.get(directory) === tail) creating.delete(directory);
+  });
+  return mine;
+}
+
+/** Creates a new file on the thread pool, after the creates in its directory before it ({@link createSerially}). */
 const createFile = (path: string): Promise<number> =>
-  new Promise((resolve, reject) => openCallback(path, 'wx', 0o644, (error, fd) => (error === null ? resolve(fd) : reject(error))));
+  createSerially(path, () => new Promise((resolve, reject) => openCallback(path, 'wx', 0o644, (error, fd) => (error === null ? resolve(fd) : reject(error)))));
 
 /**
  * Writes a file of at most {@link CHUNK_CHARS} characters: created on the thread pool, then
@@ -110,7 +135,7 @@ async function writeSmall(path: string, file: ValidatedFile): Promise<number> {
  */
 async function writeContent(path: string, file: ValidatedFile): Promise<number> {
   if (file.content.length <= CHUNK_CHARS) return writeSmall(path, file);
-  const handle = await open(path, 'wx', 0o644);
+  const handle = await createSerially(path, () => open(path, 'wx', 0o644));
   let bytes = 0;
   try {
     const { content } = file;
