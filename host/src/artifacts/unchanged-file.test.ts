@@ -1,7 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import fs, { existsSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { chown, link, lstat, mkdir, readFile, readdir, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
@@ -184,5 +185,31 @@ Unchanged('should write anew where the link is refused', () =>
     assert.is((await stat(join(dir, 'staged.txt'))).ino, (await stat(old)).ino);
   }),
 );
+
+Unchanged('should never open a device node at an artifact path, and replace it as before', async () => {
+  if (process.getuid?.() !== 0) return; // only root can make a device node
+  await withDir(async (dir) => {
+    const out = join(dir, 'out');
+    await mkdir(out);
+    execFileSync('mknod', [join(out, 'dev.txt'), 'c', '1', '3']); // /dev/null's numbers: empty, like the artifact
+    const realOpenSync = fs.openSync;
+    const opened: string[] = [];
+    fs.openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
+      opened.push(String(path));
+      return (realOpenSync as (...a: unknown[]) => number)(path, ...rest);
+    }) as typeof fs.openSync;
+    syncBuiltinESMExports();
+    try {
+      await generate(out, [text('dev.txt', '')]);
+    } finally {
+      fs.openSync = realOpenSync;
+      syncBuiltinESMExports();
+    }
+    assert.equal(opened.filter((p) => p.endsWith('dev.txt')), [], 'the device was opened');
+    const after = await lstat(join(out, 'dev.txt'));
+    assert.ok(after.isFile(), 'the artifact is a regular file now');
+    assert.is(after.size, 0);
+  });
+});
 
 Unchanged.run();

@@ -63,6 +63,15 @@ export function oldOutputFiles(root: string): (rel: string) => Promise<string | 
  * Returns the open descriptor and its identity, or undefined (nothing left open).
  */
 function openSame(path: string, bytes: Buffer, length: number): { fd: number; info: Stats } | undefined {
+  // Looked at by name first: a device, FIFO or socket is never opened (opening a device can act:
+  // a tape rewinds, a watchdog starts), and a file of another size costs no open.
+  let named: Stats;
+  try {
+    named = lstatSync(path);
+  } catch {
+    return undefined;
+  }
+  if (!keepable(named, length)) return undefined;
   let fd: number;
   try {
     fd = openSync(path, OPEN_OLD);
@@ -71,8 +80,9 @@ function openSame(path: string, bytes: Buffer, length: number): { fd: number; in
   }
   let kept = false;
   try {
+    // The name may have been given to another file since the lstat: the one opened must be the one looked at.
     const info = fstatSync(fd);
-    kept = info.isFile() && info.nlink === 1 && info.uid === process.getuid?.() && info.size === length && holds(fd, bytes, length);
+    kept = info.dev === named.dev && info.ino === named.ino && keepable(info, length) && holds(fd, bytes, length);
     return kept ? { fd, info } : undefined;
   } catch {
     return undefined;
@@ -80,6 +90,9 @@ function openSame(path: string, bytes: Buffer, length: number): { fd: number; in
     if (!kept) closeSync(fd);
   }
 }
+
+/** Whether `info` is a file mep may keep for `length` new bytes: regular, one link, this user's, that size. */
+const keepable = (info: Stats, length: number): boolean => info.isFile() && info.nlink === 1 && info.uid === process.getuid?.() && info.size === length;
 
 /** Whether the file open at `fd` (of `length` bytes, as fstat said) reads exactly `bytes[0, length)`. */
 function holds(fd: number, bytes: Buffer, length: number): boolean {
