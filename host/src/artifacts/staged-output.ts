@@ -5,7 +5,8 @@
  * The rule: the published output is the old output with the artifacts added, or replacing the
  * files of the same paths; everything else in it is kept. It is published as a whole: the
  * complete new tree is built beside the output (the artifacts written as they arrive, then the
- * other files of the old tree carried over), and two renames swap it in: the old tree aside,
+ * other files of the old tree carried over; an artifact of exactly the bytes of the old tree's
+ * file at its path links that file instead, see unchanged-file.ts), and two renames swap it in: the old tree aside,
  * the new tree into its place. A journal beside the output records the step (see
  * publish-journal.ts), so whenever the process dies (SIGINT, SIGTERM, SIGKILL, a crash), the
  * next writer to the output finishes or undoes the swap first: the output is the old tree or
@@ -25,6 +26,7 @@ import { forgetCreatedParents, locateOutput } from './output-location.ts';
 import type { LocateOptions } from './output-location.ts';
 import { createArtifactPathSet } from './path-set.ts';
 import { acquirePublication } from './publish-journal.ts';
+import { keepUnchanged, oldOutputFiles } from './unchanged-file.ts';
 import type { ValidatedFile } from './validate.ts';
 
 /** What a publication did. */
@@ -107,20 +109,31 @@ function createSerially<T>(path: string, create: () => Promise<T>): Promise<T> {
 const createFile = (path: string): Promise<number> =>
   createSerially(path, () => new Promise((resolve, reject) => openCallback(path, 'wx', 0o644, (error, fd) => (error === null ? resolve(fd) : reject(error)))));
 
+/** Encodes a small file's content into the shared buffer, returning its length in bytes. */
+function encode(file: ValidatedFile): number {
+  // Enough for any encoding of the content: UTF-8 takes at most 3 bytes per UTF-16 unit, and
+  // base64 decodes to fewer bytes than it has characters.
+  const worst = file.binary ? file.content.length : file.content.length * 3;
+  if (worst > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(worst, scratch.length * 2), 3 * CHUNK_CHARS));
+  return scratch.write(file.content, 0, file.binary ? 'base64' : 'utf8');
+}
+
 /**
  * Writes a file of at most {@link CHUNK_CHARS} characters: created on the thread pool, then
  * encoded into the shared buffer, written and closed without yielding. A model's thousands of
  * small schemas otherwise cost three thread-pool round trips, a FileHandle and a fresh buffer
- * each: measured in docs/performance-log.md (avro5).
+ * each: measured in docs/performance-log.md (avro5). When the old output's file `old` holds
+ * exactly these bytes, that file is linked in instead ({@link keepUnchanged}).
  */
-async function writeSmall(path: string, file: ValidatedFile): Promise<number> {
+async function writeSmall(path: string, file: ValidatedFile, old?: string): Promise<number> {
+  if (old !== undefined) {
+    const length = encode(file);
+    if (await keepUnchanged(old, path, scratch, length, createSerially)) return length;
+  }
   const fd = await createFile(path);
   try {
-    // Enough for any encoding of the content: UTF-8 takes at most 3 bytes per UTF-16 unit, and
-    // base64 decodes to fewer bytes than it has characters.
-    const worst = file.binary ? file.content.length : file.content.length * 3;
-    if (worst > scratch.length) scratch = Buffer.allocUnsafeSlow(Math.min(Math.max(worst, scratch.length * 2), 3 * CHUNK_CHARS));
-    const length = scratch.write(file.content, 0, file.binary ? 'base64' : 'utf8');
+    // Encoded again after the create: other files used the shared buffer meanwhile.
+    const length = encode(file);
     for (let at = 0; at < length; ) at += writeSync(fd, scratch, at, length - at);
     return length;
   } finally {
@@ -131,10 +144,11 @@ async function writeSmall(path: string, file: ValidatedFile): Promise<number> {
 /**
  * Writes one file's content: a small one at once ({@link writeSmall}), a big one in chunks,
  * yielding between them. Text is cut between UTF-16 surrogate pairs, never inside one; base64
- * (already without whitespace) is cut at multiples of 4 characters.
+ * (already without whitespace) is cut at multiples of 4 characters. Only a small file keeps the
+ * old output's file of the same bytes (`old`): a big one is always written anew.
  */
-async function writeContent(path: string, file: ValidatedFile): Promise<number> {
-  if (file.content.length <= CHUNK_CHARS) return writeSmall(path, file);
+async function writeContent(path: string, file: ValidatedFile, old?: string): Promise<number> {
+  if (file.content.length <= CHUNK_CHARS) return writeSmall(path, file, old);
   const handle = await createSerially(path, () => open(path, 'wx', 0o644));
   let bytes = 0;
   try {
@@ -210,6 +224,7 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
   const files = new Set<string>();
   const directories = new Set<string>();
   const made = new Map<string, Promise<unknown>>();
+  const oldFileOf = oldOutputFiles(location.path);
   const inflight = new Set<Promise<unknown>>();
   let bytes = 0;
   let failure: unknown;
@@ -312,8 +327,8 @@ export async function openStagedOutput(outDir: string, options: StagedOutputOpti
       for (let slash = file.path.indexOf('/'); slash >= 0; slash = file.path.indexOf('/', slash + 1)) directories.add(file.path.slice(0, slash));
       const target = join(fresh, ...file.path.split('/'));
       const write = (async () => {
-        await ensureDir(dirname(target));
-        return writeContent(target, file);
+        const [old] = await Promise.all([oldFileOf(file.path), ensureDir(dirname(target))]);
+        return writeContent(target, file, old);
       })();
       inflight.add(write);
       try {
