@@ -24,6 +24,9 @@ import { join } from 'node:path';
 /** Opens the old file as it is now: never through a link at its name, never waiting for a FIFO's writer, never taking a terminal. */
 const OPEN_OLD = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
 
+/** The user running mep, asked once (a system call each time: 10 ms of 2,000 files' main thread). */
+const USER = process.getuid?.();
+
 /** The old file's bytes, read to compare; grown to the largest file compared (synchronous use only). */
 let oldBytes = Buffer.allocUnsafeSlow(1 << 16);
 
@@ -92,7 +95,7 @@ function openSame(path: string, bytes: Buffer, length: number): { fd: number; in
 }
 
 /** Whether `info` is a file mep may keep for `length` new bytes: regular, one link, this user's, that size. */
-const keepable = (info: Stats, length: number): boolean => info.isFile() && info.nlink === 1 && info.uid === process.getuid?.() && info.size === length;
+const keepable = (info: Stats, length: number): boolean => info.isFile() && info.nlink === 1 && info.uid === USER && info.size === length;
 
 /** Whether the file open at `fd` (of `length` bytes, as fstat said) reads exactly `bytes[0, length)`. */
 function holds(fd: number, bytes: Buffer, length: number): boolean {
