@@ -34,13 +34,14 @@ let oldBytes = Buffer.allocUnsafeSlow(1 << 16);
  * Finds, in the old output `root`, the file an artifact at relative `/` path `rel` would
  * replace: its path when every directory on the way is a real directory (looked at once per
  * directory for the life of the returned function), else undefined. Looks at nothing (resolves
- * undefined) where hard links cannot be checked for ownership (no `process.getuid`).
+ * undefined) where files cannot be checked for ownership (no `process.getuid`: {@link USER}).
  *
  * @example
  * const oldFileOf = oldOutputFiles('/work/out');
  * await oldFileOf('schemas/a.avsc'); // '/work/out/schemas/a.avsc', or undefined
  */
 export function oldOutputFiles(root: string): (rel: string) => Promise<string | undefined> {
+  if (USER === undefined) return () => Promise.resolve(undefined);
   const directories = new Map<string, Promise<boolean>>();
   const realDirectory = (rel: string): Promise<boolean> => {
     let known = directories.get(rel);
@@ -53,7 +54,6 @@ export function oldOutputFiles(root: string): (rel: string) => Promise<string | 
     }
     return known;
   };
-  if (process.getuid === undefined) return () => Promise.resolve(undefined);
   return async (rel) => {
     const slash = rel.lastIndexOf('/');
     return (await realDirectory(slash < 0 ? '' : rel.slice(0, slash))) ? join(root, ...rel.split('/')) : undefined;
