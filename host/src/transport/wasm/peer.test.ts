@@ -51,7 +51,7 @@ for (const isolation of ['inline', 'worker'] as const) {
   });
 
   withPeer('should reject with ERR_TIMEOUT at the transport deadline :: polling loop', async () => {
-    const peer = createPeer(await openFixture('loop-polling', isolation, { limits: { callTimeoutMs: 100 } }));
+    const peer = createPeer(await openFixture('loop-polling', isolation, { limits: { callTimeoutMs: 500 } }));
     try {
       assert.is(codeOf(await rejection(peer.request('ping'))), LocalErrorCode.Timeout);
     } finally {
