@@ -4,7 +4,7 @@
  * bounded regular files, checked before esbuild is asked, since esbuild reads them itself, with
  * no hook: a FIFO among them held the build for good, a link to `/dev/zero` grew it without end.
  */
-import { lstatSync, readdirSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileKind, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
@@ -22,6 +22,8 @@ export const refusal = (path: string, what: string): MepError =>
 const RESOLVER_FILES = new Set(['package.json', 'tsconfig.json', 'jsconfig.json']);
 /** The most folders of a project the resolver-file check walks before each build. */
 export const MAX_PROJECT_FOLDERS = 20_000;
+/** The most folders of one imported package the resolver-file check walks (a real package holds a few hundred at most). */
+export const MAX_PACKAGE_FOLDERS = 20_000;
 
 /** Refuses a file that is there and is not a bounded regular file; whether it is there. */
 export function checkRegular(path: string): boolean {
@@ -179,8 +181,17 @@ export const newProjectScan = (): ProjectScan => ({ folders: new Map(), files: n
 
 const changeTime = (path: string): BigIntStats | undefined => lstatSync(path, { bigint: true, throwIfNoEntry: false });
 
-/** Reads one folder into `scan` (its change time taken before it is read); the folders under it not seen yet go on `queue`. */
-function scanFolder(folder: string, scan: ProjectScan, queue: string[]): void {
+/** Where `path` leads, links resolved; `path` itself when it leads nowhere (the reader then says it is missing). */
+export function realTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Reads one folder into `scan` (its change time taken before it is read); the folders under it not seen yet go on `queue` (hidden ones only with `hidden`). */
+function scanFolder(folder: string, scan: ProjectScan, queue: string[], hidden: boolean): void {
   const info = changeTime(folder); // lstat: a folder swapped for a link is no longer walked
   if (!info?.isDirectory()) return void scan.folders.delete(folder);
   scan.folders.set(folder, info.ctimeNs);
@@ -193,8 +204,20 @@ function scanFolder(folder: string, scan: ProjectScan, queue: string[]): void {
   for (const entry of entries) {
     const path = join(folder, entry.name);
     if (RESOLVER_FILES.has(entry.name)) scan.files.add(path);
-    else if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.') && !scan.folders.has(path)) queue.push(path);
+    else if (entry.isDirectory() && entry.name !== 'node_modules' && (hidden || !entry.name.startsWith('.')) && !scan.folders.has(path)) queue.push(path);
   }
+}
+
+/**
+ * Reads into `scan` the folders of `root` (not node_modules, never through links): the first time
+ * all of them, then those whose change time moved since `scan`, at most `limit` in all; whether
+ * folders were left unread at the limit.
+ */
+function walk(root: string, scan: ProjectScan, hidden: boolean, limit: number): boolean {
+  const queue = scan.folders.size === 0 ? [root] : [...scan.folders].filter(([folder, at]) => changeTime(folder)?.ctimeNs !== at).map(([folder]) => folder);
+  let i = 0;
+  for (; i < queue.length && scan.folders.size < limit; i++) scanFolder(queue[i]!, scan, queue, hidden);
+  return i < queue.length;
 }
 
 /**
@@ -203,8 +226,31 @@ function scanFolder(folder: string, scan: ProjectScan, queue: string[]): void {
  * folders that changed since `scan` and every resolver file it holds.
  */
 export function checkProject(root: string, scan: ProjectScan, checked: Set<string>): void {
-  const queue = scan.folders.size === 0 ? [root] : [...scan.folders].filter(([folder, at]) => changeTime(folder)?.ctimeNs !== at).map(([folder]) => folder);
-  for (let i = 0; i < queue.length && scan.folders.size < MAX_PROJECT_FOLDERS; i++) scanFolder(queue[i]!, scan, queue);
+  walk(root, scan, false, MAX_PROJECT_FOLDERS);
   for (const folder of scan.folders.keys()) checked.add(folder);
+  for (const file of scan.files) checkResolverFile(file);
+}
+
+/**
+ * Checks the resolver files of every folder of a package a build imports (`node_modules/pkg`, its
+ * real folder when it is a link), hidden ones too, not its own node_modules (packages of their
+ * own, checked when imported) nor through links, and of the folders above it: esbuild reads the
+ * package.json of each folder it resolves into (`dist/esm/` of `"exports": "./dist/esm/index.js"`)
+ * before any hook. `scans` keeps each package's walk (by its real folder) from build to build, so
+ * a watch's rebuild reads again only the folders whose change time moved. More than
+ * {@link MAX_PACKAGE_FOLDERS} folders is `ERR_LIMIT` naming the package (its walk forgotten).
+ */
+export function checkPackage(folder: string, scans: Map<string, ProjectScan>, checked: Set<string>): void {
+  const root = realTarget(folder);
+  checkFoldersUp(root, checked);
+  let scan = scans.get(root);
+  if (!scan) scans.set(root, (scan = newProjectScan()));
+  if (walk(root, scan, true, MAX_PACKAGE_FOLDERS)) {
+    scans.delete(root);
+    throw new MepError(LocalErrorCode.Limit, `${root}: the package holds more than ${MAX_PACKAGE_FOLDERS} folders (MAX_PACKAGE_FOLDERS), more than a build checks for the package.json and tsconfig.json files esbuild reads. Remove the folders the build does not need from the package, or import another package.`, {
+      data: { limit: 'MAX_PACKAGE_FOLDERS', max: MAX_PACKAGE_FOLDERS, path: root },
+    });
+  }
+  for (const at of scan.folders.keys()) checked.add(at);
   for (const file of scan.files) checkResolverFile(file);
 }

@@ -20,9 +20,9 @@ import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path
 import { fileURLToPath } from 'node:url';
 import { isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
-import { MAX_SOURCE_FILE_BYTES, checkFoldersUp, checkProject, checkRegular, newProjectScan, refusal } from './resolver-files.ts';
+import { MAX_SOURCE_FILE_BYTES, checkFoldersUp, checkPackage, checkProject, checkRegular, newProjectScan, realTarget, refusal, type ProjectScan } from './resolver-files.ts';
 
-export { MAX_SOURCE_FILE_BYTES, MAX_PROJECT_FOLDERS } from './resolver-files.ts';
+export { MAX_SOURCE_FILE_BYTES, MAX_PACKAGE_FOLDERS, MAX_PROJECT_FOLDERS } from './resolver-files.ts';
 
 /** mep's own guest PDK (its sources in a checkout, its JavaScript in the package): trusted as the project is. */
 const PDK_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'guest-pdk');
@@ -64,7 +64,14 @@ export function outsideFolders(folders: string[]): RegExp | null {
 const DEFAULT_LOADERS: Record<string, esbuild.Loader> = { '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.json': 'json', '.css': 'css', '.txt': 'text' };
 const ATTRIBUTE_LOADERS: Record<string, esbuild.Loader> = { json: 'json', text: 'text', bytes: 'binary' };
 
-const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: error instanceof Error ? error.message : String(error) }] });
+/** A hook's refusal as esbuild's error; the typed error itself rides along as its `detail`, which the bundle throws as it is ({@link guardRefusal}). */
+const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: error instanceof Error ? error.message : String(error), detail: error instanceof MepError ? error : undefined }] });
+
+/** The guard's typed refusal (ERR_BUILD `not-a-source-file`, ERR_LIMIT) among the errors of a failed build, if any. */
+export function guardRefusal(failure: unknown): MepError | undefined {
+  const errors = (failure as { errors?: { detail?: unknown }[] } | null)?.errors;
+  return Array.isArray(errors) ? (errors.find((m) => m.detail instanceof MepError)?.detail as MepError | undefined) : undefined;
+}
 
 /**
  * The project folder of `entry` for the guard: the nearest folder with a package.json from the
@@ -100,15 +107,15 @@ const isFolder = (path: string): boolean => {
   }
 };
 
-/** The folders of node_modules a bare `name` imported from `from` may resolve into, from `from` up: the package's, and its subpath's when that is a folder. */
-function packageFolders(name: string, from: string): string[] {
+/** The folders of node_modules a bare `name` imported from `from` may resolve into, from `from` up: the package's (`root`), and its subpath's when that is a folder. */
+function packageFolders(name: string, from: string): { folder: string; root: boolean }[] {
   const parts = name.split('/');
   const size = name.startsWith('@') ? 2 : 1;
-  const found: string[] = [];
+  const found: { folder: string; root: boolean }[] = [];
   for (let at = from; ; at = dirname(at)) {
     const modules = join(at, 'node_modules');
-    if (isFolder(join(modules, ...parts.slice(0, size)))) found.push(join(modules, ...parts.slice(0, size)));
-    if (parts.length > size && isFolder(join(modules, name))) found.push(join(modules, name));
+    if (isFolder(join(modules, ...parts.slice(0, size)))) found.push({ folder: join(modules, ...parts.slice(0, size)), root: true });
+    if (parts.length > size && isFolder(join(modules, name))) found.push({ folder: join(modules, name), root: false });
     if (dirname(at) === at || at === '') return found;
   }
 }
@@ -122,7 +129,9 @@ export type SourceGuard = {
 export const sourceGuard = (entry: string, workingFolder: string): SourceGuard => {
   const cwd = projectFolderOf(entry, workingFolder);
   const scan = newProjectScan();
+  const packageScans = new Map<string, ProjectScan>(); // each imported package's walk, kept for a watch's rebuilds
   let checked = new Set<string>();
+  let packages = new Set<string>(); // the package folders walked in this build
   let above: string[] = [];
   let fresh = false;
   // esbuild reads the resolver files as a build starts, beside (not after) onStart, and reads
@@ -133,6 +142,7 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
   // watch swapping src/tsconfig.json for a FIFO held the rebuild for good).
   const check = (): void => {
     checked = new Set<string>();
+    packages = new Set<string>();
     for (const folder of above) checkFoldersUp(folder, checked);
     checkProject(cwd, scan, checked);
   };
@@ -149,11 +159,16 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
       check();
       fresh = true;
       // esbuild reads the package.json of a package it resolves a name to (`node_modules/pkg/`, in
-      // every folder up) before loading anything of it; the project walk skips node_modules (its
-      // size), so a bare name's package folders are checked here, before esbuild resolves it.
+      // every folder up) and of every folder of it it resolves into (`dist/esm/`), before loading
+      // anything of it; the project walk skips node_modules (its size), so at a bare name's first
+      // import in a build, each package folder it may resolve into is walked whole (checkPackage:
+      // every resolver file in it, at most MAX_PACKAGE_FOLDERS folders), before esbuild resolves it.
       build.onResolve({ filter: BARE_NAME }, (args) => {
         try {
-          for (const folder of packageFolders(args.path, args.resolveDir)) checkFoldersUp(folder, checked);
+          for (const { folder, root } of packageFolders(args.path, args.resolveDir)) {
+            checkFoldersUp(folder, checked);
+            if (root && !packages.has(folder)) packages.add(folder), checkPackage(folder, packageScans, checked);
+          }
         } catch (error) {
           return asErrors(error);
         }
@@ -208,15 +223,6 @@ function decode(bytes: Buffer): string {
   }
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.toString('utf8', 3);
   return bytes.toString('utf8');
-}
-
-/** Where `path` leads, links resolved; `path` itself when it leads nowhere (the reader then says it is missing). */
-function realTarget(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**

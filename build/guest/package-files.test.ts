@@ -1,0 +1,136 @@
+// The resolver files (package.json, tsconfig.json, jsconfig.json) anywhere inside a package a
+// build imports from node_modules: esbuild reads the package.json of every folder it resolves
+// into (`dist/esm/` of `"exports": "./dist/esm/index.js"`) before any hook, so each is checked
+// before esbuild resolves the package's name (resolver-files.ts, checkPackage).
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MepError } from '../../host/src/protocol/errors.ts';
+import { bundleGuest, disposeBundleContexts, stopBundler } from './bundle.ts';
+import { MAX_PACKAGE_FOLDERS } from './resolver-files.ts';
+
+const PackageFiles = suite('build :: resolver files inside imported packages');
+
+/** Runs `body` in a fresh scratch folder, removed after. */
+async function inScratch(body: (root: string) => Promise<void>): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'mep-package-files-'));
+  try {
+    await body(root);
+  } finally {
+    await disposeBundleContexts();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The bundle's error, 'built', or 'hung' when esbuild still reads after 20 s (it waited on a FIFO
+ * for good before the check; its service is stopped then so the suite goes on). Not a timing
+ * assertion: these builds end in well under a second.
+ */
+async function bundleError(entry: string, cwd: string, keep = false): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<string>((done) => (timer = setTimeout(() => done('hung'), 20_000)));
+  const built = bundleGuest({ entry, runtime: 'wasm', cwd }, keep).then(() => 'built', (e: unknown) => e);
+  const result = await Promise.race([built, hung]);
+  clearTimeout(timer);
+  if (result === 'hung') await stopBundler();
+  return result;
+}
+
+const refused = (error: unknown, path: string, words: RegExp, code = 'ERR_BUILD'): void => {
+  assert.instance(error, MepError, String(error));
+  assert.is((error as MepError).code, code);
+  const text = (error as Error).message + JSON.stringify((error as MepError).data ?? {});
+  assert.ok(text.includes(path) && words.test(text), text);
+};
+
+/** `root/project` importing `name`, and the package's folder `node_modules/<name>` with `manifest` and `dist/esm/index.js`. */
+async function projectWith(root: string, name: string, manifest: object): Promise<{ entry: string; project: string; pkg: string }> {
+  const project = join(root, 'project');
+  const pkg = join(project, 'node_modules', name);
+  await mkdir(join(project, 'src'), { recursive: true });
+  await mkdir(join(pkg, 'dist', 'esm'), { recursive: true });
+  await writeFile(join(project, 'package.json'), '{ "name": "p" }');
+  await writeFile(join(pkg, 'package.json'), JSON.stringify({ name, ...manifest }));
+  await writeFile(join(pkg, 'dist', 'esm', 'index.js'), 'export const v = 3;\n');
+  const entry = join(project, 'src', 'main.ts');
+  await writeFile(entry, `import { v } from '${name}';\nexport function handle(): number { return v; }\n`);
+  return { entry, project, pkg };
+}
+
+PackageFiles('should refuse a package.json in the folder an import resolves into (exports, main) that is a FIFO or a link to /dev/zero, naming it (esbuild read it for good) :: package-subfolder', () =>
+  inScratch(async (root) => {
+    for (const [name, manifest] of [['pkg', { exports: { '.': './dist/esm/index.js' } }], ['@acme/lib', { main: 'dist/esm/index.js' }]] as const) {
+      const { entry, project, pkg } = await projectWith(join(root, name.replace('/', '-')), name, manifest);
+      assert.is(await bundleError(entry, project), 'built');
+      const nested = join(pkg, 'dist', 'esm', 'package.json');
+      execFileSync('mkfifo', [nested]);
+      const error = await bundleError(entry, project);
+      refused(error, nested, /FIFO/);
+      assert.is(((error as MepError).data as { reason?: string }).reason, 'not-a-source-file');
+      await rm(nested);
+      await symlink('/dev/zero', nested);
+      refused(await bundleError(entry, project), nested, /device/);
+      await rm(nested);
+      // Anywhere in the package, not only where this import resolves: a tsconfig.json linked to a FIFO elsewhere.
+      const fifo = join(root, 'elsewhere.json');
+      execFileSync('mkfifo', [fifo]);
+      await mkdir(join(pkg, 'src', '.hidden'), { recursive: true });
+      await symlink(fifo, join(pkg, 'src', '.hidden', 'tsconfig.json'));
+      refused(await bundleError(entry, project), join(pkg, 'src', '.hidden', 'tsconfig.json'), /FIFO/);
+      await rm(join(pkg, 'src'), { recursive: true });
+      await rm(fifo);
+      assert.is(await bundleError(entry, project), 'built');
+    }
+  }),
+);
+
+PackageFiles('should not walk a package’s own node_modules nor a linked folder, and check a nested package when it is imported :: package-nested', () =>
+  inScratch(async (root) => {
+    const { entry, project, pkg } = await projectWith(root, 'pkg', { main: 'dist/esm/index.js' });
+    // A package of its own under pkg, not imported, and a linked folder: not this package's walk.
+    const other = join(pkg, 'node_modules', 'other');
+    await mkdir(join(other, 'lib'), { recursive: true });
+    execFileSync('mkfifo', [join(other, 'lib', 'package.json')]);
+    await mkdir(join(root, 'away'));
+    await symlink(join(root, 'away'), join(pkg, 'linked'));
+    execFileSync('mkfifo', [join(root, 'away', 'package.json')]);
+    assert.is(await bundleError(entry, project), 'built');
+    // Imported by pkg, it is walked in its turn.
+    await writeFile(join(other, 'package.json'), '{ "name": "other", "main": "index.js" }');
+    await writeFile(join(other, 'index.js'), 'export const w = 4;\n');
+    await writeFile(join(pkg, 'dist', 'esm', 'index.js'), "export { w as v } from 'other';\n");
+    refused(await bundleError(entry, project), join(other, 'lib', 'package.json'), /FIFO/);
+  }),
+);
+
+PackageFiles('should check again, at a watch rebuild, the folders of an imported package that changed (a package.json swapped for a FIFO) :: package-watch', () =>
+  inScratch(async (root) => {
+    const { entry, project, pkg } = await projectWith(root, 'pkg', { exports: './dist/esm/index.js' });
+    assert.is(await bundleError(entry, project, true), 'built');
+    const nested = join(pkg, 'dist', 'esm', 'package.json');
+    execFileSync('mkfifo', [nested]);
+    refused(await bundleError(entry, project, true), nested, /FIFO/);
+    await rm(nested);
+    assert.is(await bundleError(entry, project, true), 'built');
+    await mkdir(join(pkg, 'dist', 'cjs', 'deep'), { recursive: true });
+    await symlink('/dev/zero', join(pkg, 'dist', 'cjs', 'deep', 'jsconfig.json'));
+    refused(await bundleError(entry, project, true), join(pkg, 'dist', 'cjs', 'deep', 'jsconfig.json'), /device/);
+  }),
+);
+
+PackageFiles('should refuse a package of more folders than MAX_PACKAGE_FOLDERS, naming the package and the limit :: package-bound', () =>
+  inScratch(async (root) => {
+    const { entry, project, pkg } = await projectWith(root, 'pkg', { main: 'dist/esm/index.js' });
+    for (let n = 0; n < MAX_PACKAGE_FOLDERS; n++) mkdirSync(join(pkg, 'many', String(n % 100), String(n)), { recursive: true });
+    const error = await bundleError(entry, project);
+    refused(error, pkg, new RegExp(`${MAX_PACKAGE_FOLDERS}`), 'ERR_LIMIT');
+    assert.is(((error as MepError).data as { limit?: string }).limit, 'MAX_PACKAGE_FOLDERS');
+  }),
+);
+
+PackageFiles.run();
