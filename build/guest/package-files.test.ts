@@ -89,7 +89,7 @@ PackageFiles('should refuse a package.json in the folder an import resolves into
   }),
 );
 
-PackageFiles('should not walk a package’s own node_modules nor a linked folder, and check a nested package when it is imported :: package-nested', () =>
+PackageFiles('should not walk the node_modules of a package nor a linked folder in it, and check a nested package when it is imported :: package-nested', () =>
   inScratch(async (root) => {
     const { entry, project, pkg } = await projectWith(root, 'pkg', { main: 'dist/esm/index.js' });
     // A package of its own under pkg, not imported, and a linked folder: not this package's walk.

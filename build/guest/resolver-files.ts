@@ -3,6 +3,10 @@
  * `jsconfig.json`, a tsconfig's `extends` chain) are held to what sources are (source-files.ts):
  * bounded regular files, checked before esbuild is asked, since esbuild reads them itself, with
  * no hook: a FIFO among them held the build for good, a link to `/dev/zero` grew it without end.
+ * What is checked: the folders above the project, the project's own folders ({@link checkProject},
+ * at most {@link MAX_PROJECT_FOLDERS}), and every folder of each package a bare import may resolve
+ * into ({@link checkPackage}, at most {@link MAX_PACKAGE_FOLDERS} a package), each walk kept by
+ * change time so a watch's rebuild reads again only the folders that changed.
  */
 import { lstatSync, readdirSync, realpathSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';

@@ -88,14 +88,6 @@ export function projectFolderOf(entry: string, workingFolder: string): string {
   }
 }
 
-/**
- * The esbuild plugin that keeps a build to bounded regular files: it refuses a module whose
- * (link-resolved) path is in a system tree; it loads a module outside the project (and mep's own
- * PDK) itself through the shared regular-file reader, checking the resolver files of its folders;
- * and before each build it checks the resolver files of the project and of the folders above it.
- * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
- * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
- */
 /** An import of a package by name (`pkg`, `@scope/pkg/sub`), not a path nor a scheme (`node:fs`). */
 const BARE_NAME = /^[^./][^:]*$/;
 
@@ -126,6 +118,21 @@ export type SourceGuard = {
   recheck(): void;
 };
 
+/**
+ * The esbuild plugin that keeps a build to bounded regular files: it refuses a module whose
+ * (link-resolved) path is in a system tree; it loads a module outside the project (and mep's own
+ * PDK) itself through the shared regular-file reader, checking the resolver files of its folders;
+ * before each build it checks the resolver files of the project (at most MAX_PROJECT_FOLDERS
+ * folders, not node_modules nor hidden ones) and of the folders above it; and at the first import
+ * of a bare name in a build, before esbuild resolves it, those of every folder of each package
+ * folder it may resolve into (checkPackage: hidden folders too, not the package's own
+ * node_modules nor through links, at most MAX_PACKAGE_FOLDERS, else ERR_LIMIT naming it) and of
+ * the folders above. A watch's rebuild reads again only the folders whose change time moved.
+ * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
+ * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
+ * Left: a resolver file swapped between the check and esbuild's own read (a race) still reaches
+ * esbuild.
+ */
 export const sourceGuard = (entry: string, workingFolder: string): SourceGuard => {
   const cwd = projectFolderOf(entry, workingFolder);
   const scan = newProjectScan();
