@@ -5,48 +5,28 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MepError } from '../../host/src/protocol/errors.ts';
-import { bundleGuest, disposeBundleContexts, stopBundler } from './bundle.ts';
+import type { MepError } from '../../host/src/protocol/errors.ts';
+import { disposeBundleContexts } from './bundle.ts';
 import { MAX_PACKAGE_FOLDERS } from './resolver-files.ts';
+import { bundleError as bundleErrorOf, inScratch as inScratchOf, refusedNaming } from './testing/bundle-error.ts';
 
 const PackageFiles = suite('build :: resolver files inside imported packages');
 
-/** Runs `body` in a fresh scratch folder, removed after. */
-async function inScratch(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await mkdtemp(join(tmpdir(), 'mep-package-files-'));
-  try {
-    await body(root);
-  } finally {
-    await disposeBundleContexts();
-    await rm(root, { recursive: true, force: true });
-  }
-}
+/** Runs `body` in a fresh scratch folder, its kept esbuild contexts disposed after. */
+const inScratch = (body: (root: string) => Promise<void>): Promise<void> =>
+  inScratchOf('package-files', async (root) => {
+    try {
+      await body(root);
+    } finally {
+      await disposeBundleContexts();
+    }
+  });
 
-/**
- * The bundle's error, 'built', or 'hung' when esbuild still reads after 20 s (it waited on a FIFO
- * for good before the check; its service is stopped then so the suite goes on). Not a timing
- * assertion: these builds end in well under a second.
- */
-async function bundleError(entry: string, cwd: string, keep = false): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<string>((done) => (timer = setTimeout(() => done('hung'), 20_000)));
-  const built = bundleGuest({ entry, runtime: 'wasm', cwd }, keep).then(() => 'built', (e: unknown) => e);
-  const result = await Promise.race([built, hung]);
-  clearTimeout(timer);
-  if (result === 'hung') await stopBundler();
-  return result;
-}
-
-const refused = (error: unknown, path: string, words: RegExp, code = 'ERR_BUILD'): void => {
-  assert.instance(error, MepError, String(error));
-  assert.is((error as MepError).code, code);
-  const text = (error as Error).message + JSON.stringify((error as MepError).data ?? {});
-  assert.ok(text.includes(path) && words.test(text), text);
-};
+/** The bundle's error, 'built', or 'hung' after 20 s (these builds end in well under a second). */
+const bundleError = (entry: string, cwd: string, keep = false): Promise<unknown> => bundleErrorOf(entry, cwd, keep, 20_000);
 
 /** `root/project` importing `name`, and the package's folder `node_modules/<name>` with `manifest` and `dist/esm/index.js`. */
 async function projectWith(root: string, name: string, manifest: object): Promise<{ entry: string; project: string; pkg: string }> {
@@ -70,18 +50,18 @@ PackageFiles('should refuse a package.json in the folder an import resolves into
       const nested = join(pkg, 'dist', 'esm', 'package.json');
       execFileSync('mkfifo', [nested]);
       const error = await bundleError(entry, project);
-      refused(error, nested, /FIFO/);
+      refusedNaming(error, nested, /FIFO/, 'ERR_BUILD');
       assert.is(((error as MepError).data as { reason?: string }).reason, 'not-a-source-file');
       await rm(nested);
       await symlink('/dev/zero', nested);
-      refused(await bundleError(entry, project), nested, /device/);
+      refusedNaming(await bundleError(entry, project), nested, /device/);
       await rm(nested);
       // Anywhere in the package, not only where this import resolves: a tsconfig.json linked to a FIFO elsewhere.
       const fifo = join(root, 'elsewhere.json');
       execFileSync('mkfifo', [fifo]);
       await mkdir(join(pkg, 'src', '.hidden'), { recursive: true });
       await symlink(fifo, join(pkg, 'src', '.hidden', 'tsconfig.json'));
-      refused(await bundleError(entry, project), join(pkg, 'src', '.hidden', 'tsconfig.json'), /FIFO/);
+      refusedNaming(await bundleError(entry, project), join(pkg, 'src', '.hidden', 'tsconfig.json'), /FIFO/);
       await rm(join(pkg, 'src'), { recursive: true });
       await rm(fifo);
       assert.is(await bundleError(entry, project), 'built');
@@ -104,7 +84,7 @@ PackageFiles('should not walk the node_modules of a package nor a linked folder 
     await writeFile(join(other, 'package.json'), '{ "name": "other", "main": "index.js" }');
     await writeFile(join(other, 'index.js'), 'export const w = 4;\n');
     await writeFile(join(pkg, 'dist', 'esm', 'index.js'), "export { w as v } from 'other';\n");
-    refused(await bundleError(entry, project), join(other, 'lib', 'package.json'), /FIFO/);
+    refusedNaming(await bundleError(entry, project), join(other, 'lib', 'package.json'), /FIFO/);
   }),
 );
 
@@ -114,12 +94,12 @@ PackageFiles('should check again, at a watch rebuild, the folders of an imported
     assert.is(await bundleError(entry, project, true), 'built');
     const nested = join(pkg, 'dist', 'esm', 'package.json');
     execFileSync('mkfifo', [nested]);
-    refused(await bundleError(entry, project, true), nested, /FIFO/);
+    refusedNaming(await bundleError(entry, project, true), nested, /FIFO/);
     await rm(nested);
     assert.is(await bundleError(entry, project, true), 'built');
     await mkdir(join(pkg, 'dist', 'cjs', 'deep'), { recursive: true });
     await symlink('/dev/zero', join(pkg, 'dist', 'cjs', 'deep', 'jsconfig.json'));
-    refused(await bundleError(entry, project, true), join(pkg, 'dist', 'cjs', 'deep', 'jsconfig.json'), /device/);
+    refusedNaming(await bundleError(entry, project, true), join(pkg, 'dist', 'cjs', 'deep', 'jsconfig.json'), /device/);
   }),
 );
 
@@ -128,7 +108,7 @@ PackageFiles('should refuse a package of more folders than MAX_PACKAGE_FOLDERS, 
     const { entry, project, pkg } = await projectWith(root, 'pkg', { main: 'dist/esm/index.js' });
     for (let n = 0; n < MAX_PACKAGE_FOLDERS; n++) mkdirSync(join(pkg, 'many', String(n % 100), String(n)), { recursive: true });
     const error = await bundleError(entry, project);
-    refused(error, pkg, new RegExp(`${MAX_PACKAGE_FOLDERS}`), 'ERR_LIMIT');
+    refusedNaming(error, pkg, new RegExp(`${MAX_PACKAGE_FOLDERS}`), 'ERR_LIMIT');
     assert.is(((error as MepError).data as { limit?: string }).limit, 'MAX_PACKAGE_FOLDERS');
   }),
 );
