@@ -65,6 +65,12 @@ PackageFiles('should refuse a package.json in the folder an import resolves into
       await rm(join(pkg, 'src'), { recursive: true });
       await rm(fifo);
       assert.is(await bundleError(entry, project), 'built');
+      // Imported by a path through node_modules, not by its name: walked the same way.
+      await writeFile(entry, `import { v } from '../node_modules/${name}/dist/esm/index.js';\nexport function handle(): number { return v; }\n`);
+      execFileSync('mkfifo', [nested]);
+      refusedNaming(await bundleError(entry, project), nested, /FIFO/, 'ERR_BUILD');
+      await rm(nested);
+      assert.is(await bundleError(entry, project), 'built');
     }
   }),
 );

@@ -112,6 +112,19 @@ function packageFolders(name: string, from: string): { folder: string; root: boo
   }
 }
 
+/** An import by path (`../node_modules/pkg/dist`, `/abs/node_modules/@s/p`) through a node_modules folder. */
+const THROUGH_MODULES = /^[./].*node_modules\//;
+
+/** The package folder a path through node_modules leads into (`…/node_modules/@scope/pkg`), by its last node_modules; none when it names no package folder. */
+function packageOfPath(path: string): { folder: string; root: boolean }[] {
+  const at = path.lastIndexOf('/node_modules/');
+  const parts = at < 0 ? [] : path.slice(at + '/node_modules/'.length).split('/');
+  const size = parts[0]?.startsWith('@') ? 2 : 1;
+  if (parts.length < size || parts.slice(0, size).some((p) => p === '')) return [];
+  const folder = join(path.slice(0, at), 'node_modules', ...parts.slice(0, size));
+  return isFolder(folder) ? [{ folder, root: true }] : [];
+}
+
 export type SourceGuard = {
   plugin: esbuild.Plugin;
   /** Checks again, before a kept context's rebuild (a watch), what the first build checked as it started; throws its refusal. */
@@ -124,10 +137,10 @@ export type SourceGuard = {
  * PDK) itself through the shared regular-file reader, checking the resolver files of its folders;
  * before each build it checks the resolver files of the project (at most MAX_PROJECT_FOLDERS
  * folders, not node_modules nor hidden ones) and of the folders above it; and at the first import
- * of a bare name in a build, before esbuild resolves it, those of every folder of each package
- * folder it may resolve into (checkPackage: hidden folders too, not the package's own
- * node_modules nor through links, at most MAX_PACKAGE_FOLDERS, else ERR_LIMIT naming it) and of
- * the folders above. A watch's rebuild reads again only the folders whose change time moved.
+ * in a build of a bare name (or of a path through node_modules), before esbuild resolves it, those
+ * of every folder of each package folder it may resolve into (checkPackage: hidden folders too,
+ * not the package's own node_modules nor through links, at most MAX_PACKAGE_FOLDERS, else
+ * ERR_LIMIT naming it) and of the folders above. A watch's rebuild reads again only the folders whose change time moved.
  * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
  * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
  * Left: a resolver file swapped between the check and esbuild's own read (a race) still reaches
@@ -170,9 +183,10 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
       // anything of it; the project walk skips node_modules (its size), so at a bare name's first
       // import in a build, each package folder it may resolve into is walked whole (checkPackage:
       // every resolver file in it, at most MAX_PACKAGE_FOLDERS folders), before esbuild resolves it.
-      build.onResolve({ filter: BARE_NAME }, (args) => {
+      // An import by a path through node_modules (`../node_modules/pkg/dist`) walks its package the same way.
+      const checkPackages = (folders: { folder: string; root: boolean }[]): esbuild.OnResolveResult | undefined => {
         try {
-          for (const { folder, root } of packageFolders(args.path, args.resolveDir)) {
+          for (const { folder, root } of folders) {
             checkFoldersUp(folder, checked);
             if (root && !packages.has(folder)) packages.add(folder), checkPackage(folder, packageScans, checked);
           }
@@ -180,7 +194,9 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
           return asErrors(error);
         }
         return undefined;
-      });
+      };
+      build.onResolve({ filter: BARE_NAME }, (args) => checkPackages(packageFolders(args.path, args.resolveDir)));
+      build.onResolve({ filter: THROUGH_MODULES }, (args) => checkPackages(packageOfPath(resolve(args.resolveDir, args.path))));
       build.onLoad({ filter, namespace: 'file' }, (args) => {
         if (SYSTEM_TREES.test(args.path)) return { errors: [{ text: refusal(args.path, 'in a system tree (/dev, /proc, /sys)').message }] };
         const type = args.with['type'];
