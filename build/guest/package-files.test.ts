@@ -75,22 +75,32 @@ PackageFiles('should refuse a package.json in the folder an import resolves into
   }),
 );
 
-PackageFiles('should not walk the node_modules of a package nor a linked folder in it, and check a nested package when it is imported :: package-nested', () =>
+PackageFiles('should walk a folder of a package that is a link at its target (esbuild read through it for good), end a loop of links, and not walk the node_modules of a package until imported :: package-links', () =>
   inScratch(async (root) => {
     const { entry, project, pkg } = await projectWith(root, 'pkg', { main: 'dist/esm/index.js' });
-    // A package of its own under pkg, not imported, and a linked folder: not this package's walk.
+    // A package of its own under pkg, not imported: not this package's walk.
     const other = join(pkg, 'node_modules', 'other');
     await mkdir(join(other, 'lib'), { recursive: true });
     execFileSync('mkfifo', [join(other, 'lib', 'package.json')]);
-    await mkdir(join(root, 'away'));
-    await symlink(join(root, 'away'), join(pkg, 'linked'));
-    execFileSync('mkfifo', [join(root, 'away', 'package.json')]);
+    await symlink(pkg, join(pkg, 'dist', 'loop')); // a loop of links
     assert.is(await bundleError(entry, project), 'built');
-    // Imported by pkg, it is walked in its turn.
+    // dist a link elsewhere (a git dependency's), its esm/package.json a FIFO: esbuild read it resolving pkg.
+    const away = join(root, 'away', 'dist');
+    await mkdir(join(away, 'esm'), { recursive: true });
+    await writeFile(join(away, 'esm', 'index.js'), 'export const v = 5;\n');
+    execFileSync('mkfifo', [join(away, 'esm', 'package.json')]);
+    await rm(join(pkg, 'dist'), { recursive: true });
+    await symlink(away, join(pkg, 'dist'));
+    refusedNaming(await bundleError(entry, project), join(away, 'esm', 'package.json'), /FIFO/, 'ERR_BUILD');
+    await rm(join(away, 'esm', 'package.json'));
+    assert.is(await bundleError(entry, project), 'built');
+    // Imported by pkg, the nested package is walked in its turn.
     await writeFile(join(other, 'package.json'), '{ "name": "other", "main": "index.js" }');
     await writeFile(join(other, 'index.js'), 'export const w = 4;\n');
+    await rm(join(pkg, 'dist'));
+    await mkdir(join(pkg, 'dist', 'esm'), { recursive: true });
     await writeFile(join(pkg, 'dist', 'esm', 'index.js'), "export { w as v } from 'other';\n");
-    refusedNaming(await bundleError(entry, project), join(other, 'lib', 'package.json'), /FIFO/);
+    refusedNaming(await bundleError(entry, project), join(other, 'lib', 'package.json'), /FIFO/, 'ERR_BUILD');
   }),
 );
 

@@ -179,9 +179,11 @@ export function checkFoldersUp(folder: string, checked: Set<string>): void {
 export interface ProjectScan {
   folders: Map<string, bigint>;
   files: Set<string>;
+  /** The links found among the folders' entries (a package's linked folders are walked at their targets). */
+  links: Set<string>;
 }
 
-export const newProjectScan = (): ProjectScan => ({ folders: new Map(), files: new Set() });
+export const newProjectScan = (): ProjectScan => ({ folders: new Map(), files: new Set(), links: new Set() });
 
 const changeTime = (path: string): BigIntStats | undefined => lstatSync(path, { bigint: true, throwIfNoEntry: false });
 
@@ -208,6 +210,7 @@ function scanFolder(folder: string, scan: ProjectScan, queue: string[], hidden: 
   for (const entry of entries) {
     const path = join(folder, entry.name);
     if (RESOLVER_FILES.has(entry.name)) scan.files.add(path);
+    else if (entry.isSymbolicLink() && entry.name !== 'node_modules') scan.links.add(path);
     else if (entry.isDirectory() && entry.name !== 'node_modules' && (hidden || !entry.name.startsWith('.')) && !scan.folders.has(path)) queue.push(path);
   }
 }
@@ -235,26 +238,44 @@ export function checkProject(root: string, scan: ProjectScan, checked: Set<strin
   for (const file of scan.files) checkResolverFile(file);
 }
 
+/** Whether `path` leads to a folder (links followed); not when a file is on the way (ENOTDIR) or links loop. */
+export const isFolder = (path: string): boolean => {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // esbuild resolves nothing through it either
+  }
+};
+
 /**
  * Checks the resolver files of every folder of a package a build imports (`node_modules/pkg`, its
  * real folder when it is a link), hidden ones too, not its own node_modules (packages of their
- * own, checked when imported) nor through links, and of the folders above it: esbuild reads the
- * package.json of each folder it resolves into (`dist/esm/` of `"exports": "./dist/esm/index.js"`)
- * before any hook. `scans` keeps each package's walk (by its real folder) from build to build, so
- * a watch's rebuild reads again only the folders whose change time moved. More than
- * {@link MAX_PACKAGE_FOLDERS} folders is `ERR_LIMIT` naming the package (its walk forgotten).
+ * own, checked when imported), and of the folders above it: esbuild reads the package.json of each
+ * folder it resolves into (`dist/esm/` of `"exports": "./dist/esm/index.js"`) before any hook. A
+ * folder of it that is a link (a git dependency's `dist -> ../../elsewhere`) is walked at its real
+ * folder in turn, each real folder once a build (`walked`: a loop of links ends). `scans` keeps
+ * each walk (by real folder) from build to build, so a watch's rebuild reads again only the
+ * folders whose change time moved. More than {@link MAX_PACKAGE_FOLDERS} folders in all, linked
+ * ones counted, is `ERR_LIMIT` naming the package (the walk that met the bound forgotten).
  */
-export function checkPackage(folder: string, scans: Map<string, ProjectScan>, checked: Set<string>): void {
-  const root = realTarget(folder);
-  checkFoldersUp(root, checked);
-  let scan = scans.get(root);
-  if (!scan) scans.set(root, (scan = newProjectScan()));
-  if (walk(root, scan, true, MAX_PACKAGE_FOLDERS)) {
-    scans.delete(root);
-    throw new MepError(LocalErrorCode.Limit, `${root}: the package holds more than ${MAX_PACKAGE_FOLDERS} folders (MAX_PACKAGE_FOLDERS), more than a build checks for the package.json and tsconfig.json files esbuild reads. Remove the folders the build does not need from the package, or import another package.`, {
-      data: { limit: 'MAX_PACKAGE_FOLDERS', max: MAX_PACKAGE_FOLDERS, path: root },
-    });
+export function checkPackage(folder: string, scans: Map<string, ProjectScan>, checked: Set<string>, walked: Set<string>): void {
+  const roots = [realTarget(folder)];
+  let total = 0;
+  for (let i = 0; i < roots.length; i++) {
+    const root = roots[i]!;
+    if (walked.has(root) && i > 0) continue; // the package's own folder may be in it as imported
+    walked.add(root);
+    checkFoldersUp(root, checked);
+    let scan = scans.get(root);
+    if (!scan) scans.set(root, (scan = newProjectScan()));
+    if (walk(root, scan, true, MAX_PACKAGE_FOLDERS - total) || (total += scan.folders.size) > MAX_PACKAGE_FOLDERS) {
+      scans.delete(root);
+      throw new MepError(LocalErrorCode.Limit, `${folder}: the package holds more than ${MAX_PACKAGE_FOLDERS} folders (MAX_PACKAGE_FOLDERS, linked folders counted), more than a build checks for the package.json and tsconfig.json files esbuild reads. Remove the folders the build does not need from the package, or import another package.`, {
+        data: { limit: 'MAX_PACKAGE_FOLDERS', max: MAX_PACKAGE_FOLDERS, path: folder },
+      });
+    }
+    for (const at of scan.folders.keys()) checked.add(at);
+    for (const file of scan.files) checkResolverFile(file);
+    for (const link of scan.links) if (isFolder(link)) roots.push(realTarget(link));
   }
-  for (const at of scan.folders.keys()) checked.add(at);
-  for (const file of scan.files) checkResolverFile(file);
 }

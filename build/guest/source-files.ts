@@ -15,12 +15,12 @@
  *   `stopBundler`).
  */
 import type * as esbuild from 'esbuild';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
-import { MAX_SOURCE_FILE_BYTES, checkFoldersUp, checkPackage, checkProject, checkRegular, newProjectScan, realTarget, refusal, type ProjectScan } from './resolver-files.ts';
+import { MAX_SOURCE_FILE_BYTES, checkFoldersUp, checkPackage, checkProject, checkRegular, isFolder, newProjectScan, realTarget, refusal, type ProjectScan } from './resolver-files.ts';
 
 export { MAX_SOURCE_FILE_BYTES, MAX_PACKAGE_FOLDERS, MAX_PROJECT_FOLDERS } from './resolver-files.ts';
 
@@ -91,14 +91,6 @@ export function projectFolderOf(entry: string, workingFolder: string): string {
 /** An import of a package by name (`pkg`, `@scope/pkg/sub`), not a path nor a scheme (`node:fs`). */
 const BARE_NAME = /^[^./][^:]*$/;
 
-const isFolder = (path: string): boolean => {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    return false; // ENOTDIR: a file on the way
-  }
-};
-
 /** The folders of node_modules a bare `name` imported from `from` may resolve into, from `from` up: the package's (`root`), and its subpath's when that is a folder. */
 function packageFolders(name: string, from: string): { folder: string; root: boolean }[] {
   const parts = name.split('/');
@@ -151,7 +143,7 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
   const scan = newProjectScan();
   const packageScans = new Map<string, ProjectScan>(); // each imported package's walk, kept for a watch's rebuilds
   let checked = new Set<string>();
-  let packages = new Set<string>(); // the package folders walked in this build
+  let packages = new Set<string>(); // the package folders walked in this build (as imported, and real)
   let above: string[] = [];
   let fresh = false;
   // esbuild reads the resolver files as a build starts, beside (not after) onStart, and reads
@@ -188,7 +180,7 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
         try {
           for (const { folder, root } of folders) {
             checkFoldersUp(folder, checked);
-            if (root && !packages.has(folder)) packages.add(folder), checkPackage(folder, packageScans, checked);
+            if (root && !packages.has(folder)) packages.add(folder), checkPackage(folder, packageScans, checked, packages);
           }
         } catch (error) {
           return asErrors(error);
