@@ -131,8 +131,8 @@ export type SourceGuard = {
  * folders, not node_modules nor hidden ones) and of the folders above it; and at the first import
  * in a build of a bare name (or of a path through node_modules), before esbuild resolves it, those
  * of every folder of each package folder it may resolve into (checkPackage: hidden folders too,
- * not the package's own node_modules nor through links, at most MAX_PACKAGE_FOLDERS, else
- * ERR_LIMIT naming it) and of the folders above. A watch's rebuild reads again only the folders whose change time moved.
+ * linked ones at their real folders, not the package's own node_modules, at most
+ * MAX_PACKAGE_FOLDERS, else ERR_LIMIT naming it) and of the folders above. A watch's rebuild reads again only the folders whose change time moved.
  * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
  * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
  * Left: a resolver file swapped between the check and esbuild's own read (a race) still reaches
