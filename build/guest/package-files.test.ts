@@ -104,6 +104,23 @@ PackageFiles('should walk a folder of a package that is a link at its target (es
   }),
 );
 
+PackageFiles('should walk a folder of the project that is a link at its target, whose package.json a FIFO held the build for good :: project-link', () =>
+  inScratch(async (root) => {
+    const project = join(root, 'project');
+    const away = join(root, 'away', 'lib');
+    await mkdir(join(project, 'src'), { recursive: true });
+    await mkdir(away, { recursive: true });
+    await writeFile(join(project, 'package.json'), '{ "name": "p" }');
+    await writeFile(join(away, 'x.js'), 'export const v = 3;\n');
+    await symlink(away, join(project, 'src', 'lib'));
+    const entry = join(project, 'src', 'main.ts');
+    await writeFile(entry, "import { v } from './lib/x.js';\nexport function handle(): number { return v; }\n");
+    assert.is(await bundleError(entry, project), 'built');
+    execFileSync('mkfifo', [join(away, 'package.json')]);
+    refusedNaming(await bundleError(entry, project), join(away, 'package.json'), /FIFO/, 'ERR_BUILD');
+  }),
+);
+
 PackageFiles('should check again, at a watch rebuild, the folders of an imported package that changed (a package.json swapped for a FIFO) :: package-watch', () =>
   inScratch(async (root) => {
     const { entry, project, pkg } = await projectWith(root, 'pkg', { exports: './dist/esm/index.js' });

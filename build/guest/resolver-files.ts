@@ -270,7 +270,7 @@ export function checkPackage(folder: string, scans: Map<string, ProjectScan>, ch
     if (!scan) scans.set(root, (scan = newProjectScan()));
     if (walk(root, scan, true, MAX_PACKAGE_FOLDERS - total) || (total += scan.folders.size) > MAX_PACKAGE_FOLDERS) {
       scans.delete(root);
-      throw new MepError(LocalErrorCode.Limit, `${folder}: the package holds more than ${MAX_PACKAGE_FOLDERS} folders (MAX_PACKAGE_FOLDERS, linked folders counted), more than a build checks for the package.json and tsconfig.json files esbuild reads. Remove the folders the build does not need from the package, or import another package.`, {
+      throw new MepError(LocalErrorCode.Limit, `${folder} (an imported package, or a folder of the project that is a link) holds more than ${MAX_PACKAGE_FOLDERS} folders (MAX_PACKAGE_FOLDERS, linked folders counted), more than a build checks for the package.json and tsconfig.json files esbuild reads. Remove the folders the build does not need from it, or import another package.`, {
         data: { limit: 'MAX_PACKAGE_FOLDERS', max: MAX_PACKAGE_FOLDERS, path: folder },
       });
     }

@@ -157,6 +157,10 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
     packages = new Set<string>();
     for (const folder of above) checkFoldersUp(folder, checked);
     checkProject(cwd, scan, checked);
+    // A folder of the project that is a link (src/lib -> ../../elsewhere/lib): esbuild reads the
+    // package.json of the folders it resolves into through it as it does a package's, so it is
+    // walked as a package is, at its real folder (the project walk goes through no link).
+    for (const link of scan.links) if (isFolder(link)) checkPackage(link, packageScans, checked, packages);
   };
   const recheck = (): void => (fresh ? void (fresh = false) : check());
   const plugin: esbuild.Plugin = {
