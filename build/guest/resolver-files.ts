@@ -197,9 +197,10 @@ export function realTarget(path: string): string {
 }
 
 /** Reads one folder into `scan` (its change time taken before it is read); the folders under it not seen yet go on `queue` (hidden ones only with `hidden`). */
-function scanFolder(folder: string, scan: ProjectScan, queue: string[], hidden: boolean): void {
+function scanFolder(folder: string, root: string, scan: ProjectScan, queue: string[], hidden: boolean): void {
   const info = changeTime(folder); // lstat: a folder swapped for a link is no longer walked
-  if (!info?.isDirectory()) return void scan.folders.delete(folder);
+  // Nor what lies below it, now reached through the link (its parent is read first, walks are breadth first).
+  if (!info?.isDirectory() || (folder !== root && !scan.folders.has(dirname(folder)))) return forget(folder, scan);
   scan.folders.set(folder, info.ctimeNs);
   let entries: Dirent[];
   try {
@@ -215,6 +216,12 @@ function scanFolder(folder: string, scan: ProjectScan, queue: string[], hidden: 
   }
 }
 
+/** Drops `folder` from `scan`, with the resolver files and links found in it. */
+function forget(folder: string, scan: ProjectScan): void {
+  if (!scan.folders.delete(folder)) return;
+  for (const found of [scan.files, scan.links]) for (const path of found) if (dirname(path) === folder) found.delete(path);
+}
+
 /**
  * Reads into `scan` the folders of `root` (not node_modules, never through links): the first time
  * all of them, then those whose change time moved since `scan`, at most `limit` in all; whether
@@ -223,7 +230,7 @@ function scanFolder(folder: string, scan: ProjectScan, queue: string[], hidden: 
 function walk(root: string, scan: ProjectScan, hidden: boolean, limit: number): boolean {
   const queue = scan.folders.size === 0 ? [root] : [...scan.folders].filter(([folder, at]) => changeTime(folder)?.ctimeNs !== at).map(([folder]) => folder);
   let i = 0;
-  for (; i < queue.length && scan.folders.size < limit; i++) scanFolder(queue[i]!, scan, queue, hidden);
+  for (; i < queue.length && scan.folders.size < limit; i++) scanFolder(queue[i]!, root, scan, queue, hidden);
   return i < queue.length;
 }
 

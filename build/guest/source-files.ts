@@ -117,6 +117,15 @@ function packageOfPath(path: string): { folder: string; root: boolean }[] {
   return isFolder(folder) ? [{ folder, root: true }] : [];
 }
 
+/**
+ * Each walked package's scan by its real folder, shared by every build of the process: a scan is
+ * only a cache (each folder read again when its change time moved), so the next build (`mep
+ * build`'s second esbuild build, a watch's rebuild) reads only what changed. Forgotten whole past
+ * {@link MAX_KEPT_PACKAGE_SCANS} packages.
+ */
+const packageScans = new Map<string, ProjectScan>();
+const MAX_KEPT_PACKAGE_SCANS = 10_000;
+
 export type SourceGuard = {
   plugin: esbuild.Plugin;
   /** Checks again, before a kept context's rebuild (a watch), what the first build checked as it started; throws its refusal. */
@@ -141,7 +150,7 @@ export type SourceGuard = {
 export const sourceGuard = (entry: string, workingFolder: string): SourceGuard => {
   const cwd = projectFolderOf(entry, workingFolder);
   const scan = newProjectScan();
-  const packageScans = new Map<string, ProjectScan>(); // each imported package's walk, kept for a watch's rebuilds
+  if (packageScans.size > MAX_KEPT_PACKAGE_SCANS) packageScans.clear();
   let checked = new Set<string>();
   let packages = new Set<string>(); // the package folders walked in this build (as imported, and real)
   let above: string[] = [];
