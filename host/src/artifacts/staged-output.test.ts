@@ -1,13 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs, { existsSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ErrorCode, LocalErrorCode, MepError, isMepError } from '../protocol/errors.ts';
 import { openStagedOutput } from './staged-output.ts';
 import type { PublishStep, StagedOutput } from './staged-output.ts';
 import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
+import { withPatchedBuiltin } from '../../../fixtures/testing/patched-builtin.ts';
 
 const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-staged-', fn);
 
@@ -148,31 +148,27 @@ Staged('should create at most one file at a time in a directory, and many direct
     const out = join(dir, 'out');
     const output = await openStagedOutput(out);
     // Counts the creates in flight per directory through fs.open, which the stager calls (its
-    // ESM import of node:fs sees the patched function after syncBuiltinESMExports).
-    const realOpen = fs.open;
+    // ESM import of node:fs sees the patched function).
     const inFlight = new Map<string, number>();
     let most = 0;
     let together = 0;
     let mostTogether = 0;
-    (fs as { open: unknown }).open = (path: string, flags: string, mode: number, callback: (e: Error | null, fd: number) => void) => {
-      const folder = dirname(path);
-      inFlight.set(folder, (inFlight.get(folder) ?? 0) + 1);
-      most = Math.max(most, inFlight.get(folder) as number);
-      mostTogether = Math.max(mostTogether, ++together);
-      realOpen(path, flags, mode, (error, fd) => {
-        inFlight.set(folder, (inFlight.get(folder) as number) - 1);
-        together--;
-        callback(error, fd);
-      });
-    };
-    syncBuiltinESMExports();
-    try {
+    const counted = (realOpen: typeof fs.open) =>
+      ((path: string, flags: string, mode: number, callback: (e: Error | null, fd: number) => void) => {
+        const folder = dirname(path);
+        inFlight.set(folder, (inFlight.get(folder) ?? 0) + 1);
+        most = Math.max(most, inFlight.get(folder) as number);
+        mostTogether = Math.max(mostTogether, ++together);
+        realOpen(path, flags, mode, (error, fd) => {
+          inFlight.set(folder, (inFlight.get(folder) as number) - 1);
+          together--;
+          callback(error, fd);
+        });
+      }) as typeof fs.open;
+    await withPatchedBuiltin(fs, 'open', counted, async () => {
       const files = Array.from({ length: 120 }, (_, i) => file(`m${i % 3}/f${i}.txt`));
       await Promise.all(files.map((f) => output.add(f)));
-    } finally {
-      fs.open = realOpen;
-      syncBuiltinESMExports();
-    }
+    });
     await output.publish();
     assert.is(most, 1, 'creates in flight in one directory at once');
     assert.ok(mostTogether > 1, `creates in three directories overlap (at most ${mostTogether} at once)`);

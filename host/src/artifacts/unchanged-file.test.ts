@@ -2,7 +2,6 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import fs, { existsSync } from 'node:fs';
-import { syncBuiltinESMExports } from 'node:module';
 import { chown, link, lstat, mkdir, readFile, readdir, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LocalErrorCode, isMepError } from '../protocol/errors.ts';
@@ -10,6 +9,7 @@ import { openStagedOutput } from './staged-output.ts';
 import { keepUnchanged } from './unchanged-file.ts';
 import type { ValidatedFile } from './validate.ts';
 import { withTempDir } from '../../../fixtures/testing/temp-dir.ts';
+import { withPatchedBuiltin } from '../../../fixtures/testing/patched-builtin.ts';
 
 const withDir = (fn: (dir: string) => Promise<void>) => withTempDir('mep-unchanged-', fn);
 const text = (path: string, content = path): ValidatedFile => ({ path, content, binary: false });
@@ -192,19 +192,13 @@ Unchanged('should never open a device node at an artifact path, and replace it a
     const out = join(dir, 'out');
     await mkdir(out);
     execFileSync('mknod', [join(out, 'dev.txt'), 'c', '1', '3']); // /dev/null's numbers: empty, like the artifact
-    const realOpenSync = fs.openSync;
     const opened: string[] = [];
-    fs.openSync = ((path: fs.PathLike, ...rest: unknown[]) => {
-      opened.push(String(path));
-      return (realOpenSync as (...a: unknown[]) => number)(path, ...rest);
-    }) as typeof fs.openSync;
-    syncBuiltinESMExports();
-    try {
-      await generate(out, [text('dev.txt', '')]);
-    } finally {
-      fs.openSync = realOpenSync;
-      syncBuiltinESMExports();
-    }
+    const recorded = (realOpenSync: typeof fs.openSync) =>
+      ((path: fs.PathLike, ...rest: unknown[]) => {
+        opened.push(String(path));
+        return (realOpenSync as (...a: unknown[]) => number)(path, ...rest);
+      }) as typeof fs.openSync;
+    await withPatchedBuiltin(fs, 'openSync', recorded, () => generate(out, [text('dev.txt', '')]));
     assert.equal(opened.filter((p) => p.endsWith('dev.txt')), [], 'the device was opened');
     const after = await lstat(join(out, 'dev.txt'));
     assert.ok(after.isFile(), 'the artifact is a regular file now');

@@ -3,8 +3,8 @@
  * (registry/atomic-write.ts) will pick next, and planted something there first.
  */
 import crypto from 'node:crypto';
-import { syncBuiltinESMExports } from 'node:module';
 import { basename, dirname, join } from 'node:path';
+import { withPatchedBuiltin } from '../../../../fixtures/testing/patched-builtin.ts';
 
 /** The random part the writer's next temporary name gets while `withGuessedTemp` runs. */
 const GUESSED = Buffer.from('0badf00d', 'hex');
@@ -19,19 +19,16 @@ const GUESSED = Buffer.from('0badf00d', 'hex');
  */
 export async function withGuessedTemp<T>(path: string, plant: (temp: string) => void, fn: () => Promise<T>): Promise<T> {
   plant(join(dirname(path), `.${basename(path)}.${process.pid}.${GUESSED.toString('hex')}.tmp`));
-  const real = crypto.randomBytes;
   let drawn = false;
-  const guessed = ((size: number) => {
-    if (drawn || size !== GUESSED.length) return real(size);
-    drawn = true;
-    return Buffer.from(GUESSED);
-  }) as typeof crypto.randomBytes;
-  crypto.randomBytes = guessed;
-  syncBuiltinESMExports();
-  try {
-    return await fn();
-  } finally {
-    crypto.randomBytes = real;
-    syncBuiltinESMExports();
-  }
+  return withPatchedBuiltin(
+    crypto,
+    'randomBytes',
+    (real) =>
+      ((size: number) => {
+        if (drawn || size !== GUESSED.length) return real(size);
+        drawn = true;
+        return Buffer.from(GUESSED);
+      }) as typeof crypto.randomBytes,
+    fn,
+  );
 }
