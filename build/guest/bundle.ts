@@ -14,7 +14,7 @@ import { dependencyCheckKey, dependencyWarnings, markedBuild, type DependencyWar
 import { buildFailure, toolFailure, type Diagnostic } from './diagnostics.ts';
 import { MepError } from '../../host/src/protocol/errors.ts';
 import { INTL_MODULE, intlModule, intlPlugin, type IntlOptions, type IntlPlan } from './intl/intl-module.ts';
-import { literalEntries, sourceGuard, type SourceGuard } from './source-files.ts';
+import { guardRefusal, literalEntries, sourceGuard, type SourceGuard } from './source-files.ts';
 
 /**
  * Where the guest PDK is: its TypeScript sources in a checkout, its compiled JavaScript (with
@@ -206,6 +206,8 @@ async function run(options: esbuild.BuildOptions, entry: string, cwd: string, ke
     return await turn;
   } catch (e) {
     if (e instanceof MepError) throw e; // the guard's refusal before a rebuild (recheck), typed already
+    const refusal = guardRefusal(e); // the guard's refusal from a hook, as it was raised
+    if (refusal) throw refusal;
     const diagnostics = toDiagnostics(e, cwd);
     if (diagnostics) throw buildFailure(entry, 'bundle', diagnostics);
     throw toolFailure(`esbuild failed on ${entry}`, String(e), e);

@@ -3,8 +3,12 @@
  * `jsconfig.json`, a tsconfig's `extends` chain) are held to what sources are (source-files.ts):
  * bounded regular files, checked before esbuild is asked, since esbuild reads them itself, with
  * no hook: a FIFO among them held the build for good, a link to `/dev/zero` grew it without end.
+ * What is checked: the folders above the project, the project's own folders ({@link checkProject},
+ * at most {@link MAX_PROJECT_FOLDERS}), and every folder of each package a bare import may resolve
+ * into ({@link checkPackage}, at most {@link MAX_PACKAGE_FOLDERS} a package), each walk kept by
+ * change time so a watch's rebuild reads again only the folders that changed.
  */
-import { lstatSync, readdirSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileKind, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
@@ -22,6 +26,8 @@ export const refusal = (path: string, what: string): MepError =>
 const RESOLVER_FILES = new Set(['package.json', 'tsconfig.json', 'jsconfig.json']);
 /** The most folders of a project the resolver-file check walks before each build. */
 export const MAX_PROJECT_FOLDERS = 20_000;
+/** The most folders of one imported package the resolver-file check walks (a real package holds a few hundred at most). */
+export const MAX_PACKAGE_FOLDERS = 20_000;
 
 /** Refuses a file that is there and is not a bounded regular file; whether it is there. */
 export function checkRegular(path: string): boolean {
@@ -173,16 +179,28 @@ export function checkFoldersUp(folder: string, checked: Set<string>): void {
 export interface ProjectScan {
   folders: Map<string, bigint>;
   files: Set<string>;
+  /** The links found among the folders' entries (a package's linked folders are walked at their targets). */
+  links: Set<string>;
 }
 
-export const newProjectScan = (): ProjectScan => ({ folders: new Map(), files: new Set() });
+export const newProjectScan = (): ProjectScan => ({ folders: new Map(), files: new Set(), links: new Set() });
 
 const changeTime = (path: string): BigIntStats | undefined => lstatSync(path, { bigint: true, throwIfNoEntry: false });
 
-/** Reads one folder into `scan` (its change time taken before it is read); the folders under it not seen yet go on `queue`. */
-function scanFolder(folder: string, scan: ProjectScan, queue: string[]): void {
+/** Where `path` leads, links resolved; `path` itself when it leads nowhere (the reader then says it is missing). */
+export function realTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Reads one folder into `scan` (its change time taken before it is read); the folders under it not seen yet go on `queue` (hidden ones only with `hidden`). */
+function scanFolder(folder: string, root: string, scan: ProjectScan, queue: string[], hidden: boolean): void {
   const info = changeTime(folder); // lstat: a folder swapped for a link is no longer walked
-  if (!info?.isDirectory()) return void scan.folders.delete(folder);
+  // Nor what lies below it, now reached through the link (its parent is read first, walks are breadth first).
+  if (!info?.isDirectory() || (folder !== root && !scan.folders.has(dirname(folder)))) return forget(folder, scan);
   scan.folders.set(folder, info.ctimeNs);
   let entries: Dirent[];
   try {
@@ -193,8 +211,27 @@ function scanFolder(folder: string, scan: ProjectScan, queue: string[]): void {
   for (const entry of entries) {
     const path = join(folder, entry.name);
     if (RESOLVER_FILES.has(entry.name)) scan.files.add(path);
-    else if (entry.isDirectory() && entry.name !== 'node_modules' && !entry.name.startsWith('.') && !scan.folders.has(path)) queue.push(path);
+    else if (entry.isSymbolicLink() && entry.name !== 'node_modules') scan.links.add(path);
+    else if (entry.isDirectory() && entry.name !== 'node_modules' && (hidden || !entry.name.startsWith('.')) && !scan.folders.has(path)) queue.push(path);
   }
+}
+
+/** Drops `folder` from `scan`, with the resolver files and links found in it. */
+function forget(folder: string, scan: ProjectScan): void {
+  if (!scan.folders.delete(folder)) return;
+  for (const found of [scan.files, scan.links]) for (const path of found) if (dirname(path) === folder) found.delete(path);
+}
+
+/**
+ * Reads into `scan` the folders of `root` (not node_modules, never through links): the first time
+ * all of them, then those whose change time moved since `scan`, at most `limit` in all; whether
+ * folders were left unread at the limit.
+ */
+function walk(root: string, scan: ProjectScan, hidden: boolean, limit: number): boolean {
+  const queue = scan.folders.size === 0 ? [root] : [...scan.folders].filter(([folder, at]) => changeTime(folder)?.ctimeNs !== at).map(([folder]) => folder);
+  let i = 0;
+  for (; i < queue.length && scan.folders.size < limit; i++) scanFolder(queue[i]!, root, scan, queue, hidden);
+  return i < queue.length;
 }
 
 /**
@@ -203,8 +240,49 @@ function scanFolder(folder: string, scan: ProjectScan, queue: string[]): void {
  * folders that changed since `scan` and every resolver file it holds.
  */
 export function checkProject(root: string, scan: ProjectScan, checked: Set<string>): void {
-  const queue = scan.folders.size === 0 ? [root] : [...scan.folders].filter(([folder, at]) => changeTime(folder)?.ctimeNs !== at).map(([folder]) => folder);
-  for (let i = 0; i < queue.length && scan.folders.size < MAX_PROJECT_FOLDERS; i++) scanFolder(queue[i]!, scan, queue);
+  walk(root, scan, false, MAX_PROJECT_FOLDERS);
   for (const folder of scan.folders.keys()) checked.add(folder);
   for (const file of scan.files) checkResolverFile(file);
+}
+
+/** Whether `path` leads to a folder (links followed); not when a file is on the way (ENOTDIR) or links loop. */
+export const isFolder = (path: string): boolean => {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false; // esbuild resolves nothing through it either
+  }
+};
+
+/**
+ * Checks the resolver files of every folder of a package a build imports (`node_modules/pkg`, its
+ * real folder when it is a link), hidden ones too, not its own node_modules (packages of their
+ * own, checked when imported), and of the folders above it: esbuild reads the package.json of each
+ * folder it resolves into (`dist/esm/` of `"exports": "./dist/esm/index.js"`) before any hook. A
+ * folder of it that is a link (a git dependency's `dist -> ../../elsewhere`) is walked at its real
+ * folder in turn, each real folder once a build (`walked`: a loop of links ends). `scans` keeps
+ * each walk (by real folder) from build to build, so a watch's rebuild reads again only the
+ * folders whose change time moved. More than {@link MAX_PACKAGE_FOLDERS} folders in all, linked
+ * ones counted, is `ERR_LIMIT` naming the package (the walk that met the bound forgotten).
+ */
+export function checkPackage(folder: string, scans: Map<string, ProjectScan>, checked: Set<string>, walked: Set<string>): void {
+  const roots = [realTarget(folder)];
+  let total = 0;
+  for (let i = 0; i < roots.length; i++) {
+    const root = roots[i]!;
+    if (walked.has(root) && i > 0) continue; // the package's own folder may be in it as imported
+    walked.add(root);
+    checkFoldersUp(root, checked);
+    let scan = scans.get(root);
+    if (!scan) scans.set(root, (scan = newProjectScan()));
+    if (walk(root, scan, true, MAX_PACKAGE_FOLDERS - total) || (total += scan.folders.size) > MAX_PACKAGE_FOLDERS) {
+      scans.delete(root);
+      throw new MepError(LocalErrorCode.Limit, `${folder} (an imported package, or a folder of the project that is a link) holds more than ${MAX_PACKAGE_FOLDERS} folders (MAX_PACKAGE_FOLDERS, linked folders counted), more than a build checks for the package.json and tsconfig.json files esbuild reads. Remove the folders the build does not need from it, or import another package.`, {
+        data: { limit: 'MAX_PACKAGE_FOLDERS', max: MAX_PACKAGE_FOLDERS, path: folder },
+      });
+    }
+    for (const at of scan.folders.keys()) checked.add(at);
+    for (const file of scan.files) checkResolverFile(file);
+    for (const link of scan.links) if (isFolder(link)) roots.push(realTarget(link));
+  }
 }

@@ -5,9 +5,10 @@ import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MepError } from '../../host/src/protocol/errors.ts';
-import { bundleGuest, disposeBundleContexts, stopBundler } from './bundle.ts';
+import { bundleGuest, disposeBundleContexts } from './bundle.ts';
 import { MAX_SOURCE_FILE_BYTES, outsideFolders, readSourceText } from './source-files.ts';
 import { typecheckGuest } from './typecheck.ts';
+import { bundleError, inScratch as inScratchOf, refusedNaming } from './testing/bundle-error.ts';
 
 const SourceFiles = suite('build :: source files are regular files');
 
@@ -15,15 +16,7 @@ async function scratch(): Promise<string> {
   return await mkdtemp(join(tmpdir(), 'mep-source-files-'));
 }
 
-/** Runs `body` in a fresh scratch folder, removed after. */
-async function inScratch(body: (root: string) => Promise<void>): Promise<void> {
-  const root = await scratch();
-  try {
-    await body(root);
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
-}
+const inScratch = (body: (root: string) => Promise<void>): Promise<void> => inScratchOf('source-files', body);
 
 SourceFiles('should refuse a module linked into /proc by its target (esbuild read the kernel file as source)', async () => {
   const dir = await scratch();
@@ -79,21 +72,6 @@ SourceFiles('should end the type check of a FIFO given as the entry with a diagn
   }
 });
 
-/**
- * The bundle's error, or 'hung' when esbuild still reads after a minute (it waited on a FIFO for
- * good before the guard; its service is stopped then so the suite goes on). Not a timing assertion:
- * a passing build ends in well under a second.
- */
-async function bundleError(entry: string, cwd: string, keep = false): Promise<unknown> {
-  let timer: NodeJS.Timeout | undefined;
-  const hung = new Promise<string>((done) => (timer = setTimeout(() => done('hung'), 60_000)));
-  const built = bundleGuest({ entry, runtime: 'wasm', cwd }, keep).then(() => 'built', (e: unknown) => e);
-  const result = await Promise.race([built, hung]);
-  clearTimeout(timer);
-  if (result === 'hung') await stopBundler();
-  return result;
-}
-
 /** `root/project` with a guest entry of its own, `src/main.ts`, that imports nothing. */
 async function plainProject(root: string): Promise<string> {
   const project = join(root, 'project');
@@ -101,13 +79,6 @@ async function plainProject(root: string): Promise<string> {
   await writeFile(join(project, 'src', 'main.ts'), `export function handle(): number { return 1; }\n`);
   return project;
 }
-
-const refusedNaming = (error: unknown, path: string, words: RegExp): void => {
-  assert.instance(error, MepError, String(error));
-  assert.ok(['ERR_BUILD', 'ERR_LIMIT'].includes(String((error as MepError).code)), String((error as MepError).code));
-  const text = (error as Error).message + JSON.stringify((error as MepError).data ?? {});
-  assert.ok(text.includes(path) && words.test(text), text);
-};
 
 SourceFiles('should refuse a source linked to a FIFO or an oversized file outside the project and outside /dev (esbuild waited on it until mep was stopped)', async () => {
   const other = await scratch(); // another user's folder in /tmp

@@ -15,14 +15,14 @@
  *   `stopBundler`).
  */
 import type * as esbuild from 'esbuild';
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, extname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMissingFile, readRegularFileSync } from '../../host/src/files/regular-file.ts';
 import { LocalErrorCode, MepError } from '../../host/src/protocol/errors.ts';
-import { MAX_SOURCE_FILE_BYTES, checkFoldersUp, checkProject, checkRegular, newProjectScan, refusal } from './resolver-files.ts';
+import { MAX_SOURCE_FILE_BYTES, checkFoldersUp, checkPackage, checkProject, checkRegular, isFolder, newProjectScan, realTarget, refusal, type ProjectScan } from './resolver-files.ts';
 
-export { MAX_SOURCE_FILE_BYTES, MAX_PROJECT_FOLDERS } from './resolver-files.ts';
+export { MAX_SOURCE_FILE_BYTES, MAX_PACKAGE_FOLDERS, MAX_PROJECT_FOLDERS } from './resolver-files.ts';
 
 /** mep's own guest PDK (its sources in a checkout, its JavaScript in the package): trusted as the project is. */
 const PDK_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'guest-pdk');
@@ -64,7 +64,14 @@ export function outsideFolders(folders: string[]): RegExp | null {
 const DEFAULT_LOADERS: Record<string, esbuild.Loader> = { '.js': 'js', '.mjs': 'js', '.cjs': 'js', '.jsx': 'jsx', '.ts': 'ts', '.mts': 'ts', '.cts': 'ts', '.tsx': 'tsx', '.json': 'json', '.css': 'css', '.txt': 'text' };
 const ATTRIBUTE_LOADERS: Record<string, esbuild.Loader> = { json: 'json', text: 'text', bytes: 'binary' };
 
-const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: error instanceof Error ? error.message : String(error) }] });
+/** A hook's refusal as esbuild's error; the typed error itself rides along as its `detail`, which the bundle throws as it is ({@link guardRefusal}). */
+const asErrors = (error: unknown): esbuild.OnLoadResult => ({ errors: [{ text: error instanceof Error ? error.message : String(error), detail: error instanceof MepError ? error : undefined }] });
+
+/** The guard's typed refusal (ERR_BUILD `not-a-source-file`, ERR_LIMIT) among the errors of a failed build, if any. */
+export function guardRefusal(failure: unknown): MepError | undefined {
+  const errors = (failure as { errors?: { detail?: unknown }[] } | null)?.errors;
+  return Array.isArray(errors) ? (errors.find((m) => m.detail instanceof MepError)?.detail as MepError | undefined) : undefined;
+}
 
 /**
  * The project folder of `entry` for the guard: the nearest folder with a package.json from the
@@ -81,37 +88,43 @@ export function projectFolderOf(entry: string, workingFolder: string): string {
   }
 }
 
-/**
- * The esbuild plugin that keeps a build to bounded regular files: it refuses a module whose
- * (link-resolved) path is in a system tree; it loads a module outside the project (and mep's own
- * PDK) itself through the shared regular-file reader, checking the resolver files of its folders;
- * and before each build it checks the resolver files of the project and of the folders above it.
- * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
- * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
- */
 /** An import of a package by name (`pkg`, `@scope/pkg/sub`), not a path nor a scheme (`node:fs`). */
 const BARE_NAME = /^[^./][^:]*$/;
 
-const isFolder = (path: string): boolean => {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
-  } catch {
-    return false; // ENOTDIR: a file on the way
-  }
-};
-
-/** The folders of node_modules a bare `name` imported from `from` may resolve into, from `from` up: the package's, and its subpath's when that is a folder. */
-function packageFolders(name: string, from: string): string[] {
+/** The folders of node_modules a bare `name` imported from `from` may resolve into, from `from` up: the package's (`root`), and its subpath's when that is a folder. */
+function packageFolders(name: string, from: string): { folder: string; root: boolean }[] {
   const parts = name.split('/');
   const size = name.startsWith('@') ? 2 : 1;
-  const found: string[] = [];
+  const found: { folder: string; root: boolean }[] = [];
   for (let at = from; ; at = dirname(at)) {
     const modules = join(at, 'node_modules');
-    if (isFolder(join(modules, ...parts.slice(0, size)))) found.push(join(modules, ...parts.slice(0, size)));
-    if (parts.length > size && isFolder(join(modules, name))) found.push(join(modules, name));
+    if (isFolder(join(modules, ...parts.slice(0, size)))) found.push({ folder: join(modules, ...parts.slice(0, size)), root: true });
+    if (parts.length > size && isFolder(join(modules, name))) found.push({ folder: join(modules, name), root: false });
     if (dirname(at) === at || at === '') return found;
   }
 }
+
+/** An import by path (`../node_modules/pkg/dist`, `/abs/node_modules/@s/p`) through a node_modules folder. */
+const THROUGH_MODULES = /^[./].*node_modules\//;
+
+/** The package folder a path through node_modules leads into (`…/node_modules/@scope/pkg`), by its last node_modules; none when it names no package folder. */
+function packageOfPath(path: string): { folder: string; root: boolean }[] {
+  const at = path.lastIndexOf('/node_modules/');
+  const parts = at < 0 ? [] : path.slice(at + '/node_modules/'.length).split('/');
+  const size = parts[0]?.startsWith('@') ? 2 : 1;
+  if (parts.length < size || parts.slice(0, size).some((p) => p === '')) return [];
+  const folder = join(path.slice(0, at), 'node_modules', ...parts.slice(0, size));
+  return isFolder(folder) ? [{ folder, root: true }] : [];
+}
+
+/**
+ * Each walked package's scan by its real folder, shared by every build of the process: a scan is
+ * only a cache (each folder read again when its change time moved), so the next build (`mep
+ * build`'s second esbuild build, a watch's rebuild) reads only what changed. Forgotten whole past
+ * {@link MAX_KEPT_PACKAGE_SCANS} packages.
+ */
+const packageScans = new Map<string, ProjectScan>();
+const MAX_KEPT_PACKAGE_SCANS = 10_000;
 
 export type SourceGuard = {
   plugin: esbuild.Plugin;
@@ -119,10 +132,27 @@ export type SourceGuard = {
   recheck(): void;
 };
 
+/**
+ * The esbuild plugin that keeps a build to bounded regular files: it refuses a module whose
+ * (link-resolved) path is in a system tree; it loads a module outside the project (and mep's own
+ * PDK) itself through the shared regular-file reader, checking the resolver files of its folders;
+ * before each build it checks the resolver files of the project (at most MAX_PROJECT_FOLDERS
+ * folders, not node_modules nor hidden ones) and of the folders above it; and at the first import
+ * in a build of a bare name (or of a path through node_modules), before esbuild resolves it, those
+ * of every folder of each package folder it may resolve into (checkPackage: hidden folders too,
+ * linked ones at their real folders, not the package's own node_modules, at most
+ * MAX_PACKAGE_FOLDERS, else ERR_LIMIT naming it) and of the folders above. A watch's rebuild reads again only the folders whose change time moved.
+ * Modules in the project never reach a hook (esbuild matches the filter itself). The project is
+ * {@link projectFolderOf} the entry: never the whole working folder it was started from (`/tmp`).
+ * Left: a resolver file swapped between the check and esbuild's own read (a race) still reaches
+ * esbuild.
+ */
 export const sourceGuard = (entry: string, workingFolder: string): SourceGuard => {
   const cwd = projectFolderOf(entry, workingFolder);
   const scan = newProjectScan();
+  if (packageScans.size > MAX_KEPT_PACKAGE_SCANS) packageScans.clear();
   let checked = new Set<string>();
+  let packages = new Set<string>(); // the package folders walked in this build (as imported, and real)
   let above: string[] = [];
   let fresh = false;
   // esbuild reads the resolver files as a build starts, beside (not after) onStart, and reads
@@ -133,8 +163,13 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
   // watch swapping src/tsconfig.json for a FIFO held the rebuild for good).
   const check = (): void => {
     checked = new Set<string>();
+    packages = new Set<string>();
     for (const folder of above) checkFoldersUp(folder, checked);
     checkProject(cwd, scan, checked);
+    // A folder of the project that is a link (src/lib -> ../../elsewhere/lib): esbuild reads the
+    // package.json of the folders it resolves into through it as it does a package's, so it is
+    // walked as a package is, at its real folder (the project walk goes through no link).
+    for (const link of scan.links) if (isFolder(link)) checkPackage(link, packageScans, checked, packages);
   };
   const recheck = (): void => (fresh ? void (fresh = false) : check());
   const plugin: esbuild.Plugin = {
@@ -149,16 +184,24 @@ export const sourceGuard = (entry: string, workingFolder: string): SourceGuard =
       check();
       fresh = true;
       // esbuild reads the package.json of a package it resolves a name to (`node_modules/pkg/`, in
-      // every folder up) before loading anything of it; the project walk skips node_modules (its
-      // size), so a bare name's package folders are checked here, before esbuild resolves it.
-      build.onResolve({ filter: BARE_NAME }, (args) => {
+      // every folder up) and of every folder of it it resolves into (`dist/esm/`), before loading
+      // anything of it; the project walk skips node_modules (its size), so at a bare name's first
+      // import in a build, each package folder it may resolve into is walked whole (checkPackage:
+      // every resolver file in it, at most MAX_PACKAGE_FOLDERS folders), before esbuild resolves it.
+      // An import by a path through node_modules (`../node_modules/pkg/dist`) walks its package the same way.
+      const checkPackages = (folders: { folder: string; root: boolean }[]): esbuild.OnResolveResult | undefined => {
         try {
-          for (const folder of packageFolders(args.path, args.resolveDir)) checkFoldersUp(folder, checked);
+          for (const { folder, root } of folders) {
+            checkFoldersUp(folder, checked);
+            if (root && !packages.has(folder)) packages.add(folder), checkPackage(folder, packageScans, checked, packages);
+          }
         } catch (error) {
           return asErrors(error);
         }
         return undefined;
-      });
+      };
+      build.onResolve({ filter: BARE_NAME }, (args) => checkPackages(packageFolders(args.path, args.resolveDir)));
+      build.onResolve({ filter: THROUGH_MODULES }, (args) => checkPackages(packageOfPath(resolve(args.resolveDir, args.path))));
       build.onLoad({ filter, namespace: 'file' }, (args) => {
         if (SYSTEM_TREES.test(args.path)) return { errors: [{ text: refusal(args.path, 'in a system tree (/dev, /proc, /sys)').message }] };
         const type = args.with['type'];
@@ -208,15 +251,6 @@ function decode(bytes: Buffer): string {
   }
   if (bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.toString('utf8', 3);
   return bytes.toString('utf8');
-}
-
-/** Where `path` leads, links resolved; `path` itself when it leads nowhere (the reader then says it is missing). */
-function realTarget(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }
 
 /**
