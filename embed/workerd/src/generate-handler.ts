@@ -9,6 +9,11 @@ import { isMepError, MepError, LocalErrorCode } from '../../../host/src/protocol
 import type { GenerateResult } from '../../../host/src/protocol/index.ts';
 import { HOST_VERSION } from '../../../host/src/session/host-info.ts';
 import { createSession } from '../../../host/src/session/session.ts';
+import { withCheckedArtifacts } from '../../../host/src/session/checked-artifacts.ts';
+import { deepInputError, findExcessNesting, MAX_INPUT_DEPTH } from '../../../host/src/protocol/json-depth.ts';
+import { JsonText } from '../../../host/src/protocol/json-text.ts';
+import { HTTP_LIMITS } from '../../../host/src/serve/http-routes.ts';
+import { readBody } from './bounded-body.ts';
 import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 
 /** Host identity sent by edge embeddings. */
@@ -22,6 +27,8 @@ export interface GenerateHandlerOptions {
   name: string;
   /** Overrides of the default wasm limits. */
   limits?: Partial<WasmLimits>;
+  /** Largest IR body in bytes. Default 64 MiB, as `mep serve --http`'s. */
+  maxBodyBytes?: number;
   /**
    * The host-channel trampoline, precompiled (`hostTrampolineBytes()` bound as a wasm module):
    * edge runtimes refuse to compile it at run time. Without it the guest runs degraded.
@@ -47,7 +54,8 @@ const failure = (status: number, code: string | number, message: string): Respon
  * `POST /?target=avro&representation=idl` with a Morphir IR body answers 200 with
  * {@link GenerateResponseBody} (422 when the backend reports `success: false`). Query
  * parameters other than `target` are backend options, parsed as JSON when valid (`logical_types=false`).
- * 400: the body is not a JSON object; 405: not a POST; 502: the extension failed.
+ * 400: the body is not a JSON object, or nests deeper than a request carries; 405: not a POST;
+ * 413: the body is past `maxBodyBytes`; 502: the extension failed, or returned an unsafe artifact.
  *
  * @example
  * import avro from './avro.wasm';
@@ -57,25 +65,31 @@ const failure = (status: number, code: string | number, message: string): Respon
 export function createGenerateHandler(options: GenerateHandlerOptions): (request: Request) => Promise<Response> {
   return async (request) => {
     if (request.method !== 'POST') return failure(405, LocalErrorCode.Usage, 'POST a Morphir IR (morphir-ir.json) as the request body.');
-    let ir: unknown;
+    // As `mep generate` reads its input: within the body bound, checked (depth too) and sent as text.
+    const read = await readBody(request, options.maxBodyBytes ?? HTTP_LIMITS.maxBodyBytes);
+    if ('refused' in read) return failure(413, LocalErrorCode.Limit, read.refused.message);
+    let ir: JsonText;
     try {
-      ir = await request.json();
+      ir = JsonText.parse(read.text, { maxDepth: MAX_INPUT_DEPTH });
     } catch (error) {
+      const deep = findExcessNesting(read.text, MAX_INPUT_DEPTH);
+      if (deep >= 0) return failure(400, LocalErrorCode.Limit, deepInputError('The request body', deep).message);
       return failure(400, LocalErrorCode.Usage, `The body is not valid JSON (${(error as Error).message}); POST a Morphir IR (morphir-ir.json).`);
     }
-    if (typeof ir !== 'object' || ir === null || Array.isArray(ir)) return failure(400, LocalErrorCode.Usage, 'The body is not a JSON object; POST a Morphir IR distribution (morphir-ir.json).');
+    if (ir.kind !== 'object') return failure(400, LocalErrorCode.Usage, 'The body is not a JSON object; POST a Morphir IR distribution (morphir-ir.json).');
 
     const query = new URL(request.url).searchParams;
     const backendOptions: Record<string, unknown> = {};
     for (const [key, value] of query) if (key !== 'target') backendOptions[key] = parseOption(value);
 
     const transport = await createWasmTransport({ name: options.name, module: options.module, isolation: 'inline', limits: options.limits, hostTrampoline: options.hostTrampoline, log: surfaceWarnings });
-    const session = createSession({ transport, host: EDGE_HOST_INFO });
+    // The caller gets the artifacts to write: each is checked as `mep generate` checks what it writes.
+    const session = withCheckedArtifacts(createSession({ transport, host: EDGE_HOST_INFO }));
     try {
       const init = await session.start();
       const target = query.get('target') ?? init.capabilities.backend?.targets[0];
       if (target === undefined) throw new MepError(LocalErrorCode.Usage, `${init.extension.id} is not a backend extension: it advertises no target.`);
-      const result = await session.generate({ ir: ir as Record<string, unknown>, target, options: backendOptions });
+      const result = await session.generate({ ir, target, options: backendOptions });
       const body: GenerateResponseBody = {
         extension: { id: init.extension.id, version: init.extension.version },
         target,

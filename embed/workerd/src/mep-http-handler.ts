@@ -6,7 +6,6 @@
  * inline instance of the precompiled module (edge runtimes forbid compiling wasm at run time and
  * have no threads; the platform's CPU limit stops a runaway guest).
  */
-import { readBoundedText } from '../../../host/src/framing/bounded-text.ts';
 import { encodeSseEvent } from '../../../host/src/framing/sse.ts';
 import { ErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
 import { createHostServer } from '../../../host/src/serve/host-server.ts';
@@ -15,6 +14,7 @@ import { createSessionPool } from '../../../host/src/serve/http-pool.ts';
 import { HTTP_LIMITS } from '../../../host/src/serve/http-routes.ts';
 import { answerHttpRpc } from '../../../host/src/serve/http-rpc.ts';
 import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
+import { readBody } from './bounded-body.ts';
 import type { JsonRpcMessage } from '../../../host/src/transport/types.ts';
 
 /** Options of {@link createMepHttpHandler}. */
@@ -64,11 +64,9 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
     if (request.method !== 'POST') return refuse({ status: 405, code: 'method', message: 'POST a JSON-RPC request.', headers: { allow: 'POST' } });
     const refusedType = checkContentType(header);
     if (refusedType) return refuse(refusedType);
-    const tooLarge: HttpRefusal = { status: 413, code: 'too-large', message: `The request body is larger than ${maxBodyBytes} bytes.` };
-    if (Number(header('content-length') ?? 0) > maxBodyBytes) return refuse(tooLarge);
-    // Read within the bound: a chunked body declares no length, and is not read past it.
-    const body = await readBoundedText(request.body, maxBodyBytes);
-    if (body === undefined) return refuse(tooLarge);
+    const read = await readBody(request, maxBodyBytes);
+    if ('refused' in read) return refuse(read.refused);
+    const body = read.text;
 
     const controller = new AbortController();
     request.signal?.addEventListener('abort', () => controller.abort(new MepError(ErrorCode.RequestCancelled, 'The HTTP client closed the request.')), { once: true });

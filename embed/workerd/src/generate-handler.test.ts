@@ -1,0 +1,55 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { builtHostileGuest, hostileIr } from '../../testing/hostile-guest.ts';
+import { createGenerateHandler } from './generate-handler.ts';
+
+/**
+ * `POST /` of the edge worker against hostile clients and a hostile backend, on Node's own fetch
+ * `Request` (the worker's): what `mep generate` bounds on the Node host, the handler bounds too.
+ */
+const EMPTY_MODULE = new WebAssembly.Module(new Uint8Array([0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00]));
+const post = (body: BodyInit, headers: Record<string, string> = {}): Request =>
+  new Request('http://worker.example/?target=t', { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, ...({ duplex: 'half' } as object) });
+const errorOf = async (response: Response): Promise<{ code: unknown; message: string; data?: { limit?: string } }> => ((await response.json()) as { error: { code: unknown; message: string } }).error;
+
+const Generate = suite('embed/workerd :: POST / (generate), hostile requests and backends');
+
+Generate('should answer 413 to an IR body past maxBodyBytes, declared or chunked, reading no more of a chunked one than the bound', async () => {
+  const handle = createGenerateHandler({ module: EMPTY_MODULE, name: 'avro.wasm', maxBodyBytes: 1024 });
+  const declared = await handle(post('x'.repeat(2048)));
+  assert.is(declared.status, 413);
+  assert.match((await errorOf(declared)).message, /larger than 1024 bytes/);
+  let pulled = 0;
+  const chunk = new Uint8Array(1024).fill(0x20);
+  const endless = new ReadableStream<Uint8Array>({ pull: (c) => void (pulled++ < 1024 ? c.enqueue(chunk) : c.close()) }, { highWaterMark: 0 });
+  assert.is((await handle(post(endless))).status, 413);
+  assert.ok(pulled < 16, `read ${pulled} chunks of a body past the bound`);
+});
+
+Generate('should refuse an IR nested past the depth a request carries with 400 naming maxJsonDepth, before any session (not a stack overflow)', async () => {
+  const handle = createGenerateHandler({ module: EMPTY_MODULE, name: 'avro.wasm' });
+  for (const levels of [3_000, 100_000]) {
+    const response = await handle(post(`{"formatVersion":3,"deep":${'['.repeat(levels)}${']'.repeat(levels)}}`));
+    assert.is(response.status, 400, String(levels));
+    const error = await errorOf(response);
+    assert.is(error.code, 'ERR_LIMIT');
+    assert.match(error.message, /nests more than \d+ levels/);
+  }
+});
+
+Generate('should refuse a backend that returns artifact paths out of the output or hiding what they are, with 502 ERR_ARTIFACT and no artifact', async () => {
+  const handle = createGenerateHandler({ module: new WebAssembly.Module(readFileSync(await builtHostileGuest())), name: 'hostile.wasm' });
+  for (const path of ['../x', '/etc/passwd', 'a\u202Eb.txt', 'a\nb', 'C:/x', '.git/config']) {
+    const response = await handle(post(hostileIr({ paths: ['ok.txt', path] })));
+    const text = await response.text();
+    assert.is(response.status, 502, `${JSON.stringify(path)}: ${text.slice(0, 200)}`);
+    const error = (JSON.parse(text) as { error: { code: string; message: string } }).error;
+    assert.is(error.code, 'ERR_ARTIFACT');
+    assert.match(error.message, /unsafe artifact/);
+    assert.not.match(text, /"artifacts"/);
+  }
+  assert.is((await handle(post(hostileIr({ paths: ['ok.txt'] })))).status, 200);
+});
+
+Generate.run();
