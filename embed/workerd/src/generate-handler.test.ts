@@ -27,6 +27,23 @@ Generate('should answer 413 to an IR body past maxBodyBytes, declared or chunked
   assert.ok(pulled < 16, `read ${pulled} chunks of a body past the bound`);
 });
 
+Generate('should hold no more request bodies at once than maxBodiesBytes: a body that does not fit waits unread until one before it is answered', async () => {
+  // Three clients each send 512 bytes of a chunked body and hold it open; the budget is two bodies.
+  const handle = createGenerateHandler({ module: EMPTY_MODULE, name: 'avro.wasm', maxBodyBytes: 1024, maxBodiesBytes: 2048 });
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  const pulls = [0, 0, 0];
+  const held = (i: number) =>
+    new ReadableStream<Uint8Array>({ pull: async (c) => (pulls[i]! += 1) === 1 ? c.enqueue(new Uint8Array(512).fill(0x7b)) : (await gate, c.close()) }, { highWaterMark: 0 });
+  const answers = [0, 1, 2].map((i) => handle(post(held(i))));
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.equal(pulls.map((n) => n > 0), [true, true, false], `pulled ${pulls}`);
+  open();
+  // Each is answered (not JSON: 400), the third once the first two were.
+  assert.equal(await Promise.all(answers.map(async (a) => (await a).status)), [400, 400, 400]);
+  assert.ok(pulls[2]! > 0);
+});
+
 Generate('should refuse an IR nested past the depth a request carries with 400 naming maxJsonDepth, before any session (not a stack overflow)', async () => {
   const handle = createGenerateHandler({ module: EMPTY_MODULE, name: 'avro.wasm' });
   for (const levels of [3_000, 100_000]) {
@@ -50,6 +67,16 @@ Generate('should refuse a backend that returns artifact paths out of the output 
     assert.not.match(text, /"artifacts"/);
   }
   assert.is((await handle(post(hostileIr({ paths: ['ok.txt'] })))).status, 200);
+});
+
+Generate('should run at most maxSessions requests at once, answering the next 503 ERR_LIMIT naming the limit, and free the slot after each answer', async () => {
+  const handle = createGenerateHandler({ module: new WebAssembly.Module(readFileSync(await builtHostileGuest())), name: 'hostile.wasm', maxSessions: 2 });
+  const answers = await Promise.all([0, 1, 2, 3].map(() => handle(post(hostileIr({})))));
+  assert.equal(answers.map((a) => a.status).sort(), [200, 200, 503, 503]);
+  const refused = await errorOf(answers.find((a) => a.status === 503)!);
+  assert.is(refused.code, 'ERR_LIMIT');
+  assert.match(refused.message, /maxSessions 2/);
+  assert.is((await handle(post(hostileIr({})))).status, 200);
 });
 
 Generate.run();

@@ -14,11 +14,11 @@ import { createSessionPool } from '../../../host/src/serve/http-pool.ts';
 import { HTTP_LIMITS } from '../../../host/src/serve/http-routes.ts';
 import { answerHttpRpc } from '../../../host/src/serve/http-rpc.ts';
 import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
-import { readBody } from './bounded-body.ts';
+import { createBodyReader, type BodyLimits } from './bounded-body.ts';
 import type { JsonRpcMessage } from '../../../host/src/transport/types.ts';
 
 /** Options of {@link createMepHttpHandler}. */
-export interface MepHttpHandlerOptions {
+export interface MepHttpHandlerOptions extends BodyLimits {
   /** The extension, compiled ahead of time (a wasm module binding). */
   module: WebAssembly.Module;
   /** Its name in messages and its route: `/extensions/<name>`. */
@@ -31,8 +31,6 @@ export interface MepHttpHandlerOptions {
   token?: string;
   /** Browser origins allowed to call. Default none. */
   allowOrigins?: readonly string[];
-  /** Largest request body in bytes. Default 64 MiB. */
-  maxBodyBytes?: number;
 }
 
 /**
@@ -51,7 +49,7 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
     }),
   });
   const pool = createSessionPool({ server, maxIdle: 1 });
-  const maxBodyBytes = options.maxBodyBytes ?? HTTP_LIMITS.maxBodyBytes;
+  const bodies = createBodyReader(options);
   const guard = { token: options.token, allowOrigins: options.allowOrigins };
 
   return async (request) => {
@@ -64,15 +62,19 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
     if (request.method !== 'POST') return refuse({ status: 405, code: 'method', message: 'POST a JSON-RPC request.', headers: { allow: 'POST' } });
     const refusedType = checkContentType(header);
     if (refusedType) return refuse(refusedType);
-    const read = await readBody(request, maxBodyBytes);
+    const read = await bodies.read(request);
     if ('refused' in read) return refuse(read.refused);
     const body = read.text;
 
     const controller = new AbortController();
     request.signal?.addEventListener('abort', () => controller.abort(new MepError(ErrorCode.RequestCancelled, 'The HTTP client closed the request.')), { once: true });
     if (!(header('accept') ?? '').includes('text/event-stream')) {
-      const reply = await answerHttpRpc(pool, options.name, body, { signal: controller.signal });
-      return reply.message ? json(reply.status, reply.message) : new Response(null, { status: 202 });
+      try {
+        const reply = await answerHttpRpc(pool, options.name, body, { signal: controller.signal });
+        return reply.message ? json(reply.status, reply.message) : new Response(null, { status: 202 });
+      } finally {
+        read.release();
+      }
     }
     // Streaming: the call's notifications as events, then its response; a cancelled stream cancels the call.
     const encoder = new TextEncoder();
@@ -81,10 +83,12 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
         const emit = (message: JsonRpcMessage): void => {
           if (!controller.signal.aborted) sink.enqueue(encoder.encode(encodeSseEvent(JSON.stringify(message))));
         };
-        void answerHttpRpc(pool, options.name, body, { signal: controller.signal, emit }).then((reply) => {
-          if (reply.message) emit(reply.message);
-          if (!controller.signal.aborted) sink.close();
-        });
+        void answerHttpRpc(pool, options.name, body, { signal: controller.signal, emit })
+          .then((reply) => {
+            if (reply.message) emit(reply.message);
+            if (!controller.signal.aborted) sink.close();
+          })
+          .finally(() => read.release());
       },
       cancel() {
         controller.abort(new MepError(ErrorCode.RequestCancelled, 'The HTTP client closed the stream.'));
