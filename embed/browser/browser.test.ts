@@ -193,6 +193,22 @@ test('should refuse unsafe artifact paths of a guest with ERR_ARTIFACT and show 
   await page.setInputFiles('#extension-file', []);
 });
 
+test('should show a guest error of 2 MB cut to one bounded line, and controls and bidi overrides in its text as escapes', async () => {
+  await page.setInputFiles('#extension-file', { name: 'hostile.wasm', mimeType: 'application/wasm', buffer: readFileSync(await builtHostileGuest()) });
+  await page.fill('#ir', hostileIr({ error: 'evil\u202Etxt.exe\u001b[2J', errorChars: 2_000_000 }));
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="failed"]', { timeout: 30_000 });
+  const shown = (await status()) ?? '';
+  assert.ok(shown.length <= HOST_BOUNDS.maxLineChars + 200, `a status of ${shown.length} characters`);
+  assert.match(shown, /more characters\)/);
+  assert.match(shown, /evil\\u202etxt\.exe\\u001b\[2J/);
+  await page.fill('#ir', hostileIr({ diagnostic: 'a\u202Eb\u0007' }));
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
+  assert.equal(await page.locator('.diagnostic').allTextContents(), ['warning hostile: a\\u202eb\\u0007']);
+  await page.setInputFiles('#extension-file', []);
+});
+
 test('should refuse a pasted IR nested 100,000 deep with ERR_LIMIT naming the depth, not a stack overflow', async () => {
   await page.fill('#ir', `{"formatVersion":3,"distribution":["Library",[["acme"]],[],{"modules":[]}],"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
   await page.click('#generate');

@@ -1,8 +1,8 @@
 /**
  * Test support: a hostile backend for the embeds' red-team tests, built once (cached by content
  * hash in `.cache/guest`). What it does is read from the IR's `hostile` member, so the demo page's
- * IR box drives it: `{"paths": [...]}` returns those artifact paths, `{"errorChars": n}` throws an
- * error of n characters, `{"depth": n}` answers a result nested n deep.
+ * IR box drives it: `{"paths": [...]}` returns those artifact paths, `{"error": s, "errorChars": n}`
+ * throws an error of s and n more characters, `{"diagnostic": s}` reports a warning saying s, `{"depth": n}` answers a result nested n deep.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,12 +16,13 @@ export default defineExtension({
     targets: ['t'],
     irVersions: ['3'],
     generate({ ir }) {
-      const hostile = (ir as { hostile?: { paths?: string[]; errorChars?: number; depth?: number } }).hostile ?? {};
-      if (typeof hostile.errorChars === 'number') throw new Error('x'.repeat(hostile.errorChars));
+      const hostile = (ir as { hostile?: { paths?: string[]; error?: string; errorChars?: number; diagnostic?: string; depth?: number } }).hostile ?? {};
+      if (typeof hostile.errorChars === 'number') throw new Error((hostile.error ?? '') + 'x'.repeat(hostile.errorChars));
       const artifacts = (hostile.paths ?? ['ok.txt']).map((path) => ({ path, content: 'x', binary: false }));
       let deep: unknown = 1;
       for (let i = 0; i < (hostile.depth ?? 0); i++) deep = [deep];
-      return { artifacts, diagnostics: [], ...(hostile.depth ? { deep } : {}) } as never;
+      const diagnostics = hostile.diagnostic === undefined ? [] : [{ severity: 'warning', code: 'hostile', message: hostile.diagnostic }];
+      return { artifacts, diagnostics, ...(hostile.depth ? { deep } : {}) } as never;
     },
   },
 });
