@@ -1,8 +1,9 @@
 /**
  * Test support for the browser red-team tests: runs one hostile wasm guest in the demo page
  * through the embed's own API (`createWasmTransport` with `createWebWorkerSpawner`, as
- * `openWasmSession` does), sends it request id 1 and reports how the call ended and how many
- * messages (notifications and log lines) reached the page's thread meanwhile.
+ * `openWasmSession` does), sends it request id 1 (answering its own requests at once, as a
+ * session does) and reports how the call ended and how many messages (notifications, requests
+ * and log lines) reached the page's thread meanwhile.
  */
 import type { Page } from 'playwright-core';
 
@@ -31,7 +32,12 @@ const IN_PAGE = `async ({ base64, limits }) => {
     log: ({ message }) => void (/^guest memory/.test(message) || arrived++) });
   try {
     const answer = await new Promise((resolve, reject) => {
-      transport.onMessage((m) => (m.method === undefined ? resolve(m) : arrived++));
+      transport.onMessage((m) => {
+        if (m.method === undefined) return resolve(m);
+        arrived++;
+        // A guest request is answered at once, as a session's peer answers a method it does not know.
+        if (m.id !== undefined) transport.send({ jsonrpc: '2.0', id: m.id, error: { code: -32601, message: 'Method not found' } });
+      });
       transport.onClose((error) => reject(error ?? new Error('closed')));
       transport.send({ jsonrpc: '2.0', id: 1, method: 'hostile' });
     });
