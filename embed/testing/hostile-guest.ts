@@ -2,7 +2,7 @@
  * Test support: a hostile backend for the embeds' red-team tests, built once (cached by content
  * hash in `.cache/guest`). What it does is read from the IR's `hostile` member, so the demo page's
  * IR box drives it: `{"paths": [...]}` returns those artifact paths, `{"error": s, "errorChars": n}`
- * throws an error of s and n more characters, `{"diagnostic": s}` reports a warning saying s, `{"depth": n}` answers a result nested n deep.
+ * throws an error of s and n more characters, `{"diagnostic": s}` reports a warning saying s, `{"depth": n}` answers a result nested n deep, `{"spin": true}` never answers.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,7 +16,8 @@ export default defineExtension({
     targets: ['t'],
     irVersions: ['3'],
     generate({ ir }) {
-      const hostile = (ir as { hostile?: { paths?: string[]; error?: string; errorChars?: number; diagnostic?: string; depth?: number } }).hostile ?? {};
+      const hostile = (ir as { hostile?: { paths?: string[]; error?: string; errorChars?: number; diagnostic?: string; depth?: number; spin?: boolean } }).hostile ?? {};
+      while (hostile.spin) {}
       if (typeof hostile.errorChars === 'number') throw new Error((hostile.error ?? '') + 'x'.repeat(hostile.errorChars));
       const artifacts = (hostile.paths ?? ['ok.txt']).map((path) => ({ path, content: 'x', binary: false }));
       let deep: unknown = 1;

@@ -79,4 +79,16 @@ Generate('should run at most maxSessions requests at once, answering the next 50
   assert.is((await handle(post(hostileIr({})))).status, 200);
 });
 
+Generate('should stop a guest that never answers at its callTimeoutMs, inline, with 502 ERR_TIMEOUT naming the limit', async () => {
+  // Edge runtimes have no thread to kill a guest with; the guest engine polls the host's interrupt, which the deadline sets.
+  const handle = createGenerateHandler({ module: new WebAssembly.Module(readFileSync(await builtHostileGuest())), name: 'hostile.wasm', limits: { callTimeoutMs: 500 } });
+  const started = performance.now();
+  const response = await handle(post(hostileIr({ spin: true })));
+  assert.is(response.status, 502);
+  const error = await errorOf(response);
+  assert.is(error.code, 'ERR_TIMEOUT');
+  assert.match(error.message, /within 500 ms.*callTimeoutMs/);
+  assert.ok(performance.now() - started < 10_000, `stopped after ${Math.round(performance.now() - started)} ms`);
+});
+
 Generate.run();

@@ -2,8 +2,9 @@
  * An HTTP handler for edge runtimes (workerd, Cloudflare Workers, Deno Deploy, any `fetch`-style
  * server): POST a Morphir IR, get the backend's artifacts and diagnostics as JSON. Each request
  * runs in its own session on a fresh instance of the precompiled module, inline: edge runtimes
- * forbid compiling wasm bytes at run time and have no threads to kill a guest with, so the
- * platform's own CPU limit is what stops a runaway request.
+ * forbid compiling wasm bytes at run time and have no threads to kill a guest with. A guest that
+ * calls the host (the QuickJS engine polls its interrupt) is stopped at `callTimeoutMs` all the
+ * same (502 ERR_TIMEOUT); only a loop that never calls the host is left to the platform's CPU limit.
  */
 import { isMepError, MepError, LocalErrorCode } from '../../../host/src/protocol/errors.ts';
 import type { GenerateResult } from '../../../host/src/protocol/index.ts';

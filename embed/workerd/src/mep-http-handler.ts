@@ -4,7 +4,8 @@
  * the `runtime "http"` transport, or the reference host's `HttpChannel` — talks to a local
  * server, a replica set or a worker alike. Sessions are the served host's pool, each a fresh
  * inline instance of the precompiled module (edge runtimes forbid compiling wasm at run time and
- * have no threads; the platform's CPU limit stops a runaway guest).
+ * have no threads: a guest that polls the host's interrupt, as the QuickJS engine does, stops at
+ * `callTimeoutMs`; a loop that never calls the host is left to the platform's CPU limit).
  */
 import { encodeSseEvent } from '../../../host/src/framing/sse.ts';
 import { ErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
