@@ -2,7 +2,8 @@
  * Test support: a hostile backend for the embeds' red-team tests, built once (cached by content
  * hash in `.cache/guest`). What it does is read from the IR's `hostile` member, so the demo page's
  * IR box drives it: `{"paths": [...]}` returns those artifact paths, `{"error": s, "errorChars": n}`
- * throws an error of s and n more characters, `{"diagnostic": s}` reports a warning saying s, `{"depth": n}` answers a result nested n deep, `{"spin": true}` never answers.
+ * throws an error of s and n more characters, `{"diagnostic": s}` reports a warning saying s, `{"depth": n}` answers a result nested n deep, `{"spin": true}` never answers,
+ * `{"echoOptions": true}` writes the options it was given (as entries) into its artifact.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,11 +16,11 @@ export default defineExtension({
   backend: {
     targets: ['t'],
     irVersions: ['3'],
-    generate({ ir }) {
-      const hostile = (ir as { hostile?: { paths?: string[]; error?: string; errorChars?: number; diagnostic?: string; depth?: number; spin?: boolean } }).hostile ?? {};
+    generate({ ir, options }) {
+      const hostile = (ir as { hostile?: { paths?: string[]; error?: string; errorChars?: number; diagnostic?: string; depth?: number; spin?: boolean; echoOptions?: boolean } }).hostile ?? {};
       while (hostile.spin) {}
       if (typeof hostile.errorChars === 'number') throw new Error((hostile.error ?? '') + 'x'.repeat(hostile.errorChars));
-      const artifacts = (hostile.paths ?? ['ok.txt']).map((path) => ({ path, content: 'x', binary: false }));
+      const artifacts = (hostile.paths ?? ['ok.txt']).map((path) => ({ path, content: hostile.echoOptions ? JSON.stringify(Object.entries(options)) : 'x', binary: false }));
       let deep: unknown = 1;
       for (let i = 0; i < (hostile.depth ?? 0); i++) deep = [deep];
       const diagnostics = hostile.diagnostic === undefined ? [] : [{ severity: 'warning', code: 'hostile', message: hostile.diagnostic }];

@@ -91,4 +91,17 @@ Generate('should stop a guest that never answers at its callTimeoutMs, inline, w
   assert.ok(performance.now() - started < 10_000, `stopped after ${Math.round(performance.now() - started)} ms`);
 });
 
+Generate('should pass query options as mep generate passes --option: __proto__ an own option, a number no double holds as its text, and a key given twice refused', async () => {
+  const handle = createGenerateHandler({ module: new WebAssembly.Module(readFileSync(await builtHostileGuest())), name: 'hostile.wasm' });
+  const at = (query: string) => new Request(`http://worker.example/?target=t&${query}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: hostileIr({ echoOptions: true }) });
+  const response = await handle(at('__proto__={"polluted":true}&big=1e400&flag=false'));
+  const text = await response.text();
+  assert.is(response.status, 200, text.slice(0, 300));
+  const echoed = JSON.parse((JSON.parse(text) as { artifacts: { content: string }[] }).artifacts[0]!.content) as [string, unknown][];
+  assert.equal(echoed, [['__proto__', { polluted: true }], ['big', '1e400'], ['flag', false]]);
+  const twice = await handle(at('flag=false&flag=true'));
+  assert.is(twice.status, 400);
+  assert.match((await errorOf(twice)).message, /flag.*given twice/);
+});
+
 Generate.run();

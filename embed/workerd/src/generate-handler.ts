@@ -14,6 +14,7 @@ import { createHostServer, type HostServer } from '../../../host/src/serve/host-
 import { withCheckedArtifacts } from '../../../host/src/session/checked-artifacts.ts';
 import { deepInputError, findExcessNesting, MAX_INPUT_DEPTH } from '../../../host/src/protocol/json-depth.ts';
 import { JsonText } from '../../../host/src/protocol/json-text.ts';
+import { addOption } from '../../../host/src/protocol/option-value.ts';
 import { createBodyReader, type BodyLimits } from './bounded-body.ts';
 import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 
@@ -97,8 +98,11 @@ async function answer(text: string, request: Request, server: HostServer): Promi
   if (ir.kind !== 'object') return failure(400, LocalErrorCode.Usage, 'The body is not a JSON object; POST a Morphir IR distribution (morphir-ir.json).');
 
   const query = new URL(request.url).searchParams;
+  // Read as `mep generate` reads `--option key=value`: `__proto__` an own option, `1e400` its text.
   const backendOptions: Record<string, unknown> = {};
-  for (const [key, value] of query) if (key !== 'target') backendOptions[key] = parseOption(value);
+  for (const [key, value] of query) {
+    if (key !== 'target' && !addOption(backendOptions, key, value)) return failure(400, LocalErrorCode.Usage, `The option ${JSON.stringify(key)} is given twice in the query; give each option once.`);
+  }
 
   let release: () => void;
   try {
@@ -138,13 +142,4 @@ async function answer(text: string, request: Request, server: HostServer): Promi
 function surfaceWarnings(entry: { level: string; message: string; source: string }): void {
   if (entry.level === 'warn') console.warn(`${entry.source}: ${entry.message}`);
   else if (entry.level === 'error') console.error(`${entry.source}: ${entry.message}`);
-}
-
-/** A query value: JSON when it parses (numbers, booleans, objects), else the plain string. */
-function parseOption(value: string): unknown {
-  try {
-    return JSON.parse(value);
-  } catch {
-    return value;
-  }
 }
