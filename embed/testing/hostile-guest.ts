@@ -3,7 +3,8 @@
  * hash in `.cache/guest`). What it does is read from the IR's `hostile` member, so the demo page's
  * IR box drives it: `{"paths": [...]}` returns those artifact paths, `{"error": s, "errorChars": n}`
  * throws an error of s and n more characters, `{"diagnostic": s}` reports a warning saying s, `{"depth": n}` answers a result nested n deep, `{"spin": true}` never answers,
- * `{"echoOptions": true}` writes the options it was given (as entries) into its artifact.
+ * `{"echoOptions": true}` writes the options it was given (as entries) into its artifact, `{"progress": n}`
+ * reports n progress messages of 1,000 characters first.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,8 +17,9 @@ export default defineExtension({
   backend: {
     targets: ['t'],
     irVersions: ['3'],
-    generate({ ir, options }) {
-      const hostile = (ir as { hostile?: { paths?: string[]; error?: string; errorChars?: number; diagnostic?: string; depth?: number; spin?: boolean; echoOptions?: boolean } }).hostile ?? {};
+    generate({ ir, options }, ctx) {
+      const hostile = (ir as { hostile?: { paths?: string[]; error?: string; errorChars?: number; diagnostic?: string; depth?: number; spin?: boolean; echoOptions?: boolean; progress?: number } }).hostile ?? {};
+      for (let i = 0; i < (hostile.progress ?? 0); i++) ctx.progress('report', i + ' ' + 'x'.repeat(1000));
       while (hostile.spin) {}
       if (typeof hostile.errorChars === 'number') throw new Error((hostile.error ?? '') + 'x'.repeat(hostile.errorChars));
       const artifacts = (hostile.paths ?? ['ok.txt']).map((path) => ({ path, content: hostile.echoOptions ? JSON.stringify(Object.entries(options)) : 'x', binary: false }));

@@ -8,12 +8,13 @@
  * `callTimeoutMs`; a loop that never calls the host is left to the platform's CPU limit).
  */
 import { encodeSseEvent } from '../../../host/src/framing/sse.ts';
-import { ErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
+import { ErrorCode, LocalErrorCode, MepError } from '../../../host/src/protocol/errors.ts';
 import { createHostServer } from '../../../host/src/serve/host-server.ts';
 import { checkContentType, checkOrigin, checkToken, type HttpRefusal } from '../../../host/src/serve/http-guard.ts';
 import { createSessionPool } from '../../../host/src/serve/http-pool.ts';
 import { HTTP_LIMITS } from '../../../host/src/serve/http-routes.ts';
-import { answerHttpRpc } from '../../../host/src/serve/http-rpc.ts';
+import { answerHttpRpc, type HttpRpcReply } from '../../../host/src/serve/http-rpc.ts';
+import { createUnsentBudget, type UnsentBudget } from '../../../host/src/serve/unsent-budget.ts';
 import { createWasmTransport, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 import { createBodyReader, type BodyLimits } from './bounded-body.ts';
 import type { JsonRpcMessage } from '../../../host/src/transport/types.ts';
@@ -30,6 +31,8 @@ export interface MepHttpHandlerOptions extends BodyLimits {
   hostTrampoline?: WebAssembly.Module;
   /** A bearer token every request but `GET /health` must present (from a secret binding). */
   token?: string;
+  /** Bytes of SSE events clients have not read, over all streams; past it the stream holding the most is dropped. Default 128 MiB, as `mep serve --http`'s. */
+  maxUnsentBytes?: number;
   /** Browser origins allowed to call. Default none. */
   allowOrigins?: readonly string[];
 }
@@ -51,6 +54,7 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
   });
   const pool = createSessionPool({ server, maxIdle: 1 });
   const bodies = createBodyReader(options);
+  const unsent = createUnsentBudget(options.maxUnsentBytes ?? HTTP_LIMITS.maxPendingBytes);
   const guard = { token: options.token, allowOrigins: options.allowOrigins };
 
   return async (request) => {
@@ -78,25 +82,73 @@ export function createMepHttpHandler(options: MepHttpHandlerOptions): (request: 
       }
     }
     // Streaming: the call's notifications as events, then its response; a cancelled stream cancels the call.
-    const encoder = new TextEncoder();
-    const stream = new ReadableStream<Uint8Array>({
-      start(sink) {
-        const emit = (message: JsonRpcMessage): void => {
-          if (!controller.signal.aborted) sink.enqueue(encoder.encode(encodeSseEvent(JSON.stringify(message))));
-        };
-        void answerHttpRpc(pool, options.name, body, { signal: controller.signal, emit })
-          .then((reply) => {
-            if (reply.message) emit(reply.message);
-            if (!controller.signal.aborted) sink.close();
-          })
-          .finally(() => read.release());
+    return new Response(eventStream(unsent, controller, (emit) => answerHttpRpc(pool, options.name, body, { signal: controller.signal, emit }).finally(() => read.release())), {
+      status: 200,
+      headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' },
+    });
+  };
+}
+
+/**
+ * The SSE stream of one call: its messages wait in the stream's own queue until the client reads
+ * them, counted in `unsent` with every other stream's: past its bound the stream holding the
+ * most is dropped (`maxUnsentBytes`, the served host's rule), its queue freed and its call
+ * cancelled, so a client that does not read holds no more than the bound.
+ */
+function eventStream(unsent: UnsentBudget, controller: AbortController, run: (emit: (message: JsonRpcMessage) => void) => Promise<HttpRpcReply>): ReadableStream<Uint8Array> {
+  const encoder = new TextEncoder();
+  const queue: Uint8Array[] = [];
+  let queued = 0;
+  let ended = false;
+  let failed: MepError | undefined;
+  let wake: (() => void) | undefined;
+  const slot = unsent.join({
+    name: 'An SSE client of the edge worker',
+    pending: () => queued,
+    drop(reason, data) {
+      failed = new MepError(LocalErrorCode.Limit, reason, { data });
+      queue.length = 0;
+      queued = 0;
+      controller.abort(failed);
+      wake?.();
+    },
+  });
+  const emit = (message: JsonRpcMessage): void => {
+    if (controller.signal.aborted) return;
+    const bytes = encoder.encode(encodeSseEvent(JSON.stringify(message)));
+    queue.push(bytes);
+    queued += bytes.length;
+    slot.update();
+    wake?.();
+  };
+  void run(emit)
+    .then((reply) => reply.message && emit(reply.message))
+    .finally(() => {
+      ended = true;
+      wake?.();
+    });
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(sink) {
+        while (queue.length === 0 && !ended && !failed) await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+        const next = failed ? undefined : queue.shift();
+        if (next) {
+          queued -= next.length;
+          sink.enqueue(next);
+          return;
+        }
+        slot.leave();
+        if (failed) sink.error(failed);
+        else sink.close();
       },
       cancel() {
+        slot.leave();
         controller.abort(new MepError(ErrorCode.RequestCancelled, 'The HTTP client closed the stream.'));
       },
-    });
-    return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' } });
-  };
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
