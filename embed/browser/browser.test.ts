@@ -177,6 +177,19 @@ test('should stop each hostile guest in the page at the bound the Node host hold
   assert.equal(pageErrors, []);
 });
 
+test('should refuse or stop each guest that breaks the sandbox or the protocol in the page with the typed error the Node host gives', async () => {
+  const cases: [string, string | number][] = [
+    ['atomic-wait', -32012], ['wasi', -32012], ['memory-min-too-big', 'ERR_LIMIT'], ['start-loop', 'ERR_TIMEOUT'], ['attach-loop', 'ERR_TIMEOUT'],
+    ['bad-json', 'ERR_PROTOCOL'], ['two-output-set', 'ERR_PROTOCOL'], ['two-outputs', 'ERR_PROTOCOL'], ['wrong-id', 'ERR_PROTOCOL'],
+    ['stack-overflow', 'ERR_EXTENSION_CRASHED'], ['start-overflow', 'ERR_EXTENSION_CRASHED'], ['trap', 'ERR_EXTENSION_CRASHED'], ['data-out-of-bounds', 'ERR_EXTENSION_CRASHED'],
+  ];
+  for (const [name, code] of cases) {
+    const outcome = await runHostileInPage(page, loadWatFixture(name), { callTimeoutMs: 500 });
+    assert.is(outcome.code, code, `${name}: ${JSON.stringify(outcome).slice(0, 300)}`);
+  }
+  assert.equal(pageErrors, []);
+});
+
 test('should refuse unsafe artifact paths of a guest with ERR_ARTIFACT and show no artifact', async () => {
   await page.setInputFiles('#extension-file', { name: 'hostile.wasm', mimeType: 'application/wasm', buffer: readFileSync(await builtHostileGuest()) });
   for (const path of ['../x', '/etc/x', 'a\u202Eb.txt', 'a\u0007b']) {

@@ -28,9 +28,10 @@ const IN_PAGE = `async ({ base64, limits }) => {
   const embed = await import(new URL('./mep-embed.js', location.href).href);
   const module = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   let arrived = 0;
-  const transport = await embed.createWasmTransport({ name: 'hostile', module, isolation: 'worker', limits, spawnWorker: embed.createWebWorkerSpawner(),
-    log: ({ message }) => void (/^guest memory/.test(message) || arrived++) });
+  let transport;
   try {
+    transport = await embed.createWasmTransport({ name: 'hostile', module, isolation: 'worker', limits, spawnWorker: embed.createWebWorkerSpawner(),
+    log: ({ message }) => void (/^guest memory/.test(message) || arrived++) });
     const answer = await new Promise((resolve, reject) => {
       transport.onMessage((m) => {
         if (m.method === undefined) return resolve(m);
@@ -45,7 +46,7 @@ const IN_PAGE = `async ({ base64, limits }) => {
   } catch (e) {
     return { code: e.code, limit: e.data?.limit, message: String(e.message).slice(0, 600), arrived };
   } finally {
-    await transport.close();
+    await transport?.close();
   }
 }`;
 
