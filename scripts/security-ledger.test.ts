@@ -29,8 +29,11 @@ export function ledgerReferences(text: string): LedgerReference[] {
 
 /** The first arguments of the calls that declare tests (`const S = suite(…)`, then `S('name', …)`), escapes undone. */
 export function testNames(source: string): string[] {
-  const suites = [...source.matchAll(/\b(?:const|let)\s+([A-Za-z_$][\w$]*)\s*=\s*suite\(/g)].map((m) => m[1]!.replace(/\$/g, '\\$'));
-  if (suites.length === 0) return [];
+  const declared = [...source.matchAll(/\b(?:const|let)\s+([A-Za-z_$][\w$]*)\s*=\s*suite\(/g)].map((m) => m[1]!);
+  if (declared.length === 0) return [];
+  // A suite skipped where what it needs is absent: `const test = hasChromium ? Browser : Browser.skip`.
+  const aliases = [...source.matchAll(/\b(?:const|let)\s+([A-Za-z_$][\w$]*)\s*=\s*[^;\n?]*\?\s*([A-Za-z_$][\w$]*)\s*:\s*\2\.skip\b/g)].filter((m) => declared.includes(m[2]!)).map((m) => m[1]!);
+  const suites = [...declared, ...aliases].map((name) => name.replace(/\$/g, '\\$'));
   const call = new RegExp(`\\b(?:${suites.join('|')})(?:\\.only|\\.skip)?\\(\\s*(?:'((?:\\\\.|[^'\\\\])*)'|\`((?:\\\\.|[^\`\\\\])*)\`|"((?:\\\\.|[^"\\\\])*)")`, 'g');
   return [...source.matchAll(call)].map((m) => (m[1] ?? m[2] ?? m[3]!).replace(/\\(.)/g, '$1'));
 }
@@ -104,6 +107,7 @@ Ledger('should match a name through a template, and not a name that is not there
   assert.equal(refs, [{ file: 'a/b.test.ts', names: ['one "q" …', 'two'] }, { file: 'c.test.ts', names: [] }]);
   const files = ['x/a/b.test.ts'];
   const read = () => "const S = suite('s'); S('one \"q\" here', f); S(`two ${n}`, g);";
+  assert.equal(testNames("const S = suite('s'); const t = ok ? S : S.skip; t('aliased', f); const u = ok ? V : V.skip; u('not a suite', g);"), ['aliased']);
   assert.equal(checkReference(refs[0]!, files, read), []);
   assert.equal(checkReference({ file: 'a/b.test.ts', names: ['three'] }, files, read), ['a/b.test.ts :: "three": no test of that name']);
   assert.equal(checkReference(refs[1]!, files, read), ['c.test.ts: no such test file']);

@@ -7,7 +7,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { builtAvro, builtExample } from '../../examples/testing/built.ts';
-import { loadWatFixture } from '../../fixtures/wasm/compile.ts';
+import { loadEditedWatFixture, loadPortableWatFixture, loadWatFixture } from '../../fixtures/wasm/compile.ts';
+import { runHostileInPage } from './testing/hostile-in-page.ts';
+import { builtHostileGuest, hostileIr } from '../testing/hostile-guest.ts';
+import { HOST_BOUNDS } from '../../host/src/protocol/limits.ts';
 import { serveStatic, type StaticServer } from '../testing/static-server.ts';
 import { checkNoNodeImports } from '../bundle-check.ts';
 import { buildBrowserEmbed } from './build.ts';
@@ -144,6 +147,88 @@ test('should show an Elm syntax error at its file, line and column, and keep the
   assert.is(shown.length, 1);
   assert.match(shown[0], /^Broken\.elm:6:1: error elm\.parse: Syntax error/);
   assert.is(await page.inputValue('#ir'), 'unchanged');
+  assert.equal(pageErrors, []);
+});
+
+/** A flood fixture with its `$count`/`$size` globals set (the notification and request ones in the portable ABI). */
+const edited = (name: string, globals: Record<string, number>): Uint8Array => {
+  const edit = (wat: string): string => Object.entries(globals).reduce((w, [g, v]) => w.replace(new RegExp(`\\(global \\$${g} (i32|i64) \\((i32|i64)\\.const \\d+\\)\\)`), (_m, t: string) => `(global $${g} ${t} (${t}.const ${v}))`), wat);
+  return name === 'notify-flood' || name === 'request-flood' ? loadPortableWatFixture(name, edit) : loadEditedWatFixture(name, edit);
+};
+
+test('should stop each hostile guest in the page at the bound the Node host holds it to, naming the limit', async () => {
+  // [fixture, limits, the limit named, most messages that may reach the page thread]
+  const cases: [string, Uint8Array, Record<string, number>, string, number][] = [
+    ['memory-bomb', loadWatFixture('memory-bomb'), { maxMemoryBytes: 16 * 1024 * 1024 }, 'maxMemoryBytes', 0],
+    ['output-bomb (2 GiB answer)', loadWatFixture('output-bomb'), {}, 'maxResponseBytes', 0],
+    ['deep-json (100,000 levels)', loadWatFixture('deep-json'), {}, 'maxJsonDepth', 0],
+    ['error-flood (100 MB error)', loadWatFixture('error-flood'), {}, 'maxResponseBytes', 0],
+    ['log-flood (100,000 empty lines)', edited('log-flood', { count: 100_000, size: 0 }), { maxNotificationBytes: 64 * 1024 }, 'maxNotificationBytes', (64 * 1024) / HOST_BOUNDS.logLineBytes],
+    ['notify-flood', edited('notify-flood', { count: 64, size: 16 * 1024 }), { maxNotificationBytes: 256 * 1024 }, 'maxNotificationBytes', 16],
+    ['request-flood', edited('request-flood', { count: 64, size: 16 * 1024 }), { maxNotificationBytes: 256 * 1024 }, 'maxNotificationBytes', 16],
+    ['var-flood', edited('var-flood', { count: 4096, size: 1024 }), {}, 'maxExtismVarBytes', 0],
+  ];
+  for (const [name, wasm, limits, limit, most] of cases) {
+    const outcome = await runHostileInPage(page, wasm, limits);
+    assert.is(outcome.code, 'ERR_LIMIT', `${name}: ${JSON.stringify(outcome).slice(0, 400)}`);
+    assert.is(outcome.limit, limit, name);
+    assert.ok(outcome.arrived <= most, `${name}: ${outcome.arrived} messages reached the page`);
+  }
+  assert.equal(pageErrors, []);
+});
+
+test('should refuse or stop each guest that breaks the sandbox or the protocol in the page with the typed error the Node host gives', async () => {
+  const cases: [string, string | number][] = [
+    ['atomic-wait', -32012], ['wasi', -32012], ['memory-min-too-big', 'ERR_LIMIT'], ['start-loop', 'ERR_TIMEOUT'], ['attach-loop', 'ERR_TIMEOUT'],
+    ['bad-json', 'ERR_PROTOCOL'], ['two-output-set', 'ERR_PROTOCOL'], ['two-outputs', 'ERR_PROTOCOL'], ['wrong-id', 'ERR_PROTOCOL'],
+    ['stack-overflow', 'ERR_EXTENSION_CRASHED'], ['start-overflow', 'ERR_EXTENSION_CRASHED'], ['trap', 'ERR_EXTENSION_CRASHED'], ['data-out-of-bounds', 'ERR_EXTENSION_CRASHED'],
+  ];
+  for (const [name, code] of cases) {
+    const outcome = await runHostileInPage(page, loadWatFixture(name), { callTimeoutMs: 500 });
+    assert.is(outcome.code, code, `${name}: ${JSON.stringify(outcome).slice(0, 300)}`);
+  }
+  assert.equal(pageErrors, []);
+});
+
+test('should refuse unsafe artifact paths of a guest with ERR_ARTIFACT and show no artifact', async () => {
+  await page.setInputFiles('#extension-file', { name: 'hostile.wasm', mimeType: 'application/wasm', buffer: readFileSync(await builtHostileGuest()) });
+  for (const path of ['../x', '/etc/x', 'a\u202Eb.txt', 'a\u0007b']) {
+    await page.fill('#ir', hostileIr({ paths: ['ok.txt', path] }));
+    await page.click('#generate');
+    await page.waitForSelector('#status[data-state="failed"]', { timeout: 20_000 });
+    assert.match((await status()) ?? '', /\[ERR_ARTIFACT\].*unsafe artifact/, JSON.stringify(path));
+    assert.is(await page.locator('.artifact').count(), 0, JSON.stringify(path));
+  }
+  await page.fill('#ir', hostileIr({ paths: ['ok.txt'] }));
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
+  assert.equal(await page.locator('.artifact h3').allTextContents(), ['ok.txt']);
+  await page.setInputFiles('#extension-file', []);
+});
+
+test('should show a guest error of 2 MB cut to one bounded line, and controls and bidi overrides in its text as escapes', async () => {
+  await page.setInputFiles('#extension-file', { name: 'hostile.wasm', mimeType: 'application/wasm', buffer: readFileSync(await builtHostileGuest()) });
+  await page.fill('#ir', hostileIr({ error: 'evil\u202Etxt.exe\u001b[2J', errorChars: 2_000_000 }));
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="failed"]', { timeout: 30_000 });
+  const shown = (await status()) ?? '';
+  assert.ok(shown.length <= HOST_BOUNDS.maxLineChars + 200, `a status of ${shown.length} characters`);
+  assert.match(shown, /more characters\)/);
+  assert.match(shown, /evil\\u202etxt\.exe\\u001b\[2J/);
+  await page.fill('#ir', hostileIr({ diagnostic: 'a\u202Eb\u0007' }));
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="done"]', { timeout: 20_000 });
+  assert.equal(await page.locator('.diagnostic').allTextContents(), ['warning hostile: a\\u202eb\\u0007']);
+  await page.setInputFiles('#extension-file', []);
+});
+
+test('should refuse a pasted IR nested 100,000 deep with ERR_LIMIT naming the depth, not a stack overflow', async () => {
+  await page.fill('#ir', `{"formatVersion":3,"distribution":["Library",[["acme"]],[],{"modules":[]}],"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}}`);
+  await page.click('#generate');
+  await page.waitForSelector('#status[data-state="failed"]', { timeout: 20_000 });
+  const shown = (await status()) ?? "";
+  assert.match(shown, /\[ERR_LIMIT\].*nests more than 2000 levels.*nothing was sent/, shown.slice(0, 400));
+  await page.fill('#ir', customerIr);
   assert.equal(pageErrors, []);
 });
 

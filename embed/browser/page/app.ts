@@ -4,7 +4,7 @@
  * built-in Avro backend, or a picked .wasm). Every extension runs in a Web Worker: the page stays
  * responsive while a guest runs; Stop (or the time limit) terminates the worker.
  */
-import { isMepError, openWasmSession, type Diagnostic, type GenerateResult, type Session } from '../src/index.ts';
+import { isMepError, openWasmSession, shownText, type Diagnostic, type GenerateResult, type Session } from '../src/index.ts';
 
 const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 const irText = $<HTMLTextAreaElement>('ir');
@@ -24,7 +24,7 @@ setInterval(() => (ticks.value = String(++tick)), 50);
 
 function setStatus(state: 'idle' | 'running' | 'done' | 'failed', text: string): void {
   statusLine.dataset.state = state;
-  statusLine.textContent = text;
+  statusLine.textContent = shownText(text);
 }
 
 /** A built-in extension served beside the page (`avro.wasm`, `elm-frontend.wasm`), compiled once while it downloads. */
@@ -62,7 +62,7 @@ function renderDiagnostics(diagnostics: readonly Diagnostic[]): void {
       const item = document.createElement('li');
       item.className = `diagnostic severity-${d.severity}`;
       const at = d.location ? `${d.location.uri.slice(d.location.uri.lastIndexOf('/') + 1)}:${d.location.range.start.line + 1}:${d.location.range.start.character + 1}: ` : '';
-      item.textContent = `${at}${d.severity} ${d.code ?? ''}: ${d.message}`;
+      item.textContent = shownText(`${at}${d.severity} ${d.code ?? ''}: ${d.message}`);
       return item;
     }),
   );

@@ -6,6 +6,7 @@
 export { openWasmSession, BROWSER_HOST_INFO } from './open-session.ts';
 export type { OpenedWasmSession, OpenWasmSessionOptions } from './open-session.ts';
 export { createWebWorkerSpawner } from './web-worker-spawner.ts';
+export { shownText } from './shown-text.ts';
 export type { WebWorkerSpawnerOptions } from './web-worker-spawner.ts';
 export { createSession } from '../../../host/src/session/session.ts';
 export type { Session, SessionOptions, CallOptions } from '../../../host/src/session/session.ts';

@@ -4,6 +4,7 @@
  */
 import { HOST_VERSION } from '../../../host/src/session/host-info.ts';
 import { createSession, type Session, type SessionOptions } from '../../../host/src/session/session.ts';
+import { withCheckedArtifacts } from '../../../host/src/session/checked-artifacts.ts';
 import { createWasmTransport, type SpawnWasmWorker, type WasmGrants, type WasmIsolation, type WasmLimits } from '../../../host/src/transport/wasm/index.ts';
 import type { LogSink } from '../../../host/src/transport/types.ts';
 import type { InitializeResult } from '../../../host/src/protocol/index.ts';
@@ -37,7 +38,10 @@ export interface OpenWasmSessionOptions {
 
 /** What {@link openWasmSession} resolves with. */
 export interface OpenedWasmSession {
-  /** The ready session; `close()` shuts it down gracefully and terminates its worker. */
+  /**
+   * The ready session; `close()` shuts it down gracefully and terminates its worker. Its
+   * `generate` refuses (ERR_ARTIFACT) an artifact `mep generate` would not write: `../x`, `/etc/x`, `a\u202Eb`.
+   */
   session: Session;
   /** The extension's validated initialize result. */
   initialize: InitializeResult;
@@ -65,7 +69,8 @@ export async function openWasmSession(options: OpenWasmSessionOptions): Promise<
     log: options.log,
     ...(isolation === 'worker' ? { spawnWorker: options.worker === undefined ? (defaultSpawner ??= createWebWorkerSpawner()) : createWebWorkerSpawner(options.worker) } : {}),
   });
-  const session = createSession({ host: BROWSER_HOST_INFO, ...options.session, transport });
+  // The page shows or offers what generate returns: each artifact is checked as `mep generate` checks what it writes.
+  const session = withCheckedArtifacts(createSession({ host: BROWSER_HOST_INFO, ...options.session, transport }));
   try {
     return { session, initialize: await session.start(), terminate: () => transport.close() };
   } catch (error) {

@@ -1,5 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { builtHostileGuest, hostileIr } from '../../testing/hostile-guest.ts';
 import { createMepHttpHandler } from './mep-http-handler.ts';
 
 /**
@@ -45,3 +47,32 @@ Edge('should answer 413 to a body past maxBodyBytes, declared or chunked, readin
 });
 
 Edge.run();
+
+const Slow = suite('embed/workerd :: the MEP HTTP handler, a client that does not read its event stream');
+
+Slow('should drop an SSE stream its client leaves unread past maxUnsentBytes, cancelling its call, not hold every event', async () => {
+  const module = new WebAssembly.Module(readFileSync(await builtHostileGuest()));
+  const handle = createMepHttpHandler({ module, name: 'avro', maxUnsentBytes: 256 * 1024 });
+  const generate = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'morphir.backend.generate', params: { ir: JSON.parse(hostileIr({ progress: 2_000 })), target: 't', options: {} } });
+  const response = await handle(post(generate, { accept: 'text/event-stream' }));
+  assert.is(response?.status, 200);
+  // The guest reports 2 MB of progress while nothing is read; then the client reads.
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const reader = response!.body!.getReader();
+  let read = 0;
+  let error: unknown;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      read += value.byteLength;
+    }
+  } catch (caught) {
+    error = caught;
+  }
+  assert.ok(error !== undefined, `the stream ended normally after ${read} bytes held for a client that read none`);
+  assert.match(String((error as Error).message), /maxUnsentBytes/);
+  assert.ok(read <= 256 * 1024, `${read} bytes held`);
+});
+
+Slow.run();

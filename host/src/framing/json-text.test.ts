@@ -80,4 +80,26 @@ encoded('should copy a member\'s own bytes in, in a buffer of its own, and keep 
   assert.is(JsonText.parse(' [1, 2]', { utf8: utf8(' [1, 2]') }).compactUtf8(), undefined);
 });
 
+encoded('should refuse params nested past the depth MEP hosts read with ERR_LIMIT naming maxJsonDepth, nothing sent (not a RangeError)', () => {
+  // A hostile IR handed to an embed as an object (a page pasting JSON, a library caller): 100,000
+  // levels overflowed Node's stack while the request was written, an untyped RangeError; in
+  // Chromium (a larger stack) it was sent, past the 2,000 levels any host reads back.
+  const nested = (levels: number): unknown => {
+    let deep: unknown = 1;
+    for (let i = 0; i < levels; i++) deep = [deep];
+    return deep;
+  };
+  for (const [write, deep] of [encodeMessage, stringifyMessage].flatMap((w) => [[w, nested(2_100)], [w, nested(100_000)]] as const)) {
+    try {
+      write(request({ ir: { formatVersion: 3, deep }, target: 't' }));
+      assert.unreachable('a message too deep to write must be refused');
+    } catch (error) {
+      assert.is((error as { code?: unknown }).code, 'ERR_LIMIT', String(error));
+      assert.is((error as { data: { limit: string } }).data.limit, 'maxJsonDepth');
+      assert.match((error as Error).message, /nothing was sent.*flatten/);
+    }
+  }
+  assert.ok(encodeMessage(request({ ir: { formatVersion: 3, deep: nested(1_990) }, target: 't' })).length > 0);
+});
+
 encoded.run();

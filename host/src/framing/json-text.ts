@@ -5,6 +5,7 @@
  * bytes read from the file when the text is compact ASCII. Only direct members of `params` are
  * looked at, so any other message costs one walk over its params' keys.
  */
+import { stringifyWithinDepth } from '../protocol/json-depth.ts';
 import { JsonText } from '../protocol/json-text.ts';
 import { preserializedText } from './json-sliced-stringify.ts';
 import { encodeUtf8, joinBytes } from './utf8.ts';
@@ -49,16 +50,16 @@ function markedText(message: unknown, params: Record<string, unknown>, members: 
  */
 export function stringifyMessage(message: unknown): string {
   const params = (message as { params?: unknown } | null)?.params;
-  if (typeof params !== 'object' || params === null || Array.isArray(params)) return JSON.stringify(message);
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return stringifyWithinDepth(message);
   const whole = preserializedText(params);
-  if (whole !== undefined) return replaceMarker(JSON.stringify({ ...(message as object), params: PARAMS_MARKER }), PARAMS_MARKER, whole) ?? JSON.stringify(message);
+  if (whole !== undefined) return replaceMarker(JSON.stringify({ ...(message as object), params: PARAMS_MARKER }), PARAMS_MARKER, whole) ?? stringifyWithinDepth(message);
   const spliced = jsonTextMembers(params as Record<string, unknown>);
-  if (spliced === undefined) return JSON.stringify(message);
+  if (spliced === undefined) return stringifyWithinDepth(message);
   // Each such member becomes a marker string, found again in the output and replaced by its
   // text. A marker that is not found exactly once (the same string in the data) falls back.
   let out: string | undefined = markedText(message, params as Record<string, unknown>, spliced);
   for (let i = spliced.length - 1; i >= 0 && out !== undefined; i--) out = replaceMarker(out, markerOf(i), (spliced[i] as { json: JsonText }).json.compactText());
-  return out ?? JSON.stringify(message);
+  return out ?? stringifyWithinDepth(message);
 }
 
 /**

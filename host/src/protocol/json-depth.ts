@@ -19,6 +19,58 @@ import { LocalErrorCode, MepError } from './errors.ts';
  */
 export const MAX_JSON_DEPTH = 2000;
 
+/** Levels a request puts around an input's value (the message, `params`, `ir`). */
+export const REQUEST_LEVELS = 3;
+
+/** The deepest an input (a Morphir IR file or body) may nest: what a request carries, less its own levels. */
+export const MAX_INPUT_DEPTH = MAX_JSON_DEPTH - REQUEST_LEVELS;
+
+/**
+ * The ERR_LIMIT error for an input (`what`: "The input ir.json", "The request body") nested past
+ * {@link MAX_INPUT_DEPTH}, level {@link MAX_INPUT_DEPTH} + 1 opening at character `offset`:
+ * `data.limit` is `maxJsonDepth`, with `extra` beside it. Refused before anything is sent.
+ */
+export function deepInputError(what: string, offset: number, extra: Record<string, unknown> = {}): MepError {
+  return new MepError(
+    LocalErrorCode.Limit,
+    `${what} nests more than ${MAX_INPUT_DEPTH} levels deep (level ${MAX_INPUT_DEPTH + 1} opens at character ${offset}); nothing was sent. A request carries at most ${MAX_JSON_DEPTH} levels, its own ${REQUEST_LEVELS} included, as many as an extension in the wasm sandbox reads: flatten the input.`,
+    { data: { ...extra, limit: 'maxJsonDepth', maxDepth: MAX_INPUT_DEPTH, offset } },
+  );
+}
+
+/**
+ * The ERR_LIMIT error for a message the host was handed to send (a request's params: an IR object
+ * a page or a library caller built) nesting past {@link MAX_JSON_DEPTH}, at character `offset`
+ * of its text when known: nothing was sent. `data.limit` is `maxJsonDepth`.
+ */
+function outgoingNestingError(offset: number | undefined, cause?: Error): MepError {
+  const where = offset === undefined ? `too deep to be written (${cause?.message})` : `more than ${MAX_JSON_DEPTH} levels deep (level ${MAX_JSON_DEPTH + 1} opens at character ${offset})`;
+  return new MepError(
+    LocalErrorCode.Limit,
+    `A message to the extension nests ${where}; nothing was sent. A request carries at most ${MAX_JSON_DEPTH} levels, as many as an extension in the wasm sandbox reads and as MEP hosts read: flatten the input (an IR nests far less).`,
+    { data: { limit: 'maxJsonDepth', maxDepth: MAX_JSON_DEPTH, ...(offset === undefined ? {} : { offset }) }, ...(cause ? { cause } : {}) },
+  );
+}
+
+/**
+ * `JSON.stringify(message)` for the host to send, held to {@link MAX_JSON_DEPTH} as what it
+ * reads is: deeper, or too deep for the engine's stack (V8's RangeError, Firefox's "too much
+ * recursion"), it throws ERR_LIMIT naming `maxJsonDepth` instead. The check is one scan of the
+ * text (about 3 ms a MB), a few percent of what writing it took.
+ */
+export function stringifyWithinDepth(message: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    if (error instanceof Error && /call stack|too much recursion/i.test(error.message)) throw outgoingNestingError(undefined, error);
+    throw error;
+  }
+  const offset = typeof text === 'string' ? findExcessNesting(text) : -1;
+  if (offset >= 0) throw outgoingNestingError(offset);
+  return text;
+}
+
 const QUOTE = 34;
 const BACKSLASH = 92;
 const OPEN_BRACKET = 91;

@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { Diagnostic } from '../../protocol/index.ts';
 import { LocalErrorCode, MepError, isMepError } from '../../protocol/errors.ts';
 import { JsonText } from '../../protocol/json-text.ts';
-import { MAX_JSON_DEPTH, findExcessNesting } from '../../protocol/json-depth.ts';
+import { MAX_INPUT_DEPTH, deepInputError, findExcessNesting } from '../../protocol/json-depth.ts';
 import { writeJsonAtomic } from '../../registry/atomic-write.ts';
 import { secretApprovals } from '../../registry/approvals.ts';
 import { warmTransport } from '../../registry/launch.ts';
@@ -74,31 +74,22 @@ export async function readJsonInput(io: Io, file: string, what = 'a Morphir IR f
   try {
     // The depth is checked in the scan's own pass; on any refusal the whole text's depth is judged
     // first, as when it was checked on its own before the scan (a deep text is refused as deep).
-    return { path, value: JsonText.parse(text, { maxDepth: MAX_JSON_DEPTH - REQUEST_LEVELS, ...(ascii ? { utf8: bytes } : {}) }) };
+    return { path, value: JsonText.parse(text, { maxDepth: MAX_INPUT_DEPTH, ...(ascii ? { utf8: bytes } : {}) }) };
   } catch (error) {
     refuseDeepInput(path, text);
     throw new MepError(LocalErrorCode.Usage, `The input ${path} is not valid JSON (${(error as Error).message}); pass ${what}.`);
   }
 }
 
-/** Levels a request puts around an input file's value (the message, `params`, `ir`). */
-const REQUEST_LEVELS = 3;
-
 /**
- * Refuses an input nested deeper than a request may carry ({@link MAX_JSON_DEPTH} levels, as many
- * as the wasm guest engine reads, the request's own three included): MepError(ERR_LIMIT,
+ * Refuses an input nested deeper than a request may carry ({@link MAX_INPUT_DEPTH} levels and the
+ * request's own three, as many as the wasm guest engine reads): MepError(ERR_LIMIT,
  * `limit: 'maxJsonDepth'`, `file`) before anything is sent. Before, a 3,000,000-level IR was
  * sent, blamed on the extension when echoed back, and stopped --transcript with a stack overflow.
  */
 function refuseDeepInput(path: string, text: string): void {
-  const maxDepth = MAX_JSON_DEPTH - REQUEST_LEVELS;
-  const offset = findExcessNesting(text, maxDepth);
-  if (offset < 0) return;
-  throw new MepError(
-    LocalErrorCode.Limit,
-    `The input ${path} nests more than ${maxDepth} levels deep (level ${maxDepth + 1} opens at character ${offset}); nothing was sent. A request carries at most ${MAX_JSON_DEPTH} levels, its own ${REQUEST_LEVELS} included, as many as an extension in the wasm sandbox reads: flatten the input.`,
-    { data: { file: path, limit: 'maxJsonDepth', maxDepth, offset } },
-  );
+  const offset = findExcessNesting(text, MAX_INPUT_DEPTH);
+  if (offset >= 0) throw deepInputError(`The input ${path}`, offset, { file: path });
 }
 
 /**

@@ -1,6 +1,6 @@
 /** Parsing of repeated `--option key=value` flags. */
 import { UsageError } from '../exit-codes.ts';
-import { parseJson } from '../../protocol/json-parse.ts';
+import { addOption } from '../../protocol/option-value.ts';
 import { readRegularFileSync } from '../../files/regular-file.ts';
 import { HOST_FILE_LIMITS } from '../../protocol/limits.ts';
 import { resolve } from 'node:path';
@@ -25,15 +25,7 @@ export function parseOptionFlags(pairs: readonly string[], cwd: string = process
     const key = pair.slice(0, eq);
     const given = pair.slice(eq + 1);
     const raw = given.startsWith('@@') ? given.slice(1) : given.startsWith('@') ? optionFile(key, given.slice(1), cwd) : given;
-    if (Object.hasOwn(options, key)) throw new UsageError(`--option ${key} is given twice`);
-    let value: unknown = raw;
-    try {
-      if (!given.startsWith('@@')) value = parseJson(raw, 'data');
-    } catch {
-      // Not JSON: the value is the plain string, as documented.
-    }
-    // A key is data: `__proto__` stays an own option, never the object's prototype.
-    Object.defineProperty(options, key, { value, enumerable: true, writable: true, configurable: true });
+    if (!addOption(options, key, raw, given.startsWith('@@'))) throw new UsageError(`--option ${key} is given twice`);
   }
   return options;
 }

@@ -78,6 +78,9 @@ export function checkSourceDateEpoch(seconds: number, what: string): number {
  */
 export function resolveWasmLimits(name: string, limits: Partial<WasmLimits> = {}): WasmLimits {
   const resolved: WasmLimits = { ...DEFAULT_WASM_LIMITS };
+  // A name the sandbox does not read would leave its default in force without a word (a page's `maxMessageBytes`).
+  const unknown = Object.keys(limits).find((key) => !Object.hasOwn(DEFAULT_WASM_LIMITS, key) && (limits as Record<string, unknown>)[key] !== undefined);
+  if (unknown !== undefined) throw unknownLimit(name, unknown);
   for (const key of Object.keys(DEFAULT_WASM_LIMITS) as (keyof WasmLimits)[]) {
     const value = limits[key];
     if (value === undefined) continue;
@@ -98,6 +101,17 @@ export function resolveWasmLimits(name: string, limits: Partial<WasmLimits> = {}
     );
   }
   return resolved;
+}
+
+/** ERR_USAGE for a limit `key` the wasm sandbox does not have: the fields it has, and where a user-facing name goes instead. */
+function unknownLimit(name: string, key: string): MepError {
+  const instead =
+    key === 'maxMessageBytes' ? ' Set maxMessageBytes here as maxRequestBytes and maxResponseBytes.'
+    : key === 'maxOutputBytes' || key === 'maxOutputFiles' ? ` ${key} bounds what a generate call writes: pass it in the session's outputLimits.`
+    : '';
+  return new MepError(LocalErrorCode.Usage, `Unknown limit ${key} for wasm extension "${name}": the sandbox's limits are ${Object.keys(DEFAULT_WASM_LIMITS).join(', ')}.${instead}`, {
+    data: { extension: name, limit: key },
+  });
 }
 
 /** The memory cap in whole wasm pages (rounded down, at most 65536 = 4 GiB). */

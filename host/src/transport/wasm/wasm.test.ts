@@ -227,6 +227,19 @@ modules('should refuse worker isolation without a spawner', async () => {
   assert.is(codeOf(error), LocalErrorCode.Usage);
 });
 
+modules('should refuse a limit the sandbox does not know, naming it and the fields to set, instead of running with the default (maxMessageBytes from a page)', async () => {
+  // An embedding page passed the user-facing name; the 64 MiB default applied and nothing said so.
+  for (const [limits, says] of [
+    [{ maxMessageBytes: 1024 * 1024 }, /maxMessageBytes.*maxRequestBytes and maxResponseBytes/],
+    [{ maxOutputBytes: 1024 }, /maxOutputBytes.*outputLimits/],
+    [{ maxMemoryByte: 1 << 20 }, /maxMemoryByte.*maxMemoryBytes, maxRequestBytes/],
+  ] as const) {
+    const error = await rejection(createWasmTransport({ name: 'echo', module: loadWatFixture('echo'), isolation: 'inline', limits: limits as never }));
+    assert.is(codeOf(error), LocalErrorCode.Usage, String(error));
+    assert.match((error as Error).message, says);
+  }
+});
+
 modules.run();
 
 const soak = suite('100,000 calls');
