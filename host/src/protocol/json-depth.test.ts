@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { LocalErrorCode } from './errors.ts';
-import { MAX_JSON_DEPTH, findExcessNesting, nestingLimitError, scanNesting } from './json-depth.ts';
+import { MAX_JSON_DEPTH, findExcessNesting, nestingLimitError, scanNesting, stringifyWithinDepth } from './json-depth.ts';
 
 /** The number of values in a parsed value, the value itself included. */
 function valuesOf(value: unknown): number {
@@ -110,3 +110,28 @@ LimitError('should be an ERR_LIMIT naming the extension, the limit and the offse
 });
 
 LimitError.run();
+
+const Written = suite('stringifyWithinDepth');
+
+Written('should refuse the shortest text nested one level past MAX_JSON_DEPTH and write one at it (short texts are not scanned)', () => {
+  // Arrays around an empty one: MAX_JSON_DEPTH + 1 levels in 2 * (MAX_JSON_DEPTH + 1) characters,
+  // the shortest text the scan must still see.
+  const levels = (n: number): unknown => {
+    let deep: unknown = [];
+    for (let i = 1; i < n; i++) deep = [deep];
+    return deep;
+  };
+  const over = levels(MAX_JSON_DEPTH + 1);
+  assert.is(JSON.stringify(over).length, 2 * (MAX_JSON_DEPTH + 1));
+  try {
+    stringifyWithinDepth(over);
+    assert.unreachable('one level past the bound must be refused');
+  } catch (error) {
+    assert.is((error as { code?: unknown }).code, LocalErrorCode.Limit);
+    assert.is((error as { data: { limit: string } }).data.limit, 'maxJsonDepth');
+  }
+  assert.is(stringifyWithinDepth(levels(MAX_JSON_DEPTH)), JSON.stringify(levels(MAX_JSON_DEPTH)));
+  assert.is(stringifyWithinDepth({ jsonrpc: '2.0', id: 1, method: 'morphir.ping' }), '{"jsonrpc":"2.0","id":1,"method":"morphir.ping"}');
+});
+
+Written.run();

@@ -52,6 +52,9 @@ function outgoingNestingError(offset: number | undefined, cause?: Error): MepErr
   );
 }
 
+/** The shortest balanced JSON text nested past {@link MAX_JSON_DEPTH}: its brackets, opened and closed. */
+const SHORTEST_TOO_DEEP = 2 * (MAX_JSON_DEPTH + 1);
+
 /**
  * `JSON.stringify(message)` for the host to send, held to {@link MAX_JSON_DEPTH} as what it
  * reads is: deeper, or too deep for the engine's stack (V8's RangeError, Firefox's "too much
@@ -66,7 +69,9 @@ export function stringifyWithinDepth(message: unknown): string {
     if (error instanceof Error && /call stack|too much recursion/i.test(error.message)) throw outgoingNestingError(undefined, error);
     throw error;
   }
-  const offset = typeof text === 'string' ? findExcessNesting(text) : -1;
+  // JSON.stringify's text is balanced: nesting past MAX_JSON_DEPTH takes as many brackets to open
+  // and to close, so a shorter text (a ping, a notification: most messages) is not scanned.
+  const offset = typeof text === 'string' && text.length >= SHORTEST_TOO_DEEP ? findExcessNesting(text) : -1;
   if (offset >= 0) throw outgoingNestingError(offset);
   return text;
 }
