@@ -18,6 +18,7 @@ import { byTier } from '../../../fixtures/testing/tier.ts';
 import { DEFAULT_MAX_SESSIONS } from './host-server.ts';
 
 const MB = 1024 * 1024;
+const ROOT = new URL('../../../', import.meta.url).pathname;
 
 /** A client of `host` over its Unix socket; `socket.destroy()` is an abrupt disconnect. */
 async function client(host: ServedHostHandle): Promise<{ line: LineClient; socket: Socket }> {
@@ -155,6 +156,26 @@ Serve('should refuse collecting more streamed artifacts than one result may carr
     assert.is(localCodeOf(response), LocalErrorCode.Limit, JSON.stringify(response).slice(0, 300));
     const small = await line.request(3, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'flood', options: { mib: 1 } } });
     assert.is((small.result as { artifacts: unknown[] }).artifacts.length, 4, 'a stream within the limit is collected');
+    socket.destroy();
+  } finally {
+    await host.close();
+  }
+});
+
+Serve('should refuse an artifact path mep generate would refuse (ERR_ARTIFACT) instead of handing it to the client, and keep the session', async () => {
+  const host = await startServedHost();
+  try {
+    const { line, socket } = await client(host);
+    const opened = await line.request(1, ServeMethod.Open, { extension: join(ROOT, 'fixtures/extensions/artifact-stream.mjs') });
+    const { sessionId } = opened.result as { sessionId: string };
+    const ir = JSON.parse(readFileSync(new URL('../../../fixtures/mep/ir/business-terms.json', import.meta.url), 'utf8'));
+    for (const [id, badPath] of [[2, '../escape.txt'], [3, '/etc/cron.d/x'], [4, 'evil\u202Etxt.exe']] as const) {
+      const response = await line.request(id, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { count: 2, kib: 1, badPath } } });
+      assert.is(localCodeOf(response), LocalErrorCode.Artifact, JSON.stringify(response).slice(0, 300));
+      assert.not.ok(JSON.stringify(response).includes('"content"'), 'no artifact reaches the client');
+    }
+    const good = await line.request(5, ServeMethod.Call, { sessionId, method: 'morphir.backend.generate', params: { ir, target: 'echo', options: { count: 2, kib: 1 } } });
+    assert.is((good.result as { artifacts: unknown[] }).artifacts.length, 2, 'the session serves the next call');
     socket.destroy();
   } finally {
     await host.close();

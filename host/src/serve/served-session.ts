@@ -17,6 +17,7 @@ import { preserialize } from '../framing/json-sliced-stringify.ts';
 import { MepError, isMepError } from '../protocol/errors.ts';
 import type { JsonRpcId } from '../rpc/index.ts';
 import type { CallOptions, Session } from '../session/session.ts';
+import { withCheckedArtifacts } from '../session/checked-artifacts.ts';
 import { longDelay } from '../transport/long-timer.ts';
 import type { Transport } from '../transport/types.ts';
 import { ServeMethod, type CallableMethod } from './methods.ts';
@@ -86,8 +87,15 @@ function inClientTerms(error: unknown, callId: string, clientId: JsonRpcId): unk
   return new MepError(error.code, error.message, { data: { ...data, id: clientId }, cause: error });
 }
 
-/** Wires `session` (over `transport`) to its client under the id `id`. */
-export function createServedSession(id: string, session: Session, transport: Transport, notify: Notify): ServedSession {
+/**
+ * Wires `opened` (over `transport`) to its client under the id `id`. Its `generate` hands the
+ * client only artifacts `mep generate` would write (withCheckedArtifacts: ERR_ARTIFACT for `../x`,
+ * `/etc/x`, controls, bidi overrides), streamed or collected: a client showing or writing them
+ * should not have to be the one to check what an extension returned.
+ */
+export function createServedSession(id: string, opened: Session, transport: Transport, notify: Notify): ServedSession {
+  // Paths and content checked; the count stays the server's own output limits' (--max-output-files).
+  const session = withCheckedArtifacts(opened, { maxArtifacts: Number.POSITIVE_INFINITY });
   /** Our request id towards the extension → the client's request id, for progress. */
   const clientIds = new Map<JsonRpcId, JsonRpcId>();
   let nextCall = 1;
